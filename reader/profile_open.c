@@ -87,6 +87,7 @@ static int add_source(builder *b, const char *path, hid_t file, int layout)
     q[cap].path = strdup(path);
     q[cap].file = file;
     q[cap].layout = layout;
+    q[cap].via = -1;
     if (!q[cap].path)
         return scope__fail(SCOPE_ENOMEM, "out of memory opening %s", path);
     return p->nsources++;
@@ -329,6 +330,7 @@ static int add_linked_rank(builder *b, int source, hid_t file,
         rc = ts;
         goto fail_target;
     }
+    b->p->sources[ts].via = source;
     rc = add_rank_group(b, ts, tf, tobj, rank);
     H5Fclose(tf);
     b->p->sources[ts].file = H5I_INVALID_HID;
@@ -563,6 +565,18 @@ static int cmp_region_order(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* "path" or "path (linked from index)", for messages. */
+static void describe_source(const scope_profile *p, int s, char *buf,
+                            size_t len)
+{
+    const scope__source *src = &p->sources[s];
+    if (src->via >= 0)
+        snprintf(buf, len, "%s (linked from %s)", src->path,
+                 p->sources[src->via].path);
+    else
+        snprintf(buf, len, "%s", src->path);
+}
+
 /* Sorts ranks (EDUP on a repeat), merges cells into regions by name,
  * orders regions by first start and fills the cell matrix. */
 static int finish(builder *b)
@@ -572,11 +586,11 @@ static int finish(builder *b)
         qsort(p->ranks, (size_t)p->nranks, sizeof *p->ranks, cmp_rank);
     for (int i = 1; i < p->nranks; i++)
         if (p->ranks[i].rank == p->ranks[i - 1].rank) {
-            const char *a = p->sources[p->ranks[i - 1].source].path;
-            const char *c = p->sources[p->ranks[i].source].path;
+            char a[4200], c[4200];
+            describe_source(p, p->ranks[i - 1].source, a, sizeof a);
+            describe_source(p, p->ranks[i].source, c, sizeof c);
             return scope__fail(SCOPE_EDUP, "rank %d appears twice: in %s and "
-                               "in %s", p->ranks[i].rank,
-                               a, c);
+                               "in %s", p->ranks[i].rank, a, c);
         }
     if (b->nfound)
         qsort(b->found, b->nfound, sizeof *b->found, cmp_found);

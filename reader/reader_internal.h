@@ -30,6 +30,7 @@ typedef struct scope__source {
     char *path;         /* as the user (or the index link) gave it */
     hid_t file;         /* open HDF5 file, H5I_INVALID_HID when closed */
     int layout;
+    int via;            /* the index source that links to it, or -1 */
 } scope__source;
 
 typedef struct scope__rank {

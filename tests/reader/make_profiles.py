@@ -146,4 +146,4 @@ with h5py.File(path("bad_index.h5"), "w") as f:
     ev.create_dataset("start_times", data=np.array([1, 2, 3], np.int64))
     ev.create_dataset("end_times", data=np.array([2, 3, 4], np.int64))
 os.makedirs(path("empty_folder"))
-open(path("stamp"), "w").close()
+open(sys.argv[2] if len(sys.argv) > 2 else path("stamp"), "w").close()
