@@ -111,7 +111,18 @@ with h5py.File(path("schema3_two.h5"), "w") as f:
     ev.create_dataset("start_deltas", data=np.array([10, 10, 100, 10, 105], np.int64))
     ev.create_dataset("durations", data=np.array([5, 13, 1, 3, 4], np.int64))
 
-# 4. Bad inputs: each must give its own error, never a crash.
+# 4. Names that csv must quote and json must escape: rank 0 only,
+# f(int, int) [0,1000] [2000,2500]; say "hi" [100,400].
+with h5py.File(path("names.h5"), "w") as f:
+    regions = f.create_group("rank0/regions")
+    for name, starts, ends in [("f(int, int)", [0, 2000], [1000, 2500]),
+                               ('say "hi"', [100], [400])]:
+        r = regions.create_group(name)
+        r.attrs["name"] = name
+        r.create_dataset("start_times", data=np.array(starts, np.int64))
+        r.create_dataset("end_times", data=np.array(ends, np.int64))
+
+# 5. Bad inputs: each must give its own error, never a crash.
 with open(path("notes.txt"), "w") as f:
     f.write("this is a text file, not a profile\n" * 20)
 open(path("empty.h5"), "w").close()
