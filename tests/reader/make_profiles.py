@@ -76,8 +76,11 @@ def rank_group(f, rank):
         else:
             r.attrs["name"] = name
         r.attrs["kind"] = "manual"
-        r.create_dataset("start_times", data=np.array(starts, np.int64))
-        r.create_dataset("end_times", data=np.array(ends, np.int64))
+        # Rank 1 chunked + gzip + shuffle: FORMAT.md says readers must not
+        # care how datasets are stored.
+        packed = dict(chunks=True, compression="gzip", shuffle=True) if rank else {}
+        r.create_dataset("start_times", data=np.array(starts, np.int64), **packed)
+        r.create_dataset("end_times", data=np.array(ends, np.int64), **packed)
         r.create_dataset("thread_ids", data=np.zeros(len(starts), np.int32))
 
 
