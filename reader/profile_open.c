@@ -170,7 +170,7 @@ static int list_links(hid_t g, const char *fpath, const char *gpath,
         scope__free_strings(l->names, (int64_t)l->n);
         if (l->nomem)
             return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
-        char what[512];
+        char what[4500];    /* gpath comes from a 4400-byte buffer */
         snprintf(what, sizeof what, "cannot list group %s", gpath);
         return scope__h5_fail(SCOPE_EHDF5, fpath, what);
     }
@@ -233,7 +233,7 @@ static int add_rank_group(builder *b, int source, hid_t file,
                           const char *gpath, int rank)
 {
     const char *fpath = b->p->sources[source].path;
-    char what[4200];
+    char what[4400];
     hid_t g = H5Gopen2(file, gpath, H5P_DEFAULT);
     if (g < 0) {
         snprintf(what, sizeof what, "%s is not a group", gpath);
@@ -289,7 +289,7 @@ static int add_linked_rank(builder *b, int source, hid_t file,
 {
     const char *fpath = b->p->sources[source].path;
     H5L_info_t li;
-    char what[512];
+    char what[4400];
     if (H5Lget_info(file, link, &li, H5P_DEFAULT) < 0) {
         snprintf(what, sizeof what, "cannot read link /%s", link);
         return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
