@@ -1,0 +1,39 @@
+#!/bin/sh
+# check_install.sh BUILDDIR WORKDIR - `meson install` into a staging prefix
+# gives what a user builds against: the headers, libscope and
+# libscope_reader through pkg-config (scope.pc, scope-reader.pc), the
+# private HDF5 writer where libscope finds it, and the `scope` tool. A
+# program built that way records a region and `scope summary` reads it.
+set -eu
+build=$1; work=$2
+rm -rf "$work"; mkdir -p "$work"
+meson install -C "$build" --no-rebuild --destdir "$work/stage" >"$work/install.log" 2>&1 ||
+  { cat "$work/install.log" >&2; exit 1; }
+prefix=$(meson introspect "$build" --buildoptions |
+  /usr/bin/python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+libdir=$(meson introspect "$build" --buildoptions |
+  /usr/bin/python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="libdir"][0])')
+root="$work/stage$prefix"
+case $libdir in /*) lib="$work/stage$libdir" ;; *) lib="$root/$libdir" ;; esac
+for f in "$root/include/scope/scope.h" "$root/include/scope/scope_error.h" \
+         "$root/include/scope/scope_reader.h" "$lib/pkgconfig/scope.pc" \
+         "$lib/pkgconfig/scope-reader.pc" "$lib/scope/libscope_h5writer.so" "$root/bin/scope"; do
+  [ -e "$f" ] || { echo "not installed: $f" >&2; exit 1; }
+done
+cat >"$work/app.c" <<'C'
+#include <scope.h>
+int main(void) {
+    int32_t id = scope_region("installed");
+    for (int i = 0; i < 3; i++) { scope_begin(id); scope_end(id); }
+    return scope_finalize();
+}
+C
+export PKG_CONFIG_PATH="$lib/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$work/stage"
+cc -o "$work/app" "$work/app.c" $(pkg-config --cflags --libs scope)
+cd "$work"
+LD_LIBRARY_PATH="$lib" ./app
+LD_LIBRARY_PATH="$lib" "$root/bin/scope" summary --format csv scope_profile.h5 >summary.csv
+grep -q '^installed,3,' summary.csv || { cat summary.csv >&2; exit 1; }
+echo "check_install: installed tree builds and runs a profiled program"
+cd / && rm -rf "$work"
