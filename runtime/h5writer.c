@@ -572,6 +572,27 @@ static int write_threads(struct conv *c)
     return rc ? SCOPE_EHDF5 : 0;
 }
 
+/* /rank<N>/interposition: one row per config entry and matched symbol. */
+static int write_interposition(struct conv *c)
+{
+    size_t n = c->jr.n_rows / 6;
+    if (n == 0)
+        return 0;
+    static const char *const fields[6] = { "pattern", "symbol", "object",
+                                           "method", "status", "reason" };
+    hid_t str = vlen_utf8();
+    hid_t type = H5Tcreate(H5T_COMPOUND, 6 * sizeof(char *));
+    for (int i = 0; i < 6; i++)
+        H5Tinsert(type, fields[i], (size_t)i * sizeof(char *), str);
+    hid_t ds = make_dataset(c->rank_grp, "interposition", type, n);
+    int rc = ds < 0 || H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, c->jr.rows) < 0;
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Tclose(type);
+    H5Tclose(str);
+    return rc ? SCOPE_EHDF5 : 0;
+}
+
 static int write_rank_attrs(struct conv *c)
 {
     const struct scope_journal_header *h = &c->jr.hdr;
@@ -607,6 +628,8 @@ static int write_rank_file(struct conv *c, const char *path)
         rc = merge_events(c);
     if (rc == 0)
         rc = write_threads(c);
+    if (rc == 0)
+        rc = write_interposition(c);
     if (rc == 0)
         rc = write_rank_attrs(c);
     for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++) {

@@ -115,6 +115,9 @@ struct scope_rec {
 enum scope_meta_type {
     SCOPE_META_REGION = 1,      /* u32 id, u32 kind, then name\0 symbol\0 object\0 */
     SCOPE_META_KV = 2,          /* key\0 value\0 */
+    SCOPE_META_INTERPOSE = 3,   /* pattern\0 symbol\0 object\0 method\0
+                                   status\0 reason\0 (one config entry and
+                                   matched symbol, FORMAT.md) */
 };
 
 struct scope_meta {

@@ -134,19 +134,30 @@ static int add_region(struct scope_jr *jr, const char *p, uint32_t len)
     return r->name && r->symbol && r->object ? 0 : SCOPE_ENOMEM;
 }
 
-static int add_kv(struct scope_jr *jr, const char *p, uint32_t len)
+/* Appends `n` NUL-terminated strings packed in p[0..len) to *arr. */
+static int add_strings(char ***arr, size_t *count, const char *p, uint32_t len, int n)
 {
-    const char *z = memchr(p, 0, len);
-    if (!z || !memchr(z + 1, 0, (size_t)(p + len - (z + 1))))
-        return SCOPE_EJOURNAL;
-    char **kv = realloc(jr->kv, (jr->n_kv + 2) * sizeof *kv);
-    if (!kv)
+    const char *q = p, *end = p + len;
+    char **a = realloc(*arr, (*count + (size_t)n) * sizeof *a);
+    if (!a)
         return SCOPE_ENOMEM;
-    jr->kv = kv;
-    kv[jr->n_kv] = strdup(p);
-    kv[jr->n_kv + 1] = strdup(z + 1);
-    jr->n_kv += 2;
-    return kv[jr->n_kv - 2] && kv[jr->n_kv - 1] ? 0 : SCOPE_ENOMEM;
+    *arr = a;
+    for (int i = 0; i < n; i++) {
+        const char *z = memchr(q, 0, (size_t)(end - q));
+        if (!z) {
+            for (int k = 0; k < i; k++)
+                free(a[*count + (size_t)k]);
+            return SCOPE_EJOURNAL;
+        }
+        if (!(a[*count + (size_t)i] = strdup(q))) {
+            for (int k = 0; k < i; k++)
+                free(a[*count + (size_t)k]);
+            return SCOPE_ENOMEM;
+        }
+        q = z + 1;
+    }
+    *count += (size_t)n;
+    return 0;
 }
 
 /* Parses a meta chunk's records; a damaged tail ends the chunk quietly
@@ -174,7 +185,9 @@ static int parse_meta(struct scope_jr *jr, uint64_t idx, uint64_t used)
         if (m.type == SCOPE_META_REGION)
             rc = add_region(jr, p, m.len);
         else if (m.type == SCOPE_META_KV)
-            rc = add_kv(jr, p, m.len);
+            rc = add_strings(&jr->kv, &jr->n_kv, p, m.len, 2);
+        else if (m.type == SCOPE_META_INTERPOSE)
+            rc = add_strings(&jr->rows, &jr->n_rows, p, m.len, 6);
         if (rc == SCOPE_ENOMEM)
             goto out;
         rc = 0;
@@ -306,6 +319,9 @@ void scope__jr_close(struct scope_jr *jr)
     for (size_t i = 0; i < jr->n_kv; i++)
         free(jr->kv[i]);
     free(jr->kv);
+    for (size_t i = 0; i < jr->n_rows; i++)
+        free(jr->rows[i]);
+    free(jr->rows);
     for (uint32_t i = 0; i < jr->n_threads; i++)
         free(jr->threads[i].chunks);
     free(jr->threads);

@@ -40,6 +40,8 @@ struct scope_jr {
     uint32_t n_regions;
     char **kv;                      /* key, value, key, value, ... */
     size_t n_kv;
+    char **rows;                    /* interposition table: 6 per row */
+    size_t n_rows;
     struct scope_jr_thread *threads;
     uint32_t n_threads;
     /* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 32 */

@@ -89,6 +89,8 @@ static struct {
     char *config_text;
     struct kv { char *key, *value; } *kv;
     size_t n_kv;
+    struct row { char *f[6]; } *rows;     /* interposition table */
+    size_t n_rows;
     pthread_key_t key;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .rank = 0, .size = 1 };
 
@@ -338,6 +340,17 @@ static int meta_region(int32_t id, const struct scope__region *r)
     return meta_append(SCOPE_META_REGION, parts, lens, 4);
 }
 
+static int meta_row(const struct row *r)
+{
+    const void *parts[6];
+    size_t lens[6];
+    for (int i = 0; i < 6; i++) {
+        parts[i] = r->f[i];
+        lens[i] = strlen(r->f[i]) + 1;
+    }
+    return meta_append(SCOPE_META_INTERPOSE, parts, lens, 6);
+}
+
 static int meta_kv(const char *key, const char *value)
 {
     const void *parts[] = { key, value };
@@ -402,6 +415,8 @@ static void write_run_metadata(void)
         meta_kv("config", g.config_text);
     for (size_t i = 0; i < g.n_kv; i++)
         meta_kv(g.kv[i].key, g.kv[i].value);
+    for (size_t i = 0; i < g.n_rows; i++)
+        meta_row(&g.rows[i]);
     for (uint32_t id = 0; id < scope__regions_count(); id++)
         meta_region((int32_t)id, scope__regions_get((int32_t)id));
 }
@@ -696,6 +711,36 @@ int scope__set_metadata(const char *key, const char *value)
 out:
     pthread_mutex_unlock(&g.lock);
     return rc;
+}
+
+int scope__note_interposition(const char *pattern, const char *symbol, const char *object,
+                              const char *method, const char *status, const char *reason)
+{
+    const char *in[6] = { pattern, symbol, object, method, status, reason };
+    struct row r;
+    int rc = 0, i;
+    for (i = 0; i < 6; i++)
+        if (!(r.f[i] = strdup(in[i] ? in[i] : "")))
+            goto fail_copy;
+    pthread_mutex_lock(&g.lock);
+    struct row *rows = realloc(g.rows, (g.n_rows + 1) * sizeof *rows);
+    if (rows) {
+        g.rows = rows;
+        rows[g.n_rows++] = r;
+        if (g.hdr)
+            rc = meta_row(&r);
+    } else {
+        rc = SCOPE_ENOMEM;
+    }
+    pthread_mutex_unlock(&g.lock);
+    if (!rows)
+        goto fail_copy;
+    return rc;
+
+fail_copy:
+    while (i-- > 0)
+        free(r.f[i]);
+    return SCOPE_ENOMEM;
 }
 
 uint64_t scope_dropped_events(void)

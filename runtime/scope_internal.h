@@ -22,6 +22,14 @@ SCOPE_API int32_t scope__region_ex(const char *name, int kind, const char *symbo
  * the same key replace earlier ones. Returns 0 or SCOPE_E*. */
 SCOPE_API int scope__set_metadata(const char *key, const char *value);
 
+/* Adds one row to this rank's /rank<N>/interposition table (FORMAT.md):
+ * a config pattern, the symbol and object it matched (empty when none),
+ * the method ("inline", "got", "symbol"), the status ("patched",
+ * "refused", "not found") and why. NULL means "". Returns 0 or SCOPE_E*. */
+SCOPE_API int scope__note_interposition(const char *pattern, const char *symbol,
+                                        const char *object, const char *method,
+                                        const char *status, const char *reason);
+
 /* Stops recording in this process for good without writing anything
  * (used in a fork child and when a process turns out not to be a target).
  * Removes the journal if this process created it. */

@@ -39,5 +39,8 @@ with h5py.File(f"{outdir}/dump.h5", "r") as f:
     tids = f["rank0/regions/100%25 λ/thread_ids"][:]
     assert tids.dtype == np.int32 and sorted(set(tids)) == [0, 1], tids
     assert len(f["rank0/threads"]) == 2
+    rows = f["rank0/interposition"][:]
+    assert len(rows) == 1 and rows[0]["pattern"] == b"solve_*" and rows[0]["status"] == b"patched", rows
+    assert rows[0]["reason"] == b"", rows
     assert len(reader["100% λ"][0]) == 7 and len(reader["solve/phase 1"][0]) == 4
 print("check_h5py: h5py and libscope_reader agree")
