@@ -288,7 +288,7 @@ static int count_calls(struct conv *c)
                 c->th[t].first_ticks = r.ticks;
             any = 1;
             c->th[t].last_ticks = r.ticks;
-            uint32_t id = r.word >> 1;
+            uint32_t id = r.word >> SCOPE_REC_ID_SHIFT;
             if (r.word & SCOPE_REC_END)
                 continue;
             if (!region_ok(c, id)) {
@@ -497,12 +497,18 @@ static int merge_events(struct conv *c)
                 limit = l;
         }
         do {
-            uint32_t id = th->rec.word >> 1;
+            uint32_t id = th->rec.word >> SCOPE_REC_ID_SHIFT;
             int rc = 0;
             if (region_ok(c, id)) {
                 int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);
-                rc = (th->rec.word & SCOPE_REC_END) ? on_end(c, best, id, ns)
-                                                    : on_begin(c, best, id, ns);
+                if (th->rec.word & SCOPE_REC_END) {
+                    rc = on_end(c, best, id, ns);
+                } else {
+                    rc = on_begin(c, best, id, ns);
+                    if (rc == 0 && (th->rec.word & SCOPE_REC_COMPLETE))
+                        rc = on_end(c, best, id,
+                                    scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux));
+                }
             }
             if (rc < 0)
                 return rc;

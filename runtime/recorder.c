@@ -556,6 +556,7 @@ static int next_chunk(struct thread_state *t, uint64_t ticks)
     c->seq = t->seq++;
     c->tid = (int64_t)syscall(SYS_gettid);
     c->first_ticks = ticks;
+    c->guard = SCOPE_CHUNK_GUARD;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
     atomic_thread_fence(memory_order_release);
@@ -626,19 +627,47 @@ static inline __attribute__((always_inline)) void record_at(uint32_t word, uint6
 
 void scope_begin(int32_t id)
 {
-    record_at((uint32_t)id << 1, scope__ticks());
+    record_at((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks());
+}
+
+/* The end of a call that recorded nothing inside it finds its own begin as
+ * the latest record and completes it in place (journal.h). The record
+ * before a chunk's first slot is the chunk header's guard, which never
+ * matches a begin. A signal handler that records between the check and
+ * the stores adds records after this one: they lie inside the call in
+ * time, and the reader nests calls by containment. */
+static inline __attribute__((always_inline)) void end_at(int32_t id, uint64_t ticks)
+{
+    uint32_t begin = (uint32_t)id << SCOPE_REC_ID_SHIFT;
+    struct thread_state *t = &tls;
+    struct scope_rec *r = t->cur;
+    if (__builtin_expect(r != NULL && hot.on, 1)) {
+        struct scope_rec *last = r - 1;
+        uint64_t d = ticks - last->ticks;
+        if (last->word == begin && d <= UINT32_MAX) {
+            last->aux = (uint32_t)d;
+            atomic_signal_fence(memory_order_release);
+            last->word = begin | SCOPE_REC_COMPLETE;
+            return;
+        }
+    }
+    record_at(begin | SCOPE_REC_END, ticks);
 }
 
 void scope_end(int32_t id)
 {
     /* the clock is read before anything else: the end is as early as can be */
-    record_at(((uint32_t)id << 1) | SCOPE_REC_END, scope__ticks());
+    end_at(id, scope__ticks());
 }
 
 void scope__record_at(int32_t id, int is_end, uint64_t ticks)
 {
-    if (ticks)
-        record_at(((uint32_t)id << 1) | (is_end ? SCOPE_REC_END : 0), ticks);
+    if (!ticks)
+        return;
+    if (is_end)
+        end_at(id, ticks);
+    else
+        record_at((uint32_t)id << SCOPE_REC_ID_SHIFT, ticks);
 }
 
 /* ---------------------------------------------------------------- regions */
