@@ -1,10 +1,9 @@
 /*
- * h5writer.c - libscope_h5writer.so: turns a journal into the per-rank HDF5
- * file and the index file of FORMAT.md.
+ * h5writer.c - turns a journal into the per-rank HDF5 file and the index
+ * file of FORMAT.md.
  *
- * This is the only code of the recorder that touches HDF5, and it runs in a
- * link-map namespace of its own (see writer_load.c), or inside `scope
- * recover`. Memory stays bounded whatever the journal's size:
+ * This is the only code of the recorder that touches HDF5; it runs in the
+ * scope-h5write process (see writer_spawn.c), or inside `scope recover`. Memory stays bounded whatever the journal's size:
  *
  *   pass 1  walks every thread's records once and counts the calls of each
  *           region, so every dataset is created at its exact final size;
@@ -722,7 +721,7 @@ static void conv_free(struct conv *c)
     scope__jr_close(&c->jr);
 }
 
-__attribute__((visibility("default"))) int scope_writer_convert(const struct scope_writer_request *req)
+int scope_writer_convert(const struct scope_writer_request *req)
 {
     struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID };
     if (req->err && req->errlen)
