@@ -36,6 +36,9 @@ extern "C" {
 
 #define SCOPE_VERSION_STRING "0.1.0"
 
+/* Exported from libscope.so even though the runtime builds hidden. */
+#define SCOPE_API __attribute__((visibility("default")))
+
 /* Options for scope_init(). Zero or NULL fields take the default, which is
  * itself overridden by the environment variable named beside it. */
 typedef struct scope_options {
@@ -52,42 +55,42 @@ typedef struct scope_options {
 /* Starts the recorder: takes the run start time, prepares the journal
  * lazily (no file is created until the first event). Calling it again is a
  * no-op that returns 0. Returns 0 or a negative SCOPE_E* code. */
-int scope_init(const scope_options *opts);
+SCOPE_API int scope_init(const scope_options *opts);
 
 /* Stops recording and writes this process's rank file (and the index file
  * on rank 0) under temporary names, renamed when complete, then removes the
  * journal. Idempotent; also runs automatically at normal process exit.
  * Cost: linear in the number of recorded events. Returns 0 or SCOPE_E*. */
-int scope_finalize(void);
+SCOPE_API int scope_finalize(void);
 
 /* Returns the id (>= 0) of the region called `name`, creating it on first
  * use; the same name always gives the same id. Takes a lock and may
  * allocate: call it once per region, not per event. Negative SCOPE_E* on
  * failure (NULL or empty name, out of memory). Initialises the recorder
  * with default options when scope_init() was not called. */
-int32_t scope_region(const char *name);
+SCOPE_API int32_t scope_region(const char *name);
 
 /* Marks the start and end of one call of region `id` on the calling thread.
  * Regions nest and may recurse; scope_end closes the innermost open call of
  * `id`. Invalid ids and calls after finalize are ignored. A few ns each. */
-void scope_begin(int32_t id);
-void scope_end(int32_t id);
+SCOPE_API void scope_begin(int32_t id);
+SCOPE_API void scope_end(int32_t id);
 
 /* Events this process could not record (budget exhausted, disk full). */
-uint64_t scope_dropped_events(void);
+SCOPE_API uint64_t scope_dropped_events(void);
 
 /* Tells the recorder this process is MPI rank `rank` of `size`. The preload
  * calls it after MPI_Init; a program that calls it itself must do so before
  * scope_finalize(). Default: rank 0 of 1. */
-void scope_set_rank(int rank, int size);
+SCOPE_API void scope_set_rank(int rank, int size);
 
 /* --- scoped regions for C (GCC/Clang `cleanup` attribute) --------------- */
 
 typedef struct scope_scoped { int32_t id; } scope_scoped;
 
 /* Helpers for SCOPE_SCOPED; not meant to be called directly. */
-scope_scoped scope_scoped_begin(int32_t *cached_id, const char *name);
-void scope_scoped_end(scope_scoped *s);
+SCOPE_API scope_scoped scope_scoped_begin(int32_t *cached_id, const char *name);
+SCOPE_API void scope_scoped_end(scope_scoped *s);
 
 #define SCOPE__CAT2(a, b) a##b
 #define SCOPE__CAT(a, b) SCOPE__CAT2(a, b)

@@ -15,20 +15,20 @@ extern "C" {
  * group: kind (0 function, 1 mpi, 2 manual), the patched symbol (mangled)
  * and the object that defines it (either may be NULL). The first call for a
  * name fixes its attributes. */
-int32_t scope__region_ex(const char *name, int kind, const char *symbol,
+SCOPE_API int32_t scope__region_ex(const char *name, int kind, const char *symbol,
                          const char *object);
 
 /* Adds a string to the run's /metadata (e.g. "config"); later values for
  * the same key replace earlier ones. Returns 0 or SCOPE_E*. */
-int scope__set_metadata(const char *key, const char *value);
+SCOPE_API int scope__set_metadata(const char *key, const char *value);
 
 /* Stops recording in this process for good without writing anything
  * (used in a fork child and when a process turns out not to be a target).
  * Removes the journal if this process created it. */
-void scope__disable(void);
+SCOPE_API void scope__disable(void);
 
 /* 1 while recording is on. */
-int scope__enabled(void);
+SCOPE_API int scope__enabled(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,44 @@
+/*
+ * clock.h - the recorder's clock: the TSC when it is invariant, else
+ * CLOCK_MONOTONIC.
+ *
+ * Two timestamp reads are the price floor of a begin/end pair, so the read
+ * is inline and branches on one read-mostly flag. Ticks are converted to
+ * CLOCK_MONOTONIC nanoseconds only when the journal is written out, using
+ * (ticks, ns) pairs read back to back at init, at every chunk switch and
+ * at finalize (see journal.h).
+ */
+#ifndef SCOPE_CLOCK_H
+#define SCOPE_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+#include <x86intrin.h>
+
+/* 1 when ticks are TSC cycles, 0 when they are CLOCK_MONOTONIC ns.
+ * Set once by scope__clock_setup() before any event is recorded. */
+extern int scope__clock_tsc;
+
+static inline int64_t scope__mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline uint64_t scope__ticks(void)
+{
+    if (__builtin_expect(scope__clock_tsc, 1))
+        return __rdtsc();
+    return (uint64_t)scope__mono_ns();
+}
+
+/* Decides which clock to use (SCOPE_CLOCK=tsc|monotonic forces one; else
+ * the TSC when the CPU says it is invariant or the kernel itself uses it as
+ * its clocksource). Cost: one cpuid and at most one small file read. */
+void scope__clock_setup(void);
+
+/* Reads a (ticks, ns) calibration pair as close together as possible. */
+void scope__clock_pair(uint64_t *ticks, int64_t *ns);
+
+#endif /* SCOPE_CLOCK_H */

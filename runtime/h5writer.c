@@ -1,0 +1,727 @@
+/*
+ * h5writer.c - libscope_h5writer.so: turns a journal into the per-rank HDF5
+ * file and the index file of FORMAT.md.
+ *
+ * This is the only code of the recorder that touches HDF5, and it runs in a
+ * link-map namespace of its own (see writer_load.c), or inside `scope
+ * recover`. Memory stays bounded whatever the journal's size:
+ *
+ *   pass 1  walks every thread's records once and counts the calls of each
+ *           region, so every dataset is created at its exact final size;
+ *   pass 2  merges the threads' record streams by timestamp (ties by thread
+ *           index), which yields each region's calls already sorted by
+ *           start. Starts are appended to a fixed-size window per region
+ *           and written out when it fills; an end fills the slot its begin
+ *           reserved, and the rare end that arrives after its slot's window
+ *           was written (a long call containing many calls of its own
+ *           region) is patched in place with a one-element write.
+ */
+#include <errno.h>
+#include <hdf5.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5writer.h"
+#include "journal_read.h"
+#include "scope_error.h"
+
+#define WINDOW_MAX 65536u
+#define WINDOW_MIN 64u
+#define WINDOW_BUDGET (64u << 20) /* bytes for all windows together */
+
+static const char *const kind_names[] = { "function", "mpi", "manual" };
+
+struct region_out {
+    uint64_t count, next, base;
+    uint32_t win;
+    uint32_t first_thread;
+    int multi_thread;
+    int64_t *start, *end;
+    int32_t *tid;
+    char *link;             /* encoded link name */
+    hid_t ds_start, ds_end, ds_tid; /* open while windows are being flushed */
+};
+
+struct frame {
+    uint32_t region;
+    uint64_t slot;
+};
+
+struct thread_in {
+    struct scope_jr_cursor cur;
+    struct scope_rec rec;   /* current record, valid when live */
+    int live;
+    struct frame *stack;
+    size_t depth, cap;
+    uint64_t last_ticks, first_ticks;
+};
+
+struct conv {
+    struct scope_jr jr;
+    const struct scope_writer_request *req;
+    int rank;
+    hid_t file, rank_grp;
+    struct region_out *reg;
+    struct thread_in *th;
+    uint32_t n_threads_used;
+    int write_tid;
+    uint64_t invalid, unterminated;
+};
+
+static int msg(const struct scope_writer_request *req, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int msg(const struct scope_writer_request *req, int code, const char *fmt, ...)
+{
+    if (req->err && req->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(req->err, req->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+
+/* snprintf for paths: returns 0, or -1 when the result would be cut. */
+static int path_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int path_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ HDF5 helpers */
+
+static int attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT64, &v);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0 ? -1 : 0;
+}
+
+static int attr_i8(hid_t obj, const char *name, int8_t v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_STD_I8LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT8, &v);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0 ? -1 : 0;
+}
+
+static hid_t vlen_utf8(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static int attr_str(hid_t obj, const char *name, const char *v)
+{
+    hid_t t = vlen_utf8();
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, t, &v);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    return rc < 0 ? -1 : 0;
+}
+
+static hid_t make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n)
+{
+    hsize_t dims[1] = { n };
+    hid_t sp = H5Screate_simple(1, dims, NULL);
+    hid_t ds = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sclose(sp);
+    return ds;
+}
+
+/* Writes n elements at offset `off` of a 1-D dataset. */
+static int write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, uint64_t n)
+{
+    if (n == 0)
+        return 0;
+    hsize_t start[1] = { off }, count[1] = { n };
+    hid_t fsp = H5Dget_space(ds);
+    hid_t msp = H5Screate_simple(1, count, NULL);
+    herr_t rc = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0)
+        rc = H5Dwrite(ds, memtype, msp, fsp, H5P_DEFAULT, buf);
+    H5Sclose(msp);
+    H5Sclose(fsp);
+    return rc < 0 ? -1 : 0;
+}
+
+/* FORMAT.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
+static char *encode_link(const char *name)
+{
+    if (strcmp(name, ".") == 0)
+        return strdup("%2E");
+    size_t n = 0;
+    for (const char *p = name; *p; p++)
+        n += (*p == '%' || *p == '/') ? 3 : 1;
+    char *out = malloc(n + 1), *q = out;
+    if (!out)
+        return NULL;
+    for (const char *p = name; *p; p++) {
+        if (*p == '%') {
+            memcpy(q, "%25", 3);
+            q += 3;
+        } else if (*p == '/') {
+            memcpy(q, "%2F", 3);
+            q += 3;
+        } else {
+            *q++ = *p;
+        }
+    }
+    *q = 0;
+    return out;
+}
+
+static const char *kv_get(const struct scope_jr *jr, const char *key)
+{
+    const char *v = NULL;
+    for (size_t i = 0; i + 1 < jr->n_kv; i += 2)
+        if (strcmp(jr->kv[i], key) == 0)
+            v = jr->kv[i + 1]; /* later values win */
+    return v;
+}
+
+static int64_t finalize_ns(const struct conv *c)
+{
+    const struct scope_journal_header *h = &c->jr.hdr;
+    if (h->end_ns)
+        return h->end_ns;
+    uint64_t last = 0;
+    for (uint32_t i = 0; i < c->n_threads_used; i++)
+        if (c->th[i].last_ticks > last)
+            last = c->th[i].last_ticks;
+    return last ? scope__jr_ns(&c->jr, last) : h->start_ns;
+}
+
+/* /metadata of FORMAT.md, shared by the rank file and the index. */
+static int write_metadata(hid_t file, const struct conv *c)
+{
+    const struct scope_jr *jr = &c->jr;
+    if (attr_i64(file, "scope_format", 1) < 0 || attr_i64(file, "scope_profiler_schema", 1) < 0)
+        return -1;
+    hid_t g = H5Gcreate2(file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    int rc = 0;
+    rc |= attr_i64(g, "start_time_ns", jr->hdr.start_ns);
+    rc |= attr_i64(g, "finalize_time_ns", finalize_ns(c));
+    rc |= attr_i64(g, "mpi_size", jr->hdr.size > 0 ? jr->hdr.size : 1);
+    rc |= attr_str(g, "hostname", jr->hdr.hostname);
+    char ts[64];
+    time_t secs = (time_t)(jr->hdr.start_realtime_ns / 1000000000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+             (int)(jr->hdr.start_realtime_ns % 1000000000 / 1000));
+    rc |= attr_str(g, "timestamp", ts);
+    /* every metadata string the recorder stored, the last value per key */
+    for (size_t i = 0; i + 1 < jr->n_kv; i += 2) {
+        const char *key = jr->kv[i];
+        if (kv_get(jr, key) != jr->kv[i + 1])
+            continue;
+        if (H5Aexists(g, key) > 0)
+            H5Adelete(g, key);
+        rc |= attr_str(g, key, jr->kv[i + 1]);
+    }
+    H5Gclose(g);
+    return rc ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ the passes */
+
+static int open_threads(struct conv *c)
+{
+    c->n_threads_used = c->jr.n_threads;
+    c->th = calloc(c->n_threads_used ? c->n_threads_used : 1, sizeof *c->th);
+    if (!c->th)
+        return SCOPE_ENOMEM;
+    for (uint32_t i = 0; i < c->n_threads_used; i++)
+        if (scope__jr_cursor_init(&c->th[i].cur, &c->jr, i) < 0)
+            return SCOPE_ENOMEM;
+    return 0;
+}
+
+static int region_ok(const struct conv *c, uint32_t id)
+{
+    return id < c->jr.n_regions && c->jr.regions[id].defined;
+}
+
+/* Pass 1: calls per region, which threads recorded, first/last ticks. */
+static int count_calls(struct conv *c)
+{
+    c->reg = calloc(c->jr.n_regions ? c->jr.n_regions : 1, sizeof *c->reg);
+    if (!c->reg)
+        return SCOPE_ENOMEM;
+    uint32_t threads_with_events = 0;
+    for (uint32_t t = 0; t < c->n_threads_used; t++) {
+        struct scope_jr_cursor cur;
+        if (scope__jr_cursor_init(&cur, &c->jr, t) < 0)
+            return SCOPE_ENOMEM;
+        struct scope_rec r;
+        int rc, any = 0;
+        while ((rc = scope__jr_cursor_next(&cur, &r)) > 0) {
+            if (!any)
+                c->th[t].first_ticks = r.ticks;
+            any = 1;
+            c->th[t].last_ticks = r.ticks;
+            uint32_t id = r.word >> 1;
+            if (r.word & SCOPE_REC_END)
+                continue;
+            if (!region_ok(c, id)) {
+                c->invalid++;
+                continue;
+            }
+            struct region_out *o = &c->reg[id];
+            if (o->count == 0)
+                o->first_thread = t;
+            else if (o->first_thread != t)
+                o->multi_thread = 1;
+            o->count++;
+        }
+        scope__jr_cursor_free(&cur);
+        if (rc < 0)
+            return rc;
+        threads_with_events += any;
+    }
+    c->write_tid = threads_with_events > 1;
+    return 0;
+}
+
+static int create_regions(struct conv *c)
+{
+    hid_t regions = H5Gcreate2(c->rank_grp, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (regions < 0)
+        return SCOPE_EHDF5;
+    uint64_t active = 0;
+    for (uint32_t i = 0; i < c->jr.n_regions; i++)
+        active += c->reg[i].count > 0;
+    uint64_t per = WINDOW_MAX;
+    if (active && active * WINDOW_MAX * 20 > WINDOW_BUDGET)
+        per = WINDOW_BUDGET / 20 / active;
+    if (per < WINDOW_MIN)
+        per = WINDOW_MIN;
+    int rc = 0;
+    for (uint32_t i = 0; i < c->jr.n_regions && rc == 0; i++) {
+        struct region_out *o = &c->reg[i];
+        o->ds_start = o->ds_end = o->ds_tid = H5I_INVALID_HID;
+        if (!o->count)
+            continue;
+        const struct scope_jr_region *jrr = &c->jr.regions[i];
+        o->link = encode_link(jrr->name);
+        o->win = (uint32_t)(o->count < per ? o->count : per);
+        if (!o->link)
+            return SCOPE_ENOMEM;
+        hid_t g = H5Gcreate2(regions, o->link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (g < 0) {
+            rc = SCOPE_EHDF5;
+            break;
+        }
+        int kind = jrr->kind >= 0 && jrr->kind <= 2 ? jrr->kind : 2;
+        int arc = attr_str(g, "name", jrr->name) | attr_str(g, "kind", kind_names[kind]);
+        if (jrr->symbol[0])
+            arc |= attr_str(g, "symbol", jrr->symbol);
+        if (jrr->object[0])
+            arc |= attr_str(g, "object", jrr->object);
+        hid_t d[3] = { make_dataset(g, "start_times", H5T_STD_I64LE, o->count),
+                       make_dataset(g, "end_times", H5T_STD_I64LE, o->count),
+                       c->write_tid ? make_dataset(g, "thread_ids", H5T_STD_I32LE, o->count) : 0 };
+        if (arc || d[0] < 0 || d[1] < 0 || d[2] < 0)
+            rc = SCOPE_EHDF5;
+        for (int k = 0; k < 3; k++)
+            if (d[k] > 0)
+                H5Dclose(d[k]);
+        H5Gclose(g);
+    }
+    H5Gclose(regions);
+    return rc;
+}
+
+static int open_region_datasets(struct conv *c, struct region_out *o)
+{
+    if (o->ds_start >= 0)
+        return 0;
+    hid_t g = H5Gopen2(c->rank_grp, "regions", H5P_DEFAULT);
+    hid_t rg = g < 0 ? -1 : H5Gopen2(g, o->link, H5P_DEFAULT);
+    if (rg < 0) {
+        if (g >= 0)
+            H5Gclose(g);
+        return SCOPE_EHDF5;
+    }
+    o->ds_start = H5Dopen2(rg, "start_times", H5P_DEFAULT);
+    o->ds_end = H5Dopen2(rg, "end_times", H5P_DEFAULT);
+    o->ds_tid = c->write_tid ? H5Dopen2(rg, "thread_ids", H5P_DEFAULT) : H5I_INVALID_HID;
+    H5Gclose(rg);
+    H5Gclose(g);
+    return o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ? SCOPE_EHDF5 : 0;
+}
+
+/* Writes slots [base, upto) of a region's window and moves the window. */
+static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
+{
+    uint64_t n = upto - o->base;
+    if (n == 0)
+        return 0;
+    if (open_region_datasets(c, o) < 0)
+        return SCOPE_EHDF5;
+    if (write_slice(o->ds_start, H5T_NATIVE_INT64, o->start, o->base, n) < 0 ||
+        write_slice(o->ds_end, H5T_NATIVE_INT64, o->end, o->base, n) < 0 ||
+        (c->write_tid && write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0))
+        return SCOPE_EHDF5;
+    o->base = upto;
+    return 0;
+}
+
+static int set_end(struct conv *c, struct frame f, int64_t end_ns)
+{
+    struct region_out *o = &c->reg[f.region];
+    if (f.slot >= o->base) {
+        o->end[f.slot - o->base] = end_ns;
+        return 0;
+    }
+    if (open_region_datasets(c, o) < 0)
+        return SCOPE_EHDF5;
+    return write_slice(o->ds_end, H5T_NATIVE_INT64, &end_ns, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
+}
+
+static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
+{
+    struct region_out *o = &c->reg[id];
+    if (o->next >= o->count)
+        return 0; /* recorded after pass 1 counted: racing thread at finalize */
+    if (!o->start) {
+        o->start = malloc(o->win * sizeof *o->start);
+        o->end = malloc(o->win * sizeof *o->end);
+        o->tid = malloc(o->win * sizeof *o->tid);
+        if (!o->start || !o->end || !o->tid)
+            return SCOPE_ENOMEM;
+    }
+    if (o->next - o->base == o->win) {
+        int rc = flush_window(c, o, o->next);
+        if (rc < 0)
+            return rc;
+    }
+    uint64_t i = o->next - o->base;
+    o->start[i] = ns;
+    o->end[i] = ns; /* placeholder until the end arrives */
+    o->tid[i] = (int32_t)t;
+    struct thread_in *th = &c->th[t];
+    if (th->depth == th->cap) {
+        size_t cap = th->cap ? th->cap * 2 : 64;
+        struct frame *s = realloc(th->stack, cap * sizeof *s);
+        if (!s)
+            return SCOPE_ENOMEM;
+        th->stack = s;
+        th->cap = cap;
+    }
+    th->stack[th->depth++] = (struct frame){ id, o->next++ };
+    return 0;
+}
+
+/* Closes the innermost open call of `id`; calls opened inside it and not
+ * closed are closed at the same time (counted as unterminated). */
+static int on_end(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
+{
+    struct thread_in *th = &c->th[t];
+    size_t k = th->depth;
+    while (k > 0 && th->stack[k - 1].region != id)
+        k--;
+    if (k == 0) {
+        c->invalid++; /* an end without a begin */
+        return 0;
+    }
+    while (th->depth >= k) {
+        struct frame f = th->stack[--th->depth];
+        if (th->depth >= k)
+            c->unterminated++;
+        int rc = set_end(c, f, ns);
+        if (rc < 0)
+            return rc;
+        if (th->depth == k - 1)
+            break;
+    }
+    return 0;
+}
+
+/* Pass 2: a merge of all threads by (ticks, thread index). A binary heap
+ * would pay off past a few dozen threads; a linear scan of the thread
+ * heads is simpler and cheaper below that, and one thread is the norm. */
+static int merge_events(struct conv *c)
+{
+    uint32_t n = c->n_threads_used;
+    for (uint32_t t = 0; t < n; t++) {
+        int rc = scope__jr_cursor_next(&c->th[t].cur, &c->th[t].rec);
+        if (rc < 0)
+            return rc;
+        c->th[t].live = rc;
+    }
+    for (;;) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t t = 0; t < n; t++)
+            if (c->th[t].live && (best == UINT32_MAX || c->th[t].rec.ticks < c->th[best].rec.ticks))
+                best = t;
+        if (best == UINT32_MAX)
+            break;
+        struct thread_in *th = &c->th[best];
+        /* drain this thread while it stays first */
+        uint64_t limit = UINT64_MAX;
+        for (uint32_t t = 0; t < n; t++) {
+            if (t == best || !c->th[t].live)
+                continue;
+            /* at equal ticks the lower thread index goes first */
+            uint64_t l = c->th[t].rec.ticks + (t > best ? 1 : 0);
+            if (l < limit)
+                limit = l;
+        }
+        do {
+            uint32_t id = th->rec.word >> 1;
+            int rc = 0;
+            if (region_ok(c, id)) {
+                int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);
+                rc = (th->rec.word & SCOPE_REC_END) ? on_end(c, best, id, ns)
+                                                    : on_begin(c, best, id, ns);
+            }
+            if (rc < 0)
+                return rc;
+            rc = scope__jr_cursor_next(&th->cur, &th->rec);
+            if (rc < 0)
+                return rc;
+            th->live = rc;
+        } while (th->live && th->rec.ticks < limit);
+    }
+    /* calls still open: closed when their thread ended, else at finalize */
+    int64_t fin = finalize_ns(c);
+    for (uint32_t t = 0; t < n; t++) {
+        struct thread_in *th = &c->th[t];
+        const struct scope_jr_thread *jt = &c->jr.threads[t];
+        int64_t end = jt->end_ticks ? scope__jr_ns(&c->jr, jt->end_ticks) : fin;
+        while (th->depth) {
+            c->unterminated++;
+            int rc = set_end(c, th->stack[--th->depth], end);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    for (uint32_t i = 0; i < c->jr.n_regions; i++) {
+        struct region_out *o = &c->reg[i];
+        if (o->count && flush_window(c, o, o->next) < 0)
+            return SCOPE_EHDF5;
+    }
+    return 0;
+}
+
+struct thread_row {
+    int32_t index;
+    int64_t tid;
+    const char *name;
+    int64_t start_ns, end_ns;
+};
+
+static int write_threads(struct conv *c)
+{
+    uint32_t n = 0;
+    struct thread_row *rows = calloc(c->n_threads_used ? c->n_threads_used : 1, sizeof *rows);
+    if (!rows)
+        return SCOPE_ENOMEM;
+    for (uint32_t t = 0; t < c->n_threads_used; t++) {
+        const struct scope_jr_thread *jt = &c->jr.threads[t];
+        if (!jt->n_chunks || !c->th[t].last_ticks)
+            continue;
+        uint64_t end = jt->end_ticks ? jt->end_ticks : c->th[t].last_ticks;
+        rows[n++] = (struct thread_row){ (int32_t)t, jt->tid, jt->name,
+                                         scope__jr_ns(&c->jr, c->th[t].first_ticks),
+                                         scope__jr_ns(&c->jr, end) };
+    }
+    hid_t str = vlen_utf8();
+    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(struct thread_row));
+    H5Tinsert(type, "index", HOFFSET(struct thread_row, index), H5T_NATIVE_INT32);
+    H5Tinsert(type, "tid", HOFFSET(struct thread_row, tid), H5T_NATIVE_INT64);
+    H5Tinsert(type, "name", HOFFSET(struct thread_row, name), str);
+    H5Tinsert(type, "start_ns", HOFFSET(struct thread_row, start_ns), H5T_NATIVE_INT64);
+    H5Tinsert(type, "end_ns", HOFFSET(struct thread_row, end_ns), H5T_NATIVE_INT64);
+    hid_t ds = make_dataset(c->rank_grp, "threads", type, n);
+    int rc = ds < 0 || (n && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0);
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Tclose(type);
+    H5Tclose(str);
+    free(rows);
+    return rc ? SCOPE_EHDF5 : 0;
+}
+
+static int write_rank_attrs(struct conv *c)
+{
+    const struct scope_journal_header *h = &c->jr.hdr;
+    hid_t g = c->rank_grp;
+    int rc = attr_i64(g, "rank", c->rank) | attr_i64(g, "pid", h->pid) |
+             attr_str(g, "hostname", h->hostname) | attr_i64(g, "start_time_ns", h->start_ns) |
+             attr_i64(g, "finalize_time_ns", finalize_ns(c)) |
+             attr_i64(g, "dropped_events", (int64_t)(h->dropped_events + c->invalid)) |
+             attr_i64(g, "unterminated_calls", (int64_t)c->unterminated) |
+             attr_i8(g, "complete", (int8_t)(c->req->complete ? 1 : 0));
+    return rc ? SCOPE_EHDF5 : 0;
+}
+
+static int write_rank_file(struct conv *c, const char *path)
+{
+    char tmp[PATH_MAX + 64];
+    if (path_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return msg(c->req, SCOPE_ELIMIT, "%s: path too long", path);
+    unlink(tmp);
+    c->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    if (c->file < 0)
+        return msg(c->req, SCOPE_EIO, "%s: cannot create the file", tmp);
+    char grp[32];
+    snprintf(grp, sizeof grp, "rank%d", c->rank);
+    int rc = write_metadata(c->file, c) < 0 ? SCOPE_EHDF5 : 0;
+    if (rc == 0) {
+        c->rank_grp = H5Gcreate2(c->file, grp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc = c->rank_grp < 0 ? SCOPE_EHDF5 : 0;
+    }
+    if (rc == 0)
+        rc = create_regions(c);
+    if (rc == 0)
+        rc = merge_events(c);
+    if (rc == 0)
+        rc = write_threads(c);
+    if (rc == 0)
+        rc = write_rank_attrs(c);
+    for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++) {
+        struct region_out *o = &c->reg[i];
+        if (o->ds_start > 0)
+            H5Dclose(o->ds_start);
+        if (o->ds_end > 0)
+            H5Dclose(o->ds_end);
+        if (o->ds_tid > 0)
+            H5Dclose(o->ds_tid);
+    }
+    if (c->rank_grp > 0)
+        H5Gclose(c->rank_grp);
+    if (H5Fclose(c->file) < 0 && rc == 0)
+        rc = SCOPE_EIO;
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = msg(c->req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (rc < 0) {
+        unlink(tmp);
+        if (c->req->err && !c->req->err[0])
+            msg(c->req, rc, "%s: %s", path, scope_strerror(rc));
+    }
+    return rc;
+}
+
+/* The index: /metadata plus one external link /rank<N> per rank file,
+ * relative to the index's own folder so the run can be moved as a whole. */
+static int write_index(struct conv *c, const char *path, const char *rank_path)
+{
+    char tmp[PATH_MAX + 64];
+    if (path_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return msg(c->req, SCOPE_ELIMIT, "%s: path too long", path);
+    /* rank files live in "<dir of rank_path>", a sibling of the index;
+     * link by "<its basename>/rankN.h5" */
+    char dir[PATH_MAX];
+    if (path_fmt(dir, sizeof dir, "%s", rank_path) < 0)
+        return msg(c->req, SCOPE_ELIMIT, "%s: path too long", rank_path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    const char *dir_base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+    unlink(tmp);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0)
+        return msg(c->req, SCOPE_EIO, "%s: cannot create the index file", tmp);
+    int rc = write_metadata(f, c) < 0 ? SCOPE_EHDF5 : 0;
+    int size = c->jr.hdr.size > 0 ? c->jr.hdr.size : 1;
+    for (int r = 0; r < size && rc == 0; r++) {
+        char target[PATH_MAX], obj[32];
+        if (path_fmt(target, sizeof target, "%s/rank%d.h5", dir_base, r) < 0) {
+            rc = SCOPE_ELIMIT;
+            break;
+        }
+        snprintf(obj, sizeof obj, "/rank%d", r);
+        if (H5Lcreate_external(target, obj, f, obj + 1, H5P_DEFAULT, H5P_DEFAULT) < 0)
+            rc = SCOPE_EHDF5;
+    }
+    if (H5Fclose(f) < 0 && rc == 0)
+        rc = SCOPE_EIO;
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = msg(c->req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (rc < 0) {
+        unlink(tmp);
+        if (c->req->err && !c->req->err[0])
+            msg(c->req, rc, "%s: %s", path, scope_strerror(rc));
+    }
+    return rc;
+}
+
+static void conv_free(struct conv *c)
+{
+    for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++) {
+        free(c->reg[i].start);
+        free(c->reg[i].end);
+        free(c->reg[i].tid);
+        free(c->reg[i].link);
+    }
+    free(c->reg);
+    for (uint32_t t = 0; c->th && t < c->n_threads_used; t++) {
+        scope__jr_cursor_free(&c->th[t].cur);
+        free(c->th[t].stack);
+    }
+    free(c->th);
+    scope__jr_close(&c->jr);
+}
+
+__attribute__((visibility("default"))) int scope_writer_convert(const struct scope_writer_request *req)
+{
+    struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID };
+    if (req->err && req->errlen)
+        req->err[0] = 0;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    int rc = scope__jr_open(&c.jr, req->journal_path, req->err, req->errlen);
+    if (rc < 0)
+        return rc;
+    c.rank = c.jr.hdr.rank >= 0 ? c.jr.hdr.rank : 0;
+    char derived[PATH_MAX + 64];
+    const char *rank_path = req->rank_path;
+    if (!rank_path) {
+        /* next to the journal, which lives in the ranks folder */
+        snprintf(derived, sizeof derived, "%s", req->journal_path);
+        char *slash = strrchr(derived, '/');
+        size_t off = slash ? (size_t)(slash - derived + 1) : 0;
+        snprintf(derived + off, sizeof derived - off, "rank%d.h5", c.rank);
+        rank_path = derived;
+    }
+    if ((rc = open_threads(&c)) < 0 || (rc = count_calls(&c)) < 0) {
+        msg(req, rc, "%s: %s", req->journal_path, scope_strerror(rc));
+        goto out;
+    }
+    rc = write_rank_file(&c, rank_path);
+    if (rc == 0 && req->index_path)
+        rc = write_index(&c, req->index_path, rank_path);
+out:
+    conv_free(&c);
+    H5close();
+    return rc;
+}

@@ -1,0 +1,115 @@
+/*
+ * journal.h - the on-disk journal: the recorder's only buffer.
+ *
+ * Each recording process writes its events into one journal file, mapped
+ * MAP_SHARED in fixed-size chunks. A full chunk is unmapped and left to the
+ * page cache, so memory stays bounded however long the run is, and if the
+ * process dies (even by SIGKILL) everything recorded is still in the file.
+ * At finalize the journal is converted into the rank's HDF5 file; after a
+ * crash `scope recover` does the same from what is left.
+ *
+ * The format is versioned and self-describing: region names, metadata and
+ * the clock calibration are in the file itself.
+ *
+ *   offset 0                  struct scope_journal_header (JOURNAL_HEADER_SIZE)
+ *   JOURNAL_HEADER_SIZE + i*chunk_size     chunk i:
+ *       struct scope_chunk_header
+ *       payload: events (struct scope_rec[]) or meta records
+ *
+ * Chunks are handed out by an atomic counter, so chunks of different threads
+ * interleave in the file; each event chunk names its thread and its sequence
+ * number within that thread. Event records are never partially visible as
+ * valid: a record whose timestamp is 0 is an empty slot and is skipped
+ * (fresh file pages read as zero).
+ *
+ * Meta chunks hold length-prefixed records (struct scope_meta) appended
+ * under the recorder's lock: region definitions and metadata strings.
+ *
+ * All integers are little-endian (the host's; the journal is read on the
+ * machine that wrote it).
+ */
+#ifndef SCOPE_JOURNAL_H
+#define SCOPE_JOURNAL_H
+
+#include <stdint.h>
+
+#define SCOPE_JOURNAL_MAGIC "SCOPEJNL"
+#define SCOPE_JOURNAL_VERSION 1u
+#define SCOPE_JOURNAL_HEADER_SIZE 4096u
+#define SCOPE_CHUNK_MAGIC 0x4b4e4843u /* "CHNK" */
+
+enum scope_journal_state {
+    SCOPE_JOURNAL_RECORDING = 1, /* a process is (or was, if it died) writing */
+    SCOPE_JOURNAL_FINALIZED = 2, /* recording stopped cleanly */
+};
+
+enum scope_clock_kind {
+    SCOPE_CLOCK_NS = 0,  /* record timestamps are CLOCK_MONOTONIC ns */
+    SCOPE_CLOCK_TSC = 1, /* record timestamps are TSC ticks; convert with the
+                            calibration points */
+};
+
+struct scope_journal_header {
+    char magic[8];              /* SCOPE_JOURNAL_MAGIC, no NUL */
+    uint32_t version;           /* SCOPE_JOURNAL_VERSION */
+    uint32_t header_size;       /* SCOPE_JOURNAL_HEADER_SIZE */
+    uint32_t chunk_size;        /* bytes per chunk, header included */
+    uint32_t record_size;       /* sizeof(struct scope_rec) */
+    uint32_t state;             /* enum scope_journal_state */
+    uint32_t clock_kind;        /* enum scope_clock_kind */
+    uint64_t chunk_count;       /* chunks handed out (atomic) */
+    int64_t pid;
+    int32_t rank;               /* -1 until known; 0 for a serial run */
+    int32_t size;               /* ranks in the run; 1 for a serial run */
+    /* Calibration: (tick, ns) pairs read back to back. start is taken at
+     * init, end at finalize; chunk headers carry more pairs for recovery. */
+    uint64_t start_ticks;
+    int64_t start_ns;
+    uint64_t end_ticks;
+    int64_t end_ns;             /* 0 until finalize */
+    int64_t start_realtime_ns;  /* CLOCK_REALTIME at init, for "timestamp" */
+    uint64_t dropped_events;    /* written at finalize */
+    uint32_t thread_count;      /* thread indices handed out */
+    uint32_t reserved0;
+    char hostname[256];
+    char output[1024];          /* the index file path this run writes */
+};
+
+enum scope_chunk_type { SCOPE_CHUNK_EVENTS = 1, SCOPE_CHUNK_META = 2 };
+
+struct scope_chunk_header {
+    uint32_t magic;             /* SCOPE_CHUNK_MAGIC once the chunk is in use */
+    uint32_t type;              /* enum scope_chunk_type */
+    uint32_t thread;            /* thread index (events) */
+    uint32_t seq;               /* chunk number within its thread / meta */
+    int64_t tid;                /* kernel thread id (events) */
+    uint64_t calib_ticks;       /* calibration pair taken when the chunk */
+    int64_t calib_ns;           /*   was mapped */
+    uint64_t used;              /* bytes of payload in use (meta chunks) */
+    uint64_t thread_end_ticks;  /* set when the thread exits (events) */
+    char thread_name[16];       /* pthread name when the chunk was mapped */
+    char reserved[8];
+};                              /* 80 bytes */
+
+/* One begin or end. */
+struct scope_rec {
+    uint64_t ticks;             /* 0 = empty slot */
+    uint32_t word;              /* region id << 1 | (1 if end) */
+    uint32_t aux;               /* flags (SCOPE_REC_*) */
+};
+
+#define SCOPE_REC_END 1u
+/* aux flags */
+#define SCOPE_REC_UNWOUND 1u    /* end inferred (longjmp, exception, exit) */
+
+enum scope_meta_type {
+    SCOPE_META_REGION = 1,      /* u32 id, u32 kind, then name\0 symbol\0 object\0 */
+    SCOPE_META_KV = 2,          /* key\0 value\0 */
+};
+
+struct scope_meta {
+    uint32_t type;
+    uint32_t len;               /* payload bytes following this header */
+};
+
+#endif /* SCOPE_JOURNAL_H */

@@ -1,0 +1,371 @@
+/*
+ * journal_read.c - reading a journal back (see journal_read.h).
+ *
+ * Reads with pread into small buffers rather than mapping the file: a
+ * journal can be many GiB, and pages of a mapping would count against the
+ * process's resident memory while it is walked.
+ */
+#include "journal_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "scope_error.h"
+
+#define CURSOR_RECORDS 4096u
+
+static int fail(char *err, size_t errlen, int code, const char *path, const char *what)
+{
+    snprintf(err, errlen, "%s: %s", path, what);
+    return code;
+}
+
+static int read_full(int fd, void *buf, size_t len, uint64_t off)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = pread(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static uint64_t chunk_offset(const struct scope_jr *jr, uint64_t idx)
+{
+    return SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)jr->hdr.chunk_size;
+}
+
+static struct scope_jr_thread *thread_slot(struct scope_jr *jr, uint32_t index)
+{
+    if (index >= (1u << 24))
+        return NULL; /* garbage: no process has 16M threads */
+    if (index >= jr->n_threads) {
+        struct scope_jr_thread *t = realloc(jr->threads, (index + 1) * sizeof *t);
+        if (!t)
+            return NULL;
+        memset(t + jr->n_threads, 0, (index + 1 - jr->n_threads) * sizeof *t);
+        for (uint32_t i = jr->n_threads; i <= index; i++)
+            t[i].index = i;
+        jr->threads = t;
+        jr->n_threads = index + 1;
+    }
+    return &jr->threads[index];
+}
+
+/* Places chunk `idx` at position `seq` of its thread's list. */
+static int add_thread_chunk(struct scope_jr *jr, const struct scope_chunk_header *c, uint64_t idx)
+{
+    struct scope_jr_thread *t = thread_slot(jr, c->thread);
+    if (!t || c->seq >= (1u << 26))
+        return SCOPE_EJOURNAL;
+    if (c->seq >= t->cap_chunks) {
+        uint32_t cap = t->cap_chunks ? t->cap_chunks : 4;
+        while (cap <= c->seq)
+            cap *= 2;
+        uint64_t *p = realloc(t->chunks, cap * sizeof *p);
+        if (!p)
+            return SCOPE_ENOMEM;
+        for (uint32_t i = t->cap_chunks; i < cap; i++)
+            p[i] = UINT64_MAX;
+        t->chunks = p;
+        t->cap_chunks = cap;
+    }
+    t->chunks[c->seq] = idx;
+    if (c->seq + 1 > t->n_chunks)
+        t->n_chunks = c->seq + 1;
+    t->tid = c->tid;
+    memcpy(t->name, c->thread_name, 16);
+    t->name[16] = 0;
+    if (c->thread_end_ticks)
+        t->end_ticks = c->thread_end_ticks;
+    return 0;
+}
+
+static int add_region(struct scope_jr *jr, const char *p, uint32_t len)
+{
+    if (len < 8 + 3)
+        return SCOPE_EJOURNAL;
+    uint32_t id, kind;
+    memcpy(&id, p, 4);
+    memcpy(&kind, p + 4, 4);
+    const char *s[3], *q = p + 8, *end = p + len;
+    for (int i = 0; i < 3; i++) {
+        const char *z = memchr(q, 0, (size_t)(end - q));
+        if (!z)
+            return SCOPE_EJOURNAL;
+        s[i] = q;
+        q = z + 1;
+    }
+    if (id >= (1u << 30) || !*s[0])
+        return SCOPE_EJOURNAL;
+    if (id >= jr->n_regions) {
+        struct scope_jr_region *r = realloc(jr->regions, (id + 1) * sizeof *r);
+        if (!r)
+            return SCOPE_ENOMEM;
+        memset(r + jr->n_regions, 0, (id + 1 - jr->n_regions) * sizeof *r);
+        jr->regions = r;
+        jr->n_regions = id + 1;
+    }
+    struct scope_jr_region *r = &jr->regions[id];
+    if (r->defined)
+        return 0;
+    r->name = strdup(s[0]);
+    r->symbol = strdup(s[1]);
+    r->object = strdup(s[2]);
+    r->kind = (int)kind;
+    r->defined = 1;
+    return r->name && r->symbol && r->object ? 0 : SCOPE_ENOMEM;
+}
+
+static int add_kv(struct scope_jr *jr, const char *p, uint32_t len)
+{
+    const char *z = memchr(p, 0, len);
+    if (!z || !memchr(z + 1, 0, (size_t)(p + len - (z + 1))))
+        return SCOPE_EJOURNAL;
+    char **kv = realloc(jr->kv, (jr->n_kv + 2) * sizeof *kv);
+    if (!kv)
+        return SCOPE_ENOMEM;
+    jr->kv = kv;
+    kv[jr->n_kv] = strdup(p);
+    kv[jr->n_kv + 1] = strdup(z + 1);
+    jr->n_kv += 2;
+    return kv[jr->n_kv - 2] && kv[jr->n_kv - 1] ? 0 : SCOPE_ENOMEM;
+}
+
+/* Parses a meta chunk's records; a damaged tail ends the chunk quietly
+ * (a crash can leave a record half-written). */
+static int parse_meta(struct scope_jr *jr, uint64_t idx, uint64_t used)
+{
+    uint32_t room = jr->hdr.chunk_size - (uint32_t)sizeof(struct scope_chunk_header);
+    if (used > room)
+        used = room;
+    char *buf = malloc(used ? used : 1);
+    if (!buf)
+        return SCOPE_ENOMEM;
+    int rc = 0;
+    if (read_full(jr->fd, buf, used, chunk_offset(jr, idx) + sizeof(struct scope_chunk_header))) {
+        rc = SCOPE_EIO;
+        goto out;
+    }
+    for (uint64_t pos = 0; pos + sizeof(struct scope_meta) <= used;) {
+        struct scope_meta m;
+        memcpy(&m, buf + pos, sizeof m);
+        uint64_t next = pos + sizeof m + (((uint64_t)m.len + 7) & ~7ull);
+        if (m.len == 0 || next > used)
+            break;
+        const char *p = buf + pos + sizeof m;
+        if (m.type == SCOPE_META_REGION)
+            rc = add_region(jr, p, m.len);
+        else if (m.type == SCOPE_META_KV)
+            rc = add_kv(jr, p, m.len);
+        if (rc == SCOPE_ENOMEM)
+            goto out;
+        rc = 0;
+        pos = next;
+    }
+out:
+    free(buf);
+    return rc;
+}
+
+/* Measures the local TSC rate against CLOCK_MONOTONIC over ~10 ms, for
+ * runs too short to calibrate from their own pairs. */
+static double local_tsc_ns_per_tick(void)
+{
+    struct timespec a, b, nap = { 0, 10000000 };
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = __rdtsc();
+    nanosleep(&nap, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    uint64_t t1 = __rdtsc();
+    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    return t1 > t0 ? ns / (double)(t1 - t0) : 1.0;
+}
+
+static void calibrate(struct scope_jr *jr)
+{
+    const struct scope_journal_header *h = &jr->hdr;
+    if (h->clock_kind != SCOPE_CLOCK_TSC) {
+        jr->base_ticks = 0;
+        jr->base_ns = 0;
+        jr->mult = (__int128)1 << 32;
+        return;
+    }
+    jr->base_ticks = h->start_ticks;
+    jr->base_ns = h->start_ns;
+    uint64_t end_t = h->end_ticks;
+    int64_t end_ns = h->end_ns;
+    if (!end_ns || end_t <= h->start_ticks) {
+        end_t = jr->last_calib_ticks;
+        end_ns = jr->last_calib_ns;
+    }
+    if (end_t > h->start_ticks && end_ns - h->start_ns >= 10000000) {
+        jr->mult = ((__int128)(end_ns - h->start_ns) << 32) / (__int128)(end_t - h->start_ticks);
+    } else {
+        double r = local_tsc_ns_per_tick();
+        jr->mult = (__int128)(r * 4294967296.0);
+    }
+}
+
+int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errlen)
+{
+    memset(jr, 0, sizeof *jr);
+    jr->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (jr->fd < 0)
+        return fail(err, errlen, errno == ENOENT ? SCOPE_ENOENT : SCOPE_EIO, path, strerror(errno));
+    struct stat st;
+    int rc;
+    if (fstat(jr->fd, &st) < 0) {
+        rc = fail(err, errlen, SCOPE_EIO, path, strerror(errno));
+        goto fail_open;
+    }
+    jr->file_size = (uint64_t)st.st_size;
+    if (jr->file_size < sizeof jr->hdr ||
+        read_full(jr->fd, &jr->hdr, sizeof jr->hdr, 0) != 0 ||
+        memcmp(jr->hdr.magic, SCOPE_JOURNAL_MAGIC, 8) != 0) {
+        rc = fail(err, errlen, SCOPE_EJOURNAL, path, "not a scope journal");
+        goto fail_open;
+    }
+    const struct scope_journal_header *h = &jr->hdr;
+    if (h->version != SCOPE_JOURNAL_VERSION) {
+        rc = fail(err, errlen, SCOPE_EVERSION, path, "unsupported journal version");
+        goto fail_open;
+    }
+    if (h->header_size != SCOPE_JOURNAL_HEADER_SIZE || h->record_size != sizeof(struct scope_rec) ||
+        h->chunk_size < 4096 || h->chunk_size > (64u << 20) || h->chunk_size % 16) {
+        rc = fail(err, errlen, SCOPE_EJOURNAL, path, "journal header is damaged");
+        goto fail_open;
+    }
+    jr->hdr.hostname[sizeof jr->hdr.hostname - 1] = 0;
+    jr->hdr.output[sizeof jr->hdr.output - 1] = 0;
+    uint64_t present = jr->file_size > SCOPE_JOURNAL_HEADER_SIZE
+                           ? (jr->file_size - SCOPE_JOURNAL_HEADER_SIZE) / h->chunk_size
+                           : 0;
+    jr->n_chunks = h->chunk_count < present ? h->chunk_count : present;
+
+    for (uint64_t i = 0; i < jr->n_chunks; i++) {
+        struct scope_chunk_header c;
+        if (read_full(jr->fd, &c, sizeof c, chunk_offset(jr, i)) != 0) {
+            rc = fail(err, errlen, SCOPE_EIO, path, "read error");
+            goto fail_parse;
+        }
+        if (c.magic != SCOPE_CHUNK_MAGIC)
+            continue; /* handed out but never filled (crash) */
+        if (c.calib_ticks > jr->last_calib_ticks) {
+            jr->last_calib_ticks = c.calib_ticks;
+            jr->last_calib_ns = c.calib_ns;
+        }
+        if (c.type == SCOPE_CHUNK_EVENTS)
+            rc = add_thread_chunk(jr, &c, i);
+        else if (c.type == SCOPE_CHUNK_META)
+            rc = parse_meta(jr, i, c.used);
+        else
+            rc = 0;
+        if (rc == SCOPE_ENOMEM) {
+            fail(err, errlen, rc, path, "out of memory");
+            goto fail_parse;
+        }
+    }
+    calibrate(jr);
+    return 0;
+
+fail_parse:
+    scope__jr_close(jr);
+    return rc;
+fail_open:
+    close(jr->fd);
+    jr->fd = -1;
+    return rc;
+}
+
+void scope__jr_close(struct scope_jr *jr)
+{
+    for (uint32_t i = 0; i < jr->n_regions; i++) {
+        free(jr->regions[i].name);
+        free(jr->regions[i].symbol);
+        free(jr->regions[i].object);
+    }
+    free(jr->regions);
+    for (size_t i = 0; i < jr->n_kv; i++)
+        free(jr->kv[i]);
+    free(jr->kv);
+    for (uint32_t i = 0; i < jr->n_threads; i++)
+        free(jr->threads[i].chunks);
+    free(jr->threads);
+    if (jr->fd >= 0)
+        close(jr->fd);
+    memset(jr, 0, sizeof *jr);
+    jr->fd = -1;
+}
+
+int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, uint32_t thread)
+{
+    memset(c, 0, sizeof *c);
+    c->jr = jr;
+    c->th = &jr->threads[thread];
+    c->per_chunk = (jr->hdr.chunk_size - sizeof(struct scope_chunk_header)) / sizeof(struct scope_rec);
+    c->buf = malloc(CURSOR_RECORDS * sizeof *c->buf);
+    return c->buf ? 0 : SCOPE_ENOMEM;
+}
+
+/* Refills the buffer from the current chunk, moving on to the next chunk
+ * of the thread when one is used up. Returns 1, 0 at the end, or < 0. */
+static int refill(struct scope_jr_cursor *c)
+{
+    for (;;) {
+        if (c->chunk >= c->th->n_chunks)
+            return 0;
+        uint64_t idx = c->th->chunks[c->chunk];
+        if (idx == UINT64_MAX || c->chunk_pos >= c->per_chunk) {
+            c->chunk++;
+            c->chunk_pos = 0;
+            continue;
+        }
+        size_t want = c->per_chunk - c->chunk_pos;
+        if (want > CURSOR_RECORDS)
+            want = CURSOR_RECORDS;
+        uint64_t off = chunk_offset(c->jr, idx) + sizeof(struct scope_chunk_header) +
+                       c->chunk_pos * sizeof(struct scope_rec);
+        if (read_full(c->jr->fd, c->buf, want * sizeof(struct scope_rec), off) != 0)
+            return SCOPE_EIO;
+        c->chunk_pos += want;
+        c->n = want;
+        c->pos = 0;
+        return 1;
+    }
+}
+
+int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
+{
+    for (;;) {
+        while (c->pos < c->n) {
+            struct scope_rec *r = &c->buf[c->pos++];
+            if (r->ticks) {
+                *out = *r;
+                return 1;
+            }
+        }
+        int rc = refill(c);
+        if (rc <= 0)
+            return rc;
+    }
+}
+
+void scope__jr_cursor_free(struct scope_jr_cursor *c)
+{
+    free(c->buf);
+    c->buf = NULL;
+}

@@ -1,0 +1,79 @@
+/*
+ * journal_read.h - reading a journal back: validation, region names,
+ * metadata, and each thread's records in order. Used by the HDF5 writer at
+ * finalize and by `scope recover` after a crash; it trusts nothing in the
+ * file (a journal may be truncated, zero-filled or garbage).
+ */
+#ifndef SCOPE_JOURNAL_READ_H
+#define SCOPE_JOURNAL_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "journal.h"
+
+struct scope_jr_region {
+    char *name, *symbol, *object;   /* symbol/object may be "" */
+    int kind;
+    int defined;
+};
+
+struct scope_jr_thread {
+    uint32_t index;
+    int64_t tid;
+    char name[17];
+    uint64_t *chunks;               /* chunk numbers, in seq order */
+    uint32_t n_chunks, cap_chunks;
+    uint64_t end_ticks;             /* thread exit, 0 if unknown */
+};
+
+struct scope_jr {
+    int fd;
+    uint64_t file_size;
+    struct scope_journal_header hdr;
+    uint64_t n_chunks;              /* chunks actually present in the file */
+    struct scope_jr_region *regions;
+    uint32_t n_regions;
+    char **kv;                      /* key, value, key, value, ... */
+    size_t n_kv;
+    struct scope_jr_thread *threads;
+    uint32_t n_threads;
+    /* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 32 */
+    uint64_t base_ticks;
+    int64_t base_ns;
+    __int128 mult;
+    uint64_t last_calib_ticks;      /* latest calibration pair seen */
+    int64_t last_calib_ns;
+};
+
+/* Opens and indexes a journal. Returns 0 or SCOPE_EJOURNAL / SCOPE_EIO /
+ * SCOPE_ENOMEM / SCOPE_EVERSION with "<path>: <problem>" in err.
+ * Cost: reads the header, every chunk header and the meta chunks. */
+int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errlen);
+void scope__jr_close(struct scope_jr *jr);
+
+/* Converts journal ticks to CLOCK_MONOTONIC ns. */
+static inline int64_t scope__jr_ns(const struct scope_jr *jr, uint64_t ticks)
+{
+    __int128 d = (__int128)((int64_t)(ticks - jr->base_ticks));
+    return jr->base_ns + (int64_t)((d * jr->mult) >> 32);
+}
+
+/* A reader of one thread's records in order, with a bounded buffer. */
+struct scope_jr_cursor {
+    const struct scope_jr *jr;
+    const struct scope_jr_thread *th;
+    uint32_t chunk;                 /* position in th->chunks */
+    struct scope_rec *buf;
+    size_t n, pos;                  /* records in buf, next to return */
+    size_t per_chunk;               /* records per chunk */
+    size_t chunk_pos;               /* records of the current chunk consumed */
+};
+
+int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, uint32_t thread);
+/* Next non-empty record: returns 1 with *out set, 0 at the end, or a
+ * negative SCOPE_E* on a read error. */
+int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out);
+void scope__jr_cursor_free(struct scope_jr_cursor *c);
+
+#endif /* SCOPE_JOURNAL_READ_H */

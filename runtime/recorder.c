@@ -1,0 +1,727 @@
+/*
+ * recorder.c - the core region recorder: begin/end, per-thread chunks of the
+ * journal, init and finalize.
+ *
+ * The hot path (scope_begin/scope_end) reads the clock and stores one
+ * 16-byte record at the calling thread's cursor into a journal chunk mapped
+ * MAP_SHARED: no lock, no malloc, no system call. Only when the cursor
+ * reaches the end of its chunk does the slow path run: it unmaps the full
+ * chunk (the data stays in the page cache and the file), takes the next
+ * chunk number with an atomic add, extends the file and maps the new chunk.
+ * The number of chunks mapped at once is bounded by the memory budget, so
+ * memory stays bounded however long the run is; events that find no room
+ * are counted, never silently lost.
+ *
+ * The slow path takes no lock either, so a signal handler that records on a
+ * thread interrupted inside it cannot deadlock. Interning, metadata and
+ * journal creation take `lock`; they happen once per region or per run.
+ *
+ * Finalize converts the journal into the rank file through the private
+ * HDF5 writer (h5writer.h), then removes the journal.
+ */
+#include "scope.h"
+#include "scope_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "h5writer.h"
+#include "journal.h"
+#include "regions.h"
+
+#define DEFAULT_OUTPUT "scope_profile.h5"
+#define DEFAULT_BUDGET (64ull << 20)
+#define MIN_CHUNK (64u << 10)
+#define MAX_CHUNK (1u << 20)
+#define CHUNK_HDR ((uint32_t)sizeof(struct scope_chunk_header))
+
+enum rec_state { ST_OFF = 0, ST_READY, ST_FINALIZED, ST_DISABLED };
+
+/* Per-thread recording state, in initial-exec TLS so the hot path reaches
+ * it with one %fs-relative access. */
+struct thread_state {
+    struct scope_rec *cur, *end;
+    struct scope_chunk_header *chunk;
+    uint32_t index;         /* thread index in the journal, valid if has_index */
+    uint32_t seq;           /* next chunk sequence number */
+    uint8_t has_index;
+    uint8_t key_set;
+};
+static __thread struct thread_state tls __attribute__((tls_model("initial-exec")));
+
+/* Read on every event: kept apart from the written fields below. */
+static struct {
+    _Alignas(64) volatile int on;
+} hot;
+
+static struct {
+    pthread_mutex_t lock;
+    _Atomic int state;
+    pid_t pid;
+    char output[PATH_MAX];      /* absolute index path */
+    char ranks_dir[PATH_MAX];   /* absolute "<output stem>.ranks" */
+    char journal_path[PATH_MAX + 512];
+    uint64_t budget;
+    uint32_t chunk_size;
+    uint32_t max_live;
+    int fd;                                 /* journal, -1 until first event */
+    struct scope_journal_header *hdr;       /* mapped header page */
+    struct scope_chunk_header *meta;        /* current meta chunk */
+    uint32_t meta_seq;
+    _Atomic uint32_t live;                  /* event chunks mapped now */
+    _Atomic uint64_t dropped;
+    _Atomic uint64_t file_size;
+    int rank, size;
+    uint64_t start_ticks;
+    int64_t start_ns, start_real_ns;
+    char *config_text;
+    struct kv { char *key, *value; } *kv;
+    size_t n_kv;
+    pthread_key_t key;
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .rank = 0, .size = 1 };
+
+static void retire_chunk(struct thread_state *t);
+
+/* ---------------------------------------------------------------- helpers */
+
+static uint64_t parse_size(const char *s, uint64_t dflt)
+{
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return dflt;
+    uint64_t mult = 1;
+    switch (*end) {
+    case 'k': case 'K': mult = 1ull << 10; end++; break;
+    case 'm': case 'M': mult = 1ull << 20; end++; break;
+    case 'g': case 'G': mult = 1ull << 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end || v > UINT64_MAX / mult)
+        return dflt;
+    return v * mult;
+}
+
+/* Makes `path` absolute against the current directory (the application
+ * may chdir before finalize). Returns 0 or SCOPE_ELIMIT. */
+static int absolute_path(const char *path, char *out, size_t outlen)
+{
+    if (path[0] == '/') {
+        if (strlen(path) >= outlen)
+            return SCOPE_ELIMIT;
+        strcpy(out, path);
+        return 0;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return SCOPE_EIO;
+    if ((size_t)snprintf(out, outlen, "%s/%s", cwd, path) >= outlen)
+        return SCOPE_ELIMIT;
+    return 0;
+}
+
+/* "<dir>/name.h5" -> "<dir>/name.ranks"; any other name gets ".ranks". */
+static void ranks_dir_of(const char *output, char *out, size_t outlen)
+{
+    size_t n = strlen(output);
+    if (n > 3 && strcmp(output + n - 3, ".h5") == 0)
+        n -= 3;
+    snprintf(out, outlen, "%.*s.ranks", (int)n, output);
+}
+
+static int mkdir_p(const char *dir)
+{
+    char tmp[PATH_MAX];
+    if (strlen(dir) >= sizeof tmp)
+        return -1;
+    strcpy(tmp, dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* -------------------------------------------------------------- init/exit */
+
+static void at_exit(void)
+{
+    scope_finalize();
+}
+
+static void thread_exit(void *arg)
+{
+    struct thread_state *t = arg;
+    if (t->chunk) {
+        t->chunk->thread_end_ticks = scope__ticks();
+        retire_chunk(t);
+    }
+    t->key_set = 0;
+}
+
+/* In a fork child the journal belongs to the parent: stop recording here
+ * for good (the child's mappings of the parent's chunks are left alone). */
+static void atfork_child(void)
+{
+    hot.on = 0;
+    atomic_store(&g.state, ST_DISABLED);
+    tls.cur = tls.end = NULL;
+    tls.chunk = NULL;
+    pthread_mutex_init(&g.lock, NULL);
+}
+
+int scope_init(const scope_options *opts)
+{
+    int rc = 0;
+    pthread_mutex_lock(&g.lock);
+    if (atomic_load(&g.state) != ST_OFF)
+        goto out;
+
+    const char *out = getenv("SCOPE_OUTPUT");
+    if (!out || !*out)
+        out = opts && opts->output && *opts->output ? opts->output : DEFAULT_OUTPUT;
+    if ((rc = absolute_path(out, g.output, sizeof g.output)) < 0)
+        goto out;
+    ranks_dir_of(g.output, g.ranks_dir, sizeof g.ranks_dir);
+
+    uint64_t budget = opts && opts->memory_budget ? opts->memory_budget : DEFAULT_BUDGET;
+    budget = parse_size(getenv("SCOPE_MEMORY_BUDGET"), budget);
+    if (budget < 4 * (uint64_t)MIN_CHUNK)
+        budget = 4 * (uint64_t)MIN_CHUNK;
+    uint64_t chunk = budget / 256;
+    chunk = chunk < MIN_CHUNK ? MIN_CHUNK : chunk > MAX_CHUNK ? MAX_CHUNK : chunk;
+    chunk &= ~(uint64_t)4095;
+    g.budget = budget;
+    g.chunk_size = (uint32_t)chunk;
+    /* One chunk's worth stays for the header page and the meta chunk. */
+    g.max_live = (uint32_t)(budget / chunk) - 1;
+
+    if (opts && opts->config_text) {
+        g.config_text = strdup(opts->config_text);
+        if (!g.config_text) {
+            rc = SCOPE_ENOMEM;
+            goto out;
+        }
+    }
+    if (pthread_key_create(&g.key, thread_exit) != 0) {
+        rc = SCOPE_ENOMEM;
+        goto out;
+    }
+    scope__clock_setup();
+    scope__clock_pair(&g.start_ticks, &g.start_ns);
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    g.start_real_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+    g.pid = getpid();
+    pthread_atfork(NULL, NULL, atfork_child);
+    atexit(at_exit);
+    atomic_store(&g.state, ST_READY);
+    hot.on = 1;
+out:
+    pthread_mutex_unlock(&g.lock);
+    return rc;
+}
+
+void scope_set_rank(int rank, int size)
+{
+    pthread_mutex_lock(&g.lock);
+    if (rank >= 0 && size > rank) {
+        g.rank = rank;
+        g.size = size;
+        if (g.hdr) {
+            g.hdr->rank = rank;
+            g.hdr->size = size;
+        }
+    }
+    pthread_mutex_unlock(&g.lock);
+}
+
+/* ------------------------------------------------------------ the journal */
+
+/* Extends the file to at least `size` bytes without ever shrinking it:
+ * concurrent callers each write one byte at their own end, so the result
+ * is the largest end, with no lock. Returns 0 or -1. */
+static int extend_file(uint64_t size)
+{
+    uint64_t cur = atomic_load(&g.file_size);
+    if (size <= cur)
+        return 0;
+    if (pwrite(g.fd, "", 1, (off_t)size - 1) != 1)
+        return -1;
+    while (cur < size && !atomic_compare_exchange_weak(&g.file_size, &cur, size))
+        ;
+    return 0;
+}
+
+static void *map_chunk(uint64_t idx)
+{
+    uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)g.chunk_size;
+    if (extend_file(off + g.chunk_size) < 0)
+        return NULL;
+    void *p = mmap(NULL, g.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, (off_t)off);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Appends one meta record; caller holds the lock. Returns 0 or SCOPE_E*. */
+static int meta_append(uint32_t type, const void *const *parts, const size_t *lens, int nparts)
+{
+    size_t len = 0;
+    for (int i = 0; i < nparts; i++)
+        len += lens[i];
+    size_t need = sizeof(struct scope_meta) + ((len + 7) & ~(size_t)7);
+    size_t room = g.chunk_size - CHUNK_HDR;
+    if (need > room)
+        return SCOPE_ELIMIT;
+    if (!g.meta || g.meta->used + need > room) {
+        uint64_t idx = atomic_fetch_add((_Atomic uint64_t *)&g.hdr->chunk_count, 1);
+        struct scope_chunk_header *c = map_chunk(idx);
+        if (!c)
+            return SCOPE_EIO;
+        if (g.meta)
+            munmap(g.meta, g.chunk_size);
+        c->type = SCOPE_CHUNK_META;
+        c->seq = g.meta_seq++;
+        scope__clock_pair(&c->calib_ticks, &c->calib_ns);
+        c->magic = SCOPE_CHUNK_MAGIC;
+        g.meta = c;
+    }
+    char *p = (char *)g.meta + CHUNK_HDR + g.meta->used;
+    struct scope_meta m = { type, (uint32_t)len };
+    memcpy(p, &m, sizeof m);
+    p += sizeof m;
+    for (int i = 0; i < nparts; i++) {
+        memcpy(p, parts[i], lens[i]);
+        p += lens[i];
+    }
+    atomic_thread_fence(memory_order_release);
+    g.meta->used += need;
+    return 0;
+}
+
+static int meta_region(int32_t id, const struct scope__region *r)
+{
+    uint32_t head[2] = { (uint32_t)id, (uint32_t)r->kind };
+    const char *sym = r->symbol ? r->symbol : "", *obj = r->object ? r->object : "";
+    const void *parts[] = { head, r->name, sym, obj };
+    size_t lens[] = { sizeof head, strlen(r->name) + 1, strlen(sym) + 1, strlen(obj) + 1 };
+    return meta_append(SCOPE_META_REGION, parts, lens, 4);
+}
+
+static int meta_kv(const char *key, const char *value)
+{
+    const void *parts[] = { key, value };
+    size_t lens[] = { strlen(key) + 1, strlen(value) + 1 };
+    return meta_append(SCOPE_META_KV, parts, lens, 2);
+}
+
+/* Reads a whole small /proc file, NUL bytes turned into spaces. */
+static char *read_proc(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n + 1 == cap) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (!buf)
+        return NULL;
+    while (n > 0 && buf[n - 1] == 0)
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == 0)
+            buf[i] = ' ';
+    buf[n] = 0;
+    return buf;
+}
+
+static void write_run_metadata(void)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        meta_kv("executable", buf);
+    }
+    char *cmd = read_proc("/proc/self/cmdline");
+    if (cmd) {
+        meta_kv("command_line", cmd);
+        free(cmd);
+    }
+    if (getcwd(buf, sizeof buf))
+        meta_kv("working_directory", buf);
+    meta_kv("scope_version", SCOPE_VERSION_STRING);
+    meta_kv("clock", "CLOCK_MONOTONIC");
+    if (g.config_text)
+        meta_kv("config", g.config_text);
+    for (size_t i = 0; i < g.n_kv; i++)
+        meta_kv(g.kv[i].key, g.kv[i].value);
+    for (uint32_t id = 0; id < scope__regions_count(); id++)
+        meta_region((int32_t)id, scope__regions_get((int32_t)id));
+}
+
+/* Creates the journal at the first event; caller holds the lock.
+ * Returns 0 or SCOPE_E* (recording then stays off for good). */
+static int journal_create(void)
+{
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    if (mkdir_p(g.ranks_dir) < 0)
+        goto fail_dir;
+    if ((size_t)snprintf(g.journal_path, sizeof g.journal_path, "%s/journal.%s.%ld",
+                         g.ranks_dir, host, (long)g.pid) >= sizeof g.journal_path) {
+        errno = ENAMETOOLONG;
+        goto fail_dir;
+    }
+    g.fd = open(g.journal_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (g.fd < 0)
+        goto fail_dir;
+    if (extend_file(SCOPE_JOURNAL_HEADER_SIZE) < 0)
+        goto fail_map;
+    void *p = mmap(NULL, SCOPE_JOURNAL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, 0);
+    if (p == MAP_FAILED)
+        goto fail_map;
+    struct scope_journal_header *h = p;
+    h->version = SCOPE_JOURNAL_VERSION;
+    h->header_size = SCOPE_JOURNAL_HEADER_SIZE;
+    h->chunk_size = g.chunk_size;
+    h->record_size = sizeof(struct scope_rec);
+    h->state = SCOPE_JOURNAL_RECORDING;
+    h->clock_kind = scope__clock_tsc ? SCOPE_CLOCK_TSC : SCOPE_CLOCK_NS;
+    h->pid = g.pid;
+    h->rank = g.rank;
+    h->size = g.size;
+    h->start_ticks = g.start_ticks;
+    h->start_ns = g.start_ns;
+    h->start_realtime_ns = g.start_real_ns;
+    memcpy(h->hostname, host, sizeof h->hostname);
+    size_t olen = strnlen(g.output, sizeof h->output - 1);
+    memcpy(h->output, g.output, olen); /* informational; may be cut */
+    memcpy(h->magic, SCOPE_JOURNAL_MAGIC, 8);
+    g.hdr = h;
+    write_run_metadata();
+    return 0;
+
+fail_map:
+    close(g.fd);
+    g.fd = -1;
+    unlink(g.journal_path);
+fail_dir:
+    fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
+            g.ranks_dir, strerror(errno));
+    return SCOPE_EIO;
+}
+
+/* ---------------------------------------------------------- chunks (slow) */
+
+static void retire_chunk(struct thread_state *t)
+{
+    if (!t->chunk)
+        return;
+    struct scope_chunk_header *c = t->chunk;
+    t->cur = t->end = NULL;
+    t->chunk = NULL;
+    munmap(c, g.chunk_size);
+    atomic_fetch_sub(&g.live, 1);
+}
+
+/* Gets the calling thread a fresh chunk. Lock-free (see the file comment).
+ * Returns 1 when the thread may record, 0 when the event must be dropped. */
+static int next_chunk(struct thread_state *t)
+{
+    if (t->chunk)
+        retire_chunk(t);
+    uint32_t live = atomic_load(&g.live);
+    do {
+        if (live >= g.max_live)
+            return 0;
+    } while (!atomic_compare_exchange_weak(&g.live, &live, live + 1));
+
+    uint64_t idx = atomic_fetch_add((_Atomic uint64_t *)&g.hdr->chunk_count, 1);
+    struct scope_chunk_header *c = map_chunk(idx);
+    if (!c) {
+        atomic_fetch_sub(&g.live, 1);
+        return 0;
+    }
+    if (!t->has_index) {
+        t->index = atomic_fetch_add((_Atomic uint32_t *)&g.hdr->thread_count, 1);
+        t->has_index = 1;
+    }
+    c->type = SCOPE_CHUNK_EVENTS;
+    c->thread = t->index;
+    c->seq = t->seq++;
+    c->tid = (int64_t)syscall(SYS_gettid);
+    scope__clock_pair(&c->calib_ticks, &c->calib_ns);
+    pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
+    atomic_thread_fence(memory_order_release);
+    c->magic = SCOPE_CHUNK_MAGIC;
+    t->chunk = c;
+    t->cur = (struct scope_rec *)((char *)c + CHUNK_HDR);
+    t->end = (struct scope_rec *)((char *)c + g.chunk_size);
+    if (!t->key_set) {
+        pthread_setspecific(g.key, t);
+        t->key_set = 1;
+    }
+    return 1;
+}
+
+static int ensure_journal(void)
+{
+    if (__atomic_load_n(&g.hdr, __ATOMIC_ACQUIRE))
+        return 1;
+    pthread_mutex_lock(&g.lock);
+    int ok = g.hdr != NULL;
+    if (!ok && atomic_load(&g.state) == ST_READY) {
+        ok = journal_create() == 0;
+        if (!ok) {
+            hot.on = 0;
+            atomic_store(&g.state, ST_DISABLED);
+        }
+    }
+    pthread_mutex_unlock(&g.lock);
+    return ok;
+}
+
+static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word)
+{
+    struct thread_state *t = &tls;
+    if (!hot.on || getpid() != g.pid)
+        return;
+    if (!ensure_journal() || !next_chunk(t)) {
+        atomic_fetch_add(&g.dropped, 1);
+        return;
+    }
+    struct scope_rec *r = t->cur++;
+    r->word = word;
+    r->aux = 0;
+    atomic_signal_fence(memory_order_release);
+    r->ticks = ticks;
+}
+
+/* --------------------------------------------------------------- hot path */
+
+/* The slot is claimed before it is filled and the timestamp is stored last,
+ * so a signal handler that records on this thread in between takes the next
+ * slot, and a reader never sees a half-written record as valid. */
+static inline __attribute__((always_inline)) void record(uint32_t word)
+{
+    uint64_t ticks = scope__ticks();
+    struct thread_state *t = &tls;
+    struct scope_rec *r = t->cur;
+    if (__builtin_expect(r < t->end && hot.on, 1)) {
+        t->cur = r + 1;
+        atomic_signal_fence(memory_order_seq_cst);
+        r->word = word;
+        r->aux = 0;
+        atomic_signal_fence(memory_order_release);
+        r->ticks = ticks;
+        return;
+    }
+    record_slow(ticks, word);
+}
+
+void scope_begin(int32_t id)
+{
+    record((uint32_t)id << 1);
+}
+
+void scope_end(int32_t id)
+{
+    record(((uint32_t)id << 1) | SCOPE_REC_END);
+}
+
+/* ---------------------------------------------------------------- regions */
+
+int32_t scope__region_ex(const char *name, int kind, const char *symbol, const char *object)
+{
+    if (atomic_load(&g.state) == ST_OFF) {
+        int rc = scope_init(NULL);
+        if (rc < 0)
+            return rc;
+    }
+    pthread_mutex_lock(&g.lock);
+    int created = 0;
+    int32_t id = scope__regions_intern(name, kind, symbol, object, &created);
+    if (id >= 0 && created && g.hdr) {
+        int rc = meta_region(id, scope__regions_get(id));
+        if (rc < 0)
+            id = rc;
+    }
+    pthread_mutex_unlock(&g.lock);
+    return id;
+}
+
+int32_t scope_region(const char *name)
+{
+    return scope__region_ex(name, 2 /* manual */, NULL, NULL);
+}
+
+scope_scoped scope_scoped_begin(int32_t *cached_id, const char *name)
+{
+    int32_t id = __atomic_load_n(cached_id, __ATOMIC_RELAXED);
+    if (id < 0) {
+        id = scope_region(name);
+        __atomic_store_n(cached_id, id, __ATOMIC_RELAXED);
+    }
+    if (id >= 0)
+        scope_begin(id);
+    return (scope_scoped){ id };
+}
+
+void scope_scoped_end(scope_scoped *s)
+{
+    if (s->id >= 0)
+        scope_end(s->id);
+}
+
+int scope__set_metadata(const char *key, const char *value)
+{
+    if (!key || !*key || !value)
+        return SCOPE_EINVAL;
+    int rc = 0;
+    pthread_mutex_lock(&g.lock);
+    struct kv *kv = realloc(g.kv, (g.n_kv + 1) * sizeof *kv);
+    if (!kv) {
+        rc = SCOPE_ENOMEM;
+        goto out;
+    }
+    g.kv = kv;
+    kv[g.n_kv].key = strdup(key);
+    kv[g.n_kv].value = strdup(value);
+    if (!kv[g.n_kv].key || !kv[g.n_kv].value) {
+        free(kv[g.n_kv].key);
+        free(kv[g.n_kv].value);
+        rc = SCOPE_ENOMEM;
+        goto out;
+    }
+    g.n_kv++;
+    if (g.hdr)
+        rc = meta_kv(key, value);
+out:
+    pthread_mutex_unlock(&g.lock);
+    return rc;
+}
+
+uint64_t scope_dropped_events(void)
+{
+    return atomic_load(&g.dropped);
+}
+
+int scope__enabled(void)
+{
+    return hot.on;
+}
+
+/* ---------------------------------------------------------------- finish */
+
+static void close_journal(int remove_file)
+{
+    if (g.meta)
+        munmap(g.meta, g.chunk_size);
+    g.meta = NULL;
+    /* The header page stays mapped: a thread racing with finalize may still
+     * be in next_chunk(); it then fails to map a chunk and drops. */
+    if (g.fd >= 0)
+        close(g.fd);
+    g.fd = -1;
+    if (remove_file && g.journal_path[0])
+        unlink(g.journal_path);
+}
+
+void scope__disable(void)
+{
+    pthread_mutex_lock(&g.lock);
+    hot.on = 0;
+    int mine = g.pid == getpid();
+    atomic_store(&g.state, ST_DISABLED);
+    if (mine) {
+        retire_chunk(&tls);
+        close_journal(1);
+    }
+    pthread_mutex_unlock(&g.lock);
+}
+
+int scope_finalize(void)
+{
+    int rc = 0;
+    pthread_mutex_lock(&g.lock);
+    if (atomic_load(&g.state) != ST_READY || g.pid != getpid())
+        goto out;
+    hot.on = 0;
+    atomic_store(&g.state, ST_FINALIZED);
+    if (!g.hdr)
+        goto out; /* nothing was recorded: nothing to write */
+
+    if (tls.chunk)
+        tls.chunk->thread_end_ticks = scope__ticks();
+    retire_chunk(&tls);
+    struct scope_journal_header *h = g.hdr;
+    scope__clock_pair(&h->end_ticks, &h->end_ns);
+    h->dropped_events = atomic_load(&g.dropped);
+    h->rank = g.rank;
+    h->size = g.size;
+    h->state = SCOPE_JOURNAL_FINALIZED;
+
+    char rank_path[PATH_MAX + 32], err[PATH_MAX + 256] = {0};
+    snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", g.ranks_dir, g.rank);
+    struct scope_writer_request req = {
+        .journal_path = g.journal_path,
+        .rank_path = rank_path,
+        .index_path = g.rank == 0 ? g.output : NULL,
+        .complete = 1,
+        .err = err,
+        .errlen = sizeof err,
+    };
+    rc = scope__writer_run(&req);
+    if (rc < 0) {
+        fprintf(stderr, "scope: rank %d: could not write the profile: %s; the journal %s is "
+                        "kept (`scope recover` converts it)\n",
+                g.rank, err[0] ? err : scope_strerror(rc), g.journal_path);
+        close_journal(0);
+        goto out;
+    }
+    close_journal(1);
+out:
+    pthread_mutex_unlock(&g.lock);
+    return rc;
+}
