@@ -1,0 +1,312 @@
+/*
+ * h5_util.c - the small HDF5 vocabulary the reader needs (open a file, read
+ * an integer or string attribute, a 1-D int64 slice, a string column), with
+ * HDF5's own error printing silenced and its error stack turned into one
+ * readable message naming the file.
+ *
+ * Why a wrapper at all: HDF5 prints its error stack to stderr by default
+ * (the reader must never print), reports truncation only deep inside that
+ * stack, and reads strings in two incompatible ways (variable and fixed
+ * length) that both occur in real profiles.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+/* Saves the caller's automatic error handler and installs none, so that no
+ * HDF5 failure inside the reader is printed. Restored by _end() so a host
+ * program (h5py, the application) keeps its own setting. */
+void scope__h5_quiet_begin(scope__h5_quiet *saved)
+{
+    saved->func = NULL;
+    saved->data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &saved->func, &saved->data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void scope__h5_quiet_end(const scope__h5_quiet *saved)
+{
+    H5Eset_auto2(H5E_DEFAULT, saved->func, saved->data);
+}
+
+typedef struct {
+    char desc[256];
+    int truncated;
+} h5_walk;
+
+static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *arg)
+{
+    h5_walk *w = arg;
+    if (e->min_num == H5E_TRUNCATED)
+        w->truncated = 1;
+    /* Walking upward, n == 0 is the innermost (most specific) entry. */
+    if (n == 0 && e->desc)
+        snprintf(w->desc, sizeof w->desc, "%s", e->desc);
+    return 0;
+}
+
+/* Must run right after the failing HDF5 call: any further HDF5 API call
+ * clears the error stack. */
+int scope__h5_fail(int code, const char *fpath, const char *what)
+{
+    h5_walk w = { "", 0 };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_cb, &w);
+    H5Eclear2(H5E_DEFAULT);
+    if (w.truncated)
+        return scope__fail(SCOPE_ETRUNC, "%s: file is truncated or damaged "
+                           "(HDF5: %s)", fpath, w.desc);
+    if (w.desc[0])
+        return scope__fail(code, "%s: %s (HDF5: %s)", fpath, what, w.desc);
+    return scope__fail(code, "%s: %s", fpath, what);
+}
+
+/* Opens read-only. The caller has checked that the path exists and is a
+ * regular file. ENOTHDF5 when the signature is missing, ETRUNC when cut. */
+int scope__h5_open_file(const char *fpath, hid_t *out)
+{
+    htri_t is = H5Fis_hdf5(fpath);
+    if (is < 0)
+        return scope__h5_fail(SCOPE_EIO, fpath, "cannot be read");
+    if (is == 0)
+        return scope__fail(SCOPE_ENOTHDF5, "%s: not an HDF5 file", fpath);
+    hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return scope__h5_fail(SCOPE_EHDF5, fpath, "cannot open the HDF5 file");
+    *out = f;
+    return 0;
+}
+
+/* Returns 1 and stores the value if an integer attribute `name` exists,
+ * 0 if it does not (or is not an integer: unknown attrs are ignored). */
+int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return 0;
+    int rc = 0;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0)
+        return 0;
+    hid_t t = H5Aget_type(a);
+    hid_t s = H5Aget_space(a);
+    if (t >= 0 && s >= 0 && H5Tget_class(t) == H5T_INTEGER &&
+        H5Sget_simple_extent_npoints(s) == 1 &&
+        H5Aread(a, H5T_NATIVE_INT64, out) >= 0)
+        rc = 1;
+    if (s >= 0) H5Sclose(s);
+    if (t >= 0) H5Tclose(t);
+    H5Aclose(a);
+    H5Eclear2(H5E_DEFAULT);
+    return rc;
+}
+
+/* Returns 1 and a malloc'd copy of a scalar string attribute, 0 if absent
+ * or not a single string, SCOPE_ENOMEM. */
+int scope__h5_attr_string(hid_t obj, const char *name, char **out)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return 0;
+    int rc = 0;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0)
+        return 0;
+    hid_t t = H5Aget_type(a);
+    hid_t s = H5Aget_space(a);
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    if (t < 0 || s < 0 || mt < 0 || H5Tget_class(t) != H5T_STRING ||
+        H5Sget_simple_extent_npoints(s) != 1)
+        goto done;
+    if (H5Tis_variable_str(t) > 0) {
+        char *v = NULL;
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5Tget_cset(t));
+        if (H5Aread(a, mt, &v) < 0)
+            goto done;
+        *out = strdup(v ? v : "");
+        H5Dvlen_reclaim(mt, s, H5P_DEFAULT, &v);
+    } else {
+        size_t sz = H5Tget_size(t);
+        char *buf = calloc(1, sz + 1);
+        if (!buf) {
+            rc = SCOPE_ENOMEM;
+            goto done;
+        }
+        H5Tset_size(mt, sz + 1);
+        H5Tset_strpad(mt, H5T_STR_NULLTERM);
+        if (H5Aread(a, mt, buf) < 0) {
+            free(buf);
+            goto done;
+        }
+        *out = buf;
+    }
+    rc = *out ? 1 : SCOPE_ENOMEM;
+done:
+    if (mt >= 0) H5Tclose(mt);
+    if (s >= 0) H5Sclose(s);
+    if (t >= 0) H5Tclose(t);
+    H5Aclose(a);
+    H5Eclear2(H5E_DEFAULT);
+    if (rc == SCOPE_ENOMEM)
+        return scope__fail(rc, "out of memory reading attribute %s", name);
+    return rc;
+}
+
+/* Opens a 1-D dataset and its dataspace; EFORMAT when missing or not 1-D. */
+static int open_1d(hid_t loc, const char *dset, const char *fpath,
+                   hid_t *d, hid_t *space, int64_t *n)
+{
+    char what[512];
+    if (H5Lexists(loc, dset, H5P_DEFAULT) <= 0) {
+        snprintf(what, sizeof what, "missing dataset %s", dset);
+        return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
+    }
+    *d = H5Dopen2(loc, dset, H5P_DEFAULT);
+    if (*d < 0) {
+        snprintf(what, sizeof what, "cannot open dataset %s", dset);
+        return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
+    }
+    *space = H5Dget_space(*d);
+    hsize_t dims[1];
+    if (*space < 0 || H5Sget_simple_extent_ndims(*space) != 1 ||
+        H5Sget_simple_extent_dims(*space, dims, NULL) != 1) {
+        if (*space >= 0) H5Sclose(*space);
+        H5Dclose(*d);
+        H5Eclear2(H5E_DEFAULT);
+        return scope__fail(SCOPE_EFORMAT, "%s: dataset %s is not "
+                           "one-dimensional", fpath, dset);
+    }
+    *n = (int64_t)dims[0];
+    return 0;
+}
+
+int scope__h5_len(hid_t loc, const char *dset, const char *fpath, int64_t *n)
+{
+    hid_t d, s;
+    int rc = open_1d(loc, dset, fpath, &d, &s, n);
+    if (rc < 0)
+        return rc;
+    H5Sclose(s);
+    H5Dclose(d);
+    return 0;
+}
+
+/* Reads elements [offset, offset + count) converted to int64. Cost: one
+ * hyperslab read; HDF5 does the type conversion (u32, u64, i64 all occur). */
+int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
+                         int64_t offset, int64_t count, int64_t *buf)
+{
+    hid_t d, fs, ms;
+    int64_t n;
+    int rc = open_1d(loc, dset, fpath, &d, &fs, &n);
+    if (rc < 0)
+        return rc;
+    if (offset < 0 || count < 0 || offset > n || count > n - offset) {
+        rc = scope__fail(SCOPE_EFORMAT, "%s: dataset %s has %lld elements, "
+                         "%lld at offset %lld were expected", fpath, dset,
+                         (long long)n, (long long)count, (long long)offset);
+        goto fail_range;
+    }
+    if (count == 0)
+        goto fail_range;    /* nothing to read: success */
+    hsize_t start[1] = { (hsize_t)offset }, cnt[1] = { (hsize_t)count };
+    ms = H5Screate_simple(1, cnt, NULL);
+    if (ms < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
+        H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf) < 0) {
+        char what[512];
+        snprintf(what, sizeof what, "cannot read dataset %s", dset);
+        rc = scope__h5_fail(SCOPE_EHDF5, fpath, what);
+    }
+    if (ms >= 0)
+        H5Sclose(ms);
+fail_range:
+    H5Sclose(fs);
+    H5Dclose(d);
+    return rc;
+}
+
+void scope__free_strings(char **s, int64_t n)
+{
+    if (!s)
+        return;
+    for (int64_t i = 0; i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* Reads a 1-D string dataset (variable or fixed length) into a malloc'd
+ * array of malloc'd strings; free with scope__free_strings(). */
+int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
+                           char ***out, int64_t *nout)
+{
+    hid_t d, s, t, mt = -1;
+    int64_t n;
+    char **res = NULL;
+    int rc = open_1d(loc, dset, fpath, &d, &s, &n);
+    if (rc < 0)
+        return rc;
+    t = H5Dget_type(d);
+    if (t < 0 || H5Tget_class(t) != H5T_STRING) {
+        rc = scope__fail(SCOPE_EFORMAT, "%s: dataset %s does not hold "
+                         "strings", fpath, dset);
+        goto fail_type;
+    }
+    res = calloc(n ? (size_t)n : 1, sizeof *res);
+    mt = H5Tcopy(H5T_C_S1);
+    if (!res || mt < 0) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory reading %s",
+                         fpath, dset);
+        goto fail_type;
+    }
+    if (n == 0)
+        goto done;
+    if (H5Tis_variable_str(t) > 0) {
+        char **raw = calloc((size_t)n, sizeof *raw);
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5Tget_cset(t));
+        if (!raw || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+            rc = raw ? scope__h5_fail(SCOPE_EHDF5, fpath, "cannot read "
+                                      "a string dataset")
+                     : scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+            free(raw);
+            goto fail_type;
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (!(res[i] = strdup(raw[i] ? raw[i] : "")))
+                rc = SCOPE_ENOMEM;
+        H5Dvlen_reclaim(mt, s, H5P_DEFAULT, raw);
+        free(raw);
+    } else {
+        size_t sz = H5Tget_size(t);
+        char *buf = calloc((size_t)n, sz + 1);
+        H5Tset_size(mt, sz + 1);
+        H5Tset_strpad(mt, H5T_STR_NULLTERM);
+        if (!buf || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+            rc = buf ? scope__h5_fail(SCOPE_EHDF5, fpath, "cannot read "
+                                      "a string dataset")
+                     : scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+            free(buf);
+            goto fail_type;
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (!(res[i] = strndup(buf + (size_t)i * (sz + 1), sz)))
+                rc = SCOPE_ENOMEM;
+        free(buf);
+    }
+    if (rc < 0) {
+        scope__fail(rc, "%s: out of memory reading %s", fpath, dset);
+        goto fail_type;
+    }
+done:
+    *out = res;
+    *nout = n;
+    res = NULL;
+fail_type:
+    scope__free_strings(res, n);
+    if (mt >= 0) H5Tclose(mt);
+    if (t >= 0) H5Tclose(t);
+    H5Sclose(s);
+    H5Dclose(d);
+    return rc;
+}

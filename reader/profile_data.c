@@ -1,0 +1,420 @@
+/*
+ * profile_data.c - the questions asked of an opened profile: its regions
+ * and ranks, the raw start/end arrays of a (region, rank), duration
+ * statistics and the run's time window.
+ *
+ * Event arrays are read lazily, one (region, rank) at a time, and only kept
+ * when the caller asked for them (scope_profile_times); statistics are
+ * computed once per cell and cached, so a summary of a huge run holds one
+ * cell's events in memory at a time. Source files are reopened on demand
+ * and at most MAX_OPEN of them stay open.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+/* Enough to keep a small run fully open, few enough to stay far below the
+ * usual limit of 1024 file descriptors. */
+#define MAX_OPEN 64
+
+void scope_profile_close(scope_profile *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->nsources; i++) {
+        if (p->sources[i].file >= 0)
+            H5Fclose(p->sources[i].file);
+        free(p->sources[i].path);
+    }
+    size_t ncells = p->cells ? (size_t)p->nregions * (size_t)p->nranks : 0;
+    for (size_t i = 0; i < ncells; i++) {
+        scope__cell *c = p->cells[i];
+        if (!c)
+            continue;
+        free(c->group);
+        free(c->starts);
+        free(c->ends);
+        free(c);
+    }
+    for (int i = 0; i < p->nregions; i++)
+        free(p->regions[i].name);
+    free(p->cells);
+    free(p->regions);
+    free(p->ranks);
+    free(p->sources);
+    free(p);
+}
+
+int scope_profile_region_count(const scope_profile *p)
+{
+    return p ? p->nregions : 0;
+}
+
+const char *scope_profile_region_name(const scope_profile *p, int region)
+{
+    if (!p || region < 0 || region >= p->nregions)
+        return NULL;
+    return p->regions[region].name;
+}
+
+/* Linear: region lists are short (hundreds) and callers look a name up
+ * once. */
+int scope_profile_region_index(const scope_profile *p, const char *name)
+{
+    for (int i = 0; p && name && i < p->nregions; i++)
+        if (strcmp(p->regions[i].name, name) == 0)
+            return i;
+    return scope__fail(SCOPE_ENOTFOUND, "no region called \"%s\"",
+                       name ? name : "(null)");
+}
+
+int scope_profile_rank_count(const scope_profile *p)
+{
+    return p ? p->nranks : 0;
+}
+
+int scope_profile_rank(const scope_profile *p, int i)
+{
+    if (!p || i < 0 || i >= p->nranks)
+        return scope__fail(SCOPE_ENOTFOUND, "no rank index %d", i);
+    return p->ranks[i].rank;
+}
+
+/* Binary search over the sorted ranks: the index, or SCOPE_ENOTFOUND. */
+int scope__rank_index(const scope_profile *p, int rank)
+{
+    int lo = 0, hi = p->nranks - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (p->ranks[mid].rank == rank)
+            return mid;
+        if (p->ranks[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return scope__fail(SCOPE_ENOTFOUND, "no rank %d in this profile", rank);
+}
+
+/* Validates (region, rank) and returns the cell (NULL when that rank never
+ * entered the region) through *cell. */
+static int get_cell(const scope_profile *p, int region, int rank,
+                    scope__cell **cell)
+{
+    if (!p)
+        return scope__fail(SCOPE_EINVAL, "no profile");
+    if (region < 0 || region >= p->nregions)
+        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
+                           "has %d)", region, p->nregions);
+    int k = scope__rank_index(p, rank);
+    if (k < 0)
+        return k;
+    *cell = p->cells[(size_t)region * (size_t)p->nranks + (size_t)k];
+    return 0;
+}
+
+int64_t scope_profile_calls(const scope_profile *p, int region, int rank)
+{
+    scope__cell *c = NULL;
+    if (rank == SCOPE_ALL_RANKS && p && region >= 0 && region < p->nregions) {
+        int64_t n = 0;
+        for (int k = 0; k < p->nranks; k++)
+            if ((c = p->cells[(size_t)region * (size_t)p->nranks + (size_t)k]))
+                n += c->n;
+        return n;
+    }
+    int rc = get_cell(p, region, rank, &c);
+    if (rc < 0)
+        return rc;
+    return c ? c->n : 0;
+}
+
+/* The open HDF5 file of source `s`, reopening it if needed; closes every
+ * other file first when MAX_OPEN are open. */
+static int source_file(scope_profile *p, int s, hid_t *out)
+{
+    if (p->sources[s].file >= 0) {
+        *out = p->sources[s].file;
+        return 0;
+    }
+    int nopen = 0;
+    for (int i = 0; i < p->nsources; i++)
+        nopen += p->sources[i].file >= 0;
+    if (nopen >= MAX_OPEN)
+        for (int i = 0; i < p->nsources; i++)
+            if (p->sources[i].file >= 0) {
+                H5Fclose(p->sources[i].file);
+                p->sources[i].file = H5I_INVALID_HID;
+            }
+    int rc = scope__h5_open_file(p->sources[s].path, &p->sources[s].file);
+    if (rc < 0) {
+        p->sources[s].file = H5I_INVALID_HID;
+        return rc;
+    }
+    *out = p->sources[s].file;
+    return 0;
+}
+
+/* Reads a cell's events into new malloc'd arrays (caller frees both).
+ * Cost: two HDF5 reads of n int64, plus a prefix sum for schema 3. */
+int scope__cell_load(scope_profile *p, scope__cell *c,
+                     int64_t **starts, int64_t **ends)
+{
+    const scope__source *src = &p->sources[c->source];
+    size_t bytes = (size_t)(c->n ? c->n : 1) * sizeof(int64_t);
+    int64_t *s = malloc(bytes), *e = malloc(bytes);
+    hid_t f;
+    char sp[4200], ep[4200];
+    int rc;
+    if (!s || !e) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory for %lld events",
+                         src->path, (long long)c->n);
+        goto fail_read;
+    }
+    if ((rc = source_file(p, c->source, &f)) < 0)
+        goto fail_read;
+    if (src->layout == SCOPE__LAYOUT_GROUPS) {
+        snprintf(sp, sizeof sp, "%s/start_times", c->group);
+        snprintf(ep, sizeof ep, "%s/end_times", c->group);
+    } else if (src->layout == SCOPE__LAYOUT_COLUMNS2) {
+        strcpy(sp, "events/start_times");
+        strcpy(ep, "events/end_times");
+    } else {
+        strcpy(sp, "events/start_deltas");
+        strcpy(ep, "events/durations");
+    }
+    if ((rc = scope__h5_read_int64(f, sp, src->path, c->offset, c->n, s)) < 0 ||
+        (rc = scope__h5_read_int64(f, ep, src->path, c->offset, c->n, e)) < 0)
+        goto fail_read;
+    if (src->layout == SCOPE__LAYOUT_COLUMNS3) {
+        /* Deltas accumulate within the slice; its first value is absolute. */
+        for (int64_t i = 1; i < c->n; i++)
+            s[i] += s[i - 1];
+        for (int64_t i = 0; i < c->n; i++)
+            e[i] += s[i];
+    }
+    *starts = s;
+    *ends = e;
+    return 0;
+fail_read:
+    free(s);
+    free(e);
+    return rc;
+}
+
+/* Computes and caches the cell's statistics and latest end: exact int64
+ * sums, then a second pass for the squared deviations (stable). */
+int scope__cell_summarize(scope_profile *p, scope__cell *c)
+{
+    if (c->summarized)
+        return 0;
+    int64_t *s = c->starts, *e = c->ends;
+    if (!s && c->n > 0) {
+        int rc = scope__cell_load(p, c, &s, &e);
+        if (rc < 0)
+            return rc;
+    }
+    c->total = 0;
+    c->min = INT64_MAX;
+    c->max = INT64_MIN;
+    c->max_end = INT64_MIN;
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t d = e[i] - s[i];
+        c->total += d;
+        if (d < c->min) c->min = d;
+        if (d > c->max) c->max = d;
+        if (e[i] > c->max_end) c->max_end = e[i];
+    }
+    c->mean = c->n ? (double)c->total / (double)c->n : 0.0;
+    c->m2 = 0.0;
+    for (int64_t i = 0; i < c->n; i++) {
+        double dev = (double)(e[i] - s[i]) - c->mean;
+        c->m2 += dev * dev;
+    }
+    if (s != c->starts) {
+        free(s);
+        free(e);
+    }
+    c->summarized = 1;
+    return 0;
+}
+
+int scope_profile_times(scope_profile *p, int region, int rank,
+                        const int64_t **starts, const int64_t **ends,
+                        int64_t *n)
+{
+    scope__cell *c = NULL;
+    int rc = get_cell(p, region, rank, &c);
+    if (rc < 0)
+        return rc;
+    *starts = *ends = NULL;
+    *n = 0;
+    if (!c || c->n == 0)
+        return 0;
+    if (!c->starts) {
+        scope__h5_quiet quiet;
+        scope__h5_quiet_begin(&quiet);
+        rc = scope__cell_load(p, c, &c->starts, &c->ends);
+        scope__h5_quiet_end(&quiet);
+        if (rc < 0)
+            return rc;
+    }
+    *starts = c->starts;
+    *ends = c->ends;
+    *n = c->n;
+    return 0;
+}
+
+/* Adds cell statistics into a running total (Chan et al.'s pairwise
+ * update of the mean and the sum of squared deviations). */
+static void combine(scope_stats *acc, double *m2, const scope__cell *c)
+{
+    if (c->n == 0)
+        return;
+    if (acc->calls == 0) {
+        acc->calls = c->n;
+        acc->total_ns = c->total;
+        acc->min_ns = c->min;
+        acc->max_ns = c->max;
+        acc->mean_ns = c->mean;
+        *m2 = c->m2;
+        return;
+    }
+    double na = (double)acc->calls, nb = (double)c->n, n = na + nb;
+    double delta = c->mean - acc->mean_ns;
+    *m2 += c->m2 + delta * delta * na * nb / n;
+    acc->calls += c->n;
+    acc->total_ns += c->total;
+    acc->mean_ns = (double)acc->total_ns / (double)acc->calls;
+    if (c->min < acc->min_ns) acc->min_ns = c->min;
+    if (c->max > acc->max_ns) acc->max_ns = c->max;
+}
+
+int scope_profile_stats(scope_profile *p, int region, int rank,
+                        scope_stats *out)
+{
+    scope__cell *c = NULL;
+    int rc = 0, k0 = 0, k1;
+    if (!p || !out)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    if (region < 0 || region >= p->nregions)
+        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
+                           "has %d)", region, p->nregions);
+    if (rank == SCOPE_ALL_RANKS) {
+        k1 = p->nranks;
+    } else {
+        if ((k0 = scope__rank_index(p, rank)) < 0)
+            return k0;
+        k1 = k0 + 1;
+    }
+    memset(out, 0, sizeof *out);
+    double m2 = 0.0;
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    for (int k = k0; k < k1 && rc >= 0; k++) {
+        c = p->cells[(size_t)region * (size_t)p->nranks + (size_t)k];
+        if (c && (rc = scope__cell_summarize(p, c)) >= 0)
+            combine(out, &m2, c);
+    }
+    scope__h5_quiet_end(&quiet);
+    if (rc < 0) {
+        memset(out, 0, sizeof *out);
+        return rc;
+    }
+    out->std_ns = out->calls ? sqrt(m2 / (double)out->calls) : 0.0;
+    return 0;
+}
+
+int scope_profile_rank_total_ns(scope_profile *p, int rank, int64_t *out)
+{
+    scope_stats st;
+    int64_t total = 0;
+    if (!p)
+        return scope__fail(SCOPE_EINVAL, "no profile");
+    if (rank != SCOPE_ALL_RANKS) {
+        int k = scope__rank_index(p, rank);
+        if (k < 0)
+            return k;
+    }
+    for (int r = 0; r < p->nregions; r++) {
+        int rc = scope_profile_stats(p, r, rank, &st);
+        if (rc < 0)
+            return rc;
+        total += st.total_ns;
+    }
+    *out = total;
+    return 0;
+}
+
+int scope_profile_run_start_ns(const scope_profile *p, int64_t *out)
+{
+    if (!p || !p->have_run_start)
+        return scope__fail(SCOPE_ENOTFOUND, "the profile records no run "
+                           "start time");
+    *out = p->run_start;
+    return 0;
+}
+
+/* Regions are sorted by first start, so the first region with calls holds
+ * the earliest start: no event data needed. */
+int scope_profile_min_start_ns(const scope_profile *p, int64_t *out)
+{
+    if (!p || p->nregions == 0 || p->regions[0].first_start == INT64_MAX)
+        return scope__fail(SCOPE_ENOTFOUND, "the profile holds no calls");
+    *out = p->regions[0].first_start;
+    return 0;
+}
+
+int scope_profile_max_end_ns(scope_profile *p, int64_t *out)
+{
+    if (!p)
+        return scope__fail(SCOPE_EINVAL, "no profile");
+    if (!p->have_max_end) {
+        int64_t m = INT64_MIN;
+        size_t ncells = (size_t)p->nregions * (size_t)p->nranks;
+        int rc = 0;
+        scope__h5_quiet quiet;
+        scope__h5_quiet_begin(&quiet);
+        for (size_t i = 0; i < ncells && rc >= 0; i++) {
+            scope__cell *c = p->cells[i];
+            if (c && c->n > 0 && (rc = scope__cell_summarize(p, c)) >= 0 &&
+                c->max_end > m)
+                m = c->max_end;
+        }
+        scope__h5_quiet_end(&quiet);
+        if (rc < 0)
+            return rc;
+        if (m == INT64_MIN)
+            return scope__fail(SCOPE_ENOTFOUND, "the profile holds no calls");
+        p->max_end = m;
+        p->have_max_end = 1;
+    }
+    *out = p->max_end;
+    return 0;
+}
+
+int scope_profile_time_origin_ns(const scope_profile *p, int64_t *out)
+{
+    if (p && p->have_run_start) {
+        *out = p->run_start;
+        return 0;
+    }
+    return scope_profile_min_start_ns(p, out);
+}
+
+int scope_profile_time_span_ns(scope_profile *p, int64_t *out)
+{
+    int64_t lo, hi;
+    int rc = scope_profile_min_start_ns(p, &lo);
+    if (rc == SCOPE_ENOTFOUND && p) {
+        *out = 0;
+        return 0;
+    }
+    if (rc < 0 || (rc = scope_profile_max_end_ns(p, &hi)) < 0)
+        return rc;
+    *out = hi - lo;
+    return 0;
+}

@@ -1,0 +1,688 @@
+/*
+ * profile_open.c - turns the paths a user gives (index file, merged file,
+ * rank file, folder of rank files, scope-profiler schema 1/2/3 files, or
+ * several of these) into one profile model: sources, ranks, regions and the
+ * region x rank cell matrix (reader_internal.h).
+ *
+ * Opening reads only structure: link names, attributes, dataset sizes and
+ * the first start time of each (region, rank), which is all that sorting
+ * regions by first start needs. Event arrays are read later, on demand
+ * (profile_data.c). Every failure is a SCOPE_E* code plus a message that
+ * names the offending path; nothing here prints, exits or aborts.
+ *
+ * Index files hold /rank<N> as HDF5 external links. Rather than relying on
+ * HDF5's link-resolution search order (which depends on the working folder
+ * and on HDF5_EXT_PREFIX), the link value is unpacked and the rank file is
+ * opened directly, relative to the index file's folder.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "reader_internal.h"
+
+/* One (region name, rank) found while scanning; sorted and merged into the
+ * profile's regions and cell matrix by finish(). */
+typedef struct {
+    char *name;
+    int rank;
+    scope__cell *cell;
+} found_cell;
+
+typedef struct {
+    scope_profile *p;
+    found_cell *found;
+    size_t nfound, capfound;
+    int names_moved;    /* found[].name now point at regions[].name */
+    int have_meta_start, have_rank_start;
+    int64_t meta_start, rank_start;
+} builder;
+
+static int add_file(builder *b, const char *path);
+
+/* Grows *arr (of *cap elements of `size` bytes) to hold n + 1. */
+static int grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *q = realloc(*(void **)arr, ncap * size);
+    if (!q)
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    *(void **)arr = q;
+    *cap = ncap;
+    return 0;
+}
+
+/* Parses "rank<digits>" followed by exactly `suffix`; returns the rank or
+ * -1. Rejects signs, spaces and overflow, so "rank-1" or "rank1x" are not
+ * rank groups (unknown groups are ignored, FORMAT.md). */
+static int parse_rank(const char *s, const char *suffix)
+{
+    if (strncmp(s, "rank", 4) != 0 || s[4] < '0' || s[4] > '9')
+        return -1;
+    long v = 0;
+    const char *q = s + 4;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        v = v * 10 + (*q - '0');
+        if (v > INT_MAX)
+            return -1;
+    }
+    return strcmp(q, suffix) == 0 ? (int)v : -1;
+}
+
+static int add_source(builder *b, const char *path, hid_t file, int layout)
+{
+    scope_profile *p = b->p;
+    size_t cap = (size_t)p->nsources;   /* exact-size array: grow by one */
+    scope__source *q = realloc(p->sources, (cap + 1) * sizeof *q);
+    if (!q)
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening %s", path);
+    p->sources = q;
+    q[cap].path = strdup(path);
+    q[cap].file = file;
+    q[cap].layout = layout;
+    q[cap].via = -1;
+    if (!q[cap].path)
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening %s", path);
+    return p->nsources++;
+}
+
+static int add_rank(builder *b, int rank, int source)
+{
+    scope_profile *p = b->p;
+    scope__rank *q = realloc(p->ranks, ((size_t)p->nranks + 1) * sizeof *q);
+    if (!q)
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    p->ranks = q;
+    q[p->nranks].rank = rank;
+    q[p->nranks].source = source;
+    p->nranks++;
+    return 0;
+}
+
+/* Takes ownership of `name` (freed on failure too). */
+static int add_cell(builder *b, char *name, int rank, int source,
+                    const char *group, int64_t offset, int64_t n,
+                    int64_t first_start)
+{
+    scope__cell *c = calloc(1, sizeof *c);
+    if (!c || grow(&b->found, &b->capfound, b->nfound, sizeof *b->found) < 0)
+        goto fail_alloc;
+    if (group && !(c->group = strdup(group)))
+        goto fail_alloc;
+    c->source = source;
+    c->offset = offset;
+    c->n = n;
+    c->first_start = first_start;
+    b->found[b->nfound].name = name;
+    b->found[b->nfound].rank = rank;
+    b->found[b->nfound].cell = c;
+    b->nfound++;
+    return 0;
+fail_alloc:
+    free(c);
+    free(name);
+    return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+}
+
+static void note_start(int *have, int64_t *min, int64_t v)
+{
+    if (!*have || v < *min)
+        *min = v;
+    *have = 1;
+}
+
+typedef struct {
+    char **names;
+    size_t n, cap;
+    int nomem;
+} link_list;
+
+static herr_t collect_cb(hid_t g, const char *name, const H5L_info_t *info,
+                         void *arg)
+{
+    (void)g;
+    (void)info;
+    link_list *l = arg;
+    char *s = strdup(name);
+    if (!s || grow(&l->names, &l->cap, l->n, sizeof *l->names) < 0) {
+        free(s);
+        l->nomem = 1;
+        return -1;
+    }
+    l->names[l->n++] = s;
+    return 0;
+}
+
+/* Lists the link names of group `g` in name order. */
+static int list_links(hid_t g, const char *fpath, const char *gpath,
+                      link_list *l)
+{
+    memset(l, 0, sizeof *l);
+    hsize_t idx = 0;
+    if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_cb, l) < 0) {
+        scope__free_strings(l->names, (int64_t)l->n);
+        if (l->nomem)
+            return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        char what[512];
+        snprintf(what, sizeof what, "cannot list group %s", gpath);
+        return scope__h5_fail(SCOPE_EHDF5, fpath, what);
+    }
+    return 0;
+}
+
+/* Adds one region group (a cell) of a rank group. */
+static int add_region_group(builder *b, int source, int rank, hid_t regions,
+                            const char *link, const char *rpath)
+{
+    const char *fpath = b->p->sources[source].path;
+    H5O_info_t oi;
+    if (H5Oget_info_by_name(regions, link, &oi, H5P_DEFAULT) < 0)
+        return scope__h5_fail(SCOPE_EFORMAT, fpath, "cannot open a region");
+    if (oi.type != H5O_TYPE_GROUP)
+        return 0;   /* not a region: ignored like any unknown object */
+    char gpath[4096];
+    if (snprintf(gpath, sizeof gpath, "%s/%s", rpath, link) >=
+        (int)sizeof gpath)
+        return scope__fail(SCOPE_EFORMAT, "%s: region path too long in %s",
+                           fpath, rpath);
+    hid_t g = H5Gopen2(regions, link, H5P_DEFAULT);
+    if (g < 0)
+        return scope__h5_fail(SCOPE_EFORMAT, fpath, "cannot open a region");
+    char *name = NULL;
+    int64_t n, ne, first = INT64_MAX;
+    int rc = scope__h5_attr_string(g, "name", &name);
+    if (rc < 0)
+        goto fail_read;
+    if (rc == 0 && !(name = strdup(link))) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        goto fail_read;
+    }
+    /* Absolute dataset paths, so that messages name the whole path. */
+    char spath[4200], epath[4200];
+    snprintf(spath, sizeof spath, "%s/start_times", gpath);
+    snprintf(epath, sizeof epath, "%s/end_times", gpath);
+    if ((rc = scope__h5_len(g, spath, fpath, &n)) < 0 ||
+        (rc = scope__h5_len(g, epath, fpath, &ne)) < 0)
+        goto fail_read;
+    if (n != ne) {
+        rc = scope__fail(SCOPE_EFORMAT, "%s: region group %s has %lld start "
+                         "times but %lld end times", fpath, gpath,
+                         (long long)n, (long long)ne);
+        goto fail_read;
+    }
+    if (n > 0 &&
+        (rc = scope__h5_read_int64(g, spath, fpath, 0, 1, &first)) < 0)
+        goto fail_read;
+    H5Gclose(g);
+    return add_cell(b, name, rank, source, gpath, 0, n, first);
+fail_read:
+    free(name);
+    H5Gclose(g);
+    return rc;
+}
+
+/* Adds the rank group at `gpath` of source `source` and its regions. */
+static int add_rank_group(builder *b, int source, hid_t file,
+                          const char *gpath, int rank)
+{
+    const char *fpath = b->p->sources[source].path;
+    char what[4200];
+    hid_t g = H5Gopen2(file, gpath, H5P_DEFAULT);
+    if (g < 0) {
+        snprintf(what, sizeof what, "%s is not a group", gpath);
+        return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
+    }
+    int64_t v;
+    int rc = add_rank(b, rank, source);
+    if (rc < 0)
+        goto fail_group;
+    if (scope__h5_attr_int64(g, "start_time_ns", &v) == 1)
+        note_start(&b->have_rank_start, &b->rank_start, v);
+    if (H5Lexists(g, "regions", H5P_DEFAULT) <= 0)
+        goto fail_group;    /* a rank that recorded nothing: rc == 0 */
+    hid_t r = H5Gopen2(g, "regions", H5P_DEFAULT);
+    if (r < 0) {
+        snprintf(what, sizeof what, "%s/regions is not a group", gpath);
+        rc = scope__h5_fail(SCOPE_EFORMAT, fpath, what);
+        goto fail_group;
+    }
+    snprintf(what, sizeof what, "%s/regions", gpath);
+    link_list l;
+    if ((rc = list_links(r, fpath, what, &l)) < 0)
+        goto fail_regions;
+    for (size_t i = 0; i < l.n && rc >= 0; i++)
+        rc = add_region_group(b, source, rank, r, l.names[i], what);
+    scope__free_strings(l.names, (int64_t)l.n);
+fail_regions:
+    H5Gclose(r);
+fail_group:
+    H5Gclose(g);
+    return rc;
+}
+
+/* Joins `name` to the folder of `base` unless it is absolute. */
+static char *path_beside(const char *base, const char *name)
+{
+    if (name[0] == '/')
+        return strdup(name);
+    const char *slash = strrchr(base, '/');
+    size_t dl = slash ? (size_t)(slash - base) + 1 : 0;
+    char *s = malloc(dl + strlen(name) + 1);
+    if (s) {
+        memcpy(s, base, dl);
+        strcpy(s + dl, name);
+    }
+    return s;
+}
+
+/* Follows the external link /<link> of an index file: opens the rank file
+ * it names (relative to the index's folder) and adds its rank group. */
+static int add_linked_rank(builder *b, int source, hid_t file,
+                           const char *link, int rank)
+{
+    const char *fpath = b->p->sources[source].path;
+    H5L_info_t li;
+    char what[512];
+    if (H5Lget_info(file, link, &li, H5P_DEFAULT) < 0) {
+        snprintf(what, sizeof what, "cannot read link /%s", link);
+        return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
+    }
+    if (li.type != H5L_TYPE_EXTERNAL) {
+        snprintf(what, sizeof what, "/%s", link);
+        return add_rank_group(b, source, file, what, rank);
+    }
+    char *val = malloc(li.u.val_size ? li.u.val_size : 1);
+    const char *tfile = NULL, *tobj = NULL;
+    unsigned flags;
+    if (!val)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    if (H5Lget_val(file, link, val, li.u.val_size, H5P_DEFAULT) < 0 ||
+        H5Lunpack_elink_val(val, li.u.val_size, &flags, &tfile, &tobj) < 0) {
+        snprintf(what, sizeof what, "cannot read external link /%s", link);
+        free(val);
+        return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
+    }
+    int rc;
+    char *target = path_beside(fpath, tfile);
+    struct stat st;
+    if (!target) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        goto fail_target;
+    }
+    if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
+        rc = scope__fail(SCOPE_ENOENT, "%s: /%s links to %s, which does not "
+                         "exist", fpath, link, target);
+        goto fail_target;
+    }
+    hid_t tf;
+    if ((rc = scope__h5_open_file(target, &tf)) < 0)
+        goto fail_target;
+    int ts = add_source(b, target, tf, SCOPE__LAYOUT_GROUPS);
+    if (ts < 0) {
+        H5Fclose(tf);
+        rc = ts;
+        goto fail_target;
+    }
+    b->p->sources[ts].via = source;
+    rc = add_rank_group(b, ts, tf, tobj, rank);
+    H5Fclose(tf);
+    b->p->sources[ts].file = H5I_INVALID_HID;
+fail_target:
+    free(target);
+    free(val);
+    return rc;
+}
+
+/* A file in our layout (or scope-profiler schema 1): /rank<N> groups or
+ * external links to them. */
+static int add_groups_file(builder *b, int source, hid_t file)
+{
+    const char *fpath = b->p->sources[source].path;
+    link_list l;
+    int rc = list_links(file, fpath, "/", &l), found = 0;
+    for (size_t i = 0; i < l.n && rc >= 0; i++) {
+        int rank = parse_rank(l.names[i], "");
+        if (rank < 0)
+            continue;
+        found++;
+        rc = add_linked_rank(b, source, file, l.names[i], rank);
+    }
+    scope__free_strings(l.names, (int64_t)l.n);
+    if (rc >= 0 && !found)
+        rc = scope__fail(SCOPE_EFORMAT, "%s: an HDF5 file but not a scope "
+                         "profile (no /rank<N> groups)", fpath);
+    return rc;
+}
+
+/* scope-profiler's schema 2 and 3: one region table, one (rank, region)
+ * index, and event columns sliced by that index (FORMAT.md, end). */
+static int add_columns_file(builder *b, int source, hid_t file, int schema)
+{
+    const char *fpath = b->p->sources[source].path;
+    const char *col_start = schema == 2 ? "events/start_times"
+                                        : "events/start_deltas";
+    const char *col_end = schema == 2 ? "events/end_times" : "events/durations";
+    char **names = NULL;
+    int64_t nnames = 0, m = 0, m2, nev, nev2;
+    int64_t *cols[4] = { NULL, NULL, NULL, NULL };
+    static const char *idx[4] = {
+        "rank_region_index/region_ids", "rank_region_index/ranks",
+        "rank_region_index/event_offsets", "rank_region_index/event_counts"
+    };
+    int rc = scope__h5_read_strings(file, "region_table/names", fpath,
+                                    &names, &nnames);
+    if (rc < 0)
+        return rc;
+    if ((rc = scope__h5_len(file, col_start, fpath, &nev)) < 0 ||
+        (rc = scope__h5_len(file, col_end, fpath, &nev2)) < 0 ||
+        (rc = scope__h5_len(file, idx[0], fpath, &m)) < 0)
+        goto fail_cols;
+    if (nev != nev2) {
+        rc = scope__fail(SCOPE_EFORMAT, "%s: %s and %s differ in length",
+                         fpath, col_start, col_end);
+        goto fail_cols;
+    }
+    for (int k = 0; k < 4; k++) {
+        if ((rc = scope__h5_len(file, idx[k], fpath, &m2)) < 0)
+            goto fail_cols;
+        if (m2 != m) {
+            rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %lld rows, %s has "
+                             "%lld", fpath, idx[k], (long long)m2, idx[0],
+                             (long long)m);
+            goto fail_cols;
+        }
+        if (!(cols[k] = malloc((size_t)(m ? m : 1) * sizeof(int64_t)))) {
+            rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+            goto fail_cols;
+        }
+        if ((rc = scope__h5_read_int64(file, idx[k], fpath, 0, m,
+                                       cols[k])) < 0)
+            goto fail_cols;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        int64_t rid = cols[0][i], rank = cols[1][i], off = cols[2][i],
+                cnt = cols[3][i], first = INT64_MAX;
+        if (rid < 0 || rid >= nnames || rank < 0 || rank > INT_MAX ||
+            off < 0 || cnt < 0 || off > nev || cnt > nev - off) {
+            rc = scope__fail(SCOPE_EFORMAT, "%s: rank_region_index row %lld "
+                             "points outside region_table or events",
+                             fpath, (long long)i);
+            goto fail_cols;
+        }
+        if (cnt > 0 &&
+            (rc = scope__h5_read_int64(file, col_start, fpath, off, 1,
+                                       &first)) < 0)
+            goto fail_cols;
+        int seen = 0;   /* a rank is added once per file */
+        for (int64_t j = 0; j < i && !seen; j++)
+            seen = cols[1][j] == rank;
+        if (!seen && (rc = add_rank(b, (int)rank, source)) < 0)
+            goto fail_cols;
+        char *name = strdup(names[rid]);
+        if (!name) {
+            rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+            goto fail_cols;
+        }
+        if ((rc = add_cell(b, name, (int)rank, source, NULL, off, cnt,
+                           first)) < 0)
+            goto fail_cols;
+    }
+fail_cols:
+    for (int k = 0; k < 4; k++)
+        free(cols[k]);
+    scope__free_strings(names, nnames);
+    return rc;
+}
+
+/* Opens one HDF5 file the user named (or found in a folder). */
+static int add_file(builder *b, const char *path)
+{
+    hid_t f;
+    int64_t fmt, schema = 1, v;
+    int rc = scope__h5_open_file(path, &f);
+    if (rc < 0)
+        return rc;
+    if (scope__h5_attr_int64(f, "scope_format", &fmt) == 1 && fmt != 1) {
+        rc = scope__fail(SCOPE_EVERSION, "%s: scope_format %lld is not "
+                         "supported (this reader knows 1)", path,
+                         (long long)fmt);
+        goto fail_open;
+    }
+    scope__h5_attr_int64(f, "scope_profiler_schema", &schema);
+    if (schema < 1 || schema > 3) {
+        rc = scope__fail(SCOPE_EVERSION, "%s: scope_profiler_schema %lld is "
+                         "not supported (this reader knows 1 to 3)", path,
+                         (long long)schema);
+        goto fail_open;
+    }
+    int layout = schema == 1 ? SCOPE__LAYOUT_GROUPS
+               : schema == 2 ? SCOPE__LAYOUT_COLUMNS2 : SCOPE__LAYOUT_COLUMNS3;
+    int s = add_source(b, path, H5I_INVALID_HID, layout);
+    if (s < 0) {
+        rc = s;
+        goto fail_open;
+    }
+    if (H5Lexists(f, "metadata", H5P_DEFAULT) > 0) {
+        hid_t m = H5Gopen2(f, "metadata", H5P_DEFAULT);
+        if (m >= 0) {
+            if (scope__h5_attr_int64(m, "start_time_ns", &v) == 1)
+                note_start(&b->have_meta_start, &b->meta_start, v);
+            H5Gclose(m);
+        }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    rc = layout == SCOPE__LAYOUT_GROUPS ? add_groups_file(b, s, f)
+                                        : add_columns_file(b, s, f, (int)schema);
+fail_open:
+    /* Sources are reopened on demand (profile_data.c): a run with
+     * thousands of ranks must not hold thousands of files open. */
+    H5Fclose(f);
+    return rc;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder: every rank<N>.h5 in it, in rank order. */
+static int add_folder(builder *b, const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return scope__fail(errno == EACCES ? SCOPE_EACCES : SCOPE_EIO,
+                           "%s: cannot read folder: %s", path, strerror(errno));
+    link_list l;
+    memset(&l, 0, sizeof l);
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        if (parse_rank(e->d_name, ".h5") < 0)
+            continue;
+        char *s;
+        size_t len = strlen(path) + strlen(e->d_name) + 2;
+        if (!(s = malloc(len)) ||
+            grow(&l.names, &l.cap, l.n, sizeof *l.names) < 0) {
+            free(s);
+            rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        snprintf(s, len, "%s%s%s", path,
+                 path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
+        l.names[l.n++] = s;
+    }
+    closedir(d);
+    if (rc == 0 && l.n == 0)
+        rc = scope__fail(SCOPE_ENOENT, "%s: folder holds no rank<N>.h5 files",
+                         path);
+    if (l.n)
+        qsort(l.names, l.n, sizeof *l.names, cmp_name);
+    for (size_t i = 0; i < l.n && rc >= 0; i++)
+        rc = add_file(b, l.names[i]);
+    scope__free_strings(l.names, (int64_t)l.n);
+    return rc;
+}
+
+static int add_path(builder *b, const char *path)
+{
+    struct stat st;
+    if (!path || !path[0])
+        return scope__fail(SCOPE_EINVAL, "empty path");
+    if (stat(path, &st) < 0) {
+        int code = errno == EACCES ? SCOPE_EACCES : SCOPE_ENOENT;
+        return scope__fail(code, "%s: %s", path, scope_strerror(code));
+    }
+    if (S_ISDIR(st.st_mode))
+        return add_folder(b, path);
+    if (!S_ISREG(st.st_mode))
+        return scope__fail(SCOPE_EINVAL, "%s: not a file or folder", path);
+    return add_file(b, path);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const scope__rank *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int cmp_found(const void *a, const void *b)
+{
+    return strcmp(((const found_cell *)a)->name, ((const found_cell *)b)->name);
+}
+
+static int cmp_region_order(const void *a, const void *b)
+{
+    const scope__region *x = a, *y = b;
+    if (x->first_start != y->first_start)
+        return x->first_start < y->first_start ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* "path" or "path (linked from index)", for messages. */
+static void describe_source(const scope_profile *p, int s, char *buf,
+                            size_t len)
+{
+    const scope__source *src = &p->sources[s];
+    if (src->via >= 0)
+        snprintf(buf, len, "%s (linked from %s)", src->path,
+                 p->sources[src->via].path);
+    else
+        snprintf(buf, len, "%s", src->path);
+}
+
+/* Sorts ranks (EDUP on a repeat), merges cells into regions by name,
+ * orders regions by first start and fills the cell matrix. */
+static int finish(builder *b)
+{
+    scope_profile *p = b->p;
+    if (p->nranks)
+        qsort(p->ranks, (size_t)p->nranks, sizeof *p->ranks, cmp_rank);
+    for (int i = 1; i < p->nranks; i++)
+        if (p->ranks[i].rank == p->ranks[i - 1].rank) {
+            char a[4200], c[4200];
+            describe_source(p, p->ranks[i - 1].source, a, sizeof a);
+            describe_source(p, p->ranks[i].source, c, sizeof c);
+            return scope__fail(SCOPE_EDUP, "rank %d appears twice: in %s and "
+                               "in %s", p->ranks[i].rank, a, c);
+        }
+    if (b->nfound)
+        qsort(b->found, b->nfound, sizeof *b->found, cmp_found);
+    size_t nreg = 0;
+    for (size_t i = 0; i < b->nfound; i++)
+        if (i == 0 || strcmp(b->found[i].name, b->found[i - 1].name))
+            nreg++;
+    p->regions = calloc(nreg ? nreg : 1, sizeof *p->regions);
+    p->cells = calloc(nreg * (size_t)p->nranks + 1, sizeof *p->cells);
+    if (!p->regions || !p->cells)
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    /* Regions by name first; found[i].name is reused as the region's
+     * name (ownership moves) or freed when it repeats. */
+    for (size_t i = 0; i < b->nfound; i++) {
+        if (i == 0 || strcmp(b->found[i].name, b->found[i - 1].name)) {
+            p->regions[p->nregions].name = b->found[i].name;
+            p->regions[p->nregions].first_start = INT64_MAX;
+            p->nregions++;
+        } else {
+            free(b->found[i].name);
+        }
+        b->found[i].name = p->regions[p->nregions - 1].name;
+        if (b->found[i].cell->first_start <
+            p->regions[p->nregions - 1].first_start)
+            p->regions[p->nregions - 1].first_start =
+                b->found[i].cell->first_start;
+    }
+    b->names_moved = 1;
+    if (p->nregions)
+        qsort(p->regions, (size_t)p->nregions, sizeof *p->regions,
+              cmp_region_order);
+    for (size_t i = 0; i < b->nfound; i++) {
+        found_cell *f = &b->found[i];
+        int r = scope_profile_region_index(p, f->name);
+        int k = scope__rank_index(p, f->rank);
+        size_t slot = (size_t)r * (size_t)p->nranks + (size_t)k;
+        if (p->cells[slot])
+            return scope__fail(SCOPE_EFORMAT, "%s: region \"%s\" appears "
+                               "twice on rank %d",
+                               p->sources[f->cell->source].path, f->name,
+                               f->rank);
+        p->cells[slot] = f->cell;
+        f->cell = NULL;
+    }
+    if (b->have_meta_start) {
+        p->have_run_start = 1;
+        p->run_start = b->meta_start;
+    } else if (b->have_rank_start) {
+        p->have_run_start = 1;
+        p->run_start = b->rank_start;
+    }
+    return 0;
+}
+
+int scope_profile_open_paths(const char *const *paths, int npaths,
+                             scope_profile **out)
+{
+    if (!out || !paths || npaths < 1)
+        return scope__fail(SCOPE_EINVAL, "no path to open");
+    *out = NULL;
+    builder b;
+    memset(&b, 0, sizeof b);
+    if (!(b.p = calloc(1, sizeof *b.p)))
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    int rc = 0;
+    for (int i = 0; i < npaths && rc >= 0; i++)
+        rc = add_path(&b, paths[i]);
+    if (rc >= 0)
+        rc = finish(&b);
+    scope__h5_quiet_end(&quiet);
+    /* Cells finish() did not move into the matrix, and names it did not
+     * take over (all of them when it failed before the merge). */
+    for (size_t i = 0; i < b.nfound; i++) {
+        if (b.found[i].cell) {
+            free(b.found[i].cell->group);
+            free(b.found[i].cell);
+        }
+        if (!b.names_moved)
+            free(b.found[i].name);
+    }
+    free(b.found);
+    if (rc < 0) {
+        scope_profile_close(b.p);
+        return rc;
+    }
+    *out = b.p;
+    return 0;
+}
+
+int scope_profile_open(const char *path, scope_profile **out)
+{
+    return scope_profile_open_paths(&path, 1, out);
+}

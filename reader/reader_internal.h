@@ -1,0 +1,104 @@
+/*
+ * reader_internal.h - the in-memory model of an opened profile, shared by
+ * the files of libscope_reader (not installed).
+ *
+ * A profile is a set of sources (opened HDF5 files), a sorted list of ranks
+ * and of regions, and a dense region x rank matrix of cells. A cell knows
+ * where its events live (a region group, or a slice of scope-profiler's
+ * columnar arrays) and how many there are; the events themselves are read
+ * only when asked for.
+ */
+#ifndef SCOPE_READER_INTERNAL_H
+#define SCOPE_READER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "scope_reader.h"
+
+/* How a source file stores its events. */
+enum scope__layout {
+    SCOPE__LAYOUT_GROUPS = 1,  /* /rank<N>/regions/<link>/{start,end}_times */
+    SCOPE__LAYOUT_COLUMNS2,    /* schema 2: events/{start_times,end_times} */
+    SCOPE__LAYOUT_COLUMNS3     /* schema 3: events/{start_deltas,durations} */
+};
+
+typedef struct scope__source {
+    char *path;         /* as the user (or the index link) gave it */
+    hid_t file;         /* open HDF5 file, H5I_INVALID_HID when closed */
+    int layout;
+    int via;            /* the index source that links to it, or -1 */
+} scope__source;
+
+typedef struct scope__rank {
+    int rank;
+    int source;         /* where it was found: names the path in EDUP */
+} scope__rank;
+
+typedef struct scope__cell {
+    int source;
+    char *group;        /* GROUPS: path of the region group in the file */
+    int64_t offset;     /* COLUMNS*: first event in events/ arrays */
+    int64_t n;          /* number of calls */
+    int64_t first_start;/* start of the first call (INT64_MAX if none) */
+    int64_t *starts;    /* kept only when scope_profile_times() asked */
+    int64_t *ends;
+    int summarized;     /* the fields below are valid */
+    int64_t total, min, max, max_end;
+    double mean, m2;    /* m2 = sum of squared deviations from mean */
+} scope__cell;
+
+typedef struct scope__region {
+    char *name;
+    int64_t first_start;
+} scope__region;
+
+struct scope_profile {
+    scope__source *sources;
+    int nsources;
+    scope__rank *ranks;         /* ascending by rank */
+    int nranks;
+    scope__region *regions;     /* by first start, then name */
+    int nregions;
+    scope__cell **cells;        /* [region * nranks + rank_index], NULL = none */
+    int have_run_start;
+    int64_t run_start;
+    int have_max_end;
+    int64_t max_end;
+};
+
+/* Error message (thread-local). Both return `code` so a caller can write
+ * `return scope__fail(...)`. */
+int scope__fail(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int scope__vfail(int code, const char *fmt, va_list ap);
+
+/* HDF5 helpers (h5_util.c). Each returns 0 (or 1/0 = present/absent where
+ * said), or a negative SCOPE_E* code with the message set; `fpath` is the
+ * file's path, used only in messages. */
+typedef struct { H5E_auto2_t func; void *data; } scope__h5_quiet;
+void scope__h5_quiet_begin(scope__h5_quiet *saved);
+void scope__h5_quiet_end(const scope__h5_quiet *saved);
+/* Sets the message "<fpath>: <what> (HDF5: <innermost HDF5 message>)" and
+ * returns SCOPE_ETRUNC if HDF5 reported truncation, else `code`. */
+int scope__h5_fail(int code, const char *fpath, const char *what);
+int scope__h5_open_file(const char *fpath, hid_t *out);
+int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out);
+int scope__h5_attr_string(hid_t obj, const char *name, char **out);
+int scope__h5_len(hid_t loc, const char *dset, const char *fpath, int64_t *n);
+int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
+                         int64_t offset, int64_t count, int64_t *buf);
+int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
+                           char ***out, int64_t *n);
+void scope__free_strings(char **s, int64_t n);
+
+/* Opening (profile_open.c) and event loading (profile_data.c). */
+int scope__cell_load(scope_profile *p, scope__cell *c,
+                     int64_t **starts, int64_t **ends);
+int scope__cell_summarize(scope_profile *p, scope__cell *c);
+int scope__rank_index(const scope_profile *p, int rank);
+
+#endif /* SCOPE_READER_INTERNAL_H */

@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""make_profiles.py OUTDIR - writes the profiles the reader and tool tests
+open, each with numbers small enough to check by hand (see the comments and
+the expected values in test_layouts.c / test_tutorial.c).
+
+Written with h5py, independently of the reader, so a reader bug cannot hide
+in a matching writer bug.
+"""
+import os
+import shutil
+import sys
+
+import h5py
+import numpy as np
+
+out = sys.argv[1]
+shutil.rmtree(out, ignore_errors=True)
+os.makedirs(out)
+NS = 1_000_000_000
+
+
+def path(*names):
+    return os.path.join(out, *names)
+
+
+# 1. The tutorial's hand-written two-rank file, exactly as printed there.
+with h5py.File(path("two_ranks.h5"), "w") as h5file:
+    for rank, factor in enumerate([1.0, 1.6]):  # rank 1 is the slow one
+        regions = h5file.create_group(f"rank{rank}").create_group("regions")
+        starts = np.array([0.0, 0.5, 1.0]) * NS
+        durations = np.array([0.2, 0.25, 0.2]) * factor * NS
+        group = regions.create_group("solve")
+        group.create_dataset("start_times", data=starts.astype(np.int64))
+        group.create_dataset("end_times", data=(starts + durations).astype(np.int64))
+
+# 2. A run in our own layout (FORMAT.md): an index file with external links
+# to two rank files, names that need link encoding, and the same data
+# merged into one file.
+#   rank 0: main [2000,10000]; a/b [3000,4000] [5000,5500]; . [6000,6100];
+#           100% [7000,7050] [7100,7200] [7200,7400]
+#   rank 1: main [2500,11000]; a/b [3000,4500]
+RUN = {
+    0: [("main", "main", [2000], [10000]),
+        ("a%2Fb", "a/b", [3000, 5000], [4000, 5500]),
+        ("%2E", ".", [6000], [6100]),
+        ("100%25", "100%", [7000, 7100, 7200], [7050, 7200, 7400])],
+    1: [("main", "main", [2500], [11000]),
+        ("a%2Fb", "a/b", [3000], [4500])],
+}
+RANK_START = {0: 1000, 1: 1010}
+
+
+def root_attrs(f, start):
+    f.attrs["scope_format"] = np.int64(1)
+    f.attrs["scope_profiler_schema"] = np.int64(1)
+    m = f.create_group("metadata")
+    m.attrs["start_time_ns"] = np.int64(start)
+    m.attrs["mpi_size"] = np.int64(2)
+    m.attrs["hostname"] = "testhost"
+
+
+def rank_group(f, rank):
+    g = f.create_group(f"rank{rank}")
+    for k, v in [("rank", rank), ("pid", 100 + rank),
+                 ("start_time_ns", RANK_START[rank]),
+                 ("finalize_time_ns", 20000), ("dropped_events", 0)]:
+        g.attrs[k] = np.int64(v)
+    g.attrs["hostname"] = "testhost"
+    g.attrs["complete"] = np.int8(1)
+    g.create_group("threads")           # unknown to the reader: ignored
+    regions = g.create_group("regions")
+    for link, name, starts, ends in RUN[rank]:
+        r = regions.create_group(link)
+        if name == "100%":                # a fixed-length string attribute
+            r.attrs["name"] = np.bytes_(name)
+        else:
+            r.attrs["name"] = name
+        r.attrs["kind"] = "manual"
+        # Rank 1 chunked + gzip + shuffle: FORMAT.md says readers must not
+        # care how datasets are stored.
+        packed = dict(chunks=True, compression="gzip", shuffle=True) if rank else {}
+        r.create_dataset("start_times", data=np.array(starts, np.int64), **packed)
+        r.create_dataset("end_times", data=np.array(ends, np.int64), **packed)
+        r.create_dataset("thread_ids", data=np.zeros(len(starts), np.int32))
+
+
+os.makedirs(path("run.ranks"))
+for rank in RUN:
+    with h5py.File(path("run.ranks", f"rank{rank}.h5"), "w") as f:
+        root_attrs(f, RANK_START[rank])
+        rank_group(f, rank)
+with h5py.File(path("run.h5"), "w") as f:
+    root_attrs(f, 1000)
+    for rank in RUN:
+        f[f"rank{rank}"] = h5py.ExternalLink(f"run.ranks/rank{rank}.h5", f"/rank{rank}")
+with h5py.File(path("merged.h5"), "w") as f:
+    root_attrs(f, 1000)
+    for rank in RUN:
+        rank_group(f, rank)
+
+# 3. scope-profiler schema 3 with two ranks, so that the start deltas must
+# restart at each slice: rank 0 solve [10,15] [20,33]; rank 1 solve
+# [100,101] [110,113]; rank 1 io [105,109].
+with h5py.File(path("schema3_two.h5"), "w") as f:
+    f.attrs["scope_profiler_schema"] = np.int64(3)
+    f.create_group("region_table").create_dataset(
+        "names", data=["solve", "io"], dtype=h5py.string_dtype())
+    idx = f.create_group("rank_region_index")
+    idx.create_dataset("region_ids", data=np.array([0, 0, 1], np.uint32))
+    idx.create_dataset("ranks", data=np.array([0, 1, 1], np.uint32))
+    idx.create_dataset("event_offsets", data=np.array([0, 2, 4], np.uint64))
+    idx.create_dataset("event_counts", data=np.array([2, 2, 1], np.uint64))
+    ev = f.create_group("events")
+    ev.create_dataset("start_deltas", data=np.array([10, 10, 100, 10, 105], np.int64))
+    ev.create_dataset("durations", data=np.array([5, 13, 1, 3, 4], np.int64))
+
+# 4. Names that csv must quote and json must escape: rank 0 only,
+# f(int, int) [0,1000] [2000,2500]; say "hi" [100,400].
+with h5py.File(path("names.h5"), "w") as f:
+    regions = f.create_group("rank0/regions")
+    for name, starts, ends in [("f(int, int)", [0, 2000], [1000, 2500]),
+                               ('say "hi"', [100], [400])]:
+        r = regions.create_group(name)
+        r.attrs["name"] = name
+        r.create_dataset("start_times", data=np.array(starts, np.int64))
+        r.create_dataset("end_times", data=np.array(ends, np.int64))
+
+# 5. Bad inputs: each must give its own error, never a crash.
+with open(path("notes.txt"), "w") as f:
+    f.write("this is a text file, not a profile\n" * 20)
+open(path("empty.h5"), "w").close()
+with h5py.File(path("not_profile.h5"), "w") as f:
+    f.create_group("results").create_dataset("x", data=np.arange(10))
+    f.attrs["title"] = "some other HDF5 file"
+data = open(path("merged.h5"), "rb").read()
+with open(path("truncated.h5"), "wb") as f:
+    f.write(data[: len(data) // 2])
+with h5py.File(path("future.h5"), "w") as f:
+    f.attrs["scope_format"] = np.int64(7)
+    f.create_group("rank0")
+with h5py.File(path("dangling.h5"), "w") as f:
+    f["rank0"] = h5py.ExternalLink("gone.ranks/rank0.h5", "/rank0")
+with h5py.File(path("mismatch.h5"), "w") as f:
+    r = f.create_group("rank0/regions/solve")
+    r.create_dataset("start_times", data=np.array([1, 2, 3], np.int64))
+    r.create_dataset("end_times", data=np.array([2, 3], np.int64))
+with h5py.File(path("no_ends.h5"), "w") as f:
+    r = f.create_group("rank0/regions/solve")
+    r.create_dataset("start_times", data=np.array([1, 2, 3], np.int64))
+with h5py.File(path("bad_index.h5"), "w") as f:
+    f.attrs["scope_profiler_schema"] = np.int64(2)
+    f.create_group("region_table").create_dataset(
+        "names", data=["solve"], dtype=h5py.string_dtype())
+    idx = f.create_group("rank_region_index")
+    idx.create_dataset("region_ids", data=np.array([0], np.uint32))
+    idx.create_dataset("ranks", data=np.array([0], np.uint32))
+    idx.create_dataset("event_offsets", data=np.array([2], np.uint64))
+    idx.create_dataset("event_counts", data=np.array([5], np.uint64))
+    ev = f.create_group("events")
+    ev.create_dataset("start_times", data=np.array([1, 2, 3], np.int64))
+    ev.create_dataset("end_times", data=np.array([2, 3, 4], np.int64))
+os.makedirs(path("empty_folder"))
+open(sys.argv[2] if len(sys.argv) > 2 else path("stamp"), "w").close()

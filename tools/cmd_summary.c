@@ -1,0 +1,283 @@
+/*
+ * cmd_summary.c - `scope summary PATH...`: where the time went, one row per
+ * region (calls, total, mean, min, max, std, share of the run), optionally
+ * one row per (region, rank), as an aligned table, csv or json.
+ *
+ * All numbers come from libscope_reader; this file only orders and prints
+ * them. The machine formats (csv, json) carry plain seconds so scripts
+ * never parse units; the table uses short human units.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+#include "scope_reader.h"
+
+static const char summary_help[] =
+    "usage: scope summary [--per-rank] [--format table|csv|json]\n"
+    "                     [--sort total|calls|mean|max|name] PATH...\n"
+    "\n"
+    "One row per region: calls, total, mean, min, max and std of the call\n"
+    "durations, and share = the region's total / the run's wall span (latest\n"
+    "end - earliest start over all ranks; nested regions each count, and\n"
+    "totals summed over ranks can exceed 1). std is the population standard\n"
+    "deviation (ddof = 0; 0 for a single call).\n"
+    "\n"
+    "PATH is an index file, a merged file, a rank file or a folder of rank\n"
+    "files; several paths are merged by rank.\n"
+    "\n"
+    "options:\n"
+    "  --per-rank     table: add one row per (region, rank) under each region\n"
+    "                 (rank \"all\" marks the region's row); csv/json: one row\n"
+    "                 per (region, rank) instead of per region. Ranks that\n"
+    "                 never entered a region get no row.\n"
+    "  --format F     table (default, human units), csv or json. csv header:\n"
+    "                   region,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
+    "                 (--per-rank: region,rank,calls,total_s,...); json:\n"
+    "                 {\"regions\":[{...}]} with the same field names. Times in\n"
+    "                 plain seconds, share as a fraction (0.5 = 50%).\n"
+    "  --sort K       total (default), calls, mean, max: descending; name:\n"
+    "                 ascending. Ties keep the order of first entry.\n"
+    "  -h, --help     this text\n";
+
+enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+enum { SORT_TOTAL, SORT_CALLS, SORT_MEAN, SORT_MAX, SORT_NAME };
+
+typedef struct {
+    int region;
+    const char *name;
+    scope_stats st;
+} region_row;
+
+static int sort_key;
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const region_row *x = a, *y = b;
+    int c = 0;
+    switch (sort_key) {
+    case SORT_TOTAL: c = (x->st.total_ns < y->st.total_ns) -
+                         (x->st.total_ns > y->st.total_ns); break;
+    case SORT_CALLS: c = (x->st.calls < y->st.calls) -
+                         (x->st.calls > y->st.calls); break;
+    case SORT_MEAN:  c = (x->st.mean_ns < y->st.mean_ns) -
+                         (x->st.mean_ns > y->st.mean_ns); break;
+    case SORT_MAX:   c = (x->st.max_ns < y->st.max_ns) -
+                         (x->st.max_ns > y->st.max_ns); break;
+    case SORT_NAME:  c = strcmp(x->name, y->name); break;
+    }
+    return c ? c : (x->region > y->region) - (x->region < y->region);
+}
+
+typedef struct {
+    FILE *out;
+    int format, per_rank;
+    size_t nrows;           /* rows written so far (json separators) */
+    int64_t span;
+    scope__table table;
+} printer;
+
+/* Writes one row; rank < 0 means the all-ranks row. */
+static int put_row(printer *pr, const char *name, int rank,
+                   const scope_stats *st)
+{
+    char calls[32], total[48], mean[48], min[48], max[48], std[48],
+         share[48], rk[16];
+    double sh = pr->span > 0 ? (double)st->total_ns / (double)pr->span : 0.0;
+    snprintf(calls, sizeof calls, "%lld", (long long)st->calls);
+    if (rank >= 0)
+        snprintf(rk, sizeof rk, "%d", rank);
+    else
+        strcpy(rk, "all");
+    if (pr->format == FMT_TABLE) {
+        scope__fmt_human(total, sizeof total, (double)st->total_ns);
+        scope__fmt_human(mean, sizeof mean, st->mean_ns);
+        scope__fmt_human(min, sizeof min, (double)st->min_ns);
+        scope__fmt_human(max, sizeof max, (double)st->max_ns);
+        scope__fmt_human(std, sizeof std, st->std_ns);
+        snprintf(share, sizeof share, "%.1f%%", sh * 100.0);
+        const char *cells[9] = { name, rk, calls, total, mean, min, max, std,
+                                 share };
+        const char *cells_nr[8] = { name, calls, total, mean, min, max, std,
+                                    share };
+        return scope__table_add(&pr->table, pr->per_rank ? cells : cells_nr);
+    }
+    scope__fmt_seconds_i64(total, sizeof total, st->total_ns);
+    scope__fmt_seconds_dbl(mean, sizeof mean, st->mean_ns);
+    scope__fmt_seconds_i64(min, sizeof min, st->min_ns);
+    scope__fmt_seconds_i64(max, sizeof max, st->max_ns);
+    scope__fmt_seconds_dbl(std, sizeof std, st->std_ns);
+    scope__fmt_ratio(share, sizeof share, sh);
+    if (pr->format == FMT_CSV) {
+        scope__put_csv_field(pr->out, name);
+        if (pr->per_rank)
+            fprintf(pr->out, ",%s", rk);
+        fprintf(pr->out, ",%s,%s,%s,%s,%s,%s,%s\n", calls, total, mean, min,
+                max, std, share);
+    } else {
+        fputs(pr->nrows ? ",\n  {\"region\": " : "\n  {\"region\": ", pr->out);
+        scope__put_json_string(pr->out, name);
+        if (pr->per_rank)
+            fprintf(pr->out, ", \"rank\": %s", rk);
+        fprintf(pr->out, ", \"calls\": %s, \"total_s\": %s, \"mean_s\": %s, "
+                "\"min_s\": %s, \"max_s\": %s, \"std_s\": %s, \"share\": %s}",
+                calls, total, mean, min, max, std, share);
+    }
+    pr->nrows++;
+    return 0;
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "scope: %s\n", msg);
+    return 1;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("scope: summary: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (try 'scope summary --help')\n", stderr);
+    return 2;
+}
+
+int scope_cmd_summary(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "per-rank", no_argument, NULL, 'r' },
+        { "format", required_argument, NULL, 'f' },
+        { "sort", required_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const formats[] = { "table", "csv", "json", NULL };
+    static const char *const sorts[] = { "total", "calls", "mean", "max",
+                                         "name", NULL };
+    printer pr;
+    memset(&pr, 0, sizeof pr);
+    pr.out = stdout;
+    sort_key = SORT_TOTAL;
+    int c, k;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            pr.per_rank = 1;
+            break;
+        case 'f':
+            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
+                ;
+            if (!formats[k])
+                return usage_error("unknown format '%s' (table, csv or json)",
+                                   optarg);
+            pr.format = k;
+            break;
+        case 's':
+            for (k = 0; sorts[k] && strcmp(sorts[k], optarg); k++)
+                ;
+            if (!sorts[k])
+                return usage_error("unknown sort key '%s' (total, calls, "
+                                   "mean, max or name)", optarg);
+            sort_key = k;
+            break;
+        case 'h':
+            fputs(summary_help, stdout);
+            return 0;
+        case ':':
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return usage_error("%s", "no profile path given");
+
+    scope_profile *p;
+    int rc = scope_profile_open_paths((const char *const *)argv + optind,
+                                      argc - optind, &p);
+    if (rc < 0)
+        return fail(scope_reader_errmsg());
+    int nreg = scope_profile_region_count(p), status = 1;
+    region_row *rows = calloc(nreg ? (size_t)nreg : 1, sizeof *rows);
+    if (!rows) {
+        fail("out of memory");
+        goto fail_rows;
+    }
+    for (int r = 0; r < nreg; r++) {
+        rows[r].region = r;
+        rows[r].name = scope_profile_region_name(p, r);
+        if (scope_profile_stats(p, r, SCOPE_ALL_RANKS, &rows[r].st) < 0) {
+            fail(scope_reader_errmsg());
+            goto fail_rows;
+        }
+    }
+    if ((rc = scope_profile_time_span_ns(p, &pr.span)) < 0) {
+        fail(scope_reader_errmsg());
+        goto fail_rows;
+    }
+    if (nreg)
+        qsort(rows, (size_t)nreg, sizeof *rows, cmp_rows);
+
+    static const char *const heads[9] = { "region", "rank", "calls", "total",
+                                          "mean", "min", "max", "std",
+                                          "share" };
+    static const char *const heads_nr[8] = { "region", "calls", "total",
+                                             "mean", "min", "max", "std",
+                                             "share" };
+    static const int right[9] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int right_nr[8] = { 0, 1, 1, 1, 1, 1, 1, 1 };
+    scope__table_init(&pr.table, pr.per_rank ? 9 : 8,
+                      pr.per_rank ? heads : heads_nr,
+                      pr.per_rank ? right : right_nr);
+    if (pr.format == FMT_CSV)
+        fputs(pr.per_rank
+              ? "region,rank,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
+              : "region,calls,total_s,mean_s,min_s,max_s,std_s,share\n",
+              pr.out);
+    else if (pr.format == FMT_JSON)
+        fputs("{\"regions\": [", pr.out);
+
+    int nranks = scope_profile_rank_count(p);
+    for (int i = 0; i < nreg; i++) {
+        /* The all-ranks row: always in the table, and in csv/json unless
+         * they were asked for per-rank rows (kept tidy: one kind of row). */
+        if ((pr.format == FMT_TABLE || !pr.per_rank) &&
+            put_row(&pr, rows[i].name, -1, &rows[i].st) < 0) {
+            fail("out of memory");
+            goto fail_table;
+        }
+        for (int k2 = 0; pr.per_rank && k2 < nranks; k2++) {
+            scope_stats st;
+            int rank = scope_profile_rank(p, k2);
+            if (scope_profile_stats(p, rows[i].region, rank, &st) < 0) {
+                fail(scope_reader_errmsg());
+                goto fail_table;
+            }
+            if (st.calls == 0)
+                continue;
+            if (put_row(&pr, rows[i].name, rank, &st) < 0) {
+                fail("out of memory");
+                goto fail_table;
+            }
+        }
+    }
+    if (pr.format == FMT_TABLE)
+        scope__table_print(&pr.table, pr.out);
+    else if (pr.format == FMT_JSON)
+        fputs(pr.nrows ? "\n]}\n" : "]}\n", pr.out);
+    if (fflush(pr.out) != 0 || ferror(pr.out)) {
+        fail("cannot write the summary to standard output");
+        goto fail_table;
+    }
+    status = 0;
+fail_table:
+    scope__table_free(&pr.table);
+fail_rows:
+    free(rows);
+    scope_profile_close(p);
+    return status;
+}

@@ -1,0 +1,26 @@
+/*
+ * commands.h - the subcommands of the `scope` tool, one file each
+ * (cmd_<name>.c), all with one signature (uftrace style):
+ *
+ *     int scope_cmd_<name>(int argc, char **argv);
+ *
+ * argv[0] is the subcommand's name, the rest its arguments; the return
+ * value is the process exit status (0 ok, 1 failure, 2 bad usage). A
+ * command prints its errors itself as one line "scope: <problem>".
+ *
+ * To add a command: write cmd_<name>.c, add one X(...) line below and the
+ * file to tools/meson.build. scope.c builds its table from this list.
+ */
+#ifndef SCOPE_TOOLS_COMMANDS_H
+#define SCOPE_TOOLS_COMMANDS_H
+
+/* X(function suffix, name typed on the command line, one-line help) */
+#define SCOPE_COMMANDS(X)                                                     \
+    X(summary, "summary", "time per region: calls, total, mean, min, max, "  \
+                          "std, share of the run")
+
+#define SCOPE__DECLARE_CMD(fn, name, help) int scope_cmd_##fn(int argc, char **argv);
+SCOPE_COMMANDS(SCOPE__DECLARE_CMD)
+#undef SCOPE__DECLARE_CMD
+
+#endif
