@@ -1,0 +1,282 @@
+/*
+ * config_load.c - where a config comes from: a file, the built-in default,
+ * and the SCOPE_* variables laid over either; plus freeing one.
+ *
+ * This is what the preload's constructor calls, inside an application that
+ * did not ask for us: reading the file uses plain open/read (no stdio
+ * buffers left behind), a bad variable is reported like a bad line, and
+ * every path frees what it allocated.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config_internal.h"
+
+/* A config file larger than this is surely not one (and would be copied
+ * into every rank's /metadata). */
+#define MAX_FILE_BYTES (16u << 20)
+
+scope_config *scope__cfg_new(void)
+{
+    scope_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg)
+        return NULL;
+    if (!(cfg->output = strdup(SCOPE_CONFIG_DEFAULT_OUTPUT))) {
+        free(cfg);
+        return NULL;
+    }
+    cfg->memory_budget = SCOPE_CONFIG_DEFAULT_BUDGET;
+    return cfg;
+}
+
+int scope__cfg_add_default_entry(scope_config *cfg)
+{
+    scope_config_entry *e = realloc(cfg->entries, (cfg->n_entries + 1) * sizeof *e);
+    if (!e)
+        return SCOPE_ENOMEM;
+    cfg->entries = e;
+    e += cfg->n_entries;
+    memset(e, 0, sizeof *e);
+    if (!(e->pattern = strdup("MPI_*")))
+        return SCOPE_ENOMEM;
+    e->is_glob = 1;
+    e->kind = SCOPE_KIND_MPI;
+    e->callsites = cfg->callsites;
+    cfg->n_entries++;
+    return 0;
+}
+
+void scope__config_free(scope_config *cfg)
+{
+    if (!cfg)
+        return;
+    for (size_t i = 0; i < cfg->n_entries; i++) {
+        free(cfg->entries[i].pattern);
+        free(cfg->entries[i].object);
+        free(cfg->entries[i].region);
+    }
+    free(cfg->entries);
+    for (size_t i = 0; i < cfg->n_include_exe; i++)
+        free(cfg->include_exe[i]);
+    free(cfg->include_exe);
+    for (size_t i = 0; i < cfg->n_exclude_exe; i++)
+        free(cfg->exclude_exe[i]);
+    free(cfg->exclude_exe);
+    free(cfg->output);
+    free(cfg->path);
+    free(cfg->text);
+    free(cfg);
+}
+
+/* A variable's value, or NULL when unset or empty (both mean "not set"). */
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
+{
+    const char *out = env_value("SCOPE_OUTPUT");
+    const char *budget = env_value("SCOPE_MEMORY_BUDGET");
+    const char *verbose = env_value("SCOPE_VERBOSE");
+    uint64_t bytes = 0;
+    long v = 0;
+    size_t bad;
+    char *out_copy = NULL;
+
+    if (errlen)
+        err[0] = '\0';
+    /* Check everything before changing anything: cfg stays whole on error. */
+    if (budget) {
+        int rc = scope__cfg_parse_size(budget, strlen(budget), &bytes, &bad);
+        if (rc != SCOPE__CFG_NUM_OK) {
+            if (errlen)
+                snprintf(err, errlen, "SCOPE_MEMORY_BUDGET: %s '%s'",
+                         rc == SCOPE__CFG_NUM_RANGE ? "number too large" : "bad number", budget);
+            return SCOPE_ECONFIG;
+        }
+        if (bytes == 0) {
+            if (errlen)
+                snprintf(err, errlen, "SCOPE_MEMORY_BUDGET: must be greater than 0");
+            return SCOPE_ECONFIG;
+        }
+    }
+    if (verbose && scope__cfg_parse_int(verbose, strlen(verbose), 0, 1, &v, &bad) != SCOPE__CFG_NUM_OK) {
+        if (errlen)
+            snprintf(err, errlen, "SCOPE_VERBOSE: must be 0 or 1, not '%s'", verbose);
+        return SCOPE_ECONFIG;
+    }
+    if (out && !(out_copy = strdup(out))) {
+        if (errlen)
+            snprintf(err, errlen, "SCOPE_OUTPUT: out of memory");
+        return SCOPE_ENOMEM;
+    }
+
+    if (out_copy) {
+        free(cfg->output);
+        cfg->output = out_copy;
+        cfg->output_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_OUTPUT"};
+    }
+    if (budget) {
+        cfg->memory_budget = bytes;
+        cfg->memory_budget_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_MEMORY_BUDGET"};
+    }
+    if (verbose) {
+        cfg->verbose = (int)v;
+        cfg->verbose_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_VERBOSE"};
+    }
+    return 0;
+}
+
+/* Maps a read failure to the shared error table. */
+static int errno_code(int e)
+{
+    switch (e) {
+    case ENOENT: case ENOTDIR: return SCOPE_ENOENT;
+    case EACCES: case EPERM: return SCOPE_EACCES;
+    case ENOMEM: return SCOPE_ENOMEM;
+    default: return SCOPE_EIO;
+    }
+}
+
+/* Reads the whole file into a malloc'd NUL-terminated buffer. Returns the
+ * length, or -errno. */
+static long read_file(const char *path, char **out)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t len = 0, cap;
+    long rc;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) < 0) {
+        rc = -errno;
+        goto fail_fd;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        rc = -EISDIR;
+        goto fail_fd;
+    }
+    /* st_size is only a hint (pipes, /proc report 0): grow as needed. */
+    cap = st.st_size > 0 && (uint64_t)st.st_size < MAX_FILE_BYTES ? (size_t)st.st_size + 1 : 4096;
+    if (!(buf = malloc(cap + 1))) {
+        rc = -ENOMEM;
+        goto fail_fd;
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                rc = -EFBIG;
+                goto fail_buf;
+            }
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                rc = -ENOMEM;
+                goto fail_buf;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = -errno;
+            goto fail_buf;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    close(fd);
+    *out = buf;
+    return (long)len;
+fail_buf:
+    free(buf);
+fail_fd:
+    close(fd);
+    return rc;
+}
+
+int scope__config_load(const char *path, scope_config **out, char *err, size_t errlen)
+{
+    char *text = NULL;
+    int rc;
+    *out = NULL;
+    if (errlen)
+        err[0] = '\0';
+    long len = read_file(path, &text);
+    if (len < 0) {
+        char buf[128];
+        if (errlen)
+            snprintf(err, errlen, "%s:0:0: cannot read: %s", path,
+                     strerror_r((int)-len, buf, sizeof buf));
+        return errno_code((int)-len);
+    }
+    /* The parser reads a C string: a NUL byte would silently end the file. */
+    size_t nul = strlen(text);
+    if (nul < (size_t)len) {
+        int line = 1;
+        const char *ls = text;
+        for (const char *c = text; c < text + nul; c++)
+            if (*c == '\n') {
+                line++;
+                ls = c + 1;
+            }
+        if (errlen)
+            snprintf(err, errlen, "%s:%d:%d: NUL byte in the file", path, line,
+                     (int)(text + nul - ls) + 1);
+        free(text);
+        return SCOPE_ECONFIG;
+    }
+    rc = scope__config_parse(text, path, out, err, errlen);
+    free(text);
+    if (rc < 0)
+        return rc;
+    if ((rc = scope__config_apply_env(*out, err, errlen)) < 0) {
+        scope__config_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int scope__config_default(scope_config **out, char *err, size_t errlen)
+{
+    int rc;
+    scope_config *cfg = scope__cfg_new();
+    *out = NULL;
+    if (errlen)
+        err[0] = '\0';
+    if (!cfg) {
+        rc = SCOPE_ENOMEM;
+        goto fail;
+    }
+    cfg->is_default = 1;
+    if ((rc = scope__cfg_add_default_entry(cfg)) < 0)
+        goto fail_cfg;
+    if ((rc = scope__config_apply_env(cfg, err, errlen)) < 0)
+        goto fail_cfg;
+    *out = cfg;
+    return 0;
+fail_cfg:
+    scope__config_free(cfg);
+fail:
+    if (rc == SCOPE_ENOMEM && errlen)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
+int scope__config_from_env(scope_config **out, char *err, size_t errlen)
+{
+    const char *path = env_value("SCOPE_CONFIG");
+    return path ? scope__config_load(path, out, err, errlen)
+                : scope__config_default(out, err, errlen);
+}
