@@ -157,12 +157,7 @@ __attribute__((constructor)) static void preload_constructor(void)
     find_executable();
 
     char err[1024] = "";
-    const char *path = getenv("SCOPE_CONFIG");
-    int rc;
-    if (path != NULL && *path != '\0')
-        rc = scope__config_load(path, &preload.cfg, err, sizeof err);
-    else
-        rc = scope__config_default(&preload.cfg);
+    int rc = scope__config_from_env(&preload.cfg, err, sizeof err);
     if (rc < 0) {
         if (err[0] == '\0')
             snprintf(err, sizeof err, "%s", scope_strerror(rc));
