@@ -156,7 +156,7 @@ done:
 static int open_1d(hid_t loc, const char *dset, const char *fpath,
                    hid_t *d, hid_t *space, int64_t *n)
 {
-    char what[512];
+    char what[4400];
     if (H5Lexists(loc, dset, H5P_DEFAULT) <= 0) {
         snprintf(what, sizeof what, "missing dataset %s", dset);
         return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
@@ -214,7 +214,7 @@ int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
     if (ms < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
         H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf) < 0) {
-        char what[512];
+        char what[4400];
         snprintf(what, sizeof what, "cannot read dataset %s", dset);
         rc = scope__h5_fail(SCOPE_EHDF5, fpath, what);
     }

@@ -31,6 +31,7 @@
 typedef struct {
     char *name;
     int rank;
+    int region;         /* set by finish(): index among names, sorted */
     scope__cell *cell;
 } found_cell;
 
@@ -170,7 +171,7 @@ static int list_links(hid_t g, const char *fpath, const char *gpath,
         scope__free_strings(l->names, (int64_t)l->n);
         if (l->nomem)
             return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
-        char what[512];
+        char what[4500];    /* gpath comes from a 4400-byte buffer */
         snprintf(what, sizeof what, "cannot list group %s", gpath);
         return scope__h5_fail(SCOPE_EHDF5, fpath, what);
     }
@@ -233,7 +234,7 @@ static int add_rank_group(builder *b, int source, hid_t file,
                           const char *gpath, int rank)
 {
     const char *fpath = b->p->sources[source].path;
-    char what[4200];
+    char what[4400];
     hid_t g = H5Gopen2(file, gpath, H5P_DEFAULT);
     if (g < 0) {
         snprintf(what, sizeof what, "%s is not a group", gpath);
@@ -289,7 +290,7 @@ static int add_linked_rank(builder *b, int source, hid_t file,
 {
     const char *fpath = b->p->sources[source].path;
     H5L_info_t li;
-    char what[512];
+    char what[4400];
     if (H5Lget_info(file, link, &li, H5P_DEFAULT) < 0) {
         snprintf(what, sizeof what, "cannot read link /%s", link);
         return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
@@ -361,6 +362,12 @@ static int add_groups_file(builder *b, int source, hid_t file)
     return rc;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* scope-profiler's schema 2 and 3: one region table, one (rank, region)
  * index, and event columns sliced by that index (FORMAT.md, end). */
 static int add_columns_file(builder *b, int source, hid_t file, int schema)
@@ -420,11 +427,6 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
             (rc = scope__h5_read_int64(file, col_start, fpath, off, 1,
                                        &first)) < 0)
             goto fail_cols;
-        int seen = 0;   /* a rank is added once per file */
-        for (int64_t j = 0; j < i && !seen; j++)
-            seen = cols[1][j] == rank;
-        if (!seen && (rc = add_rank(b, (int)rank, source)) < 0)
-            goto fail_cols;
         char *name = strdup(names[rid]);
         if (!name) {
             rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
@@ -434,6 +436,13 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
                            first)) < 0)
             goto fail_cols;
     }
+    /* Each rank of the file once: sort the rank column (no longer needed
+     * in row order) and add the distinct values. */
+    if (m)
+        qsort(cols[1], (size_t)m, sizeof(int64_t), cmp_i64);
+    for (int64_t i = 0; i < m && rc >= 0; i++)
+        if (i == 0 || cols[1][i] != cols[1][i - 1])
+            rc = add_rank(b, (int)cols[1][i], source);
 fail_cols:
     for (int k = 0; k < 4; k++)
         free(cols[k]);
@@ -557,9 +566,12 @@ static int cmp_found(const void *a, const void *b)
     return strcmp(((const found_cell *)a)->name, ((const found_cell *)b)->name);
 }
 
-static int cmp_region_order(const void *a, const void *b)
+/* Orders region indices (qsort_r context: the regions array). */
+static int cmp_region_order(const void *a, const void *b, void *ctx)
 {
-    const scope__region *x = a, *y = b;
+    const scope__region *regs = ctx;
+    const scope__region *x = &regs[*(const int *)a];
+    const scope__region *y = &regs[*(const int *)b];
     if (x->first_start != y->first_start)
         return x->first_start < y->first_start ? -1 : 1;
     return strcmp(x->name, y->name);
@@ -613,18 +625,41 @@ static int finish(builder *b)
             free(b->found[i].name);
         }
         b->found[i].name = p->regions[p->nregions - 1].name;
+        b->found[i].region = p->nregions - 1;
         if (b->found[i].cell->first_start <
             p->regions[p->nregions - 1].first_start)
             p->regions[p->nregions - 1].first_start =
                 b->found[i].cell->first_start;
     }
     b->names_moved = 1;
-    if (p->nregions)
-        qsort(p->regions, (size_t)p->nregions, sizeof *p->regions,
-              cmp_region_order);
+    /* Then by first start: sort a permutation, so that each found cell's
+     * name index maps to its final index in O(1). */
+    int *order = malloc(((size_t)p->nregions + 1) * sizeof *order);
+    int *inv = malloc(((size_t)p->nregions + 1) * sizeof *inv);
+    scope__region *sorted = malloc(((size_t)p->nregions + 1) * sizeof *sorted);
+    if (!order || !inv || !sorted) {
+        free(order);
+        free(inv);
+        free(sorted);
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    }
+    for (int i = 0; i < p->nregions; i++)
+        order[i] = i;
+    qsort_r(order, (size_t)p->nregions, sizeof *order, cmp_region_order,
+            p->regions);
+    for (int i = 0; i < p->nregions; i++) {
+        inv[order[i]] = i;
+        sorted[i] = p->regions[order[i]];
+    }
+    free(p->regions);
+    p->regions = sorted;
+    free(order);
+    for (size_t i = 0; i < b->nfound; i++)
+        b->found[i].region = inv[b->found[i].region];
+    free(inv);
     for (size_t i = 0; i < b->nfound; i++) {
         found_cell *f = &b->found[i];
-        int r = scope_profile_region_index(p, f->name);
+        int r = f->region;
         int k = scope__rank_index(p, f->rank);
         size_t slot = (size_t)r * (size_t)p->nranks + (size_t)k;
         if (p->cells[slot])

@@ -18,7 +18,7 @@
  *
  * Chunks are handed out by an atomic counter, so chunks of different threads
  * interleave in the file; each event chunk names its thread and its sequence
- * number within that thread. Event records are never partially visible as
+ * number within that thread (see SCOPE_CHUNK_STAGING below). Event records are never partially visible as
  * valid: a record whose timestamp is 0 is an empty slot and is skipped
  * (fresh file pages read as zero).
  *
@@ -75,7 +75,16 @@ struct scope_journal_header {
     char output[1024];          /* the index file path this run writes */
 };
 
-enum scope_chunk_type { SCOPE_CHUNK_EVENTS = 1, SCOPE_CHUNK_META = 2 };
+/* A thread records into one staging chunk mapped MAP_SHARED, which stays
+ * mapped and is reused. When it is full its content is copied with pwrite
+ * to a fresh EVENTS chunk (payload first, header last, so an EVENTS chunk
+ * with a valid magic is complete) and the staging chunk starts the next
+ * sequence number in place. Writing through the page cache costs a fifth
+ * of faulting fresh pages of a shared mapping in, one by one, from the hot
+ * path. A reader takes, for each (thread, seq), the EVENTS copy when there
+ * is one, else the staging chunk, whose valid records are those with
+ * ticks >= first_ticks (the rest are the tail of the previous sequence). */
+enum scope_chunk_type { SCOPE_CHUNK_EVENTS = 1, SCOPE_CHUNK_META = 2, SCOPE_CHUNK_STAGING = 3 };
 
 struct scope_chunk_header {
     uint32_t magic;             /* SCOPE_CHUNK_MAGIC once the chunk is in use */
@@ -88,7 +97,8 @@ struct scope_chunk_header {
     uint64_t used;              /* bytes of payload in use (meta chunks) */
     uint64_t thread_end_ticks;  /* set when the thread exits (events) */
     char thread_name[16];       /* pthread name when the chunk was mapped */
-    char reserved[8];
+    uint64_t first_ticks;       /* staging: records older than this are
+                                   left over from the previous sequence */
 };                              /* 80 bytes */
 
 /* One begin or end. */

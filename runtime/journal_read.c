@@ -75,15 +75,19 @@ static int add_thread_chunk(struct scope_jr *jr, const struct scope_chunk_header
         uint32_t cap = t->cap_chunks ? t->cap_chunks : 4;
         while (cap <= c->seq)
             cap *= 2;
-        uint64_t *p = realloc(t->chunks, cap * sizeof *p);
+        struct scope_jr_chunk *p = realloc(t->chunks, cap * sizeof *p);
         if (!p)
             return SCOPE_ENOMEM;
         for (uint32_t i = t->cap_chunks; i < cap; i++)
-            p[i] = UINT64_MAX;
+            p[i] = (struct scope_jr_chunk){ UINT64_MAX, 0, 0 };
         t->chunks = p;
         t->cap_chunks = cap;
     }
-    t->chunks[c->seq] = idx;
+    /* journal.h: the complete EVENTS copy of a sequence wins over staging */
+    struct scope_jr_chunk *slot = &t->chunks[c->seq];
+    int staging = c->type == SCOPE_CHUNK_STAGING;
+    if (slot->idx == UINT64_MAX || (slot->staging && !staging))
+        *slot = (struct scope_jr_chunk){ idx, staging ? c->first_ticks : 0, staging };
     if (c->seq + 1 > t->n_chunks)
         t->n_chunks = c->seq + 1;
     t->tid = c->tid;
@@ -268,7 +272,7 @@ int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errl
             jr->last_calib_ticks = c.calib_ticks;
             jr->last_calib_ns = c.calib_ns;
         }
-        if (c.type == SCOPE_CHUNK_EVENTS)
+        if (c.type == SCOPE_CHUNK_EVENTS || c.type == SCOPE_CHUNK_STAGING)
             rc = add_thread_chunk(jr, &c, i);
         else if (c.type == SCOPE_CHUNK_META)
             rc = parse_meta(jr, i, c.used);
@@ -328,7 +332,9 @@ static int refill(struct scope_jr_cursor *c)
     for (;;) {
         if (c->chunk >= c->th->n_chunks)
             return 0;
-        uint64_t idx = c->th->chunks[c->chunk];
+        const struct scope_jr_chunk *ch = &c->th->chunks[c->chunk];
+        uint64_t idx = ch->idx;
+        c->min_ticks = ch->first_ticks;
         if (idx == UINT64_MAX || c->chunk_pos >= c->per_chunk) {
             c->chunk++;
             c->chunk_pos = 0;
@@ -353,7 +359,7 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
     for (;;) {
         while (c->pos < c->n) {
             struct scope_rec *r = &c->buf[c->pos++];
-            if (r->ticks) {
+            if (r->ticks && r->ticks >= c->min_ticks) {
                 *out = *r;
                 return 1;
             }

@@ -22,7 +22,11 @@ struct scope_jr_thread {
     uint32_t index;
     int64_t tid;
     char name[17];
-    uint64_t *chunks;               /* chunk numbers, in seq order */
+    struct scope_jr_chunk {
+        uint64_t idx;               /* chunk number; UINT64_MAX = missing */
+        uint64_t first_ticks;       /* staging: older records are stale */
+        int staging;
+    } *chunks;                      /* by seq */
     uint32_t n_chunks, cap_chunks;
     uint64_t end_ticks;             /* thread exit, 0 if unknown */
 };
@@ -68,6 +72,7 @@ struct scope_jr_cursor {
     size_t n, pos;                  /* records in buf, next to return */
     size_t per_chunk;               /* records per chunk */
     size_t chunk_pos;               /* records of the current chunk consumed */
+    uint64_t min_ticks;             /* records below this are stale (staging) */
 };
 
 int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, uint32_t thread);

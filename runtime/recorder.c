@@ -284,7 +284,13 @@ static void *map_chunk(uint64_t idx)
     if (extend_file(off + g.chunk_size) < 0)
         return NULL;
     void *p = mmap(NULL, g.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, (off_t)off);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    /* Fault every page in writable now, in one system call: otherwise the
+     * first store to each page of a shared file mapping takes a write fault
+     * in the hot path (dirty tracking), which costs more than the clock. */
+    madvise(p, g.chunk_size, MADV_POPULATE_WRITE);
+    return p;
 }
 
 /* Appends one meta record; caller holds the lock. Returns 0 or SCOPE_E*. */
@@ -454,6 +460,8 @@ fail_dir:
 
 /* ---------------------------------------------------------- chunks (slow) */
 
+/* Leaves the thread's staging chunk in the file as it is (a reader takes
+ * its valid records from there) and gives its memory back. */
 static void retire_chunk(struct thread_state *t)
 {
     if (!t->chunk)
@@ -465,12 +473,53 @@ static void retire_chunk(struct thread_state *t)
     atomic_fetch_sub(&g.live, 1);
 }
 
-/* Gets the calling thread a fresh chunk. Lock-free (see the file comment).
- * Returns 1 when the thread may record, 0 when the event must be dropped. */
-static int next_chunk(struct thread_state *t)
+static int pwrite_full(const void *buf, size_t len, uint64_t off)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = pwrite(g.fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* Copies the full staging chunk to a fresh EVENTS chunk and starts the
+ * next sequence in place (journal.h explains the order of the writes).
+ * `first` is the tick of the record that found the chunk full.
+ * Returns 0 or -1 (disk full: the staging chunk is kept as it is). */
+static int flush_staging(struct thread_state *t, uint64_t first)
+{
+    struct scope_chunk_header *c = t->chunk;
+    uint64_t idx = atomic_fetch_add((_Atomic uint64_t *)&g.hdr->chunk_count, 1);
+    uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)g.chunk_size;
+    struct scope_chunk_header h = *c;
+    h.type = SCOPE_CHUNK_EVENTS;
+    if (extend_file(off + g.chunk_size) < 0 ||
+        pwrite_full((char *)c + CHUNK_HDR, g.chunk_size - CHUNK_HDR, off + CHUNK_HDR) < 0 ||
+        pwrite_full(&h, sizeof h, off) < 0)
+        return -1;
+    c->first_ticks = first;
+    scope__clock_pair(&c->calib_ticks, &c->calib_ns);
+    atomic_signal_fence(memory_order_seq_cst);
+    c->seq = t->seq++;
+    t->cur = (struct scope_rec *)((char *)c + CHUNK_HDR);
+    return 0;
+}
+
+/* Makes room for the calling thread's next record: flushes its staging
+ * chunk, or maps one on the thread's first event (within the budget).
+ * Lock-free (see the file comment). Returns 1 when the thread may record,
+ * 0 when the event must be dropped. */
+static int next_chunk(struct thread_state *t, uint64_t ticks)
 {
     if (t->chunk)
-        retire_chunk(t);
+        return flush_staging(t, ticks) == 0;
     uint32_t live = atomic_load(&g.live);
     do {
         if (live >= g.max_live)
@@ -487,10 +536,11 @@ static int next_chunk(struct thread_state *t)
         t->index = atomic_fetch_add((_Atomic uint32_t *)&g.hdr->thread_count, 1);
         t->has_index = 1;
     }
-    c->type = SCOPE_CHUNK_EVENTS;
+    c->type = SCOPE_CHUNK_STAGING;
     c->thread = t->index;
     c->seq = t->seq++;
     c->tid = (int64_t)syscall(SYS_gettid);
+    c->first_ticks = ticks;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
     atomic_thread_fence(memory_order_release);
@@ -527,7 +577,7 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word)
     struct thread_state *t = &tls;
     if (!hot.on || getpid() != g.pid)
         return;
-    if (!ensure_journal() || !next_chunk(t)) {
+    if (!ensure_journal() || !next_chunk(t, ticks)) {
         atomic_fetch_add(&g.dropped, 1);
         return;
     }
@@ -543,9 +593,8 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word)
 /* The slot is claimed before it is filled and the timestamp is stored last,
  * so a signal handler that records on this thread in between takes the next
  * slot, and a reader never sees a half-written record as valid. */
-static inline __attribute__((always_inline)) void record(uint32_t word)
+static inline __attribute__((always_inline)) void record_at(uint32_t word, uint64_t ticks)
 {
-    uint64_t ticks = scope__ticks();
     struct thread_state *t = &tls;
     struct scope_rec *r = t->cur;
     if (__builtin_expect(r < t->end && hot.on, 1)) {
@@ -562,12 +611,19 @@ static inline __attribute__((always_inline)) void record(uint32_t word)
 
 void scope_begin(int32_t id)
 {
-    record((uint32_t)id << 1);
+    record_at((uint32_t)id << 1, scope__ticks());
 }
 
 void scope_end(int32_t id)
 {
-    record(((uint32_t)id << 1) | SCOPE_REC_END);
+    /* the clock is read before anything else: the end is as early as can be */
+    record_at(((uint32_t)id << 1) | SCOPE_REC_END, scope__ticks());
+}
+
+void scope__record_at(int32_t id, int is_end, uint64_t ticks)
+{
+    if (ticks)
+        record_at(((uint32_t)id << 1) | (is_end ? SCOPE_REC_END : 0), ticks);
 }
 
 /* ---------------------------------------------------------------- regions */

@@ -27,6 +27,11 @@ SCOPE_API int scope__set_metadata(const char *key, const char *value);
  * Removes the journal if this process created it. */
 SCOPE_API void scope__disable(void);
 
+/* Records a begin (is_end 0) or end with a given timestamp in clock ticks
+ * (ns when SCOPE_CLOCK=monotonic). For importers and for tests that need
+ * exact values; ticks must not decrease on a thread, 0 is ignored. */
+SCOPE_API void scope__record_at(int32_t id, int is_end, uint64_t ticks);
+
 /* 1 while recording is on. */
 SCOPE_API int scope__enabled(void);
 

@@ -207,6 +207,12 @@ int scope_cmd_summary(int argc, char **argv)
         fail("out of memory");
         goto fail_rows;
     }
+    /* The span first: it reads every cell rank by rank (file by file) and
+     * caches their statistics, which the per-region calls then reuse. */
+    if ((rc = scope_profile_time_span_ns(p, &pr.span)) < 0) {
+        fail(scope_reader_errmsg());
+        goto fail_rows;
+    }
     for (int r = 0; r < nreg; r++) {
         rows[r].region = r;
         rows[r].name = scope_profile_region_name(p, r);
@@ -214,10 +220,6 @@ int scope_cmd_summary(int argc, char **argv)
             fail(scope_reader_errmsg());
             goto fail_rows;
         }
-    }
-    if ((rc = scope_profile_time_span_ns(p, &pr.span)) < 0) {
-        fail(scope_reader_errmsg());
-        goto fail_rows;
     }
     if (nreg)
         qsort(rows, (size_t)nreg, sizeof *rows, cmp_rows);

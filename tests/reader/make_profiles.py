@@ -125,7 +125,18 @@ with h5py.File(path("names.h5"), "w") as f:
         r.create_dataset("start_times", data=np.array(starts, np.int64))
         r.create_dataset("end_times", data=np.array(ends, np.int64))
 
-# 5. Bad inputs: each must give its own error, never a crash.
+# 5. More rank files (40) than the reader keeps open (16): rank k has one
+# call of "step" [10k, 10k + k + 1] and one of "io" [10k + 5, 10k + 6].
+os.makedirs(path("many.ranks"))
+for k in range(40):
+    with h5py.File(path("many.ranks", f"rank{k}.h5"), "w") as f:
+        regions = f.create_group(f"rank{k}/regions")
+        for name, s0, e0 in [("step", 10 * k, 10 * k + k + 1),
+                             ("io", 10 * k + 5, 10 * k + 6)]:
+            regions[f"{name}/start_times"] = np.array([s0], np.int64)
+            regions[f"{name}/end_times"] = np.array([e0], np.int64)
+
+# 6. Bad inputs: each must give its own error, never a crash.
 with open(path("notes.txt"), "w") as f:
     f.write("this is a text file, not a profile\n" * 20)
 open(path("empty.h5"), "w").close()

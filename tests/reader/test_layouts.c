@@ -5,7 +5,8 @@
  * Also: names decoded from the `name` attribute (a/b, ".", "100%"), the
  * run start from /metadata, region order by first start, the duplicate-
  * rank error, lookups out of range, and a two-rank scope-profiler schema 3
- * file whose start deltas restart at each (rank, region) slice.
+ * file whose start deltas restart at each (rank, region) slice, and a
+ * folder of more rank files than the reader keeps open at once.
  *
  * The run (make_profiles.py):
  *   rank 0: main [2000,10000]; a/b [3000,4000] [5000,5500]; . [6000,6100];
@@ -155,6 +156,38 @@ static void check_schema3_two(void)
     scope_profile_close(p);
 }
 
+/* 40 rank files, more than the reader keeps open: reading them in an
+ * order that cycles through all files forces closes and reopens. */
+static void check_many_files(void)
+{
+    scope_profile *p = open2("many.ranks", NULL);
+    if (!p)
+        return;
+    CHECK_I64(scope_profile_rank_count(p), 40);
+    CHECK_STR(scope_profile_region_name(p, 0), "step");
+    CHECK_STR(scope_profile_region_name(p, 1), "io");
+    for (int pass = 0; pass < 2; pass++)
+        for (int r = 0; r < 2; r++)
+            for (int k = 39; k >= 0; k--) {
+                const int64_t *s, *e;
+                int64_t n;
+                CHECK_I64(scope_profile_times(p, r, k, &s, &e, &n), 0);
+                CHECK_I64(n, 1);
+                if (n == 1) {
+                    CHECK_I64(s[0], 10 * k + 5 * r);
+                    CHECK_I64(e[0] - s[0], r ? 1 : k + 1);
+                }
+            }
+    scope_stats st;
+    CHECK_I64(scope_profile_stats(p, 0, SCOPE_ALL_RANKS, &st), 0);
+    CHECK_I64(st.calls, 40);
+    CHECK_I64(st.total_ns, 820);        /* 1 + 2 + ... + 40 */
+    int64_t v;
+    CHECK_I64(scope_profile_max_end_ns(p, &v), 0);
+    CHECK_I64(v, 430);                  /* rank 39: 390 + 40 */
+    scope_profile_close(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -198,6 +231,7 @@ int main(int argc, char **argv)
     CHECK_STR(scope_reader_errmsg(), want);
 
     check_schema3_two();
+    check_many_files();
     CHECK_I64(scope_profile_open_paths(paths, 0, &p), SCOPE_EINVAL);
     scope_profile_close(NULL);
     return check_result("test_layouts");
