@@ -60,9 +60,11 @@ static void describe_entry(const scope_config *cfg, const scope_config_entry *e,
     else
         snprintf(region, sizeof region, "region = %s",
                  e->is_glob ? "each matched function's name" : "the function's name");
-    snprintf(line, sizeof line, "function (%s): '%s' %s %s, %s, kind %s, %s, callsites %d",
-             where, e->pattern, e->is_glob ? "glob on" : "exact",
-             e->demangled ? "C++ demangled name" : "symbol", object,
+    snprintf(line, sizeof line, "function (%s): '%s' %s, %s, kind %s, %s, callsites %d",
+             where, e->pattern,
+             e->is_glob ? (e->demangled ? "glob on C++ demangled names" : "glob on symbol names")
+                        : (e->demangled ? "exact C++ demangled name" : "exact symbol name"),
+             object,
              e->kind == SCOPE_KIND_MPI ? "mpi" : "function", region, e->callsites);
     write(ctx, line);
 }
@@ -106,7 +108,7 @@ void scope__config_describe(const scope_config *cfg, write_fn write, void *ctx)
     if (cfg->n_include_exe > 0) {
         write(ctx, "executables: only those matching an include and no exclude");
     } else {
-        used = (size_t)snprintf(line, sizeof line, "executables: all but excludes and the built-in");
+        used = (size_t)snprintf(line, sizeof line, "executables: all except the excludes and these built-in ones:");
         for (size_t i = 0; i < n_builtin && used < sizeof line; i++)
             used += (size_t)snprintf(line + used, sizeof line - used, " %s", builtin[i]);
         write(ctx, line);

@@ -21,6 +21,7 @@
 /* Longest token quoted back in a message; longer ones are cut with "...". */
 #define MAX_SHOWN 60
 
+static const char after_pattern[] = "after the pattern (expected 'as NAME' or 'callsites=N')";
 static const char known_keys[] = "output, memory_budget, include, exclude, callsites, verbose";
 
 typedef struct parser {
@@ -316,13 +317,16 @@ static int scan_pattern(parser *p, const char *s, const char **end)
 }
 
 /* The single ':' that separates an object from the function in s..e, or
- * NULL. Only looked for before the first '(', '<' or blank, outside [...],
- * and "::" (a C++ scope) never counts. */
+ * NULL. Only looked for before the first '(', '<', "\[" or blank, outside
+ * [...], and "::" (a C++ scope) never counts. */
 static const char *object_colon(const char *s, const char *e)
 {
     const char *j = s;
     while (j < e) {
         if (*j == '\\') {
+            /* An escaped '[' is a C++ "[abi:tag]", never part of a file name. */
+            if (j + 1 < e && j[1] == '[')
+                return NULL;
             j += 2;
         } else if (*j == '(' || *j == '<' || is_ws(*j)) {
             return NULL;
@@ -434,12 +438,11 @@ static int fill_pattern(parser *p, const char *rs, const char *re, const char *s
 /* `as NAME` or `callsites=N` after a pattern, from s to the end of line. */
 static int parse_entry_options(parser *p, const char *s, scope_config_entry *e)
 {
-    static const char after[] = "after the pattern (expected 'as NAME' or 'callsites=N')";
     const char *vs, *ve, *next;
     int rc;
     for (s = skip_ws(p, s); !at_end(p, s); s = skip_ws(p, next)) {
         if (!is_ident_start(*s))
-            return fail_unexpected(p, s, after);
+            return fail_unexpected(p, s, after_pattern);
         const char *ws = s, *we = s;
         while (we < p->le && is_ident(*we))
             we++;
@@ -477,9 +480,9 @@ static int parse_entry_options(parser *p, const char *s, scope_config_entry *e)
             if (!(e->region = scope__cfg_unescape(vs, (size_t)(ve - vs))))
                 return fail_oom(p);
         } else {
-            return fail_unexpected(p, ws, after);
+            return fail_unexpected(p, ws, after_pattern);
         }
-        if ((rc = check_separated(p, next, after)) < 0)
+        if ((rc = check_separated(p, next, after_pattern)) < 0)
             return rc;
     }
     return 0;
@@ -499,7 +502,7 @@ static int parse_entry(parser *p, const char *s)
             return rc;
         if (rs == re)
             return fail_at(p, s, "empty pattern");
-        if ((rc = check_separated(p, next, "after the pattern")) < 0)
+        if ((rc = check_separated(p, next, after_pattern)) < 0)
             return rc;
     } else {
         if ((rc = scan_pattern(p, s, &re)) < 0)
