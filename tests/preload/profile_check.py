@@ -208,6 +208,10 @@ def cmd_mpi(a):
             extra = [f"app.rank{r}.h5" for r in range(a.np)]
         p = run(MPIRUN + ["-n", str(a.np)] + prog, env, tmp, check_rc=0)
         lines = rank_lines(p.stdout, a.np)
+        if a.layer:
+            for call in ("MPI_Init", "MPI_Finalize"):
+                expect_eq(p.stdout.count(f"layer: {call}\n"), a.np,
+                          f"calls that went through the PMPI layer's {call}")
         check_profile(tmp, out, a.np, lines, a.init_region, extra)
         for r in range(a.np) if a.own_hdf5 else []:
             with h5py.File(os.path.join(tmp, f"app.rank{r}.h5"), "r") as f:
@@ -350,6 +354,7 @@ def main():
         s.add_argument("--np", type=int, default=4)
         s.add_argument("--init-region", default="MPI_Init")
         s.add_argument("--own-hdf5", action="store_true")
+        s.add_argument("--layer", action="store_true", help="program links pmpi_layer")
         s.add_argument("--records", help="region the serial program records")
         s.add_argument("--count", type=int, default=0)
         s.add_argument("--config")
