@@ -145,6 +145,12 @@ static int errno_code(int e)
     }
 }
 
+/* -errno, never 0 even if a failing call left errno unset. */
+static long neg_errno(void)
+{
+    return errno > 0 ? -(long)errno : -EIO;
+}
+
 /* Reads the whole file into a malloc'd NUL-terminated buffer. Returns the
  * length, or -errno. */
 static long read_file(const char *path, char **out)
@@ -155,9 +161,9 @@ static long read_file(const char *path, char **out)
     long rc;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -errno;
+        return neg_errno();
     if (fstat(fd, &st) < 0) {
-        rc = -errno;
+        rc = neg_errno();
         goto fail_fd;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -188,7 +194,7 @@ static long read_file(const char *path, char **out)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            rc = -errno;
+            rc = neg_errno();
             goto fail_buf;
         }
         if (n == 0)

@@ -236,7 +236,6 @@ static int parse_setting(parser *p, const char *ks, const char *ke, const char *
         if (off >= 0)
             return fail_at(p, vs + off, "%s", why);
         /* Kept as written: wants_exe hands them to fnmatch(3) as they are. */
-        (void)glob;
         char *v = strndup(vs, vlen);
         if (!v)
             return fail_oom(p);
@@ -581,7 +580,10 @@ int scope__config_parse(const char *text, const char *path, scope_config **out,
         rc = fail_oom(&p);
         goto fail;
     }
-    for (const char *ls = text; *ls; ) {
+    /* Editors on some systems start UTF-8 files with a byte-order mark; it
+     * would otherwise become part of the first function's name. */
+    const char *start = strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text;
+    for (const char *ls = start; *ls; ) {
         const char *nl = strchr(ls, '\n');
         const char *le = nl ? nl : ls + strlen(ls);
         p.ls = ls;

@@ -168,7 +168,7 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
     size_t bytes = (size_t)(c->n ? c->n : 1) * sizeof(int64_t);
     int64_t *s = malloc(bytes), *e = malloc(bytes);
     hid_t f;
-    char sp[4200], ep[4200];
+    char *sp = NULL, *ep = NULL; /* group paths can be long: heap */
     int rc;
     if (!s || !e) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory for %lld events",
@@ -177,15 +177,21 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
     }
     if ((rc = source_file(p, c->source, &f)) < 0)
         goto fail_read;
+    int ok;
     if (src->layout == SCOPE__LAYOUT_GROUPS) {
-        snprintf(sp, sizeof sp, "%s/start_times", c->group);
-        snprintf(ep, sizeof ep, "%s/end_times", c->group);
-    } else if (src->layout == SCOPE__LAYOUT_COLUMNS2) {
-        strcpy(sp, "events/start_times");
-        strcpy(ep, "events/end_times");
-    } else {
-        strcpy(sp, "events/start_deltas");
-        strcpy(ep, "events/durations");
+        if (asprintf(&sp, "%s/start_times", c->group) < 0)
+            sp = NULL;
+        if (asprintf(&ep, "%s/end_times", c->group) < 0)
+            ep = NULL;
+        ok = sp && ep;
+    }
+    else if (src->layout == SCOPE__LAYOUT_COLUMNS2)
+        ok = (sp = strdup("events/start_times")) && (ep = strdup("events/end_times"));
+    else
+        ok = (sp = strdup("events/start_deltas")) && (ep = strdup("events/durations"));
+    if (!ok) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
+        goto fail_read;
     }
     if ((rc = scope__h5_read_int64(f, sp, src->path, c->offset, c->n, s)) < 0 ||
         (rc = scope__h5_read_int64(f, ep, src->path, c->offset, c->n, e)) < 0)
@@ -199,8 +205,12 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
     }
     *starts = s;
     *ends = e;
+    free(sp);
+    free(ep);
     return 0;
 fail_read:
+    free(sp);
+    free(ep);
     free(s);
     free(e);
     return rc;

@@ -188,14 +188,19 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         return scope__h5_fail(SCOPE_EFORMAT, fpath, "cannot open a region");
     if (oi.type != H5O_TYPE_GROUP)
         return 0;   /* not a region: ignored like any unknown object */
-    char gpath[4096];
-    if (snprintf(gpath, sizeof gpath, "%s/%s", rpath, link) >=
-        (int)sizeof gpath)
-        return scope__fail(SCOPE_EFORMAT, "%s: region path too long in %s",
-                           fpath, rpath);
+    /* Region names may be long (the recorder allows 64 KiB), so the paths
+     * are built on the heap. Absolute dataset paths, so that messages name
+     * the whole path. */
+    char *gpath = NULL, *spath = NULL, *epath = NULL;
+    if (asprintf(&gpath, "%s/%s", rpath, link) < 0) {
+        gpath = NULL;
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    }
     hid_t g = H5Gopen2(regions, link, H5P_DEFAULT);
-    if (g < 0)
+    if (g < 0) {
+        free(gpath);
         return scope__h5_fail(SCOPE_EFORMAT, fpath, "cannot open a region");
+    }
     char *name = NULL;
     int64_t n, ne, first = INT64_MAX;
     int rc = scope__h5_attr_string(g, "name", &name);
@@ -205,10 +210,12 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto fail_read;
     }
-    /* Absolute dataset paths, so that messages name the whole path. */
-    char spath[4200], epath[4200];
-    snprintf(spath, sizeof spath, "%s/start_times", gpath);
-    snprintf(epath, sizeof epath, "%s/end_times", gpath);
+    if (asprintf(&spath, "%s/start_times", gpath) < 0 ||
+        asprintf(&epath, "%s/end_times", gpath) < 0) {
+        spath = epath = NULL;
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        goto fail_read;
+    }
     if ((rc = scope__h5_len(g, spath, fpath, &n)) < 0 ||
         (rc = scope__h5_len(g, epath, fpath, &ne)) < 0)
         goto fail_read;
@@ -222,9 +229,16 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         (rc = scope__h5_read_int64(g, spath, fpath, 0, 1, &first)) < 0)
         goto fail_read;
     H5Gclose(g);
-    return add_cell(b, name, rank, source, gpath, 0, n, first);
+    rc = add_cell(b, name, rank, source, gpath, 0, n, first);
+    free(spath);
+    free(epath);
+    free(gpath);
+    return rc;
 fail_read:
     free(name);
+    free(spath);
+    free(epath);
+    free(gpath);
     H5Gclose(g);
     return rc;
 }

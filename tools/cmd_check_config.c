@@ -25,8 +25,17 @@ static void print_line(void *ctx, const char *line)
     fputc('\n', f);
 }
 
+/* Same shape as the other commands' usage errors. Returns 2. */
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("scope: check-config: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (try 'scope check-config --help')\n", stderr);
+    return 2;
+}
+
 /* argv[0] is the command's name ("check-config"), as the dispatcher passes
- * it. Returns the exit status. */
+ * it (tools/commands.h). Returns the exit status. */
 int scope_cmd_check_config(int argc, char **argv)
 {
     const char *path = NULL;
@@ -38,19 +47,15 @@ int scope_cmd_check_config(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "scope check-config: unknown option '%s'\n%s", argv[i], usage);
-            return 2;
+            return usage_error("unknown option '%s'", argv[i]);
         } else if (path) {
-            fprintf(stderr, "scope check-config: one FILE only\n%s", usage);
-            return 2;
+            return usage_error("one config file only, not also '%s'", argv[i]);
         } else {
             path = argv[i];
         }
     }
-    if (!path) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (!path)
+        return usage_error("%s", "no config file given");
 
     char err[1024];
     scope_config *cfg = NULL;

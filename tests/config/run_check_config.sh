@@ -49,9 +49,10 @@ expect missing 1 - "scope: nope.conf:0:0: cannot read: No such file or directory
 extra_env="SCOPE_MEMORY_BUDGET=12X"
 expect bad-env 1 - "scope: SCOPE_MEMORY_BUDGET: bad number '12X'$nl" -- simple.conf
 extra_env=""
-expect no-args 2 - "$usage" --
-expect two-files 2 - "scope check-config: one FILE only$nl$usage" -- a.conf b.conf
-expect bad-option 2 - "scope check-config: unknown option '--loud'$nl$usage" -- --loud a.conf
+try="(try 'scope check-config --help')"
+expect no-args 2 - "scope: check-config: no config file given $try$nl" --
+expect two-files 2 - "scope: check-config: one config file only, not also 'b.conf' $try$nl" -- a.conf b.conf
+expect bad-option 2 - "scope: check-config: unknown option '--loud' $try$nl" -- --loud a.conf
 printf '%s' "$usage" >"$out/usage"
 expect help 0 "$out/usage" "" -- --help
 

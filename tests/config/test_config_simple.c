@@ -75,6 +75,18 @@ static void test_line_endings(void)
     scope__config_free(cfg);
 }
 
+/* A UTF-8 byte-order mark is not part of the first name; columns of the
+ * first line count from after it. */
+static void test_byte_order_mark(void)
+{
+    scope_config *cfg = PARSE_OK("\xEF\xBB\xBFMPI_Send\n");
+    if (cfg) {
+        CHECK_STR(cfg->entries[0].pattern, "MPI_Send");
+        scope__config_free(cfg);
+    }
+    PARSE_ERR("\xEF\xBB\xBF" "foo(\n", "t.conf:1:4: unclosed '('");
+}
+
 /* A file naming no function keeps the default list: every MPI_* function. */
 static void test_no_functions_means_default_list(void)
 {
@@ -123,6 +135,7 @@ int main(void)
     test_names_and_globs();
     test_text_is_kept();
     test_line_endings();
+    test_byte_order_mark();
     test_no_functions_means_default_list();
     test_null_path();
     return check_exit("test_config_simple");
