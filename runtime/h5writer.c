@@ -100,26 +100,27 @@ static int path_fmt(char *buf, size_t len, const char *fmt, ...)
 
 /* ------------------------------------------------------------ HDF5 helpers */
 
-static int attr_i64(hid_t obj, const char *name, int64_t v)
+/* A scalar numeric attribute of file type `ftype` from *v (memory type
+ * `mtype`). Returns 0 or -1. */
+static int attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)
 {
     hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT64, &v);
+    hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, v);
     if (a >= 0)
         H5Aclose(a);
     H5Sclose(sp);
     return rc < 0 ? -1 : 0;
 }
 
+static int attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return attr_scalar(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
 static int attr_i8(hid_t obj, const char *name, int8_t v)
 {
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_STD_I8LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT8, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(sp);
-    return rc < 0 ? -1 : 0;
+    return attr_scalar(obj, name, H5T_STD_I8LE, H5T_NATIVE_INT8, &v);
 }
 
 static hid_t vlen_utf8(void)
