@@ -287,7 +287,10 @@ static int count_calls(struct conv *c)
             if (!any)
                 c->th[t].first_ticks = r.ticks;
             any = 1;
-            c->th[t].last_ticks = r.ticks;
+            /* a complete record's last moment is its end */
+            uint64_t last = r.ticks + ((r.word & SCOPE_REC_COMPLETE) ? r.aux : 0);
+            if (last > c->th[t].last_ticks)
+                c->th[t].last_ticks = last;
             uint32_t id = r.word >> SCOPE_REC_ID_SHIFT;
             if (r.word & SCOPE_REC_END)
                 continue;

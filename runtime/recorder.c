@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -437,6 +438,9 @@ static int journal_create(void)
     g.fd = open(g.journal_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (g.fd < 0)
         goto fail_dir;
+    /* Held until the process ends, however it ends: `scope recover` takes
+     * a journal whose lock it can get as one whose owner died. */
+    flock(g.fd, LOCK_EX | LOCK_NB);
     if (extend_file(SCOPE_JOURNAL_HEADER_SIZE) < 0)
         goto fail_map;
     void *p = mmap(NULL, SCOPE_JOURNAL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, 0);
