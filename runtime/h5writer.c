@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -249,6 +250,33 @@ static int write_metadata(hid_t file, const struct conv *c)
     }
     H5Gclose(g);
     return rc ? -1 : 0;
+}
+
+/* Renames the finished temporary file into place, unless `path` holds
+ * something that is not a scope profile: a user's file is never replaced.
+ * A symlink at `path` is replaced itself, never followed. Returns 0 or a
+ * negative SCOPE_E* with a message. */
+static int rename_into_place(const struct scope_writer_request *req, const char *tmp,
+                             const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        int profile = 0;
+        if (S_ISREG(st.st_mode) && H5Fis_hdf5(path) > 0) {
+            hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+            if (f >= 0) {
+                profile = H5Aexists(f, "scope_format") > 0 ||
+                          H5Aexists(f, "scope_profiler_schema") > 0;
+                H5Fclose(f);
+            }
+        }
+        if (!profile && !S_ISLNK(st.st_mode))
+            return msg(req, SCOPE_EACCES, "%s exists and is not a scope profile; not replaced "
+                       "(the profile is left in %s)", path, tmp);
+    }
+    if (rename(tmp, path) < 0)
+        return msg(req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    return 0;
 }
 
 /* ------------------------------------------------------------ the passes */
@@ -654,8 +682,10 @@ static int write_rank_file(struct conv *c, const char *path)
         H5Gclose(c->rank_grp);
     if (H5Fclose(c->file) < 0 && rc == 0)
         rc = SCOPE_EIO;
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = msg(c->req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (rc == 0)
+        rc = rename_into_place(c->req, tmp, path);
+    if (rc == SCOPE_EACCES)
+        return rc; /* keep the temporary: it is the only copy */
     if (rc < 0) {
         unlink(tmp);
         if (c->req->err && !c->req->err[0])
@@ -698,8 +728,10 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
     }
     if (H5Fclose(f) < 0 && rc == 0)
         rc = SCOPE_EIO;
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = msg(c->req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (rc == 0)
+        rc = rename_into_place(c->req, tmp, path);
+    if (rc == SCOPE_EACCES)
+        return rc; /* keep the temporary: it is the only copy */
     if (rc < 0) {
         unlink(tmp);
         if (c->req->err && !c->req->err[0])
