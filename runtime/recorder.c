@@ -422,6 +422,21 @@ static void write_run_metadata(void)
         meta_region((int32_t)id, scope__regions_get((int32_t)id));
 }
 
+/* This process's rank as its launcher announced it in the environment
+ * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1. The first event usually
+ * comes before MPI_Init has told us the rank. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return g.rank > 0 ? g.rank : -1;
+}
+
 /* Creates the journal at the first event; caller holds the lock.
  * Returns 0 or SCOPE_E* (recording then stays off for good). */
 static int journal_create(void)
@@ -472,8 +487,9 @@ fail_map:
     g.fd = -1;
     unlink(g.journal_path);
 fail_dir:
-    fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
-            g.ranks_dir, strerror(errno));
+    if (launcher_rank() <= 0) /* once per job, not once per rank */
+        fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
+                g.ranks_dir, strerror(errno));
     return SCOPE_EIO;
 }
 
