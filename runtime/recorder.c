@@ -3,14 +3,16 @@
  * journal, init and finalize.
  *
  * The hot path (scope_begin/scope_end) reads the clock and stores one
- * 16-byte record at the calling thread's cursor into a journal chunk mapped
- * MAP_SHARED: no lock, no malloc, no system call. Only when the cursor
- * reaches the end of its chunk does the slow path run: it unmaps the full
- * chunk (the data stays in the page cache and the file), takes the next
- * chunk number with an atomic add, extends the file and maps the new chunk.
- * The number of chunks mapped at once is bounded by the memory budget, so
- * memory stays bounded however long the run is; events that find no room
- * are counted, never silently lost.
+ * 16-byte record at the calling thread's cursor into its staging chunk, a
+ * piece of the journal file mapped MAP_SHARED: no lock, no malloc, no
+ * system call. The end of a call that recorded nothing inside it completes
+ * the begin record in place instead (journal.h, SCOPE_REC_COMPLETE). Only
+ * when the staging chunk is full does the slow path run: it copies the
+ * chunk to a fresh chunk of the file with pwrite and starts over in the same
+ * mapping (journal.h explains why and how a reader tells the two apart).
+ * One chunk is mapped per recording thread, and their number is bounded by
+ * the memory budget, so memory stays bounded however long the run is;
+ * events that find no room are counted, never silently lost.
  *
  * The slow path takes no lock either, so a signal handler that records on a
  * thread interrupted inside it cannot deadlock. Interning, metadata and
@@ -287,13 +289,10 @@ static void *map_chunk(uint64_t idx)
     if (extend_file(off + g.chunk_size) < 0)
         return NULL;
     void *p = mmap(NULL, g.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, (off_t)off);
-    if (p == MAP_FAILED)
-        return NULL;
-    /* Fault every page in writable now, in one system call: otherwise the
-     * first store to each page of a shared file mapping takes a write fault
-     * in the hot path (dirty tracking), which costs more than the clock. */
-    madvise(p, g.chunk_size, MADV_POPULATE_WRITE);
-    return p;
+    /* Not prefaulted: a staging chunk is reused, so each page faults in
+     * once per thread (and again only after the kernel writes it back),
+     * and a short-lived thread pays only for the pages it touches. */
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* Appends one meta record; caller holds the lock. Returns 0 or SCOPE_E*. */
