@@ -326,8 +326,7 @@ static int meta_append(uint32_t type, const void *const *parts, const size_t *le
         memcpy(p, parts[i], lens[i]);
         p += lens[i];
     }
-    atomic_thread_fence(memory_order_release);
-    g.meta->used += need;
+    __atomic_store_n(&g.meta->used, g.meta->used + need, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -477,7 +476,7 @@ static int journal_create(void)
     size_t olen = strnlen(g.output, sizeof h->output - 1);
     memcpy(h->output, g.output, olen); /* informational; may be cut */
     memcpy(h->magic, SCOPE_JOURNAL_MAGIC, 8);
-    g.hdr = h;
+    __atomic_store_n(&g.hdr, h, __ATOMIC_RELEASE); /* published to lock-free readers */
     write_run_metadata();
     return 0;
 
@@ -578,8 +577,7 @@ static int next_chunk(struct thread_state *t, uint64_t ticks)
     c->guard = SCOPE_CHUNK_GUARD;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
-    atomic_thread_fence(memory_order_release);
-    c->magic = SCOPE_CHUNK_MAGIC;
+    __atomic_store_n(&c->magic, SCOPE_CHUNK_MAGIC, __ATOMIC_RELEASE);
     t->chunk = c;
     t->cur = (struct scope_rec *)((char *)c + CHUNK_HDR);
     t->end = (struct scope_rec *)((char *)c + g.chunk_size);
