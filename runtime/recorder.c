@@ -420,10 +420,7 @@ static void write_run_metadata(void)
         meta_region((int32_t)id, scope__regions_get((int32_t)id));
 }
 
-/* This process's rank as its launcher announced it in the environment
- * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1. The first event usually
- * comes before MPI_Init has told us the rank. */
-static int launcher_rank(void)
+int scope__launcher_rank(void)
 {
     static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                         "SLURM_PROCID" };
@@ -432,7 +429,7 @@ static int launcher_rank(void)
         if (v && *v)
             return atoi(v);
     }
-    return g.rank > 0 ? g.rank : -1;
+    return -1;
 }
 
 /* Creates the journal at the first event; caller holds the lock.
@@ -485,7 +482,10 @@ fail_map:
     g.fd = -1;
     unlink(g.journal_path);
 fail_dir:
-    if (launcher_rank() <= 0) /* once per job, not once per rank */
+    /* once per job, not once per rank: the first event usually comes
+     * before MPI_Init has told us the rank */
+    int rank = g.rank > 0 ? g.rank : scope__launcher_rank();
+    if (rank <= 0)
         fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
                 g.ranks_dir, strerror(errno));
     return SCOPE_EIO;

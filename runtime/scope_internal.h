@@ -40,6 +40,11 @@ SCOPE_API void scope__disable(void);
  * exact values; ticks must not decrease on a thread, 0 is ignored. */
 SCOPE_API void scope__record_at(int32_t id, int is_end, uint64_t ticks);
 
+/* This process's rank as its launcher announced it in the environment
+ * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1 when not under a launcher.
+ * Used to print job-wide messages once (rank 0) before MPI_Init. */
+SCOPE_API int scope__launcher_rank(void);
+
 /* 1 while recording is on. */
 SCOPE_API int scope__enabled(void);
 
