@@ -219,5 +219,15 @@ with h5py.File(path("bad_index.h5"), "w") as f:
     ev = f.create_group("events")
     ev.create_dataset("start_times", data=np.array([1, 2, 3], np.int64))
     ev.create_dataset("end_times", data=np.array([2, 3, 4], np.int64))
+# A run that lost events and had a rank recovered after a crash: rank 0
+# dropped 1500 events (budget), rank 1 dropped 500 and is complete = 0.
+with h5py.File(path("lossy.h5"), "w") as f:
+    for rank, dropped, complete in [(0, 1500, 1), (1, 500, 0)]:
+        g = f.create_group(f"rank{rank}")
+        g.attrs["dropped_events"] = np.int64(dropped)
+        g.attrs["complete"] = np.int8(complete)
+        r = g.create_group("regions/work")
+        r.create_dataset("start_times", data=np.array([0, 10], np.int64))
+        r.create_dataset("end_times", data=np.array([5, 20], np.int64))
 os.makedirs(path("empty_folder"))
 open(sys.argv[2] if len(sys.argv) > 2 else path("stamp"), "w").close()
