@@ -10,7 +10,7 @@ of scope-profiler's analysis tutorial:
     calls = results.call_stack(rank=0)
 
 A thin ctypes layer over the C library (no compiled extension). It finds
-the library through $SCOPE_READER_LIB, then next to this module (the build
+the library through $SCOPE_READER_LIB, then the installed libdir, then next to this module (the build
 tree or an install that copied it), then the system's library path.
 Times are seconds as floats; the *_ns properties give the stored int64.
 """
@@ -41,8 +41,15 @@ def _find_library():
     candidates = []
     if os.environ.get("SCOPE_READER_LIB"):
         candidates.append(os.environ["SCOPE_READER_LIB"])
-    for d in (here, os.path.join(here, "..", "..", "reader"),
-              os.path.join(here, "..", "..", "build", "reader")):
+    try:  # written by `meson install` (tools/python/meson.build)
+        from ._install_paths import LIBDIR
+        dirs = [LIBDIR]
+    except ImportError:
+        dirs = []
+    # the source tree: tools/python/scope_reader -> <top>/build/reader
+    top = os.path.join(here, "..", "..", "..")
+    for d in dirs + [here, os.path.join(top, "build", "reader"),
+                     os.path.join(top, "build-test", "reader")]:
         candidates += [os.path.join(d, "libscope_reader.so"),
                        os.path.join(d, "libscope_reader.so.0")]
     for c in candidates:
