@@ -50,8 +50,11 @@ static uint64_t chunk_offset(const struct scope_jr *jr, uint64_t idx)
 
 static struct scope_jr_thread *thread_slot(struct scope_jr *jr, uint32_t index)
 {
-    if (index >= (1u << 24))
-        return NULL; /* garbage: no process has 16M threads */
+    /* Indices are handed out densely and counted in the header; anything
+     * beyond that (or beyond a million threads) is garbage, not a reason to
+     * allocate gigabytes. */
+    if (index >= jr->hdr.thread_count || index >= (1u << 20))
+        return NULL;
     if (index >= jr->n_threads) {
         struct scope_jr_thread *t = realloc(jr->threads, (index + 1) * sizeof *t);
         if (!t)
@@ -69,7 +72,8 @@ static struct scope_jr_thread *thread_slot(struct scope_jr *jr, uint32_t index)
 static int add_thread_chunk(struct scope_jr *jr, const struct scope_chunk_header *c, uint64_t idx)
 {
     struct scope_jr_thread *t = thread_slot(jr, c->thread);
-    if (!t || c->seq >= (1u << 26))
+    /* every sequence of a thread left a chunk: seq < chunks in the file */
+    if (!t || c->seq > jr->n_chunks)
         return SCOPE_EJOURNAL;
     if (c->seq >= t->cap_chunks) {
         uint32_t cap = t->cap_chunks ? t->cap_chunks : 4;
@@ -113,7 +117,9 @@ static int add_region(struct scope_jr *jr, const char *p, uint32_t len)
         s[i] = q;
         q = z + 1;
     }
-    if (id >= (1u << 30) || !*s[0])
+    /* ids are dense and written in order: one far beyond those seen is
+     * garbage, not a reason to allocate gigabytes */
+    if (id > jr->n_regions + 4096 || !*s[0])
         return SCOPE_EJOURNAL;
     if (id >= jr->n_regions) {
         struct scope_jr_region *r = realloc(jr->regions, (id + 1) * sizeof *r);
@@ -264,6 +270,12 @@ int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errl
     if (h->header_size != SCOPE_JOURNAL_HEADER_SIZE || h->record_size != sizeof(struct scope_rec) ||
         h->chunk_size < 4096 || h->chunk_size > (64u << 20) || h->chunk_size % 16) {
         rc = fail(err, errlen, SCOPE_EJOURNAL, path, "journal header is damaged");
+        goto fail_open;
+    }
+    /* An index links every rank, so a garbage size would mean millions of
+     * links: ranks are bounded like the thread indices below. */
+    if (h->size < 1 || h->size > (1 << 22) || h->rank < -1 || h->rank >= h->size) {
+        rc = fail(err, errlen, SCOPE_EJOURNAL, path, "journal header has an impossible rank/size");
         goto fail_open;
     }
     jr->hdr.hostname[sizeof jr->hdr.hostname - 1] = 0;
