@@ -1,0 +1,30 @@
+/*
+ * interpose.h - the function-interposition engine's driver: config entries
+ * -> matching functions in every loaded object -> inline patch or GOT
+ * rewrite -> report (stderr with verbose, /rank<N>/interposition always).
+ *
+ * The preload's constructor calls scope__interpose_apply() once, after
+ * scope_init(), while the process is still single-threaded; dlopen_hook.c
+ * calls scope__interpose_new_objects() after each dlopen/dlmopen.
+ */
+#ifndef SCOPE_INTERPOSE_H
+#define SCOPE_INTERPOSE_H
+
+#include "scope_config.h"
+
+/* Instruments every function the config's entries name in the objects
+ * loaded now, and keeps `cfg` (which must outlive the process's use of the
+ * engine) for objects loaded later. Prints one line per entry to stderr
+ * when cfg->verbose, and a one-line warning (rank 0 only) for each entry
+ * that matched nothing. Returns the number of functions instrumented, or
+ * a negative SCOPE_E* code when the engine itself cannot start (no
+ * disassembler, out of memory). Cost: reads the symbol table of every
+ * loaded object once; linear disassembly of each matched function. */
+int scope__interpose_apply(const scope_config *cfg);
+
+/* Looks at objects loaded since the last call (after a dlopen) and
+ * instruments what the config names in them, with a patch sequence that
+ * is safe while other threads run. Returns as scope__interpose_apply. */
+int scope__interpose_new_objects(void);
+
+#endif /* SCOPE_INTERPOSE_H */
