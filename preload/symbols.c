@@ -124,7 +124,9 @@ int scope__object_read(struct scope__object *o, const char *path, uintptr_t bias
             s.st_value == 0)
             continue;
         const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-        if (!name || !*name)
+        /* GCC's hot/cold split: "f.cold" is a part of f reached by jumps,
+         * never a function entry, so it is never a candidate */
+        if (!name || !*name || strstr(name, ".cold"))
             continue;
         struct scope__sym *y = &o->syms[o->n_syms++];
         y->name = name;

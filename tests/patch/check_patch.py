@@ -31,6 +31,25 @@ CASES = {
                         nested=[("tail_inner", "tail_outer")],
                         max_depth={"depth": 10000},
                         refused={"tiny": "function is 4 bytes, shorter than the 5-byte patch"}),
+    "longjmp": dict(config="guarded\njumper\nsig_target\nin_handler\nleaf",
+                    counts={"guarded": 10, "jumper": 40, "sig_target": 3,
+                            "in_handler": 3, "leaf": 5},
+                    nested=[("jumper", "guarded")], max_depth={"jumper": 4}),
+    "signal": dict(config="outer_with_signal\nleaf",
+                   counts={"outer_with_signal": 6, "leaf": 18},
+                   nested=[("leaf", "outer_with_signal")]),
+    "fork": dict(config="leaf", counts={"leaf": 3}),
+    "threads": dict(config="tcall", counts={"tcall": 800000}, threads={"tcall": 8}),
+    "libs": dict(config="lib_compute\nlibpatchdyn.so:dyn_compute\nlibnothere.so:lib_compute",
+                 counts={"lib_compute": 6, "dyn_compute": 4},
+                 not_found=["libnothere.so:lib_compute"]),
+    "cxx": dict(config="ns::Solver::step(int)\n\"ns::Square::*\"\nns::thrower(int)\n"
+                       "catch*\nrethrower()\nns::Solver::stpe(int)",
+                counts={"ns::Solver::step(int)": 100, "ns::Square::area() const": 7,
+                        "ns::thrower(int)": 24, "catcher(int)": 5, "rethrower()": 2},
+                nested=[("ns::thrower(int)", ["catcher(int)", "rethrower()"])],
+                not_found=["ns::Solver::stpe(int)"],
+                suggest={"ns::Solver::stpe(int)": "did you mean: ns::Solver::step(int)"}),
     "basic_stripped": dict(config="\n".join(BASIC),
                            counts={"exported_add": 2},
                            not_found=[n for n in BASIC if n not in ("exported_add", "tiny")],
@@ -85,6 +104,7 @@ def max_nesting(s, e):
 def main():
     case, outdir = sys.argv[1], os.path.abspath(sys.argv[-1])
     preload, prog = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    args = [os.path.abspath(a) if os.path.exists(a) else a for a in sys.argv[4:-1]]
     c = CASES[case]
     conf = os.path.join(outdir, "scope.conf")
     with open(conf, "w") as f:
@@ -93,10 +113,10 @@ def main():
     for k in list(env):
         if k.startswith("SCOPE_") or k == "LD_PRELOAD":
             del env[k]
-    rc0, out0, err0 = run([prog], env, outdir)
+    rc0, out0, err0 = run([prog] + args, env, outdir)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_H5WRITER=os.environ.get("SCOPE_H5WRITER", ""), SCOPE_CONFIG=conf,
                 SCOPE_OUTPUT=os.path.join(outdir, "p.h5"), SCOPE_VERBOSE="1")
-    rc1, out1, err1 = run([prog], penv, outdir)
+    rc1, out1, err1 = run([prog] + args, penv, outdir)
     sys.stderr.write(err1.decode(errors="replace"))
     if rc0 != rc1:
         fail(f"exit status {rc1} under the preload, {rc0} bare")
@@ -114,7 +134,9 @@ def main():
             fail(f"{n}: kind {kind!r}, expected {want!r}")
     for inner, outer in c.get("nested", []):
         si, ei, _, _ = regs[inner]
-        so, eo, _, _ = regs[outer]
+        outers = [outer] if isinstance(outer, str) else outer
+        so = np.concatenate([regs[o][0] for o in outers])
+        eo = np.concatenate([regs[o][1] for o in outers])
         for a, b in zip(si, ei):
             if not np.any((so <= a) & (b <= eo)):
                 fail(f"a call of {inner} at {a} is not inside any {outer}")
@@ -131,12 +153,23 @@ def main():
             fail(f"{n}: interposition rows {r}, expected 'not found'")
         if f"'{n}'" not in err1.decode():
             fail(f"no warning for {n} on stderr")
+    for n, want in c.get("threads", {}).items():
+        t = regs[n][2]
+        if len(set(t.tolist())) != want:
+            fail(f"{n}: {len(set(t.tolist()))} thread ids, expected {want}")
+        per = np.bincount(t)
+        if sorted(per[per > 0].tolist()) != [c["counts"][n] // want] * want:
+            fail(f"{n}: per-thread counts {per.tolist()}")
+    for n, sug in c.get("suggest", {}).items():
+        r = status.get(n)
+        if not r or r[0][5] != sug:
+            fail(f"{n}: interposition rows {r}, expected the suggestion {sug!r}")
     for n, why in c.get("refused", {}).items():
         r = status.get(n)
         if not r or r[0][4] != "refused" or r[0][5] != why:
             fail(f"{n}: interposition rows {r}, expected refused: {why}")
     for n in c["counts"]:
-        r = [x for x in rows if x[1] == n or x[0] == n]
+        r = [x for x in rows if x[1] == n or x[0] == n or n.startswith(x[0].rstrip("*"))]
         if not r or r[0][4] != "patched":
             fail(f"{n}: interposition rows {r}, expected 'patched'")
     print(f"ok: {case}: {sum(got.values())} events in {len(got)} regions")

@@ -1,0 +1,30 @@
+/*
+ * prog_libs.c - calls lib_compute in a linked shared library through the
+ * PLT 6 times, then dlopen()s libpatchdyn.so (path in argv[1]) and calls
+ * its dyn_compute 4 times.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+
+long lib_compute(long x);
+
+int main(int argc, char **argv)
+{
+    long s = 0;
+    for (int i = 0; i < 6; i++)
+        s += lib_compute(i);
+    printf("lib %ld\n", s);
+    if (argc < 2)
+        return 2;
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        printf("dlopen failed\n");
+        return 1;
+    }
+    long (*dyn)(long) = (long (*)(long))dlsym(h, "dyn_compute");
+    long d = 0;
+    for (int i = 0; i < 4; i++)
+        d += dyn(i);
+    printf("dyn %ld\n", d);
+    return 0;
+}
