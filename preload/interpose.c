@@ -66,7 +66,22 @@ static struct {
     char self_path[4096];
     int rank0;
     size_t *found;              /* per entry: functions instrumented so far */
+    const char *const *skip;    /* timed by the caller by symbol */
 } E;
+
+void scope__interpose_skip(const char *const *names)
+{
+    E.skip = names;
+}
+
+static int skipped(const struct match *m, size_t n)
+{
+    for (size_t i = 0; i < n && E.skip; i++)
+        for (size_t k = 0; E.skip[k]; k++)
+            if (strcmp(m[i].sym->name, E.skip[k]) == 0)
+                return 1;
+    return 0;
+}
 
 /* ---------------------------------------------------------------- objects */
 
@@ -395,6 +410,11 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     const struct match *pick = &m[0];       /* sorted: the best name first */
     const struct scope__sym *s = pick->sym;
     const char *obj = pick->obj->o.path;
+    if (skipped(m, n)) {
+        scope__note_interposition(label, s->name, obj, "symbol", "patched",
+                                  "timed by the preload's own wrapper");
+        return 0;
+    }
     if (scope__patch_done(pick->addr)) {
         scope__note_interposition(label, s->name, obj, "inline", "patched",
                                   "already instrumented by an earlier entry or alias");
@@ -469,7 +489,9 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
                 char sug[300];
                 suggest(e, objs, n_objs, sug, sizeof sug);
                 scope__note_interposition(label, "", "", "symbol", "not found", sug);
-                if (E.rank0)
+                /* the built-in default (every MPI_*) finding nothing just
+                 * means a program without MPI: no warning for it */
+                if (E.rank0 && e->line > 0)
                     fprintf(stderr, "scope: warning: '%s' (line %d) matched no function%s%s\n",
                             label, e->line, sug[0] ? "; " : "", sug);
             }

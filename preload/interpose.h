@@ -22,6 +22,12 @@
  * loaded object once; linear disassembly of each matched function. */
 int scope__interpose_apply(const scope_config *cfg);
 
+/* Names (NULL-terminated list, static) of functions the caller already
+ * times by symbol interposition (the preload's MPI_Init/Finalize
+ * wrappers): a function with one of these names, or an alias of one, is
+ * reported with method "symbol" and never patched. Call before apply. */
+void scope__interpose_skip(const char *const *names);
+
 /* Looks at objects loaded since the last call (after a dlopen) and
  * instruments what the config names in them, with a patch sequence that
  * is safe while other threads run. Returns as scope__interpose_apply. */

@@ -17,7 +17,8 @@
 /* X(function suffix, name typed on the command line, one-line help) */
 #define SCOPE_COMMANDS(X)                                                     \
     X(summary, "summary", "time per region: calls, total, mean, min, max, "  \
-                          "std, share of the run")
+                          "std, share of the run")                        \
+    X(run, "run", "run a command (e.g. mpirun -n 4 ./app) under the profiler")
 
 #define SCOPE__DECLARE_CMD(fn, name, help) int scope_cmd_##fn(int argc, char **argv);
 SCOPE_COMMANDS(SCOPE__DECLARE_CMD)

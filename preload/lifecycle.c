@@ -1,0 +1,236 @@
+/*
+ * lifecycle.c - what libscope_preload.so does in a process it lands in,
+ * from the constructor to the written file.
+ *
+ * With LD_PRELOAD set for `mpirun ./app`, the preload is loaded into
+ * mpirun, its daemons, every shell and helper they start, and the ranks.
+ * So the constructor does little: read the config (SCOPE_CONFIG or the
+ * built-in default, with SCOPE_* variables applied), note the executable,
+ * and decide whether this process is a target. A target starts the
+ * recorder at once (scope_init only takes the run start time; no file
+ * exists until the first event). A non-target does nothing more, unless it
+ * calls MPI_Init later: a process that called MPI_Init always writes.
+ *
+ * Which processes write a file:
+ *   - a process that called MPI_Init: always, at MPI_Finalize (or at exit
+ *     if it never finalizes), as rank N of the size learned through PMPI;
+ *   - any other process: only if it is a target and recorded something,
+ *     at exit, as rank 0 of 1 (the recorder writes nothing without events).
+ *
+ * A broken config disables the preload in the process: the MPI calls are
+ * forwarded untouched and the program behaves as without the preload. The
+ * error is printed once per job: by the first process of the tree that
+ * sees it (children inherit SCOPE__CONFIG_ERROR_SHOWN), and among MPI ranks
+ * started without a preloaded launcher, by rank 0 only.
+ *
+ * Nothing here may exit, abort, or print other than that one line and the
+ * SCOPE_VERBOSE progress lines.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "interpose.h"
+#include "preload_state.h"
+#include "scope_config.h"
+#include "scope_internal.h"
+
+/* Set in the environment once a config error was printed, so that the
+ * processes the printing one starts stay silent. */
+#define ERROR_SHOWN_VAR "SCOPE__CONFIG_ERROR_SHOWN"
+
+typedef enum preload_phase {
+    PHASE_OFF = 0,   /* not initialised, or disabled for good */
+    PHASE_IDLE,      /* config loaded, not recording (not a target yet) */
+    PHASE_RECORDING, /* scope_init done */
+    PHASE_DONE       /* scope_finalize done */
+} preload_phase;
+
+static struct {
+    preload_phase phase;
+    scope_config *cfg; /* kept for the life of the process */
+    int verbose;
+    int32_t span_id;   /* SCOPE__SPAN_REGION, -1 until MPI_Init */
+    int span_open;
+    int rank, size;
+    char exe[PATH_MAX];
+} preload = { .span_id = -1, .size = 1 };
+
+int scope__preload_verbose(void)
+{
+    return preload.verbose;
+}
+
+void scope__preload_log(const char *fmt, ...)
+{
+    if (!preload.verbose)
+        return;
+    char line[1024];
+    int n = snprintf(line, sizeof line, "scope: [pid %ld] ", (long)getpid());
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof line)
+        n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line - 1)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n); /* one write: lines
+                                                          of ranks don't mix */
+    (void)w;
+}
+
+/* The rank the launcher gave this process, or -1 when not under one. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK" };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && *v != '\0')
+            return atoi(v);
+    }
+    return -1;
+}
+
+/* Prints "scope: <file>:<line>:<col>: <problem>" unless an ancestor or
+ * another rank does. */
+static void report_config_error(const char *msg)
+{
+    if (getenv(ERROR_SHOWN_VAR) != NULL)
+        return;
+    int rank = launcher_rank();
+    if (rank > 0)
+        return;
+    char line[1200];
+    int n = snprintf(line, sizeof line, "scope: %s\n", msg);
+    if (n > 0) {
+        if ((size_t)n >= sizeof line)
+            n = (int)sizeof line - 1;
+        ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+        (void)w;
+    }
+    setenv(ERROR_SHOWN_VAR, "1", 1); /* children are started after this */
+}
+
+/* The functions mpi_intercept.c times by symbol interposition: the
+ * interposition engine must not patch them too (one mechanism per call). */
+static const char *const intercepted_by_symbol[] = {
+    "MPI_Init", "MPI_Init_thread", "MPI_Finalize",
+    "PMPI_Init", "PMPI_Init_thread", "PMPI_Finalize", NULL
+};
+
+/* Starts the recorder with the config's options. Returns 1 when recording,
+ * 0 when the recorder refused (the preload is then off in this process). */
+static int start_recording(void)
+{
+    scope_options opts = {
+        .output = preload.cfg->output,
+        .memory_budget = preload.cfg->memory_budget,
+        .config_text = preload.cfg->text,
+    };
+    int rc = scope_init(&opts);
+    if (rc < 0) {
+        scope__preload_log("%s: cannot start recording: %s", preload.exe, scope_strerror(rc));
+        preload.phase = PHASE_OFF;
+        return 0;
+    }
+    preload.phase = PHASE_RECORDING;
+    scope__preload_log("%s: recording", preload.exe);
+    scope__interpose_skip(intercepted_by_symbol);
+    rc = scope__interpose_apply(preload.cfg);
+    if (rc < 0)
+        scope__preload_log("%s: interposition engine: %s", preload.exe, scope_strerror(rc));
+    return 1;
+}
+
+static void find_executable(void)
+{
+    ssize_t n = readlink("/proc/self/exe", preload.exe, sizeof preload.exe - 1);
+    if (n > 0) {
+        preload.exe[n] = '\0';
+        return;
+    }
+    snprintf(preload.exe, sizeof preload.exe, "%s", program_invocation_name);
+}
+
+/* Runs when the loader maps the preload, before main, in every process the
+ * preload lands in. Cost: one small file read and parse; no file created. */
+__attribute__((constructor)) static void preload_constructor(void)
+{
+    int saved_errno = errno; /* the program must not see ours */
+    const char *v = getenv("SCOPE_VERBOSE");
+    preload.verbose = v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+    find_executable();
+
+    char err[1024] = "";
+    int rc = scope__config_from_env(&preload.cfg, err, sizeof err);
+    if (rc < 0) {
+        if (err[0] == '\0')
+            snprintf(err, sizeof err, "%s", scope_strerror(rc));
+        report_config_error(err);
+        preload.cfg = NULL;
+        preload.phase = PHASE_OFF;
+        errno = saved_errno;
+        return;
+    }
+    preload.verbose = preload.verbose || preload.cfg->verbose;
+    preload.phase = PHASE_IDLE;
+    if (scope__config_wants_exe(preload.cfg, preload.exe))
+        start_recording();
+    else
+        scope__preload_log("%s: not a target", preload.exe);
+    errno = saved_errno;
+}
+
+int scope__preload_mpi_starting(void)
+{
+    if (preload.phase == PHASE_IDLE)
+        start_recording();
+    if (preload.phase != PHASE_RECORDING)
+        return 0;
+    preload.span_id = scope__region_ex(SCOPE__SPAN_REGION, SCOPE_KIND_MANUAL, NULL, NULL);
+    if (preload.span_id >= 0) {
+        scope_begin(preload.span_id);
+        preload.span_open = 1;
+    }
+    return 1;
+}
+
+void scope__preload_mpi_started(int ok, int rank, int size)
+{
+    if (preload.phase != PHASE_RECORDING)
+        return;
+    if (!ok) {
+        if (preload.span_open)
+            scope_end(preload.span_id);
+        preload.span_open = 0;
+        scope__preload_log("MPI_Init failed: no span region");
+        return;
+    }
+    preload.rank = rank;
+    preload.size = size;
+    scope_set_rank(rank, size);
+    scope__preload_log("%s: MPI rank %d of %d", preload.exe, rank, size);
+}
+
+void scope__preload_mpi_finalizing(void)
+{
+    if (preload.phase != PHASE_RECORDING)
+        return;
+    if (preload.span_open)
+        scope_end(preload.span_id);
+    preload.span_open = 0;
+    int rc = scope_finalize();
+    preload.phase = PHASE_DONE;
+    if (rc < 0)
+        scope__preload_log("rank %d: writing the profile failed: %s", preload.rank,
+                           scope_strerror(rc));
+    else
+        scope__preload_log("rank %d: profile written", preload.rank);
+}

@@ -1,0 +1,67 @@
+/*
+ * preload_state.h - what the files of libscope_preload.so share: the
+ * process's lifecycle state (lifecycle.c), the MPI interception that drives
+ * it (mpi_intercept.c) and the lookup of the next definition of a symbol
+ * (symbol_next.c). Internal to preload/; nothing here is exported from the
+ * shared object (the version script exports only the interposed MPI names).
+ */
+#ifndef SCOPE_PRELOAD_STATE_H
+#define SCOPE_PRELOAD_STATE_H
+
+#include <stdint.h>
+
+/* Name of the region that spans a rank's time from the entry of MPI_Init
+ * (or MPI_Init_thread) to the entry of MPI_Finalize. Kind "manual": it is
+ * not one function call, and a summary that adds up "mpi" time must not
+ * count it. Documented in preload/README.md. */
+#define SCOPE__SPAN_REGION "MPI_Init..MPI_Finalize"
+
+/* --- lifecycle.c ------------------------------------------------------- */
+
+/* Called at the entry of the outermost MPI_Init/MPI_Init_thread: makes sure
+ * the recorder is running in this process even if its executable is not a
+ * target (a process that calls MPI_Init always writes) and opens the span
+ * region. Returns 1 when recording is on, 0 when the preload is disabled in
+ * this process (config error, recorder failure). May allocate (once). */
+int scope__preload_mpi_starting(void);
+
+/* Called when the outermost init call returned: ok = 1 with the rank and
+ * size learned through PMPI, ok = 0 when MPI_Init failed (the span is then
+ * closed at once: no MPI_Finalize will come). */
+void scope__preload_mpi_started(int ok, int rank, int size);
+
+/* Called at the entry of the outermost MPI_Finalize, before it is
+ * forwarded: closes the span, stops recording and writes this rank's file
+ * (and the index on rank 0). Never blocks on another rank. Does nothing
+ * when recording is off. Cost: linear in the recorded events. */
+void scope__preload_mpi_finalizing(void);
+
+/* 1 when SCOPE_VERBOSE (or `verbose` in the config) asked for progress
+ * lines on stderr. */
+int scope__preload_verbose(void);
+
+/* Prints "scope: <formatted>\n" on stderr with one write(2) when verbose;
+ * nothing otherwise. */
+void scope__preload_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- symbol_next.c ----------------------------------------------------- */
+
+/* Returns the next definition of function or object `name` after this
+ * preload: dlsym(RTLD_NEXT) first, then the objects of the link map that
+ * are not in the global scope (mpi4py opens libmpi with RTLD_LOCAL, where
+ * RTLD_NEXT cannot see it), libmpi.so* first. Never returns a symbol of the
+ * preload itself. NULL when no other object defines `name`. May take the
+ * loader's lock: call it outside signal handlers, cache the result. */
+void *scope__next_symbol(const char *name);
+
+/* Like scope__next_symbol, but looks in the global scope first, executable
+ * included (dlsym(RTLD_DEFAULT)): for data objects such as Open MPI's
+ * ompi_mpi_comm_world, of which an executable may hold a copy relocation
+ * that is then the one address everybody uses. */
+void *scope__global_symbol(const char *name);
+
+/* Path of the object that contains `addr` (the executable's path when it is
+ * the main program), or NULL. The string belongs to the loader. */
+const char *scope__object_of(const void *addr);
+
+#endif /* SCOPE_PRELOAD_STATE_H */

@@ -1,0 +1,314 @@
+/*
+ * cmd_run.c - `scope run [-c CONFIG] [-o OUTPUT] [-v] [--] COMMAND...`:
+ * runs COMMAND with libscope_preload.so preloaded and the SCOPE_* variables
+ * set, so that `scope run -- mpirun -n 4 ./app` is all a user types.
+ *
+ * What it sets for COMMAND (and everything COMMAND starts: on one node,
+ * mpirun hands its own environment to the ranks, so no `-x` is needed;
+ * across nodes, add `-x LD_PRELOAD -x SCOPE_CONFIG -x SCOPE_OUTPUT`):
+ *   LD_PRELOAD     the absolute path of the preload, before any existing one
+ *   SCOPE_CONFIG   the absolute path of -c CONFIG (when given)
+ *   SCOPE_OUTPUT   the absolute path of the index file: -o, else an already
+ *                  set SCOPE_OUTPUT, else the config's `output`, else
+ *                  scope_profile.h5 in the working folder
+ *   SCOPE_VERBOSE  1 with -v
+ *
+ * Exit status: COMMAND's exit status. When COMMAND dies of a signal, scope
+ * kills itself with the same signal (its own core dump disabled), so a
+ * shell or batch system sees exactly what it would have seen without scope;
+ * should that signal not end scope, the status is 128 + signal number.
+ * 127: COMMAND not found, 126: not executable, 2: usage error.
+ *
+ * While COMMAND runs, scope ignores SIGINT and SIGQUIT (the terminal sends
+ * them to COMMAND too, as system() does) and passes SIGTERM, SIGHUP, SIGUSR1
+ * and SIGUSR2 on to it. Afterwards one line on stderr says where the
+ * profile is and how to summarise it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "scope_config.h"
+
+extern char **environ;
+
+#define PRELOAD_NAME "libscope_preload.so"
+
+static const char usage[] =
+    "usage: scope run [-c CONFIG] [-o OUTPUT] [-v] [--] COMMAND [ARGS...]\n"
+    "  Runs COMMAND (e.g. mpirun -n 4 ./app) under the profiler and passes its\n"
+    "  exit status through.\n"
+    "  -c, --config CONFIG  functions to time and settings (see scope check-config)\n"
+    "  -o, --output OUTPUT  index file of the profile (default scope_profile.h5);\n"
+    "                       rank files go to OUTPUT without .h5 + .ranks/\n"
+    "  -v, --verbose        say what is set and what each process does\n"
+    "  Environment: SCOPE_PRELOAD overrides the path of " PRELOAD_NAME ".\n";
+
+/* The signals passed on to COMMAND while it runs. */
+static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
+/* Writes the absolute form of `path` (which need not exist) into out.
+ * Returns 0, or -1 when it does not fit. */
+static int absolute(const char *path, char *out, size_t outlen)
+{
+    if (path[0] == '/')
+        return snprintf(out, outlen, "%s", path) < (int)outlen ? 0 : -1;
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    return snprintf(out, outlen, "%s/%s", cwd, path) < (int)outlen ? 0 : -1;
+}
+
+/* Finds the preload: $SCOPE_PRELOAD, else next to this executable in the
+ * build tree (<build>/tools/scope -> <build>/preload/), else the installed
+ * library folder. Returns 0 with the canonical path in out, or -1. */
+static int find_preload(char *out, size_t outlen)
+{
+    const char *env = getenv("SCOPE_PRELOAD");
+    if (env && *env) {
+        if (!realpath(env, out)) {
+            fprintf(stderr, "scope run: SCOPE_PRELOAD=%s: %s\n", env, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "scope run: cannot find the scope executable: %s\n", strerror(errno));
+        return -1;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    static const char *const rel[] = {
+        "/../preload", "/../lib/x86_64-linux-gnu", "/../lib64", "/../lib", "",
+    };
+    char path[PATH_MAX + 64];
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(path, sizeof path, "%s%s/" PRELOAD_NAME, self, rel[i]);
+        if (access(path, R_OK) == 0 && realpath(path, out))
+            return 0;
+    }
+#ifdef SCOPE_LIBDIR
+    snprintf(path, sizeof path, "%s/" PRELOAD_NAME, SCOPE_LIBDIR);
+    if (access(path, R_OK) == 0 && realpath(path, out))
+        return 0;
+#endif
+    fprintf(stderr, "scope run: cannot find " PRELOAD_NAME " near %s (set SCOPE_PRELOAD)\n",
+            self);
+    (void)outlen;
+    return -1;
+}
+
+/* The output the preload will use, as the user would name it: -o, then
+ * SCOPE_OUTPUT, then the config's `output` (a broken config is left for
+ * the preload to report, once), then the default. */
+static const char *choose_output(const char *opt_output, const char *config)
+{
+    static char from_config[PATH_MAX];
+    if (opt_output)
+        return opt_output;
+    const char *env = getenv("SCOPE_OUTPUT");
+    if (env && *env)
+        return env;
+    if (config) {
+        scope_config *cfg = NULL;
+        char err[512];
+        if (scope__config_load(config, &cfg, err, sizeof err) == 0 && cfg->output)
+            snprintf(from_config, sizeof from_config, "%s", cfg->output);
+        scope__config_free(cfg);
+        if (from_config[0])
+            return from_config;
+    }
+    return "scope_profile.h5";
+}
+
+/* Sets the variables COMMAND inherits. Returns 0 or -1 (message printed). */
+static int set_environment(const char *preload, const char *config, const char *output,
+                           int verbose)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t len = strlen(preload) + (old ? strlen(old) : 0) + 2;
+    char *value = malloc(len);
+    if (!value) {
+        fprintf(stderr, "scope run: out of memory\n");
+        return -1;
+    }
+    if (old && *old)
+        snprintf(value, len, "%s:%s", preload, old);
+    else
+        snprintf(value, len, "%s", preload);
+    int rc = setenv("LD_PRELOAD", value, 1);
+    free(value);
+    if (rc == 0 && config)
+        rc = setenv("SCOPE_CONFIG", config, 1);
+    if (rc == 0)
+        rc = setenv("SCOPE_OUTPUT", output, 1);
+    if (rc == 0 && verbose)
+        rc = setenv("SCOPE_VERBOSE", "1", 1);
+    if (rc != 0) {
+        fprintf(stderr, "scope run: cannot set the environment: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts COMMAND with SIGINT/SIGQUIT at their defaults and an empty signal
+ * mask. Returns its pid, or -1 with the exit status for "cannot run" in
+ * *status (127 not found, 126 otherwise), message printed. */
+static pid_t spawn_command(char **cmd, int *status)
+{
+    posix_spawnattr_t attr;
+    sigset_t defaults, empty;
+    pid_t pid = -1;
+    posix_spawnattr_init(&attr);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGQUIT);
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+        sigaddset(&defaults, forwarded[i]);
+    sigemptyset(&empty);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    int rc = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        fprintf(stderr, "scope run: cannot run '%s': %s\n", cmd[0], strerror(rc));
+        *status = rc == ENOENT ? 127 : 126;
+        return -1;
+    }
+    return pid;
+}
+
+/* Prints where the profile is, or that none was written by this run. */
+static void print_pointer(const char *output, time_t started)
+{
+    struct stat st;
+    if (stat(output, &st) == 0 && st.st_mtime >= started)
+        fprintf(stderr, "scope: profile written to %s; summarise it with: scope summary %s\n",
+                output, output);
+    else
+        fprintf(stderr, "scope: no profile was written to %s (see the messages above; "
+                        "-v tells more)\n", output);
+}
+
+/* Re-raises the signal that ended COMMAND on scope itself. Returns only if
+ * the signal did not end scope: then the status is 128 + sig. */
+static int die_like(int sig)
+{
+    struct rlimit no_core = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &no_core); /* the command's core is the useful one */
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    return 128 + sig;
+}
+
+/* argv[0] is "run". Returns the exit status (see the top of the file). */
+int scope_cmd_run(int argc, char **argv)
+{
+    const char *config = NULL, *opt_output = NULL;
+    int verbose = 0, i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-')
+            break;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = 1;
+        } else if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0 || strcmp(a, "-o") == 0
+                   || strcmp(a, "--output") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "scope run: %s needs a value\n%s", a, usage);
+                return 2;
+            }
+            if (a[1] == 'c' || a[2] == 'c')
+                config = argv[++i];
+            else
+                opt_output = argv[++i];
+        } else {
+            fprintf(stderr, "scope run: unknown option '%s'\n%s", a, usage);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    char **cmd = argv + i;
+
+    char preload[PATH_MAX], config_abs[PATH_MAX], output[PATH_MAX];
+    if (find_preload(preload, sizeof preload) < 0)
+        return 1;
+    if (config && absolute(config, config_abs, sizeof config_abs) < 0) {
+        fprintf(stderr, "scope run: config path too long\n");
+        return 2;
+    }
+    if (absolute(choose_output(opt_output, config), output, sizeof output) < 0) {
+        fprintf(stderr, "scope run: output path too long\n");
+        return 2;
+    }
+    if (set_environment(preload, config ? config_abs : NULL, output, verbose) < 0)
+        return 1;
+    if (verbose)
+        fprintf(stderr, "scope run: LD_PRELOAD=%s%s%s SCOPE_OUTPUT=%s\n", preload,
+                config ? " SCOPE_CONFIG=" : "", config ? config_abs : "", output);
+
+    struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&fwd.sa_mask);
+    fwd.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &ign, NULL);
+    sigaction(SIGQUIT, &ign, NULL);
+    for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
+        sigaction(forwarded[k], &fwd, NULL);
+
+    time_t started = time(NULL);
+    int status = 0;
+    pid_t pid = spawn_command(cmd, &status);
+    if (pid < 0)
+        return status;
+    child_pid = pid;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "scope run: waitpid: %s\n", strerror(errno));
+            return 1;
+        }
+    }
+    child_pid = 0;
+    print_pointer(output, started);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return die_like(WTERMSIG(status));
+    return 1;
+}
