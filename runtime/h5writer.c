@@ -1,10 +1,9 @@
 /*
- * h5writer.c - libscope_h5writer.so: turns a journal into the per-rank HDF5
- * file and the index file of FORMAT.md.
+ * h5writer.c - turns a journal into the per-rank HDF5 file and the index
+ * file of FORMAT.md.
  *
- * This is the only code of the recorder that touches HDF5, and it runs in a
- * link-map namespace of its own (see writer_load.c), or inside `scope
- * recover`. Memory stays bounded whatever the journal's size:
+ * This is the only code of the recorder that touches HDF5; it runs in the
+ * scope-h5write process (see writer_spawn.c), or inside `scope recover`. Memory stays bounded whatever the journal's size:
  *
  *   pass 1  walks every thread's records once and counts the calls of each
  *           region, so every dataset is created at its exact final size;
@@ -24,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,26 +101,27 @@ static int path_fmt(char *buf, size_t len, const char *fmt, ...)
 
 /* ------------------------------------------------------------ HDF5 helpers */
 
-static int attr_i64(hid_t obj, const char *name, int64_t v)
+/* A scalar numeric attribute of file type `ftype` from *v (memory type
+ * `mtype`). Returns 0 or -1. */
+static int attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)
 {
     hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT64, &v);
+    hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, v);
     if (a >= 0)
         H5Aclose(a);
     H5Sclose(sp);
     return rc < 0 ? -1 : 0;
 }
 
+static int attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return attr_scalar(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
 static int attr_i8(hid_t obj, const char *name, int8_t v)
 {
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_STD_I8LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT8, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(sp);
-    return rc < 0 ? -1 : 0;
+    return attr_scalar(obj, name, H5T_STD_I8LE, H5T_NATIVE_INT8, &v);
 }
 
 static hid_t vlen_utf8(void)
@@ -251,6 +252,33 @@ static int write_metadata(hid_t file, const struct conv *c)
     return rc ? -1 : 0;
 }
 
+/* Renames the finished temporary file into place, unless `path` holds
+ * something that is not a scope profile: a user's file is never replaced.
+ * A symlink at `path` is replaced itself, never followed. Returns 0 or a
+ * negative SCOPE_E* with a message. */
+static int rename_into_place(const struct scope_writer_request *req, const char *tmp,
+                             const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        int profile = 0;
+        if (S_ISREG(st.st_mode) && H5Fis_hdf5(path) > 0) {
+            hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+            if (f >= 0) {
+                profile = H5Aexists(f, "scope_format") > 0 ||
+                          H5Aexists(f, "scope_profiler_schema") > 0;
+                H5Fclose(f);
+            }
+        }
+        if (!profile && !S_ISLNK(st.st_mode))
+            return msg(req, SCOPE_EACCES, "%s exists and is not a scope profile; not replaced "
+                       "(the profile is left in %s)", path, tmp);
+    }
+    if (rename(tmp, path) < 0)
+        return msg(req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    return 0;
+}
+
 /* ------------------------------------------------------------ the passes */
 
 static int open_threads(struct conv *c)
@@ -287,8 +315,11 @@ static int count_calls(struct conv *c)
             if (!any)
                 c->th[t].first_ticks = r.ticks;
             any = 1;
-            c->th[t].last_ticks = r.ticks;
-            uint32_t id = r.word >> 1;
+            /* a complete record's last moment is its end */
+            uint64_t last = r.ticks + ((r.word & SCOPE_REC_COMPLETE) ? r.aux : 0);
+            if (last > c->th[t].last_ticks)
+                c->th[t].last_ticks = last;
+            uint32_t id = r.word >> SCOPE_REC_ID_SHIFT;
             if (r.word & SCOPE_REC_END)
                 continue;
             if (!region_ok(c, id)) {
@@ -497,12 +528,18 @@ static int merge_events(struct conv *c)
                 limit = l;
         }
         do {
-            uint32_t id = th->rec.word >> 1;
+            uint32_t id = th->rec.word >> SCOPE_REC_ID_SHIFT;
             int rc = 0;
             if (region_ok(c, id)) {
                 int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);
-                rc = (th->rec.word & SCOPE_REC_END) ? on_end(c, best, id, ns)
-                                                    : on_begin(c, best, id, ns);
+                if (th->rec.word & SCOPE_REC_END) {
+                    rc = on_end(c, best, id, ns);
+                } else {
+                    rc = on_begin(c, best, id, ns);
+                    if (rc == 0 && (th->rec.word & SCOPE_REC_COMPLETE))
+                        rc = on_end(c, best, id,
+                                    scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux));
+                }
             }
             if (rc < 0)
                 return rc;
@@ -645,8 +682,10 @@ static int write_rank_file(struct conv *c, const char *path)
         H5Gclose(c->rank_grp);
     if (H5Fclose(c->file) < 0 && rc == 0)
         rc = SCOPE_EIO;
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = msg(c->req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (rc == 0)
+        rc = rename_into_place(c->req, tmp, path);
+    if (rc == SCOPE_EACCES)
+        return rc; /* keep the temporary: it is the only copy */
     if (rc < 0) {
         unlink(tmp);
         if (c->req->err && !c->req->err[0])
@@ -689,8 +728,10 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
     }
     if (H5Fclose(f) < 0 && rc == 0)
         rc = SCOPE_EIO;
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = msg(c->req, SCOPE_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (rc == 0)
+        rc = rename_into_place(c->req, tmp, path);
+    if (rc == SCOPE_EACCES)
+        return rc; /* keep the temporary: it is the only copy */
     if (rc < 0) {
         unlink(tmp);
         if (c->req->err && !c->req->err[0])
@@ -716,7 +757,7 @@ static void conv_free(struct conv *c)
     scope__jr_close(&c->jr);
 }
 
-__attribute__((visibility("default"))) int scope_writer_convert(const struct scope_writer_request *req)
+int scope_writer_convert(const struct scope_writer_request *req)
 {
     struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID };
     if (req->err && req->errlen)

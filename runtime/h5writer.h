@@ -1,13 +1,13 @@
 /*
- * h5writer.h - the interface of libscope_h5writer.so, the only part of the
- * recorder that touches HDF5.
+ * h5writer.h - journal to HDF5: the only part of the recorder that touches
+ * HDF5.
  *
  * The recorder lives inside applications that may use their own, different
- * HDF5, so it never links libhdf5: at finalize it loads this library into a
- * new link-map namespace (dlmopen LM_ID_NEWLM) and hands it nothing but
- * paths; the library reads the journal from disk and writes the rank file
- * (and the index file). `scope recover` links the same library directly, so
- * a clean finalize and a recovery produce the same files.
+ * HDF5, so it never links libhdf5: at finalize it starts the scope-h5write
+ * process (writer_spawn.c) and hands it nothing but paths; the writer reads
+ * the journal from disk and writes the rank file (and the index file).
+ * `scope recover` links the same conversion code, so a clean finalize and
+ * a recovery produce the same files.
  */
 #ifndef SCOPE_H5WRITER_H
 #define SCOPE_H5WRITER_H
@@ -28,15 +28,15 @@ struct scope_writer_request {
  * renamed). Returns 0 or a negative SCOPE_E* code with a message in err.
  * Memory: bounded (windows of each region's arrays), whatever the journal's
  * size. Cost: two sequential passes over the journal. */
-typedef int (*scope_writer_convert_fn)(const struct scope_writer_request *req);
-
-#define SCOPE_WRITER_CONVERT_SYMBOL "scope_writer_convert"
-
 int scope_writer_convert(const struct scope_writer_request *req);
 
-/* Loads the writer privately and runs the conversion (recorder side).
- * Search order: $SCOPE_H5WRITER, then next to the object that contains the
- * recorder, then ../runtime/ and scope/ relative to it. */
+#define SCOPE_WRITER_EXE "scope-h5write"
+
+/* Runs the conversion in a scope-h5write child process and waits for it
+ * (recorder side). The executable is $SCOPE_H5WRITER, else found next to
+ * the object that contains the recorder, in ../runtime/ or in scope/
+ * relative to it. Returns 0 or SCOPE_ENOWRITER / SCOPE_EIO / SCOPE_ENOMEM
+ * with a message in req->err. */
 int scope__writer_run(const struct scope_writer_request *req);
 
 #endif /* SCOPE_H5WRITER_H */

@@ -96,20 +96,36 @@ struct scope_chunk_header {
     int64_t calib_ns;           /*   was mapped */
     uint64_t used;              /* bytes of payload in use (meta chunks) */
     uint64_t thread_end_ticks;  /* set when the thread exits (events) */
-    char thread_name[16];       /* pthread name when the chunk was mapped */
     uint64_t first_ticks;       /* staging: records older than this are
                                    left over from the previous sequence */
-};                              /* 80 bytes */
+    char thread_name[16];       /* pthread name when the chunk was mapped */
+    /* The last 16 bytes are where the hot path looks for "the record before
+     * the first one": its word is the guard, which never matches a begin
+     * (see SCOPE_REC_COMPLETE). */
+    uint64_t reserved0;
+    uint32_t guard;             /* SCOPE_CHUNK_GUARD */
+    uint32_t reserved1;
+};                              /* 96 bytes, a multiple of the record size */
+#define SCOPE_CHUNK_GUARD 0xffffffffu
+_Static_assert(sizeof(struct scope_chunk_header) == 96, "chunk header layout");
+_Static_assert(__builtin_offsetof(struct scope_chunk_header, guard) == 96 - 16 + 8,
+               "the guard must sit where the record before the first one has its word");
 
-/* One begin or end. */
+/* One begin, one end, or one whole call. */
 struct scope_rec {
     uint64_t ticks;             /* 0 = empty slot */
-    uint32_t word;              /* region id << 1 | (1 if end) */
-    uint32_t aux;               /* flags (SCOPE_REC_*) */
+    uint32_t word;              /* region id << 2 | SCOPE_REC_END or _COMPLETE */
+    uint32_t aux;               /* complete: duration in ticks; end: flags */
 };
 
 #define SCOPE_REC_END 1u
-/* aux flags */
+/* A call that recorded nothing inside it: when the end finds the call's own
+ * begin as the thread's latest record, it turns that record into a complete
+ * one (duration in aux) instead of adding a second record. Halves the bytes
+ * of leaf calls, the most frequent and the most overhead-sensitive. */
+#define SCOPE_REC_COMPLETE 2u
+#define SCOPE_REC_ID_SHIFT 2
+/* aux flags of an end */
 #define SCOPE_REC_UNWOUND 1u    /* end inferred (longjmp, exception, exit) */
 
 enum scope_meta_type {

@@ -3,14 +3,16 @@
  * journal, init and finalize.
  *
  * The hot path (scope_begin/scope_end) reads the clock and stores one
- * 16-byte record at the calling thread's cursor into a journal chunk mapped
- * MAP_SHARED: no lock, no malloc, no system call. Only when the cursor
- * reaches the end of its chunk does the slow path run: it unmaps the full
- * chunk (the data stays in the page cache and the file), takes the next
- * chunk number with an atomic add, extends the file and maps the new chunk.
- * The number of chunks mapped at once is bounded by the memory budget, so
- * memory stays bounded however long the run is; events that find no room
- * are counted, never silently lost.
+ * 16-byte record at the calling thread's cursor into its staging chunk, a
+ * piece of the journal file mapped MAP_SHARED: no lock, no malloc, no
+ * system call. The end of a call that recorded nothing inside it completes
+ * the begin record in place instead (journal.h, SCOPE_REC_COMPLETE). Only
+ * when the staging chunk is full does the slow path run: it copies the
+ * chunk to a fresh chunk of the file with pwrite and starts over in the same
+ * mapping (journal.h explains why and how a reader tells the two apart).
+ * One chunk is mapped per recording thread, and their number is bounded by
+ * the memory budget, so memory stays bounded however long the run is;
+ * events that find no room are counted, never silently lost.
  *
  * The slow path takes no lock either, so a signal handler that records on a
  * thread interrupted inside it cannot deadlock. Interning, metadata and
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -286,13 +289,10 @@ static void *map_chunk(uint64_t idx)
     if (extend_file(off + g.chunk_size) < 0)
         return NULL;
     void *p = mmap(NULL, g.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, (off_t)off);
-    if (p == MAP_FAILED)
-        return NULL;
-    /* Fault every page in writable now, in one system call: otherwise the
-     * first store to each page of a shared file mapping takes a write fault
-     * in the hot path (dirty tracking), which costs more than the clock. */
-    madvise(p, g.chunk_size, MADV_POPULATE_WRITE);
-    return p;
+    /* Not prefaulted: a staging chunk is reused, so each page faults in
+     * once per thread (and again only after the kernel writes it back),
+     * and a short-lived thread pays only for the pages it touches. */
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* Appends one meta record; caller holds the lock. Returns 0 or SCOPE_E*. */
@@ -421,6 +421,21 @@ static void write_run_metadata(void)
         meta_region((int32_t)id, scope__regions_get((int32_t)id));
 }
 
+/* This process's rank as its launcher announced it in the environment
+ * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1. The first event usually
+ * comes before MPI_Init has told us the rank. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return g.rank > 0 ? g.rank : -1;
+}
+
 /* Creates the journal at the first event; caller holds the lock.
  * Returns 0 or SCOPE_E* (recording then stays off for good). */
 static int journal_create(void)
@@ -437,6 +452,9 @@ static int journal_create(void)
     g.fd = open(g.journal_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (g.fd < 0)
         goto fail_dir;
+    /* Held until the process ends, however it ends: `scope recover` takes
+     * a journal whose lock it can get as one whose owner died. */
+    flock(g.fd, LOCK_EX | LOCK_NB);
     if (extend_file(SCOPE_JOURNAL_HEADER_SIZE) < 0)
         goto fail_map;
     void *p = mmap(NULL, SCOPE_JOURNAL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, 0);
@@ -468,8 +486,9 @@ fail_map:
     g.fd = -1;
     unlink(g.journal_path);
 fail_dir:
-    fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
-            g.ranks_dir, strerror(errno));
+    if (launcher_rank() <= 0) /* once per job, not once per rank */
+        fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
+                g.ranks_dir, strerror(errno));
     return SCOPE_EIO;
 }
 
@@ -556,6 +575,7 @@ static int next_chunk(struct thread_state *t, uint64_t ticks)
     c->seq = t->seq++;
     c->tid = (int64_t)syscall(SYS_gettid);
     c->first_ticks = ticks;
+    c->guard = SCOPE_CHUNK_GUARD;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
     atomic_thread_fence(memory_order_release);
@@ -632,13 +652,37 @@ static inline __attribute__((always_inline)) void record_at(uint32_t word, uint6
 
 void scope_begin(int32_t id)
 {
-    record_at((uint32_t)id << 1, scope__ticks());
+    record_at((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks());
+}
+
+/* The end of a call that recorded nothing inside it finds its own begin as
+ * the latest record and completes it in place (journal.h). The record
+ * before a chunk's first slot is the chunk header's guard, which never
+ * matches a begin. A signal handler that records between the check and
+ * the stores adds records after this one: they lie inside the call in
+ * time, and the reader nests calls by containment. */
+static inline __attribute__((always_inline)) void end_at(int32_t id, uint64_t ticks)
+{
+    uint32_t begin = (uint32_t)id << SCOPE_REC_ID_SHIFT;
+    struct thread_state *t = &tls;
+    struct scope_rec *r = t->cur;
+    if (__builtin_expect(r != NULL && hot.on, 1)) {
+        struct scope_rec *last = r - 1;
+        uint64_t d = ticks - last->ticks;
+        if (last->word == begin && d <= UINT32_MAX) {
+            last->aux = (uint32_t)d;
+            atomic_signal_fence(memory_order_release);
+            last->word = begin | SCOPE_REC_COMPLETE;
+            return;
+        }
+    }
+    record_at(begin | SCOPE_REC_END, ticks);
 }
 
 void scope_end(int32_t id)
 {
     /* the clock is read before anything else: the end is as early as can be */
-    record_at(((uint32_t)id << 1) | SCOPE_REC_END, scope__ticks());
+    end_at(id, scope__ticks());
 }
 
 void scope__end_unwound(int32_t id)
@@ -648,8 +692,12 @@ void scope__end_unwound(int32_t id)
 
 void scope__record_at(int32_t id, int is_end, uint64_t ticks)
 {
-    if (ticks)
-        record_at(((uint32_t)id << 1) | (is_end ? SCOPE_REC_END : 0), ticks);
+    if (!ticks)
+        return;
+    if (is_end)
+        end_at(id, ticks);
+    else
+        record_at((uint32_t)id << SCOPE_REC_ID_SHIFT, ticks);
 }
 
 /* ---------------------------------------------------------------- regions */

@@ -21,10 +21,12 @@ static const char summary_help[] =
     "                     [--sort total|calls|mean|max|name] PATH...\n"
     "\n"
     "One row per region: calls, total, mean, min, max and std of the call\n"
-    "durations, and share = the region's total / the run's wall span (latest\n"
-    "end - earliest start over all ranks; nested regions each count, and\n"
-    "totals summed over ranks can exceed 1). std is the population standard\n"
-    "deviation (ddof = 0; 0 for a single call).\n"
+    "durations, and share = the part of the ranks' time spent in the region:\n"
+    "its total / (the run's wall span x the number of ranks), where the span\n"
+    "is latest end - earliest start over all ranks; a per-rank row divides\n"
+    "by the span alone. Nested regions each count, so shares can add up to\n"
+    "more than 1. std is the population standard deviation (ddof = 0; 0 for\n"
+    "a single call).\n"
     "\n"
     "PATH is an index file, a merged file, a rank file or a folder of rank\n"
     "files; several paths are merged by rank.\n"
@@ -77,6 +79,7 @@ typedef struct {
     int format, per_rank;
     size_t nrows;           /* rows written so far (json separators) */
     int64_t span;
+    int nranks;             /* ranks in the profile: the all-ranks share */
     scope__table table;
 } printer;
 
@@ -86,7 +89,8 @@ static int put_row(printer *pr, const char *name, int rank,
 {
     char calls[32], total[48], mean[48], min[48], max[48], std[48],
          share[48], rk[16];
-    double sh = pr->span > 0 ? (double)st->total_ns / (double)pr->span : 0.0;
+    double denom = (double)pr->span * (rank >= 0 || pr->nranks < 1 ? 1 : pr->nranks);
+    double sh = pr->span > 0 ? (double)st->total_ns / denom : 0.0;
     snprintf(calls, sizeof calls, "%lld", (long long)st->calls);
     if (rank >= 0)
         snprintf(rk, sizeof rk, "%d", rank);
@@ -213,6 +217,7 @@ int scope_cmd_summary(int argc, char **argv)
         fail(scope_reader_errmsg());
         goto fail_rows;
     }
+    pr.nranks = scope_profile_rank_count(p);
     for (int r = 0; r < nreg; r++) {
         rows[r].region = r;
         rows[r].name = scope_profile_region_name(p, r);

@@ -18,7 +18,9 @@
 #define SCOPE_COMMANDS(X)                                                     \
     X(summary, "summary", "time per region: calls, total, mean, min, max, "  \
                           "std, share of the run")                        \
-    X(run, "run", "run a command (e.g. mpirun -n 4 ./app) under the profiler")
+    X(run, "run", "run a command (e.g. mpirun -n 4 ./app) under the profiler") \
+    X(check_config, "check-config", "validate a config file and print what it means") \
+    X(recover, "recover", "turn journals left by crashed processes into rank files")
 
 #define SCOPE__DECLARE_CMD(fn, name, help) int scope_cmd_##fn(int argc, char **argv);
 SCOPE_COMMANDS(SCOPE__DECLARE_CMD)

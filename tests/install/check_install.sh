@@ -17,7 +17,7 @@ root="$work/stage$prefix"
 case $libdir in /*) lib="$work/stage$libdir" ;; *) lib="$root/$libdir" ;; esac
 for f in "$root/include/scope/scope.h" "$root/include/scope/scope_error.h" \
          "$root/include/scope/scope_reader.h" "$lib/pkgconfig/scope.pc" \
-         "$lib/pkgconfig/scope-reader.pc" "$lib/scope/libscope_h5writer.so" "$root/bin/scope"; do
+         "$lib/pkgconfig/scope-reader.pc" "$lib/scope/scope-h5write" "$root/bin/scope"; do
   [ -e "$f" ] || { echo "not installed: $f" >&2; exit 1; }
 done
 cat >"$work/app.c" <<'C'

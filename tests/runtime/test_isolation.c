@@ -5,9 +5,16 @@
  * usable after scope_finalize, which ran a private copy), and the profile
  * is written. readelf in check_needed.sh shows libscope.so has no libhdf5.
  *
+ * The program also holds pthread thread-specific data, which broke an
+ * earlier in-process writer (a second libc's key table, see
+ * writer_spawn.c), and ignores SIGCHLD, so the writer process is reaped
+ * behind the recorder's back.
+ *
  * usage: test_isolation OUTDIR
  */
 #include <hdf5.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "check.h"
@@ -21,6 +28,12 @@ int main(int argc, char **argv)
     char out[4096], mine[4096];
     snprintf(out, sizeof out, "%s/iso.h5", argv[1]);
     snprintf(mine, sizeof mine, "%s/app_data.h5", argv[1]);
+    pthread_key_t keys[4];
+    for (int i = 0; i < 4; i++) {
+        pthread_key_create(&keys[i], NULL);
+        pthread_setspecific(keys[i], (void *)(uintptr_t)(0x1234 + i));
+    }
+    signal(SIGCHLD, SIG_IGN);
     scope_options o = { .output = out };
     CHECK_I64(scope_init(&o), 0);
     int32_t id = scope_region("write");
@@ -52,6 +65,9 @@ int main(int argc, char **argv)
     CHECK_I64(back[0] + back[1] + back[2] + back[3], 10);
     H5Dclose(ds);
     H5Fclose(f);
+
+    for (int i = 0; i < 4; i++)
+        CHECK(pthread_getspecific(keys[i]) == (void *)(uintptr_t)(0x1234 + i));
 
     scope_profile *p = NULL;
     CHECK_I64(scope_profile_open(out, &p), 0);

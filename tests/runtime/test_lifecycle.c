@@ -8,7 +8,10 @@
  *            kept for metadata) and 8 threads recording at once, exactly 3
  *            threads get a chunk; the 5 others' events are counted in
  *            dropped_events and the rest arrive;
- *   nothing  a process that recorded nothing writes nothing.
+ *   nothing  a process that recorded nothing writes nothing;
+ *   clobber  a file at the output path that is not a scope profile is
+ *            never replaced: finalize fails with a message, the file is
+ *            unchanged and the profile stays under its temporary name.
  * Each case runs in a child process of this program so exit paths are real.
  *
  * usage: test_lifecycle OUTDIR
@@ -112,6 +115,16 @@ static void child_nothing(void)
     scope_region("never_called");
 }
 
+static void child_clobber(void)
+{
+    scope_options o = { .output = out };
+    scope_init(&o);
+    int32_t id = scope_region("x");
+    scope_begin(id);
+    scope_end(id);
+    exit(scope_finalize() == SCOPE_EIO ? 0 : 5);
+}
+
 static int exists(const char *path)
 {
     struct stat st;
@@ -180,5 +193,18 @@ int main(int argc, char **argv)
     char ranks[4200];
     snprintf(ranks, sizeof ranks, "%s/nothing.ranks", dir);
     CHECK_I64(exists(ranks), 0);
+    snprintf(out, sizeof out, "%s/precious.h5", dir);
+    FILE *f = fopen(out, "w");
+    fputs("my thesis\n", f);
+    fclose(f);
+    CHECK_I64(run_child(child_clobber), 0);
+    char buf[64] = { 0 };
+    f = fopen(out, "r");
+    CHECK(f && fgets(buf, sizeof buf, f));
+    if (f)
+        fclose(f);
+    CHECK_STR(buf, "my thesis\n");
+    snprintf(ranks, sizeof ranks, "%s/precious.ranks/rank0.h5", dir);
+    CHECK_I64(exists(ranks), 1); /* the rank file itself was written */
     return check_result("test_lifecycle");
 }

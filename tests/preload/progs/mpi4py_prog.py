@@ -11,6 +11,8 @@ from mpi4py import MPI  # noqa: E402  (MPI_Init_thread happens here)
 
 comm = MPI.COMM_WORLD
 comm.Barrier()
-print(f"rank {comm.Get_rank()} size {comm.Get_size()} pid {os.getpid()} main_ns {main_ns}")
+# one write(2) per line: print() may send the text and the newline apart,
+# and mpirun then interleaves other ranks' lines between them
 sys.stdout.flush()
+os.write(1, f"rank {comm.Get_rank()} size {comm.Get_size()} pid {os.getpid()} main_ns {main_ns}\n".encode())
 MPI.Finalize()

@@ -1,0 +1,135 @@
+/*
+ * writer_spawn.c - running the HDF5 writer in a process of its own.
+ *
+ * The recorder lives inside applications that may use their own HDF5, and
+ * must not let its HDF5 meet theirs. Loading a writer library with
+ * dlmopen(LM_ID_NEWLM) looked private but is not: the second libc copy of
+ * the new namespace keeps its own pthread key table while the threads'
+ * key slots are shared, so a thread-safe libhdf5 there reads the
+ * application's thread-specific data as its own (a crash in H5Fcreate in
+ * every Open MPI rank). A plain dlopen would share one libhdf5, and its
+ * global state, with an application that links the same one. A child
+ * process shares nothing: the writer's HDF5, its memory and even a crash of
+ * it stay out of the application.
+ *
+ * posix_spawn (vfork-like in glibc) avoids copying the application's
+ * address space, which matters for large MPI ranks with pinned memory.
+ * The child gets the environment without LD_PRELOAD, so the profiler
+ * does not profile its own writer.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dlfcn.h>
+
+#include "h5writer.h"
+#include "scope_error.h"
+
+extern char **environ;
+
+/* Finds the writer executable. Returns 0 with its path in `out`, or
+ * SCOPE_ENOWRITER with the places tried in err. */
+static int find_writer(char *out, size_t outlen, char *err, size_t errlen)
+{
+    const char *env = getenv("SCOPE_H5WRITER");
+    if (env && *env) {
+        if (access(env, X_OK) == 0 && strlen(env) < outlen) {
+            strcpy(out, env);
+            return 0;
+        }
+        snprintf(err, errlen, "SCOPE_H5WRITER=%s is not an executable", env);
+        return SCOPE_ENOWRITER;
+    }
+    Dl_info info;
+    char dir[PATH_MAX] = ".";
+    if (dladdr((void *)find_writer, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        *strrchr(dir, '/') = 0;
+    }
+    /* beside the library (build tree, runtime/), the build tree from
+     * preload/ or tools/, and the installed <libdir>/scope/ */
+    static const char *const rel[] = { "", "/../runtime", "/scope" };
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        int n = snprintf(out, outlen, "%s%s/" SCOPE_WRITER_EXE, dir, rel[i]);
+        if (n > 0 && (size_t)n < outlen && access(out, X_OK) == 0)
+            return 0;
+    }
+    snprintf(err, errlen, "cannot find " SCOPE_WRITER_EXE " (looked in %s, %s/../runtime, "
+             "%s/scope; set SCOPE_H5WRITER)", dir, dir, dir);
+    return SCOPE_ENOWRITER;
+}
+
+/* The environment minus LD_PRELOAD. Returns a malloc'd array whose strings
+ * belong to environ, or NULL. */
+static char **child_environment(void)
+{
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **env = malloc((n + 1) * sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+            env[k++] = environ[i];
+    env[k] = NULL;
+    return env;
+}
+
+int scope__writer_run(const struct scope_writer_request *req)
+{
+    char exe[PATH_MAX + 64];
+    int rc = find_writer(exe, sizeof exe, req->err, req->errlen);
+    if (rc < 0)
+        return rc;
+    const char *argv[10];
+    int a = 0;
+    argv[a++] = exe;
+    argv[a++] = req->complete ? "--complete" : "--incomplete";
+    argv[a++] = req->journal_path;
+    argv[a++] = req->rank_path ? req->rank_path : "-";
+    if (req->index_path)
+        argv[a++] = req->index_path;
+    argv[a] = NULL;
+    char **env = child_environment();
+    if (!env) {
+        snprintf(req->err, req->errlen, "out of memory");
+        return SCOPE_ENOMEM;
+    }
+    pid_t pid;
+    int e = posix_spawn(&pid, exe, NULL, NULL, (char *const *)argv, env);
+    free(env);
+    if (e != 0) {
+        snprintf(req->err, req->errlen, "cannot start %s: %s", exe, strerror(e));
+        return SCOPE_ENOWRITER;
+    }
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    if (w < 0) {
+        /* The application reaped our child itself (SIGCHLD ignored or a
+         * handler that waits for any child): judge by the result. */
+        struct stat st;
+        const char *check = req->index_path ? req->index_path : req->rank_path;
+        if (check && stat(check, &st) == 0)
+            return 0;
+        snprintf(req->err, req->errlen, "%s: its exit status was lost", exe);
+        return SCOPE_EIO;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (WIFSIGNALED(status))
+        snprintf(req->err, req->errlen, "%s died of signal %d", exe, WTERMSIG(status));
+    else
+        snprintf(req->err, req->errlen, "%s failed (exit status %d; its message is above)", exe,
+                 WEXITSTATUS(status));
+    return SCOPE_EIO;
+}

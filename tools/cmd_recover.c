@@ -1,0 +1,249 @@
+/*
+ * cmd_recover.c - `scope recover PATH...`: turns the journals that dead
+ * processes left behind into the rank files a clean finish writes.
+ *
+ * A process that records keeps its journal on disk and holds an exclusive
+ * flock on it until it ends, however it ends (SIGKILL included). A journal
+ * whose lock can be taken therefore belongs to a dead process; one whose
+ * lock cannot is refused as still running. Conversion is the recorder's
+ * own (runtime/h5writer.c), with the rank file marked complete = 0 and the
+ * calls still open at the crash closed at the last recorded time (counted
+ * in the rank's unterminated_calls). A journal is removed only after its
+ * rank file is in place, so running recover twice is harmless: the second
+ * run finds nothing to do.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "h5writer.h"
+#include "journal_read.h"
+
+static const char recover_help[] =
+    "usage: scope recover [-q] PATH...\n"
+    "\n"
+    "Converts the journals left by processes that died (killed, crashed, cut\n"
+    "off by the scheduler, or exited without finalizing) into the same rank\n"
+    "files a clean finish writes, marked complete = 0, with calls still open\n"
+    "at the crash closed at the last recorded time. Writes the index file\n"
+    "when it is missing. Journals of processes still running are refused.\n"
+    "Running it again is harmless.\n"
+    "\n"
+    "PATH is an index file (run.h5: its run.ranks/ folder is searched), a\n"
+    "folder of rank files, or one journal file.\n"
+    "\n"
+    "options:\n"
+    "  -q, --quiet    print only errors\n"
+    "  -h, --help     this text\n"
+    "\n"
+    "exit status: 0 when every journal found was recovered (or none was\n"
+    "found), 1 when any was refused or failed.\n";
+
+static int quiet;
+
+static int is_journal_name(const char *name)
+{
+    return strncmp(name, "journal.", 8) == 0;
+}
+
+/* "<x>.h5" -> "<x>.ranks"; a folder stays itself. */
+static void folder_of(const char *path, char *out, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(out, len, "%s", path);
+        return;
+    }
+    size_t n = strlen(path);
+    if (n > 3 && strcmp(path + n - 3, ".h5") == 0)
+        n -= 3;
+    snprintf(out, len, "%.*s.ranks", (int)n, path);
+}
+
+/* "<dir>/x.ranks" -> "<dir>/x.h5", the index beside the folder. */
+static int index_of(const char *folder, char *out, size_t len)
+{
+    size_t n = strlen(folder);
+    while (n > 1 && folder[n - 1] == '/')
+        n--;
+    if (n < 7 || strncmp(folder + n - 6, ".ranks", 6) != 0)
+        return -1;
+    return snprintf(out, len, "%.*s.h5", (int)(n - 6), folder) < (int)len ? 0 : -1;
+}
+
+/* Removes "<name>.tmp.<pid>" files of writers that are gone. */
+static void remove_stale_temporaries(const char *folder)
+{
+    DIR *d = opendir(folder);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *t = strstr(e->d_name, ".tmp.");
+        if (!t)
+            continue;
+        char *end;
+        long pid = strtol(t + 5, &end, 10);
+        if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) < (int)sizeof path)
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* Recovers one journal. Returns 0, or 1 when refused or failed. */
+static int recover_one(const char *journal, int write_index)
+{
+    int fd = open(journal, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "scope: %s: %s\n", journal, strerror(errno));
+        return 1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        fprintf(stderr, "scope: %s: still in use by a running process; not recovered\n",
+                journal);
+        close(fd);
+        return 1;
+    }
+    /* the lock is kept while converting, so two recovers cannot race */
+    char folder[PATH_MAX], rank_path[PATH_MAX + 32], index[PATH_MAX], err[PATH_MAX + 256] = "";
+    snprintf(folder, sizeof folder, "%s", journal);
+    char *slash = strrchr(folder, '/');
+    if (slash)
+        *slash = 0;
+    else
+        strcpy(folder, ".");
+    struct scope_jr jr;
+    int rc = scope__jr_open(&jr, journal, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "scope: %s\n", err);
+        close(fd);
+        return 1;
+    }
+    int rank = jr.hdr.rank >= 0 ? jr.hdr.rank : 0;
+    int finalized = jr.hdr.state == SCOPE_JOURNAL_FINALIZED;
+    scope__jr_close(&jr);
+    snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", folder, rank);
+    struct stat st;
+    int have_index = index_of(folder, index, sizeof index) == 0;
+    struct scope_writer_request req = {
+        .journal_path = journal,
+        .rank_path = rank_path,
+        .index_path = have_index && write_index && stat(index, &st) != 0 ? index : NULL,
+        .complete = 0,
+        .err = err,
+        .errlen = sizeof err,
+    };
+    if (stat(rank_path, &st) == 0) {
+        /* the process died after writing its file: the journal is a leftover */
+        if (!quiet)
+            printf("%s: rank %d already has %s; removing the leftover journal\n", journal, rank,
+                   rank_path);
+    } else {
+        rc = scope_writer_convert(&req);
+        if (rc < 0) {
+            fprintf(stderr, "scope: %s\n", err);
+            close(fd);
+            return 1;
+        }
+        if (!quiet)
+            printf("%s -> %s (rank %d%s)\n", journal, rank_path, rank,
+                   finalized ? ", stopped during finalize" : "");
+    }
+    unlink(journal);
+    close(fd);
+    return 0;
+}
+
+static int recover_path(const char *path, int *found)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        if (is_journal_name(base)) {
+            (*found)++;
+            return recover_one(path, 1);
+        }
+    }
+    char folder[PATH_MAX];
+    folder_of(path, folder, sizeof folder);
+    DIR *d = opendir(folder);
+    if (!d) {
+        fprintf(stderr, "scope: %s: %s\n", folder, strerror(errno));
+        return 1;
+    }
+    remove_stale_temporaries(folder);
+    /* rank 0's journal first, so that the index it writes carries its
+     * metadata; any journal writes it when rank 0 finished cleanly */
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!is_journal_name(e->d_name))
+            continue;
+        char **nn = realloc(names, (n + 1) * sizeof *nn);
+        if (!nn || !(nn[n] = strdup(e->d_name))) {
+            free(nn ? nn : names);
+            closedir(d);
+            fprintf(stderr, "scope: out of memory\n");
+            return 1;
+        }
+        names = nn;
+        n++;
+    }
+    closedir(d);
+    int status = 0;
+    for (size_t i = 0; i < n; i++) {
+        char jp[PATH_MAX + 256];
+        snprintf(jp, sizeof jp, "%s/%s", folder, names[i]);
+        (*found)++;
+        status |= recover_one(jp, 1);
+        free(names[i]);
+    }
+    free(names);
+    return status;
+}
+
+int scope_cmd_recover(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        if (c == 'q') {
+            quiet = 1;
+        } else if (c == 'h') {
+            fputs(recover_help, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "scope: recover: unknown option '%s' (see scope recover --help)\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "scope: recover: no PATH given (see scope recover --help)\n");
+        return 2;
+    }
+    int status = 0, found = 0;
+    for (int i = optind; i < argc; i++)
+        status |= recover_path(argv[i], &found);
+    if (!found && !quiet)
+        printf("nothing to recover\n");
+    return status;
+}
