@@ -687,7 +687,8 @@ void scope_end(int32_t id)
 
 void scope__end_unwound(int32_t id)
 {
-    record_aux(((uint32_t)id << 1) | SCOPE_REC_END, scope__ticks(), SCOPE_REC_UNWOUND);
+    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, scope__ticks(),
+               SCOPE_REC_UNWOUND);
 }
 
 void scope__record_at(int32_t id, int is_end, uint64_t ticks)
