@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -78,8 +79,8 @@ static int skipped(const struct match *m, size_t n)
 {
     for (size_t i = 0; i < n && E.skip; i++)
         for (size_t k = 0; E.skip[k]; k++)
-            if (strcmp(m[i].sym->name, E.skip[k]) == 0)
-                return 1;
+            if (strcasecmp(m[i].sym->name, E.skip[k]) == 0)
+                return 1;                   /* MPI_INIT: its Fortran binding */
     return 0;
 }
 
@@ -368,6 +369,28 @@ static int cmp_match(const void *x, const void *y)
            better_name(b->sym->name, a->sym->name) ? 1 : 0;
 }
 
+/* Open MPI's Fortran bindings have upper-case aliases (MPI_ALLREDUCE)
+ * that an `MPI_*` glob matches. They are timed under the C name the
+ * standard gives the same call (MPI_Allreduce), so C and Fortran programs
+ * give the same regions; the C function they call is then nested MPI and
+ * not timed again (shadow_stack.c). Returns 1 and the C name, or 0. */
+static int fortran_mpi_name(const char *sym, char *out, size_t len)
+{
+    size_t n = strlen(sym);
+    if (n < 5 || n >= len || strncmp(sym, "MPI_", 4) != 0)
+        return 0;
+    for (size_t i = 4; i < n; i++)
+        if (islower((unsigned char)sym[i]))
+            return 0;
+    memcpy(out, sym, n + 1);
+    for (size_t i = 5; i < n; i++)
+        out[i] = (char)tolower((unsigned char)out[i]);
+    if (strncmp(sym, "MPI_T_", 6) == 0)
+        for (size_t i = 6; i < n; i++)
+            out[i] = (char)tolower((unsigned char)sym[i]);
+    return 1;
+}
+
 static void entry_label(const scope_config_entry *e, char *buf, size_t len)
 {
     if (e->object)
@@ -423,7 +446,11 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     const char *dem = strncmp(s->name, "_Z", 2) == 0 ?
         demangled(pick->obj, (size_t)(s - pick->obj->o.syms)) : NULL;
     const char *region = e->region ? e->region : dem ? dem : s->name;
+    char cname[256];
+    if (!e->region && e->kind == SCOPE_KIND_MPI && fortran_mpi_name(s->name, cname, sizeof cname))
+        region = cname;
     int32_t id = scope__region_ex(region, e->kind, s->name, obj);
+    uint32_t flags = e->kind == SCOPE_KIND_MPI ? SCOPE_FN_MPI : 0;
     if (id < 0) {
         scope__note_interposition(label, s->name, obj, "inline", "refused",
                                   "the recorder could not create the region");
@@ -431,7 +458,7 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     }
     char why[256] = "";
     char reason[400];
-    int rc = scope__patch_inline(pick->addr, pick->size, id, atomic, why, sizeof why);
+    int rc = scope__patch_inline(pick->addr, pick->size, id, flags, atomic, why, sizeof why);
     if (rc == 0) {
         snprintf(reason, sizeof reason, n > 1 ? "%zu aliases at one address" : "", n);
         scope__note_interposition(label, s->name, obj, "inline", "patched", reason);
@@ -443,7 +470,7 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     /* GOT fallback for exported library functions */
     if (!pick->obj->o.is_main && s->bind != STB_LOCAL) {
         uintptr_t stub;
-        int w = scope__patch_got_stub(pick->addr, id, &stub);
+        int w = scope__patch_got_stub(pick->addr, id, flags, &stub);
         if (w == 0)
             w = scope__got_redirect(s->name, pick->addr, stub);
         if (w > 0) {
@@ -487,7 +514,14 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
         if (nm == 0) {
             if (startup && !E.found[k]) {
                 char sug[300];
-                suggest(e, objs, n_objs, sug, sizeof sug);
+                int loaded = !e->object;
+                for (size_t j = 0; j < n_objs && !loaded; j++)
+                    loaded = object_matches(e, &objs[j].o);
+                if (loaded)
+                    suggest(e, objs, n_objs, sug, sizeof sug);
+                else
+                    snprintf(sug, sizeof sug, "no loaded object is '%s' yet (looked for "
+                             "again at each dlopen)", e->object);
                 scope__note_interposition(label, "", "", "symbol", "not found", sug);
                 /* the built-in default (every MPI_*) finding nothing just
                  * means a program without MPI: no warning for it */

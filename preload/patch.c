@@ -190,11 +190,12 @@ static int code_writable(void *p, size_t len, int on)
 }
 
 /* Writes the stub header: the record and the jump into the trampoline. */
-static uint8_t *stub_header(uint8_t *s, int32_t id, uintptr_t resume, uintptr_t entry)
+static uint8_t *stub_header(uint8_t *s, int32_t id, uint32_t flags, uintptr_t resume,
+                           uintptr_t entry)
 {
     struct scope__fn *fn = (struct scope__fn *)s;
     fn->id = id;
-    fn->flags = 0;
+    fn->flags = flags;
     fn->resume = resume;
     fn->entry = entry;
     uint8_t *c = s + STUB_CODE;
@@ -411,8 +412,8 @@ static uint8_t *stub_alloc(uintptr_t near_addr, struct pool **pp)
     return p->base + p->used;
 }
 
-int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, int atomic,
-                        char *why, size_t whylen)
+int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flags,
+                        int atomic, char *why, size_t whylen)
 {
     if (!P.ready)
         return SCOPE_ESTATE;
@@ -484,7 +485,7 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, int atomic,
     }
     o[0] = 0xe9;                                    /* jmp back */
     put_rel32(o + 1, (uintptr_t)o + 5, end);
-    stub_header(stub, id, (uintptr_t)reloc, addr);
+    stub_header(stub, id, flags, (uintptr_t)reloc, addr);
     code_writable(stub, STUB_SIZE, 0);
     pool->used += STUB_SIZE;
 
@@ -515,7 +516,7 @@ int scope__patch_at_boundary(uintptr_t container, uintptr_t addr)
     return at_boundary(container, addr);
 }
 
-int scope__patch_got_stub(uintptr_t addr, int32_t id, uintptr_t *stub_out)
+int scope__patch_got_stub(uintptr_t addr, int32_t id, uint32_t flags, uintptr_t *stub_out)
 {
     if (!P.ready)
         return SCOPE_ESTATE;
@@ -525,7 +526,7 @@ int scope__patch_got_stub(uintptr_t addr, int32_t id, uintptr_t *stub_out)
         return SCOPE_ENOMEM;
     if (code_writable(stub, STUB_SIZE, 1) < 0)
         return SCOPE_EACCES;
-    stub_header(stub, id, addr, addr);
+    stub_header(stub, id, flags, addr, addr);
     code_writable(stub, STUB_SIZE, 0);
     pool->used += STUB_SIZE;
     *stub_out = (uintptr_t)stub + STUB_CODE;

@@ -12,9 +12,11 @@
 
 /* What the trampoline needs to know about one instrumented function. It
  * lives in the function's stub (read-only once written). */
+#define SCOPE_FN_MPI 1u      /* kind mpi: calls nested in another are not timed */
+
 struct scope__fn {
     int32_t id;             /* region id */
-    uint32_t flags;
+    uint32_t flags;         /* SCOPE_FN_* */
     uintptr_t resume;       /* where the original code continues: the
                                relocated entry instructions (inline) or the
                                function itself (GOT) */
@@ -27,14 +29,14 @@ struct scope__fn {
 int scope__patch_init(void);
 
 /* Patches the entry of the function at `addr` (`size` bytes long, from its
- * symbol) to record region `id`. `atomic` asks for a write sequence that
+ * symbol) to record region `id` (flags: SCOPE_FN_*). `atomic` asks for a write sequence that
  * is safe while other threads run. Returns 0, or SCOPE_EINVAL with a
  * one-line reason in why ("function is 3 bytes, shorter than the 5-byte
  * patch", "a branch at +0x1c jumps back into the patched bytes", ...), or
  * SCOPE_ENOMEM when no stub memory could be placed within +-2 GiB.
  * Cost: a linear disassembly of the function. */
-int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, int atomic,
-                        char *why, size_t whylen);
+int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flags,
+                        int atomic, char *why, size_t whylen);
 
 /* 1 when `addr` is an instruction boundary of the code that starts at
  * `container` (linear disassembly from there), else 0. */
@@ -45,7 +47,7 @@ int scope__patch_done(uintptr_t addr);
 
 /* Makes a GOT stub for the function at `addr` and returns its address in
  * *stub (0 on success), to be written into the GOT slots that import it. */
-int scope__patch_got_stub(uintptr_t addr, int32_t id, uintptr_t *stub);
+int scope__patch_got_stub(uintptr_t addr, int32_t id, uint32_t flags, uintptr_t *stub);
 
 /* Writes `value` into the pointer slot `slot` (a GOT entry), making its
  * page writable only for the write; `relro` says whether the page goes

@@ -25,6 +25,7 @@
 #include "shadow_stack.h"
 
 #include <cpuid.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 
 #define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
 #define FRAME_RESTORED 1u
+#define FRAME_MPI 2u
 
 struct frame {
     uintptr_t ret;          /* original return address */
@@ -47,6 +49,7 @@ struct frame {
 struct shadow {
     uint32_t depth;
     uint32_t busy;
+    uint32_t mpi_open;              /* open frames of kind mpi */
     uintptr_t stack_lo, stack_hi;   /* the thread's own stack */
     struct frame f[];
 };
@@ -55,6 +58,9 @@ static __thread struct shadow *tls_ss __attribute__((tls_model("initial-exec")))
 static __thread uint8_t tls_failed __attribute__((tls_model("initial-exec")));
 
 uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
+/* The preload's own code: calls it makes (the recorder's slow path, the
+ * MPI wrappers asking for rank and size) are never the program's. */
+static uintptr_t self_lo, self_len;
 static _Atomic uint64_t n_overflow, n_unwound;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -71,8 +77,25 @@ static uint64_t xgetbv0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me - lo < ph->p_memsz) {
+            self_lo = lo;
+            self_len = ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void scope__tramp_select(void)
 {
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)scope__tramp_select);
     unsigned a, b, c, d;
     int avx = 0, avx512 = 0;
     if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
@@ -95,8 +118,10 @@ void scope__tramp_select(void)
 
 /* ------------------------------------------------------- per-thread setup */
 
-static void close_frame(struct frame *f)
+static void close_frame(struct shadow *s, struct frame *f)
 {
+    if (f->flags & FRAME_MPI)
+        s->mpi_open--;
     scope__end_unwound(f->id);
     atomic_fetch_add_explicit(&n_unwound, 1, memory_order_relaxed);
 }
@@ -110,7 +135,7 @@ static void thread_gone(void *p)
         return;
     s->busy = 1;
     while (s->depth > 0)
-        close_frame(&s->f[--s->depth]);
+        close_frame(s, &s->f[--s->depth]);
     tls_ss = NULL;
     tls_failed = 1;                     /* late calls are not recorded */
     munmap(s, sizeof *s + MAX_FRAMES * sizeof(struct frame));
@@ -157,14 +182,17 @@ static inline int on_stack(const struct shadow *s, uintptr_t a)
 
 uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
 {
+    uintptr_t ra = *slot;
+    if (__builtin_expect(ra - self_lo < self_len, 0) && ra != scope__tramp_exit_addr)
+        return fn->resume;              /* called by the preload itself */
     struct shadow *s = tls_ss;
     if (__builtin_expect(s == NULL, 0)) {
         s = shadow_create();
         if (!s)
             return fn->resume;
     }
-    if (s->busy)
-        return fn->resume;
+    if (s->busy || ((fn->flags & SCOPE_FN_MPI) && s->mpi_open))
+        return fn->resume;              /* recorder internals; MPI inside MPI */
     s->busy = 1;
     uintptr_t r = (uintptr_t)slot;
     uint32_t depth = s->depth;
@@ -175,7 +203,7 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
             if (!(f->slot < r || (f->slot == r && *slot != scope__tramp_exit_addr)) ||
                 !on_stack(s, f->slot))
                 break;
-            close_frame(f);
+            close_frame(s, f);
             depth--;
             s->depth = depth;
         }
@@ -189,9 +217,10 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
     f->ret = *slot;
     f->slot = r;
     f->id = fn->id;
-    f->flags = 0;
+    f->flags = (fn->flags & SCOPE_FN_MPI) ? FRAME_MPI : 0;
     atomic_signal_fence(memory_order_seq_cst);
     s->depth = depth + 1;
+    s->mpi_open += f->flags & FRAME_MPI ? 1 : 0;
     *slot = scope__tramp_exit_addr;
     scope_begin(fn->id);
     s->busy = 0;
@@ -215,8 +244,10 @@ uintptr_t scope__shadow_exit(uintptr_t sp)
     s->busy = 1;
     scope_end(f->id);
     while (depth > i)
-        close_frame(&s->f[--depth]);
+        close_frame(s, &s->f[--depth]);
     uintptr_t ret = f->ret;
+    if (f->flags & FRAME_MPI)
+        s->mpi_open--;
     atomic_signal_fence(memory_order_seq_cst);
     s->depth = i - 1;
     s->busy = busy;
@@ -233,7 +264,7 @@ void scope__shadow_unwind_to(uintptr_t sp)
     uint32_t busy = s->busy;
     s->busy = 1;
     while (s->depth > 0 && s->f[s->depth - 1].slot < sp) {
-        close_frame(&s->f[s->depth - 1]);
+        close_frame(s, &s->f[s->depth - 1]);
         s->depth--;
     }
     s->busy = busy;
@@ -263,7 +294,7 @@ void scope__shadow_caught(uintptr_t sp)
     uint32_t busy = s->busy;
     s->busy = 1;
     while (s->depth > 0 && s->f[s->depth - 1].slot < sp) {
-        close_frame(&s->f[s->depth - 1]);
+        close_frame(s, &s->f[s->depth - 1]);
         s->depth--;
     }
     for (uint32_t i = 0; i < s->depth; i++) {
