@@ -574,6 +574,15 @@ static int run(int atomic, int startup)
     return n;
 }
 
+/* With verbose: how many calls could not be observed normally. */
+static void report_at_exit(void)
+{
+    fprintf(stderr, "scope: interposition: %llu calls closed as unwound (longjmp, exception, "
+            "thread exit), %llu not recorded (shadow stack full)\n",
+            (unsigned long long)scope__shadow_unwound(),
+            (unsigned long long)scope__shadow_overflows());
+}
+
 int scope__interpose_apply(const scope_config *cfg)
 {
     if (E.cfg)
@@ -590,6 +599,8 @@ int scope__interpose_apply(const scope_config *cfg)
         snprintf(E.self_path, sizeof E.self_path, "%s", self.dli_fname);
     E.rank0 = rank_is_zero();
     scope__unwind_hooks_init();
+    if (cfg->verbose)
+        atexit(report_at_exit);
     return run(0, 1);
 }
 

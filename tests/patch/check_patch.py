@@ -9,6 +9,7 @@ case implies, and the /rank0/interposition rows. Exits 1 with a message on
 the first difference.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -34,7 +35,9 @@ CASES = {
     "longjmp": dict(config="guarded\njumper\nsig_target\nin_handler\nleaf",
                     counts={"guarded": 10, "jumper": 40, "sig_target": 3,
                             "in_handler": 3, "leaf": 5},
-                    nested=[("jumper", "guarded")], max_depth={"jumper": 4}),
+                    nested=[("jumper", "guarded")], max_depth={"jumper": 4},
+                    unwound=43),
+    "deep": dict(config="deep", counts={"deep": 131072}, unwound=0, overflow=140001 - 131072),
     "signal": dict(config="outer_with_signal\nleaf",
                    counts={"outer_with_signal": 6, "leaf": 18},
                    nested=[("leaf", "outer_with_signal")]),
@@ -49,7 +52,8 @@ CASES = {
                         "ns::thrower(int)": 24, "catcher(int)": 5, "rethrower()": 2},
                 nested=[("ns::thrower(int)", ["catcher(int)", "rethrower()"])],
                 not_found=["ns::Solver::stpe(int)"],
-                suggest={"ns::Solver::stpe(int)": "did you mean: ns::Solver::step(int)"}),
+                suggest={"ns::Solver::stpe(int)": "did you mean: ns::Solver::step(int)"},
+                unwound=26),
     "basic_stripped": dict(config="\n".join(BASIC),
                            counts={"exported_add": 2},
                            not_found=[n for n in BASIC if n not in ("exported_add", "tiny")],
@@ -153,6 +157,13 @@ def main():
             fail(f"{n}: interposition rows {r}, expected 'not found'")
         if f"'{n}'" not in err1.decode():
             fail(f"no warning for {n} on stderr")
+    m = re.search(r"scope: interposition: (\d+) calls closed as unwound \(longjmp, exception, "
+                  r"thread exit\), (\d+) not recorded \(shadow stack full\)\n", err1.decode())
+    if not m:
+        fail("no interposition summary on stderr")
+    if (int(m[1]), int(m[2])) != (c.get("unwound", 0), c.get("overflow", 0)):
+        fail(f"unwound {m[1]}, not recorded {m[2]}; expected {c.get('unwound', 0)}, "
+             f"{c.get('overflow', 0)}")
     for n, want in c.get("threads", {}).items():
         t = regs[n][2]
         if len(set(t.tolist())) != want:

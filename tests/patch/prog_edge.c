@@ -5,7 +5,9 @@
  *   signal   signal handlers (one on an alternate stack) that call an
  *            instrumented function while another is open;
  *   fork     fork, vfork + exec and posix_spawn around instrumented calls;
- *   threads  8 threads x 100,000 calls.
+ *   threads  8 threads x 100,000 calls;
+ *   deep     recursion 140,000 deep, beyond the shadow stack's 131,072
+ *            frames: the deepest calls run unrecorded.
  * The expected counts are in check_patch.py; the output must be the same
  * with and without the preload.
  */
@@ -186,6 +188,22 @@ static int mode_threads(void)
     return 0;
 }
 
+/* ----------------------------------------------------------------- deep */
+NOINLINE long deep(long n)
+{
+    if (n == 0)
+        return 0;
+    long r = deep(n - 1) + (n & 1);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static int mode_deep(void)
+{
+    printf("deep %ld\n", deep(140000));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
@@ -197,6 +215,8 @@ int main(int argc, char **argv)
         return mode_fork();
     if (!strcmp(m, "threads"))
         return mode_threads();
-    fprintf(stderr, "usage: prog_edge longjmp|signal|fork|threads\n");
+    if (!strcmp(m, "deep"))
+        return mode_deep();
+    fprintf(stderr, "usage: prog_edge longjmp|signal|fork|threads|deep\n");
     return 2;
 }
