@@ -423,6 +423,18 @@ static void report_add(struct report *r, const char *fmt, ...)
     r->shown++;
 }
 
+/* Another function symbol whose body contains addr (not at its start):
+ * patching addr would rewrite that function's code too. */
+static const struct scope__sym *enclosing(const struct scope__object *o, uintptr_t addr)
+{
+    for (size_t i = 0; i < o->n_syms && o->syms[i].addr < addr; i++) {
+        const struct scope__sym *s = &o->syms[i];
+        if (s->size && addr < s->addr + s->size)
+            return s;
+    }
+    return NULL;
+}
+
 /* Instruments one function (all the aliases `m[0..n)` at one address) for
  * entry e. Returns 1 when instrumented. */
 static int instrument(const scope_config_entry *e, const struct match *m, size_t n,
@@ -458,7 +470,14 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     }
     char why[256] = "";
     char reason[400];
-    int rc = scope__patch_inline(pick->addr, pick->size, id, flags, atomic, why, sizeof why);
+    int rc;
+    const struct scope__sym *in = enclosing(&pick->obj->o, pick->addr);
+    if (in && !scope__patch_at_boundary(in->addr, pick->addr)) {
+        snprintf(why, sizeof why, "entry is not at an instruction boundary of %s", in->name);
+        rc = SCOPE_EINVAL;
+    } else {
+        rc = scope__patch_inline(pick->addr, pick->size, id, flags, atomic, why, sizeof why);
+    }
     if (rc == 0) {
         snprintf(reason, sizeof reason, n > 1 ? "%zu aliases at one address" : "", n);
         scope__note_interposition(label, s->name, obj, "inline", "patched", reason);

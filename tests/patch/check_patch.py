@@ -43,9 +43,18 @@ CASES = {
                    nested=[("leaf", "outer_with_signal")]),
     "fork": dict(config="leaf", counts={"leaf": 3}),
     "threads": dict(config="tcall", counts={"tcall": 800000}, threads={"tcall": 8}),
-    "libs": dict(config="lib_compute\nlibpatchdyn.so:dyn_compute\nlibnothere.so:lib_compute",
-                 counts={"lib_compute": 6, "dyn_compute": 4},
-                 not_found=["libnothere.so:lib_compute"]),
+    "libs": dict(config="lib_compute\nlibpatchdyn.so:dyn_compute\nlibnothere.so:lib_compute\n"
+                        "lib_tiny\nlib_loop\nlib_mid",
+                 counts={"lib_compute": 6, "dyn_compute": 4, "lib_tiny": 3, "lib_loop": 2},
+                 not_found=["libnothere.so:lib_compute"],
+                 suggest={"libnothere.so:lib_compute": "no loaded object is 'libnothere.so' "
+                          "yet (looked for again at each dlopen)"},
+                 got={"lib_tiny": "inline refused (function is 4 bytes, shorter than the "
+                                  "5-byte patch); 1 GOT slot",
+                      "lib_loop": "inline refused (a branch at +0x7 jumps back into the "
+                                  "patched bytes); 1 GOT slot"},
+                 refused={"lib_mid": "entry is not at an instruction boundary of lib_whole; "
+                                     "no GOT slot imports it either"}),
     "cxx": dict(config="ns::Solver::step(int)\n\"ns::Square::*\"\nns::thrower(int)\n"
                        "catch*\nrethrower()\nns::Solver::stpe(int)",
                 counts={"ns::Solver::step(int)": 100, "ns::Square::area() const": 7,
@@ -175,6 +184,10 @@ def main():
         r = status.get(n)
         if not r or r[0][5] != sug:
             fail(f"{n}: interposition rows {r}, expected the suggestion {sug!r}")
+    for n, why in c.get("got", {}).items():
+        r = status.get(n)
+        if not r or r[0][3:6] != ("got", "patched", why):
+            fail(f"{n}: interposition rows {r}, expected got/patched: {why}")
     for n, why in c.get("refused", {}).items():
         r = status.get(n)
         if not r or r[0][4] != "refused" or r[0][5] != why:

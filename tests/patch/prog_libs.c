@@ -1,12 +1,15 @@
 /*
  * prog_libs.c - calls lib_compute in a linked shared library through the
- * PLT 6 times, then dlopen()s libpatchdyn.so (path in argv[1]) and calls
+ * PLT 6 times, lib_tiny 3 times and lib_loop twice (both only through the
+ * GOT: inline patching refuses them), then dlopen()s libpatchdyn.so (path in argv[1]) and calls
  * its dyn_compute 4 times.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 
 long lib_compute(long x);
+int lib_tiny(int x);
+int lib_loop(int n);
 
 int main(int argc, char **argv)
 {
@@ -14,6 +17,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < 6; i++)
         s += lib_compute(i);
     printf("lib %ld\n", s);
+    int t = 0;
+    for (int i = 0; i < 3; i++)
+        t += lib_tiny(i);
+    printf("tiny %d loop %d %d\n", t, lib_loop(5), lib_loop(0));
     if (argc < 2)
         return 2;
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
