@@ -545,8 +545,8 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
                 /* the built-in default (every MPI_*) finding nothing just
                  * means a program without MPI: no warning for it */
                 if (E.rank0 && e->line > 0)
-                    fprintf(stderr, "scope: warning: '%s' (line %d) matched no function%s%s\n",
-                            label, e->line, sug[0] ? "; " : "", sug);
+                    fprintf(stderr, "scope: warning: '%s' (line %d) matched no function "
+                            "loaded at start%s%s\n", label, e->line, sug[0] ? "; " : "", sug);
             }
             continue;
         }
