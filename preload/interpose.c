@@ -403,7 +403,7 @@ struct report {
     char text[1024];
     size_t off;
     int shown;
-    size_t inline_n, got_n, refused_n;
+    size_t inline_n, got_n, refused_n, already_n;
 };
 
 static void report_add(struct report *r, const char *fmt, ...)
@@ -453,6 +453,9 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     if (scope__patch_done(pick->addr)) {
         scope__note_interposition(label, s->name, obj, "inline", "patched",
                                   "already instrumented by an earlier entry or alias");
+        rep->already_n++;
+        report_add(rep, "%s%s in %s (already instrumented)", rep->shown ? ", " : "",
+                   s->name, pick->obj->o.base);
         return 0;
     }
     const char *dem = strncmp(s->name, "_Z", 2) == 0 ?
@@ -563,10 +566,10 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
         E.found[k] += done;
         total += (int)done;
         if (cfg->verbose)
-            fprintf(stderr, "scope: '%s' (line %d)%s: %zu inline, %zu GOT, %zu refused: %s%s\n",
+            fprintf(stderr, "scope: '%s' (line %d)%s: %zu inline, %zu GOT, %zu refused%s: %s%s\n",
                     label, e->line, fortran ? " (Fortran name)" : "", rep.inline_n, rep.got_n,
-                    rep.refused_n, rep.text,
-                    rep.inline_n + rep.got_n + rep.refused_n > 6 ? ", ..." : "");
+                    rep.refused_n, rep.already_n ? ", already instrumented" : "", rep.text,
+                    rep.inline_n + rep.got_n + rep.refused_n + rep.already_n > 6 ? ", ..." : "");
         free(m);
     }
     return total;

@@ -42,10 +42,13 @@ CASES = {
                    counts={"outer_with_signal": 6, "leaf": 18},
                    nested=[("leaf", "outer_with_signal")]),
     "fork": dict(config="leaf", counts={"leaf": 3}),
-    "threads": dict(config="tcall", counts={"tcall": 800000}, threads={"tcall": 8}),
+    "threads": dict(config="tcall\nexiter", counts={"tcall": 800000, "exiter": 1},
+                    threads={"tcall": 8}, unwound=1),
     "libs": dict(config="lib_compute\nlibpatchdyn.so:dyn_compute\nlibnothere.so:lib_compute\n"
-                        "lib_tiny\nlib_loop\nlib_mid",
-                 counts={"lib_compute": 6, "dyn_compute": 4, "lib_tiny": 3, "lib_loop": 2},
+                        "lib_tiny\nlib_loop\nlib_mid\nlib_alias\nlib_ifunc",
+                 counts={"lib_compute": 8, "dyn_compute": 4, "lib_tiny": 3, "lib_loop": 2,
+                         "lib_ifunc": 7},
+                 already=["lib_alias"],
                  not_found=["libnothere.so:lib_compute"],
                  suggest={"libnothere.so:lib_compute": "no loaded object is 'libnothere.so' "
                           "yet (looked for again at each dlopen)"},
@@ -184,6 +187,11 @@ def main():
         r = status.get(n)
         if not r or r[0][5] != sug:
             fail(f"{n}: interposition rows {r}, expected the suggestion {sug!r}")
+    for n in c.get("already", []):
+        r = status.get(n)
+        if not r or r[0][3:6] != ("inline", "patched",
+                                  "already instrumented by an earlier entry or alias"):
+            fail(f"{n}: interposition rows {r}, expected 'already instrumented'")
     for n, why in c.get("got", {}).items():
         r = status.get(n)
         if not r or r[0][3:6] != ("got", "patched", why):

@@ -22,4 +22,25 @@ NOINLINE long lib_compute(long x)
     sink += x;
     return x * 3 + sink % 7;
 }
+
+/* another name for lib_compute: one function, timed once */
+long lib_alias(long x) __attribute__((alias("lib_compute")));
+
+/* an IFUNC: the resolver picks one of two implementations; the one picked
+ * is what gets patched */
+static NOINLINE long ifunc_fast(long x)
+{
+    sink += 2 * x;
+    return x * 11 + sink % 5;
+}
+static NOINLINE long ifunc_slow(long x)
+{
+    sink += 3 * x;
+    return x * 11 + sink % 5;
+}
+static long (*resolve_ifunc(void))(long)
+{
+    return sizeof(long) == 8 ? ifunc_fast : ifunc_slow;
+}
+long lib_ifunc(long x) __attribute__((ifunc("resolve_ifunc")));
 #endif

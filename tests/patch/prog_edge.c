@@ -173,8 +173,26 @@ static void *worker(void *arg)
     return (void *)(intptr_t)(s & 0xffff);
 }
 
+/* ends its thread from inside an instrumented call */
+NOINLINE void exiter(long x)
+{
+    sink += x;
+    pthread_exit((void *)(intptr_t)x);
+}
+
+static void *exiting(void *arg)
+{
+    exiter((long)(intptr_t)arg);
+    return NULL;
+}
+
 static int mode_threads(void)
 {
+    pthread_t ex;
+    void *exr;
+    pthread_create(&ex, NULL, exiting, (void *)(intptr_t)5);
+    pthread_join(ex, &exr);
+    printf("exiter %ld\n", (long)(intptr_t)exr);
     pthread_t t[8];
     for (long i = 0; i < 8; i++)
         pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);

@@ -1,7 +1,8 @@
 /*
  * prog_libs.c - calls lib_compute in a linked shared library through the
  * PLT 6 times, lib_tiny 3 times and lib_loop twice (both only through the
- * GOT: inline patching refuses them), then dlopen()s libpatchdyn.so (path in argv[1]) and calls
+ * GOT: inline patching refuses them), lib_alias (= lib_compute) twice and
+ * the IFUNC lib_ifunc 7 times, then dlopen()s libpatchdyn.so (path in argv[1]) and calls
  * its dyn_compute 4 times.
  */
 #include <dlfcn.h>
@@ -10,6 +11,8 @@
 long lib_compute(long x);
 int lib_tiny(int x);
 int lib_loop(int n);
+long lib_alias(long x);
+long lib_ifunc(long x);
 
 int main(int argc, char **argv)
 {
@@ -21,6 +24,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         t += lib_tiny(i);
     printf("tiny %d loop %d %d\n", t, lib_loop(5), lib_loop(0));
+    long a = lib_alias(10) + lib_alias(11);
+    long f = 0;
+    for (int i = 0; i < 7; i++)
+        f += lib_ifunc(i);
+    printf("alias %ld ifunc %ld\n", a, f);
     if (argc < 2)
         return 2;
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
