@@ -5,6 +5,9 @@
  * library and whatever it pulled in). Other threads may be running by
  * then, so patching uses the thread-safe write sequence (patch.c).
  *
+ * dlclose is wrapped too: an object it unloads is forgotten, so that the
+ * same library opened again (often at the same address) is patched again.
+ *
  * Known cost of wrapping: glibc resolves a relative name against the
  * RUNPATH of the object that called dlopen, which is now the preload, not
  * the caller. dlmopen calls made by the preload itself (the private HDF5
@@ -20,6 +23,7 @@
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
+typedef int (*dlclose_fn)(void *);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -57,4 +61,18 @@ HOOK void *dlmopen(Lmid_t lmid, const char *file, int mode)
     if (h && file && !from_preload(__builtin_return_address(0)))
         after_load();
     return h;
+}
+
+HOOK int dlclose(void *handle)
+{
+    static dlclose_fn real;
+    if (!real)
+        real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+    int rc = real(handle);
+    if (rc == 0 && !from_preload(__builtin_return_address(0))) {
+        pthread_mutex_lock(&lock);
+        scope__interpose_forget_unloaded();
+        pthread_mutex_unlock(&lock);
+    }
+    return rc;
 }

@@ -30,6 +30,7 @@
 #include <fnmatch.h>
 #include <link.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,8 @@ static struct {
     const scope_config *cfg;
     char *seen[MAX_OBJECTS];    /* paths of objects already handled */
     uintptr_t seen_bias[MAX_OBJECTS];
+    uintptr_t seen_lo[MAX_OBJECTS], seen_hi[MAX_OBJECTS];  /* their mapped range */
+    uint8_t seen_alive[MAX_OBJECTS];
     size_t n_seen;
     char self_path[4096];
     int rank0;
@@ -118,7 +121,20 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
         return 0;
     if (access(name, R_OK) != 0)
         return 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo)
+            lo = a;
+        if (a + ph->p_memsz > hi)
+            hi = a + ph->p_memsz;
+    }
     E.seen[E.n_seen] = strdup(name);
+    E.seen_lo[E.n_seen] = lo;
+    E.seen_hi[E.n_seen] = hi;
     E.seen_bias[E.n_seen++] = info->dlpi_addr;
     struct loaded *l = realloc(c->list, (c->n + 1) * sizeof *l);
     if (!l)
@@ -587,6 +603,42 @@ static int rank_is_zero(void)
     return 1;
 }
 
+static int mark_alive(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    const char *name = info->dlpi_name;
+    for (size_t i = 0; i < E.n_seen; i++)
+        if (E.seen_bias[i] == info->dlpi_addr &&
+            (!name || !*name || strcmp(E.seen[i], name) == 0))
+            E.seen_alive[i] = 1;
+    return 0;
+}
+
+/* Forgets the objects dlclose unloaded since the last look, so that one
+ * loaded again (maybe at the same address) is read and patched afresh. */
+void scope__interpose_forget_unloaded(void)
+{
+    if (!E.cfg)
+        return;
+    memset(E.seen_alive, 0, E.n_seen);
+    dl_iterate_phdr(mark_alive, NULL);
+    size_t k = 0;
+    for (size_t i = 0; i < E.n_seen; i++) {
+        if (!E.seen_alive[i]) {
+            scope__patch_forget(E.seen_lo[i], E.seen_hi[i]);
+            free(E.seen[i]);
+            continue;
+        }
+        E.seen[k] = E.seen[i];
+        E.seen_bias[k] = E.seen_bias[i];
+        E.seen_lo[k] = E.seen_lo[i];
+        E.seen_hi[k] = E.seen_hi[i];
+        k++;
+    }
+    E.n_seen = k;
+}
+
 static int run(int atomic, int startup)
 {
     struct collect c = { 0 };
@@ -630,5 +682,6 @@ int scope__interpose_new_objects(void)
 {
     if (!E.cfg)
         return 0;
+    scope__interpose_forget_unloaded();
     return run(1, 0);
 }

@@ -33,4 +33,8 @@ void scope__interpose_skip(const char *const *names);
  * is safe while other threads run. Returns as scope__interpose_apply. */
 int scope__interpose_new_objects(void);
 
+/* Forgets the objects that are no longer loaded (after a dlclose), so that
+ * one loaded again, maybe at the same address, is instrumented again. */
+void scope__interpose_forget_unloaded(void);
+
 #endif /* SCOPE_INTERPOSE_H */

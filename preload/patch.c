@@ -113,6 +113,15 @@ int scope__patch_done(uintptr_t addr)
     return i < P.n_done && P.done[i] == addr;
 }
 
+void scope__patch_forget(uintptr_t lo, uintptr_t hi)
+{
+    size_t a = done_pos(lo), b = done_pos(hi);
+    if (b > a) {
+        memmove(&P.done[a], &P.done[b], (P.n_done - b) * sizeof *P.done);
+        P.n_done -= b - a;
+    }
+}
+
 void scope__patch_mark(uintptr_t addr)
 {
     size_t i = done_pos(addr);

@@ -54,6 +54,9 @@ int scope__patch_got_stub(uintptr_t addr, int32_t id, uint32_t flags, uintptr_t 
  * back to read-only. Returns 0 or SCOPE_EACCES. */
 int scope__patch_write_slot(uintptr_t *slot, uintptr_t value, int relro);
 
+/* Forgets the instrumented addresses in [lo, hi) (an unloaded library). */
+void scope__patch_forget(uintptr_t lo, uintptr_t hi);
+
 /* Records that `addr` is instrumented through the GOT (so it is never
  * also patched inline). */
 void scope__patch_mark(uintptr_t addr);

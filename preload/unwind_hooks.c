@@ -11,7 +11,7 @@
  *     stores it mangled with the thread's pointer guard, %fs:0x30; the
  *     layout is fixed by glibc's ABI) and every open call whose return slot
  *     lies below it is closed, marked unwound, at the time of the jump.
- *   __cxa_throw / __cxa_rethrow: the unwinder walks return addresses, and
+ *   __cxa_throw / __cxa_rethrow / std::rethrow_exception: the unwinder walks return addresses, and
  *     the redirected ones lead to the exit path, which has no unwind info.
  *     Before raising, every redirected slot of the thread gets its original
  *     address back. __cxa_begin_catch (every catch clause calls it) then
@@ -32,11 +32,18 @@ typedef void (*jump_fn)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
 typedef void (*throw_fn)(void *, void *, void (*)(void *)) __attribute__((noreturn));
 typedef void (*rethrow_fn)(void) __attribute__((noreturn));
 typedef void *(*catch_fn)(void *);
+/* std::rethrow_exception(std::exception_ptr): the class is not trivially
+ * copyable, so the Itanium ABI passes it by address */
+typedef void (*rethrow_ptr_fn)(void *) __attribute__((noreturn));
+#define RETHROW_PTR "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE"
+void _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
+    __attribute__((noreturn));
 
 static struct {
     jump_fn longjmp_, _longjmp_, siglongjmp_, longjmp_chk_;
     throw_fn throw_;
     rethrow_fn rethrow_;
+    rethrow_ptr_fn rethrow_ptr_;
     catch_fn catch_;
 } real;
 
@@ -85,6 +92,7 @@ void scope__unwind_hooks_init(void)
     real.throw_ = (throw_fn)next("__cxa_throw");
     real.rethrow_ = (rethrow_fn)next("__cxa_rethrow");
     real.catch_ = (catch_fn)next("__cxa_begin_catch");
+    real.rethrow_ptr_ = (rethrow_ptr_fn)next(RETHROW_PTR);
 }
 
 static uintptr_t target_sp(struct __jmp_buf_tag *env)
@@ -123,6 +131,15 @@ HOOK __attribute__((noreturn)) void __cxa_rethrow(void)
     if (!real.rethrow_)
         real.rethrow_ = (rethrow_fn)next("__cxa_rethrow");
     real.rethrow_();
+}
+
+HOOK __attribute__((noreturn)) void
+_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
+{
+    scope__shadow_restore();
+    if (!real.rethrow_ptr_)
+        real.rethrow_ptr_ = (rethrow_ptr_fn)next(RETHROW_PTR);
+    real.rethrow_ptr_(ep);
 }
 
 HOOK void *__cxa_begin_catch(void *exc)

@@ -46,7 +46,7 @@ CASES = {
                     threads={"tcall": 8}, unwound=1),
     "libs": dict(config="lib_compute\nlibpatchdyn.so:dyn_compute\nlibnothere.so:lib_compute\n"
                         "lib_tiny\nlib_loop\nlib_mid\nlib_alias\nlib_ifunc",
-                 counts={"lib_compute": 8, "dyn_compute": 4, "lib_tiny": 3, "lib_loop": 2,
+                 counts={"lib_compute": 8, "dyn_compute": 7, "lib_tiny": 3, "lib_loop": 2,
                          "lib_ifunc": 7},
                  already=["lib_alias"],
                  not_found=["libnothere.so:lib_compute"],
@@ -59,13 +59,14 @@ CASES = {
                  refused={"lib_mid": "entry is not at an instruction boundary of lib_whole; "
                                      "no GOT slot imports it either"}),
     "cxx": dict(config="ns::Solver::step(int)\n\"ns::Square::*\"\nns::thrower(int)\n"
-                       "catch*\nrethrower()\nns::Solver::stpe(int)",
+                       "catch*\nrethrower()\nns::Solver::stpe(int)\nkeeper()\nreplayer()",
                 counts={"ns::Solver::step(int)": 100, "ns::Square::area() const": 7,
-                        "ns::thrower(int)": 24, "catcher(int)": 5, "rethrower()": 2},
-                nested=[("ns::thrower(int)", ["catcher(int)", "rethrower()"])],
+                        "ns::thrower(int)": 25, "catcher(int)": 5, "rethrower()": 2,
+                        "keeper()": 1, "replayer()": 3},
+                nested=[("ns::thrower(int)", ["catcher(int)", "rethrower()", "keeper()"])],
                 not_found=["ns::Solver::stpe(int)"],
                 suggest={"ns::Solver::stpe(int)": "did you mean: ns::Solver::step(int)"},
-                unwound=26),
+                unwound=30),
     "basic_stripped": dict(config="\n".join(BASIC),
                            counts={"exported_add": 2},
                            not_found=[n for n in BASIC if n not in ("exported_add", "tiny")],

@@ -1,8 +1,10 @@
 // prog_cxx.cpp - C++ cases: methods configured by demangled name and by
 // glob, a virtual call, exceptions thrown through instrumented functions
-// (caught by an instrumented caller, and rethrown), then normal calls to
+// (caught by an instrumented caller, rethrown, and raised again from a
+// std::exception_ptr), then normal calls to
 // show the shadow stack is intact. Expected counts are in check_patch.py.
 #include <cstdio>
+#include <exception>
 #include <stdexcept>
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -66,6 +68,23 @@ NOINLINE void rethrower()
     }
 }
 
+static std::exception_ptr saved;
+
+NOINLINE void keeper()
+{
+    try {
+        ns::thrower(0);
+    } catch (...) {
+        saved = std::current_exception();
+    }
+}
+
+NOINLINE void replayer()
+{
+    sink += 1;
+    std::rethrow_exception(saved);
+}
+
 int main()
 {
     ns::Square sq(1.5);
@@ -87,6 +106,16 @@ int main()
         }
     }
     std::printf("rethrown %d\n", r);
+    keeper();
+    int k = 0;
+    for (int i = 0; i < 3; i++) {
+        try {
+            replayer();
+        } catch (const std::runtime_error &e) {
+            k += e.what()[1] == 'o';
+        }
+    }
+    std::printf("replayed %d\n", k);
     ns::Solver s;
     int t = 0;
     for (int i = 0; i < 100; i++)

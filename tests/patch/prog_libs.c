@@ -3,7 +3,8 @@
  * PLT 6 times, lib_tiny 3 times and lib_loop twice (both only through the
  * GOT: inline patching refuses them), lib_alias (= lib_compute) twice and
  * the IFUNC lib_ifunc 7 times, then dlopen()s libpatchdyn.so (path in argv[1]) and calls
- * its dyn_compute 4 times.
+ * its dyn_compute 4 times, then dlclose()s it, opens it again and calls
+ * dyn_compute 3 more times.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -41,5 +42,16 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         d += dyn(i);
     printf("dyn %ld\n", d);
+    /* unloaded and loaded again: instrumented again, 3 more calls */
+    dlclose(h);
+    h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        printf("dlopen failed\n");
+        return 1;
+    }
+    dyn = (long (*)(long))dlsym(h, "dyn_compute");
+    for (int i = 0; i < 3; i++)
+        d += dyn(i);
+    printf("dyn again %ld\n", d);
     return 0;
 }

@@ -175,7 +175,8 @@ INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread",
                      # preload/dlopen_hook.c)
                      "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
                      "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
-                     "dlopen", "dlmopen"])
+                     "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+                     "dlopen", "dlmopen", "dlclose"])
 # Libraries the preload may need: libc-level ones and leaf libraries.
 ALLOWED_NEEDED = re.compile(r"^(libc|libdl|libpthread|libm|librt|ld-linux-x86-64|libelf|"
                             r"libcapstone|libz|libzstd)\.so")
