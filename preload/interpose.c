@@ -26,6 +26,7 @@
 #include "interpose.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fnmatch.h>
 #include <link.h>
@@ -71,6 +72,8 @@ static struct {
     int rank0;
     size_t *found;              /* per entry: functions instrumented so far */
     const char *const *skip;    /* timed by the caller by symbol */
+    struct got_fn { char *name; uintptr_t target, stub; } *got;  /* timed via GOT */
+    size_t n_got;
 } E;
 
 void scope__interpose_skip(const char *const *names)
@@ -476,7 +479,8 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     }
     const char *dem = strncmp(s->name, "_Z", 2) == 0 ?
         demangled(pick->obj, (size_t)(s - pick->obj->o.syms)) : NULL;
-    const char *region = e->region ? e->region : dem ? dem : s->name;
+    const char *shown = dem ? dem : s->name;   /* in the verbose report */
+    const char *region = e->region ? e->region : shown;
     char cname[256];
     if (!e->region && e->kind == SCOPE_KIND_MPI && fortran_mpi_name(s->name, cname, sizeof cname))
         region = cname;
@@ -501,7 +505,7 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
         snprintf(reason, sizeof reason, n > 1 ? "%zu aliases at one address" : "", n);
         scope__note_interposition(label, s->name, obj, "inline", "patched", reason);
         rep->inline_n++;
-        report_add(rep, "%s%s in %s (inline)", rep->shown ? ", " : "", s->name,
+        report_add(rep, "%s%s in %s (inline)", rep->shown ? ", " : "", shown,
                    pick->obj->o.base);
         return 1;
     }
@@ -513,12 +517,17 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
             w = scope__got_redirect(s->name, pick->addr, stub);
         if (w > 0) {
             scope__patch_mark(pick->addr);
+            struct got_fn *g = realloc(E.got, (E.n_got + 1) * sizeof *g);
+            if (g) {                        /* libraries loaded later import it too */
+                E.got = g;
+                g[E.n_got++] = (struct got_fn){ strdup(s->name), pick->addr, stub };
+            }
             snprintf(reason, sizeof reason, "inline refused (%s); %d GOT slot%s", why, w,
                      w == 1 ? "" : "s");
             scope__note_interposition(label, s->name, obj, "got", "patched", reason);
             rep->got_n++;
             report_add(rep, "%s%s in %s (GOT, %d slot%s: inline refused: %s)",
-                       rep->shown ? ", " : "", s->name, pick->obj->o.base, w,
+                       rep->shown ? ", " : "", shown, pick->obj->o.base, w,
                        w == 1 ? "" : "s", why);
             return 1;
         }
@@ -528,7 +537,7 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     }
     scope__note_interposition(label, s->name, obj, "inline", "refused", reason);
     rep->refused_n++;
-    report_add(rep, "%s%s in %s refused: %s", rep->shown ? ", " : "", s->name,
+    report_add(rep, "%s%s in %s refused: %s", rep->shown ? ", " : "", shown,
                pick->obj->o.base, reason);
     return 0;
 }
@@ -639,6 +648,22 @@ void scope__interpose_forget_unloaded(void)
     E.n_seen = k;
 }
 
+/* 1 when the process has more than one thread (the entries of
+ * /proc/self/task): patching must then use the thread-safe sequence. */
+static int multithreaded(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 1;                       /* cannot tell: be safe */
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (de->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n > 1;
+}
+
 static int run(int atomic, int startup)
 {
     struct collect c = { 0 };
@@ -675,7 +700,9 @@ int scope__interpose_apply(const scope_config *cfg)
     scope__unwind_hooks_init();
     if (cfg->verbose)
         atexit(report_at_exit);
-    return run(0, 1);
+    /* normally the constructor, single-threaded; the preload may also
+     * start recording at MPI_Init, when libraries may have started threads */
+    return run(multithreaded(), 1);
 }
 
 int scope__interpose_new_objects(void)
@@ -683,5 +710,9 @@ int scope__interpose_new_objects(void)
     if (!E.cfg)
         return 0;
     scope__interpose_forget_unloaded();
-    return run(1, 0);
+    int n = run(1, 0);
+    for (size_t i = 0; i < E.n_got; i++)
+        if (E.got[i].name)
+            scope__got_redirect(E.got[i].name, E.got[i].target, E.got[i].stub);
+    return n;
 }

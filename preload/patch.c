@@ -436,8 +436,9 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
         return SCOPE_EINVAL;
     }
     if (addr + size < start + PATCH_LEN) {
-        say(why, whylen, "function is %llu bytes, shorter than the %s%u-byte patch",
-            (unsigned long long)size, start != addr ? "endbr64 + " : "", PATCH_LEN);
+        say(why, whylen, "function is %llu byte%s, shorter than the %s%u-byte patch",
+            (unsigned long long)size, size == 1 ? "" : "s", start != addr ? "endbr64 + " : "",
+            PATCH_LEN);
         return SCOPE_EINVAL;
     }
     /* Decode whole instructions until the patch fits. */

@@ -46,7 +46,7 @@ CASES = {
                     threads={"tcall": 8}, unwound=1),
     "libs": dict(config="lib_compute\nlibpatchdyn.so:dyn_compute\nlibnothere.so:lib_compute\n"
                         "lib_tiny\nlib_loop\nlib_mid\nlib_alias\nlib_ifunc",
-                 counts={"lib_compute": 8, "dyn_compute": 7, "lib_tiny": 3, "lib_loop": 2,
+                 counts={"lib_compute": 8, "dyn_compute": 7, "lib_tiny": 10, "lib_loop": 2,
                          "lib_ifunc": 7},
                  already=["lib_alias"],
                  not_found=["libnothere.so:lib_compute"],

@@ -5,10 +5,14 @@
 static volatile long sink;
 
 #ifdef DYN
+int lib_tiny(int x);
+
+/* calls lib_tiny of libpatchlib through its own PLT: the GOT fallback must
+ * cover this library too, although it is loaded after start */
 NOINLINE long dyn_compute(long x)
 {
     sink += x;
-    return x * 5 + sink % 3;
+    return x * 5 + sink % 3 + lib_tiny((int)x);
 }
 #else
 /* 4 bytes: too short to patch inline, timed through the GOT */
