@@ -197,7 +197,7 @@ static int name_matches(const scope_config_entry *e, const char *pattern, struct
         if (!e->demangled && fnmatch(pattern, mangled, 0) == 0)
             return 1;
         if (strncmp(mangled, "_Z", 2) != 0)
-            return e->demangled ? 0 : 0;
+            return 0;
         const char *d = demangled(l, i);
         return d && fnmatch(pattern, d, 0) == 0;
     }
@@ -700,6 +700,9 @@ int scope__interpose_apply(const scope_config *cfg)
     scope__unwind_hooks_init();
     if (cfg->verbose)
         atexit(report_at_exit);
+    /* registered after the recorder's own handler, so it runs before the
+     * recorder finalizes, and after the summary's, so it is counted there */
+    atexit(scope__shadow_close_all);
     /* normally the constructor, single-threaded; the preload may also
      * start recording at MPI_Init, when libraries may have started threads */
     return run(multithreaded(), 1);

@@ -307,6 +307,17 @@ void scope__shadow_caught(uintptr_t sp)
     s->busy = busy;
 }
 
+void scope__shadow_close_all(void)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    s->busy = 1;
+    while (s->depth > 0)
+        close_frame(s, &s->f[--s->depth]);
+    s->busy = 0;
+}
+
 uint64_t scope__shadow_overflows(void)
 {
     return atomic_load(&n_overflow);

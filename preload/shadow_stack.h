@@ -50,6 +50,10 @@ void scope__shadow_restore(void);
  * below it are closed as unwound, the others are redirected again. */
 void scope__shadow_caught(uintptr_t sp);
 
+/* exit() with instrumented calls open on the calling thread: closes them
+ * as unwound (they never return). Runs from an atexit handler. */
+void scope__shadow_close_all(void);
+
 /* Calls not recorded because the shadow stack was full (all threads). */
 uint64_t scope__shadow_overflows(void);
 

@@ -37,6 +37,8 @@ CASES = {
                             "in_handler": 3, "leaf": 5},
                     nested=[("jumper", "guarded")], max_depth={"jumper": 4},
                     unwound=43),
+    "exit": dict(config="quitter\nbefore_quit", counts={"quitter": 1, "before_quit": 1},
+                 nested=[("quitter", "before_quit")], unwound=2),
     "deep": dict(config="deep", counts={"deep": 131072}, unwound=0, overflow=140001 - 131072),
     "signal": dict(config="outer_with_signal\nleaf",
                    counts={"outer_with_signal": 6, "leaf": 18},

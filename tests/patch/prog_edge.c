@@ -6,6 +6,7 @@
  *            instrumented function while another is open;
  *   fork     fork, vfork + exec and posix_spawn around instrumented calls;
  *   threads  8 threads x 100,000 calls;
+ *   exit     exit() from inside two nested instrumented calls;
  *   deep     recursion 140,000 deep, beyond the shadow stack's 131,072
  *            frames: the deepest calls run unrecorded.
  * The expected counts are in check_patch.py; the output must be the same
@@ -222,6 +223,22 @@ static int mode_deep(void)
     return 0;
 }
 
+/* ----------------------------------------------------------------- exit */
+NOINLINE void quitter(int code)
+{
+    sink += code;
+    printf("quitting\n");
+    fflush(stdout);
+    exit(code);
+}
+
+NOINLINE void before_quit(int code)
+{
+    sink += code;
+    quitter(code);
+    sink -= code;
+}
+
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
@@ -233,8 +250,10 @@ int main(int argc, char **argv)
         return mode_fork();
     if (!strcmp(m, "threads"))
         return mode_threads();
+    if (!strcmp(m, "exit"))
+        before_quit(3);
     if (!strcmp(m, "deep"))
         return mode_deep();
-    fprintf(stderr, "usage: prog_edge longjmp|signal|fork|threads|deep\n");
+    fprintf(stderr, "usage: prog_edge longjmp|signal|fork|threads|exit|deep\n");
     return 2;
 }
