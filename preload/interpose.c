@@ -590,7 +590,7 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
         }
         E.found[k] += done;
         total += (int)done;
-        if (cfg->verbose)
+        if (cfg->verbose && E.rank0)    /* one copy per job, not one per rank */
             fprintf(stderr, "scope: '%s' (line %d)%s: %zu inline, %zu GOT, %zu refused%s: %s%s\n",
                     label, e->line, fortran ? " (Fortran name)" : "", rep.inline_n, rep.got_n,
                     rep.refused_n, rep.already_n ? ", already instrumented" : "", rep.text,
