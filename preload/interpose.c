@@ -600,18 +600,6 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
     return total;
 }
 
-static int rank_is_zero(void)
-{
-    static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                  "SLURM_PROCID", NULL };
-    for (int i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return atoi(v) == 0;
-    }
-    return 1;
-}
-
 static int mark_alive(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -696,7 +684,7 @@ int scope__interpose_apply(const scope_config *cfg)
     Dl_info self;
     if (dladdr((void *)scope__interpose_apply, &self) && self.dli_fname)
         snprintf(E.self_path, sizeof E.self_path, "%s", self.dli_fname);
-    E.rank0 = rank_is_zero();
+    E.rank0 = scope__launcher_rank() <= 0;   /* -1: not under a launcher */
     scope__unwind_hooks_init();
     if (cfg->verbose)
         atexit(report_at_exit);

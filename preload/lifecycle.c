@@ -86,25 +86,13 @@ void scope__preload_log(const char *fmt, ...)
     (void)w;
 }
 
-/* The rank the launcher gave this process, or -1 when not under one. */
-static int launcher_rank(void)
-{
-    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK" };
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && *v != '\0')
-            return atoi(v);
-    }
-    return -1;
-}
-
 /* Prints "scope: <file>:<line>:<col>: <problem>" unless an ancestor or
  * another rank does. */
 static void report_config_error(const char *msg)
 {
     if (getenv(ERROR_SHOWN_VAR) != NULL)
         return;
-    int rank = launcher_rank();
+    int rank = scope__launcher_rank();
     if (rank > 0)
         return;
     char line[1200];

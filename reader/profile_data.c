@@ -38,12 +38,15 @@ void scope_profile_close(scope_profile *p)
         free(c->group);
         free(c->starts);
         free(c->ends);
+        free(c->tids);
         free(c);
     }
     for (int i = 0; i < p->nregions; i++)
         free(p->regions[i].name);
     free(p->cells);
     free(p->regions);
+    for (int i = 0; i < p->nranks; i++)
+        free(p->ranks[i].group);
     free(p->ranks);
     free(p->sources);
     free(p);
@@ -135,7 +138,7 @@ int64_t scope_profile_calls(const scope_profile *p, int region, int rank)
 
 /* The open HDF5 file of source `s`, reopening it if needed; closes every
  * other file first when MAX_OPEN are open. */
-static int source_file(scope_profile *p, int s, hid_t *out)
+int scope__source_file(scope_profile *p, int s, hid_t *out)
 {
     if (p->sources[s].file >= 0) {
         *out = p->sources[s].file;
@@ -175,7 +178,7 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
                          src->path, (long long)c->n);
         goto fail_read;
     }
-    if ((rc = source_file(p, c->source, &f)) < 0)
+    if ((rc = scope__source_file(p, c->source, &f)) < 0)
         goto fail_read;
     int ok;
     if (src->layout == SCOPE__LAYOUT_GROUPS) {

@@ -94,15 +94,21 @@ static int add_source(builder *b, const char *path, hid_t file, int layout)
     return p->nsources++;
 }
 
-static int add_rank(builder *b, int rank, int source)
+static int add_rank(builder *b, int rank, int source, const char *group)
 {
+    char *g = NULL;
+    if (group && !(g = strdup(group)))
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
     scope_profile *p = b->p;
     scope__rank *q = realloc(p->ranks, ((size_t)p->nranks + 1) * sizeof *q);
-    if (!q)
+    if (!q) {
+        free(g);
         return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    }
     p->ranks = q;
     q[p->nranks].rank = rank;
     q[p->nranks].source = source;
+    q[p->nranks].group = g;
     p->nranks++;
     return 0;
 }
@@ -255,7 +261,7 @@ static int add_rank_group(builder *b, int source, hid_t file,
         return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
     }
     int64_t v;
-    int rc = add_rank(b, rank, source);
+    int rc = add_rank(b, rank, source, gpath);
     if (rc < 0)
         goto fail_group;
     if (scope__h5_attr_int64(g, "start_time_ns", &v) == 1)
@@ -456,7 +462,7 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
         qsort(cols[1], (size_t)m, sizeof(int64_t), cmp_i64);
     for (int64_t i = 0; i < m && rc >= 0; i++)
         if (i == 0 || cols[1][i] != cols[1][i - 1])
-            rc = add_rank(b, (int)cols[1][i], source);
+            rc = add_rank(b, (int)cols[1][i], source, NULL);
 fail_cols:
     for (int k = 0; k < 4; k++)
         free(cols[k]);
@@ -495,6 +501,8 @@ static int add_file(builder *b, const char *path)
     if (H5Lexists(f, "metadata", H5P_DEFAULT) > 0) {
         hid_t m = H5Gopen2(f, "metadata", H5P_DEFAULT);
         if (m >= 0) {
+            if (b->p->meta_source < 0)
+                b->p->meta_source = s;
             if (scope__h5_attr_int64(m, "start_time_ns", &v) == 1)
                 note_start(&b->have_meta_start, &b->meta_start, v);
             H5Gclose(m);
@@ -704,6 +712,7 @@ int scope_profile_open_paths(const char *const *paths, int npaths,
     memset(&b, 0, sizeof b);
     if (!(b.p = calloc(1, sizeof *b.p)))
         return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    b.p->meta_source = -1;
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
     int rc = 0;

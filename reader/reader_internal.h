@@ -36,6 +36,8 @@ typedef struct scope__source {
 typedef struct scope__rank {
     int rank;
     int source;         /* where it was found: names the path in EDUP */
+    char *group;        /* GROUPS: path of the rank group in that source
+                         * (attributes, threads table); NULL for columns */
 } scope__rank;
 
 typedef struct scope__cell {
@@ -46,6 +48,9 @@ typedef struct scope__cell {
     int64_t first_start;/* start of the first call (INT64_MAX if none) */
     int64_t *starts;    /* kept only when scope_profile_times() asked */
     int64_t *ends;
+    int tids_loaded;    /* tids below is valid (NULL: one thread only) */
+    int32_t *tids;      /* thread_ids, kept when scope_profile_thread_ids()
+                         * asked */
     int summarized;     /* the fields below are valid */
     int64_t total, min, max, max_end;
     double mean, m2;    /* m2 = sum of squared deviations from mean */
@@ -68,6 +73,7 @@ struct scope_profile {
     int64_t run_start;
     int have_max_end;
     int64_t max_end;
+    int meta_source;            /* first source with /metadata, or -1 */
 };
 
 /* Error message (thread-local). Both return `code` so a caller can write
@@ -99,6 +105,17 @@ void scope__free_strings(char **s, int64_t n);
 int scope__cell_load(scope_profile *p, scope__cell *c,
                      int64_t **starts, int64_t **ends);
 int scope__cell_summarize(scope_profile *p, scope__cell *c);
+/* Reads a cell's thread_ids into a new malloc'd array, or stores NULL when
+ * the cell has none (one thread, or a scope-profiler file). */
+int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids);
+/* The cell of (region, rank index), NULL when that rank never entered it. */
+static inline scope__cell *scope__cell_at(const scope_profile *p, int region,
+                                          int k)
+{
+    return p->cells[(size_t)region * (size_t)p->nranks + (size_t)k];
+}
+/* The open HDF5 file of source `s` (reopened on demand; profile_data.c). */
+int scope__source_file(scope_profile *p, int s, hid_t *out);
 int scope__rank_index(const scope_profile *p, int rank);
 
 #endif /* SCOPE_READER_INTERNAL_H */

@@ -156,6 +156,191 @@ SCOPE_READER_API int scope_profile_time_origin_ns(const scope_profile *p,
  * region's share of the run. 0 when the profile holds no calls. */
 SCOPE_READER_API int scope_profile_time_span_ns(scope_profile *p, int64_t *out);
 
+/* ------------------------------------------------------------------ */
+/* Run-level facts and file attributes (profile_attrs.c)               */
+
+/* Integer and string attributes of the run's /metadata group (the first
+ * opened file that has one) and of one rank's /rank<N> group, e.g.
+ * "mpi_size", "hostname"; rank attributes "dropped_events", "complete",
+ * "unterminated_calls", "pid". Strings are copied into buf (always
+ * NUL-terminated when len > 0) and the return value is the string's full
+ * length, as snprintf does, so a caller can retry with a larger buffer.
+ * SCOPE_ENOTFOUND when the attribute (or /metadata) is missing or has
+ * another type; SCOPE_ENOTFOUND for an unknown rank. Cost: one attribute
+ * read (the file is reopened if it was closed). */
+SCOPE_READER_API int scope_profile_metadata_int(scope_profile *p,
+                                                const char *name,
+                                                int64_t *out);
+SCOPE_READER_API int scope_profile_metadata_string(scope_profile *p,
+                                                   const char *name,
+                                                   char *buf, int64_t len);
+SCOPE_READER_API int scope_profile_rank_attr_int(scope_profile *p, int rank,
+                                                 const char *name,
+                                                 int64_t *out);
+SCOPE_READER_API int scope_profile_rank_attr_string(scope_profile *p,
+                                                    int rank,
+                                                    const char *name,
+                                                    char *buf, int64_t len);
+
+/* ------------------------------------------------------------------ */
+/* Selecting regions (region_select.c)                                 */
+
+/* Stores in out[] (room for scope_profile_region_count() ints) the
+ * regions, in region order, whose name matches at least one `include`
+ * pattern (all regions when ninclude == 0) and no `exclude` pattern.
+ * Patterns are POSIX extended regular expressions that match anywhere in
+ * the name (like Python's re.search): anchor with ^...$ for a whole name.
+ * Returns the number stored, or SCOPE_EINVAL for a bad pattern (the
+ * message quotes it). Cost: one regexec per (region, pattern). */
+SCOPE_READER_API int scope_profile_select_regions(const scope_profile *p,
+                                                  const char *const *include,
+                                                  int ninclude,
+                                                  const char *const *exclude,
+                                                  int nexclude, int *out);
+
+/* ------------------------------------------------------------------ */
+/* More statistics (region_stats.c)                                    */
+
+/* Percentiles of the durations of `region` on `rank` (or SCOPE_ALL_RANKS):
+ * out[i] = the qs[i]-th percentile, qs[i] in [0, 100], interpolated
+ * linearly between the closest ranks (numpy's default), in ns. 0 when the
+ * region has no calls there. SCOPE_EINVAL for q outside [0, 100]. Cost:
+ * reads the durations and sorts them once per call (n log n). */
+SCOPE_READER_API int scope_profile_percentiles(scope_profile *p, int region,
+                                               int rank, const double *qs,
+                                               int nq, double *out);
+
+/* How evenly a region's time is spread over the ranks that entered it,
+ * from the per-rank totals (sum of durations on each rank). */
+typedef struct scope_balance {
+    int32_t ranks;          /* ranks that entered the region */
+    int32_t max_rank;       /* the rank with the largest total (lowest on ties) */
+    int32_t min_rank;       /* the rank with the smallest total */
+    int32_t reserved;
+    int64_t max_ns;
+    int64_t min_ns;
+    double mean_ns;
+    double imbalance;       /* max / mean: the standard HPC load imbalance,
+                             * 1.0 = perfectly even; 0 when no calls */
+    double max_min_ratio;   /* max / min, what the tutorial prints as
+                             * "imbalance" (1.60x); 0 when no calls or when
+                             * the smallest total is 0 */
+} scope_balance;
+
+SCOPE_READER_API int scope_profile_balance(scope_profile *p, int region,
+                                           scope_balance *out);
+
+/* ------------------------------------------------------------------ */
+/* Threads (profile_attrs.c)                                           */
+
+/* The thread lane of each call of `region` on `rank`, in the order of
+ * scope_profile_times(): an index into the rank's threads table. *tids is
+ * NULL (and every call is on lane 0) when the rank recorded on one thread
+ * or the file stores no thread_ids. Kept until close. */
+SCOPE_READER_API int scope_profile_thread_ids(scope_profile *p, int region,
+                                              int rank, const int32_t **tids,
+                                              int64_t *n);
+
+/* ------------------------------------------------------------------ */
+/* Events: one record per call (events.c)                              */
+
+/* Which zero relative times are measured from. */
+enum scope_time_mode {
+    SCOPE_TIME_RELATIVE = 0, /* scope_profile_time_origin_ns(): run start,
+                              * else first call start (the default) */
+    SCOPE_TIME_ABSOLUTE = 1, /* the recorded clock values */
+    SCOPE_TIME_ORIGIN = 2    /* relative to scope_event_query.origin_ns */
+};
+
+/* What scope_profile_events_open() selects. Zero-initialised = every
+ * region, every rank, relative times, no call ids. */
+typedef struct scope_event_query {
+    const char *const *include; /* regexes, as scope_profile_select_regions */
+    int32_t ninclude;
+    int32_t nexclude;
+    const char *const *exclude;
+    const int32_t *ranks;       /* NULL = every rank */
+    int32_t nranks;
+    int32_t time_mode;          /* enum scope_time_mode */
+    int64_t origin_ns;          /* for SCOPE_TIME_ORIGIN */
+    int32_t call_ids;           /* 1 = fill call_id/parent_id (builds each
+                                 * selected rank's call stack: n log n time,
+                                 * 16 bytes per event of those ranks) */
+    int32_t reserved;
+} scope_event_query;
+
+typedef struct scope_event {
+    int64_t start_ns;       /* per the query's time mode */
+    int64_t end_ns;
+    int64_t call_index;     /* index among the region's calls on this rank */
+    int64_t call_id;        /* index in the rank's call stack (all threads),
+                             * -1 unless the query asked for call ids */
+    int64_t parent_id;      /* call_id of the enclosing call, -1 if none */
+    int32_t region;
+    int32_t rank;
+    int32_t thread;         /* thread lane, 0 when one thread */
+    int32_t reserved;
+} scope_event;
+
+typedef struct scope_events scope_events;
+
+/* Starts an iteration over the selected calls in region order, then rank,
+ * then call order. Reads one (region, rank) at a time, so memory does not
+ * grow with the run (except call ids, see above). Errors: SCOPE_EINVAL (bad
+ * regex), SCOPE_ENOTFOUND (unknown rank, or RELATIVE with no origin),
+ * SCOPE_EOVERLAP (call ids asked, calls overlap partially), I/O errors. */
+SCOPE_READER_API int scope_profile_events_open(scope_profile *p,
+                                               const scope_event_query *q,
+                                               scope_events **out);
+/* Number of events the iteration yields in all (known without reading). */
+SCOPE_READER_API int64_t scope_events_count(const scope_events *it);
+/* Fills up to cap events; returns how many (0 at the end) or SCOPE_E*. */
+SCOPE_READER_API int64_t scope_events_read(scope_events *it, scope_event *buf,
+                                           int64_t cap);
+SCOPE_READER_API void scope_events_close(scope_events *it);
+
+/* ------------------------------------------------------------------ */
+/* The call stack of a rank, rebuilt from containment (call_stack.c)   */
+
+/* Pass as `thread` to take every thread lane of the rank. */
+#define SCOPE_ALL_THREADS (-1)
+
+typedef struct scope_call {
+    int64_t start_ns;       /* recorded clock values */
+    int64_t end_ns;
+    int64_t self_ns;        /* duration minus the durations of its children */
+    int64_t call_index;     /* index among the region's calls on this rank */
+    int64_t parent;         /* index of the enclosing call, -1 for a root */
+    int32_t region;
+    int32_t thread;         /* lane: nesting is only ever within one lane */
+    int32_t depth;          /* 0 for a root */
+    int32_t reserved;
+} scope_call;
+
+typedef struct scope_call_stack scope_call_stack;
+
+/* The calls of `rank` on lane `thread` (or SCOPE_ALL_THREADS), sorted by
+ * start (ties: the longer call first, so it becomes the parent; then
+ * thread, region, call index). A call that starts while another call of
+ * the same lane is open is its child; a call that starts inside another
+ * and ends after it is SCOPE_EOVERLAP, and the message names both calls.
+ * A call starting exactly when another ends is not its child. Cost:
+ * reads every region of the rank; n log n time, about 100 bytes per call. */
+SCOPE_READER_API int scope_profile_call_stack(scope_profile *p, int rank,
+                                              int thread,
+                                              scope_call_stack **out);
+SCOPE_READER_API int64_t scope_call_stack_count(const scope_call_stack *cs);
+/* The calls, scope_call_stack_count() of them; owned by the stack. */
+SCOPE_READER_API const scope_call *
+scope_call_stack_calls(const scope_call_stack *cs);
+/* The children of call `call` (indices, ascending), or the roots when
+ * call == -1. SCOPE_ENOTFOUND for an index out of range. */
+SCOPE_READER_API int scope_call_stack_children(const scope_call_stack *cs,
+                                               int64_t call,
+                                               const int64_t **kids,
+                                               int64_t *n);
+SCOPE_READER_API void scope_call_stack_free(scope_call_stack *cs);
+
 #ifdef __cplusplus
 }
 #endif

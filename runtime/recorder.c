@@ -326,8 +326,7 @@ static int meta_append(uint32_t type, const void *const *parts, const size_t *le
         memcpy(p, parts[i], lens[i]);
         p += lens[i];
     }
-    atomic_thread_fence(memory_order_release);
-    g.meta->used += need;
+    __atomic_store_n(&g.meta->used, g.meta->used + need, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -421,10 +420,7 @@ static void write_run_metadata(void)
         meta_region((int32_t)id, scope__regions_get((int32_t)id));
 }
 
-/* This process's rank as its launcher announced it in the environment
- * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1. The first event usually
- * comes before MPI_Init has told us the rank. */
-static int launcher_rank(void)
+int scope__launcher_rank(void)
 {
     static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                         "SLURM_PROCID" };
@@ -433,7 +429,7 @@ static int launcher_rank(void)
         if (v && *v)
             return atoi(v);
     }
-    return g.rank > 0 ? g.rank : -1;
+    return -1;
 }
 
 /* Creates the journal at the first event; caller holds the lock.
@@ -477,7 +473,7 @@ static int journal_create(void)
     size_t olen = strnlen(g.output, sizeof h->output - 1);
     memcpy(h->output, g.output, olen); /* informational; may be cut */
     memcpy(h->magic, SCOPE_JOURNAL_MAGIC, 8);
-    g.hdr = h;
+    __atomic_store_n(&g.hdr, h, __ATOMIC_RELEASE); /* published to lock-free readers */
     write_run_metadata();
     return 0;
 
@@ -486,7 +482,10 @@ fail_map:
     g.fd = -1;
     unlink(g.journal_path);
 fail_dir:
-    if (launcher_rank() <= 0) /* once per job, not once per rank */
+    /* once per job, not once per rank: the first event usually comes
+     * before MPI_Init has told us the rank */
+    int rank = g.rank > 0 ? g.rank : scope__launcher_rank();
+    if (rank <= 0)
         fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
                 g.ranks_dir, strerror(errno));
     return SCOPE_EIO;
@@ -578,8 +577,7 @@ static int next_chunk(struct thread_state *t, uint64_t ticks)
     c->guard = SCOPE_CHUNK_GUARD;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
-    atomic_thread_fence(memory_order_release);
-    c->magic = SCOPE_CHUNK_MAGIC;
+    __atomic_store_n(&c->magic, SCOPE_CHUNK_MAGIC, __ATOMIC_RELEASE);
     t->chunk = c;
     t->cur = (struct scope_rec *)((char *)c + CHUNK_HDR);
     t->end = (struct scope_rec *)((char *)c + g.chunk_size);

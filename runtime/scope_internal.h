@@ -45,6 +45,11 @@ SCOPE_API void scope__record_at(int32_t id, int is_end, uint64_t ticks);
  * that longjmp or a C++ exception unwound. Same cost as scope_end(). */
 SCOPE_API void scope__end_unwound(int32_t id);
 
+/* This process's rank as its launcher announced it in the environment
+ * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1 when not under a launcher.
+ * Used to print job-wide messages once (rank 0) before MPI_Init. */
+SCOPE_API int scope__launcher_rank(void);
+
 /* 1 while recording is on. */
 SCOPE_API int scope__enabled(void);
 

@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <hdf5.h>
+
 #include "commands.h"
 #include "h5writer.h"
 #include "journal_read.h"
@@ -102,6 +104,28 @@ static void remove_stale_temporaries(const char *folder)
         closedir(d);
 }
 
+/* The pid stored in /rank<N> of an existing rank file, or -1. */
+static int64_t rank_file_pid(const char *path, int rank)
+{
+    int64_t pid = -1;
+    char grp[32];
+    snprintf(grp, sizeof grp, "rank%d", rank);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return -1;
+    if (H5Aexists_by_name(f, grp, "pid", H5P_DEFAULT) > 0) {
+        hid_t a = H5Aopen_by_name(f, grp, "pid", H5P_DEFAULT, H5P_DEFAULT);
+        if (a >= 0) {
+            if (H5Aread(a, H5T_NATIVE_INT64, &pid) < 0)
+                pid = -1;
+            H5Aclose(a);
+        }
+    }
+    H5Fclose(f);
+    return pid;
+}
+
 /* Recovers one journal. Returns 0, or 1 when refused or failed. */
 static int recover_one(const char *journal, int write_index)
 {
@@ -133,9 +157,21 @@ static int recover_one(const char *journal, int write_index)
     }
     int rank = jr.hdr.rank >= 0 ? jr.hdr.rank : 0;
     int finalized = jr.hdr.state == SCOPE_JOURNAL_FINALIZED;
+    int64_t pid = jr.hdr.pid;
     scope__jr_close(&jr);
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", folder, rank);
     struct stat st;
+    int leftover = 0;
+    if (stat(rank_path, &st) == 0) {
+        /* The same process wrote it and died before removing its journal:
+         * a leftover. Another process (an earlier run into the same
+         * folder): recover beside it, never over it. */
+        if (rank_file_pid(rank_path, rank) == pid)
+            leftover = 1;
+        else
+            snprintf(rank_path, sizeof rank_path, "%s/rank%d.pid%lld.h5", folder, rank,
+                     (long long)pid);
+    }
     int have_index = index_of(folder, index, sizeof index) == 0;
     struct scope_writer_request req = {
         .journal_path = journal,
@@ -145,8 +181,7 @@ static int recover_one(const char *journal, int write_index)
         .err = err,
         .errlen = sizeof err,
     };
-    if (stat(rank_path, &st) == 0) {
-        /* the process died after writing its file: the journal is a leftover */
+    if (leftover) {
         if (!quiet)
             printf("%s: rank %d already has %s; removing the leftover journal\n", journal, rank,
                    rank_path);

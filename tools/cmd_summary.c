@@ -140,6 +140,34 @@ static int fail(const char *msg)
     return 1;
 }
 
+/* Says first what the numbers below do not contain: events a rank could
+ * not record (the memory budget or the disk ran out) and ranks recovered
+ * after a crash. On stdout above a table, on stderr for csv/json so that
+ * their output stays machine-readable. */
+static void warn_incomplete(scope_profile *p, FILE *out)
+{
+    int64_t dropped = 0, v;
+    int dropping_ranks = 0, recovered = 0;
+    for (int i = 0; i < scope_profile_rank_count(p); i++) {
+        int rank = scope_profile_rank(p, i);
+        if (scope_profile_rank_attr_int(p, rank, "dropped_events", &v) == 0 && v > 0) {
+            dropped += v;
+            dropping_ranks++;
+        }
+        if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && v == 0)
+            recovered++;
+    }
+    if (dropped)
+        fprintf(out, "warning: %lld events were not recorded on %d rank%s (memory budget "
+                     "or disk full); raise memory_budget in the config or SCOPE_MEMORY_BUDGET\n",
+                (long long)dropped, dropping_ranks, dropping_ranks == 1 ? "" : "s");
+    if (recovered)
+        fprintf(out, "warning: %d rank%s recovered after a crash (complete = 0): %s end%s "
+                     "early\n", recovered, recovered == 1 ? " was" : "s were",
+                recovered == 1 ? "its profile" : "their profiles",
+                recovered == 1 ? "s" : "");
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("scope: summary: ", stderr);
@@ -218,6 +246,7 @@ int scope_cmd_summary(int argc, char **argv)
         goto fail_rows;
     }
     pr.nranks = scope_profile_rank_count(p);
+    warn_incomplete(p, pr.format == FMT_TABLE ? pr.out : stderr);
     for (int r = 0; r < nreg; r++) {
         rows[r].region = r;
         rows[r].name = scope_profile_region_name(p, r);

@@ -18,6 +18,13 @@
 #define SCOPE_COMMANDS(X)                                                     \
     X(summary, "summary", "time per region: calls, total, mean, min, max, "  \
                           "std, share of the run")                        \
+    X(events, "events", "one row per call: region, rank, thread, start, end, "  \
+                        "duration, nesting ids")                          \
+    X(tree, "tree", "the call tree by call path: calls, total and self time") \
+    X(export, "export", "write chrome-trace, speedscope, folded stacks, csv " \
+                        "or json")                                        \
+    X(diff, "diff", "per-region change in total and mean time between two "  \
+                    "runs")                                               \
     X(run, "run", "run a command (e.g. mpirun -n 4 ./app) under the profiler") \
     X(check_config, "check-config", "validate a config file and print what it means") \
     X(recover, "recover", "turn journals left by crashed processes into rank files")

@@ -1,12 +1,64 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone: installs what is missing,
-# configures a build with warnings as errors, builds and runs every test.
+# configures a build with warnings as errors, builds and runs every test;
+# then runs the recorder, reader, config and tool tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and the recorder's under
+# ThreadSanitizer. (The preload's tests need no sanitizer runtime loaded
+# first into mpirun and the shells, so they run in the plain build only.)
+#
+#   tools/test.sh [--quick]   --quick: the plain build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
+quick=0
+if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
+
+setup() { # setup BUILDDIR [meson options...]
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" -Dwerror=true "$@"
+  fi
+  meson compile -C "$dir"
+}
+
+# Prints the closing "N passed, N failed" line over every build's test log
+# and exits with the suite's status.
+status=0
+logs=()
+finish() {
+  /usr/bin/python3 - "${logs[@]}" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    for line in open(path):
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+  exit $status
+}
+
 builddir=${SCOPE_BUILDDIR:-build-test}
-if [ ! -f "$builddir/build.ninja" ]; then
-  meson setup "$builddir" -Dwerror=true
-fi
-meson compile -C "$builddir"
-meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@"
+setup "$builddir"
+meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@" || status=1
+logs+=("$builddir/meson-logs/testlog.json")
+if [ "$quick" = 1 ]; then finish; fi
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+setup "$builddir-asan" -Db_sanitize=address,undefined -Db_lundef=false
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C "$builddir-asan" --print-errorlogs --num-processes 2 \
+  --suite runtime --suite reader --suite config --suite tools || status=1
+logs+=("$builddir-asan/meson-logs/testlog.json")
+
+echo "== ThreadSanitizer"
+setup "$builddir-tsan" -Db_sanitize=thread -Db_lundef=false
+TSAN_OPTIONS=halt_on_error=1 \
+  meson test -C "$builddir-tsan" --print-errorlogs --num-processes 2 --suite runtime || status=1
+logs+=("$builddir-tsan/meson-logs/testlog.json")
+finish

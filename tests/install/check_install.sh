@@ -35,5 +35,13 @@ cd "$work"
 LD_LIBRARY_PATH="$lib" ./app
 LD_LIBRARY_PATH="$lib" "$root/bin/scope" summary --format csv scope_profile.h5 >summary.csv
 grep -q '^installed,3,' summary.csv || { cat summary.csv >&2; exit 1; }
-echo "check_install: installed tree builds and runs a profiled program"
+# the Python module, from where it was installed
+init=$(find "$work/stage" -path '*/scope_reader/__init__.py' | head -n 1)
+[ -n "$init" ] || { echo "not installed: the scope_reader Python module" >&2; exit 1; }
+[ -e "$(dirname "$init")/_install_paths.py" ] || { echo "no _install_paths.py" >&2; exit 1; }
+calls=$(cd / && PYTHONPATH="$(dirname "$(dirname "$init")")" LD_LIBRARY_PATH="$lib" \
+  /usr/bin/python3 -c "import sys, scope_reader as s; print(len(s.read_h5(sys.argv[1]).events()))" \
+  "$work/scope_profile.h5")
+[ "$calls" = 3 ] || { echo "python read $calls calls, expected 3" >&2; exit 1; }
+echo "check_install: installed tree builds and runs a profiled program; Python reads it"
 cd / && rm -rf "$work"

@@ -136,6 +136,55 @@ for k in range(40):
             regions[f"{name}/start_times"] = np.array([s0], np.int64)
             regions[f"{name}/end_times"] = np.array([e0], np.int64)
 
+
+# 7. Nesting on two thread lanes, for the call stack, events and tree
+# (expected values in test_call_stack.c / test_events.c). Times are
+# BASE + the numbers below; the run starts at BASE.
+#   rank 0, thread 0: main [0,100] > work [10,40] > leaf [20,30];
+#                     main > leaf [40,45] (starts as work ends: a sibling);
+#                     main > work [60,70]
+#   rank 0, thread 1: main [0,90] > work [5,50] > leaf [10,20]
+#   rank 1 (one thread, no thread_ids): main [0,50] > work [10,20]
+BASE = 1000
+NESTED = {
+    0: {"main": [(0, 100, 0), (0, 90, 1)],
+        "work": [(5, 50, 1), (10, 40, 0), (60, 70, 0)],
+        "leaf": [(10, 20, 1), (20, 30, 0), (40, 45, 0)]},
+    1: {"main": [(0, 50, 0)], "work": [(10, 20, 0)]},
+}
+with h5py.File(path("nested.h5"), "w") as f:
+    f.attrs["scope_format"] = np.int64(1)
+    m = f.create_group("metadata")
+    m.attrs["start_time_ns"] = np.int64(BASE)
+    m.attrs["mpi_size"] = np.int64(2)
+    m.attrs["hostname"] = "nodeA"
+    for rank, regions in NESTED.items():
+        g = f.create_group(f"rank{rank}")
+        g.attrs["rank"] = np.int64(rank)
+        g.attrs["dropped_events"] = np.int64(3 * rank)
+        g.attrs["unterminated_calls"] = np.int64(rank)
+        g.attrs["complete"] = np.int8(1 - rank)
+        g.attrs["hostname"] = f"node{rank}"
+        for name, calls in regions.items():
+            r = g.create_group(f"regions/{name}")
+            r.attrs["name"] = name
+            r["start_times"] = np.array([BASE + c[0] for c in calls], np.int64)
+            r["end_times"] = np.array([BASE + c[1] for c in calls], np.int64)
+            if rank == 0:
+                r["thread_ids"] = np.array([c[2] for c in calls], np.int32)
+        if rank == 0:
+            dt = np.dtype([("index", np.int32), ("tid", np.int64),
+                           ("name", h5py.string_dtype()),
+                           ("start_ns", np.int64), ("end_ns", np.int64)])
+            g["threads"] = np.array([(0, 4242, "main", BASE, BASE + 100),
+                                     (1, 4243, "worker", BASE, BASE + 90)], dt)
+
+# 8. Calls that overlap partially: a [0,10] and b [5,15] on rank 0.
+with h5py.File(path("overlap.h5"), "w") as f:
+    for name, s0, e0 in [("a", 0, 10), ("b", 5, 15)]:
+        f[f"rank0/regions/{name}/start_times"] = np.array([s0], np.int64)
+        f[f"rank0/regions/{name}/end_times"] = np.array([e0], np.int64)
+
 # 6. Bad inputs: each must give its own error, never a crash.
 with open(path("notes.txt"), "w") as f:
     f.write("this is a text file, not a profile\n" * 20)
@@ -170,5 +219,15 @@ with h5py.File(path("bad_index.h5"), "w") as f:
     ev = f.create_group("events")
     ev.create_dataset("start_times", data=np.array([1, 2, 3], np.int64))
     ev.create_dataset("end_times", data=np.array([2, 3, 4], np.int64))
+# A run that lost events and had a rank recovered after a crash: rank 0
+# dropped 1500 events (budget), rank 1 dropped 500 and is complete = 0.
+with h5py.File(path("lossy.h5"), "w") as f:
+    for rank, dropped, complete in [(0, 1500, 1), (1, 500, 0)]:
+        g = f.create_group(f"rank{rank}")
+        g.attrs["dropped_events"] = np.int64(dropped)
+        g.attrs["complete"] = np.int8(complete)
+        r = g.create_group("regions/work")
+        r.create_dataset("start_times", data=np.array([0, 10], np.int64))
+        r.create_dataset("end_times", data=np.array([5, 20], np.int64))
 os.makedirs(path("empty_folder"))
 open(sys.argv[2] if len(sys.argv) > 2 else path("stamp"), "w").close()

@@ -2,7 +2,10 @@
  * test_tutorial.c - the oracle from the analysis tutorial: its hand-written
  * two-rank file (rank 0 starts 0, 0.5, 1.0 s with durations 0.2, 0.25,
  * 0.2 s; rank 1 the same durations x 1.6) gives per-rank totals 0.65 s and
- * 1.04 s, 3 calls each, imbalance 1.60x.
+ * 1.04 s, 3 calls each, imbalance 1.60x (max / min, as the tutorial prints
+ * it; max / mean = 1.04 / 0.845 = 1.2308), and its events table: six rows
+ * solve rank 0 then rank 1, call_index 0..2, start 0 / 0.5 / 1.0 s (the
+ * file has no run start, so the origin is the first entry, 0).
  *
  * usage: test_tutorial PROFILE_DIR
  */
@@ -69,6 +72,59 @@ int main(int argc, char **argv)
         CHECK_I64(s[1], 500000000);
         CHECK_I64(e[1], 900000000);
     }
+
+    scope_balance b;
+    CHECK_I64(scope_profile_balance(p, 0, &b), 0);
+    CHECK_I64(b.ranks, 2);
+    CHECK_I64(b.max_rank, 1);
+    CHECK_I64(b.min_rank, 0);
+    CHECK_I64(b.max_ns, 1040000000);
+    CHECK_I64(b.min_ns, 650000000);
+    CHECK_DBL(b.mean_ns, 845000000.0, 1e-6);
+    CHECK_DBL(b.max_min_ratio, 1.6, 1e-12);
+    CHECK_DBL(b.imbalance, 1040.0 / 845.0, 1e-12);
+    CHECK_I64(scope_profile_balance(p, 1, &b), SCOPE_ENOTFOUND);
+
+    /* Percentiles (numpy's linear interpolation) of 0.2 0.2 0.25 0.32 0.32
+     * 0.4 s: p50 = 0.285, p95 = 0.38, p0 = min, p100 = max. */
+    double qs[4] = { 50, 95, 0, 100 }, pv[4];
+    CHECK_I64(scope_profile_percentiles(p, 0, SCOPE_ALL_RANKS, qs, 4, pv), 0);
+    CHECK_DBL(pv[0], 285e6, 1e-3);
+    CHECK_DBL(pv[1], 380e6, 1e-3);
+    CHECK_DBL(pv[2], 200e6, 1e-3);
+    CHECK_DBL(pv[3], 400e6, 1e-3);
+    CHECK_I64(scope_profile_percentiles(p, 0, 1, qs, 1, pv), 0);
+    CHECK_DBL(pv[0], 320e6, 1e-3);
+    double badq = 101;
+    CHECK_I64(scope_profile_percentiles(p, 0, 1, &badq, 1, pv), SCOPE_EINVAL);
+    CHECK_STR(scope_reader_errmsg(), "percentile 101 is outside [0, 100]");
+
+    int64_t origin;
+    CHECK_I64(scope_profile_run_start_ns(p, &origin), SCOPE_ENOTFOUND);
+    CHECK_I64(scope_profile_time_origin_ns(p, &origin), 0);
+    CHECK_I64(origin, 0);
+
+    scope_events *it;
+    scope_event_query q = { 0 };
+    q.call_ids = 1;
+    scope_event ev[8];
+    CHECK_I64(scope_profile_events_open(p, &q, &it), 0);
+    CHECK_I64(scope_events_count(it), 6);
+    CHECK_I64(scope_events_read(it, ev, 8), 6);
+    static const int64_t st[6] = { 0, 500000000, 1000000000,
+                                   0, 500000000, 1000000000 };
+    static const int64_t du[6] = { 200000000, 250000000, 200000000,
+                                   320000000, 400000000, 320000000 };
+    for (int i = 0; i < 6; i++) {
+        CHECK_I64(ev[i].region, 0);
+        CHECK_I64(ev[i].rank, i / 3);
+        CHECK_I64(ev[i].call_index, i % 3);
+        CHECK_I64(ev[i].start_ns, st[i]);
+        CHECK_I64(ev[i].end_ns - ev[i].start_ns, du[i]);
+        CHECK_I64(ev[i].call_id, i % 3);
+        CHECK_I64(ev[i].parent_id, -1);
+    }
+    scope_events_close(it);
     scope_profile_close(p);
     return check_result("test_tutorial");
 }

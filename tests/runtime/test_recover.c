@@ -9,7 +9,10 @@
  *   busy     the journal of a process that is still running is refused
  *            (exit 1, "still in use") and left alone; once that process
  *            is killed, recover takes it;
- *   twice    a second recover finds nothing and changes nothing.
+ *   twice    a second recover finds nothing and changes nothing;
+ *   again    a second run into the same folder crashes too: its journal is
+ *            recovered beside the first run's rank0.h5 (rank0.pid<P>.h5),
+ *            never over it.
  *
  * usage: test_recover SCOPE_EXE OUTDIR
  */
@@ -145,6 +148,19 @@ int main(int argc, char **argv)
     stat(rank0, &before);
     CHECK_I64(recover(out, log), 0);
     CHECK(file_has(log, "nothing to recover"));
+    stat(rank0, &after);
+    CHECK(before.st_mtime == after.st_mtime && before.st_size == after.st_size);
+
+    pid = fork();
+    if (pid == 0) {
+        record_and_die(out, -1);
+        _exit(0);
+    }
+    waitpid(pid, &status, 0);
+    CHECK_I64(recover(out, log), 0);
+    char beside[4400];
+    snprintf(beside, sizeof beside, "%s/rank0.pid%ld.h5", ranks, (long)pid);
+    CHECK(stat(beside, &st) == 0);
     stat(rank0, &after);
     CHECK(before.st_mtime == after.st_mtime && before.st_size == after.st_size);
     return check_result("test_recover");

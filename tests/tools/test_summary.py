@@ -57,6 +57,19 @@ class Summary(unittest.TestCase):
             "solve      0      3  650.00 ms  216.67 ms  200.00 ms  250.00 ms  23.57 ms  49.2%\n"
             "solve      1      3     1.04 s  346.67 ms  320.00 ms  400.00 ms  37.71 ms  78.8%\n")
 
+    def test_dropped_and_recovered_are_said_first(self):
+        out = self.ok("summary", prof("lossy.h5")).splitlines()
+        self.assertEqual(out[:2], [
+            "warning: 2000 events were not recorded on 2 ranks (memory budget or disk "
+            "full); raise memory_budget in the config or SCOPE_MEMORY_BUDGET",
+            "warning: 1 rank was recovered after a crash (complete = 0): its profile ends early"])
+        self.assertTrue(out[2].startswith("region"))
+        # machine-readable formats keep stdout clean: the warning goes to stderr
+        rc, out, err = run("summary", "--format", "csv", prof("lossy.h5"))
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.startswith("region,calls,"))
+        self.assertIn("2000 events were not recorded", err)
+
     def test_table_units_align(self):
         # µs is two bytes but one column: the columns still line up.
         out = self.ok("summary", prof("run.h5")).splitlines()

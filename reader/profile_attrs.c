@@ -1,0 +1,213 @@
+/*
+ * profile_attrs.c - what a profile says about itself besides the calls:
+ * the run's /metadata attributes, each rank group's attributes (dropped
+ * events, completeness, ...), and the thread lane of every call.
+ *
+ * These are read on demand, straight from the file, because they are small
+ * and rarely asked for: opening a profile with thousands of ranks must not
+ * pay for them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+/* Opens the group `gpath` of source `s`; the caller closes it. */
+static int open_group(scope_profile *p, int s, const char *gpath, hid_t *out)
+{
+    hid_t f;
+    int rc = scope__source_file(p, s, &f);
+    if (rc < 0)
+        return rc;
+    if (H5Lexists(f, gpath, H5P_DEFAULT) <= 0 ||
+        (*out = H5Gopen2(f, gpath, H5P_DEFAULT)) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return scope__fail(SCOPE_ENOTFOUND, "%s: no group %s",
+                           p->sources[s].path, gpath);
+    }
+    return 0;
+}
+
+/* The group holding attributes: /metadata (rank < 0 && !is_rank) or the
+ * rank's group. */
+static int attr_group(scope_profile *p, int is_rank, int rank, hid_t *g,
+                      const char **where)
+{
+    if (!p)
+        return scope__fail(SCOPE_EINVAL, "no profile");
+    if (!is_rank) {
+        *where = "/metadata";
+        if (p->meta_source < 0)
+            return scope__fail(SCOPE_ENOTFOUND, "the profile has no "
+                               "/metadata");
+        return open_group(p, p->meta_source, "metadata", g);
+    }
+    int k = scope__rank_index(p, rank);
+    if (k < 0)
+        return k;
+    *where = p->ranks[k].group;
+    if (!p->ranks[k].group)
+        return scope__fail(SCOPE_ENOTFOUND, "rank %d has no rank group "
+                           "(a scope-profiler columnar file)", rank);
+    return open_group(p, p->ranks[k].source, p->ranks[k].group, g);
+}
+
+static int get_int(scope_profile *p, int is_rank, int rank, const char *name,
+                   int64_t *out)
+{
+    hid_t g;
+    const char *where = "";
+    if (!name || !out)
+        return scope__fail(SCOPE_EINVAL, "no attribute name or output");
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    int rc = attr_group(p, is_rank, rank, &g, &where);
+    if (rc >= 0) {
+        rc = scope__h5_attr_int64(g, name, out);
+        H5Gclose(g);
+        rc = rc == 1 ? 0 : scope__fail(SCOPE_ENOTFOUND, "%s has no integer "
+                                       "attribute \"%s\"", where, name);
+    }
+    scope__h5_quiet_end(&quiet);
+    return rc;
+}
+
+static int get_string(scope_profile *p, int is_rank, int rank,
+                      const char *name, char *buf, int64_t len)
+{
+    hid_t g;
+    const char *where = "";
+    char *v = NULL;
+    if (!name || (!buf && len > 0) || len < 0)
+        return scope__fail(SCOPE_EINVAL, "no attribute name or buffer");
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    int rc = attr_group(p, is_rank, rank, &g, &where);
+    if (rc >= 0) {
+        rc = scope__h5_attr_string(g, name, &v);
+        H5Gclose(g);
+        if (rc == 0)
+            rc = scope__fail(SCOPE_ENOTFOUND, "%s has no string attribute "
+                             "\"%s\"", where, name);
+    }
+    scope__h5_quiet_end(&quiet);
+    if (rc < 0)
+        return rc;
+    size_t n = strlen(v);
+    if (len > 0) {
+        size_t c = n < (size_t)len - 1 ? n : (size_t)len - 1;
+        memcpy(buf, v, c);
+        buf[c] = '\0';
+    }
+    free(v);
+    return n > (size_t)0x7fffffff ? 0x7fffffff : (int)n;
+}
+
+int scope_profile_metadata_int(scope_profile *p, const char *name,
+                               int64_t *out)
+{
+    return get_int(p, 0, 0, name, out);
+}
+
+int scope_profile_metadata_string(scope_profile *p, const char *name,
+                                  char *buf, int64_t len)
+{
+    return get_string(p, 0, 0, name, buf, len);
+}
+
+int scope_profile_rank_attr_int(scope_profile *p, int rank, const char *name,
+                                int64_t *out)
+{
+    return get_int(p, 1, rank, name, out);
+}
+
+int scope_profile_rank_attr_string(scope_profile *p, int rank,
+                                   const char *name, char *buf, int64_t len)
+{
+    return get_string(p, 1, rank, name, buf, len);
+}
+
+/* Cost: one HDF5 read of n values, converted to int32 through an int64
+ * buffer (the reader's one integer reading path). */
+int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids)
+{
+    const scope__source *src = &p->sources[c->source];
+    *tids = NULL;
+    if (src->layout != SCOPE__LAYOUT_GROUPS || c->n == 0)
+        return 0;
+    hid_t f;
+    int rc = scope__source_file(p, c->source, &f);
+    if (rc < 0)
+        return rc;
+    char *path = NULL;
+    if (asprintf(&path, "%s/thread_ids", c->group) < 0)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
+    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        free(path);
+        return 0;
+    }
+    int64_t n, *wide = NULL;
+    int32_t *t = NULL;
+    if ((rc = scope__h5_len(f, path, src->path, &n)) < 0)
+        goto fail_read;
+    if (n != c->n) {
+        rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %lld values for %lld "
+                         "calls", src->path, path, (long long)n,
+                         (long long)c->n);
+        goto fail_read;
+    }
+    wide = malloc((size_t)n * sizeof *wide);
+    t = malloc((size_t)n * sizeof *t);
+    if (!wide || !t) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
+        goto fail_read;
+    }
+    if ((rc = scope__h5_read_int64(f, path, src->path, 0, n, wide)) < 0)
+        goto fail_read;
+    for (int64_t i = 0; i < n; i++) {
+        if (wide[i] < 0 || wide[i] > INT32_MAX) {
+            rc = scope__fail(SCOPE_EFORMAT, "%s: %s holds a negative thread "
+                             "index", src->path, path);
+            goto fail_read;
+        }
+        t[i] = (int32_t)wide[i];
+    }
+    *tids = t;
+    t = NULL;
+fail_read:
+    free(t);
+    free(wide);
+    free(path);
+    return rc;
+}
+
+int scope_profile_thread_ids(scope_profile *p, int region, int rank,
+                             const int32_t **tids, int64_t *n)
+{
+    if (!p || !tids || !n)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *tids = NULL;
+    *n = 0;
+    if (region < 0 || region >= p->nregions)
+        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
+                           "has %d)", region, p->nregions);
+    int k = scope__rank_index(p, rank);
+    if (k < 0)
+        return k;
+    scope__cell *c = scope__cell_at(p, region, k);
+    if (!c)
+        return 0;
+    if (!c->tids_loaded) {
+        scope__h5_quiet quiet;
+        scope__h5_quiet_begin(&quiet);
+        int rc = scope__cell_load_tids(p, c, &c->tids);
+        scope__h5_quiet_end(&quiet);
+        if (rc < 0)
+            return rc;
+        c->tids_loaded = 1;
+    }
+    *tids = c->tids;
+    *n = c->n;
+    return 0;
+}

@@ -1,0 +1,65 @@
+"""make_journal_seeds.py OUTDIR - writes small journals (4 KiB chunks) in
+the layout of runtime/journal.h as seeds for fuzz_journal: a finished one,
+one cut off by a crash (open calls, a staging chunk), one with two
+threads, and damaged variants. Independent of the recorder's own code, so
+it also checks that journal.h says enough to write a journal.
+"""
+import os
+import struct
+import sys
+
+HDR_SIZE, CHUNK = 4096, 4096
+MAGIC, CHUNK_MAGIC = b"SCOPEJNL", 0x4B4E4843
+EVENTS, META, STAGING = 1, 2, 3
+END, COMPLETE, SHIFT = 1, 2, 2
+
+
+def header(nchunks, state=2, rank=0, size=1, threads=1):
+    h = struct.pack("<8sIIIIIIQqiiQqQqqQII", MAGIC, 1, HDR_SIZE, CHUNK, 16, state, 0,
+                    nchunks, 1234, rank, size, 0, 1000, 0, 900000 if state == 2 else 0,
+                    1700000000 * 10**9, 0, threads, 0)
+    h += b"host".ljust(256, b"\0") + b"/tmp/run.h5".ljust(1024, b"\0")
+    return h.ljust(HDR_SIZE, b"\0")
+
+
+def chunk_header(ctype, thread=0, seq=0, used=0, first=0):
+    h = struct.pack("<IIIIqQqQQQ16sQII", CHUNK_MAGIC, ctype, thread, seq, 4321 + thread,
+                    0, 1000, used, 0, first, b"main", 0, 0xFFFFFFFF, 0)
+    assert len(h) == 96
+    return h
+
+
+def meta_chunk(regions):
+    body = b""
+    for rid, kind, name in regions:
+        payload = struct.pack("<II", rid, kind) + name.encode() + b"\0\0\0"
+        body += struct.pack("<II", 2 - 1, len(payload)) + payload.ljust((len(payload) + 7) // 8 * 8, b"\0")
+    kv = b"executable\0/bin/app\0"
+    body += struct.pack("<II", 2, len(kv)) + kv.ljust((len(kv) + 7) // 8 * 8, b"\0")
+    return (chunk_header(META, used=len(body)) + body).ljust(CHUNK, b"\0")
+
+
+def rec(ticks, rid, flags=0, aux=0):
+    return struct.pack("<QII", ticks, (rid << SHIFT) | flags, aux)
+
+
+def events_chunk(recs, ctype=EVENTS, thread=0, seq=0, first=0):
+    return (chunk_header(ctype, thread, seq, first=first) + b"".join(recs)).ljust(CHUNK, b"\0")
+
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+regions = [(0, 2, "outer"), (1, 0, "inner/x"), (2, 1, "MPI_Send")]
+t0 = [rec(2000, 0), rec(2100, 1, COMPLETE, 50), rec(2200, 2), rec(2300, 2, END), rec(2400, 0, END)]
+finished = header(2) + meta_chunk(regions) + events_chunk(t0, STAGING)
+crashed = header(3, state=1) + meta_chunk(regions) + events_chunk(t0) + events_chunk(
+    [rec(3000, 0), rec(3100, 1)] + [rec(1000, 2)], STAGING, seq=1, first=3000)
+two = header(3, threads=2) + meta_chunk(regions) + events_chunk(t0) + events_chunk(
+    [rec(2050, 1), rec(2150, 1, END)], STAGING, thread=1)
+seeds = {"finished": finished, "crashed": crashed, "two_threads": two,
+         "truncated": crashed[: HDR_SIZE + CHUNK + 300],
+         "bad_version": finished[:8] + struct.pack("<I", 99) + finished[12:],
+         "zero_tail": finished[: HDR_SIZE + CHUNK] + b"\0" * CHUNK}
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)

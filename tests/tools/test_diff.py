@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""test_diff.py SCOPE PROFILE_DIR - `scope diff A B`: exact csv (regions
+matched by name, missing ones counted as 0, rows by |change in total|),
+parsed json, and usage / bad-input errors.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+SCOPE = os.path.abspath(sys.argv[1])
+DIR = os.path.abspath(sys.argv[2])
+del sys.argv[1:]
+
+
+def run(*args):
+    p = subprocess.run([SCOPE, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def prof(name):
+    return os.path.join(DIR, name)
+
+
+class Diff(unittest.TestCase):
+    def test_csv(self):
+        rc, out, err = run("diff", "--format", "csv", prof("two_ranks.h5"),
+                           prof("schema3_two.h5"))
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(out,
+                         "region,calls_a,calls_b,total_a_s,total_b_s,total_change_s,"
+                         "mean_a_s,mean_b_s,mean_change_s\n"
+                         "solve,6,4,1.69,0.000000022,-1.689999978,0.281666667,"
+                         "0.000000005,-0.281666661\n"
+                         "io,0,1,0,0.000000004,0.000000004,0,0.000000004,0.000000004\n")
+
+    def test_json_same_run(self):
+        rc, out, err = run("diff", "--format", "json", prof("run.h5"), prof("merged.h5"))
+        self.assertEqual((rc, err), (0, ""))
+        rows = json.loads(out)["regions"]
+        self.assertEqual(sorted(r["region"] for r in rows), [".", "100%", "a/b", "main"])
+        self.assertEqual({r["total_change_s"] for r in rows}, {0})
+
+    def test_errors(self):
+        self.assertEqual(run("diff", prof("run.h5")),
+                         (2, "", "scope: diff: needs exactly two profiles, A and B "
+                                 "(try 'scope diff --help')\n"))
+        rc, out, err = run("diff", prof("run.h5"), prof("truncated.h5"))
+        self.assertEqual((rc, out, err.count("\n")), (1, "", 1))
+        self.assertTrue(err.startswith("scope: " + prof("truncated.h5")))
+        rc, out, err = run("diff", "--help")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertTrue(out.startswith("usage: scope diff"))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,101 @@
+/*
+ * args.c - argument parsing and error reporting shared by the `scope`
+ * commands (args.h), so that every command words its usage errors and
+ * rank lists the same way.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "args.h"
+
+int scope__usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "scope: %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (try 'scope %s --help')\n", cmd);
+    return 2;
+}
+
+int scope__fail_msg(const char *msg)
+{
+    fprintf(stderr, "scope: %s\n", msg);
+    return 1;
+}
+
+int scope__parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* One non-negative int starting at *s; advances *s. */
+static int parse_rank(const char **s, int32_t *out)
+{
+    char *end;
+    if (**s < '0' || **s > '9')
+        return -1;
+    errno = 0;
+    long v = strtol(*s, &end, 10);
+    if (errno || v > INT_MAX)
+        return -1;
+    *s = end;
+    *out = (int32_t)v;
+    return 0;
+}
+
+int scope__parse_ranks(const char *s, int32_t **out)
+{
+    int32_t *list = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        int32_t a, b;
+        if (parse_rank(&s, &a) < 0)
+            goto fail_parse;
+        b = a;
+        if (*s == '-') {
+            s++;
+            if (parse_rank(&s, &b) < 0 || b < a || b - a > 1000000)
+                goto fail_parse;
+        }
+        for (int64_t r = a; r <= b; r++) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 16;
+                int32_t *q = realloc(list, cap * sizeof *q);
+                if (!q)
+                    goto fail_parse;
+                list = q;
+            }
+            list[n++] = (int32_t)r;
+        }
+        if (*s == '\0')
+            break;
+        if (*s++ != ',')
+            goto fail_parse;
+    }
+    *out = list;
+    return (int)n;
+fail_parse:
+    free(list);
+    return -1;
+}
+
+scope_profile *scope__open_or_report(char **paths, int n)
+{
+    scope_profile *p;
+    if (scope_profile_open_paths((const char *const *)paths, n, &p) < 0) {
+        scope__fail_msg(scope_reader_errmsg());
+        return NULL;
+    }
+    return p;
+}

@@ -1,0 +1,32 @@
+/*
+ * args.h - what several `scope` commands parse the same way: rank lists
+ * ("0,2-3"), the one-line usage error, and opening the profile paths with
+ * the reader's message on failure.
+ */
+#ifndef SCOPE_TOOLS_ARGS_H
+#define SCOPE_TOOLS_ARGS_H
+
+#include <stdint.h>
+
+#include "scope_reader.h"
+
+/* Prints "scope: <cmd>: <formatted message> (try 'scope <cmd> --help')"
+ * and returns 2, the bad-usage exit status. */
+int scope__usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints "scope: <msg>" and returns 1. */
+int scope__fail_msg(const char *msg);
+
+/* Parses "0,2-3" into a malloc'd ascending-as-written list of ranks.
+ * Returns the count, or -1 for a malformed list (nothing allocated). */
+int scope__parse_ranks(const char *s, int32_t **out);
+
+/* Parses a decimal int64 (the whole string); 0 ok, -1 if not one. */
+int scope__parse_i64(const char *s, int64_t *out);
+
+/* Opens argv[0 .. n) as one profile; on failure prints the reader's
+ * message and returns NULL. */
+scope_profile *scope__open_or_report(char **paths, int n);
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * cmd_export.c - `scope export PATH... --to FORMAT -o FILE`: the profile in
+ * the formats other tools read, so a run can be looked at in Perfetto /
+ * chrome://tracing (chrome-trace), speedscope (speedscope), any flame graph
+ * tool (folded stacks), or a spreadsheet / script (csv, json events).
+ *
+ * chrome-trace and csv/json stream the events; speedscope and folded need
+ * the nesting and go rank by rank through the reader's call stacks.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "call_tree.h"
+#include "commands.h"
+#include "event_output.h"
+#include "output.h"
+
+static const char export_help[] =
+    "usage: scope export --to FORMAT -o FILE PATH...\n"
+    "\n"
+    "Writes the profile in another tool's format (FILE '-' = stdout):\n"
+    "  chrome-trace  Trace Event JSON for Perfetto and chrome://tracing: one\n"
+    "                process per rank, one thread per thread lane, one\n"
+    "                complete (\"X\") event per call, times in microseconds\n"
+    "                from the run start\n"
+    "  speedscope    speedscope's JSON: one evented profile per (rank,\n"
+    "                thread), times in nanoseconds from the run start\n"
+    "  folded        folded stacks for flamegraph.pl, inferno, speedscope:\n"
+    "                one line 'outer;inner <self time in ns>' per call path,\n"
+    "                all ranks added together (';' in a name becomes ':')\n"
+    "  csv, json     the events, as `scope events --format csv|json`\n"
+    "\n"
+    "options:\n"
+    "  --to FORMAT    chrome-trace, speedscope, folded, csv or json\n"
+    "  -o, --output FILE\n"
+    "  -h, --help     this text\n";
+
+enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON };
+
+/* Microseconds with 3 decimals from ns, exactly. */
+static void put_us(FILE *out, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    fprintf(out, "%s%llu.%03llu", ns < 0 ? "-" : "",
+            (unsigned long long)(a / 1000), (unsigned long long)(a % 1000));
+}
+
+/* (rank, thread) lanes seen, for the naming metadata events. */
+typedef struct {
+    int32_t (*v)[2];
+    size_t n, cap;
+} lanes;
+
+static int note_lane(lanes *l, int32_t rank, int32_t thread)
+{
+    /* Events come region by region, so lanes repeat; a linear look at the
+     * last few is enough to keep this small without a hash. */
+    for (size_t i = l->n; i-- > 0 && i + 64 >= l->n;)
+        if (l->v[i][0] == rank && l->v[i][1] == thread)
+            return 0;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 64;
+        void *q = realloc(l->v, nc * sizeof *l->v);
+        if (!q)
+            return -1;
+        l->v = q;
+        l->cap = nc;
+    }
+    l->v[l->n][0] = rank;
+    l->v[l->n][1] = thread;
+    l->n++;
+    return 0;
+}
+
+static int cmp_lane(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return (x[0] > y[0]) - (x[0] < y[0]);
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int write_chrome(FILE *out, scope_profile *p)
+{
+    scope_event_query q;
+    memset(&q, 0, sizeof q);
+    scope_events *it;
+    if (scope_profile_events_open(p, &q, &it) < 0)
+        return scope__fail_msg(scope_reader_errmsg());
+    scope_event buf[4096];
+    lanes l = { NULL, 0, 0 };
+    int64_t got, done = 0, total = scope_events_count(it);
+    int status = 1;
+    fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", out);
+    while ((got = scope_events_read(it, buf, 4096)) > 0) {
+        for (int64_t i = 0; i < got; i++) {
+            const scope_event *e = &buf[i];
+            fputs(done + i ? ",\n{\"ph\": \"X\", \"cat\": \"scope\", \"name\": "
+                           : "\n{\"ph\": \"X\", \"cat\": \"scope\", \"name\": ",
+                  out);
+            scope__put_json_string(out, scope_profile_region_name(p, e->region));
+            fprintf(out, ", \"pid\": %d, \"tid\": %d, \"ts\": ", e->rank,
+                    e->thread);
+            put_us(out, e->start_ns);
+            fputs(", \"dur\": ", out);
+            put_us(out, e->end_ns - e->start_ns);
+            fprintf(out, ", \"args\": {\"call_index\": %lld}}",
+                    (long long)e->call_index);
+            if (note_lane(&l, e->rank, e->thread) < 0) {
+                scope__fail_msg("out of memory");
+                goto fail_events;
+            }
+        }
+        done += got;
+        scope__progress("export", done, total);
+    }
+    scope__progress("export", total, total);
+    if (got < 0) {
+        scope__fail_msg(scope_reader_errmsg());
+        goto fail_events;
+    }
+    /* Name every process and thread; duplicates from note_lane's short
+     * memory are dropped after sorting. */
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_lane);
+    for (size_t i = 0; i < l.n; i++) {
+        if (i && l.v[i][0] == l.v[i - 1][0] && l.v[i][1] == l.v[i - 1][1])
+            continue;
+        const char *sep = done || i ? ",\n" : "\n";
+        if (i == 0 || l.v[i][0] != l.v[i - 1][0])
+            fprintf(out, "%s{\"ph\": \"M\", \"name\": \"process_name\", "
+                    "\"pid\": %d, \"args\": {\"name\": \"rank %d\"}},\n"
+                    "{\"ph\": \"M\", \"name\": \"process_sort_index\", "
+                    "\"pid\": %d, \"args\": {\"sort_index\": %d}}", sep,
+                    l.v[i][0], l.v[i][0], l.v[i][0], l.v[i][0]);
+        fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", "
+                "\"pid\": %d, \"tid\": %d, \"args\": {\"name\": "
+                "\"thread %d\"}}", l.v[i][0], l.v[i][1], l.v[i][1]);
+    }
+    fputs("\n]}\n", out);
+    status = 0;
+fail_events:
+    free(l.v);
+    scope_events_close(it);
+    return status;
+}
+
+/* One evented profile: the calls of one lane, opened and closed in time
+ * order. The parent links are the lane's open-call chain. */
+static void speedscope_lane(FILE *out, const scope_call *c, int64_t n,
+                            int32_t lane, int64_t origin)
+{
+    int64_t top = -1, nev = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        if (i < n && c[i].thread != lane)
+            continue;
+        while (top >= 0 && (i == n || c[top].end_ns <= c[i].start_ns)) {
+            fprintf(out, "%s{\"type\": \"C\", \"frame\": %d, \"at\": %lld}",
+                    nev++ ? ", " : "", c[top].region,
+                    (long long)(c[top].end_ns - origin));
+            top = c[top].parent;
+        }
+        if (i == n)
+            break;
+        fprintf(out, "%s{\"type\": \"O\", \"frame\": %d, \"at\": %lld}",
+                nev++ ? ", " : "", c[i].region,
+                (long long)(c[i].start_ns - origin));
+        top = i;
+    }
+}
+
+static int write_speedscope(FILE *out, scope_profile *p)
+{
+    int64_t origin = 0;
+    scope_profile_time_origin_ns(p, &origin);
+    fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema."
+          "json\", \"exporter\": \"scope\", \"shared\": {\"frames\": [", out);
+    for (int r = 0; r < scope_profile_region_count(p); r++) {
+        fputs(r ? ", {\"name\": " : "{\"name\": ", out);
+        scope__put_json_string(out, scope_profile_region_name(p, r));
+        fputc('}', out);
+    }
+    fputs("]}, \"profiles\": [", out);
+    int nprof = 0;
+    for (int k = 0; k < scope_profile_rank_count(p); k++) {
+        int rank = scope_profile_rank(p, k);
+        scope_call_stack *cs;
+        if (scope_profile_call_stack(p, rank, SCOPE_ALL_THREADS, &cs) < 0)
+            return scope__fail_msg(scope_reader_errmsg());
+        const scope_call *c = scope_call_stack_calls(cs);
+        int64_t n = scope_call_stack_count(cs);
+        int32_t maxlane = -1;
+        for (int64_t i = 0; i < n; i++)
+            if (c[i].thread > maxlane)
+                maxlane = c[i].thread;
+        char *seen = calloc((size_t)maxlane + 2, 1);
+        int64_t *first = calloc((size_t)maxlane + 2, sizeof *first);
+        int64_t *last = calloc((size_t)maxlane + 2, sizeof *last);
+        if (!seen || !first || !last) {
+            free(seen);
+            free(first);
+            free(last);
+            scope_call_stack_free(cs);
+            return scope__fail_msg("out of memory");
+        }
+        for (int64_t i = 0; i < n; i++) {
+            int32_t l = c[i].thread;
+            if (!seen[l])
+                first[l] = c[i].start_ns;
+            if (!seen[l] || c[i].end_ns > last[l])
+                last[l] = c[i].end_ns;
+            seen[l] = 1;
+        }
+        for (int32_t l = 0; l <= maxlane; l++) {
+            if (!seen[l])
+                continue;
+            fprintf(out, "%s\n{\"type\": \"evented\", \"name\": \"rank %d "
+                    "thread %d\", \"unit\": \"nanoseconds\", \"startValue\": "
+                    "%lld, \"endValue\": %lld, \"events\": [",
+                    nprof++ ? "," : "", rank, l,
+                    (long long)(first[l] - origin),
+                    (long long)(last[l] - origin));
+            speedscope_lane(out, c, n, l, origin);
+            fputs("]}", out);
+        }
+        free(seen);
+        free(first);
+        free(last);
+        scope_call_stack_free(cs);
+    }
+    fputs("\n], \"name\": \"scope profile\", \"activeProfileIndex\": 0}\n",
+          out);
+    return 0;
+}
+
+static int write_folded(FILE *out, scope_profile *p)
+{
+    scope__tree t;
+    memset(&t, 0, sizeof t);
+    int status = 1;
+    int64_t *order = NULL;
+    if (scope__tree_add(&t, p, SCOPE_ALL_RANKS, SCOPE_ALL_THREADS) < 0) {
+        scope__fail_msg(scope_reader_errmsg());
+        goto fail_tree;
+    }
+    if (!(order = scope__tree_order(&t))) {
+        scope__fail_msg("out of memory");
+        goto fail_tree;
+    }
+    for (int64_t i = 0; i < t.n; i++) {
+        const scope__tree_node *x = &t.nodes[order[i]];
+        if (x->self_ns <= 0)
+            continue;
+        char *path = scope__tree_path(p, &t, order[i], 1);
+        if (!path) {
+            scope__fail_msg("out of memory");
+            goto fail_tree;
+        }
+        fprintf(out, "%s %lld\n", path, (long long)x->self_ns);
+        free(path);
+    }
+    status = 0;
+fail_tree:
+    free(order);
+    scope__tree_free(&t);
+    return status;
+}
+
+int scope_cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "to", required_argument, NULL, 't' },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const formats[] = { "chrome-trace", "speedscope",
+                                           "folded", "csv", "json", NULL };
+    int c, k, to = -1;
+    const char *outpath = NULL;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
+                ;
+            if (!formats[k])
+                return scope__usage_error("export", "unknown format '%s' "
+                                          "(chrome-trace, speedscope, folded, "
+                                          "csv or json)", optarg);
+            to = k;
+            break;
+        case 'o':
+            outpath = optarg;
+            break;
+        case 'h':
+            fputs(export_help, stdout);
+            return 0;
+        case ':':
+            return scope__usage_error("export", "option '%s' needs a value",
+                                      argv[optind - 1]);
+        default:
+            return scope__usage_error("export", "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (to < 0)
+        return scope__usage_error("export", "no format given (--to)");
+    if (!outpath)
+        return scope__usage_error("export", "no output file given (-o)");
+    if (optind >= argc)
+        return scope__usage_error("export", "no profile path given");
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
+    int to_stdout = strcmp(outpath, "-") == 0, status = 1;
+    FILE *out = to_stdout ? stdout : fopen(outpath, "w");
+    if (!out) {
+        fprintf(stderr, "scope: %s: cannot create: %s\n", outpath,
+                strerror(errno));
+        goto fail_open;
+    }
+    scope_event_query q;
+    memset(&q, 0, sizeof q);
+    q.call_ids = 1;
+    switch (to) {
+    case TO_CHROME: status = write_chrome(out, p); break;
+    case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;
+    case TO_FOLDED: status = write_folded(out, p); break;
+    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV); break;
+    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON); break;
+    }
+    if ((fflush(out) != 0 || ferror(out)) && status == 0)
+        status = scope__fail_msg("cannot write the export");
+    if (!to_stdout && fclose(out) != 0 && status == 0)
+        status = scope__fail_msg("cannot write the export");
+    if (status != 0 && !to_stdout)
+        remove(outpath);
+fail_open:
+    scope_profile_close(p);
+    return status;
+}

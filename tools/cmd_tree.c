@@ -1,0 +1,165 @@
+/*
+ * cmd_tree.c - `scope tree PATH...`: the call tree rebuilt from
+ * containment and aggregated by call path, with calls, inclusive (total)
+ * and exclusive (self) time per path, indented by depth. Shows what a
+ * region's time is made of, which the flat summary cannot.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "call_tree.h"
+#include "commands.h"
+#include "output.h"
+
+static const char tree_help[] =
+    "usage: scope tree [--rank N] [--thread T] [--format table|csv|json]\n"
+    "                  PATH...\n"
+    "\n"
+    "The call tree: calls nested by containment (a call that starts while\n"
+    "another call of the same thread is open is inside it), aggregated by\n"
+    "call path, e.g. timestep > solve. Per path: the number of calls, total\n"
+    "(inclusive) time and self time (total minus the time of the calls\n"
+    "nested in it). Children are sorted by total time, largest first.\n"
+    "\n"
+    "options:\n"
+    "  --rank N       one rank (default: every rank, added together)\n"
+    "  --thread T     one thread lane (default: every lane of the rank)\n"
+    "  --format F     table (default: indented names, human units), csv\n"
+    "                 (path,depth,calls,total_s,self_s; path joins names\n"
+    "                 with ';') or json ({\"nodes\": [...]}, same fields)\n"
+    "  -h, --help     this text\n";
+
+static int print_tree(scope_profile *p, const scope__tree *t,
+                      const int64_t *order, int format)
+{
+    static const char *const heads[4] = { "total", "self", "calls",
+                                          "region" };
+    static const int right[4] = { 1, 1, 1, 0 };
+    scope__table tab;
+    scope__table_init(&tab, 4, heads, right);
+    if (format == 1)
+        fputs("path,depth,calls,total_s,self_s\n", stdout);
+    else if (format == 2)
+        fputs("{\"nodes\": [", stdout);
+    for (int64_t i = 0; i < t->n; i++) {
+        const scope__tree_node *x = &t->nodes[order[i]];
+        const char *name = scope_profile_region_name(p, x->region);
+        char total[48], self[48], calls[32];
+        snprintf(calls, sizeof calls, "%lld", (long long)x->calls);
+        if (format == 0) {
+            scope__fmt_human(total, sizeof total, (double)x->total_ns);
+            scope__fmt_human(self, sizeof self, (double)x->self_ns);
+            char *ind = malloc((size_t)x->depth * 2 + strlen(name) + 1);
+            if (!ind) {
+                scope__table_free(&tab);
+                return scope__fail_msg("out of memory");
+            }
+            memset(ind, ' ', (size_t)x->depth * 2);
+            strcpy(ind + (size_t)x->depth * 2, name);
+            const char *cells[4] = { total, self, calls, ind };
+            int rc = scope__table_add(&tab, cells);
+            free(ind);
+            if (rc < 0) {
+                scope__table_free(&tab);
+                return scope__fail_msg("out of memory");
+            }
+            continue;
+        }
+        char *path = scope__tree_path(p, t, order[i], 0);
+        if (!path)
+            return scope__fail_msg("out of memory");
+        scope__fmt_seconds_i64(total, sizeof total, x->total_ns);
+        scope__fmt_seconds_i64(self, sizeof self, x->self_ns);
+        if (format == 1) {
+            scope__put_csv_field(stdout, path);
+            printf(",%d,%s,%s,%s\n", x->depth, calls, total, self);
+        } else {
+            fputs(i ? ",\n  {\"path\": " : "\n  {\"path\": ", stdout);
+            scope__put_json_string(stdout, path);
+            printf(", \"name\": ");
+            scope__put_json_string(stdout, name);
+            printf(", \"depth\": %d, \"calls\": %s, \"total_s\": %s, "
+                   "\"self_s\": %s}", x->depth, calls, total, self);
+        }
+        free(path);
+    }
+    if (format == 0)
+        scope__table_print(&tab, stdout);
+    else if (format == 2)
+        fputs(t->n ? "\n]}\n" : "]}\n", stdout);
+    scope__table_free(&tab);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return scope__fail_msg("cannot write the tree to standard output");
+    return 0;
+}
+
+int scope_cmd_tree(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "rank", required_argument, NULL, 'r' },
+        { "thread", required_argument, NULL, 't' },
+        { "format", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const formats[] = { "table", "csv", "json", NULL };
+    int c, k, format = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
+    int64_t v;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+        case 't':
+            if (scope__parse_i64(optarg, &v) < 0 || v < 0 || v > 0x7fffffff)
+                return scope__usage_error("tree", "--%s needs a number >= 0, "
+                                          "not '%s'", c == 'r' ? "rank"
+                                          : "thread", optarg);
+            *(c == 'r' ? &rank : &thread) = (int)v;
+            break;
+        case 'f':
+            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
+                ;
+            if (!formats[k])
+                return scope__usage_error("tree", "unknown format '%s' "
+                                          "(table, csv or json)", optarg);
+            format = k;
+            break;
+        case 'h':
+            fputs(tree_help, stdout);
+            return 0;
+        case ':':
+            return scope__usage_error("tree", "option '%s' needs a value",
+                                      argv[optind - 1]);
+        default:
+            return scope__usage_error("tree", "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return scope__usage_error("tree", "no profile path given");
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
+    scope__tree t;
+    memset(&t, 0, sizeof t);
+    int status = 1;
+    int64_t *order = NULL;
+    if (scope__tree_add(&t, p, rank, thread) < 0) {
+        scope__fail_msg(scope_reader_errmsg());
+        goto fail_tree;
+    }
+    if (!(order = scope__tree_order(&t))) {
+        scope__fail_msg("out of memory");
+        goto fail_tree;
+    }
+    status = print_tree(p, &t, order, format);
+fail_tree:
+    free(order);
+    scope__tree_free(&t);
+    scope_profile_close(p);
+    return status;
+}

@@ -1,0 +1,133 @@
+/*
+ * event_output.c - the long-form event listing in three formats
+ * (event_output.h). It streams: events are read in batches and written
+ * at once, so listing a run with more events than memory works, and the
+ * table's column widths are known before the first row (names come from
+ * the region list, numbers have fixed widths).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event_output.h"
+#include "output.h"
+
+#define BATCH 4096
+#define PROGRESS_MIN 2000000
+
+void scope__progress(const char *what, int64_t done, int64_t total)
+{
+    static int last = -1;
+    if (total < PROGRESS_MIN || !isatty(2))
+        return;
+    int pct = (int)(done * 100 / total);
+    if (done >= total) {
+        fprintf(stderr, "\r%*s\r", (int)strlen(what) + 16, "");
+        last = -1;
+    } else if (pct != last) {
+        fprintf(stderr, "\rscope: %s: %d%%", what, pct);
+        last = pct;
+    }
+}
+
+/* Display width of a UTF-8 string (characters, not bytes). */
+static int width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
+                    int format, int ids, int namew, int64_t nrow)
+{
+    const char *name = scope_profile_region_name(p, ev->region);
+    char st[40], en[40], du[40];
+    scope__fmt_seconds_i64(st, sizeof st, ev->start_ns);
+    scope__fmt_seconds_i64(en, sizeof en, ev->end_ns);
+    scope__fmt_seconds_i64(du, sizeof du, ev->end_ns - ev->start_ns);
+    if (format == SCOPE__EV_CSV) {
+        scope__put_csv_field(out, name);
+        fprintf(out, ",%d,%d,%lld,%s,%s,%s", ev->rank, ev->thread,
+                (long long)ev->call_index, st, en, du);
+        if (ids)
+            fprintf(out, ",%lld,%lld", (long long)ev->call_id,
+                    (long long)ev->parent_id);
+        fputc('\n', out);
+    } else if (format == SCOPE__EV_JSON) {
+        fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
+        scope__put_json_string(out, name);
+        fprintf(out, ", \"rank\": %d, \"thread\": %d, \"call_index\": %lld, "
+                "\"start\": %s, \"end\": %s, \"duration\": %s", ev->rank,
+                ev->thread, (long long)ev->call_index, st, en, du);
+        if (ids)
+            fprintf(out, ", \"call_id\": %lld, \"parent_id\": %lld",
+                    (long long)ev->call_id, (long long)ev->parent_id);
+        fputc('}', out);
+    } else {
+        fprintf(out, "%s%*s  %4d  %6d  %10lld  %14s  %14s  %14s", name,
+                namew - width(name), "", ev->rank, ev->thread,
+                (long long)ev->call_index, st, en, du);
+        if (ids)
+            fprintf(out, "  %7lld  %9lld", (long long)ev->call_id,
+                    (long long)ev->parent_id);
+        fputc('\n', out);
+    }
+}
+
+int scope__write_events(FILE *out, scope_profile *p,
+                        const scope_event_query *q, int format)
+{
+    scope_events *it;
+    if (scope_profile_events_open(p, q, &it) < 0) {
+        fprintf(stderr, "scope: %s\n", scope_reader_errmsg());
+        return 1;
+    }
+    scope_event *buf = malloc(BATCH * sizeof *buf);
+    int namew = 4, status = 1, ids = q->call_ids != 0;
+    for (int r = 0; r < scope_profile_region_count(p); r++) {
+        int w = width(scope_profile_region_name(p, r));
+        if (w > namew)
+            namew = w;
+    }
+    if (!buf) {
+        fprintf(stderr, "scope: out of memory\n");
+        goto fail_buf;
+    }
+    if (format == SCOPE__EV_CSV)
+        fputs(ids ? "name,rank,thread,call_index,start_s,end_s,duration_s,"
+                    "call_id,parent_id\n"
+                  : "name,rank,thread,call_index,start_s,end_s,duration_s\n",
+              out);
+    else if (format == SCOPE__EV_JSON)
+        fputs("{\"events\": [", out);
+    else {
+        fprintf(out, "name%*s  rank  thread  call_index  %14s  %14s  %14s",
+                namew - 4, "", "start_s", "end_s", "duration_s");
+        fputs(ids ? "  call_id  parent_id\n" : "\n", out);
+    }
+    int64_t got, done = 0, total = scope_events_count(it);
+    while ((got = scope_events_read(it, buf, BATCH)) > 0) {
+        for (int64_t i = 0; i < got; i++)
+            put_row(out, p, &buf[i], format, ids, namew, done + i);
+        done += got;
+        scope__progress("events", done, total);
+    }
+    scope__progress("events", total, total);
+    if (got < 0) {
+        fprintf(stderr, "scope: %s\n", scope_reader_errmsg());
+        goto fail_buf;
+    }
+    if (format == SCOPE__EV_JSON)
+        fputs(done ? "\n]}\n" : "]}\n", out);
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "scope: cannot write the events\n");
+        goto fail_buf;
+    }
+    status = 0;
+fail_buf:
+    free(buf);
+    scope_events_close(it);
+    return status;
+}

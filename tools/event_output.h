@@ -1,0 +1,26 @@
+/*
+ * event_output.h - writes the events of a query (one line or object per
+ * call) as an aligned table, csv or json; shared by `scope events` and
+ * `scope export --to csv|json`.
+ */
+#ifndef SCOPE_TOOLS_EVENT_OUTPUT_H
+#define SCOPE_TOOLS_EVENT_OUTPUT_H
+
+#include <stdio.h>
+
+#include "scope_reader.h"
+
+enum { SCOPE__EV_TABLE, SCOPE__EV_CSV, SCOPE__EV_JSON };
+
+/* Streams the events of q to out in `format`. Times are plain seconds.
+ * Columns: name, rank, thread, call_index, start_s, end_s, duration_s and,
+ * when q->call_ids, call_id and parent_id. Prints a one-line error and
+ * returns 1 on failure, 0 on success. Memory: one batch of events. */
+int scope__write_events(FILE *out, scope_profile *p,
+                        const scope_event_query *q, int format);
+
+/* Shows "scope: <what>: N%" on stderr when it is a terminal and total is
+ * large; done == total clears the line. Cheap enough to call per batch. */
+void scope__progress(const char *what, int64_t done, int64_t total);
+
+#endif
