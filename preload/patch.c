@@ -406,8 +406,7 @@ static void write_jump(uint8_t *p, const uint8_t jmp[PATCH_LEN], int atomic)
     static const uint8_t spin[2] = { 0xeb, 0xfe };
     __atomic_store_n((uint16_t *)p, *(const uint16_t *)spin, __ATOMIC_SEQ_CST);
     memcpy(p + 2, jmp + 2, PATCH_LEN - 2);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    uint16_t head;
+    uint16_t head;                      /* the seq_cst store orders the tail */
     memcpy(&head, jmp, 2);
     __atomic_store_n((uint16_t *)p, head, __ATOMIC_SEQ_CST);
 }
