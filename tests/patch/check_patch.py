@@ -62,7 +62,20 @@ CASES = {
                       "lib_loop": "inline refused (a branch at +0x7 jumps back into the "
                                   "patched bytes); 1 GOT slot"},
                  refused={"lib_mid": "entry is not at an instruction boundary of lib_whole; "
-                                     "no GOT slot imports it either"}),
+                                     "no GOT slot imports it either"},
+                 lines=["scope: 'lib_tiny' (line 4): 0 inline, 1 GOT, 0 refused: lib_tiny in "
+                        "libpatchlib.so (GOT, 1 slot: inline refused: function is 4 bytes, "
+                        "shorter than the 5-byte patch)",
+                        "scope: 'lib_mid' (line 6): 0 inline, 0 GOT, 1 refused: lib_mid in "
+                        "libpatchlib.so refused: entry is not at an instruction boundary of "
+                        "lib_whole; no GOT slot imports it either",
+                        "scope: 'lib_alias' (line 7): 0 inline, 0 GOT, 0 refused, already "
+                        "instrumented: lib_alias in libpatchlib.so (already instrumented)",
+                        "scope: warning: 'libnothere.so:lib_compute' (line 3) matched no "
+                        "function loaded at start; no loaded object is 'libnothere.so' yet "
+                        "(looked for again at each dlopen)",
+                        "scope: 'libpatchdyn.so:dyn_compute' (line 2): 1 inline, 0 GOT, "
+                        "0 refused: dyn_compute in libpatchdyn.so (inline)"]),
     "cxx": dict(config="ns::Solver::step(int)\n\"ns::Square::*\"\nns::thrower(int)\n"
                        "catch*\nrethrower()\nns::Solver::stpe(int)\nkeeper()\nreplayer()",
                 counts={"ns::Solver::step(int)": 100, "ns::Square::area() const": 7,
@@ -71,7 +84,11 @@ CASES = {
                 nested=[("ns::thrower(int)", ["catcher(int)", "rethrower()", "keeper()"])],
                 not_found=["ns::Solver::stpe(int)"],
                 suggest={"ns::Solver::stpe(int)": "did you mean: ns::Solver::step(int)"},
-                unwound=30),
+                unwound=30,
+                lines=["scope: warning: 'ns::Solver::stpe(int)' (line 6) matched no function "
+                       "loaded at start; did you mean: ns::Solver::step(int)",
+                       "scope: 'catch*' (line 4): 1 inline, 0 GOT, 0 refused: catcher(int) in "
+                       "prog_cxx (inline)"]),
     "basic_stripped": dict(config="\n".join(BASIC),
                            counts={"exported_add": 2},
                            not_found=[n for n in BASIC if n not in ("exported_add", "tiny")],
@@ -182,6 +199,10 @@ def main():
     if (int(m[1]), int(m[2])) != (c.get("unwound", 0), c.get("overflow", 0)):
         fail(f"unwound {m[1]}, not recorded {m[2]}; expected {c.get('unwound', 0)}, "
              f"{c.get('overflow', 0)}")
+    err_lines = err1.decode().splitlines()
+    for line in c.get("lines", []):
+        if line not in err_lines:
+            fail(f"stderr lacks the line {line!r}")
     for n, want in c.get("threads", {}).items():
         t = regs[n][2]
         if len(set(t.tolist())) != want:
