@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "preload_state.h"
 #include "scope_config.h"
 #include "scope_internal.h"
@@ -105,6 +106,13 @@ static void report_config_error(const char *msg)
     setenv(ERROR_SHOWN_VAR, "1", 1); /* children are started after this */
 }
 
+/* The functions mpi_intercept.c times by symbol interposition: the
+ * interposition engine must not patch them too (one mechanism per call). */
+static const char *const intercepted_by_symbol[] = {
+    "MPI_Init", "MPI_Init_thread", "MPI_Finalize",
+    "PMPI_Init", "PMPI_Init_thread", "PMPI_Finalize", NULL
+};
+
 /* Starts the recorder with the config's options. Returns 1 when recording,
  * 0 when the recorder refused (the preload is then off in this process). */
 static int start_recording(void)
@@ -122,6 +130,10 @@ static int start_recording(void)
     }
     preload.phase = PHASE_RECORDING;
     scope__preload_log("%s: recording", preload.exe);
+    scope__interpose_skip(intercepted_by_symbol);
+    rc = scope__interpose_apply(preload.cfg);
+    if (rc < 0)
+        scope__preload_log("%s: interposition engine: %s", preload.exe, scope_strerror(rc));
     return 1;
 }
 

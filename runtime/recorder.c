@@ -605,7 +605,7 @@ static int ensure_journal(void)
     return ok;
 }
 
-static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word)
+static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word, uint32_t aux)
 {
     struct thread_state *t = &tls;
     if (!hot.on || getpid() != g.pid)
@@ -616,7 +616,7 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word)
     }
     struct scope_rec *r = t->cur++;
     r->word = word;
-    r->aux = 0;
+    r->aux = aux;
     atomic_signal_fence(memory_order_release);
     r->ticks = ticks;
 }
@@ -626,7 +626,8 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word)
 /* The slot is claimed before it is filled and the timestamp is stored last,
  * so a signal handler that records on this thread in between takes the next
  * slot, and a reader never sees a half-written record as valid. */
-static inline __attribute__((always_inline)) void record_at(uint32_t word, uint64_t ticks)
+static inline __attribute__((always_inline)) void record_aux(uint32_t word, uint64_t ticks,
+                                                              uint32_t aux)
 {
     struct thread_state *t = &tls;
     struct scope_rec *r = t->cur;
@@ -634,12 +635,17 @@ static inline __attribute__((always_inline)) void record_at(uint32_t word, uint6
         t->cur = r + 1;
         atomic_signal_fence(memory_order_seq_cst);
         r->word = word;
-        r->aux = 0;
+        r->aux = aux;
         atomic_signal_fence(memory_order_release);
         r->ticks = ticks;
         return;
     }
-    record_slow(ticks, word);
+    record_slow(ticks, word, aux);
+}
+
+static inline __attribute__((always_inline)) void record_at(uint32_t word, uint64_t ticks)
+{
+    record_aux(word, ticks, 0);
 }
 
 void scope_begin(int32_t id)
@@ -675,6 +681,12 @@ void scope_end(int32_t id)
 {
     /* the clock is read before anything else: the end is as early as can be */
     end_at(id, scope__ticks());
+}
+
+void scope__end_unwound(int32_t id)
+{
+    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, scope__ticks(),
+               SCOPE_REC_UNWOUND);
 }
 
 void scope__record_at(int32_t id, int is_end, uint64_t ticks)

@@ -40,6 +40,11 @@ SCOPE_API void scope__disable(void);
  * exact values; ticks must not decrease on a thread, 0 is ignored. */
 SCOPE_API void scope__record_at(int32_t id, int is_end, uint64_t ticks);
 
+/* Like scope_end(), but marks the end as inferred, not observed (the
+ * record's aux is SCOPE_REC_UNWOUND): the preload closes with it the calls
+ * that longjmp or a C++ exception unwound. Same cost as scope_end(). */
+SCOPE_API void scope__end_unwound(int32_t id);
+
 /* This process's rank as its launcher announced it in the environment
  * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1 when not under a launcher.
  * Used to print job-wide messages once (rank 0) before MPI_Init. */

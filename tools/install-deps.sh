@@ -10,6 +10,7 @@ pkgs=(
   libelf-dev libcapstone-dev                          # symbol lookup and x86 disassembly (preload)
   python3-h5py python3-numpy python3-mpi4py python3-pandas  # file checks and mpi4py tests
   valgrind                                            # leak and memory checks in tests
+  uftrace                                             # bench/bench_interpose compares against it (optional)
 )
 missing=()
 for p in "${pkgs[@]}"; do

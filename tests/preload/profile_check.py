@@ -169,8 +169,14 @@ def check_profile(tmp, out, nranks, lines, init_region, extra_files=()):
     check_index(out, nranks)
 
 
-INTERPOSED = ["MPI_Finalize", "MPI_Init", "MPI_Init_thread",
-              "PMPI_Finalize", "PMPI_Init", "PMPI_Init_thread"]
+INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread",
+                     "PMPI_Finalize", "PMPI_Init", "PMPI_Init_thread",
+                     # the interposition engine's hooks (preload/unwind_hooks.c,
+                     # preload/dlopen_hook.c)
+                     "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+                     "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
+                     "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+                     "dlopen", "dlmopen", "dlclose"])
 # Libraries the preload may need: libc-level ones and leaf libraries.
 ALLOWED_NEEDED = re.compile(r"^(libc|libdl|libpthread|libm|librt|ld-linux-x86-64|libelf|"
                             r"libcapstone|libz|libzstd)\.so")

@@ -1,0 +1,78 @@
+/*
+ * dlopen_hook.c - instruments libraries loaded after start-up, at the
+ * moment they are loaded: wraps dlopen and dlmopen, and after the real one
+ * returns lets the engine look at every object it has not seen yet (the
+ * library and whatever it pulled in). Other threads may be running by
+ * then, so patching uses the thread-safe write sequence (patch.c).
+ *
+ * dlclose is wrapped too: an object it unloads is forgotten, so that the
+ * same library opened again (often at the same address) is patched again.
+ *
+ * Known cost of wrapping: glibc resolves a relative name against the
+ * RUNPATH of the object that called dlopen, which is now the preload, not
+ * the caller. dlmopen calls made by the preload itself (the private HDF5
+ * writer) are passed through untouched.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "interpose.h"
+
+#define HOOK __attribute__((visibility("default")))
+
+typedef void *(*dlopen_fn)(const char *, int);
+typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
+typedef int (*dlclose_fn)(void *);
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void after_load(void)
+{
+    pthread_mutex_lock(&lock);
+    scope__interpose_new_objects();
+    pthread_mutex_unlock(&lock);
+}
+
+static int from_preload(const void *caller)
+{
+    Dl_info a, b;
+    return dladdr(caller, &a) && dladdr((void *)from_preload, &b) &&
+           a.dli_fbase == b.dli_fbase;
+}
+
+HOOK void *dlopen(const char *file, int mode)
+{
+    static dlopen_fn real;
+    if (!real)
+        real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    void *h = real(file, mode);
+    if (h && file && !from_preload(__builtin_return_address(0)))
+        after_load();
+    return h;
+}
+
+HOOK void *dlmopen(Lmid_t lmid, const char *file, int mode)
+{
+    static dlmopen_fn real;
+    if (!real)
+        real = (dlmopen_fn)dlsym(RTLD_NEXT, "dlmopen");
+    void *h = real(lmid, file, mode);
+    if (h && file && !from_preload(__builtin_return_address(0)))
+        after_load();
+    return h;
+}
+
+HOOK int dlclose(void *handle)
+{
+    static dlclose_fn real;
+    if (!real)
+        real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+    int rc = real(handle);
+    if (rc == 0 && !from_preload(__builtin_return_address(0))) {
+        pthread_mutex_lock(&lock);
+        scope__interpose_forget_unloaded();
+        pthread_mutex_unlock(&lock);
+    }
+    return rc;
+}

@@ -1,0 +1,709 @@
+/*
+ * interpose.c - the engine's driver: for each config entry, find the
+ * functions it names in the loaded objects, instrument each one once, and
+ * report what happened.
+ *
+ * Matching rules (docs/config.md, and the Fortran rule below):
+ *   - an exact pattern is compared with the symbol's (mangled) name, or,
+ *     when the entry is a C++ demangled name, with the demangled name;
+ *   - a glob is matched against both the mangled and the demangled name;
+ *   - an object qualifier keeps only objects whose basename, soname (or,
+ *     when it has a '/', path) it matches;
+ *   - Fortran: an exact, plain-identifier pattern that matches nothing as
+ *     written also matches the names gfortran gives the same procedure:
+ *     lowercase + "_" (external procedure) and "__<module>_MOD_<lowercase>"
+ *     (module procedure), e.g. `compute` finds `compute_` and
+ *     `__solver_MOD_compute`.
+ *
+ * Aliases (MPI_Send and PMPI_Send, __GI_ names, several entries naming one
+ * function) share an address and are instrumented once, under the first
+ * entry that names them and the name a user would recognise. An IFUNC is
+ * resolved to the implementation this CPU gets, which is what is patched.
+ *
+ * Method: inline patching (patch.c) first; for a library function it
+ * refuses, the GOT slots that import it (got.c); never both.
+ */
+#include "interpose.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "got.h"
+#include "patch.h"
+#include "scope_internal.h"
+#include "shadow_stack.h"
+#include "symbols.h"
+
+#define MAX_OBJECTS 4096
+
+struct loaded {
+    struct scope__object o;
+    char **dem;                 /* demangled name per symbol (lazy), or NULL */
+    int dem_done;
+};
+
+/* One function an entry matched. */
+struct match {
+    const struct scope__sym *sym;
+    struct loaded *obj;
+    uintptr_t addr;             /* after IFUNC resolution */
+    uint64_t size;
+};
+
+static struct {
+    const scope_config *cfg;
+    char *seen[MAX_OBJECTS];    /* paths of objects already handled */
+    uintptr_t seen_bias[MAX_OBJECTS];
+    uintptr_t seen_lo[MAX_OBJECTS], seen_hi[MAX_OBJECTS];  /* their mapped range */
+    uint8_t seen_alive[MAX_OBJECTS];
+    size_t n_seen;
+    char self_path[4096];
+    int rank0;
+    size_t *found;              /* per entry: functions instrumented so far */
+    const char *const *skip;    /* timed by the caller by symbol */
+    struct got_fn { char *name; uintptr_t target, stub; } *got;  /* timed via GOT */
+    size_t n_got;
+} E;
+
+void scope__interpose_skip(const char *const *names)
+{
+    E.skip = names;
+}
+
+static int skipped(const struct match *m, size_t n)
+{
+    for (size_t i = 0; i < n && E.skip; i++)
+        for (size_t k = 0; E.skip[k]; k++)
+            if (strcasecmp(m[i].sym->name, E.skip[k]) == 0)
+                return 1;                   /* MPI_INIT: its Fortran binding */
+    return 0;
+}
+
+/* ---------------------------------------------------------------- objects */
+
+struct collect {
+    struct loaded *list;
+    size_t n;
+};
+
+static int seen_before(const char *path, uintptr_t bias)
+{
+    for (size_t i = 0; i < E.n_seen; i++)
+        if (E.seen_bias[i] == bias && strcmp(E.seen[i], path) == 0)
+            return 1;
+    return 0;
+}
+
+static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct collect *c = arg;
+    const char *name = info->dlpi_name;
+    int is_main = !name || !*name;
+    char exe[4096];
+    if (is_main) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return 0;
+        exe[n] = 0;
+        name = exe;
+    }
+    if (strcmp(name, E.self_path) == 0 || strstr(name, "linux-vdso") ||
+        seen_before(name, info->dlpi_addr) || E.n_seen >= MAX_OBJECTS)
+        return 0;
+    if (access(name, R_OK) != 0)
+        return 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo)
+            lo = a;
+        if (a + ph->p_memsz > hi)
+            hi = a + ph->p_memsz;
+    }
+    E.seen[E.n_seen] = strdup(name);
+    E.seen_lo[E.n_seen] = lo;
+    E.seen_hi[E.n_seen] = hi;
+    E.seen_bias[E.n_seen++] = info->dlpi_addr;
+    struct loaded *l = realloc(c->list, (c->n + 1) * sizeof *l);
+    if (!l)
+        return 1;
+    c->list = l;
+    memset(&l[c->n], 0, sizeof *l);
+    if (scope__object_read(&l[c->n].o, name, info->dlpi_addr, is_main) == 0)
+        c->n++;
+    return 0;
+}
+
+static const char *demangled(struct loaded *l, size_t i)
+{
+    if (!l->dem_done) {
+        l->dem_done = 1;
+        if (scope__demangler_available() && l->o.n_syms)
+            l->dem = calloc(l->o.n_syms, sizeof *l->dem);
+        if (l->dem)
+            for (size_t k = 0; k < l->o.n_syms; k++)
+                l->dem[k] = scope__demangle(l->o.syms[k].name);
+    }
+    return l->dem && l->dem[i] ? l->dem[i] : NULL;
+}
+
+static void free_objects(struct loaded *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (list[i].dem)
+            for (size_t k = 0; k < list[i].o.n_syms; k++)
+                free(list[i].dem[k]);
+        free(list[i].dem);
+        scope__object_close(&list[i].o);
+    }
+    free(list);
+}
+
+static int object_matches(const scope_config_entry *e, const struct scope__object *o)
+{
+    if (!e->object)
+        return 1;
+    if (strchr(e->object, '/'))
+        return e->object_is_glob ? fnmatch(e->object, o->path, 0) == 0
+                                 : strcmp(e->object, o->path) == 0;
+    if (e->object_is_glob)
+        return fnmatch(e->object, o->base, 0) == 0 ||
+               (o->soname && fnmatch(e->object, o->soname, 0) == 0);
+    return strcmp(e->object, o->base) == 0 || (o->soname && strcmp(e->object, o->soname) == 0);
+}
+
+/* ---------------------------------------------------------------- matching */
+
+static int name_matches(const scope_config_entry *e, const char *pattern, struct loaded *l,
+                        size_t i)
+{
+    const char *mangled = l->o.syms[i].name;
+    if (e->is_glob) {
+        if (!e->demangled && fnmatch(pattern, mangled, 0) == 0)
+            return 1;
+        if (strncmp(mangled, "_Z", 2) != 0)
+            return 0;
+        const char *d = demangled(l, i);
+        return d && fnmatch(pattern, d, 0) == 0;
+    }
+    if (!e->demangled)
+        return strcmp(pattern, mangled) == 0;
+    if (strncmp(mangled, "_Z", 2) != 0)
+        return 0;
+    const char *d = demangled(l, i);
+    return d && strcmp(pattern, d) == 0;
+}
+
+/* The implementation an IFUNC resolver picks on this CPU. */
+static uintptr_t resolve_ifunc(const struct scope__object *o, const struct scope__sym *s)
+{
+    if (s->bind != STB_LOCAL) {
+        void *h = dlopen(o->is_main ? NULL : o->path, RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            void *p = dlsym(h, s->name);
+            dlclose(h);
+            if (p)
+                return (uintptr_t)p;
+        }
+    }
+    typedef uintptr_t (*resolver)(unsigned long, unsigned long);
+    return ((resolver)s->addr)(getauxval(AT_HWCAP), getauxval(AT_HWCAP2));
+}
+
+/* Whether a name is a plain identifier (a Fortran rule candidate). */
+static int plain_identifier(const char *p)
+{
+    if (!isalpha((unsigned char)*p) && *p != '_')
+        return 0;
+    for (; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return 0;
+    return 1;
+}
+
+static size_t find_matches(const scope_config_entry *e, struct loaded *objs, size_t n_objs,
+                           const char *pattern, int fortran, struct match **out, size_t *n_out)
+{
+    scope_config_entry fe = *e;
+    char glob[600];
+    if (fortran) {
+        /* second pass: lowercase + "_" or a module procedure */
+        size_t len = strlen(pattern);
+        if (len > 256)
+            return 0;
+        char low[300];
+        for (size_t i = 0; i <= len; i++)
+            low[i] = (char)tolower((unsigned char)pattern[i]);
+        snprintf(glob, sizeof glob, "%s_", low);
+        fe.is_glob = 0;
+        size_t got = find_matches(&fe, objs, n_objs, glob, 0, out, n_out);
+        snprintf(glob, sizeof glob, "__*_MOD_%s", low);
+        fe.is_glob = 1;
+        return got + find_matches(&fe, objs, n_objs, glob, 0, out, n_out);
+    }
+    size_t found = 0;
+    for (size_t k = 0; k < n_objs; k++) {
+        struct loaded *l = &objs[k];
+        if (!object_matches(e, &l->o))
+            continue;
+        for (size_t i = 0; i < l->o.n_syms; i++) {
+            if (!name_matches(e, pattern, l, i))
+                continue;
+            struct match *m = realloc(*out, (*n_out + 1) * sizeof *m);
+            if (!m)
+                return found;
+            *out = m;
+            const struct scope__sym *s = &l->o.syms[i];
+            m[*n_out] = (struct match){ s, l, s->addr, s->size };
+            if (s->ifunc) {
+                uintptr_t impl = resolve_ifunc(&l->o, s);
+                const struct scope__sym *is = scope__object_find(&l->o, impl);
+                m[*n_out].addr = impl;
+                m[*n_out].size = is && is->addr == impl ? is->size : 0;
+            }
+            (*n_out)++;
+            found++;
+        }
+    }
+    return found;
+}
+
+/* ------------------------------------------------------------- suggestions */
+
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 200 || lb > 200 || (la > lb ? la - lb : lb - la) > limit)
+        return limit + 1;
+    size_t row[201];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0], best = row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
+                                 tolower((unsigned char)b[j - 1]));
+            size_t v = sub;
+            if (row[j] + 1 < v) v = row[j] + 1;
+            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+            row[j] = v;
+            prev = cur;
+            if (v < best) best = v;
+        }
+        if (best > limit)
+            return limit + 1;
+    }
+    return row[lb];
+}
+
+/* "did you mean: a, b, c" for an exact pattern that matched nothing. */
+static void suggest(const scope_config_entry *e, struct loaded *objs, size_t n_objs, char *buf,
+                    size_t len)
+{
+    buf[0] = 0;
+    if (e->is_glob)
+        return;
+    size_t plen = strlen(e->pattern);
+    size_t limit = plen < 8 ? 2 : plen / 4;
+    const char *best[3] = { 0 };
+    size_t bestd[3] = { (size_t)-1, (size_t)-1, (size_t)-1 };
+    for (size_t k = 0; k < n_objs; k++) {
+        for (size_t i = 0; i < objs[k].o.n_syms; i++) {
+            const char *nm = objs[k].o.syms[i].name;
+            if (e->demangled) {
+                nm = strncmp(nm, "_Z", 2) == 0 ? demangled(&objs[k], i) : NULL;
+                if (!nm)
+                    continue;
+            }
+            size_t d = edit_distance(e->pattern, nm, limit);
+            if (d > limit)
+                continue;
+            int dup = 0;
+            for (int j = 0; j < 3; j++)
+                if (best[j] && strcmp(best[j], nm) == 0)
+                    dup = 1;
+            if (dup)
+                continue;
+            for (int j = 0; j < 3; j++) {
+                if (d < bestd[j]) {
+                    for (int m = 2; m > j; m--) {
+                        best[m] = best[m - 1];
+                        bestd[m] = bestd[m - 1];
+                    }
+                    best[j] = nm;
+                    bestd[j] = d;
+                    break;
+                }
+            }
+        }
+    }
+    if (!best[0])
+        return;
+    size_t off = (size_t)snprintf(buf, len, "did you mean: %s", best[0]);
+    for (int j = 1; j < 3 && best[j] && off < len; j++)
+        off += (size_t)snprintf(buf + off, len - off, ", %s", best[j]);
+}
+
+/* ---------------------------------------------------------------- applying */
+
+/* Among aliases at one address matched by one entry, the name to show:
+ * fewest leading underscores, then not PMPI_ when MPI_ is there, then the
+ * shortest, then the first alphabetically. */
+static int better_name(const char *a, const char *b)
+{
+    size_t ua = strspn(a, "_"), ub = strspn(b, "_");
+    if (ua != ub)
+        return ua < ub;
+    int pa = strncmp(a, "PMPI_", 5) == 0, pb = strncmp(b, "PMPI_", 5) == 0;
+    if (pa != pb)
+        return pb;
+    size_t la = strlen(a), lb = strlen(b);
+    if (la != lb)
+        return la < lb;
+    return strcmp(a, b) < 0;
+}
+
+static int cmp_match(const void *x, const void *y)
+{
+    const struct match *a = x, *b = y;
+    if (a->addr != b->addr)
+        return a->addr < b->addr ? -1 : 1;
+    return better_name(a->sym->name, b->sym->name) ? -1 :
+           better_name(b->sym->name, a->sym->name) ? 1 : 0;
+}
+
+/* Open MPI's Fortran bindings have upper-case aliases (MPI_ALLREDUCE)
+ * that an `MPI_*` glob matches. They are timed under the C name the
+ * standard gives the same call (MPI_Allreduce), so C and Fortran programs
+ * give the same regions; the C function they call is then nested MPI and
+ * not timed again (shadow_stack.c). Returns 1 and the C name, or 0. */
+static int fortran_mpi_name(const char *sym, char *out, size_t len)
+{
+    size_t n = strlen(sym);
+    if (n < 5 || n >= len || strncmp(sym, "MPI_", 4) != 0)
+        return 0;
+    for (size_t i = 4; i < n; i++)
+        if (islower((unsigned char)sym[i]))
+            return 0;
+    memcpy(out, sym, n + 1);
+    for (size_t i = 5; i < n; i++)
+        out[i] = (char)tolower((unsigned char)out[i]);
+    if (strncmp(sym, "MPI_T_", 6) == 0)
+        for (size_t i = 6; i < n; i++)
+            out[i] = (char)tolower((unsigned char)sym[i]);
+    return 1;
+}
+
+static void entry_label(const scope_config_entry *e, char *buf, size_t len)
+{
+    if (e->object)
+        snprintf(buf, len, "%s:%s", e->object, e->pattern);
+    else
+        snprintf(buf, len, "%s", e->pattern);
+}
+
+struct report {
+    char text[1024];
+    size_t off;
+    int shown;
+    size_t inline_n, got_n, refused_n, already_n;
+};
+
+static void report_add(struct report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void report_add(struct report *r, const char *fmt, ...)
+{
+    if (r->shown >= 6 || r->off >= sizeof r->text - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(r->text + r->off, sizeof r->text - r->off, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        r->off += (size_t)n;
+    if (r->off > sizeof r->text - 1)
+        r->off = sizeof r->text - 1;
+    r->shown++;
+}
+
+/* Another function symbol whose body contains addr (not at its start):
+ * patching addr would rewrite that function's code too. */
+static const struct scope__sym *enclosing(const struct scope__object *o, uintptr_t addr)
+{
+    for (size_t i = 0; i < o->n_syms && o->syms[i].addr < addr; i++) {
+        const struct scope__sym *s = &o->syms[i];
+        if (s->size && addr < s->addr + s->size)
+            return s;
+    }
+    return NULL;
+}
+
+/* Instruments one function (all the aliases `m[0..n)` at one address) for
+ * entry e. Returns 1 when instrumented. */
+static int instrument(const scope_config_entry *e, const struct match *m, size_t n,
+                      int atomic, struct report *rep)
+{
+    char label[700];
+    entry_label(e, label, sizeof label);
+    const struct match *pick = &m[0];       /* sorted: the best name first */
+    const struct scope__sym *s = pick->sym;
+    const char *obj = pick->obj->o.path;
+    if (skipped(m, n)) {
+        scope__note_interposition(label, s->name, obj, "symbol", "patched",
+                                  "timed by the preload's own wrapper");
+        return 0;
+    }
+    if (scope__patch_done(pick->addr)) {
+        scope__note_interposition(label, s->name, obj, "inline", "patched",
+                                  "already instrumented by an earlier entry or alias");
+        rep->already_n++;
+        report_add(rep, "%s%s in %s (already instrumented)", rep->shown ? ", " : "",
+                   s->name, pick->obj->o.base);
+        return 0;
+    }
+    const char *dem = strncmp(s->name, "_Z", 2) == 0 ?
+        demangled(pick->obj, (size_t)(s - pick->obj->o.syms)) : NULL;
+    const char *shown = dem ? dem : s->name;   /* in the verbose report */
+    const char *region = e->region ? e->region : shown;
+    char cname[256];
+    if (!e->region && e->kind == SCOPE_KIND_MPI && fortran_mpi_name(s->name, cname, sizeof cname))
+        region = cname;
+    int32_t id = scope__region_ex(region, e->kind, s->name, obj);
+    uint32_t flags = e->kind == SCOPE_KIND_MPI ? SCOPE_FN_MPI : 0;
+    if (id < 0) {
+        scope__note_interposition(label, s->name, obj, "inline", "refused",
+                                  "the recorder could not create the region");
+        return 0;
+    }
+    char why[256] = "";
+    char reason[400];
+    int rc;
+    const struct scope__sym *in = enclosing(&pick->obj->o, pick->addr);
+    if (in && !scope__patch_at_boundary(in->addr, pick->addr)) {
+        snprintf(why, sizeof why, "entry is not at an instruction boundary of %s", in->name);
+        rc = SCOPE_EINVAL;
+    } else {
+        rc = scope__patch_inline(pick->addr, pick->size, id, flags, atomic, why, sizeof why);
+    }
+    if (rc == 0) {
+        snprintf(reason, sizeof reason, n > 1 ? "%zu aliases at one address" : "", n);
+        scope__note_interposition(label, s->name, obj, "inline", "patched", reason);
+        rep->inline_n++;
+        report_add(rep, "%s%s in %s (inline)", rep->shown ? ", " : "", shown,
+                   pick->obj->o.base);
+        return 1;
+    }
+    /* GOT fallback for exported library functions */
+    if (!pick->obj->o.is_main && s->bind != STB_LOCAL) {
+        uintptr_t stub;
+        int w = scope__patch_got_stub(pick->addr, id, flags, &stub);
+        if (w == 0)
+            w = scope__got_redirect(s->name, pick->addr, stub);
+        if (w > 0) {
+            scope__patch_mark(pick->addr);
+            struct got_fn *g = realloc(E.got, (E.n_got + 1) * sizeof *g);
+            if (g) {                        /* libraries loaded later import it too */
+                E.got = g;
+                g[E.n_got++] = (struct got_fn){ strdup(s->name), pick->addr, stub };
+            }
+            snprintf(reason, sizeof reason, "inline refused (%s); %d GOT slot%s", why, w,
+                     w == 1 ? "" : "s");
+            scope__note_interposition(label, s->name, obj, "got", "patched", reason);
+            rep->got_n++;
+            report_add(rep, "%s%s in %s (GOT, %d slot%s: inline refused: %s)",
+                       rep->shown ? ", " : "", shown, pick->obj->o.base, w,
+                       w == 1 ? "" : "s", why);
+            return 1;
+        }
+        snprintf(reason, sizeof reason, "%s; no GOT slot imports it either", why);
+    } else {
+        snprintf(reason, sizeof reason, "%s", why);
+    }
+    scope__note_interposition(label, s->name, obj, "inline", "refused", reason);
+    rep->refused_n++;
+    report_add(rep, "%s%s in %s refused: %s", rep->shown ? ", " : "", shown,
+               pick->obj->o.base, reason);
+    return 0;
+}
+
+static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
+{
+    const scope_config *cfg = E.cfg;
+    int total = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++) {
+        const scope_config_entry *e = &cfg->entries[k];
+        struct match *m = NULL;
+        size_t nm = 0;
+        find_matches(e, objs, n_objs, e->pattern, 0, &m, &nm);
+        int fortran = 0;
+        if (nm == 0 && !e->is_glob && !e->demangled && plain_identifier(e->pattern)) {
+            find_matches(e, objs, n_objs, e->pattern, 1, &m, &nm);
+            fortran = nm > 0;
+        }
+        char label[700];
+        entry_label(e, label, sizeof label);
+        if (nm == 0) {
+            if (startup && !E.found[k]) {
+                char sug[300];
+                int loaded = !e->object;
+                for (size_t j = 0; j < n_objs && !loaded; j++)
+                    loaded = object_matches(e, &objs[j].o);
+                if (loaded)
+                    suggest(e, objs, n_objs, sug, sizeof sug);
+                else
+                    snprintf(sug, sizeof sug, "no loaded object is '%s' yet (looked for "
+                             "again at each dlopen)", e->object);
+                scope__note_interposition(label, "", "", "symbol", "not found", sug);
+                /* the built-in default (every MPI_*) finding nothing just
+                 * means a program without MPI: no warning for it */
+                if (E.rank0 && e->line > 0)
+                    fprintf(stderr, "scope: warning: '%s' (line %d) matched no function "
+                            "loaded at start%s%s\n", label, e->line, sug[0] ? "; " : "", sug);
+            }
+            continue;
+        }
+        qsort(m, nm, sizeof *m, cmp_match);
+        struct report rep = { .off = 0 };
+        size_t done = 0;
+        for (size_t i = 0; i < nm;) {
+            size_t j = i + 1;
+            while (j < nm && m[j].addr == m[i].addr)
+                j++;
+            done += (size_t)instrument(e, &m[i], j - i, atomic, &rep);
+            i = j;
+        }
+        E.found[k] += done;
+        total += (int)done;
+        if (cfg->verbose && E.rank0)    /* one copy per job, not one per rank */
+            fprintf(stderr, "scope: '%s' (line %d)%s: %zu inline, %zu GOT, %zu refused%s: %s%s\n",
+                    label, e->line, fortran ? " (Fortran name)" : "", rep.inline_n, rep.got_n,
+                    rep.refused_n, rep.already_n ? ", already instrumented" : "", rep.text,
+                    rep.inline_n + rep.got_n + rep.refused_n + rep.already_n > 6 ? ", ..." : "");
+        free(m);
+    }
+    return total;
+}
+
+static int mark_alive(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    const char *name = info->dlpi_name;
+    for (size_t i = 0; i < E.n_seen; i++)
+        if (E.seen_bias[i] == info->dlpi_addr &&
+            (!name || !*name || strcmp(E.seen[i], name) == 0))
+            E.seen_alive[i] = 1;
+    return 0;
+}
+
+/* Forgets the objects dlclose unloaded since the last look, so that one
+ * loaded again (maybe at the same address) is read and patched afresh. */
+void scope__interpose_forget_unloaded(void)
+{
+    if (!E.cfg)
+        return;
+    memset(E.seen_alive, 0, E.n_seen);
+    dl_iterate_phdr(mark_alive, NULL);
+    size_t k = 0;
+    for (size_t i = 0; i < E.n_seen; i++) {
+        if (!E.seen_alive[i]) {
+            scope__patch_forget(E.seen_lo[i], E.seen_hi[i]);
+            free(E.seen[i]);
+            continue;
+        }
+        E.seen[k] = E.seen[i];
+        E.seen_bias[k] = E.seen_bias[i];
+        E.seen_lo[k] = E.seen_lo[i];
+        E.seen_hi[k] = E.seen_hi[i];
+        k++;
+    }
+    E.n_seen = k;
+}
+
+/* 1 when the process has more than one thread (the entries of
+ * /proc/self/task): patching must then use the thread-safe sequence. */
+static int multithreaded(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 1;                       /* cannot tell: be safe */
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (de->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n > 1;
+}
+
+static int run(int atomic, int startup)
+{
+    struct collect c = { 0 };
+    dl_iterate_phdr(collect_object, &c);
+    int n = c.n ? apply_to(c.list, c.n, atomic, startup) : 0;
+    free_objects(c.list, c.n);
+    return n;
+}
+
+/* With verbose: how many calls could not be observed normally. */
+static void report_at_exit(void)
+{
+    fprintf(stderr, "scope: interposition: %llu calls closed as unwound (longjmp, exception, "
+            "thread exit), %llu not recorded (shadow stack full)\n",
+            (unsigned long long)scope__shadow_unwound(),
+            (unsigned long long)scope__shadow_overflows());
+}
+
+int scope__interpose_apply(const scope_config *cfg)
+{
+    if (E.cfg)
+        return 0;
+    int rc = scope__patch_init();
+    if (rc < 0)
+        return rc;
+    E.found = calloc(cfg->n_entries ? cfg->n_entries : 1, sizeof *E.found);
+    if (!E.found)
+        return SCOPE_ENOMEM;
+    E.cfg = cfg;
+    Dl_info self;
+    if (dladdr((void *)scope__interpose_apply, &self) && self.dli_fname)
+        snprintf(E.self_path, sizeof E.self_path, "%s", self.dli_fname);
+    E.rank0 = scope__launcher_rank() <= 0;   /* -1: not under a launcher */
+    scope__unwind_hooks_init();
+    if (cfg->verbose)
+        atexit(report_at_exit);
+    /* registered after the recorder's own handler, so it runs before the
+     * recorder finalizes, and after the summary's, so it is counted there */
+    atexit(scope__shadow_close_all);
+    /* normally the constructor, single-threaded; the preload may also
+     * start recording at MPI_Init, when libraries may have started threads */
+    return run(multithreaded(), 1);
+}
+
+int scope__interpose_new_objects(void)
+{
+    if (!E.cfg)
+        return 0;
+    scope__interpose_forget_unloaded();
+    int n = run(1, 0);
+    for (size_t i = 0; i < E.n_got; i++)
+        if (E.got[i].name)
+            scope__got_redirect(E.got[i].name, E.got[i].target, E.got[i].stub);
+    return n;
+}

@@ -1,0 +1,555 @@
+/*
+ * patch.c - writes a jump at a function's entry to a per-function stub, and
+ * builds the stubs.
+ *
+ * A stub (one STUB_SIZE slot of a pool mapped within +-2 GiB of the
+ * function, so a 5-byte `jmp rel32` reaches it) holds:
+ *
+ *   struct scope__fn                      the function's region id and where
+ *                                         its original code resumes
+ *   push %r11; movabs $fn, %r11;          enter the generic trampoline
+ *   jmp *tramp(%rip)
+ *   relocated entry instructions          the bytes the jump displaced
+ *   jmp entry+n                           back into the function
+ *
+ * The stub passes the function's record in %r11 after pushing the
+ * caller's value below the return address (the trampoline puts it back):
+ * a caller compiled with -fipa-ra may rely on %r11 surviving the call.
+ *
+ * The displaced instructions are decoded with capstone and rewritten for
+ * their new address: RIP-relative operands get a new displacement, short
+ * branches become rel32 ones, a `call` becomes a push of the original
+ * return address and a jump (so unwinders still see the real caller).
+ * Anything that cannot be moved safely is refused with a reason, never
+ * patched blindly: a function shorter than the patch, a branch anywhere in
+ * the body into the middle of the patched bytes, a target out of rel32
+ * reach, an entry that is not at an instruction boundary of the function
+ * containing it.
+ *
+ * Code pages are made writable only for the write and go back to
+ * read+execute. When other threads may be running, the 5 bytes are written
+ * with one 16-byte cmpxchg when they fit in an aligned 16-byte block, else
+ * a `jmp .` is written first so no thread can run half-written bytes.
+ */
+#include "patch.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "scope_error.h"
+#include "shadow_stack.h"
+
+#define STUB_SIZE 128u
+#define STUB_CODE 32u           /* code starts after struct scope__fn */
+#define STUB_HEAD 32u           /* push; movabs; jmp *; literal; padding */
+#define POOL_SIZE (1u << 20)
+#define PATCH_LEN 5u
+#define REACH ((intptr_t)0x7fff0000)
+
+struct pool {
+    uint8_t *base;
+    size_t used;
+};
+
+static struct {
+    csh cs;
+    int ready;
+    uintptr_t entry_tramp;      /* generic entry for this CPU */
+    struct pool *pools;
+    size_t n_pools;
+    uintptr_t *done;            /* addresses instrumented, sorted */
+    size_t n_done, cap_done;
+} P;
+
+static void say(char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (why && len)
+        vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
+
+int scope__patch_init(void)
+{
+    if (P.ready)
+        return 0;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &P.cs) != CS_ERR_OK)
+        return SCOPE_EINVAL;
+    cs_option(P.cs, CS_OPT_DETAIL, CS_OPT_ON);
+    scope__tramp_select();
+    P.entry_tramp = scope__tramp_entry_addr;
+    P.ready = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ bookkeeping */
+
+static size_t done_pos(uintptr_t a)
+{
+    size_t lo = 0, hi = P.n_done;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (P.done[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int scope__patch_done(uintptr_t addr)
+{
+    size_t i = done_pos(addr);
+    return i < P.n_done && P.done[i] == addr;
+}
+
+void scope__patch_forget(uintptr_t lo, uintptr_t hi)
+{
+    size_t a = done_pos(lo), b = done_pos(hi);
+    if (b > a) {
+        memmove(&P.done[a], &P.done[b], (P.n_done - b) * sizeof *P.done);
+        P.n_done -= b - a;
+    }
+}
+
+void scope__patch_mark(uintptr_t addr)
+{
+    size_t i = done_pos(addr);
+    if (i < P.n_done && P.done[i] == addr)
+        return;
+    if (P.n_done == P.cap_done) {
+        size_t cap = P.cap_done ? 2 * P.cap_done : 64;
+        uintptr_t *d = realloc(P.done, cap * sizeof *d);
+        if (!d)
+            return;
+        P.done = d;
+        P.cap_done = cap;
+    }
+    memmove(&P.done[i + 1], &P.done[i], (P.n_done - i) * sizeof *P.done);
+    P.done[i] = addr;
+    P.n_done++;
+}
+
+/* ------------------------------------------------------------ stub memory */
+
+static int near(uintptr_t a, uintptr_t b)
+{
+    intptr_t d = (intptr_t)(a - b);
+    return d > -REACH && d < REACH;
+}
+
+/* Maps a pool within reach of `addr`: tries hints at growing distances
+ * below and above it, refusing any placement that would replace a mapping. */
+static struct pool *pool_near(uintptr_t addr)
+{
+    for (size_t i = 0; i < P.n_pools; i++) {
+        struct pool *p = &P.pools[i];
+        if (p->used + STUB_SIZE <= POOL_SIZE && near((uintptr_t)p->base, addr) &&
+            near((uintptr_t)p->base + POOL_SIZE, addr))
+            return p;
+    }
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (uintptr_t step = 1u << 20; step < (uintptr_t)REACH - POOL_SIZE; step *= 2) {
+        for (int dir = -1; dir <= 1; dir += 2) {
+            uintptr_t hint = dir < 0 ? addr - step - POOL_SIZE : addr + step;
+            hint &= ~(page - 1);
+            if (dir < 0 && hint > addr)
+                continue;               /* wrapped below 0 */
+            void *m = mmap((void *)hint, POOL_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+            if (m == MAP_FAILED)
+                continue;
+            if (!near((uintptr_t)m, addr) || !near((uintptr_t)m + POOL_SIZE, addr)) {
+                munmap(m, POOL_SIZE);   /* an old kernel took the hint loosely */
+                continue;
+            }
+            mprotect(m, POOL_SIZE, PROT_READ | PROT_EXEC);
+            struct pool *np = realloc(P.pools, (P.n_pools + 1) * sizeof *np);
+            if (!np) {
+                munmap(m, POOL_SIZE);
+                return NULL;
+            }
+            P.pools = np;
+            P.pools[P.n_pools] = (struct pool){ m, 0 };
+            return &P.pools[P.n_pools++];
+        }
+    }
+    return NULL;
+}
+
+/* Makes [p, p+len) writable (and still executable: another thread may be
+ * running code on the same page) or puts it back to read+execute. */
+static int code_writable(void *p, size_t len, int on)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)p & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+    int prot = PROT_READ | PROT_EXEC | (on ? PROT_WRITE : 0);
+    return mprotect((void *)lo, hi - lo, prot) == 0 ? 0 : SCOPE_EACCES;
+}
+
+/* Writes the stub header: the record and the jump into the trampoline. */
+static uint8_t *stub_header(uint8_t *s, int32_t id, uint32_t flags, uintptr_t resume,
+                           uintptr_t entry)
+{
+    struct scope__fn *fn = (struct scope__fn *)s;
+    fn->id = id;
+    fn->flags = flags;
+    fn->resume = resume;
+    fn->entry = entry;
+    uint8_t *c = s + STUB_CODE;
+    c[0] = 0x41; c[1] = 0x53;                      /* push %r11 */
+    c[2] = 0x49; c[3] = 0xbb;                      /* movabs $fn, %r11 */
+    uintptr_t fa = (uintptr_t)fn;
+    memcpy(c + 4, &fa, 8);
+    c[12] = 0xff; c[13] = 0x25;                    /* jmp *0(%rip) */
+    memset(c + 14, 0, 4);
+    memcpy(c + 18, &P.entry_tramp, 8);
+    memset(c + 26, 0xcc, STUB_HEAD - 26);
+    return c + STUB_HEAD;
+}
+
+/* ------------------------------------------------------------- relocation */
+
+static int is_jcc_opcode(const uint8_t *b, size_t n, size_t *op, int *cc, int *wide)
+{
+    size_t i = 0;
+    while (i < n && (b[i] == 0xf2 || b[i] == 0x2e || b[i] == 0x3e))
+        i++;                            /* bnd and branch-hint prefixes */
+    if (i < n && b[i] >= 0x70 && b[i] <= 0x7f) {
+        *op = i; *cc = b[i] & 0xf; *wide = 0;
+        return 1;
+    }
+    if (i + 1 < n && b[i] == 0x0f && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f) {
+        *op = i; *cc = b[i + 1] & 0xf; *wide = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void put_rel32(uint8_t *at, uintptr_t next_ip, uintptr_t target)
+{
+    int32_t rel = (int32_t)(intptr_t)(target - next_ip);
+    memcpy(at, &rel, 4);
+}
+
+/* The immediate target of a relative branch, or 0. */
+static uintptr_t branch_target(const cs_insn *in)
+{
+    const cs_detail *d = in->detail;
+    int rel = 0;
+    for (int g = 0; g < d->groups_count; g++)
+        if (d->groups[g] == CS_GRP_BRANCH_RELATIVE)
+            rel = 1;
+    if (!rel || d->x86.op_count < 1 || d->x86.operands[0].type != X86_OP_IMM)
+        return 0;
+    return (uintptr_t)d->x86.operands[0].imm;
+}
+
+/* Copies one displaced instruction to `out` (its new address), rewritten
+ * for that address. Returns the bytes written, or 0 with a reason. */
+static size_t relocate(const cs_insn *in, uint8_t *out, uintptr_t lo, uintptr_t hi,
+                       char *why, size_t whylen)
+{
+    const uint8_t *b = in->bytes;
+    size_t n = in->size;
+    uintptr_t out_ip = (uintptr_t)out;
+    uintptr_t target = branch_target(in);
+    if (target) {
+        if (target > lo && target < hi) {
+            say(why, whylen, "a branch in the patched bytes targets the patched bytes");
+            return 0;
+        }
+        if (!near(target, out_ip)) {
+            say(why, whylen, "branch target out of rel32 reach of the stub");
+            return 0;
+        }
+        size_t op; int cc, wide;
+        if (in->id == X86_INS_JMP) {
+            out[0] = 0xe9;
+            put_rel32(out + 1, out_ip + 5, target);
+            return 5;
+        }
+        if (in->id == X86_INS_CALL) {
+            /* push the original return address, then jump: the callee
+             * returns into the function itself, not into the stub */
+            uintptr_t ret = (uintptr_t)in->address + n;
+            uint32_t lo32 = (uint32_t)ret, hi32 = (uint32_t)(ret >> 32);
+            static const uint8_t lea[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 };
+            memcpy(out, lea, 5);                       /* lea -8(%rsp),%rsp */
+            out[5] = 0xc7; out[6] = 0x04; out[7] = 0x24; /* movl $lo,(%rsp) */
+            memcpy(out + 8, &lo32, 4);
+            out[12] = 0xc7; out[13] = 0x44; out[14] = 0x24; out[15] = 0x04;
+            memcpy(out + 16, &hi32, 4);                 /* movl $hi,4(%rsp) */
+            out[20] = 0xe9;
+            put_rel32(out + 21, out_ip + 25, target);
+            return 25;
+        }
+        if (is_jcc_opcode(b, n, &op, &cc, &wide)) {
+            out[0] = 0x0f;
+            out[1] = (uint8_t)(0x80 | cc);
+            put_rel32(out + 2, out_ip + 6, target);
+            return 6;
+        }
+        say(why, whylen, "cannot relocate '%s %s' (loop or jrcxz in the patched bytes)",
+            in->mnemonic, in->op_str);
+        return 0;
+    }
+    memcpy(out, b, n);
+    const cs_x86 *x = &in->detail->x86;
+    for (int i = 0; i < x->op_count; i++) {
+        const cs_x86_op *o = &x->operands[i];
+        if (o->type != X86_OP_MEM || o->mem.base != X86_REG_RIP)
+            continue;
+        uintptr_t t = (uintptr_t)in->address + n + (intptr_t)o->mem.disp;
+        /* disp32 precedes any immediate; capstone 4 does not always fill
+         * disp_offset, so locate it and check it holds the displacement */
+        size_t at = x->encoding.disp_offset ? x->encoding.disp_offset
+                                            : n - 4 - x->encoding.imm_size;
+        int32_t old;
+        memcpy(&old, b + at, 4);
+        if (at + 4 > n || old != (int32_t)o->mem.disp) {
+            say(why, whylen, "cannot locate the displacement of '%s %s'", in->mnemonic,
+                in->op_str);
+            return 0;
+        }
+        if (!near(t, out_ip + n)) {
+            say(why, whylen, "RIP-relative operand out of reach of the stub");
+            return 0;
+        }
+        put_rel32(out + at, out_ip + n, t);
+    }
+    return n;
+}
+
+/* Scans [from, to) for relative branches into (lo, hi). */
+static int body_branches_into(uintptr_t from, uintptr_t to, uintptr_t lo, uintptr_t hi,
+                              uintptr_t *where)
+{
+    cs_insn *in = cs_malloc(P.cs);
+    if (!in)
+        return 0;
+    const uint8_t *code = (const uint8_t *)from;
+    size_t left = to - from;
+    uint64_t ip = from;
+    int hit = 0;
+    while (left > 0) {
+        if (!cs_disasm_iter(P.cs, &code, &left, &ip, in)) {
+            code++; left--; ip++;       /* data or padding: step over a byte */
+            continue;
+        }
+        uintptr_t t = branch_target(in);
+        if (t > lo && t < hi) {
+            *where = (uintptr_t)in->address;
+            hit = 1;
+            break;
+        }
+    }
+    cs_free(in, 1);
+    return hit;
+}
+
+/* Is `addr` an instruction boundary of the code starting at `from`? */
+static int at_boundary(uintptr_t from, uintptr_t addr)
+{
+    cs_insn *in = cs_malloc(P.cs);
+    if (!in)
+        return 0;
+    const uint8_t *code = (const uint8_t *)from;
+    size_t left = addr - from;
+    uint64_t ip = from;
+    while (left > 0 && cs_disasm_iter(P.cs, &code, &left, &ip, in))
+        ;
+    cs_free(in, 1);
+    return ip == addr;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static void write_jump(uint8_t *p, const uint8_t jmp[PATCH_LEN], int atomic)
+{
+    uintptr_t off = (uintptr_t)p & 15;
+    if (!atomic) {
+        memcpy(p, jmp, PATCH_LEN);
+        return;
+    }
+    if (off + PATCH_LEN <= 16) {
+        unsigned __int128 *blk = (unsigned __int128 *)((uintptr_t)p & ~(uintptr_t)15);
+        unsigned __int128 old = *(volatile unsigned __int128 *)blk, nw;
+        for (;;) {
+            nw = old;
+            memcpy((uint8_t *)&nw + off, jmp, PATCH_LEN);
+            uint64_t olo = (uint64_t)old, ohi = (uint64_t)(old >> 64);
+            uint64_t nlo = (uint64_t)nw, nhi = (uint64_t)(nw >> 64);
+            uint8_t ok;
+            __asm__ volatile("lock cmpxchg16b %1\n\tsete %0"
+                             : "=q"(ok), "+m"(*blk), "+a"(olo), "+d"(ohi)
+                             : "b"(nlo), "c"(nhi) : "memory", "cc");
+            if (ok)
+                break;
+            old = ((unsigned __int128)ohi << 64) | olo;
+        }
+        return;
+    }
+    /* `jmp .` first: a thread arriving now spins on it until the jump is
+     * complete; then the tail; then the first two bytes of the jump. */
+    static const uint8_t spin[2] = { 0xeb, 0xfe };
+    __atomic_store_n((uint16_t *)p, *(const uint16_t *)spin, __ATOMIC_SEQ_CST);
+    memcpy(p + 2, jmp + 2, PATCH_LEN - 2);
+    uint16_t head;                      /* the seq_cst store orders the tail */
+    memcpy(&head, jmp, 2);
+    __atomic_store_n((uint16_t *)p, head, __ATOMIC_SEQ_CST);
+}
+
+static uint8_t *stub_alloc(uintptr_t near_addr, struct pool **pp)
+{
+    struct pool *p = pool_near(near_addr);
+    if (!p)
+        return NULL;
+    *pp = p;
+    return p->base + p->used;
+}
+
+int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flags,
+                        int atomic, char *why, size_t whylen)
+{
+    if (!P.ready)
+        return SCOPE_ESTATE;
+    const uint8_t *code = (const uint8_t *)addr;
+    uintptr_t start = addr;
+    static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+    if (size >= 4 && memcmp(code, endbr64, 4) == 0)
+        start += 4;
+    if (size == 0) {
+        say(why, whylen, "symbol has no size, the body cannot be checked");
+        return SCOPE_EINVAL;
+    }
+    if (addr + size < start + PATCH_LEN) {
+        say(why, whylen, "function is %llu byte%s, shorter than the %s%u-byte patch",
+            (unsigned long long)size, size == 1 ? "" : "s", start != addr ? "endbr64 + " : "",
+            PATCH_LEN);
+        return SCOPE_EINVAL;
+    }
+    /* Decode whole instructions until the patch fits. */
+    cs_insn *ins[PATCH_LEN];
+    size_t n_ins = 0, covered = 0;
+    const uint8_t *c = (const uint8_t *)start;
+    size_t left = addr + size - start;
+    uint64_t ip = start;
+    int rc = SCOPE_EINVAL;
+    while (covered < PATCH_LEN) {
+        ins[n_ins] = cs_malloc(P.cs);
+        if (!ins[n_ins]) {
+            rc = SCOPE_ENOMEM;
+            goto fail_decode;
+        }
+        n_ins++;
+        if (!cs_disasm_iter(P.cs, &c, &left, &ip, ins[n_ins - 1])) {
+            say(why, whylen, "cannot decode the instruction at +0x%lx",
+                (unsigned long)(start + covered - addr));
+            goto fail_decode;
+        }
+        covered += ins[n_ins - 1]->size;
+    }
+    uintptr_t end = start + covered;
+    uintptr_t where;
+    if (body_branches_into(start, addr + size, start, end, &where)) {
+        say(why, whylen, "a branch at +0x%lx jumps back into the patched bytes",
+            (unsigned long)(where - addr));
+        goto fail_decode;
+    }
+    struct pool *pool;
+    uint8_t *stub = stub_alloc(addr, &pool);
+    if (!stub) {
+        say(why, whylen, "no free address within 2 GiB for the stub");
+        rc = SCOPE_ENOMEM;
+        goto fail_decode;
+    }
+    if (code_writable(stub, STUB_SIZE, 1) < 0) {
+        say(why, whylen, "cannot make stub memory writable: %s", strerror(errno));
+        rc = SCOPE_EACCES;
+        goto fail_decode;
+    }
+    uint8_t *reloc = stub + STUB_CODE + STUB_HEAD;
+    uint8_t *o = reloc;
+    for (size_t i = 0; i < n_ins; i++) {
+        if ((size_t)(o - stub) + 25 + 5 > STUB_SIZE) {
+            say(why, whylen, "the relocated entry does not fit in a stub");
+            goto fail_stub;
+        }
+        size_t w = relocate(ins[i], o, start, end, why, whylen);
+        if (!w)
+            goto fail_stub;
+        o += w;
+    }
+    o[0] = 0xe9;                                    /* jmp back */
+    put_rel32(o + 1, (uintptr_t)o + 5, end);
+    stub_header(stub, id, flags, (uintptr_t)reloc, addr);
+    code_writable(stub, STUB_SIZE, 0);
+    pool->used += STUB_SIZE;
+
+    uint8_t jmp[PATCH_LEN] = { 0xe9 };
+    put_rel32(jmp + 1, start + PATCH_LEN, (uintptr_t)stub + STUB_CODE);
+    if (code_writable((void *)start, PATCH_LEN, 1) < 0) {
+        say(why, whylen, "cannot make the code writable: %s", strerror(errno));
+        rc = SCOPE_EACCES;
+        goto fail_decode;       /* the stub slot is used but harmless */
+    }
+    write_jump((uint8_t *)start, jmp, atomic);
+    code_writable((void *)start, PATCH_LEN, 0);
+    for (size_t i = 0; i < n_ins; i++)
+        cs_free(ins[i], 1);
+    scope__patch_mark(addr);
+    return 0;
+
+fail_stub:
+    code_writable(stub, STUB_SIZE, 0);
+fail_decode:
+    for (size_t i = 0; i < n_ins; i++)
+        cs_free(ins[i], 1);
+    return rc;
+}
+
+int scope__patch_at_boundary(uintptr_t container, uintptr_t addr)
+{
+    return at_boundary(container, addr);
+}
+
+int scope__patch_got_stub(uintptr_t addr, int32_t id, uint32_t flags, uintptr_t *stub_out)
+{
+    if (!P.ready)
+        return SCOPE_ESTATE;
+    struct pool *pool;
+    uint8_t *stub = stub_alloc(addr, &pool);
+    if (!stub)
+        return SCOPE_ENOMEM;
+    if (code_writable(stub, STUB_SIZE, 1) < 0)
+        return SCOPE_EACCES;
+    stub_header(stub, id, flags, addr, addr);
+    code_writable(stub, STUB_SIZE, 0);
+    pool->used += STUB_SIZE;
+    *stub_out = (uintptr_t)stub + STUB_CODE;
+    return 0;
+}
+
+int scope__patch_write_slot(uintptr_t *slot, uintptr_t value, int relro)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    void *lo = (void *)((uintptr_t)slot & ~(page - 1));
+    if (relro && mprotect(lo, page, PROT_READ | PROT_WRITE) != 0)
+        return SCOPE_EACCES;
+    __atomic_store_n(slot, value, __ATOMIC_SEQ_CST);
+    if (relro)
+        mprotect(lo, page, PROT_READ);
+    return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * patch.h - entry patching: a 5-byte jump at a function's entry to a
+ * per-function stub within +-2 GiB that enters the generic trampoline, and
+ * the GOT-rewrite fallback for library functions that inline patching
+ * refuses. One mechanism per function, chosen by the driver (interpose.c).
+ */
+#ifndef SCOPE_PATCH_H
+#define SCOPE_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the trampoline needs to know about one instrumented function. It
+ * lives in the function's stub (read-only once written). */
+#define SCOPE_FN_MPI 1u      /* kind mpi: calls nested in another are not timed */
+
+struct scope__fn {
+    int32_t id;             /* region id */
+    uint32_t flags;         /* SCOPE_FN_* */
+    uintptr_t resume;       /* where the original code continues: the
+                               relocated entry instructions (inline) or the
+                               function itself (GOT) */
+    uintptr_t entry;        /* the function's address */
+};
+
+/* Sets up the disassembler and picks the trampoline variant for this CPU
+ * (saving xmm, ymm or zmm argument registers). Idempotent. Returns 0 or
+ * SCOPE_ENOMEM / SCOPE_EINVAL when capstone cannot be opened. */
+int scope__patch_init(void);
+
+/* Patches the entry of the function at `addr` (`size` bytes long, from its
+ * symbol) to record region `id` (flags: SCOPE_FN_*). `atomic` asks for a write sequence that
+ * is safe while other threads run. Returns 0, or SCOPE_EINVAL with a
+ * one-line reason in why ("function is 3 bytes, shorter than the 5-byte
+ * patch", "a branch at +0x1c jumps back into the patched bytes", ...), or
+ * SCOPE_ENOMEM when no stub memory could be placed within +-2 GiB.
+ * Cost: a linear disassembly of the function. */
+int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flags,
+                        int atomic, char *why, size_t whylen);
+
+/* 1 when `addr` is an instruction boundary of the code that starts at
+ * `container` (linear disassembly from there), else 0. */
+int scope__patch_at_boundary(uintptr_t container, uintptr_t addr);
+
+/* Whether `addr` was already patched (inline or GOT) by this process. */
+int scope__patch_done(uintptr_t addr);
+
+/* Makes a GOT stub for the function at `addr` and returns its address in
+ * *stub (0 on success), to be written into the GOT slots that import it. */
+int scope__patch_got_stub(uintptr_t addr, int32_t id, uint32_t flags, uintptr_t *stub);
+
+/* Writes `value` into the pointer slot `slot` (a GOT entry), making its
+ * page writable only for the write; `relro` says whether the page goes
+ * back to read-only. Returns 0 or SCOPE_EACCES. */
+int scope__patch_write_slot(uintptr_t *slot, uintptr_t value, int relro);
+
+/* Forgets the instrumented addresses in [lo, hi) (an unloaded library). */
+void scope__patch_forget(uintptr_t lo, uintptr_t hi);
+
+/* Records that `addr` is instrumented through the GOT (so it is never
+ * also patched inline). */
+void scope__patch_mark(uintptr_t addr);
+
+#endif /* SCOPE_PATCH_H */

@@ -1,0 +1,334 @@
+/*
+ * shadow_stack.c - per-thread shadow stack of instrumented calls: the C
+ * code the entry and exit paths of trampoline.S call, and the fix-ups for
+ * longjmp, C++ exceptions and thread exit.
+ *
+ * Each thread gets, on its first instrumented call, an anonymous mapping of
+ * MAX_FRAMES frames (reserved, not committed: pages are touched only as
+ * deep as the thread goes). The pointer to it is in initial-exec TLS, so
+ * the hot path is one %fs-relative load. Beyond MAX_FRAMES a call is run
+ * without being recorded and counted, never redirected.
+ *
+ * Liveness of a frame is judged by its return slot's address: the stack
+ * grows down, so when a new call's slot lies above an open frame's slot on
+ * the same stack, that frame is gone (a longjmp that escaped the hooks, or
+ * an exception cleanup). A frame whose slot equals the new one is a tail
+ * call when the slot still holds the exit path's address (the caller jumped
+ * to us instead of returning) and a dead frame otherwise. Calls made on
+ * another stack (a sigaltstack handler) never close anything this way.
+ *
+ * Signal safety: a frame is written before the depth is raised, and read
+ * before it is lowered, so a handler interrupting either sees a consistent
+ * stack and leaves it as it found it. `busy` keeps the recorder's own slow
+ * path (which may call instrumented libc functions) from recursing.
+ */
+#include "shadow_stack.h"
+
+#include <cpuid.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "patch.h"
+#include "scope_internal.h"
+
+#define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
+#define FRAME_RESTORED 1u
+#define FRAME_MPI 2u
+
+struct frame {
+    uintptr_t ret;          /* original return address */
+    uintptr_t slot;         /* where it lives on the thread's stack */
+    int32_t id;
+    uint32_t flags;
+};
+
+struct shadow {
+    uint32_t depth;
+    uint32_t busy;
+    uint32_t mpi_open;              /* open frames of kind mpi */
+    uintptr_t stack_lo, stack_hi;   /* the thread's own stack */
+    struct frame f[];
+};
+
+static __thread struct shadow *tls_ss __attribute__((tls_model("initial-exec")));
+static __thread uint8_t tls_failed __attribute__((tls_model("initial-exec")));
+
+uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
+/* The preload's own code: calls it makes (the recorder's slow path, the
+ * MPI wrappers asking for rank and size) are never the program's. */
+static uintptr_t self_lo, self_len;
+static _Atomic uint64_t n_overflow, n_unwound;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/* Defined in trampoline.S. */
+extern char scope__tramp_entry_sse[], scope__tramp_exit_sse[];
+extern char scope__tramp_entry_avx[], scope__tramp_exit_avx[];
+extern char scope__tramp_entry_avx512[], scope__tramp_exit_avx512[];
+
+static uint64_t xgetbv0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me - lo < ph->p_memsz) {
+            self_lo = lo;
+            self_len = ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void scope__tramp_select(void)
+{
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)scope__tramp_select);
+    unsigned a, b, c, d;
+    int avx = 0, avx512 = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
+        uint64_t xcr0 = xgetbv0();
+        avx = (xcr0 & 6) == 6;
+        if (avx && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F))
+            avx512 = (xcr0 & 0xe6) == 0xe6;
+    }
+    if (avx512) {
+        scope__tramp_entry_addr = (uintptr_t)scope__tramp_entry_avx512;
+        scope__tramp_exit_addr = (uintptr_t)scope__tramp_exit_avx512;
+    } else if (avx) {
+        scope__tramp_entry_addr = (uintptr_t)scope__tramp_entry_avx;
+        scope__tramp_exit_addr = (uintptr_t)scope__tramp_exit_avx;
+    } else {
+        scope__tramp_entry_addr = (uintptr_t)scope__tramp_entry_sse;
+        scope__tramp_exit_addr = (uintptr_t)scope__tramp_exit_sse;
+    }
+}
+
+/* ------------------------------------------------------- per-thread setup */
+
+static void close_frame(struct shadow *s, struct frame *f)
+{
+    if (f->flags & FRAME_MPI)
+        s->mpi_open--;
+    scope__end_unwound(f->id);
+    atomic_fetch_add_explicit(&n_unwound, 1, memory_order_relaxed);
+}
+
+/* Thread exit: whatever is still open was left by pthread_exit or
+ * cancellation; close it and drop the mapping. */
+static void thread_gone(void *p)
+{
+    struct shadow *s = p;
+    if (!s)
+        return;
+    s->busy = 1;
+    while (s->depth > 0)
+        close_frame(s, &s->f[--s->depth]);
+    tls_ss = NULL;
+    tls_failed = 1;                     /* late calls are not recorded */
+    munmap(s, sizeof *s + MAX_FRAMES * sizeof(struct frame));
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&exit_key, thread_gone);
+}
+
+static __attribute__((noinline)) struct shadow *shadow_create(void)
+{
+    if (tls_failed)
+        return NULL;
+    tls_failed = 1;                     /* until done: no recursion */
+    size_t len = sizeof(struct shadow) + MAX_FRAMES * sizeof(struct frame);
+    struct shadow *s = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (s == MAP_FAILED)
+        return NULL;
+    pthread_attr_t at;
+    if (pthread_getattr_np(pthread_self(), &at) == 0) {
+        void *lo;
+        size_t sz;
+        if (pthread_attr_getstack(&at, &lo, &sz) == 0) {
+            s->stack_lo = (uintptr_t)lo;
+            s->stack_hi = (uintptr_t)lo + sz;
+        }
+        pthread_attr_destroy(&at);
+    }
+    pthread_once(&key_once, make_key);
+    pthread_setspecific(exit_key, s);
+    tls_ss = s;
+    tls_failed = 0;
+    return s;
+}
+
+static inline int on_stack(const struct shadow *s, uintptr_t a)
+{
+    return a >= s->stack_lo && a < s->stack_hi;
+}
+
+/* ------------------------------------------------------------- hot paths */
+
+uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
+{
+    uintptr_t ra = *slot;
+    if (__builtin_expect(ra - self_lo < self_len, 0) && ra != scope__tramp_exit_addr)
+        return fn->resume;              /* called by the preload itself */
+    struct shadow *s = tls_ss;
+    if (__builtin_expect(s == NULL, 0)) {
+        s = shadow_create();
+        if (!s)
+            return fn->resume;
+    }
+    if (s->busy || ((fn->flags & SCOPE_FN_MPI) && s->mpi_open))
+        return fn->resume;              /* recorder internals; MPI inside MPI */
+    s->busy = 1;
+    uintptr_t r = (uintptr_t)slot;
+    uint32_t depth = s->depth;
+    if (depth && on_stack(s, r)) {
+        /* close calls whose frames are gone (see the file comment) */
+        while (depth) {
+            struct frame *f = &s->f[depth - 1];
+            if (!(f->slot < r || (f->slot == r && *slot != scope__tramp_exit_addr)) ||
+                !on_stack(s, f->slot))
+                break;
+            close_frame(s, f);
+            depth--;
+            s->depth = depth;
+        }
+    }
+    if (__builtin_expect(depth >= MAX_FRAMES, 0)) {
+        atomic_fetch_add_explicit(&n_overflow, 1, memory_order_relaxed);
+        s->busy = 0;
+        return fn->resume;
+    }
+    struct frame *f = &s->f[depth];
+    f->ret = *slot;
+    f->slot = r;
+    f->id = fn->id;
+    f->flags = (fn->flags & SCOPE_FN_MPI) ? FRAME_MPI : 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    s->depth = depth + 1;
+    s->mpi_open += f->flags & FRAME_MPI ? 1 : 0;
+    *slot = scope__tramp_exit_addr;
+    scope_begin(fn->id);
+    s->busy = 0;
+    return fn->resume;
+}
+
+uintptr_t scope__shadow_exit(uintptr_t sp)
+{
+    struct shadow *s = tls_ss;
+    uintptr_t r = sp - 8;
+    uint32_t depth = s->depth;
+    /* The newest frame with this slot is the one returning; anything
+     * pushed after it was skipped by a longjmp we did not see. */
+    uint32_t i = depth;
+    while (i > 0 && s->f[i - 1].slot != r)
+        i--;
+    if (__builtin_expect(i == 0, 0))
+        i = depth;                      /* cannot happen; keep going */
+    struct frame *f = &s->f[i - 1];
+    uint32_t busy = s->busy;
+    s->busy = 1;
+    scope_end(f->id);
+    while (depth > i)
+        close_frame(s, &s->f[--depth]);
+    uintptr_t ret = f->ret;
+    if (f->flags & FRAME_MPI)
+        s->mpi_open--;
+    atomic_signal_fence(memory_order_seq_cst);
+    s->depth = i - 1;
+    s->busy = busy;
+    return ret;
+}
+
+/* ----------------------------------------------------- non-local exits */
+
+void scope__shadow_unwind_to(uintptr_t sp)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    uint32_t busy = s->busy;
+    s->busy = 1;
+    while (s->depth > 0 && s->f[s->depth - 1].slot < sp) {
+        close_frame(s, &s->f[s->depth - 1]);
+        s->depth--;
+    }
+    s->busy = busy;
+}
+
+void scope__shadow_restore(void)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    for (uint32_t i = s->depth; i-- > 0;) {
+        struct frame *f = &s->f[i];
+        if (f->flags & FRAME_RESTORED)
+            continue;
+        /* a tail-call chain shares one slot: the oldest holds the real
+         * return address, the newer ones the exit path */
+        *(uintptr_t *)f->slot = f->ret;
+        f->flags |= FRAME_RESTORED;
+    }
+}
+
+void scope__shadow_caught(uintptr_t sp)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    uint32_t busy = s->busy;
+    s->busy = 1;
+    while (s->depth > 0 && s->f[s->depth - 1].slot < sp) {
+        close_frame(s, &s->f[s->depth - 1]);
+        s->depth--;
+    }
+    for (uint32_t i = 0; i < s->depth; i++) {
+        struct frame *f = &s->f[i];
+        if (f->flags & FRAME_RESTORED) {
+            *(uintptr_t *)f->slot = scope__tramp_exit_addr;
+            f->flags &= ~FRAME_RESTORED;
+        }
+    }
+    s->busy = busy;
+}
+
+void scope__shadow_close_all(void)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    s->busy = 1;
+    while (s->depth > 0)
+        close_frame(s, &s->f[--s->depth]);
+    s->busy = 0;
+}
+
+uint64_t scope__shadow_overflows(void)
+{
+    return atomic_load(&n_overflow);
+}
+
+uint64_t scope__shadow_unwound(void)
+{
+    return atomic_load(&n_unwound);
+}
+
+uint32_t scope__shadow_depth(void)
+{
+    return tls_ss ? tls_ss->depth : 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * shadow_stack.h - the per-thread shadow stack of instrumented calls and
+ * the C halves of the generic trampoline (trampoline.S).
+ *
+ * On entry, the trampoline hands the C code the function's record and the
+ * address of its return-address slot; the C code pushes (original return
+ * address, slot, region id), writes the exit path's address into the slot
+ * and records the begin. On return the exit path pops the frame, records
+ * the end and continues at the original return address.
+ *
+ * Everything here is compiled with -mgeneral-regs-only: it runs between a
+ * caller and its callee with vector and x87 argument/return registers live
+ * (the trampoline saves the vector registers around the call anyway, in
+ * case the recorder's slow path reaches libc code that uses them).
+ */
+#ifndef SCOPE_SHADOW_STACK_H
+#define SCOPE_SHADOW_STACK_H
+
+#include <stdint.h>
+
+struct scope__fn;
+
+/* Addresses of the entry and exit paths chosen for this CPU (saving xmm,
+ * ymm or zmm registers), set by scope__tramp_select(). */
+extern uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
+
+/* Picks the trampoline variant from cpuid/xgetbv. Idempotent. */
+void scope__tramp_select(void);
+
+/* Called by the entry path with the function's record and the address of
+ * its return-address slot. Returns where to continue (fn->resume). Never
+ * fails: without room on the shadow stack, or re-entered from inside the
+ * recorder, it just doesn't record this call (counted). */
+uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot);
+
+/* Called by the exit path with the stack pointer the function returned
+ * with. Returns the original return address. Frames pushed after the one
+ * returning (skipped by longjmp) are closed as unwound first. */
+uintptr_t scope__shadow_exit(uintptr_t sp);
+
+/* longjmp to a context whose stack pointer is `sp`: closes, as unwound,
+ * every open call whose return slot lies below sp. */
+void scope__shadow_unwind_to(uintptr_t sp);
+
+/* A C++ exception is about to be raised: put every redirected return
+ * address of this thread back, so the unwinder sees the real callers. */
+void scope__shadow_restore(void);
+
+/* The exception was caught by the frame whose stack pointer is `sp`: calls
+ * below it are closed as unwound, the others are redirected again. */
+void scope__shadow_caught(uintptr_t sp);
+
+/* exit() with instrumented calls open on the calling thread: closes them
+ * as unwound (they never return). Runs from an atexit handler. */
+void scope__shadow_close_all(void);
+
+/* Calls not recorded because the shadow stack was full (all threads). */
+uint64_t scope__shadow_overflows(void);
+
+/* Calls closed as unwound (longjmp, exceptions, thread exit). */
+uint64_t scope__shadow_unwound(void);
+
+/* Depth of the calling thread's shadow stack (tests). */
+uint32_t scope__shadow_depth(void);
+
+/* Resolves the functions unwind_hooks.c forwards to (longjmp & co, the
+ * C++ throw/catch entry points), so that no hook has to call dlsym later,
+ * e.g. from a signal handler. */
+void scope__unwind_hooks_init(void);
+
+#endif /* SCOPE_SHADOW_STACK_H */

@@ -1,0 +1,228 @@
+/*
+ * symbols.c - function symbols of loaded objects, read with libelf.
+ *
+ * An unstripped binary's .symtab lists its static (file-local) functions
+ * too, so it is preferred; a stripped one only has .dynsym, the exported
+ * functions. The symbols are read from the file on disk, not from memory,
+ * because .symtab is never loaded. Addresses get the object's load bias
+ * added, which covers PIE and non-PIE executables alike (bias 0).
+ *
+ * Demangling borrows the process's own __cxa_demangle through dlsym: the
+ * preload never links libstdc++, and a process that has no libstdc++ loaded
+ * has no C++ functions worth demangling.
+ */
+#include "symbols.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scope_error.h"
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const struct scope__sym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    /* larger first, so a lookup by address lands on the enclosing one */
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return 0;
+}
+
+static Elf_Scn *find_section(Elf *e, GElf_Word type, GElf_Shdr *sh)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+            return scn;
+    }
+    return NULL;
+}
+
+/* DT_SONAME from the dynamic section, or NULL. */
+static char *read_soname(Elf *e)
+{
+    GElf_Shdr sh;
+    Elf_Scn *scn = find_section(e, SHT_DYNAMIC, &sh);
+    if (!scn)
+        return NULL;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (!d || !sh.sh_entsize)
+        return NULL;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Dyn dyn;
+        if (!gelf_getdyn(d, (int)i, &dyn))
+            break;
+        if (dyn.d_tag == DT_SONAME) {
+            const char *s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+            return s ? strdup(s) : NULL;
+        }
+    }
+    return NULL;
+}
+
+int scope__object_read(struct scope__object *o, const char *path, uintptr_t bias,
+                       int is_main)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    int rc;
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return SCOPE_EFORMAT;
+    o->path = strdup(path);
+    if (!o->path)
+        return SCOPE_ENOMEM;
+    const char *slash = strrchr(o->path, '/');
+    o->base = slash ? slash + 1 : o->path;
+    o->bias = bias;
+    o->is_main = is_main;
+
+    o->fd = open(is_main ? "/proc/self/exe" : path, O_RDONLY | O_CLOEXEC);
+    if (o->fd < 0) {
+        rc = errno == EACCES ? SCOPE_EACCES : SCOPE_ENOENT;
+        goto fail_open;
+    }
+    Elf *e = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF) {
+        if (e)
+            elf_end(e);
+        rc = SCOPE_EFORMAT;
+        goto fail_elf;
+    }
+    o->elf = e;
+    o->soname = read_soname(e);
+
+    GElf_Shdr sh;
+    Elf_Scn *scn = find_section(e, SHT_SYMTAB, &sh);
+    o->from_symtab = scn != NULL;
+    if (!scn)
+        scn = find_section(e, SHT_DYNSYM, &sh);
+    if (!scn || !sh.sh_entsize)
+        return 0;                       /* no symbols at all: an empty list */
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (!d)
+        return 0;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    o->syms = calloc(n ? n : 1, sizeof *o->syms);
+    if (!o->syms) {
+        rc = SCOPE_ENOMEM;
+        goto fail_syms;
+    }
+    for (size_t i = 0; i < n; i++) {
+        GElf_Sym s;
+        if (!gelf_getsym(d, (int)i, &s))
+            break;
+        int type = GELF_ST_TYPE(s.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+            s.st_value == 0)
+            continue;
+        const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+        /* GCC's hot/cold split: "f.cold" is a part of f reached by jumps,
+         * never a function entry, so it is never a candidate */
+        if (!name || !*name || strstr(name, ".cold"))
+            continue;
+        struct scope__sym *y = &o->syms[o->n_syms++];
+        y->name = name;
+        y->addr = bias + s.st_value;
+        y->size = s.st_size;
+        y->ifunc = type == STT_GNU_IFUNC;
+        y->bind = GELF_ST_BIND(s.st_info);
+    }
+    qsort(o->syms, o->n_syms, sizeof *o->syms, cmp_sym);
+    return 0;
+
+fail_syms:
+    free(o->soname);
+    elf_end(e);
+    o->elf = NULL;
+fail_elf:
+    close(o->fd);
+    o->fd = -1;
+fail_open:
+    free(o->path);
+    o->path = NULL;
+    return rc;
+}
+
+void scope__object_close(struct scope__object *o)
+{
+    free(o->syms);
+    o->syms = NULL;
+    o->n_syms = 0;
+    if (o->elf)
+        elf_end(o->elf);
+    o->elf = NULL;
+    if (o->fd >= 0)
+        close(o->fd);
+    o->fd = -1;
+    free(o->soname);
+    o->soname = NULL;
+    free(o->path);
+    o->path = NULL;
+}
+
+const struct scope__sym *scope__object_find(const struct scope__object *o, uintptr_t addr)
+{
+    size_t lo = 0, hi = o->n_syms;
+    while (lo < hi) {                   /* first symbol with sym.addr > addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (o->syms[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Walk back over the symbols starting at or before addr; a few at most
+     * are aliases or nested, so this stays short. */
+    const struct scope__sym *best = NULL;
+    for (size_t i = lo; i-- > 0;) {
+        const struct scope__sym *s = &o->syms[i];
+        if (s->addr == addr && (!best || best->addr != addr || s->size > best->size))
+            best = s;
+        else if (!best && s->size && addr < s->addr + s->size)
+            best = s;
+        if (addr - s->addr > (1u << 20))
+            break;
+    }
+    return best;
+}
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+static cxa_demangle_fn demangler(void)
+{
+    static cxa_demangle_fn fn;
+    static int looked;
+    if (!looked) {
+        fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        looked = 1;
+    }
+    return fn;
+}
+
+int scope__demangler_available(void)
+{
+    return demangler() != NULL;
+}
+
+char *scope__demangle(const char *mangled)
+{
+    if (strncmp(mangled, "_Z", 2) != 0)
+        return NULL;
+    cxa_demangle_fn fn = demangler();
+    if (!fn)
+        return NULL;
+    int status = 0;
+    char *out = fn(mangled, NULL, NULL, &status);
+    if (status != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}

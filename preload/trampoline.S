@@ -1,0 +1,214 @@
+/*
+ * trampoline.S - the generic entry and exit paths every instrumented
+ * function goes through, in three variants that save the vector registers
+ * as wide as this CPU has them (xmm, ymm, zmm); shadow_stack.c picks one.
+ *
+ * Both paths preserve every general register, not only the ABI's
+ * argument and return registers: GCC's interprocedural register allocation
+ * (-fipa-ra) lets a caller keep values in call-clobbered registers across
+ * a call to a function it knows leaves them alone. So the jump to where
+ * execution continues goes through memory just below the stack pointer
+ * (inside the red zone, which signal delivery skips), not a register.
+ *
+ * Entry: a function's stub pushes %r11 and jumps here with its struct
+ * scope__fn in %r11; above that the stack is exactly as the caller left
+ * it. The path saves the general registers and vector 0-7 (arguments),
+ * aligns the stack itself (callers need not have), calls
+ * scope__shadow_enter(fn, &return_slot) and continues at the address it
+ * returned. The caller's stack arguments are never moved or touched.
+ *
+ * Exit: an instrumented function returns here (its return slot was
+ * redirected). The path saves the general registers and vector 0-1
+ * (return values; st0/st1 stay on the x87 stack because nothing it calls
+ * uses x87), calls scope__shadow_exit(sp) and jumps to the original
+ * return address.
+ */
+    .text
+
+.macro SAVE_ARGS kind
+.ifc \kind,sse
+    sub $128, %rsp
+    movdqu %xmm0, 0(%rsp)
+    movdqu %xmm1, 16(%rsp)
+    movdqu %xmm2, 32(%rsp)
+    movdqu %xmm3, 48(%rsp)
+    movdqu %xmm4, 64(%rsp)
+    movdqu %xmm5, 80(%rsp)
+    movdqu %xmm6, 96(%rsp)
+    movdqu %xmm7, 112(%rsp)
+.endif
+.ifc \kind,avx
+    sub $256, %rsp
+    vmovdqu %ymm0, 0(%rsp)
+    vmovdqu %ymm1, 32(%rsp)
+    vmovdqu %ymm2, 64(%rsp)
+    vmovdqu %ymm3, 96(%rsp)
+    vmovdqu %ymm4, 128(%rsp)
+    vmovdqu %ymm5, 160(%rsp)
+    vmovdqu %ymm6, 192(%rsp)
+    vmovdqu %ymm7, 224(%rsp)
+.endif
+.ifc \kind,avx512
+    sub $512, %rsp
+    vmovdqu64 %zmm0, 0(%rsp)
+    vmovdqu64 %zmm1, 64(%rsp)
+    vmovdqu64 %zmm2, 128(%rsp)
+    vmovdqu64 %zmm3, 192(%rsp)
+    vmovdqu64 %zmm4, 256(%rsp)
+    vmovdqu64 %zmm5, 320(%rsp)
+    vmovdqu64 %zmm6, 384(%rsp)
+    vmovdqu64 %zmm7, 448(%rsp)
+.endif
+.endm
+
+.macro RESTORE_ARGS kind
+.ifc \kind,sse
+    movdqu 0(%rsp), %xmm0
+    movdqu 16(%rsp), %xmm1
+    movdqu 32(%rsp), %xmm2
+    movdqu 48(%rsp), %xmm3
+    movdqu 64(%rsp), %xmm4
+    movdqu 80(%rsp), %xmm5
+    movdqu 96(%rsp), %xmm6
+    movdqu 112(%rsp), %xmm7
+.endif
+.ifc \kind,avx
+    vmovdqu 0(%rsp), %ymm0
+    vmovdqu 32(%rsp), %ymm1
+    vmovdqu 64(%rsp), %ymm2
+    vmovdqu 96(%rsp), %ymm3
+    vmovdqu 128(%rsp), %ymm4
+    vmovdqu 160(%rsp), %ymm5
+    vmovdqu 192(%rsp), %ymm6
+    vmovdqu 224(%rsp), %ymm7
+.endif
+.ifc \kind,avx512
+    vmovdqu64 0(%rsp), %zmm0
+    vmovdqu64 64(%rsp), %zmm1
+    vmovdqu64 128(%rsp), %zmm2
+    vmovdqu64 192(%rsp), %zmm3
+    vmovdqu64 256(%rsp), %zmm4
+    vmovdqu64 320(%rsp), %zmm5
+    vmovdqu64 384(%rsp), %zmm6
+    vmovdqu64 448(%rsp), %zmm7
+.endif
+.endm
+
+.macro SAVE_RET kind
+.ifc \kind,sse
+    sub $32, %rsp
+    movdqu %xmm0, 0(%rsp)
+    movdqu %xmm1, 16(%rsp)
+.endif
+.ifc \kind,avx
+    sub $64, %rsp
+    vmovdqu %ymm0, 0(%rsp)
+    vmovdqu %ymm1, 32(%rsp)
+.endif
+.ifc \kind,avx512
+    sub $128, %rsp
+    vmovdqu64 %zmm0, 0(%rsp)
+    vmovdqu64 %zmm1, 64(%rsp)
+.endif
+.endm
+
+.macro RESTORE_RET kind
+.ifc \kind,sse
+    movdqu 0(%rsp), %xmm0
+    movdqu 16(%rsp), %xmm1
+.endif
+.ifc \kind,avx
+    vmovdqu 0(%rsp), %ymm0
+    vmovdqu 32(%rsp), %ymm1
+.endif
+.ifc \kind,avx512
+    vmovdqu64 0(%rsp), %zmm0
+    vmovdqu64 64(%rsp), %zmm1
+.endif
+.endm
+
+.macro TRAMPOLINES kind
+    .globl scope__tramp_entry_\kind
+    .hidden scope__tramp_entry_\kind
+    .type scope__tramp_entry_\kind, @function
+    .p2align 4
+scope__tramp_entry_\kind:
+    /* [rsp] = the caller's %r11 (pushed by the stub), [rsp+8] = return
+     * address (the slot R), %r11 = struct scope__fn * */
+    push %rbp
+    mov %rsp, %rbp                  /* rbp = R - 16 */
+    push %rdi
+    push %rsi
+    push %rdx
+    push %rcx
+    push %r8
+    push %r9
+    push %rax
+    push %r10
+    and $-16, %rsp
+    SAVE_ARGS \kind
+    mov %r11, %rdi
+    lea 16(%rbp), %rsi
+    call scope__shadow_enter
+    mov 8(%rbp), %r11               /* the caller's r11 back */
+    mov %rax, 8(%rbp)               /* R - 8 = where to continue */
+    RESTORE_ARGS \kind
+    lea -64(%rbp), %rsp
+    pop %r10
+    pop %rax
+    pop %r9
+    pop %r8
+    pop %rcx
+    pop %rdx
+    pop %rsi
+    pop %rdi
+    pop %rbp
+    lea 8(%rsp), %rsp               /* rsp = R, flags untouched */
+    jmp *-8(%rsp)                   /* below rsp but inside the red zone */
+    .size scope__tramp_entry_\kind, . - scope__tramp_entry_\kind
+
+    .globl scope__tramp_exit_\kind
+    .hidden scope__tramp_exit_\kind
+    .type scope__tramp_exit_\kind, @function
+    .p2align 4
+scope__tramp_exit_\kind:
+    /* rsp = R + 8: the function has just returned through slot R */
+    lea -8(%rsp), %rsp              /* keep R for the original return address */
+    push %rbp
+    mov %rsp, %rbp                  /* rbp = R - 8 */
+    push %rax
+    push %rdx
+    push %rcx
+    push %rsi
+    push %rdi
+    push %r8
+    push %r9
+    push %r10
+    push %r11
+    and $-16, %rsp
+    SAVE_RET \kind
+    lea 16(%rbp), %rdi
+    call scope__shadow_exit
+    mov %rax, 8(%rbp)
+    RESTORE_RET \kind
+    lea -72(%rbp), %rsp
+    pop %r11
+    pop %r10
+    pop %r9
+    pop %r8
+    pop %rdi
+    pop %rsi
+    pop %rcx
+    pop %rdx
+    pop %rax
+    pop %rbp
+    lea 8(%rsp), %rsp               /* rsp = R + 8 again */
+    jmp *-8(%rsp)
+    .size scope__tramp_exit_\kind, . - scope__tramp_exit_\kind
+.endm
+
+TRAMPOLINES sse
+TRAMPOLINES avx
+TRAMPOLINES avx512
+
+    .section .note.GNU-stack,"",@progbits

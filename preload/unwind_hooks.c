@@ -1,0 +1,153 @@
+/*
+ * unwind_hooks.c - keeps the shadow stack right when control leaves
+ * instrumented functions without returning: longjmp and siglongjmp, and
+ * C++ exceptions.
+ *
+ * These are the only symbols of the engine that the preload exports: each
+ * wraps the definition that follows it in the lookup order and forwards to
+ * it.
+ *
+ *   longjmp & co: the target stack pointer is read from the jmp_buf (glibc
+ *     stores it mangled with the thread's pointer guard, %fs:0x30; the
+ *     layout is fixed by glibc's ABI) and every open call whose return slot
+ *     lies below it is closed, marked unwound, at the time of the jump.
+ *   __cxa_throw / __cxa_rethrow / std::rethrow_exception: the unwinder walks return addresses, and
+ *     the redirected ones lead to the exit path, which has no unwind info.
+ *     Before raising, every redirected slot of the thread gets its original
+ *     address back. __cxa_begin_catch (every catch clause calls it) then
+ *     closes, marked unwound, the calls below the catching frame and
+ *     redirects the ones above it again.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "shadow_stack.h"
+
+#define HOOK __attribute__((visibility("default")))
+
+typedef void (*jump_fn)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+typedef void (*throw_fn)(void *, void *, void (*)(void *)) __attribute__((noreturn));
+typedef void (*rethrow_fn)(void) __attribute__((noreturn));
+typedef void *(*catch_fn)(void *);
+/* std::rethrow_exception(std::exception_ptr): the class is not trivially
+ * copyable, so the Itanium ABI passes it by address */
+typedef void (*rethrow_ptr_fn)(void *) __attribute__((noreturn));
+#define RETHROW_PTR "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE"
+void _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
+    __attribute__((noreturn));
+
+static struct {
+    jump_fn longjmp_, _longjmp_, siglongjmp_, longjmp_chk_;
+    throw_fn throw_;
+    rethrow_fn rethrow_;
+    rethrow_ptr_fn rethrow_ptr_;
+    catch_fn catch_;
+} real;
+
+struct find { const char *name; void *found; };
+
+static int find_in_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct find *f = arg;
+    if (!info->dlpi_name || !*info->dlpi_name)
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *p = dlsym(h, f->name);
+    dlclose(h);
+    Dl_info self, there;
+    if (p && dladdr(p, &there) && dladdr((void *)find_in_object, &self) &&
+        there.dli_fbase != self.dli_fbase) {
+        f->found = p;
+        return 1;
+    }
+    return 0;
+}
+
+/* The next definition of `name`: RTLD_NEXT, or, when the defining library
+ * was loaded RTLD_LOCAL (libstdc++ under a Python extension), the link map. */
+static void *next(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p)
+        return p;
+    struct find f = { name, NULL };
+    dl_iterate_phdr(find_in_object, &f);
+    return f.found;
+}
+
+/* Resolves what can be resolved now, so that a siglongjmp from a signal
+ * handler never has to call dlsym. */
+void scope__unwind_hooks_init(void)
+{
+    real.longjmp_ = (jump_fn)next("longjmp");
+    real._longjmp_ = (jump_fn)next("_longjmp");
+    real.siglongjmp_ = (jump_fn)next("siglongjmp");
+    real.longjmp_chk_ = (jump_fn)next("__longjmp_chk");
+    real.throw_ = (throw_fn)next("__cxa_throw");
+    real.rethrow_ = (rethrow_fn)next("__cxa_rethrow");
+    real.catch_ = (catch_fn)next("__cxa_begin_catch");
+    real.rethrow_ptr_ = (rethrow_ptr_fn)next(RETHROW_PTR);
+}
+
+static uintptr_t target_sp(struct __jmp_buf_tag *env)
+{
+    uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;   /* JB_RSP */
+    __asm__("mov %%fs:0x30, %0" : "=r"(guard));
+    v = (v >> 0x11) | (v << (64 - 0x11));
+    return v ^ guard;
+}
+
+#define JUMP_HOOK(sym, field)                                                  \
+    HOOK __attribute__((noreturn)) void sym(struct __jmp_buf_tag env[1], int val)   \
+    {                                                                          \
+        scope__shadow_unwind_to(target_sp(env));                               \
+        if (!real.field)                                                       \
+            real.field = (jump_fn)next(#sym);                                  \
+        real.field(env, val);                                                  \
+    }
+
+JUMP_HOOK(longjmp, longjmp_)
+JUMP_HOOK(_longjmp, _longjmp_)
+JUMP_HOOK(siglongjmp, siglongjmp_)
+JUMP_HOOK(__longjmp_chk, longjmp_chk_)
+
+HOOK __attribute__((noreturn)) void __cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
+{
+    scope__shadow_restore();
+    if (!real.throw_)
+        real.throw_ = (throw_fn)next("__cxa_throw");
+    real.throw_(obj, tinfo, dest);
+}
+
+HOOK __attribute__((noreturn)) void __cxa_rethrow(void)
+{
+    scope__shadow_restore();
+    if (!real.rethrow_)
+        real.rethrow_ = (rethrow_fn)next("__cxa_rethrow");
+    real.rethrow_();
+}
+
+HOOK __attribute__((noreturn)) void
+_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
+{
+    scope__shadow_restore();
+    if (!real.rethrow_ptr_)
+        real.rethrow_ptr_ = (rethrow_ptr_fn)next(RETHROW_PTR);
+    real.rethrow_ptr_(ep);
+}
+
+HOOK void *__cxa_begin_catch(void *exc)
+{
+    /* the catching frame's stack pointer, as it is after this call returns */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0) + 16;
+    scope__shadow_caught(sp);
+    if (!real.catch_)
+        real.catch_ = (catch_fn)next("__cxa_begin_catch");
+    return real.catch_(exc);
+}
