@@ -341,6 +341,26 @@ SCOPE_READER_API int scope_call_stack_children(const scope_call_stack *cs,
                                                int64_t *n);
 SCOPE_READER_API void scope_call_stack_free(scope_call_stack *cs);
 
+/* ------------------------------------------------------------------ */
+/* Writing one self-contained file (profile_merge.c)                   */
+
+/* Told how far a long operation is: `done` of `total` steps. */
+typedef void (*scope_progress_fn)(void *ctx, int64_t done, int64_t total);
+
+/* Writes every rank of p into one file at `path` with the layout of
+ * FORMAT.md (root attrs scope_format = 1, scope_profiler_schema = 1,
+ * /metadata of the first source that has one, /rank<N> groups) and no
+ * external links. Groups are copied whole (attributes, thread tables and
+ * unknown objects included); ranks from scope-profiler schema 2/3 files
+ * are written as region groups. The file is written under a temporary
+ * name beside `path` and renamed; an existing `path` is replaced only if
+ * it opens as a profile, else SCOPE_EINVAL. progress (may be NULL) is
+ * called after each rank with the events copied so far and in all.
+ * Cost: copies every event once. */
+SCOPE_READER_API int scope_profile_merge(scope_profile *p, const char *path,
+                                         scope_progress_fn progress,
+                                         void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

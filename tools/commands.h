@@ -23,6 +23,7 @@
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, csv " \
                         "or json")                                        \
+    X(merge, "merge", "copy a run's index and rank files into one file")   \
     X(diff, "diff", "per-region change in total and mean time between two "  \
                     "runs")                                               \
     X(run, "run", "run a command (e.g. mpirun -n 4 ./app) under the profiler") \
