@@ -5,13 +5,14 @@
  * it. This is what `scope tree`, the flame graph, the folded-stack export,
  * self time and the events' call_id / parent_id are built on.
  *
- * Algorithm: collect the rank's calls from every region, sort them by
- * start (ties: longer first, so an enclosing call precedes what it
- * encloses), then one pass keeping, per lane, the innermost open call. The
+ * Algorithm: put the rank's calls from every region in start order
+ * (ties: longer first, so an enclosing call precedes what it encloses) by
+ * merging the regions' arrays, which the files keep sorted by start
+ * (qsort only when a region's array is not in that order), then one pass keeping, per lane, the innermost open call. The
  * open calls of a lane form a chain through their parent links, so no
  * separate stack is needed: closing a call is following its parent link.
  * Each call is opened and closed once, so the pass is linear and the
- * whole costs n log n for the sort.
+ * whole costs n log(regions) for the merge.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,37 +75,184 @@ int scope_call_stack_children(const scope_call_stack *cs, int64_t call,
     return 0;
 }
 
-/* Appends the calls of cell c (region r) on lane `thread` (or all). */
-static int collect(scope_profile *p, scope__cell *c, int r, int thread,
-                   scope_call *calls, int64_t *n, int32_t *maxlane)
+/* One region's calls on the rank, as a sorted stream for the merge. The
+ * arrays are the cell's cached ones, or loaded here (own = 1: freed at
+ * the end). */
+typedef struct {
+    const int64_t *s, *e;
+    const int32_t *t;       /* NULL: every call on lane 0 */
+    int64_t i, n;
+    int32_t region;
+    int own_times, own_tids;
+} stream;
+
+static void free_streams(stream *st, int n)
+{
+    for (int k = 0; k < n; k++) {
+        if (st[k].own_times) {
+            free((void *)st[k].s);
+            free((void *)st[k].e);
+        }
+        if (st[k].own_tids)
+            free((void *)st[k].t);
+    }
+    free(st);
+}
+
+/* Loads cell c (region r) as a stream. */
+static int open_stream(scope_profile *p, scope__cell *c, int r, stream *st)
 {
     int64_t *s = c->starts, *e = c->ends;
     int32_t *t = c->tids;
-    int rc = 0;
-    if (!s && (rc = scope__cell_load(p, c, &s, &e)) < 0)
-        return rc;
-    if (!c->tids_loaded && (rc = scope__cell_load_tids(p, c, &t)) < 0)
-        goto fail_tids;
-    for (int64_t i = 0; i < c->n; i++) {
-        int32_t lane = t ? t[i] : 0;
-        if (thread != SCOPE_ALL_THREADS && lane != thread)
+    int rc;
+    memset(st, 0, sizeof *st);
+    if (!s) {
+        if ((rc = scope__cell_load(p, c, &s, &e)) < 0)
+            return rc;
+        st->own_times = 1;
+    }
+    st->s = s;
+    st->e = e;
+    st->n = c->n;
+    st->region = r;
+    if (!c->tids_loaded) {
+        if ((rc = scope__cell_load_tids(p, c, &t)) < 0)
+            return rc;      /* the caller frees s and e */
+        st->own_tids = t != NULL;
+    }
+    st->t = t;
+    return 0;
+}
+
+/* Whether stream x's calls are already in cmp_calls order. The files keep
+ * them sorted by start, ties by thread: that order, except where equal
+ * starts need the longer call first. */
+static int stream_sorted(const stream *x)
+{
+    for (int64_t i = 1; i < x->n; i++) {
+        if (x->s[i - 1] != x->s[i]) {
+            if (x->s[i - 1] > x->s[i])
+                return 0;
             continue;
-        scope_call *k = &calls[(*n)++];
-        k->start_ns = s[i];
-        k->end_ns = e[i];
-        k->call_index = i;
-        k->region = r;
-        k->thread = lane;
-        if (lane > *maxlane)
-            *maxlane = lane;
+        }
+        if (x->e[i - 1] != x->e[i]) {
+            if (x->e[i - 1] < x->e[i])
+                return 0;       /* equal starts: the longer call first */
+            continue;
+        }
+        if (x->t && x->t[i - 1] > x->t[i])
+            return 0;
     }
-    if (t != c->tids)
-        free(t);
-fail_tids:
-    if (s != c->starts) {
-        free(s);
-        free(e);
+    return 1;
+}
+
+/* cmp_calls on the heads of two streams (regions differ, so no tie). */
+static inline int head_less(const stream *a, const stream *b)
+{
+    int64_t sa = a->s[a->i], sb = b->s[b->i];
+    if (sa != sb)
+        return sa < sb;
+    int64_t ea = a->e[a->i], eb = b->e[b->i];
+    if (ea != eb)
+        return ea > eb;
+    int32_t ta = a->t ? a->t[a->i] : 0, tb = b->t ? b->t[b->i] : 0;
+    if (ta != tb)
+        return ta < tb;
+    return a->region < b->region;
+}
+
+static inline void put_call(scope_call *calls, int64_t *n, int thread,
+                            const stream *x, int32_t *maxlane)
+{
+    int32_t lane = x->t ? x->t[x->i] : 0;
+    if (thread != SCOPE_ALL_THREADS && lane != thread)
+        return;
+    scope_call *k = &calls[(*n)++];
+    k->start_ns = x->s[x->i];
+    k->end_ns = x->e[x->i];
+    k->call_index = x->i;
+    k->region = x->region;
+    k->thread = lane;
+    k->reserved = 0;
+    if (lane > *maxlane)
+        *maxlane = lane;
+}
+
+static void sift_down(stream *st, int *heap, int nheap, int at)
+{
+    int v = heap[at];
+    for (;;) {
+        int c = 2 * at + 1;
+        if (c >= nheap)
+            break;
+        if (c + 1 < nheap && head_less(&st[heap[c + 1]], &st[heap[c]]))
+            c++;
+        if (!head_less(&st[heap[c]], &st[v]))
+            break;
+        heap[at] = heap[c];
+        at = c;
     }
+    heap[at] = v;
+}
+
+/* Fills calls in cmp_calls order from streams that each are in that
+ * order: a k-way merge with a binary heap, n log(regions) instead of
+ * qsort's n log n with an indirect comparator. */
+static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
+                         int64_t *n, int32_t *maxlane)
+{
+    int *heap = malloc((size_t)(nst ? nst : 1) * sizeof *heap), nheap = 0;
+    if (!heap)
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    for (int k = 0; k < nst; k++)
+        if (st[k].n > 0)
+            heap[nheap++] = k;
+    for (int k = nheap / 2 - 1; k >= 0; k--)
+        sift_down(st, heap, nheap, k);
+    while (nheap > 1) {
+        stream *x = &st[heap[0]];
+        put_call(calls, n, thread, x, maxlane);
+        if (++x->i == x->n)
+            heap[0] = heap[--nheap];
+        sift_down(st, heap, nheap, 0);
+    }
+    if (nheap == 1)     /* the last stream: no more comparisons */
+        for (stream *x = &st[heap[0]]; x->i < x->n; x->i++)
+            put_call(calls, n, thread, x, maxlane);
+    free(heap);
+    return 0;
+}
+
+/* Gathers the rank's calls on `thread` (or all) into calls[], sorted by
+ * cmp_calls: merged when every region's calls are in order already (files
+ * written by scope are), else copied and sorted. */
+static int collect_sorted(scope_profile *p, int k, int thread,
+                          scope_call *calls, int64_t *n, int32_t *maxlane)
+{
+    stream *st = calloc((size_t)(p->nregions ? p->nregions : 1), sizeof *st);
+    int nst = 0, rc = 0, sorted = 1;
+    if (!st)
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    for (int r = 0; r < p->nregions && rc >= 0; r++) {
+        scope__cell *c = scope__cell_at(p, r, k);
+        if (!c || c->n == 0)
+            continue;
+        rc = open_stream(p, c, r, &st[nst]);
+        /* open_stream leaves what it loaded in st[nst] even on failure */
+        nst++;
+        if (rc >= 0 && sorted)
+            sorted = stream_sorted(&st[nst - 1]);
+    }
+    if (rc >= 0 && sorted) {
+        rc = merge_streams(st, nst, thread, calls, n, maxlane);
+    } else if (rc >= 0) {
+        for (int j = 0; j < nst; j++)
+            for (st[j].i = 0; st[j].i < st[j].n; st[j].i++)
+                put_call(calls, n, thread, &st[j], maxlane);
+        if (*n > 1)
+            qsort(calls, (size_t)*n, sizeof *calls, cmp_calls);
+    }
+    free_streams(st, nst);
     return rc;
 }
 
@@ -156,11 +304,12 @@ static int link_children(scope_call_stack *cs)
     /* Group g = parent + 1 (0 = roots). Counts go to [g + 2]; after the
      * prefix sum [g + 1] is the start of group g, used as its fill cursor,
      * which leaves it at the end of group g = the start of g + 1. */
-    cs->kid_off = calloc((size_t)n + 3, sizeof *cs->kid_off);
-    cs->kids = malloc((size_t)(n ? n : 1) * sizeof *cs->kids);
+    cs->kid_off = scope__malloc_big(((size_t)n + 3) * sizeof *cs->kid_off);
+    cs->kids = scope__malloc_big((size_t)(n ? n : 1) * sizeof *cs->kids);
     if (!cs->kid_off || !cs->kids)
         return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
                            (long long)n);
+    memset(cs->kid_off, 0, ((size_t)n + 3) * sizeof *cs->kid_off);
     for (int64_t i = 0; i < n; i++)
         cs->kid_off[cs->calls[i].parent + 3]++;
     for (int64_t g = 2; g < n + 3; g++)
@@ -191,7 +340,8 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     int rc = 0;
     int32_t maxlane = 0;
-    cs->calls = calloc((size_t)(total ? total : 1), sizeof *cs->calls);
+    cs->calls = scope__malloc_big((size_t)(total ? total : 1) *
+                                  sizeof *cs->calls);
     if (!cs->calls) {
         rc = scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
                          (long long)total);
@@ -199,16 +349,10 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
     }
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
-    for (int r = 0; r < p->nregions && rc >= 0; r++) {
-        scope__cell *c = scope__cell_at(p, r, k);
-        if (c && c->n > 0)
-            rc = collect(p, c, r, thread, cs->calls, &cs->n, &maxlane);
-    }
+    rc = collect_sorted(p, k, thread, cs->calls, &cs->n, &maxlane);
     scope__h5_quiet_end(&quiet);
     if (rc < 0)
         goto fail_stack;
-    if (cs->n > 1)
-        qsort(cs->calls, (size_t)cs->n, sizeof *cs->calls, cmp_calls);
     if ((rc = nest(p, rank, cs->calls, cs->n, maxlane)) < 0 ||
         (rc = link_children(cs)) < 0)
         goto fail_stack;

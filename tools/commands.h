@@ -23,6 +23,10 @@
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, csv " \
                         "or json")                                        \
+    X(report, "report", "one self-contained HTML page: table, timeline, "  \
+                        "flame graph, imbalance")                         \
+    X(plot, "plot", "draw a timeline, flame graph or imbalance chart as SVG") \
+    X(merge, "merge", "copy a run's index and rank files into one file")   \
     X(diff, "diff", "per-region change in total and mean time between two "  \
                     "runs")                                               \
     X(run, "run", "run a command (e.g. mpirun -n 4 ./app) under the profiler") \

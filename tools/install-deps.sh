@@ -10,7 +10,10 @@ pkgs=(
   libelf-dev libcapstone-dev                          # symbol lookup and x86 disassembly (preload)
   python3-h5py python3-numpy python3-mpi4py python3-pandas  # file checks and mpi4py tests
   valgrind                                            # leak and memory checks in tests
+  clang libclang-rt-14-dev                            # libFuzzer targets (tests/fuzz)
   uftrace                                             # bench/bench_interpose compares against it (optional)
+  chromium                                            # headless browser: tests draw the `scope report` page
+  librsvg2-bin                                        # rsvg-convert: tests render the `scope plot` SVGs
 )
 missing=()
 for p in "${pkgs[@]}"; do

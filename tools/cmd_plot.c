@@ -1,0 +1,142 @@
+/*
+ * cmd_plot.c - `scope plot PATH... --kind timeline|flame|imbalance -o
+ * FILE.svg`: one of the report's pictures as a standalone SVG file, for
+ * papers, slides and wikis. The drawing is in plot_*.c (plots.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "plots.h"
+
+static const char plot_help[] =
+    "usage: scope plot --kind KIND -o FILE.svg [options] PATH...\n"
+    "\n"
+    "Draws the profile as a standalone SVG picture (FILE '-' = stdout):\n"
+    "  timeline   one lane per rank and thread, calls as boxes at their\n"
+    "             nesting depth, coloured by region; at most --max-calls\n"
+    "             calls per lane (the longest; the lane says how many)\n"
+    "  flame      flame graph of the call tree, all ranks and threads added\n"
+    "             together: box width = total time of the call path\n"
+    "  imbalance  per region, one bar per rank with its total time in the\n"
+    "             region, and the mean; label: max/mean and slowest rank\n"
+    "Hovering a box shows its numbers. Colours are fixed per region name.\n"
+    "\n"
+    "options:\n"
+    "  --kind KIND       timeline, flame or imbalance\n"
+    "  -o, --output FILE\n"
+    "  --width PX        picture width (default 1200, 400 to 20000)\n"
+    "  --max-calls N     timeline: calls drawn per lane (default 4000)\n"
+    "  --max-regions N   imbalance: regions drawn (default 16)\n"
+    "  -h, --help        this text\n";
+
+enum { KIND_TIMELINE, KIND_FLAME, KIND_IMBALANCE };
+
+/* Parses --width / --max-* values; -1 when out of [lo, hi]. */
+static int64_t parse_bounded(const char *s, int64_t lo, int64_t hi)
+{
+    int64_t v;
+    if (scope__parse_i64(s, &v) < 0 || v < lo || v > hi)
+        return -1;
+    return v;
+}
+
+int scope_cmd_plot(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "kind", required_argument, NULL, 'k' },
+        { "output", required_argument, NULL, 'o' },
+        { "width", required_argument, NULL, 'w' },
+        { "max-calls", required_argument, NULL, 'c' },
+        { "max-regions", required_argument, NULL, 'r' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const kinds[] = { "timeline", "flame", "imbalance",
+                                         NULL };
+    scope__plot_opts po = SCOPE__PLOT_DEFAULTS;
+    const char *outpath = NULL;
+    int c, k, kind = -1;
+    int64_t v;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            for (k = 0; kinds[k] && strcmp(kinds[k], optarg); k++)
+                ;
+            if (!kinds[k])
+                return scope__usage_error("plot", "unknown kind '%s' "
+                                          "(timeline, flame or imbalance)",
+                                          optarg);
+            kind = k;
+            break;
+        case 'o':
+            outpath = optarg;
+            break;
+        case 'w':
+            if ((v = parse_bounded(optarg, 400, 20000)) < 0)
+                return scope__usage_error("plot", "--width needs a number "
+                                          "from 400 to 20000, not '%s'",
+                                          optarg);
+            po.width = (int)v;
+            break;
+        case 'c':
+        case 'r':
+            if ((v = parse_bounded(optarg, 1, 100000000)) < 0)
+                return scope__usage_error("plot", "--%s needs a number >= 1, "
+                                          "not '%s'", c == 'c' ? "max-calls"
+                                          : "max-regions", optarg);
+            if (c == 'c')
+                po.max_calls = v;
+            else
+                po.max_regions = (int)v;
+            break;
+        case 'h':
+            fputs(plot_help, stdout);
+            return 0;
+        case ':':
+            return scope__usage_error("plot", "option '%s' needs a value",
+                                      argv[optind - 1]);
+        default:
+            return scope__usage_error("plot", "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (kind < 0)
+        return scope__usage_error("plot", "no kind given (--kind)");
+    if (!outpath)
+        return scope__usage_error("plot", "no output file given (-o)");
+    if (optind >= argc)
+        return scope__usage_error("plot", "no profile path given");
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
+    int to_stdout = strcmp(outpath, "-") == 0, status = 1, rc;
+    FILE *out = to_stdout ? stdout : fopen(outpath, "w");
+    if (!out) {
+        fprintf(stderr, "scope: %s: cannot create: %s\n", outpath,
+                strerror(errno));
+        goto fail_open;
+    }
+    scope__plot_counts counts;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    switch (kind) {
+    case KIND_TIMELINE: rc = scope__plot_timeline(out, p, &po, &counts); break;
+    case KIND_FLAME: rc = scope__plot_flame(out, p, &po, &counts); break;
+    default: rc = scope__plot_imbalance(out, p, &po, &counts); break;
+    }
+    status = rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
+    if ((fflush(out) != 0 || ferror(out)) && status == 0)
+        status = scope__fail_msg("cannot write the picture");
+    if (!to_stdout && fclose(out) != 0 && status == 0)
+        status = scope__fail_msg("cannot write the picture");
+    if (status != 0 && !to_stdout)
+        remove(outpath);
+fail_open:
+    scope_profile_close(p);
+    return status;
+}

@@ -1,0 +1,429 @@
+/*
+ * cmd_report.c - `scope report PATH... -o report.html`: the whole profile
+ * on one self-contained page that any browser opens offline: run facts and
+ * warnings, a sortable summary table, the timeline, the flame graph and
+ * the per-rank imbalance bars (the same SVG as `scope plot`), with
+ * tooltips. Nothing on the page refers to a URL.
+ *
+ * The page is written here in C: the summary goes in as JSON that a small
+ * inline script turns into the table, the pictures as inline SVG. The
+ * script also counts what the page shows into <pre id="scope-check">
+ * (lanes, regions, boxes, bars, rows, script errors), which the tests read
+ * back from a headless browser.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "output.h"
+#include "plots.h"
+#include "svg.h"
+
+static const char report_help[] =
+    "usage: scope report -o FILE.html [options] PATH...\n"
+    "\n"
+    "Writes one self-contained HTML page (no network needed to view it):\n"
+    "run facts and warnings, the summary table (click a column to sort),\n"
+    "a timeline with one lane per rank and thread, a flame graph of the call\n"
+    "tree, and per-rank bars of each region's total that show imbalance.\n"
+    "Hover a box or bar for its numbers. The pictures are those of\n"
+    "`scope plot`.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE\n"
+    "  --max-calls N     timeline: calls drawn per lane (default 4000; the\n"
+    "                    longest are kept and the lane says so)\n"
+    "  --max-regions N   imbalance: regions drawn (default 16)\n"
+    "  -h, --help        this text\n";
+
+static const char report_css[] =
+    "*{box-sizing:border-box}"
+    "body{margin:0;background:#eef1f5;color:#1d2430;font:14px/1.45 'DejaVu "
+    "Sans','Segoe UI',Helvetica,Arial,sans-serif}"
+    "header{background:#1d2b3a;color:#fff;padding:18px 28px}"
+    "header h1{margin:0 0 4px;font-size:22px;font-weight:600}"
+    "header .paths{color:#b8c4d2;font-family:'DejaVu Sans Mono',monospace;"
+    "font-size:12px;word-break:break-all}"
+    "dl.facts{display:flex;flex-wrap:wrap;gap:6px 28px;margin:12px 0 0}"
+    "dl.facts div{min-width:90px}dl.facts dt{color:#8fa3b8;font-size:11px;"
+    "text-transform:uppercase;letter-spacing:.05em}"
+    "dl.facts dd{margin:0;font-size:15px;word-break:break-all}"
+    "nav{padding:8px 28px;background:#fff;border-bottom:1px solid #d8dee6;"
+    "position:sticky;top:0;z-index:2}nav a{margin-right:18px;color:#2b6cb0;"
+    "text-decoration:none;font-weight:600}"
+    "main{padding:16px 28px 40px}"
+    "section{background:#fff;border:1px solid #d8dee6;border-radius:6px;"
+    "padding:14px 18px;margin-bottom:18px}"
+    "section h2{margin:0 0 4px;font-size:17px}"
+    "p.note{margin:0 0 10px;color:#5a6778;font-size:12.5px}"
+    ".warn{background:#fff4e5;border:1px solid #f0b35b;color:#7a4a00;"
+    "border-radius:4px;padding:8px 12px;margin:10px 0 0}"
+    ".pic{overflow-x:auto}.pic svg{max-width:100%;height:auto;display:block}"
+    "table{border-collapse:collapse;width:100%;font-variant-numeric:"
+    "tabular-nums}th,td{padding:5px 10px;border-bottom:1px solid #e6eaf0;"
+    "text-align:right;white-space:nowrap}th{background:#f6f8fa;cursor:pointer;"
+    "user-select:none;font-size:12.5px;color:#3b4756;position:sticky;"
+    "top:38px}th:hover{background:#e9eef5}th.sorted{color:#1d2430}"
+    "th:first-child,td:first-child{text-align:left}"
+    "tbody tr:hover{background:#f5f8fc}"
+    ".sw{display:inline-block;width:11px;height:11px;border-radius:2px;"
+    "margin-right:7px;vertical-align:-1px}"
+    ".sharebar{display:inline-block;height:8px;background:#8fb3dc;"
+    "border-radius:2px;margin-left:6px;vertical-align:0}"
+    "#tip{position:fixed;pointer-events:none;background:rgba(20,28,38,.94);"
+    "color:#fff;padding:6px 9px;border-radius:4px;font-size:12px;"
+    "white-space:pre;display:none;z-index:5;max-width:60vw;overflow:hidden}"
+    "#scope-check{display:none}";
+
+/* The script: table from #scope-data, sorting, tooltips from the SVG
+ * <title>s, and the self-check counts. */
+static const char report_js[] =
+    "(function(){'use strict';\n"
+    "var errors=[];\n"
+    "window.addEventListener('error',function(e){errors.push(String(e.message));"
+    "check();});\n"
+    "function human(ns){var a=Math.abs(ns);\n"
+    " if(a<999.5)return ns.toFixed(0)+' ns';\n"
+    " if(a<999995)return (ns/1e3).toFixed(2)+' \\u00b5s';\n"
+    " if(a<999995000)return (ns/1e6).toFixed(2)+' ms';\n"
+    " return (ns/1e9).toFixed(2)+' s';}\n"
+    "var data=JSON.parse(document.getElementById('scope-data').textContent);\n"
+    "var cols=[['region','name','s'],['calls','calls','n'],"
+    "['total','total_ns','t'],['mean','mean_ns','t'],['min','min_ns','t'],"
+    "['max','max_ns','t'],['std','std_ns','t'],['share','share','p'],"
+    "['max/mean','imbalance','x'],['ranks','ranks','n']];\n"
+    "var table=document.getElementById('summary-table');\n"
+    "var sortCol=2,sortDesc=true;\n"
+    "function cell(r,c){var v=r[c[1]];\n"
+    " if(c[2]==='s'){var td=document.createElement('td');"
+    "var sw=document.createElement('span');sw.className='sw';"
+    "sw.style.background=r.colour;td.appendChild(sw);"
+    "td.appendChild(document.createTextNode(v));return td;}\n"
+    " var t=document.createElement('td');\n"
+    " if(c[2]==='t')t.textContent=human(v);\n"
+    " else if(c[2]==='p'){t.textContent=(100*v).toFixed(1)+'%';"
+    "var b=document.createElement('span');b.className='sharebar';"
+    "b.style.width=Math.max(1,Math.min(60,60*v)).toFixed(1)+'px';"
+    "t.appendChild(b);}\n"
+    " else if(c[2]==='x')t.textContent=v.toFixed(2)+'\\u00d7';\n"
+    " else t.textContent=v.toLocaleString('en-US');\n"
+    " t.title=String(v);return t;}\n"
+    "function render(){var rows=data.regions.slice();var c=cols[sortCol];\n"
+    " rows.sort(function(a,b){var x=a[c[1]],y=b[c[1]];"
+    "var o=x<y?-1:x>y?1:0;return sortDesc?-o:o;});\n"
+    " var head=document.createElement('tr');\n"
+    " cols.forEach(function(k,i){var th=document.createElement('th');"
+    "th.textContent=k[0]+(i===sortCol?(sortDesc?' \\u25bc':' \\u25b2'):'');"
+    "if(i===sortCol)th.className='sorted';"
+    "th.addEventListener('click',function(){if(sortCol===i)sortDesc=!sortDesc;"
+    "else{sortCol=i;sortDesc=k[2]!=='s';}render();});head.appendChild(th);});\n"
+    " var thead=document.createElement('thead');thead.appendChild(head);\n"
+    " var tbody=document.createElement('tbody');\n"
+    " rows.forEach(function(r){var tr=document.createElement('tr');"
+    "cols.forEach(function(k){tr.appendChild(cell(r,k));});"
+    "tbody.appendChild(tr);});\n"
+    " table.replaceChildren(thead,tbody);}\n"
+    "render();\n"
+    "var tip=document.getElementById('tip');\n"
+    "document.querySelectorAll('.pic svg title').forEach(function(t){"
+    "var p=t.parentNode;p.setAttribute('data-tip',t.textContent);"
+    "p.removeChild(t);});\n"
+    "document.addEventListener('mousemove',function(e){"
+    "var el=e.target.closest?e.target.closest('[data-tip]'):null;"
+    "if(!el){tip.style.display='none';return;}"
+    "tip.textContent=el.getAttribute('data-tip');tip.style.display='block';"
+    "var x=e.clientX+14,y=e.clientY+14;"
+    "if(x+tip.offsetWidth>window.innerWidth)x=e.clientX-tip.offsetWidth-10;"
+    "if(y+tip.offsetHeight>window.innerHeight)y=e.clientY-tip.offsetHeight-10;"
+    "tip.style.left=x+'px';tip.style.top=y+'px';});\n"
+    "function n(sel){return document.querySelectorAll(sel).length;}\n"
+    "function check(){document.getElementById('scope-check').textContent=\n"
+    " 'lanes '+n('svg.scope-timeline g.lane')+'\\n'+\n"
+    " 'calls '+n('svg.scope-timeline rect.call')+'\\n'+\n"
+    " 'legend '+n('svg.scope-timeline g.legend-item')+'\\n'+\n"
+    " 'flame_nodes '+n('svg.scope-flame rect.node')+'\\n'+\n"
+    " 'panels '+n('svg.scope-imbalance g.panel')+'\\n'+\n"
+    " 'bars '+n('svg.scope-imbalance rect.bar')+'\\n'+\n"
+    " 'table_rows '+n('#summary-table tbody tr')+'\\n'+\n"
+    " 'tooltips '+n('.pic [data-tip]')+'\\n'+\n"
+    " 'errors '+errors.length+(errors.length?'\\n'+errors.join('\\n'):'');}\n"
+    "check();\n"
+    "})();\n";
+
+/* A JSON string that is also safe inside <script>: '<', '>' and '&' are
+ * written as \u escapes so no "</script>" can appear. */
+static void put_json_html(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* One fact of the header, when the profile has it. */
+static void fact(FILE *out, const char *label, const char *value)
+{
+    if (!value || !value[0])
+        return;
+    fprintf(out, "<div><dt>%s</dt><dd>", label);
+    scope__xml_put(out, value);
+    fputs("</dd></div>\n", out);
+}
+
+static void meta_fact(FILE *out, scope_profile *p, const char *label,
+                      const char *attr)
+{
+    char buf[512];
+    if (scope_profile_metadata_string(p, attr, buf, sizeof buf) >= 0)
+        fact(out, label, buf);
+}
+
+static void write_header(FILE *out, scope_profile *p, char **paths, int npaths,
+                         int64_t calls, int64_t span)
+{
+    char buf[64];
+    int64_t v, dropped = 0;
+    int recovered = 0;
+    fputs("<header><h1>scope report</h1><div class=\"paths\">", out);
+    for (int i = 0; i < npaths; i++) {
+        scope__xml_put(out, paths[i]);
+        fputs(i + 1 < npaths ? "<br>" : "", out);
+    }
+    fputs("</div>\n<dl class=\"facts\">\n", out);
+    snprintf(buf, sizeof buf, "%d", scope_profile_rank_count(p));
+    fact(out, "ranks", buf);
+    snprintf(buf, sizeof buf, "%d", scope_profile_region_count(p));
+    fact(out, "regions", buf);
+    snprintf(buf, sizeof buf, "%lld", (long long)calls);
+    fact(out, "calls", buf);
+    scope__fmt_human(buf, sizeof buf, (double)span);
+    fact(out, "time span", buf);
+    meta_fact(out, p, "host", "hostname");
+    meta_fact(out, p, "started", "timestamp");
+    meta_fact(out, p, "executable", "executable");
+    meta_fact(out, p, "command", "command_line");
+    fputs("</dl>\n", out);
+    for (int i = 0; i < scope_profile_rank_count(p); i++) {
+        int rank = scope_profile_rank(p, i);
+        if (scope_profile_rank_attr_int(p, rank, "dropped_events", &v) == 0)
+            dropped += v > 0 ? v : 0;
+        if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && !v)
+            recovered++;
+    }
+    if (dropped)
+        fprintf(out, "<div class=\"warn\">%lld events were not recorded "
+                "(memory budget or disk full); raise memory_budget in the "
+                "config or SCOPE_MEMORY_BUDGET.</div>\n", (long long)dropped);
+    if (recovered)
+        fprintf(out, "<div class=\"warn\">%d rank%s recovered after a crash: "
+                "%s end%s early.</div>\n", recovered,
+                recovered == 1 ? " was" : "s were",
+                recovered == 1 ? "its profile" : "their profiles",
+                recovered == 1 ? "s" : "");
+    fputs("</header>\n<nav><a href=\"#summary\">Summary</a><a href=\""
+          "#timeline\">Timeline</a><a href=\"#flame\">Flame graph</a><a "
+          "href=\"#imbalance\">Imbalance</a></nav>\n<main>\n", out);
+}
+
+/* The summary as JSON for the script. Reads every region's statistics. */
+static int write_data(FILE *out, scope_profile *p, int64_t span)
+{
+    int nranks = scope_profile_rank_count(p);
+    double denom = (double)span * (nranks > 0 ? nranks : 1);
+    scope__colour *colours = scope__region_colours(p);
+    if (!colours)
+        return SCOPE_ENOMEM;
+    fputs("<script type=\"application/json\" id=\"scope-data\">"
+          "{\"regions\": [", out);
+    for (int r = 0, n = 0; r < scope_profile_region_count(p); r++) {
+        scope_stats s;
+        scope_balance b;
+        int rc;
+        if ((rc = scope_profile_stats(p, r, SCOPE_ALL_RANKS, &s)) < 0 ||
+            (rc = scope_profile_balance(p, r, &b)) < 0) {
+            free(colours);
+            return rc;
+        }
+        const char *name = scope_profile_region_name(p, r);
+        const char *col = colours[r];
+        fputs(n++ ? ",\n{\"name\": " : "\n{\"name\": ", out);
+        put_json_html(out, name);
+        fprintf(out, ", \"colour\": \"%s\", \"calls\": %lld, \"total_ns\": "
+                "%lld, \"mean_ns\": %.3f, \"min_ns\": %lld, \"max_ns\": %lld, "
+                "\"std_ns\": %.3f, \"share\": %.6f, \"imbalance\": %.6f, "
+                "\"ranks\": %d}", col, (long long)s.calls,
+                (long long)s.total_ns, s.mean_ns, (long long)s.min_ns,
+                (long long)s.max_ns, s.std_ns,
+                denom > 0 ? (double)s.total_ns / denom : 0.0, b.imbalance,
+                b.ranks);
+    }
+    fputs("\n]}</script>\n", out);
+    free(colours);
+    return 0;
+}
+
+/* One picture section; a picture that cannot be drawn says why instead
+ * of failing the whole report. */
+static void write_picture(FILE *out, scope_profile *p, const char *id,
+                          const char *title, const scope__plot_opts *po)
+{
+    scope__plot_counts c;
+    char note[512] = "";
+    fprintf(out, "<section id=\"%s\"><h2>%s</h2>\n", id, title);
+    /* The picture goes to memory first: its note, which depends on what
+     * was drawn, comes above it. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    int rc = mem ? 0 : SCOPE_ENOMEM;
+    if (mem) {
+        if (strcmp(id, "timeline") == 0)
+            rc = scope__plot_timeline(mem, p, po, &c);
+        else if (strcmp(id, "flame") == 0)
+            rc = scope__plot_flame(mem, p, po, &c);
+        else
+            rc = scope__plot_imbalance(mem, p, po, &c);
+        if (fclose(mem) != 0 && rc == 0)
+            rc = SCOPE_ENOMEM;
+    }
+    if (rc < 0) {
+        fputs("<div class=\"warn\">Not drawn: ", out);
+        scope__xml_put(out, scope__plot_errmsg(rc));
+        fputs("</div></section>\n", out);
+        free(buf);
+        return;
+    }
+    if (strcmp(id, "timeline") == 0) {
+        snprintf(note, sizeof note, "One lane per rank and thread; boxes are "
+                 "calls at their nesting depth. %lld lane%s, %lld of %lld "
+                 "calls drawn%s.%s", (long long)c.lanes, c.lanes == 1 ? "" : "s", (long long)c.calls,
+                 (long long)c.calls_total, c.calls < c.calls_total
+                 ? " (per lane the longest; the lane label gives its count)"
+                 : "", c.nesting_lost ? " Calls overlap partially, so "
+                 "nesting is not shown." : "");
+    } else if (strcmp(id, "flame") == 0) {
+        snprintf(note, sizeof note, "The call tree of all ranks and threads "
+                 "added together: a box's width is the total time of its "
+                 "call path, callers below callees. %lld boxes.",
+                 (long long)c.nodes);
+    } else {
+        snprintf(note, sizeof note, "Per region, each rank's total time; "
+                 "max/mean = 1.00 is perfectly even. %lld regions, %lld "
+                 "bars.", (long long)c.regions, (long long)c.bars);
+    }
+    fprintf(out, "<p class=\"note\">%s</p>\n<div class=\"pic\">\n", note);
+    fwrite(buf, 1, len, out);
+    fputs("</div></section>\n", out);
+    free(buf);
+}
+
+static int write_report(FILE *out, scope_profile *p, char **paths,
+                        int npaths, const scope__plot_opts *po)
+{
+    int64_t span = 0, calls = 0;
+    int rc;
+    if ((rc = scope_profile_time_span_ns(p, &span)) < 0)
+        return rc;
+    for (int r = 0; r < scope_profile_region_count(p); r++)
+        calls += scope_profile_calls(p, r, SCOPE_ALL_RANKS);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "\n<meta name=\"viewport\" content=\"width=device-width, "
+          "initial-scale=1\">\n<title>scope report: ", out);
+    scope__xml_put(out, paths[0]);
+    fprintf(out, "</title>\n<style>%s</style>\n</head><body>\n", report_css);
+    write_header(out, p, paths, npaths, calls, span);
+    fputs("<section id=\"summary\"><h2>Summary</h2><p class=\"note\">Per "
+          "region over all ranks; share = total / (time span × ranks). "
+          "Click a column to sort.</p>\n<table id=\"summary-table\"></table>"
+          "\n</section>\n", out);
+    write_picture(out, p, "timeline", "Timeline", po);
+    write_picture(out, p, "flame", "Flame graph", po);
+    write_picture(out, p, "imbalance", "Load imbalance", po);
+    fputs("</main>\n<div id=\"tip\"></div>\n<pre id=\"scope-check\"></pre>\n",
+          out);
+    if ((rc = write_data(out, p, span)) < 0)
+        return rc;
+    fprintf(out, "<script>\n%s</script>\n</body></html>\n", report_js);
+    return 0;
+}
+
+int scope_cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "max-calls", required_argument, NULL, 'c' },
+        { "max-regions", required_argument, NULL, 'r' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    scope__plot_opts po = SCOPE__PLOT_DEFAULTS;
+    const char *outpath = NULL;
+    int c;
+    int64_t v;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            outpath = optarg;
+            break;
+        case 'c':
+        case 'r':
+            if (scope__parse_i64(optarg, &v) < 0 || v < 1 || v > 100000000)
+                return scope__usage_error("report", "--%s needs a number >= "
+                                          "1, not '%s'", c == 'c'
+                                          ? "max-calls" : "max-regions",
+                                          optarg);
+            if (c == 'c')
+                po.max_calls = v;
+            else
+                po.max_regions = (int)v;
+            break;
+        case 'h':
+            fputs(report_help, stdout);
+            return 0;
+        case ':':
+            return scope__usage_error("report", "option '%s' needs a value",
+                                      argv[optind - 1]);
+        default:
+            return scope__usage_error("report", "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (!outpath)
+        return scope__usage_error("report", "no output file given (-o)");
+    if (optind >= argc)
+        return scope__usage_error("report", "no profile path given");
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
+    int to_stdout = strcmp(outpath, "-") == 0, status = 1, rc;
+    FILE *out = to_stdout ? stdout : fopen(outpath, "w");
+    if (!out) {
+        fprintf(stderr, "scope: %s: cannot create: %s\n", outpath,
+                strerror(errno));
+        goto fail_open;
+    }
+    rc = write_report(out, p, argv + optind, argc - optind, &po);
+    status = rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
+    if ((fflush(out) != 0 || ferror(out)) && status == 0)
+        status = scope__fail_msg("cannot write the report");
+    if (!to_stdout && fclose(out) != 0 && status == 0)
+        status = scope__fail_msg("cannot write the report");
+    if (status != 0 && !to_stdout)
+        remove(outpath);
+fail_open:
+    scope_profile_close(p);
+    return status;
+}
