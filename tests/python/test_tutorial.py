@@ -91,9 +91,11 @@ class Workload(unittest.TestCase):
         self.assertEqual({e["parent_id"] for e in events[:4]}, {-1})
         solve_events = results.events(include="solve")
         self.assertEqual([e["call_index"] for e in solve_events], [0, 1, 2, 3, 4, 5])
-        slowest = max(solve_events, key=lambda e: e["duration"])
-        self.assertEqual((slowest["call_index"], slowest["call_id"],
-                          slowest["parent_id"]), (5, 19, 17))
+        # The tutorial's slowest solve is the last one (2 + step ms of sleep).
+        # Which call is slowest depends on sleep timing on a loaded machine,
+        # so the structure is checked on the last call itself.
+        last = solve_events[-1]
+        self.assertEqual((last["call_index"], last["call_id"], last["parent_id"]), (5, 19, 17))
         self.assertEqual(len(results.events(include=["solve", "assemble"])), 12)
         self.assertEqual(len(results.events(exclude="checkpoint")), 19)
         self.assertEqual(len(results.events(ranks=0)), 21)
