@@ -46,6 +46,7 @@ struct region_out {
     int32_t *tid;
     char *link;             /* encoded link name */
     hid_t ds_start, ds_end, ds_tid; /* open while windows are being flushed */
+    hid_t ds_unwound;       /* created at the region's first unwound call */
 };
 
 struct frame {
@@ -358,7 +359,7 @@ static int create_regions(struct conv *c)
     int rc = 0;
     for (uint32_t i = 0; i < c->jr.n_regions && rc == 0; i++) {
         struct region_out *o = &c->reg[i];
-        o->ds_start = o->ds_end = o->ds_tid = H5I_INVALID_HID;
+        o->ds_start = o->ds_end = o->ds_tid = o->ds_unwound = H5I_INVALID_HID;
         if (!o->count)
             continue;
         const struct scope_jr_region *jrr = &c->jr.regions[i];
@@ -472,9 +473,41 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
     return 0;
 }
 
+/* Marks one call whose end was inferred, not seen (docs/format.md,
+ * `unwound`). The dataset is created at the region's first such call with
+ * fill value 0, so every other call reads 0 without being written; marked
+ * calls are rare, and each costs a one-element write. */
+static int mark_unwound(struct conv *c, struct frame f)
+{
+    struct region_out *o = &c->reg[f.region];
+    if (o->ds_unwound < 0) {
+        hid_t g = H5Gopen2(c->rank_grp, "regions", H5P_DEFAULT);
+        hid_t rg = g < 0 ? -1 : H5Gopen2(g, o->link, H5P_DEFAULT);
+        if (rg >= 0) {
+            hsize_t dims[1] = { o->count };
+            hid_t sp = H5Screate_simple(1, dims, NULL);
+            hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+            int8_t zero = 0;
+            H5Pset_fill_value(dcpl, H5T_NATIVE_INT8, &zero);
+            o->ds_unwound = H5Dcreate2(rg, "unwound", H5T_STD_I8LE, sp, H5P_DEFAULT, dcpl,
+                                       H5P_DEFAULT);
+            H5Pclose(dcpl);
+            H5Sclose(sp);
+            H5Gclose(rg);
+        }
+        if (g >= 0)
+            H5Gclose(g);
+        if (o->ds_unwound < 0)
+            return SCOPE_EHDF5;
+    }
+    int8_t one = 1;
+    return write_slice(o->ds_unwound, H5T_NATIVE_INT8, &one, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
+}
+
 /* Closes the innermost open call of `id`; calls opened inside it and not
- * closed are closed at the same time (counted as unterminated). */
-static int on_end(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
+ * closed are closed at the same time (counted as unterminated and marked
+ * unwound, as is the call itself when its end record says so). */
+static int on_end(struct conv *c, uint32_t t, uint32_t id, int64_t ns, int unwound)
 {
     struct thread_in *th = &c->th[t];
     size_t k = th->depth;
@@ -486,9 +519,12 @@ static int on_end(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
     }
     while (th->depth >= k) {
         struct frame f = th->stack[--th->depth];
-        if (th->depth >= k)
+        int inner = th->depth >= k;
+        if (inner)
             c->unterminated++;
         int rc = set_end(c, f, ns);
+        if (rc == 0 && (inner || unwound))
+            rc = mark_unwound(c, f);
         if (rc < 0)
             return rc;
         if (th->depth == k - 1)
@@ -533,12 +569,12 @@ static int merge_events(struct conv *c)
             if (region_ok(c, id)) {
                 int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);
                 if (th->rec.word & SCOPE_REC_END) {
-                    rc = on_end(c, best, id, ns);
+                    rc = on_end(c, best, id, ns, (th->rec.aux & SCOPE_REC_UNWOUND) != 0);
                 } else {
                     rc = on_begin(c, best, id, ns);
                     if (rc == 0 && (th->rec.word & SCOPE_REC_COMPLETE))
                         rc = on_end(c, best, id,
-                                    scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux));
+                                    scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux), 0);
                 }
             }
             if (rc < 0)
@@ -557,7 +593,10 @@ static int merge_events(struct conv *c)
         int64_t end = jt->end_ticks ? scope__jr_ns(&c->jr, jt->end_ticks) : fin;
         while (th->depth) {
             c->unterminated++;
-            int rc = set_end(c, th->stack[--th->depth], end);
+            struct frame f = th->stack[--th->depth];
+            int rc = set_end(c, f, end);
+            if (rc == 0)
+                rc = mark_unwound(c, f);
             if (rc < 0)
                 return rc;
         }
@@ -677,6 +716,8 @@ static int write_rank_file(struct conv *c, const char *path)
             H5Dclose(o->ds_end);
         if (o->ds_tid > 0)
             H5Dclose(o->ds_tid);
+        if (o->ds_unwound > 0)
+            H5Dclose(o->ds_unwound);
     }
     if (c->rank_grp > 0)
         H5Gclose(c->rank_grp);

@@ -142,6 +142,20 @@ int main(int argc, char **argv)
     }
     CHECK_I64(h5_attr(rank0, "complete"), 0);
     CHECK_I64(h5_attr(rank0, "unterminated_calls"), 1);
+    /* the closed call is marked in the region's `unwound` column; the
+     * region without such calls has no column */
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c \"import h5py; r=h5py.File('%s')['rank0/regions'];"
+             "print(list(r['outer/unwound'][:]), 'unwound' in r['inner'])\"", rank0);
+    FILE *py = popen(cmd, "r");
+    char line[256] = "";
+    if (py) {
+        if (!fgets(line, sizeof line, py))
+            line[0] = 0;
+        pclose(py);
+    }
+    CHECK_STR(line, "[1] False\n");
 
     /* twice: nothing left to do, nothing changed */
     struct stat before, after;
