@@ -71,7 +71,13 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
         return scope__h5_fail(SCOPE_EIO, fpath, "cannot be read");
     if (is == 0)
         return scope__fail(SCOPE_ENOTHDF5, "%s: not an HDF5 file", fpath);
-    hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, H5P_DEFAULT);
+    /* STRONG close: H5Fclose closes every object still open in the file,
+     * so no error path on a damaged file can keep it open until exit
+     * (where libhdf5 would report "infinite loop closing library"). */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
     if (f < 0)
         return scope__h5_fail(SCOPE_EHDF5, fpath, "cannot open the HDF5 file");
     *out = f;
@@ -191,6 +197,45 @@ int scope__h5_len(hid_t loc, const char *dset, const char *fpath, int64_t *n)
     return 0;
 }
 
+/* Checks that a dataset's storage can hold what its dataspace claims
+ * before HDF5 is asked to read it: on a damaged file, libhdf5 1.10 trusts
+ * a contiguous layout's size and address and copies out of bounds (a
+ * crash found by flipping bits in profiles). Returns 0 or EFORMAT/ETRUNC. */
+static int check_storage(hid_t d, int64_t n, const char *fpath, const char *dset)
+{
+    hid_t t = H5Dget_type(d);
+    size_t size = t >= 0 ? H5Tget_size(t) : 0;
+    int integer = t >= 0 && H5Tget_class(t) == H5T_INTEGER;
+    if (t >= 0)
+        H5Tclose(t);
+    if (!integer || size == 0 || size > 8)
+        return scope__fail(SCOPE_EFORMAT, "%s: dataset %s does not hold integers", fpath, dset);
+    hid_t pl = H5Dget_create_plist(d);
+    H5D_layout_t layout = pl >= 0 ? H5Pget_layout(pl) : H5D_LAYOUT_ERROR;
+    if (pl >= 0)
+        H5Pclose(pl);
+    if (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) {
+        hsize_t stored = H5Dget_storage_size(d);
+        haddr_t addr = layout == H5D_CONTIGUOUS ? H5Dget_offset(d) : HADDR_UNDEF;
+        hsize_t fsize = 0;
+        hid_t f = H5Iget_file_id(d);
+        if (f >= 0) {
+            H5Fget_filesize(f, &fsize);
+            H5Fclose(f);
+        }
+        /* n > 0 elements but no storage: never written, or a damaged
+         * layout message (libhdf5 then copies from nowhere) */
+        int ok = n == 0 || stored == (hsize_t)n * size;
+        if (ok && layout == H5D_CONTIGUOUS && n > 0)
+            ok = addr != HADDR_UNDEF && addr < fsize && stored <= fsize - addr;
+        H5Eclear2(H5E_DEFAULT);
+        if (!ok)
+            return scope__fail(SCOPE_ETRUNC, "%s: dataset %s is damaged (its storage does not "
+                               "match its %lld elements)", fpath, dset, (long long)n);
+    }
+    return 0;
+}
+
 /* Reads elements [offset, offset + count) converted to int64. Cost: one
  * hyperslab read; HDF5 does the type conversion (u32, u64, i64 all occur). */
 int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
@@ -209,6 +254,8 @@ int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
     }
     if (count == 0)
         goto fail_range;    /* nothing to read: success */
+    if ((rc = check_storage(d, n, fpath, dset)) < 0)
+        goto fail_range;
     hsize_t start[1] = { (hsize_t)offset }, cnt[1] = { (hsize_t)count };
     ms = H5Screate_simple(1, cnt, NULL);
     if (ms < 0 ||

@@ -5,9 +5,12 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 
@@ -90,10 +93,60 @@ fail_parse:
     return -1;
 }
 
+/* libhdf5 1.10 can loop forever or read out of bounds on some damaged
+ * files (decoding a variable-length string from a damaged global heap,
+ * found by corrupting profiles on purpose); nothing in the reader can see
+ * it coming, as the damage is inside libhdf5's own metadata. Those strings
+ * are all read while opening, which reads only metadata, so while opening
+ * a time limit turns such a hang, and a fault handler such a crash, into a
+ * one-line error. Neither limits how long real work on a big run takes. */
+static char timeout_msg[512], crash_msg[512];
+
+static void open_timed_out(int sig)
+{
+    (void)sig;
+    ssize_t w = write(STDERR_FILENO, timeout_msg, strlen(timeout_msg));
+    (void)w;
+    _exit(1);
+}
+
+static void open_crashed(int sig)
+{
+    (void)sig;
+    ssize_t w = write(STDERR_FILENO, crash_msg, strlen(crash_msg));
+    (void)w;
+    _exit(1);
+}
+
 scope_profile *scope__open_or_report(char **paths, int n)
 {
+    const char *env = getenv("SCOPE_OPEN_TIMEOUT");
+    unsigned secs = env && *env ? (unsigned)strtoul(env, NULL, 10) : 120;
+    const char *first = n > 0 ? paths[0] : "", *more = n > 1 ? " ..." : "";
+    snprintf(timeout_msg, sizeof timeout_msg,
+             "scope: %s%s: opening made no progress for %u s; the file is probably "
+             "damaged (set SCOPE_OPEN_TIMEOUT to wait longer, 0 for ever)\n", first, more, secs);
+    snprintf(crash_msg, sizeof crash_msg,
+             "scope: %s%s: libhdf5 crashed reading the file's metadata; the file is "
+             "probably damaged\n", first, more);
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
+    struct sigaction sa = { .sa_handler = open_crashed }, old[4];
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 4; i++)
+        sigaction(faults[i], &sa, &old[i]);
+    if (secs) {
+        signal(SIGALRM, open_timed_out);
+        alarm(secs);
+    }
     scope_profile *p;
-    if (scope_profile_open_paths((const char *const *)paths, n, &p) < 0) {
+    int rc = scope_profile_open_paths((const char *const *)paths, n, &p);
+    if (secs) {
+        alarm(0);
+        signal(SIGALRM, SIG_DFL);
+    }
+    for (int i = 0; i < 4; i++)
+        sigaction(faults[i], &old[i], NULL);
+    if (rc < 0) {
         scope__fail_msg(scope_reader_errmsg());
         return NULL;
     }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "output.h"
 #include "scope_reader.h"
@@ -228,11 +229,10 @@ int scope_cmd_summary(int argc, char **argv)
     if (optind >= argc)
         return usage_error("%s", "no profile path given");
 
-    scope_profile *p;
-    int rc = scope_profile_open_paths((const char *const *)argv + optind,
-                                      argc - optind, &p);
-    if (rc < 0)
-        return fail(scope_reader_errmsg());
+    int rc;
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
     int nreg = scope_profile_region_count(p), status = 1;
     region_row *rows = calloc(nreg ? (size_t)nreg : 1, sizeof *rows);
     if (!rows) {

@@ -1,4 +1,4 @@
-"""make_journal_seeds.py OUTDIR - writes small journals (4 KiB chunks) in
+"""make_journal_seeds.py OUTDIR [STAMP] - writes small journals (4 KiB chunks) in
 the layout of runtime/journal.h as seeds for fuzz_journal: a finished one,
 one cut off by a crash (open calls, a staging chunk), one with two
 threads, and damaged variants. Independent of the recorder's own code, so
@@ -49,6 +49,7 @@ def events_chunk(recs, ctype=EVENTS, thread=0, seq=0, first=0):
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
+stamp = sys.argv[2] if len(sys.argv) > 2 else None
 regions = [(0, 2, "outer"), (1, 0, "inner/x"), (2, 1, "MPI_Send")]
 t0 = [rec(2000, 0), rec(2100, 1, COMPLETE, 50), rec(2200, 2), rec(2300, 2, END), rec(2400, 0, END)]
 finished = header(2) + meta_chunk(regions) + events_chunk(t0, STAGING)
@@ -63,3 +64,5 @@ seeds = {"finished": finished, "crashed": crashed, "two_threads": two,
 for name, data in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
         f.write(data)
+if stamp:
+    open(stamp, "w").close()
