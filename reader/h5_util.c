@@ -299,6 +299,11 @@ int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
                          "strings", fpath, dset);
         goto fail_type;
     }
+    if (n > (1 << 24)) { /* a name list, never this long: a damaged dataspace */
+        rc = scope__fail(SCOPE_EFORMAT, "%s: dataset %s claims %lld strings", fpath, dset,
+                         (long long)n);
+        goto fail_type;
+    }
     res = calloc(n ? (size_t)n : 1, sizeof *res);
     mt = H5Tcopy(H5T_C_S1);
     if (!res || mt < 0) {

@@ -175,7 +175,9 @@ static int list_links(hid_t g, const char *fpath, const char *gpath,
     hsize_t idx = 0;
     if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_cb, l) < 0) {
         scope__free_strings(l->names, (int64_t)l->n);
-        if (l->nomem)
+        int nomem = l->nomem;
+        memset(l, 0, sizeof *l); /* callers free the list on every path */
+        if (nomem)
             return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         char what[4500];    /* gpath comes from a 4400-byte buffer */
         snprintf(what, sizeof what, "cannot list group %s", gpath);

@@ -3,7 +3,8 @@
 # configures a build with warnings as errors, builds and runs every test;
 # then runs the recorder, reader, config and tool tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the recorder's under
-# ThreadSanitizer. (The preload's tests need no sanitizer runtime loaded
+# ThreadSanitizer, and fuzzes the journal and profile readers for a bounded
+# time (tests/fuzz). (The preload's tests need no sanitizer runtime loaded
 # first into mpirun and the shells, so they run in the plain build only.)
 #
 #   tools/test.sh [--quick]   --quick: the plain build only
@@ -26,8 +27,8 @@ setup() { # setup BUILDDIR [meson options...]
 status=0
 logs=()
 finish() {
-  /usr/bin/python3 - "${logs[@]}" <<'PY'
-import json, sys
+  SCOPE_FUZZ_RESULT=${fuzz:-} /usr/bin/python3 - "${logs[@]}" <<'PY'
+import json, os, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
     for line in open(path):
@@ -38,6 +39,11 @@ for path in sys.argv[1:]:
             skipped += 1
         else:
             failed += 1
+fuzz = os.environ.get("SCOPE_FUZZ_RESULT")
+if fuzz == "passed":
+    passed += 1
+elif fuzz == "failed":
+    failed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
   exit $status
@@ -61,4 +67,12 @@ setup "$builddir-tsan" -Db_sanitize=thread -Db_lundef=false
 TSAN_OPTIONS=halt_on_error=1 \
   meson test -C "$builddir-tsan" --print-errorlogs --num-processes 2 --suite runtime || status=1
 logs+=("$builddir-tsan/meson-logs/testlog.json")
+
+echo "== libFuzzer: journal reader/writer and profile reader, ${SCOPE_FUZZ_SECONDS:-45} s each"
+if tests/fuzz/run_fuzz.sh "${SCOPE_FUZZ_SECONDS:-45}" "$PWD/$builddir-fuzz"; then
+  fuzz=passed
+else
+  fuzz=failed
+  status=1
+fi
 finish

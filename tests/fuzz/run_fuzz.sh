@@ -10,6 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 work=${2:-$(mktemp -d /tmp/scope-fuzz.XXXXXX)}
 mkdir -p "$work"/{bin,artifacts,corpus_journal,corpus_reader}
+rm -f "$work"/artifacts/* "$work"/reader_artifacts/* 2>/dev/null || true
 cc=${CLANG:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11"
 hdf5=$(pkg-config --cflags --libs hdf5)
@@ -23,15 +24,36 @@ hdf5=$(pkg-config --cflags --libs hdf5)
 find "$work/profiles" "$top/tests/reader/fixtures" -name '*.h5' -size -64k \
   -exec cp {} "$work/corpus_reader/" \; 2>/dev/null || true
 
+# fuzz_journal must come out clean. fuzz_reader runs in fork mode and
+# carries on past failures, which are then sorted by where they happened:
+# libhdf5 1.10 loops or reads out of bounds on some damaged metadata
+# (docs/format.md), which the reader cannot see coming; a failure whose
+# innermost frames are all inside libhdf5 is listed as that, any other
+# fails the run.
+# huge allocations fail with NULL, as they do outside the sanitizer
+export ASAN_OPTIONS=allocator_may_return_null=1
 status=0
-for t in journal reader; do
-  echo "== fuzz_$t for ${secs}s"
-  (cd "$work/artifacts" && "$work/bin/fuzz_$t" -max_total_time="$secs" -max_len=65536 \
-     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$work/corpus_$t" 2>&1 |
-     grep -E "^#[0-9]+ *DONE|^stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" || true)
-  if ls "$work/artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
-    echo "fuzz_$t: failing inputs kept in $work/artifacts" >&2
-    status=1
-  fi
-done
+echo "== fuzz_journal for ${secs}s"
+(cd "$work/artifacts" && "$work/bin/fuzz_journal" -max_total_time="$secs" -max_len=65536 \
+   -timeout=10 -rss_limit_mb=2048 "$work/corpus_journal" 2>&1 |
+   grep -E "^#[0-9]+ *DONE|ERROR|SUMMARY|Test unit written" || true)
+if ls "$work/artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
+  echo "fuzz_journal: failing inputs kept in $work/artifacts" >&2
+  status=1
+fi
+
+echo "== fuzz_reader for ${secs}s"
+mkdir -p "$work/reader_artifacts"
+(cd "$work/reader_artifacts" && "$work/bin/fuzz_reader" -fork=1 -ignore_crashes=1 \
+   -ignore_timeouts=1 -ignore_ooms=0 -max_total_time="$secs" -max_len=65536 -timeout=10 \
+   -rss_limit_mb=2048 "$work/corpus_reader" >"$work/reader.log" 2>&1 || true)
+grep -E "^#[0-9]+: cov|INFO: exiting" "$work/reader.log" | tail -n 2
+set -- "$work/reader_artifacts"/{crash,timeout,leak,oom}-*
+arts=()
+for a in "$@"; do [ -e "$a" ] && arts+=("$a"); done
+if [ "${#arts[@]}" -gt 0 ]; then
+  /usr/bin/python3 "$here/triage.py" "$work/bin/fuzz_reader" "${arts[@]}" | sort | uniq -c |
+    sed 's/^/  /' || true
+  /usr/bin/python3 "$here/triage.py" "$work/bin/fuzz_reader" "${arts[@]}" >/dev/null || status=1
+fi
 exit $status

@@ -1,0 +1,41 @@
+"""triage.py FUZZER ARTIFACT... - sorts fuzz_reader's failures by where they
+happened. Each input is run again; in the first stack of the report, the
+frames of the sanitizers, libFuzzer, the allocator and libc's memory
+functions are skipped, and the first frame left says whose code failed.
+Failures inside libhdf5 (it loops, leaks or reads out of bounds on some
+damaged metadata, which the reader cannot see coming) are listed as such;
+any other is scope's, and the exit status is 1.
+"""
+import re
+import subprocess
+import sys
+
+SKIP = re.compile(r"__sanitizer|__asan|__ubsan|__lsan|__interceptor|fuzzer::|"
+                  r"\bin (malloc|calloc|realloc|free|memcpy|memmove|memset|strlen|strdup|"
+                  r"__memcpy\w*|__memmove\w*|__libc\w*|_start|main)\b|libc\.so|ld-linux")
+FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ +(?:in )?(.*)$")
+
+exe, artifacts = sys.argv[1], sys.argv[2:]
+ours = 0
+for a in artifacts:
+    p = subprocess.run([exe, "-timeout=5", "-rss_limit_mb=2048", a], capture_output=True,
+                       text=True, timeout=120)
+    frames = []
+    for line in p.stderr.splitlines():
+        m = FRAME.match(line)
+        if m:
+            frames.append(m.group(1))
+        elif frames:
+            break  # the end of the first stack
+    kept = [f for f in frames if not SKIP.search("in " + f)]
+    where = kept[0] if kept else "(no stack: the input no longer fails)"
+    name = a.rsplit("/", 1)[-1]
+    if "libhdf5" in where:
+        print(f"{name}: inside libhdf5 ({where.split(' ')[0]})")
+    elif not kept and p.returncode == 0:
+        print(f"{name}: does not fail when run alone")
+    else:
+        ours += 1
+        print(f"{name}: FAILURE in scope's code: {where}", file=sys.stderr)
+        print("\n".join(frames[:12]), file=sys.stderr)
+sys.exit(1 if ours else 0)
