@@ -260,6 +260,15 @@ static int collect_sorted(scope_profile *p, int k, int thread,
 static int nest(const scope_profile *p, int rank, scope_call *calls,
                 int64_t n, int32_t maxlane)
 {
+    /* thread ids come from the file: lanes index a small array, so a
+     * damaged column must not make it huge, nor negative */
+    if (maxlane > (1 << 20))
+        return scope__fail(SCOPE_EFORMAT, "rank %d: thread id %d is out of range", rank,
+                           (int)maxlane);
+    for (int64_t i = 0; i < n; i++)
+        if (calls[i].thread < 0)
+            return scope__fail(SCOPE_EFORMAT, "rank %d: negative thread id %d", rank,
+                               (int)calls[i].thread);
     int64_t *top = malloc(((size_t)maxlane + 1) * sizeof *top);
     if (!top)
         return scope__fail(SCOPE_ENOMEM, "out of memory for %d thread lanes",

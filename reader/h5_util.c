@@ -77,9 +77,13 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
     hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
+    if (f < 0) {
+        /* read HDF5's error stack before any other call clears it */
+        int rc = scope__h5_fail(SCOPE_EHDF5, fpath, "cannot open the HDF5 file");
+        H5Pclose(fapl);
+        return rc;
+    }
     H5Pclose(fapl);
-    if (f < 0)
-        return scope__h5_fail(SCOPE_EHDF5, fpath, "cannot open the HDF5 file");
     *out = f;
     return 0;
 }

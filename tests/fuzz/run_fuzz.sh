@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run_fuzz.sh SECONDS [WORKDIR] - builds the libFuzzer targets with clang
+# run_fuzz.sh SECONDS [WORKDIR] - builds the libFuzzer targets (journal,
+# config, profile reader) with clang
 # (ASan + UBSan) from the sources and runs each for SECONDS on a seed
 # corpus: journals from make_journal_seeds.py, profiles from the reader's
 # fixtures and make_profiles.py. Exits non-zero when a target crashes,
@@ -9,7 +10,7 @@ secs=${1:-30}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 work=${2:-$(mktemp -d /tmp/scope-fuzz.XXXXXX)}
-mkdir -p "$work"/{bin,artifacts,corpus_journal,corpus_reader}
+mkdir -p "$work"/{bin,artifacts,corpus_journal,corpus_reader,corpus_config}
 rm -f "$work"/artifacts/* "$work"/reader_artifacts/* 2>/dev/null || true
 cc=${CLANG:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11"
@@ -18,8 +19,11 @@ hdf5=$(pkg-config --cflags --libs hdf5)
   "$top/runtime/journal_read.c" $hdf5 -o "$work/bin/fuzz_journal"
 "$cc" $flags -I"$top/reader" -I"$top/runtime" -fvisibility=hidden "$here/fuzz_reader.c" \
   "$top"/reader/*.c $hdf5 -lm -o "$work/bin/fuzz_reader"
+"$cc" $flags -I"$top/config" -I"$top/runtime" "$here/fuzz_config.c" "$top"/config/*.c \
+  -o "$work/bin/fuzz_config"
 
 /usr/bin/python3 "$here/make_journal_seeds.py" "$work/corpus_journal"
+cp "$top"/tests/config/check-config/*.conf "$top"/tools/demo/demo.conf "$work/corpus_config/"
 /usr/bin/python3 "$top/tests/reader/make_profiles.py" "$work/profiles" "$work/profiles.stamp" >/dev/null
 find "$work/profiles" "$top/tests/reader/fixtures" -name '*.h5' -size -64k \
   -exec cp {} "$work/corpus_reader/" \; 2>/dev/null || true
@@ -36,9 +40,17 @@ status=0
 echo "== fuzz_journal for ${secs}s"
 (cd "$work/artifacts" && "$work/bin/fuzz_journal" -max_total_time="$secs" -max_len=65536 \
    -timeout=10 -rss_limit_mb=2048 "$work/corpus_journal" 2>&1 |
-   grep -E "^#[0-9]+ *DONE|ERROR|SUMMARY|Test unit written" || true)
+   grep -E "DONE|ERROR|SUMMARY|Test unit written" || true)
 if ls "$work/artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
   echo "fuzz_journal: failing inputs kept in $work/artifacts" >&2
+  status=1
+fi
+
+echo "== fuzz_config for ${secs}s"
+(cd "$work/artifacts" && "$work/bin/fuzz_config" -max_total_time="$secs" -max_len=4096 \
+   -timeout=10 "$work/corpus_config" 2>&1 | grep -E "DONE|ERROR|SUMMARY|Test unit written" || true)
+if ls "$work/artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
+  echo "fuzz_config: failing inputs kept in $work/artifacts" >&2
   status=1
 fi
 
