@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "call_tree.h"
+#include "event_output.h"
 
 static size_t hash(int64_t parent, int32_t region, size_t nslots)
 {
@@ -97,8 +98,10 @@ int scope__tree_add(scope__tree *t, scope_profile *p, int rank, int thread)
         scope_call_stack_free(cs);
         return rc;
     }
+    int64_t total = scope__rank_events(p, SCOPE_ALL_RANKS), done = 0;
     for (int k = 0; k < nr; k++) {
         int r = scope_profile_rank(p, k);
+        scope__progress("call tree", done, total);
         scope_call_stack *cs;
         int rc = scope_profile_call_stack(p, r, thread, &cs);
         if (rc < 0)
@@ -107,7 +110,9 @@ int scope__tree_add(scope__tree *t, scope_profile *p, int rank, int thread)
         scope_call_stack_free(cs);
         if (rc < 0)
             return rc;
+        done += scope__rank_events(p, r);
     }
+    scope__progress("call tree", total, total);
     return 0;
 }
 

@@ -30,6 +30,17 @@ void scope__progress(const char *what, int64_t done, int64_t total)
     }
 }
 
+int64_t scope__rank_events(scope_profile *p, int rank)
+{
+    int64_t n = 0;
+    for (int r = 0; r < scope_profile_region_count(p); r++) {
+        int64_t c = scope_profile_calls(p, r, rank);
+        if (c > 0)
+            n += c;
+    }
+    return n;
+}
+
 /* Display width of a UTF-8 string (characters, not bytes). */
 static int width(const char *s)
 {

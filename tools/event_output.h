@@ -23,4 +23,8 @@ int scope__write_events(FILE *out, scope_profile *p,
  * large; done == total clears the line. Cheap enough to call per batch. */
 void scope__progress(const char *what, int64_t done, int64_t total);
 
+/* Calls recorded on `rank` over all regions (SCOPE_ALL_RANKS: the run);
+ * what per-rank loops report progress in. Cost: no file access. */
+int64_t scope__rank_events(scope_profile *p, int rank);
+
 #endif

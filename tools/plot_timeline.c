@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_output.h"
 #include "output.h"
 #include "plots.h"
 #include "svg.h"
@@ -156,8 +157,11 @@ static int flat_calls(scope_profile *p, int rank, scope_call **out,
 static int gather(scope_profile *p, int64_t cap, lanes *l,
                   scope__plot_counts *counts)
 {
+    int64_t total = scope__rank_events(p, SCOPE_ALL_RANKS), done = 0;
     for (int k = 0; k < scope_profile_rank_count(p); k++) {
         int rank = scope_profile_rank(p, k), rc;
+        scope__progress("timeline", done, total);
+        done += scope__rank_events(p, rank);
         scope_call_stack *cs = NULL;
         scope_call *flat = NULL;
         const scope_call *c;
