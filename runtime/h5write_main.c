@@ -1,7 +1,8 @@
 /*
  * h5write_main.c - scope-h5write, the recorder's HDF5 writer process.
  *
- *   scope-h5write --complete|--incomplete JOURNAL RANK_FILE|- [INDEX_FILE]
+ *   scope-h5write [--remove-journal] --complete|--incomplete JOURNAL
+ *                 RANK_FILE|- [INDEX_FILE]
  *
  * Converts one journal into its rank file (and the index file when given),
  * as described in h5writer.h. Started by the recorder at finalize
@@ -11,15 +12,23 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "h5writer.h"
 
 int main(int argc, char **argv)
 {
+    /* --remove-journal: the recorder's death path, which cannot wait for
+     * the journal to be removed after the file is in place */
+    int remove_journal = argc > 1 && strcmp(argv[1], "--remove-journal") == 0;
+    if (remove_journal) {
+        argv++;
+        argc--;
+    }
     if (argc < 4 || argc > 5 ||
         (strcmp(argv[1], "--complete") != 0 && strcmp(argv[1], "--incomplete") != 0)) {
-        fprintf(stderr, "usage: %s --complete|--incomplete JOURNAL RANK_FILE|- [INDEX_FILE]\n",
-                argv[0]);
+        fprintf(stderr, "usage: scope-h5write [--remove-journal] --complete|--incomplete "
+                        "JOURNAL RANK_FILE|- [INDEX_FILE]\n");
         return 2;
     }
     char err[8192] = { 0 };
@@ -35,5 +44,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
         return 1;
     }
+    if (remove_journal)
+        unlink(argv[2]);
     return 0;
 }

@@ -679,6 +679,8 @@ static int write_rank_attrs(struct conv *c)
              attr_i64(g, "dropped_events", (int64_t)(h->dropped_events + c->invalid)) |
              attr_i64(g, "unterminated_calls", (int64_t)c->unterminated) |
              attr_i8(g, "complete", (int8_t)(c->req->complete ? 1 : 0));
+    if (h->state == SCOPE_JOURNAL_DIED)
+        rc |= attr_i64(g, "died_signal", (int64_t)h->died_signal);
     return rc ? SCOPE_EHDF5 : 0;
 }
 

@@ -41,6 +41,8 @@
 enum scope_journal_state {
     SCOPE_JOURNAL_RECORDING = 1, /* a process is (or was, if it died) writing */
     SCOPE_JOURNAL_FINALIZED = 2, /* recording stopped cleanly */
+    SCOPE_JOURNAL_DIED = 3,      /* a fatal signal hit the process; end_* is
+                                    when, died_signal which */
 };
 
 enum scope_clock_kind {
@@ -70,7 +72,7 @@ struct scope_journal_header {
     int64_t start_realtime_ns;  /* CLOCK_REALTIME at init, for "timestamp" */
     uint64_t dropped_events;    /* written at finalize */
     uint32_t thread_count;      /* thread indices handed out */
-    uint32_t reserved0;
+    uint32_t died_signal;       /* with SCOPE_JOURNAL_DIED */
     char hostname[256];
     char output[1024];          /* the index file path this run writes */
 };

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "death.h"
 #include "h5writer.h"
 #include "journal.h"
 #include "regions.h"
@@ -98,6 +99,7 @@ static struct {
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .rank = 0, .size = 1 };
 
 static void retire_chunk(struct thread_state *t);
+static void arm_death(void);
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -194,6 +196,7 @@ static void thread_exit(void *arg)
 static void atfork_child(void)
 {
     hot.on = 0;
+    scope__death_disarm();
     atomic_store(&g.state, ST_DISABLED);
     tls.cur = tls.end = NULL;
     tls.chunk = NULL;
@@ -261,6 +264,7 @@ void scope_set_rank(int rank, int size)
         if (g.hdr) {
             g.hdr->rank = rank;
             g.hdr->size = size;
+            arm_death(); /* the rank file's name changed */
         }
     }
     pthread_mutex_unlock(&g.lock);
@@ -475,6 +479,7 @@ static int journal_create(void)
     memcpy(h->magic, SCOPE_JOURNAL_MAGIC, 8);
     __atomic_store_n(&g.hdr, h, __ATOMIC_RELEASE); /* published to lock-free readers */
     write_run_metadata();
+    arm_death();
     return 0;
 
 fail_map:
@@ -489,6 +494,18 @@ fail_dir:
         fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
                 g.ranks_dir, strerror(errno));
     return SCOPE_EIO;
+}
+
+/* Prepares the death handlers for the current rank; caller holds the
+ * lock and the journal exists. */
+static void arm_death(void)
+{
+    char writer[PATH_MAX + 64], err[64], rank_path[PATH_MAX + 32];
+    if (scope__writer_find(writer, sizeof writer, err, sizeof err) < 0)
+        writer[0] = 0;
+    snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", g.ranks_dir, g.rank);
+    scope__death_arm(g.hdr, &hot.on, writer[0] ? writer : NULL, g.journal_path, rank_path,
+                     g.rank == 0 ? g.output : NULL);
 }
 
 /* ---------------------------------------------------------- chunks (slow) */
@@ -831,6 +848,7 @@ void scope__disable(void)
 {
     pthread_mutex_lock(&g.lock);
     hot.on = 0;
+    scope__death_disarm();
     int mine = g.pid == getpid();
     atomic_store(&g.state, ST_DISABLED);
     if (mine) {
@@ -847,6 +865,7 @@ int scope_finalize(void)
     if (atomic_load(&g.state) != ST_READY || g.pid != getpid())
         goto out;
     hot.on = 0;
+    scope__death_disarm();
     atomic_store(&g.state, ST_FINALIZED);
     if (!g.hdr)
         goto out; /* nothing was recorded: nothing to write */

@@ -33,9 +33,7 @@
 
 extern char **environ;
 
-/* Finds the writer executable. Returns 0 with its path in `out`, or
- * SCOPE_ENOWRITER with the places tried in err. */
-static int find_writer(char *out, size_t outlen, char *err, size_t errlen)
+int scope__writer_find(char *out, size_t outlen, char *err, size_t errlen)
 {
     const char *env = getenv("SCOPE_H5WRITER");
     if (env && *env) {
@@ -48,7 +46,7 @@ static int find_writer(char *out, size_t outlen, char *err, size_t errlen)
     }
     Dl_info info;
     char dir[PATH_MAX] = ".";
-    if (dladdr((void *)find_writer, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+    if (dladdr((void *)scope__writer_find, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
         snprintf(dir, sizeof dir, "%s", info.dli_fname);
         *strrchr(dir, '/') = 0;
     }
@@ -86,7 +84,7 @@ static char **child_environment(void)
 int scope__writer_run(const struct scope_writer_request *req)
 {
     char exe[PATH_MAX + 64];
-    int rc = find_writer(exe, sizeof exe, req->err, req->errlen);
+    int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);
     if (rc < 0)
         return rc;
     const char *argv[10];

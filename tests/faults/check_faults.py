@@ -5,7 +5,9 @@ and under libscope_preload.so.
 For every case:
   - the exit status (or killing signal) and the output are the same with
     and without the preload: scope never changes how a program ends;
-  - `scope recover` turns what the dead processes left into rank files;
+  - a process killed by a signal it could catch wrote its own rank file
+    before dying (runtime/death.c); after SIGKILL only the journal is left,
+    and `scope recover` turns it (and anything else left) into rank files;
   - every rank file holds exactly the N calls of work() made before the
     fault, and the calls that were open when it hit are there, closed and
     marked in the region's `unwound` column.
@@ -31,16 +33,18 @@ ap.add_argument("--np", type=int, default=0)
 ap.add_argument("-n", type=int, default=1000)
 a = ap.parse_args()
 
-MODES = {  # case: (program arguments, open calls expected per rank file)
-    "kill": (["kill"], {}),
-    "segv": (["segv"], {"crash_here": 1}),
-    "abort": (["abort"], {"crash_here": 1}),
-    "exit3": (["exit3"], {"nested": 3}),
-    "cxx_uncaught": ([], {"thrower()": 1}),
-    "mpi_abort": (["abort2"], {}),
-    "mpi_nofinalize": (["nofinalize"], {}),
+MODES = {  # case: (program arguments, open calls expected per rank file,
+           #        rank files written before recover: by the death handler,
+           #        or at exit; SIGKILL leaves only the journal)
+    "kill": (["kill"], {}, False),
+    "segv": (["segv"], {"crash_here": 1}, True),
+    "abort": (["abort"], {"crash_here": 1}, True),
+    "exit3": (["exit3"], {"nested": 3}, True),
+    "cxx_uncaught": ([], {"thrower()": 1}, True),
+    "mpi_abort": (["abort2"], {}, None),        # rank 2 writes; the others
+    "mpi_nofinalize": (["nofinalize"], {}, None),  # depend on mpirun's timing
 }
-args, open_calls = MODES[a.case]
+args, open_calls, at_death = MODES[a.case]
 cmd = [os.path.abspath(a.prog)] + args + [str(a.n)]
 env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
 if a.np:
@@ -68,6 +72,11 @@ with tempfile.TemporaryDirectory() as d:
         fail(f"bare run ended {bare}, profiled run {prof}")
     if bare[0] == 0:
         fail("the program was supposed to fail")
+    before = sorted(glob.glob(os.path.join(d, "prof.ranks", "rank*.h5")))
+    if at_death is True and len(before) != max(a.np, 1):
+        fail(f"the dying process wrote no rank file: {os.listdir(os.path.join(d, 'prof.ranks'))}")
+    if at_death is False and before:
+        fail(f"rank files {before} before recover: SIGKILL cannot be caught")
     r = subprocess.run([a.scope, "recover", out], capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         fail(f"scope recover exited {r.returncode}: {r.stderr}")
@@ -90,6 +99,9 @@ with tempfile.TemporaryDirectory() as d:
                 flags = list(g["unwound"][:]) if "unwound" in g else []
                 if len(g["start_times"]) != count or flags != [1] * count:
                     fail(f"{path}: {name}: {len(g['start_times'])} calls, unwound {flags}")
+            sig = {"segv": 11, "abort": 6, "cxx_uncaught": 6}.get(a.case)
+            if sig is not None and f[rank_name].attrs.get("died_signal") != sig:
+                fail(f"{path}: died_signal {f[rank_name].attrs.get('died_signal')}, expected {sig}")
             if a.np and "MPI_Barrier" in regions:
                 nb = len(regions["MPI_Barrier"]["start_times"])
                 if nb != 1:
