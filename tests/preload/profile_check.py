@@ -176,7 +176,11 @@ INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread",
                      "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
                      "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
                      "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
-                     "dlopen", "dlmopen", "dlclose"])
+                     "dlopen", "dlmopen", "dlclose",
+                     # libscope.so's public API, interposed (preload/exports.map)
+                     "scope_init", "scope_finalize", "scope_region", "scope_begin",
+                     "scope_end", "scope_dropped_events", "scope_set_rank",
+                     "scope_scoped_begin", "scope_scoped_end"])
 # Libraries the preload may need: libc-level ones and leaf libraries.
 ALLOWED_NEEDED = re.compile(r"^(libc|libdl|libpthread|libm|librt|ld-linux-x86-64|libelf|"
                             r"libcapstone|libz|libzstd)\.so")
