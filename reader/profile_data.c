@@ -222,6 +222,18 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
         for (int64_t i = 0; i < c->n; i++)
             e[i] += s[i];
     }
+    /* Every later computation (durations, sums, origins) relies on sane
+     * times: a damaged file must fail here, not overflow there. Times stay
+     * within +-2^62 ns (146 years) and a call lasts 0 to 2^56 ns. */
+    for (int64_t i = 0; i < c->n; i++) {
+        if (s[i] < -(INT64_C(1) << 62) || s[i] > (INT64_C(1) << 62) || e[i] < s[i] ||
+            e[i] - s[i] > (INT64_C(1) << 56)) {
+            rc = scope__fail(SCOPE_EFORMAT, "%s: call %lld of a region has impossible times "
+                             "(start %lld, end %lld)", src->path, (long long)i,
+                             (long long)s[i], (long long)e[i]);
+            goto fail_read;
+        }
+    }
     *starts = s;
     *ends = e;
     free(sp);
@@ -253,7 +265,14 @@ int scope__cell_summarize(scope_profile *p, scope__cell *c)
     c->max_end = INT64_MIN;
     for (int64_t i = 0; i < c->n; i++) {
         int64_t d = e[i] - s[i];
-        c->total += d;
+        if (__builtin_add_overflow(c->total, d, &c->total)) {
+            if (s != c->starts) {
+                free(s);
+                free(e);
+            }
+            return scope__fail(SCOPE_EFORMAT, "%s: the durations of a region add up to more "
+                               "than 292 years", p->sources[c->source].path);
+        }
         if (d < c->min) c->min = d;
         if (d > c->max) c->max = d;
         if (e[i] > c->max_end) c->max_end = e[i];

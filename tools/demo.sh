@@ -9,7 +9,7 @@
 # Works on a fresh Debian 12 machine as root or as a user with sudo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/install-deps.sh
+tools/install-deps.sh build
 builddir=${SCOPE_BUILDDIR:-build}
 if [ ! -f "$builddir/build.ninja" ]; then
   meson setup "$builddir"

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Installs the Debian packages scope needs to build, test and run its demo.
-# Does nothing when they are all present already (so it is cheap to call
-# from every entry script); otherwise runs apt-get update + install.
+# Installs the Debian packages scope needs: `install-deps.sh build` what
+# building scope and running the demo take; `install-deps.sh` (or `test`)
+# also what the test suite takes. Does nothing when they are all present
+# already (so it is cheap to call from every entry script); otherwise runs
+# apt-get update + install.
 set -euo pipefail
 pkgs=(
-  gcc g++ gfortran make pkg-config meson ninja-build   # toolchain (C, C++ and Fortran test programs)
-  libhdf5-dev hdf5-tools                              # the HDF5 writer and reader; h5dump in tests
-  openmpi-bin libopenmpi-dev                          # mpirun and MPI test programs
+  gcc g++ gfortran make pkg-config meson ninja-build   # toolchain (the C, C++ and Fortran test programs too)
+  libhdf5-dev hdf5-tools                              # the HDF5 writer and reader; h5dump to look inside
+  openmpi-bin libopenmpi-dev                          # mpirun and MPI programs
   libelf-dev libcapstone-dev                          # symbol lookup and x86 disassembly (preload)
-  python3-h5py python3-numpy python3-mpi4py python3-pandas  # file checks and mpi4py tests
+  python3-h5py python3-numpy python3-pandas           # the Python module's numpy/pandas; h5py for checks
+)
+if [ "${1:-test}" != build ]; then
+  pkgs+=(
+  python3-mpi4py                                      # the mpi4py test programs
   valgrind                                            # leak and memory checks in tests
   clang libclang-rt-14-dev                            # libFuzzer targets (tests/fuzz)
   uftrace                                             # bench/bench_interpose compares against it (optional)
   chromium                                            # headless browser: tests draw the `scope report` page
   librsvg2-bin                                        # rsvg-convert: tests render the `scope plot` SVGs
-)
+  )
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -36,6 +36,7 @@ find "$work/profiles" "$top/tests/reader/fixtures" -name '*.h5' -size -64k \
 # fails the run.
 # huge allocations fail with NULL, as they do outside the sanitizer
 export ASAN_OPTIONS=allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1
 status=0
 echo "== fuzz_journal for ${secs}s"
 (cd "$work/artifacts" && "$work/bin/fuzz_journal" -max_total_time="$secs" -max_len=65536 \

@@ -28,6 +28,10 @@ for a in artifacts:
         elif frames:
             break  # the end of the first stack
     kept = [f for f in frames if not SKIP.search("in " + f)]
+    # UBSan names the place on its "runtime error" line, stack or not
+    ub = re.search(r"^(\S+:\d+:\d+): runtime error: (.*)$", p.stderr, re.M)
+    if ub and not kept:
+        kept = [f"{ub.group(1)} ({ub.group(2)})"]
     where = kept[0] if kept else "(no stack: the input no longer fails)"
     name = a.rsplit("/", 1)[-1]
     if "libhdf5" in where:
