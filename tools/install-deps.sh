@@ -8,6 +8,8 @@ pkgs=(
   libhdf5-dev hdf5-tools                              # the HDF5 writer and reader; h5dump in tests
   openmpi-bin libopenmpi-dev                          # mpirun and MPI test programs
   libelf-dev libcapstone-dev                          # symbol lookup and x86 disassembly (preload)
+  libunwind8                                          # call-site walks deeper than 1 frame (preload dlopen()s it, RTLD_LOCAL)
+  libdw-dev                                           # call sites -> function, file:line, inlines (tools/symbolize.c)
   python3-h5py python3-numpy python3-mpi4py python3-pandas  # file checks and mpi4py tests
   valgrind                                            # leak and memory checks in tests
   clang libclang-rt-14-dev                            # libFuzzer targets (tests/fuzz)
