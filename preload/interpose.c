@@ -42,6 +42,7 @@
 #include "got.h"
 #include "patch.h"
 #include "scope_internal.h"
+#include "callsites.h"
 #include "shadow_stack.h"
 #include "symbols.h"
 
@@ -486,6 +487,8 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
         region = cname;
     int32_t id = scope__region_ex(region, e->kind, s->name, obj);
     uint32_t flags = e->kind == SCOPE_KIND_MPI ? SCOPE_FN_MPI : 0;
+    if (e->callsites > 0 && e->callsites <= SCOPE_CALLSITE_MAX_DEPTH)
+        flags |= (uint32_t)e->callsites << SCOPE_FN_DEPTH_SHIFT;
     if (id < 0) {
         scope__note_interposition(label, s->name, obj, "inline", "refused",
                                   "the recorder could not create the region");
@@ -686,6 +689,12 @@ int scope__interpose_apply(const scope_config *cfg)
         snprintf(E.self_path, sizeof E.self_path, "%s", self.dli_fname);
     E.rank0 = scope__launcher_rank() <= 0;   /* -1: not under a launcher */
     scope__unwind_hooks_init();
+    int depth = 0;
+    for (size_t i = 0; i < cfg->n_entries; i++)
+        if (cfg->entries[i].callsites > depth)
+            depth = cfg->entries[i].callsites;
+    if (depth > 0)
+        scope__callsites_setup(depth, cfg->verbose);
     if (cfg->verbose)
         atexit(report_at_exit);
     /* registered after the recorder's own handler, so it runs before the

@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "callsites.h"
 #include "patch.h"
 #include "scope_internal.h"
 
@@ -194,6 +195,11 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
     if (s->busy || ((fn->flags & SCOPE_FN_MPI) && s->mpi_open))
         return fn->resume;              /* recorder internals; MPI inside MPI */
     s->busy = 1;
+    /* the caller, before the slot is redirected (a cache miss walks the
+     * stack, and must see the real return addresses) */
+    int32_t site = 0;
+    if (fn->flags & SCOPE_FN_DEPTH_MASK)
+        site = scope__callsite_get(ra, slot, (fn->flags & SCOPE_FN_DEPTH_MASK) >> SCOPE_FN_DEPTH_SHIFT);
     uintptr_t r = (uintptr_t)slot;
     uint32_t depth = s->depth;
     if (depth && on_stack(s, r)) {
@@ -222,7 +228,7 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
     s->depth = depth + 1;
     s->mpi_open += f->flags & FRAME_MPI ? 1 : 0;
     *slot = scope__tramp_exit_addr;
-    scope_begin(fn->id);
+    scope__begin_site(fn->id, site);
     s->busy = 0;
     return fn->resume;
 }

@@ -135,8 +135,15 @@
 scope__tramp_entry_\kind:
     /* [rsp] = the caller's %r11 (pushed by the stub), [rsp+8] = return
      * address (the slot R), %r11 = struct scope__fn * */
+    /* CFI, so that a call-site walk (callsites.c) that starts inside
+     * scope__shadow_enter steps through here to the caller: CFA = R + 8 */
+    .cfi_startproc
+    .cfi_def_cfa %rsp, 16
     push %rbp
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset %rbp, -24
     mov %rsp, %rbp                  /* rbp = R - 16 */
+    .cfi_def_cfa_register %rbp
     push %rdi
     push %rsi
     push %rdx
@@ -163,8 +170,12 @@ scope__tramp_entry_\kind:
     pop %rsi
     pop %rdi
     pop %rbp
+    .cfi_def_cfa %rsp, 16
+    .cfi_restore %rbp
     lea 8(%rsp), %rsp               /* rsp = R, flags untouched */
+    .cfi_def_cfa_offset 8
     jmp *-8(%rsp)                   /* below rsp but inside the red zone */
+    .cfi_endproc
     .size scope__tramp_entry_\kind, . - scope__tramp_entry_\kind
 
     .globl scope__tramp_exit_\kind

@@ -44,8 +44,10 @@ struct region_out {
     int multi_thread;
     int64_t *start, *end;
     int32_t *tid;
+    int32_t *site;          /* callsite_ids window, when has_sites */
+    int has_sites;          /* some call of the region carried a call site */
     char *link;             /* encoded link name */
-    hid_t ds_start, ds_end, ds_tid; /* open while windows are being flushed */
+    hid_t ds_start, ds_end, ds_tid, ds_site; /* open while windows are being flushed */
     hid_t ds_unwound;       /* created at the region's first unwound call */
 };
 
@@ -328,6 +330,8 @@ static int count_calls(struct conv *c)
                 continue;
             }
             struct region_out *o = &c->reg[id];
+            if (!(r.word & SCOPE_REC_COMPLETE) && r.aux)
+                o->has_sites = 1;
             if (o->count == 0)
                 o->first_thread = t;
             else if (o->first_thread != t)
@@ -359,7 +363,7 @@ static int create_regions(struct conv *c)
     int rc = 0;
     for (uint32_t i = 0; i < c->jr.n_regions && rc == 0; i++) {
         struct region_out *o = &c->reg[i];
-        o->ds_start = o->ds_end = o->ds_tid = o->ds_unwound = H5I_INVALID_HID;
+        o->ds_start = o->ds_end = o->ds_tid = o->ds_unwound = o->ds_site = H5I_INVALID_HID;
         if (!o->count)
             continue;
         const struct scope_jr_region *jrr = &c->jr.regions[i];
@@ -378,12 +382,13 @@ static int create_regions(struct conv *c)
             arc |= attr_str(g, "symbol", jrr->symbol);
         if (jrr->object[0])
             arc |= attr_str(g, "object", jrr->object);
-        hid_t d[3] = { make_dataset(g, "start_times", H5T_STD_I64LE, o->count),
+        hid_t d[4] = { make_dataset(g, "start_times", H5T_STD_I64LE, o->count),
                        make_dataset(g, "end_times", H5T_STD_I64LE, o->count),
-                       c->write_tid ? make_dataset(g, "thread_ids", H5T_STD_I32LE, o->count) : 0 };
-        if (arc || d[0] < 0 || d[1] < 0 || d[2] < 0)
+                       c->write_tid ? make_dataset(g, "thread_ids", H5T_STD_I32LE, o->count) : 0,
+                       o->has_sites ? make_dataset(g, "callsite_ids", H5T_STD_I32LE, o->count) : 0 };
+        if (arc || d[0] < 0 || d[1] < 0 || d[2] < 0 || d[3] < 0)
             rc = SCOPE_EHDF5;
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 4; k++)
             if (d[k] > 0)
                 H5Dclose(d[k]);
         H5Gclose(g);
@@ -406,9 +411,11 @@ static int open_region_datasets(struct conv *c, struct region_out *o)
     o->ds_start = H5Dopen2(rg, "start_times", H5P_DEFAULT);
     o->ds_end = H5Dopen2(rg, "end_times", H5P_DEFAULT);
     o->ds_tid = c->write_tid ? H5Dopen2(rg, "thread_ids", H5P_DEFAULT) : H5I_INVALID_HID;
+    o->ds_site = o->has_sites ? H5Dopen2(rg, "callsite_ids", H5P_DEFAULT) : H5I_INVALID_HID;
     H5Gclose(rg);
     H5Gclose(g);
-    return o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ? SCOPE_EHDF5 : 0;
+    return o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
+           (o->has_sites && o->ds_site < 0) ? SCOPE_EHDF5 : 0;
 }
 
 /* Writes slots [base, upto) of a region's window and moves the window. */
@@ -421,7 +428,8 @@ static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
         return SCOPE_EHDF5;
     if (write_slice(o->ds_start, H5T_NATIVE_INT64, o->start, o->base, n) < 0 ||
         write_slice(o->ds_end, H5T_NATIVE_INT64, o->end, o->base, n) < 0 ||
-        (c->write_tid && write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0))
+        (c->write_tid && write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0) ||
+        (o->has_sites && write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0))
         return SCOPE_EHDF5;
     o->base = upto;
     return 0;
@@ -439,7 +447,8 @@ static int set_end(struct conv *c, struct frame f, int64_t end_ns)
     return write_slice(o->ds_end, H5T_NATIVE_INT64, &end_ns, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
 }
 
-static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
+/* `site` is the begin record's call-site id (journal, from 1; 0 none). */
+static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_t site)
 {
     struct region_out *o = &c->reg[id];
     if (o->next >= o->count)
@@ -448,7 +457,8 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
         o->start = malloc(o->win * sizeof *o->start);
         o->end = malloc(o->win * sizeof *o->end);
         o->tid = malloc(o->win * sizeof *o->tid);
-        if (!o->start || !o->end || !o->tid)
+        o->site = malloc(o->win * sizeof *o->site);
+        if (!o->start || !o->end || !o->tid || !o->site)
             return SCOPE_ENOMEM;
     }
     if (o->next - o->base == o->win) {
@@ -460,6 +470,9 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns)
     o->start[i] = ns;
     o->end[i] = ns; /* placeholder until the end arrives */
     o->tid[i] = (int32_t)t;
+    /* file ids are 0-based rows of the path list; -1 = none or unknown */
+    o->site[i] = site && site <= c->jr.n_sites && c->jr.sites[site - 1].depth
+                     ? (int32_t)(site - 1) : -1;
     struct thread_in *th = &c->th[t];
     if (th->depth == th->cap) {
         size_t cap = th->cap ? th->cap * 2 : 64;
@@ -571,8 +584,9 @@ static int merge_events(struct conv *c)
                 if (th->rec.word & SCOPE_REC_END) {
                     rc = on_end(c, best, id, ns, (th->rec.aux & SCOPE_REC_UNWOUND) != 0);
                 } else {
-                    rc = on_begin(c, best, id, ns);
-                    if (rc == 0 && (th->rec.word & SCOPE_REC_COMPLETE))
+                    int complete = (th->rec.word & SCOPE_REC_COMPLETE) != 0;
+                    rc = on_begin(c, best, id, ns, complete ? 0 : th->rec.aux);
+                    if (rc == 0 && complete)
                         rc = on_end(c, best, id,
                                     scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux), 0);
                 }
@@ -669,6 +683,50 @@ static int write_interposition(struct conv *c)
     return rc ? SCOPE_EHDF5 : 0;
 }
 
+/* /rank<N>/callsites: one row per frame of each call path the rank
+ * recorded (docs/format.md): id (the value in callsite_ids), frame (0 =
+ * immediate caller), depth, offset within the object, build_id, object. */
+struct site_row {
+    int32_t id, frame, depth;
+    uint64_t offset;
+    const char *build_id, *object;
+};
+
+static int write_callsites(struct conv *c)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < c->jr.n_sites; i++)
+        n += c->jr.sites[i].depth;
+    if (n == 0)
+        return 0;
+    struct site_row *rows = malloc(n * sizeof *rows);
+    if (!rows)
+        return SCOPE_ENOMEM;
+    size_t k = 0;
+    for (uint32_t i = 0; i < c->jr.n_sites; i++) {
+        const struct scope_jr_site *st = &c->jr.sites[i];
+        for (uint32_t f = 0; f < st->depth; f++)
+            rows[k++] = (struct site_row){ (int32_t)i, (int32_t)f, (int32_t)st->depth,
+                                           st->f[f].offset, st->f[f].build_id, st->f[f].object };
+    }
+    hid_t str = vlen_utf8();
+    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(struct site_row));
+    H5Tinsert(type, "id", HOFFSET(struct site_row, id), H5T_NATIVE_INT32);
+    H5Tinsert(type, "frame", HOFFSET(struct site_row, frame), H5T_NATIVE_INT32);
+    H5Tinsert(type, "depth", HOFFSET(struct site_row, depth), H5T_NATIVE_INT32);
+    H5Tinsert(type, "offset", HOFFSET(struct site_row, offset), H5T_NATIVE_UINT64);
+    H5Tinsert(type, "build_id", HOFFSET(struct site_row, build_id), str);
+    H5Tinsert(type, "object", HOFFSET(struct site_row, object), str);
+    hid_t ds = make_dataset(c->rank_grp, "callsites", type, n);
+    int rc = ds < 0 || H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0;
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Tclose(type);
+    H5Tclose(str);
+    free(rows);
+    return rc ? SCOPE_EHDF5 : 0;
+}
+
 static int write_rank_attrs(struct conv *c)
 {
     const struct scope_journal_header *h = &c->jr.hdr;
@@ -709,6 +767,8 @@ static int write_rank_file(struct conv *c, const char *path)
     if (rc == 0)
         rc = write_interposition(c);
     if (rc == 0)
+        rc = write_callsites(c);
+    if (rc == 0)
         rc = write_rank_attrs(c);
     for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++) {
         struct region_out *o = &c->reg[i];
@@ -720,6 +780,8 @@ static int write_rank_file(struct conv *c, const char *path)
             H5Dclose(o->ds_tid);
         if (o->ds_unwound > 0)
             H5Dclose(o->ds_unwound);
+        if (o->ds_site > 0)
+            H5Dclose(o->ds_site);
     }
     if (c->rank_grp > 0)
         H5Gclose(c->rank_grp);
@@ -789,6 +851,7 @@ static void conv_free(struct conv *c)
         free(c->reg[i].start);
         free(c->reg[i].end);
         free(c->reg[i].tid);
+        free(c->reg[i].site);
         free(c->reg[i].link);
     }
     free(c->reg);

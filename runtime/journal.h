@@ -23,7 +23,8 @@
  * (fresh file pages read as zero).
  *
  * Meta chunks hold length-prefixed records (struct scope_meta) appended
- * under the recorder's lock: region definitions and metadata strings.
+ * under the recorder's lock: region definitions, metadata strings and
+ * call-site paths.
  *
  * All integers are little-endian (the host's; the journal is read on the
  * machine that wrote it).
@@ -117,7 +118,10 @@ _Static_assert(__builtin_offsetof(struct scope_chunk_header, guard) == 96 - 16 +
 struct scope_rec {
     uint64_t ticks;             /* 0 = empty slot */
     uint32_t word;              /* region id << 2 | SCOPE_REC_END or _COMPLETE */
-    uint32_t aux;               /* complete: duration in ticks; end: flags */
+    uint32_t aux;               /* complete: duration in ticks; end: flags;
+                                   begin: call-site id (0 = none; a begin
+                                   with a call site is never completed in
+                                   place, its end is a separate record) */
 };
 
 #define SCOPE_REC_END 1u
@@ -136,6 +140,12 @@ enum scope_meta_type {
     SCOPE_META_INTERPOSE = 3,   /* pattern\0 symbol\0 object\0 method\0
                                    status\0 reason\0 (one config entry and
                                    matched symbol, FORMAT.md) */
+    SCOPE_META_CALLSITE = 4,    /* u32 id (>= 1), u32 depth (1..16), then
+                                   depth times: u64 offset, build_id\0
+                                   object\0 (hex build-id, "" if none; the
+                                   object's path; offset of the return
+                                   address within the object). Frame 0 is
+                                   the immediate caller. */
 };
 
 struct scope_meta {

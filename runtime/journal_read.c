@@ -140,6 +140,60 @@ static int add_region(struct scope_jr *jr, const char *p, uint32_t len)
     return r->name && r->symbol && r->object ? 0 : SCOPE_ENOMEM;
 }
 
+/* A call-path definition (journal.h, SCOPE_META_CALLSITE). */
+static int add_site(struct scope_jr *jr, const char *p, uint32_t len)
+{
+    if (len < 8)
+        return SCOPE_EJOURNAL;
+    uint32_t id, depth;
+    memcpy(&id, p, 4);
+    memcpy(&depth, p + 4, 4);
+    /* ids are dense, as region ids are: one far beyond is garbage */
+    if (id == 0 || id > jr->n_sites + 4096 || depth == 0 || depth > 16)
+        return SCOPE_EJOURNAL;
+    if (id > jr->n_sites) {
+        struct scope_jr_site *s = realloc(jr->sites, id * sizeof *s);
+        if (!s)
+            return SCOPE_ENOMEM;
+        memset(s + jr->n_sites, 0, (id - jr->n_sites) * sizeof *s);
+        jr->sites = s;
+        jr->n_sites = id;
+    }
+    struct scope_jr_site *s = &jr->sites[id - 1];
+    if (s->depth)
+        return 0;
+    struct scope_jr_frame *f = calloc(depth, sizeof *f);
+    if (!f)
+        return SCOPE_ENOMEM;
+    const char *q = p + 8, *end = p + len;
+    int rc = 0;
+    for (uint32_t i = 0; i < depth && rc == 0; i++) {
+        const char *z1, *z2;
+        if (end - q < 8 || !(z1 = memchr(q + 8, 0, (size_t)(end - q - 8))) ||
+            !(z2 = memchr(z1 + 1, 0, (size_t)(end - z1 - 1)))) {
+            rc = SCOPE_EJOURNAL;
+            break;
+        }
+        memcpy(&f[i].offset, q, 8);
+        f[i].build_id = strdup(q + 8);
+        f[i].object = strdup(z1 + 1);
+        if (!f[i].build_id || !f[i].object)
+            rc = SCOPE_ENOMEM;
+        q = z2 + 1;
+    }
+    if (rc < 0) {
+        for (uint32_t i = 0; i < depth; i++) {
+            free(f[i].build_id);
+            free(f[i].object);
+        }
+        free(f);
+        return rc;
+    }
+    s->f = f;
+    s->depth = depth;
+    return 0;
+}
+
 /* Appends `n` NUL-terminated strings packed in p[0..len) to *arr. */
 static int add_strings(char ***arr, size_t *count, const char *p, uint32_t len, int n)
 {
@@ -194,6 +248,8 @@ static int parse_meta(struct scope_jr *jr, uint64_t idx, uint64_t used)
             rc = add_strings(&jr->kv, &jr->n_kv, p, m.len, 2);
         else if (m.type == SCOPE_META_INTERPOSE)
             rc = add_strings(&jr->rows, &jr->n_rows, p, m.len, 6);
+        else if (m.type == SCOPE_META_CALLSITE)
+            rc = add_site(jr, p, m.len);
         if (rc == SCOPE_ENOMEM)
             goto out;
         rc = 0;
@@ -334,6 +390,14 @@ void scope__jr_close(struct scope_jr *jr)
     for (size_t i = 0; i < jr->n_rows; i++)
         free(jr->rows[i]);
     free(jr->rows);
+    for (uint32_t i = 0; i < jr->n_sites; i++) {
+        for (uint32_t k = 0; k < jr->sites[i].depth; k++) {
+            free(jr->sites[i].f[k].build_id);
+            free(jr->sites[i].f[k].object);
+        }
+        free(jr->sites[i].f);
+    }
+    free(jr->sites);
     for (uint32_t i = 0; i < jr->n_threads; i++)
         free(jr->threads[i].chunks);
     free(jr->threads);

@@ -18,6 +18,15 @@ struct scope_jr_region {
     int defined;
 };
 
+/* A call path (SCOPE_META_CALLSITE); journal id = index + 1. */
+struct scope_jr_site {
+    uint32_t depth;                 /* 0 = not defined */
+    struct scope_jr_frame {
+        char *build_id, *object;
+        uint64_t offset;
+    } *f;
+};
+
 struct scope_jr_thread {
     uint32_t index;
     int64_t tid;
@@ -42,6 +51,8 @@ struct scope_jr {
     size_t n_kv;
     char **rows;                    /* interposition table: 6 per row */
     size_t n_rows;
+    struct scope_jr_site *sites;    /* by id - 1 */
+    uint32_t n_sites;
     struct scope_jr_thread *threads;
     uint32_t n_threads;
     /* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 32 */

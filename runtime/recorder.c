@@ -95,6 +95,11 @@ static struct {
     size_t n_kv;
     struct row { char *f[6]; } *rows;     /* interposition table */
     size_t n_rows;
+    struct site {                         /* call paths; id = index + 1 */
+        int depth;
+        struct site_frame { char *build_id, *object; uint64_t offset; } f[SCOPE_CALLSITE_MAX_DEPTH];
+    } *sites;
+    size_t n_sites;
     pthread_key_t key;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .rank = 0, .size = 1 };
 
@@ -354,6 +359,25 @@ static int meta_row(const struct row *r)
     return meta_append(SCOPE_META_INTERPOSE, parts, lens, 6);
 }
 
+static int meta_site(int32_t id, const struct site *st)
+{
+    const void *parts[1 + 3 * SCOPE_CALLSITE_MAX_DEPTH];
+    size_t lens[1 + 3 * SCOPE_CALLSITE_MAX_DEPTH];
+    uint32_t head[2] = { (uint32_t)id, (uint32_t)st->depth };
+    int n = 0;
+    parts[n] = head;
+    lens[n++] = sizeof head;
+    for (int i = 0; i < st->depth; i++) {
+        parts[n] = &st->f[i].offset;
+        lens[n++] = sizeof st->f[i].offset;
+        parts[n] = st->f[i].build_id;
+        lens[n++] = strlen(st->f[i].build_id) + 1;
+        parts[n] = st->f[i].object;
+        lens[n++] = strlen(st->f[i].object) + 1;
+    }
+    return meta_append(SCOPE_META_CALLSITE, parts, lens, n);
+}
+
 static int meta_kv(const char *key, const char *value)
 {
     const void *parts[] = { key, value };
@@ -422,6 +446,8 @@ static void write_run_metadata(void)
         meta_row(&g.rows[i]);
     for (uint32_t id = 0; id < scope__regions_count(); id++)
         meta_region((int32_t)id, scope__regions_get((int32_t)id));
+    for (size_t i = 0; i < g.n_sites; i++)
+        meta_site((int32_t)(i + 1), &g.sites[i]);
 }
 
 int scope__launcher_rank(void)
@@ -684,7 +710,8 @@ static inline __attribute__((always_inline)) void end_at(int32_t id, uint64_t ti
     if (__builtin_expect(r != NULL && hot.on, 1)) {
         struct scope_rec *last = r - 1;
         uint64_t d = ticks - last->ticks;
-        if (last->word == begin && d <= UINT32_MAX) {
+        /* a begin with a call site keeps its aux: its end is a record */
+        if (last->word == begin && last->aux == 0 && d <= UINT32_MAX) {
             last->aux = (uint32_t)d;
             atomic_signal_fence(memory_order_release);
             last->word = begin | SCOPE_REC_COMPLETE;
@@ -698,6 +725,11 @@ void scope_end(int32_t id)
 {
     /* the clock is read before anything else: the end is as early as can be */
     end_at(id, scope__ticks());
+}
+
+void scope__begin_site(int32_t id, int32_t site)
+{
+    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), (uint32_t)(site > 0 ? site : 0));
 }
 
 void scope__end_unwound(int32_t id)
@@ -816,6 +848,74 @@ fail_copy:
     while (i-- > 0)
         free(r.f[i]);
     return SCOPE_ENOMEM;
+}
+
+static int site_equal(const struct site *st, const scope__frame *fr, int depth)
+{
+    if (st->depth != depth)
+        return 0;
+    for (int i = 0; i < depth; i++)
+        if (st->f[i].offset != fr[i].offset || strcmp(st->f[i].object, fr[i].object) != 0 ||
+            strcmp(st->f[i].build_id, fr[i].build_id) != 0)
+            return 0;
+    return 1;
+}
+
+/* Paths are few (one per distinct caller) and defined once each, so a
+ * linear search under the lock is cheaper than keeping a hash table. */
+int32_t scope__callsite_define(const scope__frame *frames, int depth)
+{
+    if (!frames || depth < 1 || depth > SCOPE_CALLSITE_MAX_DEPTH)
+        return SCOPE_EINVAL;
+    for (int i = 0; i < depth; i++)
+        if (!frames[i].object)
+            return SCOPE_EINVAL;
+    if (atomic_load(&g.state) == ST_OFF) {
+        int rc = scope_init(NULL);
+        if (rc < 0)
+            return rc;
+    }
+    int32_t id;
+    pthread_mutex_lock(&g.lock);
+    for (size_t i = 0; i < g.n_sites; i++) {
+        if (site_equal(&g.sites[i], frames, depth)) {
+            id = (int32_t)(i + 1);
+            goto out;
+        }
+    }
+    id = SCOPE_ENOMEM;
+    if (g.n_sites >= INT32_MAX - 1)
+        goto out;
+    struct site *sites = realloc(g.sites, (g.n_sites + 1) * sizeof *sites);
+    if (!sites)
+        goto out;
+    g.sites = sites;
+    struct site *st = &sites[g.n_sites];
+    int i;
+    for (i = 0; i < depth; i++) {
+        st->f[i].offset = frames[i].offset;
+        st->f[i].object = strdup(frames[i].object);
+        st->f[i].build_id = strdup(frames[i].build_id ? frames[i].build_id : "");
+        if (!st->f[i].object || !st->f[i].build_id)
+            goto fail_copy;
+    }
+    st->depth = depth;
+    id = (int32_t)++g.n_sites;
+    if (g.hdr) {
+        int rc = meta_site(id, st);
+        if (rc < 0)
+            id = rc;
+    }
+    goto out;
+
+fail_copy:
+    for (; i >= 0; i--) {
+        free(st->f[i].object);
+        free(st->f[i].build_id);
+    }
+out:
+    pthread_mutex_unlock(&g.lock);
+    return id;
 }
 
 uint64_t scope_dropped_events(void)

@@ -50,6 +50,32 @@ SCOPE_API void scope__end_unwound(int32_t id);
  * Used to print job-wide messages once (rank 0) before MPI_Init. */
 SCOPE_API int scope__launcher_rank(void);
 
+/* --- call sites (docs/format.md, /rank<N>/callsites) ------------------- */
+
+#define SCOPE_CALLSITE_MAX_DEPTH 16
+
+/* One frame of a call path, as it means something in another process:
+ * the object's GNU build-id in hex ("" when it has none), its path, and
+ * the return address's offset from the object's load base. */
+typedef struct scope__frame {
+    const char *build_id;
+    const char *object;
+    uint64_t offset;
+} scope__frame;
+
+/* Returns the id (>= 1) of the call path frames[0..depth) (frame 0 is the
+ * immediate caller), defining it on first use: the same path always gets
+ * the same id in this process. Takes the recorder lock and allocates:
+ * call it when a path is first seen, never per call. depth 1..16.
+ * Negative SCOPE_E* (EINVAL, ENOMEM) on failure. */
+SCOPE_API int32_t scope__callsite_define(const scope__frame *frames, int depth);
+
+/* scope_begin() of region `id` with call site `site` (from
+ * scope__callsite_define; 0 = none, then it is scope_begin). Same cost as
+ * scope_begin: no lock, no malloc, no system call in the steady state.
+ * The matching end is a separate record (journal.h). */
+SCOPE_API void scope__begin_site(int32_t id, int32_t site);
+
 /* 1 while recording is on. */
 SCOPE_API int scope__enabled(void);
 

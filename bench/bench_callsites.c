@@ -1,0 +1,182 @@
+/*
+ * bench_callsites.c - what call-site capture adds to an instrumented call
+ * (issue 7): a tiny function called 10,000,000 times from one line, run
+ * bare and under libscope_preload.so with the function patched without
+ * call sites, with `callsites=1` and with `callsites=4`, all in one run of
+ * this benchmark. Each run is a child process that times its own loop
+ * (best of 3 rounds); the parent prints ns per call and what each mode
+ * adds to the per-call overhead of the plain patch.
+ *
+ * Target: depth 1 adds at most 25% to the plain patch's per-call overhead.
+ * Steady state only: every call after the first hits the call-site cache,
+ * so depth 4 costs what depth 1 does once the path is known.
+ *
+ *   bench_callsites [calls]
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+#ifndef SCOPE_PRELOAD_PATH
+#define SCOPE_PRELOAD_PATH "libscope_preload.so"
+#endif
+
+static volatile long sink;
+
+/* The function every run calls; big enough to patch (>= 5 bytes). */
+__attribute__((noinline, used)) long bench_target(long x)
+{
+    sink += x;
+    return x + 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The child: the best of 3 rounds of `calls` calls, in ns per call. */
+static int child(long calls)
+{
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double t0 = now_s();
+        long acc = 0;
+        for (long i = 0; i < calls; i++)
+            acc += bench_target(i);
+        double dt = (now_s() - t0) / (double)calls * 1e9;
+        sink += acc;
+        if (dt < best)
+            best = dt;
+    }
+    printf("%.3f\n", best);
+    return 0;
+}
+
+static __attribute__((unused)) double two_reads_ns(long n)
+{
+    scope__clock_setup();
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now_s();
+        uint64_t acc = 0;
+        for (long i = 0; i < n; i++) {
+            acc += scope__ticks();
+            acc ^= scope__ticks();
+        }
+        sink += (long)acc;
+        double dt = (now_s() - t0) / (double)n * 1e9;
+        if (dt < best)
+            best = dt;
+    }
+    return best;
+}
+
+/* Runs argv with extra environment, returns the child's ns per call or
+ * a negative value when it failed. */
+static double run(char *const argv[], const char *const env[])
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    pid_t p = fork();
+    if (p == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        for (int i = 0; env[i]; i += 2)
+            setenv(env[i], env[i + 1], 1);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    char buf[256] = "";
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
+        got += (size_t)n;
+    close(fd[0]);
+    int st;
+    waitpid(p, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got == 0)
+        return -1;
+    /* the child's number is its last line (uftrace may print before it) */
+    buf[got] = 0;
+    char *last = buf, *nl;
+    while ((nl = strchr(last, '\n')) && nl[1])
+        last = nl + 1;
+    return atof(last);
+}
+
+/* Writes a config with `entry` into dir/name and returns its path. */
+static const char *conf_file(const char *dir, const char *name, const char *entry, char *buf,
+                             size_t len)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+    FILE *f = fopen(buf, "w");
+    if (!f)
+        return NULL;
+    fprintf(f, "%s\nmemory_budget = 1G\n", entry);
+    fclose(f);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2 && strcmp(argv[1], "--child") == 0)
+        return child(atol(argv[2]));
+    long calls = argc > 1 ? atol(argv[1]) : 10000000;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 1;
+    exe[n] = 0;
+    char count[32];
+    snprintf(count, sizeof count, "%ld", calls);
+    char tmp[] = "/tmp/scope-bench-XXXXXX";
+    if (!mkdtemp(tmp))
+        return 1;
+    static const char *const entries[3] = { "bench_target", "bench_target callsites=1",
+                                            "bench_target callsites=4" };
+    static const char *const labels[3] = { "patched, no call sites", "call sites, depth 1",
+                                           "call sites, depth 4" };
+    char *child_argv[] = { exe, "--child", count, NULL };
+    const char *none[] = { NULL };
+    double bare = run(child_argv, none), t[3];
+    for (int i = 0; i < 3; i++) {
+        char conf[4200], out[4200], name[32];
+        snprintf(name, sizeof name, "c%d.conf", i);
+        snprintf(out, sizeof out, "%s/p%d.h5", tmp, i);
+        if (!conf_file(tmp, name, entries[i], conf, sizeof conf))
+            return 1;
+        const char *pre[] = { "LD_PRELOAD", SCOPE_PRELOAD_PATH, "SCOPE_CONFIG", conf,
+                              "SCOPE_OUTPUT", out, NULL };
+        t[i] = run(child_argv, pre);
+    }
+    printf("calls per run:             %ld\n", calls);
+    printf("bare call:                 %.2f ns\n", bare);
+    for (int i = 0; i < 3; i++) {
+        if (t[i] < 0) {
+            printf("%-26s failed\n", labels[i]);
+            continue;
+        }
+        printf("%-26s %.2f ns/call, +%.2f ns over bare", labels[i], t[i], t[i] - bare);
+        if (i > 0 && t[0] > bare)
+            printf(", %+.1f%% over the plain patch's overhead",
+                   100.0 * ((t[i] - bare) - (t[0] - bare)) / (t[0] - bare));
+        printf("\n");
+    }
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        return 1;
+    return 0;
+}
