@@ -33,6 +33,7 @@
 
 #include "clock.h"
 #include "death.h"
+#include "h5writer.h"
 #include "journal.h"
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1,
@@ -50,8 +51,6 @@ static struct {
     int installed;
     volatile sig_atomic_t dying;
 } d;
-
-extern char **environ;
 
 static int slot_of(int sig)
 {
@@ -107,24 +106,6 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     errno = saved_errno;
 }
 
-/* The environment without LD_PRELOAD, built once (malloc is fine here:
- * this runs outside any handler). */
-static char **child_environment(void)
-{
-    size_t n = 0;
-    while (environ && environ[n])
-        n++;
-    char **env = malloc((n + 1) * sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
-            env[k++] = environ[i];
-    env[k] = NULL;
-    return env;
-}
-
 void scope__death_arm(struct scope_journal_header *hdr, volatile int *on, const char *writer,
                       const char *journal, const char *rank_file, const char *index)
 {
@@ -147,7 +128,7 @@ void scope__death_arm(struct scope_journal_header *hdr, volatile int *on, const 
         d.argv[a++] = d.index;
     d.argv[a] = NULL;
     if (!d.envp)
-        d.envp = child_environment();
+        d.envp = scope__child_environment(); /* built once, outside any handler */
     if (!d.envp)
         d.exe[0] = 0; /* no writer then: the journal stays for recover */
     const char *w = getenv("SCOPE_DEATH_WAIT");

@@ -282,6 +282,27 @@ static int rename_into_place(const struct scope_writer_request *req, const char 
     return 0;
 }
 
+/* Closes a file written under the temporary name `tmp` and, when writing
+ * it went well (rc == 0), puts it in place at `path`. On failure the
+ * temporary is removed, unless the destination refused it (then it is the
+ * only copy). Returns rc or the first error. */
+static int close_and_place(const struct scope_writer_request *req, hid_t f, int rc,
+                           const char *tmp, const char *path)
+{
+    if (H5Fclose(f) < 0 && rc == 0)
+        rc = SCOPE_EIO;
+    if (rc == 0)
+        rc = rename_into_place(req, tmp, path);
+    if (rc == SCOPE_EACCES)
+        return rc;
+    if (rc < 0) {
+        unlink(tmp);
+        if (req->err && !req->err[0])
+            msg(req, rc, "%s: %s", path, scope_strerror(rc));
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------ the passes */
 
 static int open_threads(struct conv *c)
@@ -785,18 +806,7 @@ static int write_rank_file(struct conv *c, const char *path)
     }
     if (c->rank_grp > 0)
         H5Gclose(c->rank_grp);
-    if (H5Fclose(c->file) < 0 && rc == 0)
-        rc = SCOPE_EIO;
-    if (rc == 0)
-        rc = rename_into_place(c->req, tmp, path);
-    if (rc == SCOPE_EACCES)
-        return rc; /* keep the temporary: it is the only copy */
-    if (rc < 0) {
-        unlink(tmp);
-        if (c->req->err && !c->req->err[0])
-            msg(c->req, rc, "%s: %s", path, scope_strerror(rc));
-    }
-    return rc;
+    return close_and_place(c->req, c->file, rc, tmp, path);
 }
 
 /* The index: /metadata plus one external link /rank<N> per rank file,
@@ -831,18 +841,7 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
         if (H5Lcreate_external(target, obj, f, obj + 1, H5P_DEFAULT, H5P_DEFAULT) < 0)
             rc = SCOPE_EHDF5;
     }
-    if (H5Fclose(f) < 0 && rc == 0)
-        rc = SCOPE_EIO;
-    if (rc == 0)
-        rc = rename_into_place(c->req, tmp, path);
-    if (rc == SCOPE_EACCES)
-        return rc; /* keep the temporary: it is the only copy */
-    if (rc < 0) {
-        unlink(tmp);
-        if (c->req->err && !c->req->err[0])
-            msg(c->req, rc, "%s: %s", path, scope_strerror(rc));
-    }
-    return rc;
+    return close_and_place(c->req, f, rc, tmp, path);
 }
 
 static void conv_free(struct conv *c)

@@ -39,6 +39,10 @@ int scope_writer_convert(const struct scope_writer_request *req);
  * with a message in req->err. */
 int scope__writer_run(const struct scope_writer_request *req);
 
+/* The environment without LD_PRELOAD (the profiler does not profile its
+ * own writer): a malloc'd array whose strings belong to environ, or NULL. */
+char **scope__child_environment(void);
+
 /* Finds the scope-h5write executable as scope__writer_run does. Returns 0
  * with the path in out, or SCOPE_ENOWRITER with the places tried in err. */
 int scope__writer_find(char *out, size_t outlen, char *err, size_t errlen);

@@ -63,9 +63,7 @@ int scope__writer_find(char *out, size_t outlen, char *err, size_t errlen)
     return SCOPE_ENOWRITER;
 }
 
-/* The environment minus LD_PRELOAD. Returns a malloc'd array whose strings
- * belong to environ, or NULL. */
-static char **child_environment(void)
+char **scope__child_environment(void)
 {
     size_t n = 0;
     while (environ && environ[n])
@@ -96,7 +94,7 @@ int scope__writer_run(const struct scope_writer_request *req)
     if (req->index_path)
         argv[a++] = req->index_path;
     argv[a] = NULL;
-    char **env = child_environment();
+    char **env = scope__child_environment();
     if (!env) {
         snprintf(req->err, req->errlen, "out of memory");
         return SCOPE_ENOMEM;
