@@ -157,6 +157,17 @@ static hid_t make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n)
     return ds;
 }
 
+/* Writes a 1-D table of n rows of compound `type` from `rows` (nothing
+ * is written for n == 0, but the dataset exists). Returns 0 or -1. */
+static int write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows)
+{
+    hid_t ds = make_dataset(grp, name, type, n);
+    int rc = ds < 0 || (n && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0);
+    if (ds >= 0)
+        H5Dclose(ds);
+    return rc ? -1 : 0;
+}
+
 /* Writes n elements at offset `off` of a 1-D dataset. */
 static int write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, uint64_t n)
 {
@@ -673,10 +684,7 @@ static int write_threads(struct conv *c)
     H5Tinsert(type, "name", HOFFSET(struct thread_row, name), str);
     H5Tinsert(type, "start_ns", HOFFSET(struct thread_row, start_ns), H5T_NATIVE_INT64);
     H5Tinsert(type, "end_ns", HOFFSET(struct thread_row, end_ns), H5T_NATIVE_INT64);
-    hid_t ds = make_dataset(c->rank_grp, "threads", type, n);
-    int rc = ds < 0 || (n && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0);
-    if (ds >= 0)
-        H5Dclose(ds);
+    int rc = write_table(c->rank_grp, "threads", type, n, rows);
     H5Tclose(type);
     H5Tclose(str);
     free(rows);
@@ -695,10 +703,7 @@ static int write_interposition(struct conv *c)
     hid_t type = H5Tcreate(H5T_COMPOUND, 6 * sizeof(char *));
     for (int i = 0; i < 6; i++)
         H5Tinsert(type, fields[i], (size_t)i * sizeof(char *), str);
-    hid_t ds = make_dataset(c->rank_grp, "interposition", type, n);
-    int rc = ds < 0 || H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, c->jr.rows) < 0;
-    if (ds >= 0)
-        H5Dclose(ds);
+    int rc = write_table(c->rank_grp, "interposition", type, n, c->jr.rows);
     H5Tclose(type);
     H5Tclose(str);
     return rc ? SCOPE_EHDF5 : 0;
@@ -738,10 +743,7 @@ static int write_callsites(struct conv *c)
     H5Tinsert(type, "offset", HOFFSET(struct site_row, offset), H5T_NATIVE_UINT64);
     H5Tinsert(type, "build_id", HOFFSET(struct site_row, build_id), str);
     H5Tinsert(type, "object", HOFFSET(struct site_row, object), str);
-    hid_t ds = make_dataset(c->rank_grp, "callsites", type, n);
-    int rc = ds < 0 || H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0;
-    if (ds >= 0)
-        H5Dclose(ds);
+    int rc = write_table(c->rank_grp, "callsites", type, n, rows);
     H5Tclose(type);
     H5Tclose(str);
     free(rows);
