@@ -22,99 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_child.h"
 #include "clock.h"
 
 #ifndef SCOPE_PRELOAD_PATH
 #define SCOPE_PRELOAD_PATH "libscope_preload.so"
 #endif
-
-static volatile long sink;
-
-/* The function every run calls; big enough to patch (>= 5 bytes). */
-__attribute__((noinline, used)) long bench_target(long x)
-{
-    sink += x;
-    return x + 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* The child: the best of 3 rounds of `calls` calls, in ns per call. */
-static int child(long calls)
-{
-    double best = 1e30;
-    for (int r = 0; r < 3; r++) {
-        double t0 = now_s();
-        long acc = 0;
-        for (long i = 0; i < calls; i++)
-            acc += bench_target(i);
-        double dt = (now_s() - t0) / (double)calls * 1e9;
-        sink += acc;
-        if (dt < best)
-            best = dt;
-    }
-    printf("%.3f\n", best);
-    return 0;
-}
-
-static __attribute__((unused)) double two_reads_ns(long n)
-{
-    scope__clock_setup();
-    double best = 1e30;
-    for (int r = 0; r < 5; r++) {
-        double t0 = now_s();
-        uint64_t acc = 0;
-        for (long i = 0; i < n; i++) {
-            acc += scope__ticks();
-            acc ^= scope__ticks();
-        }
-        sink += (long)acc;
-        double dt = (now_s() - t0) / (double)n * 1e9;
-        if (dt < best)
-            best = dt;
-    }
-    return best;
-}
-
-/* Runs argv with extra environment, returns the child's ns per call or
- * a negative value when it failed. */
-static double run(char *const argv[], const char *const env[])
-{
-    int fd[2];
-    if (pipe(fd) != 0)
-        return -1;
-    pid_t p = fork();
-    if (p == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        for (int i = 0; env[i]; i += 2)
-            setenv(env[i], env[i + 1], 1);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(fd[1]);
-    char buf[256] = "";
-    size_t got = 0;
-    ssize_t n;
-    while ((n = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
-        got += (size_t)n;
-    close(fd[0]);
-    int st;
-    waitpid(p, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got == 0)
-        return -1;
-    /* the child's number is its last line (uftrace may print before it) */
-    buf[got] = 0;
-    char *last = buf, *nl;
-    while ((nl = strchr(last, '\n')) && nl[1])
-        last = nl + 1;
-    return atof(last);
-}
 
 /* Writes a config with `entry` into dir/name and returns its path. */
 static const char *conf_file(const char *dir, const char *name, const char *entry, char *buf,
@@ -132,7 +45,7 @@ static const char *conf_file(const char *dir, const char *name, const char *entr
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "--child") == 0)
-        return child(atol(argv[2]));
+        return bench_child(atol(argv[2]));
     long calls = argc > 1 ? atol(argv[1]) : 10000000;
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -150,7 +63,7 @@ int main(int argc, char **argv)
                                            "call sites, depth 4" };
     char *child_argv[] = { exe, "--child", count, NULL };
     const char *none[] = { NULL };
-    double bare = run(child_argv, none), t[3];
+    double bare = bench_run(child_argv, none), t[3];
     for (int i = 0; i < 3; i++) {
         char conf[4200], out[4200], name[32];
         snprintf(name, sizeof name, "c%d.conf", i);
@@ -159,7 +72,7 @@ int main(int argc, char **argv)
             return 1;
         const char *pre[] = { "LD_PRELOAD", SCOPE_PRELOAD_PATH, "SCOPE_CONFIG", conf,
                               "SCOPE_OUTPUT", out, NULL };
-        t[i] = run(child_argv, pre);
+        t[i] = bench_run(child_argv, pre);
     }
     printf("calls per run:             %ld\n", calls);
     printf("bare call:                 %.2f ns\n", bare);
