@@ -22,6 +22,7 @@
  * stack and leaves it as it found it. `busy` keeps the recorder's own slow
  * path (which may call instrumented libc functions) from recursing.
  */
+#include "clock.h"
 #include "shadow_stack.h"
 
 #include <cpuid.h>
@@ -52,6 +53,8 @@ struct shadow {
     uint32_t busy;
     uint32_t mpi_open;              /* open frames of kind mpi */
     uintptr_t stack_lo, stack_hi;   /* the thread's own stack */
+    uint64_t throw_ticks;           /* when the exception in flight was
+                                       thrown; 0 when none is */
     struct frame f[];
 };
 
@@ -123,7 +126,10 @@ static void close_frame(struct shadow *s, struct frame *f)
 {
     if (f->flags & FRAME_MPI)
         s->mpi_open--;
-    scope__end_unwound(f->id);
+    if (s->throw_ticks)
+        scope__end_unwound_at(f->id, s->throw_ticks); /* left by an exception */
+    else
+        scope__end_unwound(f->id);
     atomic_fetch_add_explicit(&n_unwound, 1, memory_order_relaxed);
 }
 
@@ -273,6 +279,7 @@ void scope__shadow_unwind_to(uintptr_t sp)
         close_frame(s, &s->f[s->depth - 1]);
         s->depth--;
     }
+    s->throw_ticks = 0;
     s->busy = busy;
 }
 
@@ -281,6 +288,8 @@ void scope__shadow_restore(void)
     struct shadow *s = tls_ss;
     if (!s)
         return;
+    /* a throw: the calls it leaves end here (scope__shadow_caught) */
+    s->throw_ticks = scope__ticks();
     for (uint32_t i = s->depth; i-- > 0;) {
         struct frame *f = &s->f[i];
         if (f->flags & FRAME_RESTORED)
@@ -303,6 +312,7 @@ void scope__shadow_caught(uintptr_t sp)
         close_frame(s, &s->f[s->depth - 1]);
         s->depth--;
     }
+    s->throw_ticks = 0;
     for (uint32_t i = 0; i < s->depth; i++) {
         struct frame *f = &s->f[i];
         if (f->flags & FRAME_RESTORED) {

@@ -738,6 +738,20 @@ void scope__end_unwound(int32_t id)
                SCOPE_REC_UNWOUND);
 }
 
+void scope__end_unwound_at(int32_t id, uint64_t ticks)
+{
+    /* not before the end of the thread's latest record: what ran after the
+     * given moment (a destructor during unwinding) stays inside the call */
+    struct thread_state *t = &tls;
+    struct scope_rec *r = t->cur;
+    if (r && hot.on && r[-1].word != SCOPE_CHUNK_GUARD) {
+        uint64_t last = r[-1].ticks + ((r[-1].word & SCOPE_REC_COMPLETE) ? r[-1].aux : 0);
+        if (last > ticks)
+            ticks = last;
+    }
+    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND);
+}
+
 void scope__record_at(int32_t id, int is_end, uint64_t ticks)
 {
     if (!ticks)

@@ -45,6 +45,12 @@ SCOPE_API void scope__record_at(int32_t id, int is_end, uint64_t ticks);
  * that longjmp or a C++ exception unwound. Same cost as scope_end(). */
 SCOPE_API void scope__end_unwound(int32_t id);
 
+/* The same, ended at clock `ticks` (scope__ticks()), or at the end of the
+ * thread's latest record if that is later: a call an exception left ends
+ * at the throw, unless something recorded during the unwinding ran
+ * later. */
+SCOPE_API void scope__end_unwound_at(int32_t id, uint64_t ticks);
+
 /* This process's rank as its launcher announced it in the environment
  * (Open MPI, PMIx, MPICH's PMI, Slurm), or -1 when not under a launcher.
  * Used to print job-wide messages once (rank 0) before MPI_Init. */
