@@ -51,6 +51,8 @@ typedef struct scope__cell {
     int tids_loaded;    /* tids below is valid (NULL: one thread only) */
     int32_t *tids;      /* thread_ids, kept when scope_profile_thread_ids()
                          * asked */
+    int sites_loaded;   /* sites below is valid (NULL: no callsite_ids) */
+    int32_t *sites;     /* merged site per call (callsites.c) */
     int summarized;     /* the fields below are valid */
     int64_t total, min, max, max_end;
     double mean, m2;    /* m2 = sum of squared deviations from mean */
@@ -74,7 +76,12 @@ struct scope_profile {
     int have_max_end;
     int64_t max_end;
     int meta_source;            /* first source with /metadata, or -1 */
+    struct scope__sites *sites; /* call sites, loaded on first use
+                                 * (callsites.c); NULL before */
 };
+
+/* Frees what callsites.c loaded (profile_data.c calls it at close). */
+void scope__sites_free(struct scope__sites *s);
 
 /* Error message (thread-local). Both return `code` so a caller can write
  * `return scope__fail(...)`. */
