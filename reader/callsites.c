@@ -430,7 +430,7 @@ fail:
     return rc;
 }
 
-static int cell_sites(scope_profile *p, int region, int k, scope__cell **cell)
+int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell)
 {
     scope__cell *c = scope__cell_at(p, region, k);
     *cell = c;
@@ -463,7 +463,7 @@ int scope_profile_call_sites(scope_profile *p, int region, int rank,
     if (k < 0)
         return k;
     scope__cell *c;
-    int rc = cell_sites(p, region, k, &c);
+    int rc = scope__cell_sites(p, region, k, &c);
     if (rc < 0 || !c)
         return rc;
     *sites = c->sites;
@@ -514,7 +514,7 @@ int scope_profile_site_stats(scope_profile *p, int region, int rank,
     }
     for (int k = k0; k < k1; k++) {
         scope__cell *c;
-        if ((rc = cell_sites(p, region, k, &c)) < 0)
+        if ((rc = scope__cell_sites(p, region, k, &c)) < 0)
             goto fail;
         if (!c || c->n == 0)
             continue;

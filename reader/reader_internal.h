@@ -80,6 +80,10 @@ struct scope_profile {
                                  * (callsites.c); NULL before */
 };
 
+/* Loads (once) the merged site of each call of the cell of (region, rank
+ * index k) into its `sites` (callsites.c); *cell is that cell or NULL. */
+int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
+
 /* Frees what callsites.c loaded (profile_data.c calls it at close). */
 void scope__sites_free(struct scope__sites *s);
 

@@ -266,7 +266,9 @@ typedef struct scope_event_query {
     int32_t call_ids;           /* 1 = fill call_id/parent_id (builds each
                                  * selected rank's call stack: n log regions time,
                                  * 16 bytes per event of those ranks) */
-    int32_t reserved;
+    int32_t call_sites;         /* 1 = fill scope_event.site (loads the call
+                                 * site tables, and keeps 4 bytes per call of
+                                 * regions that store sites until close) */
 } scope_event_query;
 
 typedef struct scope_event {
@@ -279,7 +281,9 @@ typedef struct scope_event {
     int32_t region;
     int32_t rank;
     int32_t thread;         /* thread lane, 0 when one thread */
-    int32_t reserved;
+    int32_t site;           /* merged call site (scope_profile_site_frames),
+                             * -1 when the call has none or the query did
+                             * not ask for call_sites */
 } scope_event;
 
 typedef struct scope_events scope_events;

@@ -12,7 +12,9 @@ that test_site_reader's MPI checks pass, and that
 `scope callsites --rank R --format csv` prints exactly two rows for rank
 R, "sum_one (mpi_sites.c:<MPI_SITE_1>)" with 2 + R calls and
 "sum_two (mpi_sites.c:<MPI_SITE_2>)" with 6 - R, and without --rank the
-same two sites with 14 and 18 calls.
+same two sites with 14 and 18 calls; and that `scope events --ranks R
+--format csv` gives the MPI_Allreduce calls of rank R those callsites,
+2 + R then 6 - R, in call order.
 """
 import csv
 import io
@@ -97,6 +99,14 @@ def check_tools(h5, line):
         if got != want or any(r["region"] != "MPI_Allreduce" or r["rank"] != str(rank)
                               for r in rows):
             fail(f"rank {rank}: scope callsites gave {rows}, expected {want}")
+        if rank == "all":
+            continue
+        p = subprocess.run([os.environ["SCOPE_TOOL"], "events", "--include", "^MPI_Allreduce$",
+                            "--ranks", str(rank), "--format", "csv", h5],
+                           capture_output=True, text=True, timeout=120)
+        seq = [r["callsite"] for r in csv.DictReader(io.StringIO(p.stdout))]
+        if p.returncode != 0 or seq != [one] * (2 + rank) + [two] * (6 - rank):
+            fail(f"rank {rank}: events callsites {seq} rc {p.returncode} {p.stderr!r}")
 
 
 main()

@@ -28,8 +28,13 @@ With SCOPE_TOOL and SCOPE_SITE_READER_TEST set (meson sets both), also:
   "prog_s+0x<offset>";
 - failure paths: a deleted object says "(object missing)", a replaced
   one "(build-id differs)"; bad usage exits 2, an unknown rank exits 1,
-  each with its exact message; --top 1 keeps the largest row.
+  each with its exact message; --top 1 keeps the largest row;
+- `scope events --format csv|json` and `scope export --to chrome-trace`
+  carry each call's immediate caller ("from_a (prog_sites.c:<SITE_A>)"
+  x3, from_b x5, via_lib x7, in call order), and --no-call-sites drops
+  the column.
 """
+import json
 import csv
 import io
 import shutil
@@ -189,6 +194,25 @@ def check_tools(preload, prog, src_dir, outdir, want, rows_a):
     none = scope("callsites", "--region", "^nothing$", "--format", "csv", h5).stdout
     if none != "region,rank,site,calls,total_s,mean_s,min_s,max_s,share,location\n":
         fail(f"--region matching nothing: {none!r}")
+
+    # the callsite column of events and exports: frame 0 only
+    seq = ([f"from_a (prog_sites.c:{ln['SITE_A']})"] * 3 + [f"from_b (prog_sites.c:{ln['SITE_B']})"] * 5
+           + [f"via_lib (sitelib.c:{ln['SITE_LIB']})"] * 7)
+    ev = list(csv.DictReader(io.StringIO(scope("events", "--format", "csv", h5).stdout)))
+    if [r["callsite"] for r in ev] != seq:
+        fail(f"events csv callsites: {[r.get('callsite') for r in ev]}")
+    ev = json.loads(scope("events", "--format", "json", h5).stdout)["events"]
+    if [r["callsite"] for r in ev] != seq:
+        fail(f"events json callsites: {ev}")
+    head = scope("events", "--no-call-sites", "--format", "csv", h5).stdout.splitlines()[0]
+    if head != "name,rank,thread,call_index,start_s,end_s,duration_s,call_id,parent_id":
+        fail(f"--no-call-sites header: {head!r}")
+    trace = os.path.join(outdir, "trace.json")
+    scope("export", h5, "--to", "chrome-trace", "-o", trace)
+    with open(trace) as f:
+        tr = [e for e in json.load(f)["traceEvents"] if e["ph"] == "X"]
+    if [e["args"]["callsite"] for e in sorted(tr, key=lambda e: e["args"]["call_index"])] != seq:
+        fail(f"chrome-trace callsites: {tr}")
 
     # stripped copies; the library stays as built (-g)
     syms = nm_addrs(prog)
