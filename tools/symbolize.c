@@ -187,32 +187,40 @@ static char *from_dwarf(object *o, Dwarf_Addr addr)
         files = NULL;
     char *out = NULL;
     size_t len = 0;
-    int nfn = 0, err = 0;
-    for (int i = 0; i < ns && !err; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
-        char *name = die_name(&scopes[i]);
-        if (!name) {
-            err = 1;
+    int nfn = 0, err = 0, i = 0;
+    /* The innermost function-like scope; after an inlined_subroutine,
+     * dwarf_getscopes_die gives the concrete scopes around it (plain
+     * dwarf_getscopes would continue into the inline's abstract
+     * definition), where the next one out is the caller. */
+    while (!err) {
+        while (i < ns && dwarf_tag(&scopes[i]) != DW_TAG_subprogram &&
+               dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+            i++;
+        if (i >= ns)
             break;
-        }
-        err = appendf(&out, &len, "%s%s (%s:%d)", nfn ? " inlined in " : "",
-                      name, file ? base_name(file) : "??", line) < 0;
+        Dwarf_Die fn = scopes[i];
+        int tag = dwarf_tag(&fn);
+        char *name = die_name(&fn);
+        err = !name || appendf(&out, &len, "%s%s (%s:%d)", nfn ? " inlined in " : "",
+                               name, file ? base_name(file) : "??", line) < 0;
         free(name);
         nfn++;
-        if (tag == DW_TAG_subprogram)
+        if (err || tag == DW_TAG_subprogram)
             break;
         /* the caller's location is where this inline copy was called */
         Dwarf_Attribute a;
         Dwarf_Word cf = 0, cl = 0;
-        if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
+        if (dwarf_formudata(dwarf_attr(&fn, DW_AT_call_file, &a), &cf) == 0 &&
             files && cf < nfiles)
             file = dwarf_filesrc(files, cf, NULL, NULL);
         else
             file = NULL;
-        line = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0
+        line = dwarf_formudata(dwarf_attr(&fn, DW_AT_call_line, &a), &cl) == 0
                    ? (int)cl : 0;
+        free(scopes);
+        scopes = NULL;
+        ns = dwarf_getscopes_die(&fn, &scopes);
+        i = 1;                  /* scopes[0] is fn itself */
     }
     free(scopes);
     if (err || nfn == 0) {
