@@ -27,6 +27,7 @@ struct scope_events {
     scope__cell *cur;       /* NULL: move to the next cell first */
     int64_t *s, *e;
     int32_t *t;
+    int want_sites;         /* the query asked for call sites */
     /* Call ids, per selected rank position: off[r] = the first slot of
      * region r in ids/pids, whose slot off[r] + call_index holds the call's
      * index in the rank's stack and its parent's. */
@@ -149,6 +150,7 @@ int scope_profile_events_open(scope_profile *p, const scope_event_query *q,
     if (!it)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     it->p = p;
+    it->want_sites = q->call_sites != 0;
     int rc;
     switch (q->time_mode) {
     case SCOPE_TIME_RELATIVE:
@@ -242,6 +244,15 @@ static int next_cell(scope_events *it)
             it->t = NULL;
             return rc;
         }
+        if (it->want_sites) {
+            scope__cell *same;
+            if ((rc = scope__cell_sites(p, it->regions[it->ri], it->ranks[it->ki],
+                                        &same)) < 0) {
+                it->cur = c;    /* so drop_cell() frees what was loaded */
+                drop_cell(it);
+                return rc;
+            }
+        }
         it->cur = c;
         it->pos = 0;
         return 1;
@@ -280,7 +291,7 @@ int64_t scope_events_read(scope_events *it, scope_event *buf, int64_t cap)
             ev->region = region;
             ev->rank = rank;
             ev->thread = it->t ? it->t[i] : 0;
-            ev->reserved = 0;
+            ev->site = it->want_sites && c->sites ? c->sites[i] : -1;
         }
         if (it->pos == c->n) {
             drop_cell(it);

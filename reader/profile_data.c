@@ -55,6 +55,7 @@ void scope_profile_close(scope_profile *p)
         free(c->starts);
         free(c->ends);
         free(c->tids);
+        free(c->sites);
         free(c);
     }
     for (int i = 0; i < p->nregions; i++)
@@ -65,6 +66,7 @@ void scope_profile_close(scope_profile *p)
         free(p->ranks[i].group);
     free(p->ranks);
     free(p->sources);
+    scope__sites_free(p->sites);
     free(p);
 }
 

@@ -116,7 +116,7 @@ static int add_rank(builder *b, int rank, int source, const char *group)
 /* Takes ownership of `name` (freed on failure too). */
 static int add_cell(builder *b, char *name, int rank, int source,
                     const char *group, int64_t offset, int64_t n,
-                    int64_t first_start)
+                    int64_t first_start, int64_t first_end)
 {
     scope__cell *c = calloc(1, sizeof *c);
     if (!c || grow(&b->found, &b->capfound, b->nfound, sizeof *b->found) < 0)
@@ -127,6 +127,7 @@ static int add_cell(builder *b, char *name, int rank, int source,
     c->offset = offset;
     c->n = n;
     c->first_start = first_start;
+    c->first_end = first_end;
     b->found[b->nfound].name = name;
     b->found[b->nfound].rank = rank;
     b->found[b->nfound].cell = c;
@@ -186,6 +187,37 @@ static int list_links(hid_t g, const char *fpath, const char *gpath,
     return 0;
 }
 
+/* The start of a (region, rank)'s first call and the latest end among the
+ * calls that start then (sorted by start, they come first; the first 64
+ * are looked at). `durations`: the end column holds durations (schema 3),
+ * whose starts are deltas after the first. Returns 0 or SCOPE_E*. */
+static int first_call(hid_t loc, const char *scol, const char *ecol, const char *fpath,
+                      int64_t off, int64_t n, int durations, int64_t *first, int64_t *end)
+{
+    int64_t k = n < 64 ? n : 64, st[64], en[64];
+    int rc;
+    if ((rc = scope__h5_read_int64(loc, scol, fpath, off, k, st)) < 0 ||
+        (rc = scope__h5_read_int64(loc, ecol, fpath, off, k, en)) < 0)
+        return rc;
+    int64_t s = st[0];
+    *first = s;
+    *end = INT64_MIN;
+    for (int64_t i = 0; i < k; i++) {
+        /* unsigned sums: a damaged file must not overflow here (its times
+         * are refused when the calls are loaded) */
+        if (durations && i > 0)
+            s = (int64_t)((uint64_t)s + (uint64_t)st[i]); /* cumulative */
+        else if (!durations)
+            s = st[i];
+        if (s != *first)
+            break;
+        int64_t e = durations ? (int64_t)((uint64_t)s + (uint64_t)en[i]) : en[i];
+        if (e > *end)
+            *end = e;
+    }
+    return 0;
+}
+
 /* Adds one region group (a cell) of a rank group. */
 static int add_region_group(builder *b, int source, int rank, hid_t regions,
                             const char *link, const char *rpath)
@@ -210,7 +242,7 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         return scope__h5_fail(SCOPE_EFORMAT, fpath, "cannot open a region");
     }
     char *name = NULL;
-    int64_t n, ne, first = INT64_MAX;
+    int64_t n, ne, first = INT64_MAX, first_end = INT64_MIN;
     int rc = scope__h5_attr_string(g, "name", &name);
     if (rc < 0)
         goto fail_read;
@@ -234,10 +266,10 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         goto fail_read;
     }
     if (n > 0 &&
-        (rc = scope__h5_read_int64(g, spath, fpath, 0, 1, &first)) < 0)
+        (rc = first_call(g, spath, epath, fpath, 0, n, 0, &first, &first_end)) < 0)
         goto fail_read;
     H5Gclose(g);
-    rc = add_cell(b, name, rank, source, gpath, 0, n, first);
+    rc = add_cell(b, name, rank, source, gpath, 0, n, first, first_end);
     free(spath);
     free(epath);
     free(gpath);
@@ -437,7 +469,7 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
     }
     for (int64_t i = 0; i < m; i++) {
         int64_t rid = cols[0][i], rank = cols[1][i], off = cols[2][i],
-                cnt = cols[3][i], first = INT64_MAX;
+                cnt = cols[3][i], first = INT64_MAX, first_end = INT64_MIN;
         if (rid < 0 || rid >= nnames || rank < 0 || rank > INT_MAX ||
             off < 0 || cnt < 0 || off > nev || cnt > nev - off) {
             rc = scope__fail(SCOPE_EFORMAT, "%s: rank_region_index row %lld "
@@ -445,9 +477,8 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
                              fpath, (long long)i);
             goto fail_cols;
         }
-        if (cnt > 0 &&
-            (rc = scope__h5_read_int64(file, col_start, fpath, off, 1,
-                                       &first)) < 0)
+        if (cnt > 0 && (rc = first_call(file, col_start, col_end, fpath, off, cnt,
+                                        schema != 2, &first, &first_end)) < 0)
             goto fail_cols;
         char *name = strdup(names[rid]);
         if (!name) {
@@ -455,7 +486,7 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
             goto fail_cols;
         }
         if ((rc = add_cell(b, name, (int)rank, source, NULL, off, cnt,
-                           first)) < 0)
+                           first, first_end)) < 0)
             goto fail_cols;
     }
     /* Each rank of the file once: sort the rank column (no longer needed
@@ -598,6 +629,10 @@ static int cmp_region_order(const void *a, const void *b, void *ctx)
     const scope__region *y = &regs[*(const int *)b];
     if (x->first_start != y->first_start)
         return x->first_start < y->first_start ? -1 : 1;
+    /* calls starting together (the clock's resolution is ~10 ns on some
+     * CPUs): the longer one contains the other, so it comes first */
+    if (x->first_end != y->first_end)
+        return x->first_end > y->first_end ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
@@ -644,16 +679,20 @@ static int finish(builder *b)
         if (i == 0 || strcmp(b->found[i].name, b->found[i - 1].name)) {
             p->regions[p->nregions].name = b->found[i].name;
             p->regions[p->nregions].first_start = INT64_MAX;
+            p->regions[p->nregions].first_end = INT64_MIN;
             p->nregions++;
         } else {
             free(b->found[i].name);
         }
         b->found[i].name = p->regions[p->nregions - 1].name;
         b->found[i].region = p->nregions - 1;
-        if (b->found[i].cell->first_start <
-            p->regions[p->nregions - 1].first_start)
-            p->regions[p->nregions - 1].first_start =
-                b->found[i].cell->first_start;
+        scope__region *reg = &p->regions[p->nregions - 1];
+        const scope__cell *cell = b->found[i].cell;
+        if (cell->first_start < reg->first_start ||
+            (cell->first_start == reg->first_start && cell->first_end > reg->first_end)) {
+            reg->first_start = cell->first_start;
+            reg->first_end = cell->first_end;
+        }
     }
     b->names_moved = 1;
     /* Then by first start: sort a permutation, so that each found cell's

@@ -46,11 +46,15 @@ typedef struct scope__cell {
     int64_t offset;     /* COLUMNS*: first event in events/ arrays */
     int64_t n;          /* number of calls */
     int64_t first_start;/* start of the first call (INT64_MAX if none) */
+    int64_t first_end;  /* its end: on equal starts the longer call, the
+                         * container, orders first */
     int64_t *starts;    /* kept only when scope_profile_times() asked */
     int64_t *ends;
     int tids_loaded;    /* tids below is valid (NULL: one thread only) */
     int32_t *tids;      /* thread_ids, kept when scope_profile_thread_ids()
                          * asked */
+    int sites_loaded;   /* sites below is valid (NULL: no callsite_ids) */
+    int32_t *sites;     /* merged site per call (callsites.c) */
     int summarized;     /* the fields below are valid */
     int64_t total, min, max, max_end;
     double mean, m2;    /* m2 = sum of squared deviations from mean */
@@ -59,6 +63,7 @@ typedef struct scope__cell {
 typedef struct scope__region {
     char *name;
     int64_t first_start;
+    int64_t first_end;  /* of the call that starts first (the longest on a tie) */
 } scope__region;
 
 struct scope_profile {
@@ -74,7 +79,16 @@ struct scope_profile {
     int have_max_end;
     int64_t max_end;
     int meta_source;            /* first source with /metadata, or -1 */
+    struct scope__sites *sites; /* call sites, loaded on first use
+                                 * (callsites.c); NULL before */
 };
+
+/* Loads (once) the merged site of each call of the cell of (region, rank
+ * index k) into its `sites` (callsites.c); *cell is that cell or NULL. */
+int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
+
+/* Frees what callsites.c loaded (profile_data.c calls it at close). */
+void scope__sites_free(struct scope__sites *s);
 
 /* Error message (thread-local). Both return `code` so a caller can write
  * `return scope__fail(...)`. */

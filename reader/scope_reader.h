@@ -266,7 +266,9 @@ typedef struct scope_event_query {
     int32_t call_ids;           /* 1 = fill call_id/parent_id (builds each
                                  * selected rank's call stack: n log regions time,
                                  * 16 bytes per event of those ranks) */
-    int32_t reserved;
+    int32_t call_sites;         /* 1 = fill scope_event.site (loads the call
+                                 * site tables, and keeps 4 bytes per call of
+                                 * regions that store sites until close) */
 } scope_event_query;
 
 typedef struct scope_event {
@@ -279,7 +281,9 @@ typedef struct scope_event {
     int32_t region;
     int32_t rank;
     int32_t thread;         /* thread lane, 0 when one thread */
-    int32_t reserved;
+    int32_t site;           /* merged call site (scope_profile_site_frames),
+                             * -1 when the call has none or the query did
+                             * not ask for call_sites */
 } scope_event;
 
 typedef struct scope_events scope_events;
@@ -342,6 +346,65 @@ SCOPE_READER_API int scope_call_stack_children(const scope_call_stack *cs,
                                                const int64_t **kids,
                                                int64_t *n);
 SCOPE_READER_API void scope_call_stack_free(scope_call_stack *cs);
+
+/* ------------------------------------------------------------------ */
+/* Call sites (callsites.c): docs/format.md /rank<N>/callsites          */
+
+/* One frame of a call path: `offset` is a file address of `object` (a
+ * return address minus the load bias: look up offset - 1 for the call's
+ * line); build_id is lowercase hex, "" when the object has none. The
+ * strings belong to the profile. Frame 0 is the immediate caller of the
+ * instrumented function. */
+typedef struct scope_callsite_frame {
+    uint64_t offset;
+    const char *build_id;
+    const char *object;
+} scope_callsite_frame;
+
+/* Call paths are stored per rank with per-rank ids; the reader merges
+ * them into one run-wide list of "sites": two paths are the same site when
+ * they have the same depth and every frame has the same offset and the
+ * same build-id (the same object path when there is no build-id). Sites
+ * are numbered 0 .. site_count-1 in order of (lowest rank, id there).
+ *
+ * scope_profile_site_count: loads every rank's callsites table on first
+ * use (one HDF5 read per rank; merging is n log n in the number of paths)
+ * and returns how many distinct sites the run holds (0 when none was
+ * recorded), or a negative SCOPE_E* (SCOPE_EFORMAT for a damaged table:
+ * ids not dense, frames out of order, depth disagreeing). */
+SCOPE_READER_API int scope_profile_site_count(scope_profile *p);
+
+/* The frames of merged site `site`: *frames (owned by the profile) and
+ * *depth. SCOPE_ENOTFOUND for a site out of range. */
+SCOPE_READER_API int scope_profile_site_frames(scope_profile *p, int site,
+                                               const scope_callsite_frame **frames,
+                                               int *depth);
+
+/* Number of call paths stored for `rank` (its own ids 0 .. n-1), and the
+ * merged site of its path `id`. SCOPE_ENOTFOUND for an unknown rank or
+ * id. */
+SCOPE_READER_API int scope_profile_rank_callsite_count(scope_profile *p,
+                                                       int rank);
+SCOPE_READER_API int scope_profile_rank_callsite_site(scope_profile *p,
+                                                      int rank, int id);
+
+/* The merged site of each call of `region` on `rank`, in the order of
+ * scope_profile_times(): a site index, or -1 for a call without one.
+ * *sites is NULL (every call without a site) when the region stores no
+ * callsite_ids there. Kept until close. Cost: one HDF5 read of n values. */
+SCOPE_READER_API int scope_profile_call_sites(scope_profile *p, int region,
+                                              int rank, const int32_t **sites,
+                                              int64_t *n);
+
+/* Duration statistics of `region`'s calls on `rank` (or SCOPE_ALL_RANKS)
+ * grouped by merged site: out[s] for s in 0 .. site_count-1 (the caller
+ * gives room for scope_profile_site_count() entries; may be NULL when it
+ * is 0), and *none (may be NULL) the calls that carry no site. Same
+ * conventions as scope_stats (population std, all 0 with no calls).
+ * Cost: reads the region's times and sites on each selected rank. */
+SCOPE_READER_API int scope_profile_site_stats(scope_profile *p, int region,
+                                              int rank, scope_stats *out,
+                                              scope_stats *none);
 
 /* ------------------------------------------------------------------ */
 /* Writing one self-contained file (profile_merge.c)                   */

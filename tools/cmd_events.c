@@ -16,6 +16,7 @@
 static const char events_help[] =
     "usage: scope events [--include RE]... [--exclude RE]... [--ranks LIST]\n"
     "                    [--absolute | --origin NS] [--no-call-ids]\n"
+    "                    [--no-call-sites]\n"
     "                    [--format table|csv|json] PATH...\n"
     "\n"
     "One row per recorded call: name, rank, thread, call_index (the call's\n"
@@ -23,7 +24,10 @@ static const char events_help[] =
     "seconds, call_id (the call's index in its rank's call stack, calls\n"
     "sorted by start) and parent_id (the call_id of the call it is nested\n"
     "in, -1 if none). Rows come in region order (by first entry), then rank,\n"
-    "then call order.\n"
+    "then call order. When the run recorded call sites (config:\n"
+    "`name callsites=N`), a last column, callsite, gives each call's\n"
+    "immediate caller as \"function (file:line)\" (see scope callsites;\n"
+    "empty for calls without one).\n"
     "\n"
     "options:\n"
     "  --include RE   only regions whose name matches RE (POSIX extended\n"
@@ -37,6 +41,7 @@ static const char events_help[] =
     "                 the first call when the file records none)\n"
     "  --no-call-ids  leave out call_id and parent_id (faster; needed when\n"
     "                 calls overlap partially and nesting cannot be built)\n"
+    "  --no-call-sites  leave out the callsite column\n"
     "  --format F     table (default), csv or json ({\"events\": [...]})\n"
     "  -h, --help     this text\n";
 
@@ -49,6 +54,7 @@ int scope_cmd_events(int argc, char **argv)
         { "absolute", no_argument, NULL, 'a' },
         { "origin", required_argument, NULL, 'o' },
         { "no-call-ids", no_argument, NULL, 'n' },
+        { "no-call-sites", no_argument, NULL, 's' },
         { "format", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -60,6 +66,7 @@ int scope_cmd_events(int argc, char **argv)
     scope_event_query q;
     memset(&q, 0, sizeof q);
     q.call_ids = 1;
+    q.call_sites = 1;
     int c, k, format = SCOPE__EV_TABLE, status = 2;
     if (!inc || !exc) {
         status = scope__fail_msg("out of memory");
@@ -101,6 +108,9 @@ int scope_cmd_events(int argc, char **argv)
             break;
         case 'n':
             q.call_ids = 0;
+            break;
+        case 's':
+            q.call_sites = 0;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)

@@ -88,9 +88,17 @@ static int write_chrome(FILE *out, scope_profile *p)
 {
     scope_event_query q;
     memset(&q, 0, sizeof q);
+    q.call_sites = 1;
+    scope__site_names sn;
+    if (scope__site_names_init(p, &sn) < 0) {
+        scope__site_names_free(&sn);
+        return 1;
+    }
     scope_events *it;
-    if (scope_profile_events_open(p, &q, &it) < 0)
+    if (scope_profile_events_open(p, &q, &it) < 0) {
+        scope__site_names_free(&sn);
         return scope__fail_msg(scope_reader_errmsg());
+    }
     scope_event buf[4096];
     lanes l = { NULL, 0, 0 };
     int64_t got, done = 0, total = scope_events_count(it);
@@ -108,8 +116,18 @@ static int write_chrome(FILE *out, scope_profile *p)
             put_us(out, e->start_ns);
             fputs(", \"dur\": ", out);
             put_us(out, e->end_ns - e->start_ns);
-            fprintf(out, ", \"args\": {\"call_index\": %lld}}",
+            fprintf(out, ", \"args\": {\"call_index\": %lld",
                     (long long)e->call_index);
+            if (sn.n > 0) {     /* runs with call sites: the caller's line */
+                const char *site = scope__site_name(p, &sn, e->site);
+                if (!site) {
+                    scope__fail_msg("out of memory");
+                    goto fail_events;
+                }
+                fputs(", \"callsite\": ", out);
+                scope__put_json_string(out, site);
+            }
+            fputs("}}", out);
             if (note_lane(&l, e->rank, e->thread) < 0) {
                 scope__fail_msg("out of memory");
                 goto fail_events;
@@ -146,6 +164,7 @@ static int write_chrome(FILE *out, scope_profile *p)
 fail_events:
     free(l.v);
     scope_events_close(it);
+    scope__site_names_free(&sn);
     return status;
 }
 
@@ -328,6 +347,7 @@ int scope_cmd_export(int argc, char **argv)
     scope_event_query q;
     memset(&q, 0, sizeof q);
     q.call_ids = 1;
+    q.call_sites = 1;
     switch (to) {
     case TO_CHROME: status = write_chrome(out, p); break;
     case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;

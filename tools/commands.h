@@ -20,6 +20,8 @@
                           "std, share of the run")                        \
     X(events, "events", "one row per call: region, rank, thread, start, end, "  \
                         "duration, nesting ids")                          \
+    X(callsites, "callsites", "where timed functions were called from: "    \
+                              "calls and time per call site, file:line")  \
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, csv " \
                         "or json")                                        \

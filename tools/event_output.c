@@ -11,6 +11,7 @@
 
 #include "event_output.h"
 #include "output.h"
+#include "symbolize.h"
 
 #define BATCH 4096
 #define PROGRESS_MIN 2000000
@@ -50,8 +51,49 @@ static int width(const char *s)
     return w;
 }
 
+int scope__site_names_init(scope_profile *p, scope__site_names *sn)
+{
+    memset(sn, 0, sizeof *sn);
+    if ((sn->n = scope_profile_site_count(p)) < 0) {
+        sn->n = 0;
+        fprintf(stderr, "scope: %s\n", scope_reader_errmsg());
+        return -1;
+    }
+    if (sn->n > 0 && (!(sn->sym = scope__symbolizer_new()) ||
+                      !(sn->locs = calloc((size_t)sn->n, sizeof *sn->locs)))) {
+        fprintf(stderr, "scope: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+const char *scope__site_name(scope_profile *p, scope__site_names *sn, int site)
+{
+    if (site < 0 || site >= sn->n)
+        return "";
+    if (!sn->locs[site]) {
+        const scope_callsite_frame *fr;
+        int depth;
+        if (scope_profile_site_frames(p, site, &fr, &depth) < 0 || depth < 1)
+            return "";
+        sn->locs[site] = scope__symbolize(sn->sym, &fr[0]);
+    }
+    return sn->locs[site];
+}
+
+void scope__site_names_free(scope__site_names *sn)
+{
+    for (int i = 0; sn->locs && i < sn->n; i++)
+        free(sn->locs[i]);
+    free(sn->locs);
+    scope__symbolizer_free(sn->sym);
+    memset(sn, 0, sizeof *sn);
+}
+
+/* site: the callsite cell, or NULL when the listing has no such column. */
 static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
-                    int format, int ids, int namew, int64_t nrow)
+                    int format, int ids, int namew, int64_t nrow,
+                    const char *site)
 {
     const char *name = scope_profile_region_name(p, ev->region);
     char st[40], en[40], du[40];
@@ -65,6 +107,10 @@ static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
         if (ids)
             fprintf(out, ",%lld,%lld", (long long)ev->call_id,
                     (long long)ev->parent_id);
+        if (site) {
+            fputc(',', out);
+            scope__put_csv_field(out, site);
+        }
         fputc('\n', out);
     } else if (format == SCOPE__EV_JSON) {
         fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
@@ -75,6 +121,10 @@ static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
         if (ids)
             fprintf(out, ", \"call_id\": %lld, \"parent_id\": %lld",
                     (long long)ev->call_id, (long long)ev->parent_id);
+        if (site) {
+            fputs(", \"callsite\": ", out);
+            scope__put_json_string(out, site);
+        }
         fputc('}', out);
     } else {
         fprintf(out, "%s%*s  %4d  %6d  %10lld  %14s  %14s  %14s", name,
@@ -83,6 +133,8 @@ static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
         if (ids)
             fprintf(out, "  %7lld  %9lld", (long long)ev->call_id,
                     (long long)ev->parent_id);
+        if (site)
+            fprintf(out, "  %s", site);
         fputc('\n', out);
     }
 }
@@ -97,6 +149,8 @@ int scope__write_events(FILE *out, scope_profile *p,
     }
     scope_event *buf = malloc(BATCH * sizeof *buf);
     int namew = 4, status = 1, ids = q->call_ids != 0;
+    scope__site_names sn;
+    memset(&sn, 0, sizeof sn);
     for (int r = 0; r < scope_profile_region_count(p); r++) {
         int w = width(scope_profile_region_name(p, r));
         if (w > namew)
@@ -106,22 +160,36 @@ int scope__write_events(FILE *out, scope_profile *p,
         fprintf(stderr, "scope: out of memory\n");
         goto fail_buf;
     }
-    if (format == SCOPE__EV_CSV)
+    if (q->call_sites && scope__site_names_init(p, &sn) < 0)
+        goto fail_buf;
+    /* the column only for profiles that hold call sites, so listings of
+     * other runs keep their columns */
+    int with_sites = sn.n > 0;
+    if (format == SCOPE__EV_CSV) {
         fputs(ids ? "name,rank,thread,call_index,start_s,end_s,duration_s,"
-                    "call_id,parent_id\n"
-                  : "name,rank,thread,call_index,start_s,end_s,duration_s\n",
+                    "call_id,parent_id"
+                  : "name,rank,thread,call_index,start_s,end_s,duration_s",
               out);
-    else if (format == SCOPE__EV_JSON)
+        fputs(with_sites ? ",callsite\n" : "\n", out);
+    } else if (format == SCOPE__EV_JSON)
         fputs("{\"events\": [", out);
     else {
         fprintf(out, "name%*s  rank  thread  call_index  %14s  %14s  %14s",
                 namew - 4, "", "start_s", "end_s", "duration_s");
-        fputs(ids ? "  call_id  parent_id\n" : "\n", out);
+        if (ids)
+            fputs("  call_id  parent_id", out);
+        fputs(with_sites ? "  callsite\n" : "\n", out);
     }
     int64_t got, done = 0, total = scope_events_count(it);
     while ((got = scope_events_read(it, buf, BATCH)) > 0) {
-        for (int64_t i = 0; i < got; i++)
-            put_row(out, p, &buf[i], format, ids, namew, done + i);
+        for (int64_t i = 0; i < got; i++) {
+            const char *site = with_sites ? scope__site_name(p, &sn, buf[i].site) : NULL;
+            if (with_sites && !site) {
+                fprintf(stderr, "scope: out of memory\n");
+                goto fail_buf;
+            }
+            put_row(out, p, &buf[i], format, ids, namew, done + i, site);
+        }
         done += got;
         scope__progress("events", done, total);
     }
@@ -138,6 +206,7 @@ int scope__write_events(FILE *out, scope_profile *p,
     }
     status = 0;
 fail_buf:
+    scope__site_names_free(&sn);
     free(buf);
     scope_events_close(it);
     return status;

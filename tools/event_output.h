@@ -14,10 +14,27 @@ enum { SCOPE__EV_TABLE, SCOPE__EV_CSV, SCOPE__EV_JSON };
 
 /* Streams the events of q to out in `format`. Times are plain seconds.
  * Columns: name, rank, thread, call_index, start_s, end_s, duration_s and,
- * when q->call_ids, call_id and parent_id. Prints a one-line error and
+ * when q->call_ids, call_id and parent_id, and, when q->call_sites and the
+ * profile holds call sites, callsite: the call's immediate caller resolved
+ * by symbolize.c ("fn (file.c:12)"; "" for a call without a site). Prints a one-line error and
  * returns 1 on failure, 0 on success. Memory: one batch of events. */
 int scope__write_events(FILE *out, scope_profile *p,
                         const scope_event_query *q, int format);
+
+/* Call sites by name for event listings: frame 0 of each merged site,
+ * resolved by symbolize.c when first asked and kept. */
+typedef struct scope__symbolizer scope__symbolizer;
+typedef struct {
+    scope__symbolizer *sym;
+    char **locs;
+    int n;              /* sites in the profile; 0: it holds none */
+} scope__site_names;
+
+/* Loads the profile's sites; 0, or -1 with a one-line error printed. */
+int scope__site_names_init(scope_profile *p, scope__site_names *sn);
+/* "fn (file.c:12)" for a merged site, "" for -1; NULL when out of memory. */
+const char *scope__site_name(scope_profile *p, scope__site_names *sn, int site);
+void scope__site_names_free(scope__site_names *sn);
 
 /* Shows "scope: <what>: N%" on stderr when it is a terminal and total is
  * large; done == total clears the line. Cheap enough to call per batch. */

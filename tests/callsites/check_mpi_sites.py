@@ -6,7 +6,18 @@ asserts, with h5py and addr2line, that every rank's /rank<N>/callsites
 holds exactly two paths, at the MPI_SITE_1 and MPI_SITE_2 lines of
 mpi_sites.c, and that the callsite_ids of MPI_Allreduce count exactly
 2 + r and 3 + (3 - r) calls on rank r, in that order.
+
+With SCOPE_TOOL and SCOPE_SITE_READER_TEST set (meson sets both), also
+that test_site_reader's MPI checks pass, and that
+`scope callsites --rank R --format csv` prints exactly two rows for rank
+R, "sum_one (mpi_sites.c:<MPI_SITE_1>)" with 2 + R calls and
+"sum_two (mpi_sites.c:<MPI_SITE_2>)" with 6 - R, and without --rank the
+same two sites with 14 and 18 calls; and that `scope events --ranks R
+--format csv` gives the MPI_Allreduce calls of rank R those callsites,
+2 + R then 6 - R, in call order.
 """
+import csv
+import io
 import os
 import re
 import subprocess
@@ -64,7 +75,38 @@ def main():
             exp = ["MPI_SITE_1"] * (2 + r) + ["MPI_SITE_2"] * (3 + 3 - r)
             if seq != exp:
                 fail(f"rank {r}: {seq}, expected {exp}")
+    if os.environ.get("SCOPE_TOOL"):
+        check_tools(os.path.join(outdir, "p.h5"), {v: k[1] for k, v in want.items()})
     print("check_mpi_sites: ok")
+
+
+def check_tools(h5, line):
+    t = subprocess.run([os.environ["SCOPE_SITE_READER_TEST"], "mpi", h5], capture_output=True,
+                       text=True, timeout=120)
+    if t.returncode != 0:
+        fail(f"test_site_reader: {t.stderr}")
+    one = f"sum_one (mpi_sites.c:{line['MPI_SITE_1']})"
+    two = f"sum_two (mpi_sites.c:{line['MPI_SITE_2']})"
+    for rank, want in [(r, {one: 2 + r, two: 6 - r}) for r in range(4)] + [("all", {one: 14, two: 18})]:
+        args = [os.environ["SCOPE_TOOL"], "callsites", "--format", "csv", h5]
+        if rank != "all":
+            args[2:2] = ["--rank", str(rank)]
+        p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            fail(f"{args}: rc {p.returncode} {p.stderr!r}")
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        got = {r["location"]: int(r["calls"]) for r in rows}
+        if got != want or any(r["region"] != "MPI_Allreduce" or r["rank"] != str(rank)
+                              for r in rows):
+            fail(f"rank {rank}: scope callsites gave {rows}, expected {want}")
+        if rank == "all":
+            continue
+        p = subprocess.run([os.environ["SCOPE_TOOL"], "events", "--include", "^MPI_Allreduce$",
+                            "--ranks", str(rank), "--format", "csv", h5],
+                           capture_output=True, text=True, timeout=120)
+        seq = [r["callsite"] for r in csv.DictReader(io.StringIO(p.stdout))]
+        if p.returncode != 0 or seq != [one] * (2 + rank) + [two] * (6 - rank):
+            fail(f"rank {rank}: events callsites {seq} rc {p.returncode} {p.stderr!r}")
 
 
 main()

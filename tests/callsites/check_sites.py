@@ -15,7 +15,29 @@ two address-space layouts), and asserts with h5py:
 - both runs store identical (build-id, object, offset) rows although the
   objects were loaded at different addresses (ASLR);
 - the output of the program is unchanged.
+
+With SCOPE_TOOL and SCOPE_SITE_READER_TEST set (meson sets both), also:
+- test_site_reader (the reader API) passes on the profile;
+- `scope callsites --format csv` gives exactly three rows, one per site,
+  with 3, 5 and 7 calls, shares adding up to 1, and locations
+  "from_a (prog_sites.c:<SITE_A>) <- main (prog_sites.c:<CALL_A>)" etc.;
+- a copy of the program stripped with `strip --strip-debug` (symbol table
+  kept, DWARF gone) gives "from_a+0x.. (prog_sd) <- main+0x.. (prog_sd)"
+  with the offsets from nm, while the library keeps its file:line;
+- a copy stripped with `strip -s` (no symbol table at all) gives
+  "prog_s+0x<offset>";
+- failure paths: a deleted object says "(object missing)", a replaced
+  one "(build-id differs)"; bad usage exits 2, an unknown rank exits 1,
+  each with its exact message; --top 1 keeps the largest row;
+- `scope events --format csv|json` and `scope export --to chrome-trace`
+  carry each call's immediate caller ("from_a (prog_sites.c:<SITE_A>)"
+  x3, from_b x5, via_lib x7, in call order), and --no-call-sites drops
+  the column.
 """
+import json
+import csv
+import io
+import shutil
 import os
 import re
 import subprocess
@@ -30,12 +52,12 @@ def fail(msg):
     sys.exit(1)
 
 
-def marker_lines(src_dir):
+def marker_lines(src_dir, kind="SITE"):
     lines = {}
     for name in ("prog_sites.c", "sitelib.c"):
         with open(os.path.join(src_dir, name)) as f:
             for i, text in enumerate(f, 1):
-                m = re.search(r"/\* (SITE_\w+) \*/", text)
+                m = re.search(r"/\* (" + kind + r"_\w+) \*/", text)
                 if m:
                     lines[m.group(1)] = (name, i)
     return lines
@@ -49,11 +71,12 @@ def addr2line(obj, offset):
     return (os.path.basename(m.group(1)), int(m.group(2))) if m else (out, 0)
 
 
-def run_once(preload, prog, outdir, tag):
+def run_once(preload, prog, outdir, tag, extra_env=None):
     conf = os.path.join(outdir, "scope.conf")
     with open(conf, "w") as f:
         f.write("site_target callsites=2\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+    env.update(extra_env or {})
     bare = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=120)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf,
                 SCOPE_OUTPUT=os.path.join(outdir, tag + ".h5"),
@@ -105,7 +128,141 @@ def main():
     rows2, ids2 = run_once(preload, prog, outdir, "b")
     if rows2 != rows or ids2 != ids:
         fail(f"a second run (other addresses) stored other rows:\n{rows}\n{rows2}")
+    if os.environ.get("SCOPE_TOOL"):
+        check_tools(preload, prog, src_dir, outdir, want, rows)
     print("check_sites: ok", {k: seq.count(k) for k in sorted(set(seq))})
+
+
+def scope(*args, rc=0):
+    p = subprocess.run([os.environ["SCOPE_TOOL"], *args], capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != rc:
+        fail(f"scope {' '.join(args)}: rc {p.returncode} (expected {rc}), stderr {p.stderr!r}")
+    return p
+
+
+def callsite_rows(h5):
+    out = scope("callsites", "--format", "csv", h5).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    return {r["location"]: r for r in rows}, rows
+
+
+def nm_addrs(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    return {p[2]: int(p[0], 16) for p in (l.split() for l in out.splitlines()) if len(p) == 3}
+
+
+def paths_of(rows):
+    paths = {}
+    for pid, frame, _, off, _, obj in rows:
+        paths.setdefault(pid, {})[frame] = (off, obj)
+    return paths
+
+
+def expect_rows(h5, want_locs, what):
+    got, rows = callsite_rows(h5)
+    have = {loc: (int(r["site"]), int(r["calls"])) for loc, r in got.items()}
+    if have != want_locs:
+        fail(f"{what}: scope callsites gave\n{have}\nexpected\n{want_locs}")
+    if any(r["region"] != "site_target" or r["rank"] != "all" for r in rows):
+        fail(f"{what}: rows {rows}")
+    return rows
+
+
+def check_tools(preload, prog, src_dir, outdir, want, rows_a):
+    h5 = os.path.join(outdir, "a.h5")
+    t = subprocess.run([os.environ["SCOPE_SITE_READER_TEST"], "pie", h5], capture_output=True,
+                       text=True, timeout=120)
+    if t.returncode != 0:
+        fail(f"test_site_reader: {t.stderr}")
+    call = marker_lines(src_dir, "CALL")
+    ln = {k: v[1] for k, v in want.items()}
+    full = {f"from_a (prog_sites.c:{ln['SITE_A']}) <- main (prog_sites.c:{call['CALL_A'][1]})": (0, 3),
+            f"from_b (prog_sites.c:{ln['SITE_B']}) <- main (prog_sites.c:{call['CALL_B'][1]})": (1, 5),
+            f"via_lib (sitelib.c:{ln['SITE_LIB']}) <- main (prog_sites.c:{ln['SITE_VIA']})": (2, 7)}
+    rows = expect_rows(h5, full, "-g build")
+    share = sum(float(r["share"]) for r in rows)
+    if abs(share - 1.0) > 1e-5:
+        fail(f"shares add up to {share}")
+    totals = [int(round(float(r["total_s"]) * 1e9)) for r in rows]
+    if totals != sorted(totals, reverse=True):
+        fail(f"rows not sorted by total: {totals}")
+    top = list(csv.DictReader(io.StringIO(scope("callsites", "--top", "1", "--format", "csv",
+                                                 h5).stdout)))
+    if len(top) != 1 or top[0] != rows[0]:
+        fail(f"--top 1 gave {top}, expected {rows[0]}")
+    none = scope("callsites", "--region", "^nothing$", "--format", "csv", h5).stdout
+    if none != "region,rank,site,calls,total_s,mean_s,min_s,max_s,share,location\n":
+        fail(f"--region matching nothing: {none!r}")
+
+    # the callsite column of events and exports: frame 0 only
+    seq = ([f"from_a (prog_sites.c:{ln['SITE_A']})"] * 3 + [f"from_b (prog_sites.c:{ln['SITE_B']})"] * 5
+           + [f"via_lib (sitelib.c:{ln['SITE_LIB']})"] * 7)
+    ev = list(csv.DictReader(io.StringIO(scope("events", "--format", "csv", h5).stdout)))
+    if [r["callsite"] for r in ev] != seq:
+        fail(f"events csv callsites: {[r.get('callsite') for r in ev]}")
+    ev = json.loads(scope("events", "--format", "json", h5).stdout)["events"]
+    if [r["callsite"] for r in ev] != seq:
+        fail(f"events json callsites: {ev}")
+    head = scope("events", "--no-call-sites", "--format", "csv", h5).stdout.splitlines()[0]
+    if head != "name,rank,thread,call_index,start_s,end_s,duration_s,call_id,parent_id":
+        fail(f"--no-call-sites header: {head!r}")
+    trace = os.path.join(outdir, "trace.json")
+    scope("export", h5, "--to", "chrome-trace", "-o", trace)
+    with open(trace) as f:
+        tr = [e for e in json.load(f)["traceEvents"] if e["ph"] == "X"]
+    if [e["args"]["callsite"] for e in sorted(tr, key=lambda e: e["args"]["call_index"])] != seq:
+        fail(f"chrome-trace callsites: {tr}")
+
+    # stripped copies; the library stays as built (-g)
+    syms = nm_addrs(prog)
+    libenv = {"LD_LIBRARY_PATH": os.path.dirname(prog)}
+    sd, ss = os.path.join(outdir, "prog_sd"), os.path.join(outdir, "prog_s")
+    for dst, how in ((sd, "--strip-debug"), (ss, "-s")):
+        shutil.copy(prog, dst)
+        subprocess.run(["strip", how, dst], check=True)
+    rows_sd, _ = run_once(preload, sd, outdir, "sd", libenv)
+    rows_s, _ = run_once(preload, ss, outdir, "s", libenv)
+    p = paths_of(rows_sd)
+    lib = f"via_lib (sitelib.c:{ln['SITE_LIB']})"
+    rel = lambda off, sym: hex(off - syms[sym])
+    expect_rows(os.path.join(outdir, "sd.h5"), {
+        f"from_a+{rel(p[0][0][0], 'from_a')} (prog_sd) <- main+{rel(p[0][1][0], 'main')} (prog_sd)": (0, 3),
+        f"from_b+{rel(p[1][0][0], 'from_b')} (prog_sd) <- main+{rel(p[1][1][0], 'main')} (prog_sd)": (1, 5),
+        f"{lib} <- main+{rel(p[2][1][0], 'main')} (prog_sd)": (2, 7)}, "strip --strip-debug")
+    p = paths_of(rows_s)
+    expect_rows(os.path.join(outdir, "s.h5"), {
+        f"prog_s+{hex(p[0][0][0])} <- prog_s+{hex(p[0][1][0])}": (0, 3),
+        f"prog_s+{hex(p[1][0][0])} <- prog_s+{hex(p[1][1][0])}": (1, 5),
+        f"{lib} <- prog_s+{hex(p[2][1][0])}": (2, 7)}, "strip -s")
+    # stripping moves no code: the same offsets as the -g build
+    if [r[3] for r in rows_s] != [r[3] for r in rows_a]:
+        fail(f"stripped offsets differ: {rows_s} vs {rows_a}")
+
+    # failure paths: the object gone, the object replaced by another build
+    os.unlink(sd)
+    p = paths_of(rows_sd)
+    expect_rows(os.path.join(outdir, "sd.h5"), {
+        f"prog_sd+{hex(p[0][0][0])} (object missing) <- prog_sd+{hex(p[0][1][0])} (object missing)": (0, 3),
+        f"prog_sd+{hex(p[1][0][0])} (object missing) <- prog_sd+{hex(p[1][1][0])} (object missing)": (1, 5),
+        f"{lib} <- prog_sd+{hex(p[2][1][0])} (object missing)": (2, 7)}, "deleted object")
+    shutil.copy(os.environ["SCOPE_SITE_READER_TEST"], ss)
+    p = paths_of(rows_s)
+    expect_rows(os.path.join(outdir, "s.h5"), {
+        f"prog_s+{hex(p[0][0][0])} (build-id differs) <- prog_s+{hex(p[0][1][0])} (build-id differs)": (0, 3),
+        f"prog_s+{hex(p[1][0][0])} (build-id differs) <- prog_s+{hex(p[1][1][0])} (build-id differs)": (1, 5),
+        f"{lib} <- prog_s+{hex(p[2][1][0])} (build-id differs)": (2, 7)}, "replaced object")
+
+    # usage and errors
+    e = scope("callsites", rc=2).stderr
+    if e != "scope: callsites: no profile path given (try 'scope callsites --help')\n":
+        fail(f"no path: {e!r}")
+    e = scope("callsites", "--format", "xml", h5, rc=2).stderr
+    if e != "scope: callsites: unknown format 'xml' (table, csv or json) (try 'scope callsites --help')\n":
+        fail(f"bad format: {e!r}")
+    e = scope("callsites", "--rank", "9", h5, rc=1).stderr
+    if e != "scope: no rank 9 in this profile\n":
+        fail(f"unknown rank: {e!r}")
 
 
 main()

@@ -29,8 +29,8 @@ __attribute__((noinline)) static void from_b(void)
 
 int main(int argc, char **argv)
 {
-    from_a();
-    from_b();
+    from_a(); /* CALL_A */
+    from_b(); /* CALL_B */
     via_lib(7); /* SITE_VIA */
     printf("done\n");
     (void)argc;

@@ -1,0 +1,338 @@
+/*
+ * cmd_callsites.c - `scope callsites PATH...`: where each timed function
+ * was called from, mpiP style: one row per (region, call site) with calls,
+ * total, mean, min, max and the site's share of the region's time, and
+ * the site resolved to "function (file:line) <- caller (file:line)".
+ *
+ * The numbers come from libscope_reader (sites merged across ranks by
+ * their frames); the locations from symbolize.c (libdw), done once per
+ * site that is printed.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "output.h"
+#include "scope_reader.h"
+#include "symbolize.h"
+
+static const char callsites_help[] =
+    "usage: scope callsites [--region RE]... [--top N] [--rank R]\n"
+    "                       [--format table|csv|json] PATH...\n"
+    "\n"
+    "One row per (region, call site), for the regions recorded with call\n"
+    "sites (config: `name callsites=N`): calls, total, mean, min and max of\n"
+    "the call durations, and share = the site's part of the region's total\n"
+    "time. A site is a call path (N frames); the same path on several ranks\n"
+    "is one site, numbered in the \"site\" column. Calls the recorder could\n"
+    "not attribute get a row with site \"-\". Rows are sorted by total time,\n"
+    "largest first (ties: region order, then site).\n"
+    "\n"
+    "location: each frame as \"function (file:line)\" from the object's\n"
+    "DWARF (inline frames as \"f (a.h:3) inlined in g (b.c:9)\"), else\n"
+    "\"symbol+0xOFF (object)\" from its symbol table, else \"object+0xOFF\";\n"
+    "frames are joined by \" <- \" (frame 0, the immediate caller, first).\n"
+    "Objects are opened at the path the run recorded; \"(object missing)\" or\n"
+    "\"(build-id differs)\" say why a frame could not be resolved.\n"
+    "\n"
+    "options:\n"
+    "  --region RE    only regions whose name matches RE (POSIX extended\n"
+    "                 regex, matched anywhere); repeatable\n"
+    "  --top N        only the N rows with the largest total\n"
+    "  --rank R       statistics of rank R alone (default: all ranks)\n"
+    "  --format F     table (default, human units), csv or json. csv header:\n"
+    "                   region,rank,site,calls,total_s,mean_s,min_s,max_s,\n"
+    "                   share,location\n"
+    "                 json: {\"callsites\":[{...}]} with the same names;\n"
+    "                 rank is \"all\" or the rank; site -1 for unattributed\n"
+    "  -h, --help     this text\n";
+
+enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+typedef struct {
+    int region;
+    int site;               /* -1: calls without a site */
+    scope_stats st;
+    double share;
+} site_row;
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const site_row *x = a, *y = b;
+    if (x->st.total_ns != y->st.total_ns)
+        return x->st.total_ns < y->st.total_ns ? 1 : -1;
+    if (x->region != y->region)
+        return x->region < y->region ? -1 : 1;
+    return (x->site > y->site) - (x->site < y->site);
+}
+
+/* Collects the rows of every selected region that holds call sites.
+ * Returns the row count or -1 (message printed). */
+static int collect(scope_profile *p, const int *regions, int nreg, int rank,
+                   int nsites, site_row **out)
+{
+    size_t cap = 64, n = 0;
+    site_row *rows = malloc(cap * sizeof *rows);
+    scope_stats *st = calloc((size_t)nsites + 1, sizeof *st);
+    if (!rows || !st)
+        goto fail_mem;
+    for (int i = 0; i < nreg; i++) {
+        int r = regions[i];
+        scope_stats none, all;
+        if (scope_profile_site_stats(p, r, rank, st, &none) < 0 ||
+            scope_profile_stats(p, r, rank, &all) < 0)
+            goto fail_reader;
+        int any = 0;
+        for (int s = 0; s < nsites; s++)
+            any |= st[s].calls > 0;
+        if (!any)
+            continue;
+        for (int s = -1; s < nsites; s++) {
+            const scope_stats *one = s < 0 ? &none : &st[s];
+            if (one->calls == 0)
+                continue;
+            if (n == cap) {
+                site_row *nr = realloc(rows, 2 * cap * sizeof *nr);
+                if (!nr)
+                    goto fail_mem;
+                rows = nr;
+                cap *= 2;
+            }
+            rows[n++] = (site_row){ r, s, *one,
+                all.total_ns > 0 ? (double)one->total_ns / (double)all.total_ns : 0.0 };
+        }
+    }
+    free(st);
+    *out = rows;
+    return (int)n;
+fail_mem:
+    fprintf(stderr, "scope: out of memory\n");
+    goto fail;
+fail_reader:
+    fprintf(stderr, "scope: %s\n", scope_reader_errmsg());
+fail:
+    free(rows);
+    free(st);
+    return -1;
+}
+
+/* The location of a site (cached in locs[]); "" for -1. NULL: no memory. */
+static const char *location(scope_profile *p, scope__symbolizer *sym,
+                            char **locs, int site)
+{
+    if (site < 0)
+        return "";
+    if (!locs[site]) {
+        const scope_callsite_frame *fr;
+        int depth;
+        if (scope_profile_site_frames(p, site, &fr, &depth) < 0)
+            return NULL;
+        locs[site] = scope__symbolize_site(sym, fr, depth);
+    }
+    return locs[site];
+}
+
+static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
+                      int n, int rank, int format, char **locs)
+{
+    static const char *const heads[] = { "region", "rank", "site", "calls", "total",
+                                         "mean", "min", "max", "share", "location" };
+    static const int right[] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
+    scope__symbolizer *sym = scope__symbolizer_new();
+    scope__table t;
+    scope__table_init(&t, 10, heads, right);
+    int status = 1;
+    if (!sym)
+        goto fail_mem;
+    char rk[16];
+    if (rank == SCOPE_ALL_RANKS)
+        strcpy(rk, "all");
+    else
+        snprintf(rk, sizeof rk, "%d", rank);
+    if (format == FMT_CSV)
+        fputs("region,rank,site,calls,total_s,mean_s,min_s,max_s,share,location\n", out);
+    else if (format == FMT_JSON)
+        fputs("{\"callsites\": [", out);
+    for (int i = 0; i < n; i++) {
+        const site_row *r = &rows[i];
+        const char *name = scope_profile_region_name(p, r->region);
+        const char *loc = location(p, sym, locs, r->site);
+        if (!loc)
+            goto fail_mem;
+        char site[16], calls[32], total[48], mean[48], min[48], max[48], share[48];
+        snprintf(calls, sizeof calls, "%lld", (long long)r->st.calls);
+        if (format == FMT_TABLE) {
+            if (r->site < 0)
+                strcpy(site, "-");
+            else
+                snprintf(site, sizeof site, "%d", r->site);
+            scope__fmt_human(total, sizeof total, (double)r->st.total_ns);
+            scope__fmt_human(mean, sizeof mean, r->st.mean_ns);
+            scope__fmt_human(min, sizeof min, (double)r->st.min_ns);
+            scope__fmt_human(max, sizeof max, (double)r->st.max_ns);
+            snprintf(share, sizeof share, "%.1f%%", r->share * 100.0);
+            const char *cells[10] = { name, rk, site, calls, total, mean, min, max,
+                                      share, loc };
+            if (scope__table_add(&t, cells) < 0)
+                goto fail_mem;
+            continue;
+        }
+        snprintf(site, sizeof site, "%d", r->site);
+        scope__fmt_seconds_i64(total, sizeof total, r->st.total_ns);
+        scope__fmt_seconds_dbl(mean, sizeof mean, r->st.mean_ns);
+        scope__fmt_seconds_i64(min, sizeof min, r->st.min_ns);
+        scope__fmt_seconds_i64(max, sizeof max, r->st.max_ns);
+        scope__fmt_ratio(share, sizeof share, r->share);
+        if (format == FMT_CSV) {
+            scope__put_csv_field(out, name);
+            fprintf(out, ",%s,%s,%s,%s,%s,%s,%s,%s,", rk, site, calls, total, mean,
+                    min, max, share);
+            scope__put_csv_field(out, loc);
+            fputc('\n', out);
+        } else {
+            fputs(i ? ",\n  {\"region\": " : "\n  {\"region\": ", out);
+            scope__put_json_string(out, name);
+            if (rank == SCOPE_ALL_RANKS)
+                fputs(", \"rank\": \"all\"", out);
+            else
+                fprintf(out, ", \"rank\": %d", rank);
+            fprintf(out, ", \"site\": %s, \"calls\": %s, \"total\": %s, \"mean\": %s, "
+                    "\"min\": %s, \"max\": %s, \"share\": %s, \"location\": ", site,
+                    calls, total, mean, min, max, share);
+            scope__put_json_string(out, loc);
+            fputc('}', out);
+        }
+    }
+    if (format == FMT_TABLE)
+        scope__table_print(&t, out);
+    else if (format == FMT_JSON)
+        fputs(n ? "\n]}\n" : "]}\n", out);
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "scope: cannot write the table\n");
+        goto fail;
+    }
+    status = 0;
+    goto fail;
+fail_mem:
+    fprintf(stderr, "scope: out of memory\n");
+fail:
+    scope__table_free(&t);
+    scope__symbolizer_free(sym);
+    return status;
+}
+
+/* Runs the command on an opened profile; returns the exit status. */
+static int run(scope_profile *p, const char *const *inc, int ninc, int rank,
+               int64_t top, int format)
+{
+    int status = 1, nsites = scope_profile_site_count(p);
+    int *regions = malloc(((size_t)scope_profile_region_count(p) + 1) * sizeof *regions);
+    char **locs = NULL;
+    site_row *rows = NULL;
+    if (!regions)
+        return scope__fail_msg("out of memory");
+    int nreg = nsites < 0 ? -1 : scope_profile_select_regions(p, inc, ninc, NULL, 0, regions);
+    if (nreg < 0 || (rank != SCOPE_ALL_RANKS && scope_profile_rank_callsite_count(p, rank) < 0)) {
+        status = scope__fail_msg(scope_reader_errmsg());
+        goto fail;
+    }
+    if (nsites == 0)
+        fprintf(stderr, "scope: the profile holds no call sites (record them with "
+                        "'NAME callsites=N' in the config)\n");
+    int n = collect(p, regions, nreg, rank, nsites, &rows);
+    if (n < 0)
+        goto fail;
+    qsort(rows, (size_t)n, sizeof *rows, cmp_rows);
+    if (top >= 0 && top < n)
+        n = (int)top;
+    if (!(locs = calloc((size_t)nsites + 1, sizeof *locs))) {
+        status = scope__fail_msg("out of memory");
+        goto fail;
+    }
+    status = print_rows(stdout, p, rows, n, rank, format, locs);
+fail:
+    for (int s = 0; locs && s < nsites; s++)
+        free(locs[s]);
+    free(locs);
+    free(rows);
+    free(regions);
+    return status;
+}
+
+int scope_cmd_callsites(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "region", required_argument, NULL, 'e' },
+        { "top", required_argument, NULL, 't' },
+        { "rank", required_argument, NULL, 'r' },
+        { "format", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const formats[] = { "table", "csv", "json", NULL };
+    const char **inc = calloc((size_t)argc, sizeof *inc);
+    int c, k, ninc = 0, format = FMT_TABLE, rank = SCOPE_ALL_RANKS, status = 2;
+    int64_t top = -1, v;
+    if (!inc)
+        return scope__fail_msg("out of memory");
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+            inc[ninc++] = optarg;
+            break;
+        case 't':
+            if (scope__parse_i64(optarg, &top) < 0 || top < 0) {
+                scope__usage_error("callsites", "--top needs a count, not '%s'", optarg);
+                goto fail;
+            }
+            break;
+        case 'r':
+            if (scope__parse_i64(optarg, &v) < 0 || v < 0 || v > 0x7fffffff) {
+                scope__usage_error("callsites", "--rank needs a rank number, not "
+                                   "'%s'", optarg);
+                goto fail;
+            }
+            rank = (int)v;
+            break;
+        case 'f':
+            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
+                ;
+            if (!formats[k]) {
+                scope__usage_error("callsites", "unknown format '%s' (table, csv "
+                                   "or json)", optarg);
+                goto fail;
+            }
+            format = k;
+            break;
+        case 'h':
+            fputs(callsites_help, stdout);
+            status = 0;
+            goto fail;
+        case ':':
+            scope__usage_error("callsites", "option '%s' needs a value",
+                               argv[optind - 1]);
+            goto fail;
+        default:
+            scope__usage_error("callsites", "unknown option '%s'", argv[optind - 1]);
+            goto fail;
+        }
+    }
+    if (optind >= argc) {
+        scope__usage_error("callsites", "no profile path given");
+        goto fail;
+    }
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    status = 1;
+    if (p) {
+        status = run(p, inc, ninc, rank, top, format);
+        scope_profile_close(p);
+    }
+fail:
+    free(inc);
+    return status;
+}
