@@ -218,6 +218,17 @@ static int check_storage(hid_t d, int64_t n, const char *fpath, const char *dset
     H5D_layout_t layout = pl >= 0 ? H5Pget_layout(pl) : H5D_LAYOUT_ERROR;
     if (pl >= 0)
         H5Pclose(pl);
+    if (layout == H5D_CHUNKED && n > 0) {
+        /* chunks never written read as the fill value: a damaged or hostile
+         * file could claim billions of calls in a few bytes. Timestamps do
+         * not compress 1000-fold. */
+        hsize_t stored = H5Dget_storage_size(d);
+        H5Eclear2(H5E_DEFAULT);
+        if (stored == 0 || (hsize_t)n * size / 1000 > stored)
+            return scope__fail(SCOPE_ETRUNC, "%s: dataset %s claims %lld elements but stores "
+                               "%llu bytes", fpath, dset, (long long)n,
+                               (unsigned long long)stored);
+    }
     if (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) {
         hsize_t stored = H5Dget_storage_size(d);
         haddr_t addr = layout == H5D_CONTIGUOUS ? H5Dget_offset(d) : HADDR_UNDEF;
