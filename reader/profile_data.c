@@ -219,16 +219,19 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
         goto fail_read;
     if (src->layout == SCOPE__LAYOUT_COLUMNS3) {
         /* Deltas accumulate within the slice; its first value is absolute. */
+        /* (unsigned sums: damaged values wrap instead of overflowing, and
+         * are refused just below) */
         for (int64_t i = 1; i < c->n; i++)
-            s[i] += s[i - 1];
+            s[i] = (int64_t)((uint64_t)s[i] + (uint64_t)s[i - 1]);
         for (int64_t i = 0; i < c->n; i++)
-            e[i] += s[i];
+            e[i] = (int64_t)((uint64_t)e[i] + (uint64_t)s[i]);
     }
     /* Every later computation (durations, sums, origins) relies on sane
      * times: a damaged file must fail here, not overflow there. Times stay
-     * within +-2^62 ns (146 years) and a call lasts 0 to 2^56 ns. */
+     * within +-2^61 ns (73 years) and a call lasts 0 to 2^56 ns. */
     for (int64_t i = 0; i < c->n; i++) {
-        if (s[i] < -(INT64_C(1) << 62) || s[i] > (INT64_C(1) << 62) || e[i] < s[i] ||
+        const int64_t lim = INT64_C(1) << 61;
+        if (s[i] < -lim || s[i] > lim || e[i] < s[i] || e[i] > lim ||
             e[i] - s[i] > (INT64_C(1) << 56)) {
             rc = scope__fail(SCOPE_EFORMAT, "%s: call %lld of a region has impossible times "
                              "(start %lld, end %lld)", src->path, (long long)i,

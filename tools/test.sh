@@ -69,7 +69,9 @@ TSAN_OPTIONS=halt_on_error=1 \
 logs+=("$builddir-tsan/meson-logs/testlog.json")
 
 echo "== libFuzzer: journal reader/writer and profile reader, ${SCOPE_FUZZ_SECONDS:-45} s each"
-if tests/fuzz/run_fuzz.sh "${SCOPE_FUZZ_SECONDS:-45}" "$PWD/$builddir-fuzz"; then
+# a fixed seed: every run tries the same inputs (tests/fuzz/run_fuzz.sh)
+if SCOPE_FUZZ_SEED=${SCOPE_FUZZ_SEED:-20261130} \
+   tests/fuzz/run_fuzz.sh "${SCOPE_FUZZ_SECONDS:-45}" "$PWD/$builddir-fuzz"; then
   fuzz=passed
 else
   fuzz=failed
