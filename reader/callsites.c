@@ -379,40 +379,19 @@ static int load_cell_sites(scope_profile *p, int k, scope__cell *c,
                            int32_t **out)
 {
     const scope__source *src = &p->sources[c->source];
+    int64_t *wide;
+    char *dpath;
     *out = NULL;
-    if (src->layout != SCOPE__LAYOUT_GROUPS || c->n == 0)
-        return 0;
-    hid_t f;
-    int rc = scope__source_file(p, c->source, &f);
-    if (rc < 0)
+    int rc = scope__cell_read_column(p, c, "callsite_ids", &wide, &dpath);
+    if (rc < 0 || !wide)
         return rc;
-    char *dpath = NULL;
-    if (asprintf(&dpath, "%s/callsite_ids", c->group) < 0)
-        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
-    if (H5Lexists(f, dpath, H5P_DEFAULT) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        free(dpath);
-        return 0;
-    }
-    int64_t n, *wide = NULL;
-    int32_t *s = NULL;
-    if ((rc = scope__h5_len(f, dpath, src->path, &n)) < 0)
-        goto fail;
-    if (n != c->n) {
-        rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %lld values for %lld calls",
-                         src->path, dpath, (long long)n, (long long)c->n);
-        goto fail;
-    }
-    wide = malloc((size_t)n * sizeof *wide);
-    s = malloc((size_t)n * sizeof *s);
-    if (!wide || !s) {
+    int32_t *s = malloc((size_t)c->n * sizeof *s);
+    if (!s) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
         goto fail;
     }
-    if ((rc = scope__h5_read_int64(f, dpath, src->path, 0, n, wide)) < 0)
-        goto fail;
     int npaths = p->sites->npaths[k];
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < c->n; i++) {
         if (wide[i] < -1 || wide[i] >= npaths) {
             rc = scope__fail(SCOPE_EFORMAT, "%s: %s[%lld] is %lld, not a call "
                              "path of the rank (it has %d)", src->path, dpath,

@@ -127,45 +127,65 @@ int scope_profile_rank_attr_string(scope_profile *p, int rank,
     return get_string(p, 1, rank, name, buf, len);
 }
 
-/* Cost: one HDF5 read of n values, converted to int32 through an int64
- * buffer (the reader's one integer reading path). */
-int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids)
+int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
+                            int64_t **out, char **path)
 {
     const scope__source *src = &p->sources[c->source];
-    *tids = NULL;
+    *out = NULL;
+    *path = NULL;
     if (src->layout != SCOPE__LAYOUT_GROUPS || c->n == 0)
         return 0;
     hid_t f;
     int rc = scope__source_file(p, c->source, &f);
     if (rc < 0)
         return rc;
-    char *path = NULL;
-    if (asprintf(&path, "%s/thread_ids", c->group) < 0)
+    char *dpath = NULL;
+    if (asprintf(&dpath, "%s/%s", c->group, name) < 0)
         return scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) {
+    if (H5Lexists(f, dpath, H5P_DEFAULT) <= 0) {
         H5Eclear2(H5E_DEFAULT);
-        free(path);
+        free(dpath);
         return 0;
     }
     int64_t n, *wide = NULL;
-    int32_t *t = NULL;
-    if ((rc = scope__h5_len(f, path, src->path, &n)) < 0)
+    if ((rc = scope__h5_len(f, dpath, src->path, &n)) < 0)
         goto fail_read;
     if (n != c->n) {
         rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %lld values for %lld "
-                         "calls", src->path, path, (long long)n,
+                         "calls", src->path, dpath, (long long)n,
                          (long long)c->n);
         goto fail_read;
     }
-    wide = malloc((size_t)n * sizeof *wide);
-    t = malloc((size_t)n * sizeof *t);
-    if (!wide || !t) {
+    if (!(wide = malloc((size_t)n * sizeof *wide))) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
         goto fail_read;
     }
-    if ((rc = scope__h5_read_int64(f, path, src->path, 0, n, wide)) < 0)
+    if ((rc = scope__h5_read_int64(f, dpath, src->path, 0, n, wide)) < 0)
         goto fail_read;
-    for (int64_t i = 0; i < n; i++) {
+    *out = wide;
+    *path = dpath;
+    return 0;
+fail_read:
+    free(wide);
+    free(dpath);
+    return rc;
+}
+
+int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids)
+{
+    const scope__source *src = &p->sources[c->source];
+    int64_t *wide;
+    char *path;
+    *tids = NULL;
+    int rc = scope__cell_read_column(p, c, "thread_ids", &wide, &path);
+    if (rc < 0 || !wide)
+        return rc;
+    int32_t *t = malloc((size_t)c->n * sizeof *t);
+    if (!t) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
+        goto fail_read;
+    }
+    for (int64_t i = 0; i < c->n; i++) {
         if (wide[i] < 0 || wide[i] > INT32_MAX) {
             rc = scope__fail(SCOPE_EFORMAT, "%s: %s holds a negative thread "
                              "index", src->path, path);

@@ -127,6 +127,14 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
 int scope__cell_summarize(scope_profile *p, scope__cell *c);
 /* Reads a cell's thread_ids into a new malloc'd array, or stores NULL when
  * the cell has none (one thread, or a scope-profiler file). */
+/* Reads a cell's optional per-call integer column `name` (thread_ids,
+ * callsite_ids): 0 with *out = NULL when the region has none; else *out
+ * holds c->n values and *path the dataset's path (both malloc'd, for the
+ * caller's checks and messages). EFORMAT when its length is not c->n.
+ * Cost: one HDF5 read, converted through int64 (the reader's one integer
+ * reading path). */
+int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
+                            int64_t **out, char **path);
 int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids);
 /* The cell of (region, rank index), NULL when that rank never entered it. */
 static inline scope__cell *scope__cell_at(const scope_profile *p, int region,
