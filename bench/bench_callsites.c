@@ -29,19 +29,6 @@
 #define SCOPE_PRELOAD_PATH "libscope_preload.so"
 #endif
 
-/* Writes a config with `entry` into dir/name and returns its path. */
-static const char *conf_file(const char *dir, const char *name, const char *entry, char *buf,
-                             size_t len)
-{
-    snprintf(buf, len, "%s/%s", dir, name);
-    FILE *f = fopen(buf, "w");
-    if (!f)
-        return NULL;
-    fprintf(f, "%s\nmemory_budget = 1G\n", entry);
-    fclose(f);
-    return buf;
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "--child") == 0)
@@ -68,7 +55,7 @@ int main(int argc, char **argv)
         char conf[4200], out[4200], name[32];
         snprintf(name, sizeof name, "c%d.conf", i);
         snprintf(out, sizeof out, "%s/p%d.h5", tmp, i);
-        if (!conf_file(tmp, name, entries[i], conf, sizeof conf))
+        if (!bench_conf_file(tmp, name, entries[i], conf, sizeof conf))
             return 1;
         const char *pre[] = { "LD_PRELOAD", SCOPE_PRELOAD_PATH, "SCOPE_CONFIG", conf,
                               "SCOPE_OUTPUT", out, NULL };

@@ -104,3 +104,15 @@ double bench_run(char *const argv[], const char *const env[])
         last = nl + 1;
     return atof(last);
 }
+
+const char *bench_conf_file(const char *dir, const char *name, const char *entry, char *buf,
+                            size_t len)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+    FILE *f = fopen(buf, "w");
+    if (!f)
+        return NULL;
+    fprintf(f, "%s\nmemory_budget = 1G\n", entry);
+    fclose(f);
+    return buf;
+}

@@ -5,6 +5,8 @@
 #ifndef SCOPE_BENCH_CHILD_H
 #define SCOPE_BENCH_CHILD_H
 
+#include <stddef.h>
+
 extern volatile long bench_sink;
 
 /* The function every run calls; big enough to patch (>= 5 bytes). */
@@ -22,5 +24,10 @@ double bench_two_reads_ns(long n);
 /* Runs argv with extra environment (name, value, ..., NULL) and returns
  * the ns per call the child printed last, or a negative value. */
 double bench_run(char *const argv[], const char *const env[]);
+
+/* Writes a config timing `entry` (1 GiB budget) into dir/name; returns
+ * its path in buf, or NULL. */
+const char *bench_conf_file(const char *dir, const char *name, const char *entry, char *buf,
+                            size_t len);
 
 #endif

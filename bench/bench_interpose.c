@@ -43,13 +43,9 @@ int main(int argc, char **argv)
     if (!mkdtemp(tmp))
         return 1;
     char conf[4200], out[4200];
-    snprintf(conf, sizeof conf, "%s/bench.conf", tmp);
     snprintf(out, sizeof out, "%s/bench.h5", tmp);
-    FILE *f = fopen(conf, "w");
-    if (!f)
+    if (!bench_conf_file(tmp, "bench.conf", "bench_target", conf, sizeof conf))
         return 1;
-    fprintf(f, "bench_target\nmemory_budget = 1G\n");
-    fclose(f);
 
     char *child_argv[] = { exe, "--child", count, NULL };
     const char *none[] = { NULL };
