@@ -175,6 +175,23 @@ static int claim_setting(parser *p, scope_config_origin *o, const char *key_at,
 }
 
 /* `key = value`; ks..ke is the key, eq the '='. */
+/* A `callsites` value (the global setting or an entry's option), vs..vs+vlen:
+ * stores it in *out and returns 0, or reports where it is wrong. */
+static int parse_callsites_value(parser *p, const char *vs, size_t vlen, int *out)
+{
+    long n = 0;
+    size_t bad = 0;
+    int rc = scope__cfg_parse_int(vs, vlen, 0, SCOPE_CONFIG_MAX_CALLSITES, &n, &bad);
+    if (rc == SCOPE__CFG_NUM_BAD)
+        return fail_at(p, vs + bad, "bad number '%.*s%s'", shown_len(vlen), vs,
+                       shown_more(vlen));
+    if (rc == SCOPE__CFG_NUM_RANGE)
+        return fail_at(p, vs, "callsites must be between 0 and %d, not '%.*s%s'",
+                       SCOPE_CONFIG_MAX_CALLSITES, shown_len(vlen), vs, shown_more(vlen));
+    *out = (int)n;
+    return 0;
+}
+
 static int parse_setting(parser *p, const char *ks, const char *ke, const char *eq)
 {
     scope_config *cfg = p->cfg;
@@ -245,14 +262,7 @@ static int parse_setting(parser *p, const char *ks, const char *ke, const char *
     } else if (key == keys[4]) {                        /* callsites */
         if ((rc = claim_setting(p, &cfg->callsites_from, ks, key)) < 0)
             return rc;
-        rc = scope__cfg_parse_int(vs, vlen, 0, SCOPE_CONFIG_MAX_CALLSITES, &n, &bad);
-        if (rc == SCOPE__CFG_NUM_BAD)
-            return fail_at(p, vs + bad, "bad number '%.*s%s'", shown_len(vlen), vs,
-                           shown_more(vlen));
-        if (rc == SCOPE__CFG_NUM_RANGE)
-            return fail_at(p, vs, "callsites must be between 0 and %d, not '%.*s%s'",
-                           SCOPE_CONFIG_MAX_CALLSITES, shown_len(vlen), vs, shown_more(vlen));
-        cfg->callsites = (int)n;
+        return parse_callsites_value(p, vs, vlen, &cfg->callsites);
     } else {                                            /* verbose */
         if ((rc = claim_setting(p, &cfg->verbose_from, ks, key)) < 0)
             return rc;
@@ -457,16 +467,8 @@ static int parse_entry_options(parser *p, const char *s, scope_config_entry *e)
                 return fail_at(p, v, "missing value for 'callsites'");
             if ((rc = read_token(p, v, &vs, &ve, &next)) < 0)
                 return rc;
-            long n = 0;
-            size_t bad = 0, vlen = (size_t)(ve - vs);
-            rc = scope__cfg_parse_int(vs, vlen, 0, SCOPE_CONFIG_MAX_CALLSITES, &n, &bad);
-            if (rc == SCOPE__CFG_NUM_BAD)
-                return fail_at(p, vs + bad, "bad number '%.*s%s'", shown_len(vlen), vs,
-                               shown_more(vlen));
-            if (rc == SCOPE__CFG_NUM_RANGE)
-                return fail_at(p, vs, "callsites must be between 0 and %d, not '%.*s%s'",
-                               SCOPE_CONFIG_MAX_CALLSITES, shown_len(vlen), vs, shown_more(vlen));
-            e->callsites = (int)n;
+            if ((rc = parse_callsites_value(p, vs, (size_t)(ve - vs), &e->callsites)) < 0)
+                return rc;
         } else if (we - ws == 2 && memcmp(ws, "as", 2) == 0 && (t > we || at_end(p, t) || *t == '"')) {
             if (e->region)
                 return fail_at(p, ws, "region name given twice");

@@ -12,6 +12,7 @@
  * Which site is which source line is checked by the Python drivers through
  * `scope callsites` (the reader has no symbolizer).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,35 @@ static void test_pie(scope_profile *p)
               st[s].mean_ns * (double)st[s].calls < (double)st[s].total_ns + 0.5);
     }
     CHECK_I(sum.total_ns, all.total_ns);
+    /* every per-site statistic against the calls themselves: min, max and
+     * the population standard deviation of the durations of that site */
+    const int64_t *t0, *t1;
+    int64_t nt;
+    CHECK_I(scope_profile_times(p, r, 0, &t0, &t1, &nt), 0);
+    CHECK_I(nt, 15);
+    double sd_sum = 0;
+    for (int s = 0; s < 3 && nt == 15 && sites; s++) {
+        double m = 0, ss = 0;
+        int64_t lo = INT64_MAX, hi = INT64_MIN, k = 0;
+        for (int64_t i = 0; i < nt; i++)
+            if (sites[i] == s) {
+                int64_t d = t1[i] - t0[i];
+                m += (double)d;
+                k++;
+                lo = d < lo ? d : lo;
+                hi = d > hi ? d : hi;
+            }
+        m /= (double)k;
+        for (int64_t i = 0; i < nt; i++)
+            if (sites[i] == s)
+                ss += ((double)(t1[i] - t0[i]) - m) * ((double)(t1[i] - t0[i]) - m);
+        double sd = sqrt(ss / (double)k);
+        CHECK_I(st[s].min_ns, lo);
+        CHECK_I(st[s].max_ns, hi);
+        CHECK(fabs(st[s].std_ns - sd) <= 1e-6 * (sd > 1 ? sd : 1));
+        sd_sum += sd;
+    }
+    CHECK(sd_sum > 0); /* 15 calls do not all last the same: a zero std fails */
     /* rank 0 alone gives the same numbers */
     scope_stats st0[3];
     CHECK_I(scope_profile_site_stats(p, r, 0, st0, NULL), 0);

@@ -4,7 +4,7 @@ files) given to `scope summary`, `scope events` and `scope tree`, and a
 journal likewise to `scope recover`. Each must end with a result or a
 one-line error: never a crash, never a hang.
 
-usage: test_corrupt.py SCOPE_EXE PROFILE... [--journal-seeds DIR] [--count N]
+usage: test_corrupt.py SCOPE_EXE PROFILE... [--journals DIR] [--count N]
 """
 import argparse
 import os
