@@ -44,9 +44,10 @@ static const char callsites_help[] =
     "  --top N        only the N rows with the largest total\n"
     "  --rank R       statistics of rank R alone (default: all ranks)\n"
     "  --format F     table (default, human units), csv or json. csv header:\n"
-    "                   region,rank,site,calls,total_s,mean_s,min_s,max_s,\n"
+    "                   region,rank,site,calls,total,mean,min,max,\n"
     "                   share,location\n"
     "                 json: {\"callsites\":[{...}]} with the same names;\n"
+    "                 times in plain seconds, share as a fraction;\n"
     "                 rank is \"all\" or the rank; site -1 for unattributed\n"
     "  -h, --help     this text\n";
 
@@ -153,7 +154,7 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
     else
         snprintf(rk, sizeof rk, "%d", rank);
     if (format == FMT_CSV)
-        fputs("region,rank,site,calls,total_s,mean_s,min_s,max_s,share,location\n", out);
+        fputs("region,rank,site,calls,total,mean,min,max,share,location\n", out);
     else if (format == FMT_JSON)
         fputs("{\"callsites\": [", out);
     for (int i = 0; i < n; i++) {

@@ -25,8 +25,9 @@ static const char diff_help[] =
     "\n"
     "options:\n"
     "  --format F     table (default), csv or json; csv header:\n"
-    "                 region,calls_a,calls_b,total_a_s,total_b_s,\n"
-    "                 total_change_s,mean_a_s,mean_b_s,mean_change_s\n"
+    "                 region,calls_a,calls_b,total_a,total_b,\n"
+    "                 total_change,mean_a,mean_b,mean_change (times in\n"
+    "                 plain seconds); json: {\"regions\": [...]}, same fields\n"
     "  -h, --help     this text\n";
 
 typedef struct {
@@ -121,8 +122,8 @@ int scope_cmd_diff(int argc, char **argv)
     scope__table tab;
     scope__table_init(&tab, 9, heads, right);
     if (format == 1)
-        fputs("region,calls_a,calls_b,total_a_s,total_b_s,total_change_s,"
-              "mean_a_s,mean_b_s,mean_change_s\n", stdout);
+        fputs("region,calls_a,calls_b,total_a,total_b,total_change,"
+              "mean_a,mean_b,mean_change\n", stdout);
     else if (format == 2)
         fputs("{\"regions\": [", stdout);
     for (size_t i = 0; i < n; i++) {
@@ -161,9 +162,9 @@ int scope_cmd_diff(int argc, char **argv)
         } else {
             fputs(i ? ",\n  {\"region\": " : "\n  {\"region\": ", stdout);
             scope__put_json_string(stdout, r->name);
-            printf(", \"calls_a\": %s, \"calls_b\": %s, \"total_a_s\": %s, "
-                   "\"total_b_s\": %s, \"total_change_s\": %s, \"mean_a_s\": "
-                   "%s, \"mean_b_s\": %s, \"mean_change_s\": %s}", ca, cb, ta,
+            printf(", \"calls_a\": %s, \"calls_b\": %s, \"total_a\": %s, "
+                   "\"total_b\": %s, \"total_change\": %s, \"mean_a\": "
+                   "%s, \"mean_b\": %s, \"mean_change\": %s}", ca, cb, ta,
                    tb, td, ma, mb, md);
         }
     }

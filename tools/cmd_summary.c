@@ -38,8 +38,8 @@ static const char summary_help[] =
     "                 per (region, rank) instead of per region. Ranks that\n"
     "                 never entered a region get no row.\n"
     "  --format F     table (default, human units), csv or json. csv header:\n"
-    "                   region,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
-    "                 (--per-rank: region,rank,calls,total_s,...); json:\n"
+    "                   region,calls,total,mean,min,max,std,share\n"
+    "                 (--per-rank: region,rank,calls,total,...); json:\n"
     "                 {\"regions\":[{...}]} with the same field names. Times in\n"
     "                 plain seconds, share as a fraction (0.5 = 50%).\n"
     "  --sort K       total (default), calls, mean, max: descending; name:\n"
@@ -127,8 +127,8 @@ static int put_row(printer *pr, const char *name, int rank,
         scope__put_json_string(pr->out, name);
         if (pr->per_rank)
             fprintf(pr->out, ", \"rank\": %s", rk);
-        fprintf(pr->out, ", \"calls\": %s, \"total_s\": %s, \"mean_s\": %s, "
-                "\"min_s\": %s, \"max_s\": %s, \"std_s\": %s, \"share\": %s}",
+        fprintf(pr->out, ", \"calls\": %s, \"total\": %s, \"mean\": %s, "
+                "\"min\": %s, \"max\": %s, \"std\": %s, \"share\": %s}",
                 calls, total, mean, min, max, std, share);
     }
     pr->nrows++;
@@ -271,8 +271,8 @@ int scope_cmd_summary(int argc, char **argv)
                       pr.per_rank ? right : right_nr);
     if (pr.format == FMT_CSV)
         fputs(pr.per_rank
-              ? "region,rank,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
-              : "region,calls,total_s,mean_s,min_s,max_s,std_s,share\n",
+              ? "region,rank,calls,total,mean,min,max,std,share\n"
+              : "region,calls,total,mean,min,max,std,share\n",
               pr.out);
     else if (pr.format == FMT_JSON)
         fputs("{\"regions\": [", pr.out);

@@ -28,8 +28,9 @@ static const char tree_help[] =
     "  --rank N       one rank (default: every rank, added together)\n"
     "  --thread T     one thread lane (default: every lane of the rank)\n"
     "  --format F     table (default: indented names, human units), csv\n"
-    "                 (path,depth,calls,total_s,self_s; path joins names\n"
-    "                 with ';') or json ({\"nodes\": [...]}, same fields)\n"
+    "                 (path,depth,calls,total,self; times in plain seconds;\n"
+    "                 path joins names with ';') or json ({\"nodes\":\n"
+    "                 [...]}, same fields)\n"
     "  -h, --help     this text\n";
 
 static int print_tree(scope_profile *p, const scope__tree *t,
@@ -41,7 +42,7 @@ static int print_tree(scope_profile *p, const scope__tree *t,
     scope__table tab;
     scope__table_init(&tab, 4, heads, right);
     if (format == 1)
-        fputs("path,depth,calls,total_s,self_s\n", stdout);
+        fputs("path,depth,calls,total,self\n", stdout);
     else if (format == 2)
         fputs("{\"nodes\": [", stdout);
     for (int64_t i = 0; i < t->n; i++) {
@@ -81,8 +82,8 @@ static int print_tree(scope_profile *p, const scope__tree *t,
             scope__put_json_string(stdout, path);
             printf(", \"name\": ");
             scope__put_json_string(stdout, name);
-            printf(", \"depth\": %d, \"calls\": %s, \"total_s\": %s, "
-                   "\"self_s\": %s}", x->depth, calls, total, self);
+            printf(", \"depth\": %d, \"calls\": %s, \"total\": %s, "
+                   "\"self\": %s}", x->depth, calls, total, self);
         }
         free(path);
     }

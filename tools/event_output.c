@@ -102,11 +102,11 @@ static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
     scope__fmt_seconds_i64(du, sizeof du, ev->end_ns - ev->start_ns);
     if (format == SCOPE__EV_CSV) {
         scope__put_csv_field(out, name);
-        fprintf(out, ",%d,%d,%lld,%s,%s,%s", ev->rank, ev->thread,
-                (long long)ev->call_index, st, en, du);
+        fprintf(out, ",%d,%lld,%s,%s,%s", ev->rank, (long long)ev->call_index, st, en, du);
         if (ids)
             fprintf(out, ",%lld,%lld", (long long)ev->call_id,
                     (long long)ev->parent_id);
+        fprintf(out, ",%d", ev->thread);
         if (site) {
             fputc(',', out);
             scope__put_csv_field(out, site);
@@ -115,24 +115,26 @@ static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
     } else if (format == SCOPE__EV_JSON) {
         fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
         scope__put_json_string(out, name);
-        fprintf(out, ", \"rank\": %d, \"thread\": %d, \"call_index\": %lld, "
-                "\"start\": %s, \"end\": %s, \"duration\": %s", ev->rank,
-                ev->thread, (long long)ev->call_index, st, en, du);
+        fprintf(out, ", \"rank\": %d, \"call_index\": %lld, \"start\": %s, "
+                "\"end\": %s, \"duration\": %s", ev->rank,
+                (long long)ev->call_index, st, en, du);
         if (ids)
             fprintf(out, ", \"call_id\": %lld, \"parent_id\": %lld",
                     (long long)ev->call_id, (long long)ev->parent_id);
+        fprintf(out, ", \"thread\": %d", ev->thread);
         if (site) {
             fputs(", \"callsite\": ", out);
             scope__put_json_string(out, site);
         }
         fputc('}', out);
     } else {
-        fprintf(out, "%s%*s  %4d  %6d  %10lld  %14s  %14s  %14s", name,
-                namew - width(name), "", ev->rank, ev->thread,
+        fprintf(out, "%s%*s  %4d  %10lld  %14s  %14s  %14s", name,
+                namew - width(name), "", ev->rank,
                 (long long)ev->call_index, st, en, du);
         if (ids)
             fprintf(out, "  %7lld  %9lld", (long long)ev->call_id,
                     (long long)ev->parent_id);
+        fprintf(out, "  %6d", ev->thread);
         if (site)
             fprintf(out, "  %s", site);
         fputc('\n', out);
@@ -166,19 +168,17 @@ int scope__write_events(FILE *out, scope_profile *p,
      * other runs keep their columns */
     int with_sites = sn.n > 0;
     if (format == SCOPE__EV_CSV) {
-        fputs(ids ? "name,rank,thread,call_index,start_s,end_s,duration_s,"
-                    "call_id,parent_id"
-                  : "name,rank,thread,call_index,start_s,end_s,duration_s",
-              out);
+        fputs(ids ? "name,rank,call_index,start,end,duration,call_id,parent_id,thread"
+                  : "name,rank,call_index,start,end,duration,thread", out);
         fputs(with_sites ? ",callsite\n" : "\n", out);
     } else if (format == SCOPE__EV_JSON)
         fputs("{\"events\": [", out);
     else {
-        fprintf(out, "name%*s  rank  thread  call_index  %14s  %14s  %14s",
-                namew - 4, "", "start_s", "end_s", "duration_s");
+        fprintf(out, "name%*s  rank  call_index  %14s  %14s  %14s", namew - 4, "",
+                "start", "end", "duration");
         if (ids)
             fputs("  call_id  parent_id", out);
-        fputs(with_sites ? "  callsite\n" : "\n", out);
+        fputs(with_sites ? "  thread  callsite\n" : "  thread\n", out);
     }
     int64_t got, done = 0, total = scope_events_count(it);
     while ((got = scope_events_read(it, buf, BATCH)) > 0) {

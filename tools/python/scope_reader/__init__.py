@@ -354,7 +354,9 @@ class ProfilingResults:
 
     def to_events_dataframe(self, include=None, exclude=None, ranks=None,
                             relative=True, origin=None):
-        """events() as a pandas DataFrame (needs pandas)."""
+        """events() as a pandas DataFrame (needs pandas): the same columns
+        in the same order as `scope events --format csv`, so
+        pd.read_csv() of that file gives this frame."""
         import pandas as pd
         a = self._event_array(include, exclude, ranks, relative, origin)
         names = np.array(self.region_names, dtype=object)
@@ -364,8 +366,8 @@ class ProfilingResults:
             "call_index": a["call_index"],
             "start": a["start"] / NS, "end": a["end"] / NS,
             "duration": (a["end"] - a["start"]) / NS,
-            "thread": a["thread"].astype(np.int64),
-            "call_id": a["call_id"], "parent_id": a["parent_id"]})
+            "call_id": a["call_id"], "parent_id": a["parent_id"],
+            "thread": a["thread"].astype(np.int64)})
 
     # -- call stack --------------------------------------------------
     def call_stack(self, rank=0, thread=None, relative=True):
