@@ -354,8 +354,8 @@ int scope_cmd_export(int argc, char **argv)
     case TO_CHROME: status = write_chrome(out, p); break;
     case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;
     case TO_FOLDED: status = write_folded(out, p); break;
-    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV); break;
-    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON); break;
+    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0); break;
+    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0); break;
     }
     if ((fflush(out) != 0 || ferror(out)) && status == 0)
         status = scope__fail_msg("cannot write the export");

@@ -16,7 +16,7 @@
 
 static const char tree_help[] =
     "usage: scope tree [--rank N] [--thread T] [--format table|csv|json]\n"
-    "                  PATH...\n"
+    "                  [--wide] PATH...\n"
     "\n"
     "The call tree: calls nested by containment (a call that starts while\n"
     "another call of the same thread is open is inside it), aggregated by\n"
@@ -31,16 +31,22 @@ static const char tree_help[] =
     "                 (path,depth,calls,total,self; times in plain seconds;\n"
     "                 path joins names with ';') or json ({\"nodes\":\n"
     "                 [...]}, same fields)\n"
+    "  --wide         full names: no fitting of the table to the terminal\n"
+    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
+    "                 to its width by eliding the middle of long names;\n"
+    "                 csv and json always hold full names)\n"
     "  -h, --help     this text\n";
 
 static int print_tree(scope_profile *p, const scope__tree *t,
-                      const int64_t *order, int format)
+                      const int64_t *order, int format, int wide)
 {
     static const char *const heads[4] = { "total", "self", "calls",
                                           "region" };
     static const int right[4] = { 1, 1, 1, 0 };
+    static const int shrink[4] = { 0, 0, 0, 1 };
     scope__table tab;
     scope__table_init(&tab, 4, heads, right);
+    scope__table_fit(&tab, scope__out_width(stdout, wide), shrink);
     if (format == 1)
         fputs("path,depth,calls,total,self\n", stdout);
     else if (format == 2)
@@ -87,9 +93,10 @@ static int print_tree(scope_profile *p, const scope__tree *t,
         }
         free(path);
     }
-    if (format == 0)
-        scope__table_print(&tab, stdout);
-    else if (format == 2)
+    if (format == 0 && scope__table_print(&tab, stdout) < 0) {
+        scope__table_free(&tab);
+        return scope__fail_msg("out of memory");
+    } else if (format == 2)
         fputs(t->n ? "\n]}\n" : "]}\n", stdout);
     scope__table_free(&tab);
     if (fflush(stdout) != 0 || ferror(stdout))
@@ -103,11 +110,12 @@ int scope_cmd_tree(int argc, char **argv)
         { "rank", required_argument, NULL, 'r' },
         { "thread", required_argument, NULL, 't' },
         { "format", required_argument, NULL, 'f' },
+        { "wide", no_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
-    int c, k, format = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
+    int c, k, format = 0, wide = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
     int64_t v;
     opterr = 0;
     optind = 1;
@@ -120,6 +128,9 @@ int scope_cmd_tree(int argc, char **argv)
                                           "not '%s'", c == 'r' ? "rank"
                                           : "thread", optarg);
             *(c == 'r' ? &rank : &thread) = (int)v;
+            break;
+        case 'w':
+            wide = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
@@ -157,7 +168,7 @@ int scope_cmd_tree(int argc, char **argv)
         scope__fail_msg("out of memory");
         goto fail_tree;
     }
-    status = print_tree(p, &t, order, format);
+    status = print_tree(p, &t, order, format, wide);
 fail_tree:
     free(order);
     scope__tree_free(&t);

@@ -57,14 +57,22 @@ class Events(unittest.TestCase):
     def test_table(self):
         out = self.ok("events", "--include", "^main$", prof("nested.h5"))
         self.assertEqual(out.splitlines(), [
-            "name  rank  call_index           start             end"
-            "        duration  call_id  parent_id  thread",
-            "main     0           0               0       0.0000001"
-            "       0.0000001        0         -1       0",
-            "main     0           1               0      0.00000009"
-            "      0.00000009        1         -1       1",
-            "main     1           0               0      0.00000005"
-            "      0.00000005        0         -1       0"])
+            "name  rank  call_index        start          end     duration"
+            "  call_id  parent_id  thread",
+            "main     0           0            0    0.0000001    0.0000001"
+            "        0         -1       0",
+            "main     0           1            0   0.00000009   0.00000009"
+            "        1         -1       1",
+            "main     1           0            0   0.00000005   0.00000005"
+            "        0         -1       0"])
+        # the time columns are as wide as the run's longest time can print
+        out = self.ok("events", "--origin", "-123000000000", "--include", "^main$",
+                      prof("nested.h5"))
+        self.assertEqual(out.splitlines()[:2], [
+            "name  rank  call_index          start            end       duration"
+            "  call_id  parent_id  thread",
+            "main     0           0     123.000001    123.0000011      0.0000001"
+            "        0         -1       0"])
 
     def test_filters(self):
         out = self.ok("events", "--format=csv", "--include", "^w", "--include",
