@@ -3,7 +3,8 @@
  * (event_output.h). It streams: events are read in batches and written
  * at once, so listing a run with more events than memory works, and the
  * table's column widths are known before the first row (names come from
- * the region list, numbers have fixed widths).
+ * the region list, times from the run's first start and last end, the
+ * other numbers have fixed widths), fitted to the terminal if asked.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 /*
  * output.c - the formats every `scope` command prints numbers and names
  * in (output.h): exact plain seconds for machines, short human units for
- * people, RFC 4180 csv fields, JSON strings, and aligned text tables.
+ * people, RFC 4180 csv fields, JSON strings, and aligned text tables
+ * that fit the terminal by shortening long names in the middle (a C++
+ * name's start and its function's own name stay readable).
  */
 #include <stdlib.h>
 #include <string.h>
