@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "bench_child.h"
 #include "clock.h"
 
@@ -29,11 +30,17 @@
 #define SCOPE_PRELOAD_PATH "libscope_preload.so"
 #endif
 
+static const char usage[] =
+    "usage: bench_callsites [CALLS]   (calls per run, default 10000000)\n";
+
 int main(int argc, char **argv)
 {
-    if (argc > 2 && strcmp(argv[1], "--child") == 0)
-        return bench_child(atol(argv[2]));
-    long calls = argc > 1 ? atol(argv[1]) : 10000000;
+    long calls = 10000000;
+    int child, rc = bench_calls_args(argc, argv, usage, &calls, &child);
+    if (rc >= 0)
+        return rc;
+    if (child)
+        return bench_child(calls);
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)

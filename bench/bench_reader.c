@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
+
 #include "scope.h"
 #include "scope_reader.h"
 
@@ -182,30 +184,47 @@ static double min_d(double a, double b)
     return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
+static const char usage[] =
+    "usage: bench_reader [EVENTS] [RANKS] [--keep] [--reuse] [--dir DIR] [--scope PATH]\n";
+
 int main(int argc, char **argv)
 {
-    long events = 100000000;
-    int ranks = 4, keep = 0, reuse = 0, npos = 0;
-    const char *dir = "/tmp/scope_bench_reader", *scope = NULL;
+    long events = 100000000, ranks = 4;
+    int keep = 0, reuse = 0, npos = 0;
+    const char *dir = "/tmp/scope_bench_reader", *scope = NULL, *events_arg = "100000000";
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--keep") == 0)
+        const char *a = argv[i];
+        if (bench_is_help(a)) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--keep") == 0) {
             keep = 1;
-        else if (strcmp(argv[i], "--reuse") == 0)
+        } else if (strcmp(a, "--reuse") == 0) {
             reuse = keep = 1;
-        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
-            dir = argv[++i];
-        else if (strcmp(argv[i], "--scope") == 0 && i + 1 < argc)
-            scope = argv[++i];
-        else if (npos == 0 && ++npos)
-            events = atol(argv[i]);
-        else if (npos == 1 && ++npos)
-            ranks = atoi(argv[i]);
+        } else if (strcmp(a, "--dir") == 0 || strcmp(a, "--scope") == 0) {
+            if (i + 1 >= argc)
+                return bench_usage_error(usage, "bench_reader", "a value is needed after", a);
+            *(a[2] == 'd' ? &dir : &scope) = argv[++i];
+        } else if (a[0] == '-') {
+            return bench_usage_error(usage, "bench_reader", "unknown option", a);
+        } else if (npos == 0) {
+            if (bench_parse_long(a, 10, 10000000000L, &events) < 0)
+                return bench_usage_error(usage, "bench_reader",
+                                         "EVENTS must be a count of at least 10, not", a);
+            events_arg = a;
+            npos++;
+        } else if (npos == 1) {
+            if (bench_parse_long(a, 1, 4096, &ranks) < 0)
+                return bench_usage_error(usage, "bench_reader",
+                                         "RANKS must be a count from 1 to 4096, not", a);
+            npos++;
+        } else {
+            return bench_usage_error(usage, "bench_reader", "unexpected argument", a);
+        }
     }
-    if (events < 10 * ranks || ranks < 1) {
-        fprintf(stderr, "usage: bench_reader [events] [ranks] [--keep] "
-                "[--dir DIR] [--scope PATH]\n");
-        return 2;
-    }
+    if (events < 10 * ranks)
+        return bench_usage_error(usage, "bench_reader", "EVENTS must be at least 10 x RANKS, not",
+                                 events_arg);
     char out[4096], rdir[4096], exe[4096], cmd[8300];
     snprintf(out, sizeof out, "%s/bench.h5", dir);
     snprintf(rdir, sizeof rdir, "%s/bench.ranks", dir);
@@ -224,7 +243,7 @@ int main(int argc, char **argv)
         return 1;
 
     long steps = events / 10 / ranks;
-    printf("recording %ld events (%d ranks x %ld steps x 10 calls) into %s\n",
+    printf("recording %ld events (%ld ranks x %ld steps x 10 calls) into %s\n",
            steps * 10 * ranks, ranks, steps, dir);
     fflush(stdout);
     double t0 = now_s();

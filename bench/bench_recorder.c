@@ -15,6 +15,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "bench_args.h"
 #include "clock.h"
 #include "scope.h"
 #include "scope_internal.h"
@@ -51,10 +52,25 @@ static double pairs(long n, int32_t id)
     return (now_s() - t0) / (double)n;
 }
 
+static const char usage[] =
+    "usage: bench_recorder [PAIRS [ROUNDS]]   (pairs per round, default 2000000; "
+    "rounds, default 7)\n";
+
 int main(int argc, char **argv)
 {
-    long n = argc > 1 ? atol(argv[1]) : 2000000;
-    int rounds = argc > 2 ? atoi(argv[2]) : 7;
+    long n = 2000000, rounds = 7;
+    if (argc > 1 && bench_is_help(argv[1])) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc > 3)
+        return bench_usage_error(usage, "bench_recorder", "unexpected argument", argv[3]);
+    if (argc > 1 && bench_parse_long(argv[1], 1000, 1000000000L, &n) < 0)
+        return bench_usage_error(usage, "bench_recorder", argv[1][0] == '-' ? "unknown option"
+                                 : "PAIRS must be a count from 1000 to 1000000000, not", argv[1]);
+    if (argc > 2 && bench_parse_long(argv[2], 1, 1000, &rounds) < 0)
+        return bench_usage_error(usage, "bench_recorder", argv[2][0] == '-' ? "unknown option"
+                                 : "ROUNDS must be a count from 1 to 1000, not", argv[2]);
     setenv("SCOPE_OUTPUT", "/tmp/scope_bench_recorder.h5", 0);
     if (scope_init(NULL) < 0)
         return 1;

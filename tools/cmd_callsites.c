@@ -21,7 +21,7 @@
 
 static const char callsites_help[] =
     "usage: scope callsites [--region RE]... [--top N] [--rank R]\n"
-    "                       [--format table|csv|json] PATH...\n"
+    "                       [--format table|csv|json] [--wide] PATH...\n"
     "\n"
     "One row per (region, call site), for the regions recorded with call\n"
     "sites (config: `name callsites=N`): calls, total, mean, min and max of\n"
@@ -44,10 +44,15 @@ static const char callsites_help[] =
     "  --top N        only the N rows with the largest total\n"
     "  --rank R       statistics of rank R alone (default: all ranks)\n"
     "  --format F     table (default, human units), csv or json. csv header:\n"
-    "                   region,rank,site,calls,total_s,mean_s,min_s,max_s,\n"
+    "                   region,rank,site,calls,total,mean,min,max,\n"
     "                   share,location\n"
     "                 json: {\"callsites\":[{...}]} with the same names;\n"
+    "                 times in plain seconds, share as a fraction;\n"
     "                 rank is \"all\" or the rank; site -1 for unattributed\n"
+    "  --wide         full names: no fitting of the table to the terminal\n"
+    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
+    "                 to its width by eliding the middle of long names;\n"
+    "                 csv and json always hold full names)\n"
     "  -h, --help     this text\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
@@ -136,14 +141,16 @@ static const char *location(scope_profile *p, scope__symbolizer *sym,
 }
 
 static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
-                      int n, int rank, int format, char **locs)
+                      int n, int rank, int format, int wide, char **locs)
 {
     static const char *const heads[] = { "region", "rank", "site", "calls", "total",
                                          "mean", "min", "max", "share", "location" };
     static const int right[] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
+    static const int shrink[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 1 };  /* names */
     scope__symbolizer *sym = scope__symbolizer_new();
     scope__table t;
     scope__table_init(&t, 10, heads, right);
+    scope__table_fit(&t, scope__out_width(out, wide), shrink);
     int status = 1;
     if (!sym)
         goto fail_mem;
@@ -153,7 +160,7 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
     else
         snprintf(rk, sizeof rk, "%d", rank);
     if (format == FMT_CSV)
-        fputs("region,rank,site,calls,total_s,mean_s,min_s,max_s,share,location\n", out);
+        fputs("region,rank,site,calls,total,mean,min,max,share,location\n", out);
     else if (format == FMT_JSON)
         fputs("{\"callsites\": [", out);
     for (int i = 0; i < n; i++) {
@@ -206,8 +213,8 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
             fputc('}', out);
         }
     }
-    if (format == FMT_TABLE)
-        scope__table_print(&t, out);
+    if (format == FMT_TABLE && scope__table_print(&t, out) < 0)
+        goto fail_mem;
     else if (format == FMT_JSON)
         fputs(n ? "\n]}\n" : "]}\n", out);
     if (fflush(out) != 0 || ferror(out)) {
@@ -226,7 +233,7 @@ fail:
 
 /* Runs the command on an opened profile; returns the exit status. */
 static int run(scope_profile *p, const char *const *inc, int ninc, int rank,
-               int64_t top, int format)
+               int64_t top, int format, int wide)
 {
     int status = 1, nsites = scope_profile_site_count(p);
     int *regions = malloc(((size_t)scope_profile_region_count(p) + 1) * sizeof *regions);
@@ -252,7 +259,7 @@ static int run(scope_profile *p, const char *const *inc, int ninc, int rank,
         status = scope__fail_msg("out of memory");
         goto fail;
     }
-    status = print_rows(stdout, p, rows, n, rank, format, locs);
+    status = print_rows(stdout, p, rows, n, rank, format, wide, locs);
 fail:
     for (int s = 0; locs && s < nsites; s++)
         free(locs[s]);
@@ -269,12 +276,13 @@ int scope_cmd_callsites(int argc, char **argv)
         { "top", required_argument, NULL, 't' },
         { "rank", required_argument, NULL, 'r' },
         { "format", required_argument, NULL, 'f' },
+        { "wide", no_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
     const char **inc = calloc((size_t)argc, sizeof *inc);
-    int c, k, ninc = 0, format = FMT_TABLE, rank = SCOPE_ALL_RANKS, status = 2;
+    int c, k, ninc = 0, format = FMT_TABLE, wide = 0, rank = SCOPE_ALL_RANKS, status = 2;
     int64_t top = -1, v;
     if (!inc)
         return scope__fail_msg("out of memory");
@@ -284,6 +292,9 @@ int scope_cmd_callsites(int argc, char **argv)
         switch (c) {
         case 'e':
             inc[ninc++] = optarg;
+            break;
+        case 'w':
+            wide = 1;
             break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0) {
@@ -329,7 +340,7 @@ int scope_cmd_callsites(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     status = 1;
     if (p) {
-        status = run(p, inc, ninc, rank, top, format);
+        status = run(p, inc, ninc, rank, top, format, wide);
         scope_profile_close(p);
     }
 fail:

@@ -15,7 +15,7 @@
 #include "output.h"
 
 static const char diff_help[] =
-    "usage: scope diff [--format table|csv|json] A B\n"
+    "usage: scope diff [--format table|csv|json] [--wide] A B\n"
     "\n"
     "Per region (matched by name, all ranks together): total and mean call\n"
     "time in A and in B, the change B - A of each, and calls in both. Rows\n"
@@ -25,8 +25,13 @@ static const char diff_help[] =
     "\n"
     "options:\n"
     "  --format F     table (default), csv or json; csv header:\n"
-    "                 region,calls_a,calls_b,total_a_s,total_b_s,\n"
-    "                 total_change_s,mean_a_s,mean_b_s,mean_change_s\n"
+    "                 region,calls_a,calls_b,total_a,total_b,\n"
+    "                 total_change,mean_a,mean_b,mean_change (times in\n"
+    "                 plain seconds); json: {\"regions\": [...]}, same fields\n"
+    "  --wide         full names: no fitting of the table to the terminal\n"
+    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
+    "                 to its width by eliding the middle of long names;\n"
+    "                 csv and json always hold full names)\n"
     "  -h, --help     this text\n";
 
 typedef struct {
@@ -55,15 +60,19 @@ int scope_cmd_diff(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "format", required_argument, NULL, 'f' },
+        { "wide", no_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
-    int c, k, format = 0;
+    int c, k, format = 0, wide = 0;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
+        case 'w':
+            wide = 1;
+            break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
                 ;
@@ -118,11 +127,13 @@ int scope_cmd_diff(int argc, char **argv)
                                           "total A", "total B", "change",
                                           "mean A", "mean B", "change" };
     static const int right[9] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int shrink[9] = { 1 };    /* the region names */
     scope__table tab;
     scope__table_init(&tab, 9, heads, right);
+    scope__table_fit(&tab, scope__out_width(stdout, wide), shrink);
     if (format == 1)
-        fputs("region,calls_a,calls_b,total_a_s,total_b_s,total_change_s,"
-              "mean_a_s,mean_b_s,mean_change_s\n", stdout);
+        fputs("region,calls_a,calls_b,total_a,total_b,total_change,"
+              "mean_a,mean_b,mean_change\n", stdout);
     else if (format == 2)
         fputs("{\"regions\": [", stdout);
     for (size_t i = 0; i < n; i++) {
@@ -161,15 +172,17 @@ int scope_cmd_diff(int argc, char **argv)
         } else {
             fputs(i ? ",\n  {\"region\": " : "\n  {\"region\": ", stdout);
             scope__put_json_string(stdout, r->name);
-            printf(", \"calls_a\": %s, \"calls_b\": %s, \"total_a_s\": %s, "
-                   "\"total_b_s\": %s, \"total_change_s\": %s, \"mean_a_s\": "
-                   "%s, \"mean_b_s\": %s, \"mean_change_s\": %s}", ca, cb, ta,
+            printf(", \"calls_a\": %s, \"calls_b\": %s, \"total_a\": %s, "
+                   "\"total_b\": %s, \"total_change\": %s, \"mean_a\": "
+                   "%s, \"mean_b\": %s, \"mean_change\": %s}", ca, cb, ta,
                    tb, td, ma, mb, md);
         }
     }
-    if (format == 0)
-        scope__table_print(&tab, stdout);
-    else if (format == 2)
+    if (format == 0 && scope__table_print(&tab, stdout) < 0) {
+        scope__table_free(&tab);
+        scope__fail_msg("out of memory");
+        goto fail_open;
+    } else if (format == 2)
         fputs(n ? "\n]}\n" : "]}\n", stdout);
     scope__table_free(&tab);
     status = fflush(stdout) != 0 || ferror(stdout)

@@ -12,18 +12,21 @@
 #include "args.h"
 #include "commands.h"
 #include "event_output.h"
+#include "output.h"
 
 static const char events_help[] =
     "usage: scope events [--include RE]... [--exclude RE]... [--ranks LIST]\n"
     "                    [--absolute | --origin NS] [--no-call-ids]\n"
     "                    [--no-call-sites]\n"
-    "                    [--format table|csv|json] PATH...\n"
+    "                    [--format table|csv|json] [--wide] PATH...\n"
     "\n"
-    "One row per recorded call: name, rank, thread, call_index (the call's\n"
-    "index among that region's calls on that rank), start, end, duration in\n"
-    "seconds, call_id (the call's index in its rank's call stack, calls\n"
-    "sorted by start) and parent_id (the call_id of the call it is nested\n"
-    "in, -1 if none). Rows come in region order (by first entry), then rank,\n"
+    "One row per recorded call, with the names and column order of the\n"
+    "Python module's events() and to_events_dataframe(): name, rank,\n"
+    "call_index (the call's index among that region's calls on that rank),\n"
+    "start, end, duration (in seconds), call_id (the call's index in its\n"
+    "rank's call stack, calls sorted by start), parent_id (the call_id of\n"
+    "the call it is nested in, -1 if none) and thread (the thread lane, 0\n"
+    "for the first). Rows come in region order (by first entry), then rank,\n"
     "then call order. When the run recorded call sites (config:\n"
     "`name callsites=N`), a last column, callsite, gives each call's\n"
     "immediate caller as \"function (file:line)\" (see scope callsites;\n"
@@ -43,6 +46,10 @@ static const char events_help[] =
     "                 calls overlap partially and nesting cannot be built)\n"
     "  --no-call-sites  leave out the callsite column\n"
     "  --format F     table (default), csv or json ({\"events\": [...]})\n"
+    "  --wide         full names: no fitting of the table to the terminal\n"
+    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
+    "                 to its width by eliding the middle of long names;\n"
+    "                 csv and json always hold full names)\n"
     "  -h, --help     this text\n";
 
 int scope_cmd_events(int argc, char **argv)
@@ -56,6 +63,7 @@ int scope_cmd_events(int argc, char **argv)
         { "no-call-ids", no_argument, NULL, 'n' },
         { "no-call-sites", no_argument, NULL, 's' },
         { "format", required_argument, NULL, 'f' },
+        { "wide", no_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -67,7 +75,7 @@ int scope_cmd_events(int argc, char **argv)
     memset(&q, 0, sizeof q);
     q.call_ids = 1;
     q.call_sites = 1;
-    int c, k, format = SCOPE__EV_TABLE, status = 2;
+    int c, k, format = SCOPE__EV_TABLE, status = 2, wide = 0;
     if (!inc || !exc) {
         status = scope__fail_msg("out of memory");
         goto fail_args;
@@ -109,6 +117,9 @@ int scope_cmd_events(int argc, char **argv)
         case 'n':
             q.call_ids = 0;
             break;
+        case 'w':
+            wide = 1;
+            break;
         case 's':
             q.call_sites = 0;
             break;
@@ -146,7 +157,8 @@ int scope_cmd_events(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     status = 1;
     if (p) {
-        status = scope__write_events(stdout, p, &q, format);
+        status = scope__write_events(stdout, p, &q, format,
+                                     scope__out_width(stdout, wide));
         scope_profile_close(p);
     }
     goto fail_args;

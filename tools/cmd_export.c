@@ -32,7 +32,9 @@ static const char export_help[] =
     "  folded        folded stacks for flamegraph.pl, inferno, speedscope:\n"
     "                one line 'outer;inner <self time in ns>' per call path,\n"
     "                all ranks added together (';' in a name becomes ':')\n"
-    "  csv, json     the events, as `scope events --format csv|json`\n"
+    "  csv, json     the events, as `scope events --format csv|json`: the\n"
+    "                columns of the Python module's events(), start, end\n"
+    "                and duration in seconds from the run start\n"
     "\n"
     "options:\n"
     "  --to FORMAT    chrome-trace, speedscope, folded, csv or json\n"
@@ -352,8 +354,8 @@ int scope_cmd_export(int argc, char **argv)
     case TO_CHROME: status = write_chrome(out, p); break;
     case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;
     case TO_FOLDED: status = write_folded(out, p); break;
-    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV); break;
-    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON); break;
+    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0); break;
+    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0); break;
     }
     if ((fflush(out) != 0 || ferror(out)) && status == 0)
         status = scope__fail_msg("cannot write the export");

@@ -27,6 +27,7 @@
 
 #include <hdf5.h>
 
+#include "args.h"
 #include "commands.h"
 #include "h5writer.h"
 #include "journal_read.h"
@@ -258,6 +259,7 @@ int scope_cmd_recover(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int c;
+    opterr = 0;     /* one message, ours, not getopt's as well */
     optind = 1;
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         if (c == 'q') {
@@ -266,15 +268,11 @@ int scope_cmd_recover(int argc, char **argv)
             fputs(recover_help, stdout);
             return 0;
         } else {
-            fprintf(stderr, "scope: recover: unknown option '%s' (see scope recover --help)\n",
-                    argv[optind - 1]);
-            return 2;
+            return scope__usage_error("recover", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc) {
-        fprintf(stderr, "scope: recover: no PATH given (see scope recover --help)\n");
-        return 2;
-    }
+    if (optind >= argc)
+        return scope__usage_error("recover", "no PATH given");
     int status = 0, found = 0;
     for (int i = optind; i < argc; i++)
         status |= recover_path(argv[i], &found);

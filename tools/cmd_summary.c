@@ -19,7 +19,7 @@
 
 static const char summary_help[] =
     "usage: scope summary [--per-rank] [--format table|csv|json]\n"
-    "                     [--sort total|calls|mean|max|name] PATH...\n"
+    "                     [--sort total|calls|mean|max|name] [--wide] PATH...\n"
     "\n"
     "One row per region: calls, total, mean, min, max and std of the call\n"
     "durations, and share = the part of the ranks' time spent in the region:\n"
@@ -38,12 +38,16 @@ static const char summary_help[] =
     "                 per (region, rank) instead of per region. Ranks that\n"
     "                 never entered a region get no row.\n"
     "  --format F     table (default, human units), csv or json. csv header:\n"
-    "                   region,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
-    "                 (--per-rank: region,rank,calls,total_s,...); json:\n"
+    "                   region,calls,total,mean,min,max,std,share\n"
+    "                 (--per-rank: region,rank,calls,total,...); json:\n"
     "                 {\"regions\":[{...}]} with the same field names. Times in\n"
     "                 plain seconds, share as a fraction (0.5 = 50%).\n"
     "  --sort K       total (default), calls, mean, max: descending; name:\n"
     "                 ascending. Ties keep the order of first entry.\n"
+    "  --wide         full names: no fitting of the table to the terminal\n"
+    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
+    "                 to its width by eliding the middle of long names;\n"
+    "                 csv and json always hold full names)\n"
     "  -h, --help     this text\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
@@ -77,7 +81,7 @@ static int cmp_rows(const void *a, const void *b)
 
 typedef struct {
     FILE *out;
-    int format, per_rank;
+    int format, per_rank, wide;
     size_t nrows;           /* rows written so far (json separators) */
     int64_t span;
     int nranks;             /* ranks in the profile: the all-ranks share */
@@ -127,8 +131,8 @@ static int put_row(printer *pr, const char *name, int rank,
         scope__put_json_string(pr->out, name);
         if (pr->per_rank)
             fprintf(pr->out, ", \"rank\": %s", rk);
-        fprintf(pr->out, ", \"calls\": %s, \"total_s\": %s, \"mean_s\": %s, "
-                "\"min_s\": %s, \"max_s\": %s, \"std_s\": %s, \"share\": %s}",
+        fprintf(pr->out, ", \"calls\": %s, \"total\": %s, \"mean\": %s, "
+                "\"min\": %s, \"max\": %s, \"std\": %s, \"share\": %s}",
                 calls, total, mean, min, max, std, share);
     }
     pr->nrows++;
@@ -183,6 +187,7 @@ int scope_cmd_summary(int argc, char **argv)
         { "per-rank", no_argument, NULL, 'r' },
         { "format", required_argument, NULL, 'f' },
         { "sort", required_argument, NULL, 's' },
+        { "wide", no_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -200,6 +205,9 @@ int scope_cmd_summary(int argc, char **argv)
         switch (c) {
         case 'r':
             pr.per_rank = 1;
+            break;
+        case 'w':
+            pr.wide = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
@@ -266,13 +274,15 @@ int scope_cmd_summary(int argc, char **argv)
                                              "share" };
     static const int right[9] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 };
     static const int right_nr[8] = { 0, 1, 1, 1, 1, 1, 1, 1 };
+    static const int shrink[9] = { 1 };    /* the region names */
     scope__table_init(&pr.table, pr.per_rank ? 9 : 8,
                       pr.per_rank ? heads : heads_nr,
                       pr.per_rank ? right : right_nr);
+    scope__table_fit(&pr.table, scope__out_width(pr.out, pr.wide), shrink);
     if (pr.format == FMT_CSV)
         fputs(pr.per_rank
-              ? "region,rank,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
-              : "region,calls,total_s,mean_s,min_s,max_s,std_s,share\n",
+              ? "region,rank,calls,total,mean,min,max,std,share\n"
+              : "region,calls,total,mean,min,max,std,share\n",
               pr.out);
     else if (pr.format == FMT_JSON)
         fputs("{\"regions\": [", pr.out);
@@ -301,9 +311,10 @@ int scope_cmd_summary(int argc, char **argv)
             }
         }
     }
-    if (pr.format == FMT_TABLE)
-        scope__table_print(&pr.table, pr.out);
-    else if (pr.format == FMT_JSON)
+    if (pr.format == FMT_TABLE && scope__table_print(&pr.table, pr.out) < 0) {
+        fail("out of memory");
+        goto fail_table;
+    } else if (pr.format == FMT_JSON)
         fputs(pr.nrows ? "\n]}\n" : "]}\n", pr.out);
     if (fflush(pr.out) != 0 || ferror(pr.out)) {
         fail("cannot write the summary to standard output");

@@ -16,7 +16,7 @@
 
 static const char tree_help[] =
     "usage: scope tree [--rank N] [--thread T] [--format table|csv|json]\n"
-    "                  PATH...\n"
+    "                  [--wide] PATH...\n"
     "\n"
     "The call tree: calls nested by containment (a call that starts while\n"
     "another call of the same thread is open is inside it), aggregated by\n"
@@ -28,20 +28,27 @@ static const char tree_help[] =
     "  --rank N       one rank (default: every rank, added together)\n"
     "  --thread T     one thread lane (default: every lane of the rank)\n"
     "  --format F     table (default: indented names, human units), csv\n"
-    "                 (path,depth,calls,total_s,self_s; path joins names\n"
-    "                 with ';') or json ({\"nodes\": [...]}, same fields)\n"
+    "                 (path,depth,calls,total,self; times in plain seconds;\n"
+    "                 path joins names with ';') or json ({\"nodes\":\n"
+    "                 [...]}, same fields)\n"
+    "  --wide         full names: no fitting of the table to the terminal\n"
+    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
+    "                 to its width by eliding the middle of long names;\n"
+    "                 csv and json always hold full names)\n"
     "  -h, --help     this text\n";
 
 static int print_tree(scope_profile *p, const scope__tree *t,
-                      const int64_t *order, int format)
+                      const int64_t *order, int format, int wide)
 {
     static const char *const heads[4] = { "total", "self", "calls",
                                           "region" };
     static const int right[4] = { 1, 1, 1, 0 };
+    static const int shrink[4] = { 0, 0, 0, 1 };
     scope__table tab;
     scope__table_init(&tab, 4, heads, right);
+    scope__table_fit(&tab, scope__out_width(stdout, wide), shrink);
     if (format == 1)
-        fputs("path,depth,calls,total_s,self_s\n", stdout);
+        fputs("path,depth,calls,total,self\n", stdout);
     else if (format == 2)
         fputs("{\"nodes\": [", stdout);
     for (int64_t i = 0; i < t->n; i++) {
@@ -81,14 +88,15 @@ static int print_tree(scope_profile *p, const scope__tree *t,
             scope__put_json_string(stdout, path);
             printf(", \"name\": ");
             scope__put_json_string(stdout, name);
-            printf(", \"depth\": %d, \"calls\": %s, \"total_s\": %s, "
-                   "\"self_s\": %s}", x->depth, calls, total, self);
+            printf(", \"depth\": %d, \"calls\": %s, \"total\": %s, "
+                   "\"self\": %s}", x->depth, calls, total, self);
         }
         free(path);
     }
-    if (format == 0)
-        scope__table_print(&tab, stdout);
-    else if (format == 2)
+    if (format == 0 && scope__table_print(&tab, stdout) < 0) {
+        scope__table_free(&tab);
+        return scope__fail_msg("out of memory");
+    } else if (format == 2)
         fputs(t->n ? "\n]}\n" : "]}\n", stdout);
     scope__table_free(&tab);
     if (fflush(stdout) != 0 || ferror(stdout))
@@ -102,11 +110,12 @@ int scope_cmd_tree(int argc, char **argv)
         { "rank", required_argument, NULL, 'r' },
         { "thread", required_argument, NULL, 't' },
         { "format", required_argument, NULL, 'f' },
+        { "wide", no_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
-    int c, k, format = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
+    int c, k, format = 0, wide = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
     int64_t v;
     opterr = 0;
     optind = 1;
@@ -119,6 +128,9 @@ int scope_cmd_tree(int argc, char **argv)
                                           "not '%s'", c == 'r' ? "rank"
                                           : "thread", optarg);
             *(c == 'r' ? &rank : &thread) = (int)v;
+            break;
+        case 'w':
+            wide = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
@@ -156,7 +168,7 @@ int scope_cmd_tree(int argc, char **argv)
         scope__fail_msg("out of memory");
         goto fail_tree;
     }
-    status = print_tree(p, &t, order, format);
+    status = print_tree(p, &t, order, format, wide);
 fail_tree:
     free(order);
     scope__tree_free(&t);

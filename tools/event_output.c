@@ -3,8 +3,10 @@
  * (event_output.h). It streams: events are read in batches and written
  * at once, so listing a run with more events than memory works, and the
  * table's column widths are known before the first row (names come from
- * the region list, numbers have fixed widths).
+ * the region list, times from the run's first start and last end, the
+ * other numbers have fixed widths), fitted to the terminal if asked.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,10 +47,41 @@ int64_t scope__rank_events(scope_profile *p, int rank)
 /* Display width of a UTF-8 string (characters, not bytes). */
 static int width(const char *s)
 {
-    int w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
+    return (int)scope__text_width(s);
+}
+
+/* Decimal digits of v >= 0. */
+static int digits(int64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+/* The widest start, end or duration the query can print (sign, whole
+ * seconds, point, 9 decimals), at least "duration"'s 8: known before the
+ * first row from the run's first start and last end. 14 when unknown. */
+static int time_width(scope_profile *p, const scope_event_query *q)
+{
+    int64_t lo, hi, origin = 0;
+    if (scope_profile_min_start_ns(p, &lo) < 0 || scope_profile_max_end_ns(p, &hi) < 0)
+        return 14;
+    if (q->time_mode == SCOPE_TIME_ORIGIN)
+        origin = q->origin_ns;
+    else if (q->time_mode == SCOPE_TIME_RELATIVE &&
+             scope_profile_time_origin_ns(p, &origin) < 0)
+        return 14;
+    /* in double seconds: no overflow whatever --origin says; rounding is
+     * monotonic, so the whole seconds are never counted short */
+    double a = ((double)lo - (double)origin) / 1e9, b = ((double)hi - (double)origin) / 1e9;
+    double m = a < 0 ? -a : a, mb = b < 0 ? -b : b, d = ((double)hi - (double)lo) / 1e9;
+    m = m > mb ? m : mb;
+    m = m > d ? m : d;
+    int w = (a < 0 || b < 0) + digits(m < 9e18 ? (int64_t)m : INT64_MAX) + 10;
+    return w > 8 ? w : 8;
 }
 
 int scope__site_names_init(scope_profile *p, scope__site_names *sn)
@@ -90,23 +123,34 @@ void scope__site_names_free(scope__site_names *sn)
     memset(sn, 0, sizeof *sn);
 }
 
+/* The table's layout: widths, and the names as shown when elided to fit
+ * the terminal (per region, made once). */
+typedef struct {
+    int namew, timew, sitew;    /* sitew 0: no limit on the callsite */
+    char **shown;               /* per region; NULL entries: the full name */
+    int nshown;
+} layout;
+
 /* site: the callsite cell, or NULL when the listing has no such column. */
-static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
-                    int format, int ids, int namew, int64_t nrow,
-                    const char *site)
+static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
+                   int format, int ids, const layout *lay, int64_t nrow,
+                   const char *site)
 {
     const char *name = scope_profile_region_name(p, ev->region);
+    if (format == SCOPE__EV_TABLE && lay->shown && ev->region >= 0 &&
+        ev->region < lay->nshown && lay->shown[ev->region])
+        name = lay->shown[ev->region];
     char st[40], en[40], du[40];
     scope__fmt_seconds_i64(st, sizeof st, ev->start_ns);
     scope__fmt_seconds_i64(en, sizeof en, ev->end_ns);
     scope__fmt_seconds_i64(du, sizeof du, ev->end_ns - ev->start_ns);
     if (format == SCOPE__EV_CSV) {
         scope__put_csv_field(out, name);
-        fprintf(out, ",%d,%d,%lld,%s,%s,%s", ev->rank, ev->thread,
-                (long long)ev->call_index, st, en, du);
+        fprintf(out, ",%d,%lld,%s,%s,%s", ev->rank, (long long)ev->call_index, st, en, du);
         if (ids)
             fprintf(out, ",%lld,%lld", (long long)ev->call_id,
                     (long long)ev->parent_id);
+        fprintf(out, ",%d", ev->thread);
         if (site) {
             fputc(',', out);
             scope__put_csv_field(out, site);
@@ -115,32 +159,74 @@ static void put_row(FILE *out, scope_profile *p, const scope_event *ev,
     } else if (format == SCOPE__EV_JSON) {
         fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
         scope__put_json_string(out, name);
-        fprintf(out, ", \"rank\": %d, \"thread\": %d, \"call_index\": %lld, "
-                "\"start\": %s, \"end\": %s, \"duration\": %s", ev->rank,
-                ev->thread, (long long)ev->call_index, st, en, du);
+        fprintf(out, ", \"rank\": %d, \"call_index\": %lld, \"start\": %s, "
+                "\"end\": %s, \"duration\": %s", ev->rank,
+                (long long)ev->call_index, st, en, du);
         if (ids)
             fprintf(out, ", \"call_id\": %lld, \"parent_id\": %lld",
                     (long long)ev->call_id, (long long)ev->parent_id);
+        fprintf(out, ", \"thread\": %d", ev->thread);
         if (site) {
             fputs(", \"callsite\": ", out);
             scope__put_json_string(out, site);
         }
         fputc('}', out);
     } else {
-        fprintf(out, "%s%*s  %4d  %6d  %10lld  %14s  %14s  %14s", name,
-                namew - width(name), "", ev->rank, ev->thread,
-                (long long)ev->call_index, st, en, du);
+        int tw = lay->timew;
+        fprintf(out, "%s%*s  %4d  %10lld  %*s  %*s  %*s", name,
+                lay->namew - width(name), "", ev->rank,
+                (long long)ev->call_index, tw, st, tw, en, tw, du);
         if (ids)
             fprintf(out, "  %7lld  %9lld", (long long)ev->call_id,
                     (long long)ev->parent_id);
-        if (site)
+        fprintf(out, "  %6d", ev->thread);
+        if (site && lay->sitew > 0 && width(site) > lay->sitew) {
+            char *cut = scope__elide(site, lay->sitew);
+            if (!cut)
+                return -1;
+            fprintf(out, "  %s", cut);
+            free(cut);
+        } else if (site) {
             fprintf(out, "  %s", site);
+        }
         fputc('\n', out);
     }
+    return 0;
+}
+
+/* Fits the table into max_width columns (0: no limit): the names give
+ * up characters first, down to SCOPE__MIN_NAME_WIDTH, keeping room for
+ * a callsite column of 24; the callsite takes what is left. Returns 0 or
+ * -1 (out of memory). */
+static int fit_layout(scope_profile *p, layout *lay, int max_width, int ids, int sites)
+{
+    int fixed = 2 + 4 + 2 + 10 + 3 * (2 + lay->timew) + (ids ? 2 + 7 + 2 + 9 : 0) + 2 + 6;
+    if (max_width <= 0)
+        return 0;
+    int room = max_width - fixed - (sites ? 2 + 24 : 0);
+    if (room < SCOPE__MIN_NAME_WIDTH)
+        room = SCOPE__MIN_NAME_WIDTH;
+    if (lay->namew > room) {
+        lay->nshown = scope_profile_region_count(p);
+        if (!(lay->shown = calloc((size_t)lay->nshown + 1, sizeof *lay->shown)))
+            return -1;
+        for (int r = 0; r < lay->nshown; r++) {
+            const char *name = scope_profile_region_name(p, r);
+            if (width(name) > room && !(lay->shown[r] = scope__elide(name, room)))
+                return -1;
+        }
+        lay->namew = room;
+    }
+    if (sites) {
+        lay->sitew = max_width - fixed - lay->namew - 2;
+        if (lay->sitew < SCOPE__MIN_NAME_WIDTH)
+            lay->sitew = SCOPE__MIN_NAME_WIDTH;
+    }
+    return 0;
 }
 
 int scope__write_events(FILE *out, scope_profile *p,
-                        const scope_event_query *q, int format)
+                        const scope_event_query *q, int format, int max_width)
 {
     scope_events *it;
     if (scope_profile_events_open(p, q, &it) < 0) {
@@ -148,13 +234,14 @@ int scope__write_events(FILE *out, scope_profile *p,
         return 1;
     }
     scope_event *buf = malloc(BATCH * sizeof *buf);
-    int namew = 4, status = 1, ids = q->call_ids != 0;
+    int status = 1, ids = q->call_ids != 0;
+    layout lay = { .namew = 4, .timew = 14 };
     scope__site_names sn;
     memset(&sn, 0, sizeof sn);
     for (int r = 0; r < scope_profile_region_count(p); r++) {
         int w = width(scope_profile_region_name(p, r));
-        if (w > namew)
-            namew = w;
+        if (w > lay.namew)
+            lay.namew = w;
     }
     if (!buf) {
         fprintf(stderr, "scope: out of memory\n");
@@ -165,20 +252,25 @@ int scope__write_events(FILE *out, scope_profile *p,
     /* the column only for profiles that hold call sites, so listings of
      * other runs keep their columns */
     int with_sites = sn.n > 0;
+    if (format == SCOPE__EV_TABLE) {
+        lay.timew = time_width(p, q);
+        if (fit_layout(p, &lay, max_width, ids, with_sites) < 0) {
+            fprintf(stderr, "scope: out of memory\n");
+            goto fail_buf;
+        }
+    }
     if (format == SCOPE__EV_CSV) {
-        fputs(ids ? "name,rank,thread,call_index,start_s,end_s,duration_s,"
-                    "call_id,parent_id"
-                  : "name,rank,thread,call_index,start_s,end_s,duration_s",
-              out);
+        fputs(ids ? "name,rank,call_index,start,end,duration,call_id,parent_id,thread"
+                  : "name,rank,call_index,start,end,duration,thread", out);
         fputs(with_sites ? ",callsite\n" : "\n", out);
     } else if (format == SCOPE__EV_JSON)
         fputs("{\"events\": [", out);
     else {
-        fprintf(out, "name%*s  rank  thread  call_index  %14s  %14s  %14s",
-                namew - 4, "", "start_s", "end_s", "duration_s");
+        fprintf(out, "name%*s  rank  call_index  %*s  %*s  %*s", lay.namew - 4, "",
+                lay.timew, "start", lay.timew, "end", lay.timew, "duration");
         if (ids)
             fputs("  call_id  parent_id", out);
-        fputs(with_sites ? "  callsite\n" : "\n", out);
+        fputs(with_sites ? "  thread  callsite\n" : "  thread\n", out);
     }
     int64_t got, done = 0, total = scope_events_count(it);
     while ((got = scope_events_read(it, buf, BATCH)) > 0) {
@@ -188,7 +280,10 @@ int scope__write_events(FILE *out, scope_profile *p,
                 fprintf(stderr, "scope: out of memory\n");
                 goto fail_buf;
             }
-            put_row(out, p, &buf[i], format, ids, namew, done + i, site);
+            if (put_row(out, p, &buf[i], format, ids, &lay, done + i, site) < 0) {
+                fprintf(stderr, "scope: out of memory\n");
+                goto fail_buf;
+            }
         }
         done += got;
         scope__progress("events", done, total);
@@ -206,6 +301,9 @@ int scope__write_events(FILE *out, scope_profile *p,
     }
     status = 0;
 fail_buf:
+    for (int r = 0; lay.shown && r < lay.nshown; r++)
+        free(lay.shown[r]);
+    free(lay.shown);
     scope__site_names_free(&sn);
     free(buf);
     scope_events_close(it);

@@ -12,14 +12,18 @@
 
 enum { SCOPE__EV_TABLE, SCOPE__EV_CSV, SCOPE__EV_JSON };
 
-/* Streams the events of q to out in `format`. Times are plain seconds.
- * Columns: name, rank, thread, call_index, start_s, end_s, duration_s and,
- * when q->call_ids, call_id and parent_id, and, when q->call_sites and the
- * profile holds call sites, callsite: the call's immediate caller resolved
- * by symbolize.c ("fn (file.c:12)"; "" for a call without a site). Prints a one-line error and
+/* Streams the events of q to out in `format`. Columns, the names and order
+ * of the Python module's events() (the seed tutorial's, then scope's own):
+ * name, rank, call_index, start, end, duration (plain seconds, as in the
+ * tutorial: the unit is documented, not part of the name), then, when
+ * q->call_ids, call_id and parent_id, then thread, and, when q->call_sites
+ * and the profile holds call sites, callsite: the call's immediate caller
+ * resolved by symbolize.c ("fn (file.c:12)"; "" for a call without a
+ * site). The table fits max_width characters (0: no limit; see
+ * scope__out_width) by eliding long names. Prints a one-line error and
  * returns 1 on failure, 0 on success. Memory: one batch of events. */
 int scope__write_events(FILE *out, scope_profile *p,
-                        const scope_event_query *q, int format);
+                        const scope_event_query *q, int format, int max_width);
 
 /* Call sites by name for event listings: frame 0 of each merged site,
  * resolved by symbolize.c when first asked and kept. */

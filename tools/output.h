@@ -27,21 +27,51 @@ void scope__fmt_human(char *buf, size_t len, double ns);
 void scope__put_csv_field(FILE *out, const char *s);
 void scope__put_json_string(FILE *out, const char *s);
 
+/* The width a table on `out` must fit, in characters; 0 = no limit.
+ * wide (--wide): 0. out a terminal: its width (TIOCGWINSZ), else
+ * $COLUMNS. Not a terminal: $COLUMNS when set (an explicit request, as
+ * for `COLUMNS=100 scope summary ... | less`), else 0. Cost: one ioctl. */
+int scope__out_width(FILE *out, int wide);
+
+/* Writes s shortened to at most w characters (UTF-8 code points; cuts
+ * only between whole characters) into a malloc'd string, "…" marking
+ * what was left out; s unchanged when it fits. Made for C++ and Fortran
+ * names: leading indentation stays, then the start of the qualification,
+ * the function's own name with its "(" and as much of the argument list
+ * as fits. "LAMMPS_NS::Pair::ev_tally(int, int, ...)" in 30 gives
+ * "LAMMPS_NS::Pair::ev_tally(int…"; in 22 "LAM…::Pair::ev_tally(…".
+ * Returns NULL when out of memory. Cost: O(strlen(s)). */
+char *scope__elide(const char *s, int w);
+
+/* Display width of a UTF-8 string: characters, not bytes. */
+size_t scope__text_width(const char *s);
+
 /* A text table whose columns are as wide as their widest cell (counted in
- * characters, not bytes, so "µs" aligns), separated by two spaces. */
+ * characters, not bytes, so "µs" aligns), separated by two spaces. With a
+ * width limit (scope__table_fit), the columns marked shrinkable (names)
+ * give up characters, widest first, down to SCOPE__MIN_NAME_WIDTH, and
+ * their cells are shortened by scope__elide; numbers are never cut. */
+#define SCOPE__MIN_NAME_WIDTH 12
+
 typedef struct {
     int ncols;
     const char *const *heads;
     const int *right;       /* per column: 1 = right-aligned (numbers) */
     char **cells;           /* nrows * ncols, owned */
     size_t nrows, cap;
+    int max_width;          /* 0: no limit */
+    const int *shrink;      /* per column: 1 = may be elided; NULL: none */
 } scope__table;
 
 void scope__table_init(scope__table *t, int ncols, const char *const *heads,
                        const int *right);
+/* Limits the printed width to max_width characters (0: none); shrink
+ * marks the columns that may be elided. */
+void scope__table_fit(scope__table *t, int max_width, const int *shrink);
 /* Copies one row of ncols strings. Returns 0 or -1 (out of memory). */
 int scope__table_add(scope__table *t, const char *const *cells);
-void scope__table_print(const scope__table *t, FILE *out);
+/* Returns 0, or -1 when out of memory (nothing printed). */
+int scope__table_print(const scope__table *t, FILE *out);
 void scope__table_free(scope__table *t);
 
 #endif

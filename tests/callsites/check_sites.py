@@ -184,7 +184,7 @@ def check_tools(preload, prog, src_dir, outdir, want, rows_a):
     share = sum(float(r["share"]) for r in rows)
     if abs(share - 1.0) > 1e-5:
         fail(f"shares add up to {share}")
-    totals = [int(round(float(r["total_s"]) * 1e9)) for r in rows]
+    totals = [int(round(float(r["total"]) * 1e9)) for r in rows]
     if totals != sorted(totals, reverse=True):
         fail(f"rows not sorted by total: {totals}")
     top = list(csv.DictReader(io.StringIO(scope("callsites", "--top", "1", "--format", "csv",
@@ -192,7 +192,7 @@ def check_tools(preload, prog, src_dir, outdir, want, rows_a):
     if len(top) != 1 or top[0] != rows[0]:
         fail(f"--top 1 gave {top}, expected {rows[0]}")
     none = scope("callsites", "--region", "^nothing$", "--format", "csv", h5).stdout
-    if none != "region,rank,site,calls,total_s,mean_s,min_s,max_s,share,location\n":
+    if none != "region,rank,site,calls,total,mean,min,max,share,location\n":
         fail(f"--region matching nothing: {none!r}")
 
     # the callsite column of events and exports: frame 0 only
@@ -205,7 +205,7 @@ def check_tools(preload, prog, src_dir, outdir, want, rows_a):
     if [r["callsite"] for r in ev] != seq:
         fail(f"events json callsites: {ev}")
     head = scope("events", "--no-call-sites", "--format", "csv", h5).stdout.splitlines()[0]
-    if head != "name,rank,thread,call_index,start_s,end_s,duration_s,call_id,parent_id":
+    if head != "name,rank,call_index,start,end,duration,call_id,parent_id,thread":
         fail(f"--no-call-sites header: {head!r}")
     trace = os.path.join(outdir, "trace.json")
     scope("export", h5, "--to", "chrome-trace", "-o", trace)

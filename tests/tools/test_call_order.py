@@ -64,7 +64,7 @@ class CallOrder(unittest.TestCase):
         rc, out, _ = run("events", "--format", "csv", self.path)
         rows = [l.split(",") for l in out.splitlines()[1:]]
         # name, call_index, call_id, parent_id: ids are the start order
-        self.assertEqual([(r[0], r[3], r[7], r[8]) for r in rows],
+        self.assertEqual([(r[0], r[2], r[6], r[7]) for r in rows],
                          [("a", "0", "2", "1"), ("a", "1", "0", "-1"),
                           ("b", "0", "1", "-1"), ("c", "0", "3", "0"),
                           ("c", "1", "4", "2")])

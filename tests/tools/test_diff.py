@@ -29,8 +29,8 @@ class Diff(unittest.TestCase):
                            prof("schema3_two.h5"))
         self.assertEqual((rc, err), (0, ""))
         self.assertEqual(out,
-                         "region,calls_a,calls_b,total_a_s,total_b_s,total_change_s,"
-                         "mean_a_s,mean_b_s,mean_change_s\n"
+                         "region,calls_a,calls_b,total_a,total_b,total_change,"
+                         "mean_a,mean_b,mean_change\n"
                          "solve,6,4,1.69,0.000000022,-1.689999978,0.281666667,"
                          "0.000000005,-0.281666661\n"
                          "io,0,1,0,0.000000004,0.000000004,0,0.000000004,0.000000004\n")
@@ -40,7 +40,7 @@ class Diff(unittest.TestCase):
         self.assertEqual((rc, err), (0, ""))
         rows = json.loads(out)["regions"]
         self.assertEqual(sorted(r["region"] for r in rows), [".", "100%", "a/b", "main"])
-        self.assertEqual({r["total_change_s"] for r in rows}, {0})
+        self.assertEqual({r["total_change"] for r in rows}, {0})
 
     def test_errors(self):
         self.assertEqual(run("diff", prof("run.h5")),

@@ -27,17 +27,17 @@ def prof(name):
 
 
 NESTED_CSV = (
-    "name,rank,thread,call_index,start_s,end_s,duration_s,call_id,parent_id\n"
-    "main,0,0,0,0,0.0000001,0.0000001,0,-1\n"
-    "main,0,1,1,0,0.00000009,0.00000009,1,-1\n"
-    "main,1,0,0,0,0.00000005,0.00000005,0,-1\n"
-    "work,0,1,0,0.000000005,0.00000005,0.000000045,2,1\n"
-    "work,0,0,1,0.00000001,0.00000004,0.00000003,3,0\n"
-    "work,0,0,2,0.00000006,0.00000007,0.00000001,7,0\n"
-    "work,1,0,0,0.00000001,0.00000002,0.00000001,1,0\n"
-    "leaf,0,1,0,0.00000001,0.00000002,0.00000001,4,2\n"
-    "leaf,0,0,1,0.00000002,0.00000003,0.00000001,5,3\n"
-    "leaf,0,0,2,0.00000004,0.000000045,0.000000005,6,0\n")
+    "name,rank,call_index,start,end,duration,call_id,parent_id,thread\n"
+    "main,0,0,0,0.0000001,0.0000001,0,-1,0\n"
+    "main,0,1,0,0.00000009,0.00000009,1,-1,1\n"
+    "main,1,0,0,0.00000005,0.00000005,0,-1,0\n"
+    "work,0,0,0.000000005,0.00000005,0.000000045,2,1,1\n"
+    "work,0,1,0.00000001,0.00000004,0.00000003,3,0,0\n"
+    "work,0,2,0.00000006,0.00000007,0.00000001,7,0,0\n"
+    "work,1,0,0.00000001,0.00000002,0.00000001,1,0,0\n"
+    "leaf,0,0,0.00000001,0.00000002,0.00000001,4,2,1\n"
+    "leaf,0,1,0.00000002,0.00000003,0.00000001,5,3,0\n"
+    "leaf,0,2,0.00000004,0.000000045,0.000000005,6,0,0\n")
 
 
 class Events(unittest.TestCase):
@@ -57,36 +57,44 @@ class Events(unittest.TestCase):
     def test_table(self):
         out = self.ok("events", "--include", "^main$", prof("nested.h5"))
         self.assertEqual(out.splitlines(), [
-            "name  rank  thread  call_index         start_s           end_s"
-            "      duration_s  call_id  parent_id",
-            "main     0       0           0               0       0.0000001"
-            "       0.0000001        0         -1",
-            "main     0       1           1               0      0.00000009"
-            "      0.00000009        1         -1",
-            "main     1       0           0               0      0.00000005"
-            "      0.00000005        0         -1"])
+            "name  rank  call_index        start          end     duration"
+            "  call_id  parent_id  thread",
+            "main     0           0            0    0.0000001    0.0000001"
+            "        0         -1       0",
+            "main     0           1            0   0.00000009   0.00000009"
+            "        1         -1       1",
+            "main     1           0            0   0.00000005   0.00000005"
+            "        0         -1       0"])
+        # the time columns are as wide as the run's longest time can print
+        out = self.ok("events", "--origin", "-123000000000", "--include", "^main$",
+                      prof("nested.h5"))
+        self.assertEqual(out.splitlines()[:2], [
+            "name  rank  call_index          start            end       duration"
+            "  call_id  parent_id  thread",
+            "main     0           0     123.000001    123.0000011      0.0000001"
+            "        0         -1       0"])
 
     def test_filters(self):
         out = self.ok("events", "--format=csv", "--include", "^w", "--include",
                       "f$", "--exclude", "ea", "--ranks", "1", prof("nested.h5"))
         self.assertEqual(out.splitlines()[1:],
-                         ["work,1,0,0,0.00000001,0.00000002,0.00000001,1,0"])
+                         ["work,1,0,0.00000001,0.00000002,0.00000001,1,0,0"])
         out = self.ok("events", "--format=csv", "--ranks", "0-1", "--include",
                       "leaf", "--no-call-ids", prof("nested.h5"))
         self.assertEqual(out.splitlines(), [
-            "name,rank,thread,call_index,start_s,end_s,duration_s",
-            "leaf,0,1,0,0.00000001,0.00000002,0.00000001",
-            "leaf,0,0,1,0.00000002,0.00000003,0.00000001",
-            "leaf,0,0,2,0.00000004,0.000000045,0.000000005"])
+            "name,rank,call_index,start,end,duration,thread",
+            "leaf,0,0,0.00000001,0.00000002,0.00000001,1",
+            "leaf,0,1,0.00000002,0.00000003,0.00000001,0",
+            "leaf,0,2,0.00000004,0.000000045,0.000000005,0"])
 
     def test_time_modes(self):
         out = self.ok("events", "--format=csv", "--absolute", "--include", "leaf",
                       prof("nested.h5"))
-        self.assertEqual(out.splitlines()[1].split(",")[4:6],
+        self.assertEqual(out.splitlines()[1].split(",")[3:5],
                          ["0.00000101", "0.00000102"])
         out = self.ok("events", "--format=csv", "--origin", "1020", "--include",
                       "leaf", prof("nested.h5"))
-        self.assertEqual([l.split(",")[4] for l in out.splitlines()[1:]],
+        self.assertEqual([l.split(",")[3] for l in out.splitlines()[1:]],
                          ["-0.00000001", "0", "0.00000002"])
 
     def test_json_tutorial(self):
@@ -152,7 +160,7 @@ class Tree(unittest.TestCase):
 
     def test_nested_csv(self):
         self.assertEqual(self.ok("tree", "--format", "csv", prof("nested.h5")),
-                         "path,depth,calls,total_s,self_s\n"
+                         "path,depth,calls,total,self\n"
                          "main,0,3,0.00000024,0.00000014\n"
                          "main;work,1,4,0.000000095,0.000000075\n"
                          "main;work;leaf,2,2,0.00000002,0.00000002\n"
@@ -169,9 +177,9 @@ class Tree(unittest.TestCase):
                                    prof("nested.h5")))["nodes"]
         self.assertEqual(nodes, [
             {"path": "main", "name": "main", "depth": 0, "calls": 1,
-             "total_s": 5e-08, "self_s": 4e-08},
+             "total": 5e-08, "self": 4e-08},
             {"path": "main;work", "name": "work", "depth": 1, "calls": 1,
-             "total_s": 1e-08, "self_s": 1e-08}])
+             "total": 1e-08, "self": 1e-08}])
 
     def test_workload_structure(self):
         rows = [l.split(",") for l in

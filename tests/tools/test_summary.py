@@ -34,7 +34,7 @@ class Summary(unittest.TestCase):
     def test_tutorial_per_rank_csv(self):
         self.assertEqual(
             self.ok("summary", "--per-rank", "--format", "csv", prof("two_ranks.h5")),
-            "region,rank,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
+            "region,rank,calls,total,mean,min,max,std,share\n"
             "solve,0,3,0.65,0.216666667,0.2,0.25,0.023570226,0.492424\n"
             "solve,1,3,1.04,0.346666667,0.32,0.4,0.037712362,0.787879\n")
 
@@ -42,7 +42,7 @@ class Summary(unittest.TestCase):
         # std over all six calls, population (ddof=0); share = 1.69 / (1.32 x 2 ranks)
         self.assertEqual(
             self.ok("summary", "--format=csv", prof("two_ranks.h5")),
-            "region,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
+            "region,calls,total,mean,min,max,std,share\n"
             "solve,6,1.69,0.281666667,0.2,0.4,0.072207263,0.640152\n")
 
     def test_tutorial_table(self):
@@ -86,14 +86,14 @@ class Summary(unittest.TestCase):
         self.assertEqual(list(doc), ["regions"])
         rows = doc["regions"]
         self.assertEqual([r["region"] for r in rows], ["main", "a/b", "100%", "."])
-        self.assertEqual(list(rows[0]), ["region", "calls", "total_s", "mean_s",
-                                         "min_s", "max_s", "std_s", "share"])
-        self.assertEqual(rows[0], {"region": "main", "calls": 2, "total_s": 16.5e-6,
-                                   "mean_s": 8.25e-6, "min_s": 8e-6, "max_s": 8.5e-6,
-                                   "std_s": 0.25e-6, "share": 0.916667})
+        self.assertEqual(list(rows[0]), ["region", "calls", "total", "mean",
+                                         "min", "max", "std", "share"])
+        self.assertEqual(rows[0], {"region": "main", "calls": 2, "total": 16.5e-6,
+                                   "mean": 8.25e-6, "min": 8e-6, "max": 8.5e-6,
+                                   "std": 0.25e-6, "share": 0.916667})
         doc = json.loads(self.ok("summary", "--per-rank", "--format", "json",
                                  prof("run.h5")))
-        got = [(r["region"], r["rank"], r["calls"], r["total_s"]) for r in doc["regions"]]
+        got = [(r["region"], r["rank"], r["calls"], r["total"]) for r in doc["regions"]]
         # rank 1 never entered "." or "100%": no rows for it there.
         self.assertEqual(got, [("main", 0, 1, 8e-6), ("main", 1, 1, 8.5e-6),
                                ("a/b", 0, 2, 1.5e-6), ("a/b", 1, 1, 1.5e-6),
@@ -119,7 +119,7 @@ class Summary(unittest.TestCase):
     def test_quoting(self):
         self.assertEqual(
             self.ok("summary", "--format", "csv", prof("names.h5")),
-            "region,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
+            "region,calls,total,mean,min,max,std,share\n"
             '"f(int, int)",2,0.0000015,0.00000075,0.0000005,0.000001,0.00000025,0.6\n'
             '"say ""hi""",1,0.0000003,0.0000003,0.0000003,0.0000003,0,0.12\n')
         doc = json.loads(self.ok("summary", "--format", "json", prof("names.h5")))
@@ -131,7 +131,7 @@ class Summary(unittest.TestCase):
                                "fixtures", "schema3.h5")
         self.assertEqual(
             self.ok("summary", "--format", "csv", fixture),
-            "region,calls,total_s,mean_s,min_s,max_s,std_s,share\n"
+            "region,calls,total,mean,min,max,std,share\n"
             "solve,3,0.000000033,0.000000011,0.000000005,0.000000015,0.000000004,0.733333\n")
 
     def fails(self, args, code, err):
@@ -179,7 +179,7 @@ class Summary(unittest.TestCase):
         self.assertIn("\n  summary        time per region", top)
         sub = self.ok("summary", "--help")
         self.assertTrue(sub.startswith("usage: scope summary [--per-rank]"), sub)
-        self.assertIn("region,calls,total_s,mean_s,min_s,max_s,std_s,share", sub)
+        self.assertIn("region,calls,total,mean,min,max,std,share", sub)
         self.assertEqual(self.ok("help", "summary"), sub)
 
 

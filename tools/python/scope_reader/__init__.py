@@ -10,9 +10,15 @@ of scope-profiler's analysis tutorial:
     calls = results.call_stack(rank=0)
 
 A thin ctypes layer over the C library (no compiled extension). It finds
-the library through $SCOPE_READER_LIB, then the installed libdir, then next to this module (the build
-tree or an install that copied it), then the system's library path.
+the library through $SCOPE_READER_LIB, then the installed libdir, then next
+to this module (an install that copied it), then the dynamic linker's own
+search ($LD_LIBRARY_PATH, the system's library path). In a build tree,
+`meson devenv -C <build dir>` sets PYTHONPATH and SCOPE_READER_LIB for that
+build, whatever the folder is called.
 Times are seconds as floats; the *_ns properties give the stored int64.
+The ctypes and numpy mirrors of the C structs (_C_STRUCTS) use the C
+field names; tests/python/test_mirrors.py compares them with the compiler's
+offsets and sizes.
 """
 import ctypes
 import ctypes.util
@@ -36,7 +42,8 @@ class ScopeError(RuntimeError):
         self.code = code
 
 
-def _find_library():
+def _library_candidates():
+    """Paths (or sonames) to try, in order; the first that loads wins."""
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = []
     if os.environ.get("SCOPE_READER_LIB"):
@@ -46,19 +53,32 @@ def _find_library():
         dirs = [LIBDIR]
     except ImportError:
         dirs = []
-    # the source tree: tools/python/scope_reader -> <top>/build/reader
-    top = os.path.join(here, "..", "..", "..")
-    for d in dirs + [here, os.path.join(top, "build", "reader"),
-                     os.path.join(top, "build-test", "reader")]:
-        candidates += [os.path.join(d, "libscope_reader.so"),
-                       os.path.join(d, "libscope_reader.so.0")]
-    for c in candidates:
-        if os.path.exists(c):
-            return c
-    return ctypes.util.find_library("scope_reader") or "libscope_reader.so.0"
+    for d in dirs + [here]:
+        for name in ("libscope_reader.so", "libscope_reader.so.0"):
+            if os.path.exists(os.path.join(d, name)):
+                candidates.append(os.path.join(d, name))
+    # the dynamic linker's search: LD_LIBRARY_PATH (meson devenv sets it),
+    # then ld.so.cache and the default folders
+    candidates.append("libscope_reader.so.0")
+    found = ctypes.util.find_library("scope_reader")
+    if found:
+        candidates.append(found)
+    return candidates
 
 
-_lib = ctypes.CDLL(_find_library())
+def _load_library():
+    errors = []
+    for c in _library_candidates():
+        try:
+            return ctypes.CDLL(c)
+        except OSError as e:
+            errors.append(str(e))
+    raise ImportError("scope_reader: cannot load libscope_reader (set SCOPE_READER_LIB, "
+                      "run inside `meson devenv -C <build dir>`, or install scope): "
+                      + "; ".join(errors))
+
+
+_lib = _load_library()
 _i64, _i32, _p = ctypes.c_int64, ctypes.c_int32, ctypes.c_void_p
 
 
@@ -80,16 +100,20 @@ class _Query(ctypes.Structure):
                 ("nexclude", _i32), ("exclude", ctypes.POINTER(ctypes.c_char_p)),
                 ("ranks", ctypes.POINTER(_i32)), ("nranks", _i32),
                 ("time_mode", _i32), ("origin_ns", _i64), ("call_ids", _i32),
-                ("reserved", _i32)]
+                ("call_sites", _i32)]
 
 
 # The C structs scope_event and scope_call as numpy records (56 bytes each).
-_EVENT = np.dtype([("start", "<i8"), ("end", "<i8"), ("call_index", "<i8"),
+_EVENT = np.dtype([("start_ns", "<i8"), ("end_ns", "<i8"), ("call_index", "<i8"),
                    ("call_id", "<i8"), ("parent_id", "<i8"), ("region", "<i4"),
-                   ("rank", "<i4"), ("thread", "<i4"), ("reserved", "<i4")])
-_CALL = np.dtype([("start", "<i8"), ("end", "<i8"), ("self", "<i8"),
+                   ("rank", "<i4"), ("thread", "<i4"), ("site", "<i4")])
+_CALL = np.dtype([("start_ns", "<i8"), ("end_ns", "<i8"), ("self_ns", "<i8"),
                   ("call_index", "<i8"), ("parent", "<i8"), ("region", "<i4"),
                   ("thread", "<i4"), ("depth", "<i4"), ("reserved", "<i4")])
+
+# Every mirror, by the name of the C struct it copies (scope_reader.h).
+_C_STRUCTS = {"scope_stats": _Stats, "scope_balance": _Balance,
+              "scope_event_query": _Query, "scope_event": _EVENT, "scope_call": _CALL}
 
 
 def _sig(name, res, *args):
@@ -347,14 +371,16 @@ class ProfilingResults:
         names = self.region_names
         return [{"name": names[e["region"]], "rank": int(e["rank"]),
                  "call_index": int(e["call_index"]),
-                 "start": int(e["start"]) / NS, "end": int(e["end"]) / NS,
-                 "duration": (int(e["end"]) - int(e["start"])) / NS,
+                 "start": int(e["start_ns"]) / NS, "end": int(e["end_ns"]) / NS,
+                 "duration": (int(e["end_ns"]) - int(e["start_ns"])) / NS,
                  "call_id": int(e["call_id"]), "parent_id": int(e["parent_id"]),
                  "thread": int(e["thread"])} for e in a]
 
     def to_events_dataframe(self, include=None, exclude=None, ranks=None,
                             relative=True, origin=None):
-        """events() as a pandas DataFrame (needs pandas)."""
+        """events() as a pandas DataFrame (needs pandas): the same columns
+        in the same order as `scope events --format csv`, so
+        pd.read_csv() of that file gives this frame."""
         import pandas as pd
         a = self._event_array(include, exclude, ranks, relative, origin)
         names = np.array(self.region_names, dtype=object)
@@ -362,10 +388,10 @@ class ProfilingResults:
             "name": names[a["region"]] if len(a) else np.array([], dtype=object),
             "rank": a["rank"].astype(np.int64),
             "call_index": a["call_index"],
-            "start": a["start"] / NS, "end": a["end"] / NS,
-            "duration": (a["end"] - a["start"]) / NS,
-            "thread": a["thread"].astype(np.int64),
-            "call_id": a["call_id"], "parent_id": a["parent_id"]})
+            "start": a["start_ns"] / NS, "end": a["end_ns"] / NS,
+            "duration": (a["end_ns"] - a["start_ns"]) / NS,
+            "call_id": a["call_id"], "parent_id": a["parent_id"],
+            "thread": a["thread"].astype(np.int64)})
 
     # -- call stack --------------------------------------------------
     def call_stack(self, rank=0, thread=None, relative=True):
@@ -387,10 +413,10 @@ class ProfilingResults:
         names = self.region_names
         return [{"name": names[c["region"]], "rank": rank, "thread": int(c["thread"]),
                  "call_index": int(c["call_index"]),
-                 "start": (int(c["start"]) - shift) / NS,
-                 "end": (int(c["end"]) - shift) / NS,
-                 "duration": (int(c["end"]) - int(c["start"])) / NS,
-                 "self_time": int(c["self"]) / NS, "depth": int(c["depth"]),
+                 "start": (int(c["start_ns"]) - shift) / NS,
+                 "end": (int(c["end_ns"]) - shift) / NS,
+                 "duration": (int(c["end_ns"]) - int(c["start_ns"])) / NS,
+                 "self_time": int(c["self_ns"]) / NS, "depth": int(c["depth"]),
                  "parent": int(c["parent"])} for c in a]
 
 

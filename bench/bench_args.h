@@ -1,0 +1,27 @@
+/*
+ * bench_args.h - the command-line checks every benchmark shares
+ * (bench_args.c): a benchmark refuses what it does not know with its usage
+ * line and exit status 2, instead of reading `--no-uftrace` as a count of
+ * 0 and printing a meaningless number.
+ */
+#ifndef SCOPE_BENCH_ARGS_H
+#define SCOPE_BENCH_ARGS_H
+
+/* Parses the whole of s as a decimal integer in [min, max].
+ * Returns 0 and sets *out, or -1 (out untouched). */
+int bench_parse_long(const char *s, long min, long max, long *out);
+
+/* Prints "<prog>: <what> '<arg>'" and then usage on stderr; returns 2,
+ * the bad-usage exit status. */
+int bench_usage_error(const char *usage, const char *prog, const char *what, const char *arg);
+
+/* 1 when arg is -h or --help (the caller prints usage on stdout, exit 0). */
+int bench_is_help(const char *arg);
+
+/* The command line of bench_interpose and bench_callsites: "[CALLS]", or
+ * the internal "--child CALLS" the parent runs. Returns -1 to go on, with
+ * *calls set (default kept when not given) and *child 1 for a child run;
+ * otherwise the exit status to return (0 after --help, 2 after an error). */
+int bench_calls_args(int argc, char **argv, const char *usage, long *calls, int *child);
+
+#endif

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""gen_struct_layout.py HEADER OUT.c - writes a C program that prints the
+layout the compiler gives every `typedef struct NAME { ... } NAME;` of
+HEADER (scope_reader.h): "NAME size" and then "NAME.field offset size" per
+field, in declaration order. The field names come from the header itself,
+so a field added, renamed or moved there shows up without editing a list;
+test_mirrors.py compares the output with the Python module's mirrors.
+"""
+import re
+import sys
+
+
+def structs(text):
+    """[(name, [field, ...])] in header order."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    out = []
+    for m in re.finditer(r"typedef\s+struct\s+(\w+)\s*\{(.*?)\}\s*(\w+)\s*;", text, re.S):
+        if m.group(1) != m.group(3):
+            sys.exit(f"gen_struct_layout: struct {m.group(1)} is typedef'd as {m.group(3)}")
+        fields = []
+        for decl in m.group(2).split(";"):
+            decl = re.sub(r"\[[^\]]*\]", "", decl).strip()   # arrays: the name before [
+            if not decl:
+                continue
+            first, *more = decl.split(",")
+            for part in [first] + more:
+                names = re.findall(r"[A-Za-z_]\w*", part)
+                if not names:
+                    sys.exit(f"gen_struct_layout: cannot read '{decl}' in {m.group(1)}")
+                fields.append(names[-1])
+        out.append((m.group(1), fields))
+    return out
+
+
+def main():
+    header, out = sys.argv[1], sys.argv[2]
+    with open(header) as f:
+        found = structs(f.read())
+    if not found:
+        sys.exit(f"gen_struct_layout: no struct in {header}")
+    lines = ["/* struct_layout.c - written by gen_struct_layout.py from scope_reader.h:",
+             " * prints sizeof and every field's offset and size. */",
+             "#include <stddef.h>", "#include <stdio.h>", "",
+             '#include "scope_reader.h"', "",
+             "int main(void)", "{"]
+    for name, fields in found:
+        lines.append(f'    printf("{name} %zu\\n", sizeof({name}));')
+        for fld in fields:
+            lines.append(f'    printf("{name}.{fld} %zu %zu\\n", offsetof({name}, {fld}), '
+                         f'sizeof((({name} *)0)->{fld}));')
+    lines += ["    return 0;", "}", ""]
+    with open(out, "w") as f:
+        f.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
