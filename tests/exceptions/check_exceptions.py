@@ -7,7 +7,8 @@ Each profiled run must give the bare run's exit status (or signal), its
 standard output and its standard error byte for byte. When the program
 exits normally (or through exit() from a terminate handler) the profile
 must hold exactly the calls the program counted itself ("calls NAME N"),
-every call inside its caller, every instrumented function 'patched' in the
+exactly the calls an exception ended marked unwound, every call inside
+its caller, every instrumented function 'patched' in the
 /rank0/interposition table and, with call sites on, a call path of at most
 the configured depth for every call. A program that aborts (std::terminate's
 default handler) must abort the same way. Exits 1 with a message on the
@@ -33,6 +34,8 @@ SCENARIOS = {
                 [("rt_thrower", "rt_middle"), ("rt_middle", "rt_top")]),
     "rethrow_ptr": (["rp_capture", "rp_thrower", "rp_replay", "rp_unwinding"],
                     [("rp_thrower", "rp_capture")]),
+    "threads": (["dn_outer", "dn_work", "dn_inner_throw", "dn_leaf", "rp_thrower", "rp_replay"],
+                [("dn_work", "dn_outer"), ("dn_inner_throw", "dn_work")]),
     "nested": (["ne_top", "ne_mid", "ne_low", "ne_print"],
                [("ne_low", "ne_mid"), ("ne_mid", "ne_top")]),
     "dlopen": (["dl_top", "dl_callback", "pl_run", "pl_throw"],
@@ -44,6 +47,19 @@ SCENARIOS = {
     "uncaught": (["rt_top", "rt_middle", "rt_thrower"], []),
 }
 DEPTHS = [0, 1, 4]
+# calls an exception (or exit) ended, from exc_prog.cpp's logic (6 rounds):
+# they carry unwound = 1 in the profile, every other call 0
+UNWOUND = {
+    "dtor_nested": {"dn_outer": 3, "dn_work": 3, "dn_inner_throw": 12},
+    "dtor_call": {"dc_outer": 3, "dc_work": 3},
+    "rethrow": {"rt_top": 2, "rt_middle": 2, "rt_thrower": 4},
+    "rethrow_ptr": {"rp_thrower": 6, "rp_replay": 12, "rp_unwinding": 3},
+    "threads": {"dn_outer": 12, "dn_work": 12, "dn_inner_throw": 48, "rp_thrower": 4,
+                "rp_replay": 4},
+    "nested": {"ne_top": 6, "ne_mid": 6, "ne_low": 6},
+    "dlopen": {"dl_callback": 3, "pl_run": 3, "pl_throw": 3},
+    "terminate_handler": {"nx_outer": 1, "nx_guarded": 1, "nx_thrower": 1},
+}
 
 
 def fail(msg):
@@ -67,8 +83,8 @@ def text(s):
 
 def read_profile(path):
     """{name: (starts, ends, callsite_ids or None)}, interposition rows,
-    {callsite id: depth}."""
-    regions, rows, depth = {}, [], {}
+    {callsite id: depth}, {name: calls marked unwound}."""
+    regions, rows, depth, unwound = {}, [], {}, {}
     with h5py.File(path, "r") as f:
         r = f["rank0"]
         for link, g in r["regions"].items():
@@ -76,22 +92,26 @@ def read_profile(path):
             sites = np.asarray(g["callsite_ids"][()]) if "callsite_ids" in g else None
             regions[name] = (np.asarray(g["start_times"][()]),
                              np.asarray(g["end_times"][()]), sites)
+            if "unwound" in g and int(np.sum(g["unwound"][()])):
+                unwound[name] = int(np.sum(g["unwound"][()]))
         if "interposition" in r:
             rows = [tuple(text(x) for x in row) for row in r["interposition"][()]]
         if "callsites" in r:
             for row in r["callsites"][()]:
                 depth[int(row["id"])] = int(row["depth"])
-    return regions, rows, depth
+    return regions, rows, depth, unwound
 
 
-def check_profile(outdir, funcs, pairs, want_counts, callsites):
+def check_profile(outdir, funcs, pairs, want_counts, want_unwound, callsites):
     path = os.path.join(outdir, "p.h5")
     if not os.path.exists(path):
         fail(f"no profile {path}")
-    regions, rows, depth = read_profile(path)
+    regions, rows, depth, unwound = read_profile(path)
     got = {n: len(v[0]) for n, v in regions.items()}
     if got != want_counts:
         fail(f"call counts {got}, the program counted {want_counts}")
+    if unwound != want_unwound:
+        fail(f"calls marked unwound {unwound}, expected {want_unwound}")
     for n, (s, e, _) in regions.items():
         if np.any(e < s):
             fail(f"{n}: a call ends before it starts")
@@ -158,7 +178,7 @@ def main():
             fail(f"callsites={callsites}: stderr differs:\n--- bare\n{err0}--- profiled\n{err1}")
         print(f"ok: callsites={callsites}: same {status(rc1)}, output and stderr")
         if not aborts:
-            check_profile(sub, funcs, pairs, want_counts, callsites)
+            check_profile(sub, funcs, pairs, want_counts, UNWOUND[scenario], callsites)
 
 
 main()

@@ -15,6 +15,8 @@
 //   rethrow       `throw;` from a catch clause in an instrumented function
 //   rethrow_ptr   std::current_exception + std::rethrow_exception, also
 //                 from a destructor during another exception's unwinding
+//   threads       dtor_nested on 4 threads at once; exception_ptrs from
+//                 the threads raised again on the main thread
 //   nested        std::throw_with_nested / std::rethrow_if_nested
 //   dlopen        exceptions crossing a dlopen'ed library (exc_plugin.cpp)
 //   noexcept      an exception reaching a noexcept function: std::terminate
@@ -28,7 +30,10 @@
 #include <cstring>
 #include <exception>
 #include <stdexcept>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "exc_common.h"
 
@@ -38,9 +43,11 @@ extern "C" {
 volatile long exc_sink;
 
 static struct { const char *name; long n; } counts[64];
+static std::mutex counts_lock;
 
 EXC_EXPORT void exc_count(const char *name)
 {
+    std::lock_guard<std::mutex> hold(counts_lock);
     for (auto &c : counts) {
         if (!c.name)
             c.name = name;
@@ -300,6 +307,45 @@ static int rethrow_ptr()
     return 0;
 }
 
+/* ------------------------------------------------------------ threads */
+
+/* dtor_nested's rounds on 4 threads at once (each thread has its own
+ * shadow stack and exceptions in flight), then an exception thrown on each
+ * thread and raised again on the main thread */
+static int threads()
+{
+    const int n = 4;
+    std::vector<std::exception_ptr> left(n);
+    std::vector<std::thread> pool;
+    std::vector<int> caught(n);
+    for (int t = 0; t < n; t++)
+        pool.emplace_back([t, &left, &caught] {
+            for (int i = 0; i < ROUNDS; i++) {
+                try {
+                    dn_outer(i);
+                } catch (const std::runtime_error &) {
+                    caught[t]++;
+                }
+                dn_leaf(i);
+            }
+            try {
+                rp_thrower(t);
+            } catch (...) {
+                left[t] = std::current_exception();
+            }
+        });
+    for (auto &th : pool)
+        th.join();
+    for (int t = 0; t < n; t++) {
+        try {
+            rp_replay(&left[t]);
+        } catch (const std::runtime_error &e) {
+            std::printf("thread %d: caught %d, then %s\n", t, caught[t], e.what());
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ nested */
 
 extern "C" EXC_NOINLINE void ne_low(int i)
@@ -466,6 +512,8 @@ int main(int argc, char **argv)
         rc = rethrow_ptr();
     else if (s == "nested")
         rc = nested();
+    else if (s == "threads")
+        rc = threads();
     else if (s == "dlopen" && argc == 3)
         rc = dlopen_case(argv[2]);
     else if (s == "noexcept")
