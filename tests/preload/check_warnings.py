@@ -13,10 +13,11 @@ config naming the application's functions, `compute` and `MPI_Allreduce`):
            written), one line when `include` names it and nothing matches
            (nothing written), one line for `mpirun -n 2` of it (rank 0);
            kind-mpi entries are not warned about in a program without MPI;
-  mpi      `mpirun -n N` of an MPI program, the preload on mpirun too: one
-           warning line for the whole job (rank 0, at MPI_Init), while every
-           rank file's /rank<N>/interposition table still has the entry as
-           'not found'.
+  mpi      `mpirun -n N` of an MPI program (C, and mpi4py, which dlopens
+           libmpi: MPI entries match late and are not warned about), the
+           preload on mpirun too: one warning line for the whole job (rank
+           0, at MPI_Init), while every rank file's /rank<N>/interposition
+           table still has the entry as 'not found'.
 """
 import argparse
 import os
@@ -133,15 +134,27 @@ def cmd_serial(a):
 
 
 def cmd_mpi(a):
+    progs = [("C", [a.mpi])]
+    if a.mpi4py:
+        # libmpi is dlopen'ed by mpi4py: MPI_Barrier matches only then, so
+        # it must not be warned about at start
+        progs.append(("mpi4py", ["/usr/bin/python3", a.mpi4py]))
+    for label, prog in progs:
+        mpi_job(a, label, prog)
+
+
+def mpi_job(a, label, prog):
     with tempfile.TemporaryDirectory(prefix="scope-warn-") as tmp:
         conf = os.path.join(tmp, "app.conf")
         out = os.path.join(tmp, "prof.h5")
         write(conf, APP_CONFIG.format(out=out) + "MPI_Barrier\n")
         pre = clean_env(LD_PRELOAD=a.preload, SCOPE_CONFIG=conf)
-        p = run(MPIRUN + ["-n", str(a.np), a.mpi], pre, tmp, check_rc=0)
-        expect_eq(warnings(p.stderr), [("compute", 2)], f"{a.np} ranks: one warning line")
+        p = run(MPIRUN + ["-n", str(a.np)] + prog, pre, tmp, check_rc=0)
+        expect_eq(warnings(p.stderr), [("compute", 2)],
+                  f"{label}, {a.np} ranks: one warning line")
         ranks = [f"prof.ranks/rank{r}.h5" for r in range(a.np)]
-        expect_eq(all_files(tmp), sorted(["app.conf", "prof.h5"] + ranks), "files of the job")
+        expect_eq(all_files(tmp), sorted(["app.conf", "prof.h5"] + ranks),
+                  f"{label}: files of the job")
         for r in range(a.np):
             with h5py.File(os.path.join(tmp, ranks[r]), "r") as f:
                 g = f[f"rank{r}"]
@@ -159,9 +172,10 @@ def main():
     ap.add_argument("--preload", required=True)
     ap.add_argument("--serial")
     ap.add_argument("--mpi")
+    ap.add_argument("--mpi4py")
     ap.add_argument("--np", type=int, default=4)
     a = ap.parse_args()
-    for field in ("preload", "serial", "mpi"):
+    for field in ("preload", "serial", "mpi", "mpi4py"):
         if getattr(a, field):
             setattr(a, field, os.path.abspath(getattr(a, field)))
     try:
