@@ -23,19 +23,22 @@ import sys
 import h5py
 import numpy as np
 
+# an instrumented destructor (by its demangled name) that the unwinder runs
+DTOR = "exc::DeepGuard::~DeepGuard()"
 # instrumented functions, and (inner, outer) pairs: every call of inner
 # lies inside a call of outer
 SCENARIOS = {
-    "dtor_nested": (["dn_outer", "dn_work", "dn_inner_throw", "dn_leaf"],
-                    [("dn_work", "dn_outer"), ("dn_inner_throw", "dn_work")]),
+    "dtor_nested": (["dn_outer", "dn_work", "dn_inner_throw", "dn_leaf", DTOR],
+                    [("dn_work", "dn_outer"), ("dn_inner_throw", DTOR), (DTOR, "dn_work")]),
     "dtor_call": (["dc_outer", "dc_work", "dc_leaf"],
                   [("dc_work", "dc_outer"), ("dc_leaf", "dc_work")]),
     "rethrow": (["rt_top", "rt_middle", "rt_thrower"],
                 [("rt_thrower", "rt_middle"), ("rt_middle", "rt_top")]),
     "rethrow_ptr": (["rp_capture", "rp_thrower", "rp_replay", "rp_unwinding"],
                     [("rp_thrower", "rp_capture")]),
-    "threads": (["dn_outer", "dn_work", "dn_inner_throw", "dn_leaf", "rp_thrower", "rp_replay"],
-                [("dn_work", "dn_outer"), ("dn_inner_throw", "dn_work")]),
+    "threads": (["dn_outer", "dn_work", "dn_inner_throw", "dn_leaf", DTOR, "rp_thrower",
+                 "rp_replay"],
+                [("dn_work", "dn_outer"), ("dn_inner_throw", DTOR), (DTOR, "dn_work")]),
     "nested": (["ne_top", "ne_mid", "ne_low", "ne_print"],
                [("ne_low", "ne_mid"), ("ne_mid", "ne_top")]),
     "dlopen": (["dl_top", "dl_callback", "pl_run", "pl_throw"],

@@ -97,37 +97,44 @@ struct Guard {
     }
 };
 
-/* the same through instrumented functions, plus `throw;` */
+}
+
+namespace exc {
+/* the same through instrumented functions, plus `throw;`; the destructor
+ * itself is instrumented too (out of line, by its demangled name) */
 struct DeepGuard {
     int i;
-    ~DeepGuard()
-    {
-        dn_leaf(i);                        /* a call-site miss while unwinding */
-        try {
-            dn_inner_throw(i);
-        } catch (const std::logic_error &) {
-            EXC_COUNT(deep_caught);
-        }
-        try {
-            try {
-                dn_inner_throw(i + 1);
-            } catch (const std::logic_error &) {
-                dn_leaf(i);
-                throw;
-            }
-        } catch (const std::exception &) {
-            EXC_COUNT(deep_rethrow_caught);
-        }
-        dn_leaf(i + 2);
-    }
+    EXC_NOINLINE ~DeepGuard();
 };
+
+EXC_NOINLINE DeepGuard::~DeepGuard()
+{
+    EXC_COUNT(exc::DeepGuard::~DeepGuard());
+    dn_leaf(i);                            /* a call-site miss while unwinding */
+    try {
+        dn_inner_throw(i);
+    } catch (const std::logic_error &) {
+        EXC_COUNT(deep_caught);
+    }
+    try {
+        try {
+            dn_inner_throw(i + 1);
+        } catch (const std::logic_error &) {
+            dn_leaf(i);
+            throw;
+        }
+    } catch (const std::exception &) {
+        EXC_COUNT(deep_rethrow_caught);
+    }
+    dn_leaf(i + 2);
+}
 }
 
 extern "C" EXC_NOINLINE void dn_work(int i)
 {
     EXC_COUNT(dn_work);
     Guard g;
-    DeepGuard d{i};
+    exc::DeepGuard d{i};
     if (i % 2 == 0)
         throw std::runtime_error("outer");
     exc_sink += i;
