@@ -71,6 +71,7 @@ struct shadow {
     uint32_t busy;
     uint32_t mpi_open;              /* open frames of kind mpi */
     uint32_t in_flight;             /* exceptions thrown and not caught */
+    uint32_t exiting;               /* in pthread_exit: calls end when closed */
     uintptr_t stack_lo, stack_hi;   /* the thread's own stack */
     struct frame f[];
 };
@@ -143,7 +144,7 @@ static void close_frame(struct shadow *s, struct frame *f)
 {
     if (f->flags & FRAME_MPI)
         s->mpi_open--;
-    if (f->level)
+    if (f->level && !s->exiting)
         scope__end_unwound_at(f->id, f->thrown);    /* left by an exception */
     else
         scope__end_unwound(f->id);
@@ -326,6 +327,13 @@ void scope__shadow_restore(void)
             f->flags |= FRAME_RESTORED;
         }
     }
+}
+
+void scope__shadow_thread_exit(void)
+{
+    scope__shadow_restore();
+    if (tls_ss)
+        tls_ss->exiting = 1;
 }
 
 void scope__shadow_caught(uintptr_t sp)

@@ -48,6 +48,12 @@ void scope__shadow_unwind_to(uintptr_t sp);
  * this exception's level and its throw time. */
 void scope__shadow_restore(void);
 
+/* pthread_exit: restores like a throw (glibc's forced unwind runs the
+ * destructors above the open calls), and from now on calls of this thread
+ * end when they are closed (at the latest at thread exit, after those
+ * destructors), not at the throw. */
+void scope__shadow_thread_exit(void);
+
 /* The newest exception in flight was caught by the frame whose stack
  * pointer is `sp`: calls below it are closed as unwound (at its throw
  * time, or later if something recorded during the unwinding ended later),

@@ -17,6 +17,8 @@
 //                 from a destructor during another exception's unwinding
 //   threads       dtor_nested on 4 threads at once; exception_ptrs from
 //                 the threads raised again on the main thread
+//   pthread_exit  a thread leaves instrumented calls with pthread_exit (a
+//                 forced unwind): destructors above them still run
 //   nested        std::throw_with_nested / std::rethrow_if_nested
 //   dlopen        exceptions crossing a dlopen'ed library (exc_plugin.cpp)
 //   noexcept      an exception reaching a noexcept function: std::terminate
@@ -25,6 +27,8 @@
 //                 function and exit(3) (so the profile is written)
 //   uncaught      an exception no one catches: std::terminate
 #include <dlfcn.h>
+#include <pthread.h>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -353,6 +357,68 @@ static int threads()
     return 0;
 }
 
+/* ------------------------------------------------------- pthread_exit */
+
+extern "C" EXC_NOINLINE void pe_leaf(int t)
+{
+    EXC_COUNT(pe_leaf);
+    exc_sink += t;
+}
+
+namespace {
+struct Announce {
+    int t;
+    ~Announce()
+    {
+        pe_leaf(t);                         /* instrumented, mid-unwinding */
+        std::printf("thread %d: destructor ran\n", t);
+    }
+};
+}
+
+extern "C" EXC_NOINLINE void pe_inner(int t)
+{
+    EXC_COUNT(pe_inner);
+    if (t >= 0)
+        pthread_exit(nullptr);             /* a forced unwind */
+}
+
+extern "C" EXC_NOINLINE void pe_middle(int t)
+{
+    EXC_COUNT(pe_middle);
+    try {
+        pe_inner(t);
+    } catch (...) {                         /* sees the forced unwind */
+        EXC_COUNT(pe_forced_caught);
+        throw;
+    }
+}
+
+extern "C" EXC_NOINLINE void pe_outer(int t)
+{
+    EXC_COUNT(pe_outer);
+    Announce a{t};
+    pe_middle(t);
+    std::printf("not reached\n");
+}
+
+/* a thread leaves instrumented calls with pthread_exit: the destructors
+ * above them still run, and catch (...) { throw; } sees the unwinding */
+static int pthread_exit_case()
+{
+    for (int t = 0; t < 2; t++) {
+        pthread_t th;
+        if (pthread_create(&th, nullptr, [](void *p) -> void * {
+                pe_outer((int)(intptr_t)p);
+                return nullptr;
+            }, (void *)(intptr_t)t) != 0)
+            return 1;
+        pthread_join(th, nullptr);
+        std::printf("thread %d: joined\n", t);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ nested */
 
 extern "C" EXC_NOINLINE void ne_low(int i)
@@ -521,6 +587,8 @@ int main(int argc, char **argv)
         rc = nested();
     else if (s == "threads")
         rc = threads();
+    else if (s == "pthread_exit")
+        rc = pthread_exit_case();
     else if (s == "dlopen" && argc == 3)
         rc = dlopen_case(argv[2]);
     else if (s == "noexcept")
