@@ -149,13 +149,17 @@ static void locate(struct where *w, uintptr_t addr)
 /* Return addresses of the frames above the caller's: restores the real
  * return addresses of this thread's open instrumented calls for the walk
  * (they point at the exit path, which the unwinder cannot step through)
- * and redirects them again after. Returns how many were put in pcs. */
+ * and redirects them again after. Only the frames the walk restored are
+ * redirected: during a C++ exception's unwinding (a destructor calling an
+ * instrumented function) the frames the throw restored must stay so.
+ * Not the throw/catch pair: that would count an exception in flight.
+ * Returns how many were put in pcs. */
 static int deeper(uintptr_t ra, uintptr_t *pcs, int want)
 {
     void *buf[WALK_MAX];
-    scope__shadow_restore();
+    scope__shadow_walk_begin();
     int n = unw_backtrace_fn(buf, WALK_MAX);
-    scope__shadow_caught(0);
+    scope__shadow_walk_end();
     int i = 0;
     while (i < n && (uintptr_t)buf[i] != ra)
         i++;

@@ -72,6 +72,10 @@ static struct {
     char self_path[4096];
     int rank0;
     size_t *found;              /* per entry: functions instrumented so far */
+    uint8_t *matched;           /* per entry: matched some function (even refused) */
+    char **pending;             /* per entry: its "matched nothing" warning, kept
+                                   until the process is known to record */
+    int warned;
     const char *const *skip;    /* timed by the caller by symbol */
     struct got_fn { char *name; uintptr_t target, stub; } *got;  /* timed via GOT */
     size_t n_got;
@@ -574,13 +578,20 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
                              "again at each dlopen)", e->object);
                 scope__note_interposition(label, "", "", "symbol", "not found", sug);
                 /* the built-in default (every MPI_*) finding nothing just
-                 * means a program without MPI: no warning for it */
-                if (E.rank0 && e->line > 0)
-                    fprintf(stderr, "scope: warning: '%s' (line %d) matched no function "
-                            "loaded at start%s%s\n", label, e->line, sug[0] ? "; " : "", sug);
+                 * means a program without MPI: no warning for it. The
+                 * others wait for scope__interpose_warn_unmatched: a shell
+                 * or `hostname` that never records must stay silent. */
+                if (e->line > 0 && !E.pending[k]) {
+                    char line[1200];
+                    snprintf(line, sizeof line, "scope: warning: '%s' (line %d) matched no "
+                             "function loaded at start%s%s\n", label, e->line,
+                             sug[0] ? "; " : "", sug);
+                    E.pending[k] = strdup(line);
+                }
             }
             continue;
         }
+        E.matched[k] = 1;
         qsort(m, nm, sizeof *m, cmp_match);
         struct report rep = { .off = 0 };
         size_t done = 0;
@@ -680,8 +691,11 @@ int scope__interpose_apply(const scope_config *cfg)
     int rc = scope__patch_init();
     if (rc < 0)
         return rc;
-    E.found = calloc(cfg->n_entries ? cfg->n_entries : 1, sizeof *E.found);
-    if (!E.found)
+    size_t n_e = cfg->n_entries ? cfg->n_entries : 1;
+    E.found = calloc(n_e, sizeof *E.found);
+    E.matched = calloc(n_e, sizeof *E.matched);
+    E.pending = calloc(n_e, sizeof *E.pending);
+    if (!E.found || !E.matched || !E.pending)
         return SCOPE_ENOMEM;
     E.cfg = cfg;
     Dl_info self;
@@ -715,4 +729,27 @@ int scope__interpose_new_objects(void)
         if (E.got[i].name)
             scope__got_redirect(E.got[i].name, E.got[i].target, E.got[i].stub);
     return n;
+}
+
+int scope__interpose_matched_any(void)
+{
+    for (size_t k = 0; E.cfg && k < E.cfg->n_entries; k++)
+        if (E.matched[k])
+            return 1;
+    return 0;
+}
+
+void scope__interpose_warn_unmatched(int mpi)
+{
+    if (!E.cfg || E.warned)
+        return;
+    E.warned = 1;
+    for (size_t k = 0; k < E.cfg->n_entries; k++) {
+        if (!E.pending[k] || E.matched[k])
+            continue;           /* matched in a library dlopen'ed since */
+        if (!mpi && E.cfg->entries[k].kind == SCOPE_KIND_MPI)
+            continue;           /* a serial program: MPI entries are not for it */
+        ssize_t w = write(STDERR_FILENO, E.pending[k], strlen(E.pending[k]));
+        (void)w;                /* one write: lines of processes don't mix */
+    }
 }

@@ -23,7 +23,17 @@
  * sees it (children inherit SCOPE__CONFIG_ERROR_SHOWN), and among MPI ranks
  * started without a preloaded launcher, by rank 0 only.
  *
- * Nothing here may exit, abort, or print other than that one line and the
+ * A config error is printed by the first process of the tree even if it is
+ * a shell: with a broken config nothing tells targets from helpers, and
+ * the user must learn at once that the whole job goes unprofiled.
+ *
+ * The interposition engine's "matched no function" warnings, by contrast,
+ * wait until the process is known to record: rank 0 prints them at
+ * MPI_Init (libraries are loaded by then), a serial target at exit, and
+ * only if the config is about it (an entry matched, or `include` names
+ * it). A shell, `ls` or `hostname` prints nothing and writes nothing.
+ *
+ * Nothing here may exit, abort, or print other than those lines and the
  * SCOPE_VERBOSE progress lines.
  */
 #include <errno.h>
@@ -57,6 +67,8 @@ static struct {
     int32_t span_id;   /* SCOPE__SPAN_REGION, -1 until MPI_Init */
     int span_open;
     int rank, size;
+    int mpi_seen;      /* MPI_Init was called: warnings are its business */
+    pid_t recorder_pid; /* a forked child inherits the atexit handler */
     char exe[PATH_MAX];
 } preload = { .span_id = -1, .size = 1 };
 
@@ -113,6 +125,19 @@ static const char *const intercepted_by_symbol[] = {
     "PMPI_Init", "PMPI_Init_thread", "PMPI_Finalize", NULL
 };
 
+/* At exit of a process that recorded without MPI (a serial target): the
+ * "matched nothing" warnings, once per job (launcher rank 0 or none). A
+ * target the config is not about (no entry matched a function in it, and
+ * no `include` named it) stays silent: `ls` or `hostname` in a job script
+ * are targets by the default rule. */
+static void warn_at_exit(void)
+{
+    if (preload.mpi_seen || getpid() != preload.recorder_pid || scope__launcher_rank() > 0)
+        return;
+    if (preload.cfg->n_include_exe > 0 || scope__interpose_matched_any())
+        scope__interpose_warn_unmatched(0);
+}
+
 /* Starts the recorder with the config's options. Returns 1 when recording,
  * 0 when the recorder refused (the preload is then off in this process). */
 static int start_recording(void)
@@ -131,6 +156,8 @@ static int start_recording(void)
     preload.phase = PHASE_RECORDING;
     scope__preload_log("%s: recording", preload.exe);
     scope__interpose_skip(intercepted_by_symbol);
+    preload.recorder_pid = getpid();
+    atexit(warn_at_exit);
     rc = scope__interpose_apply(preload.cfg);
     if (rc < 0)
         scope__preload_log("%s: interposition engine: %s", preload.exe, scope_strerror(rc));
@@ -178,6 +205,7 @@ __attribute__((constructor)) static void preload_constructor(void)
 
 int scope__preload_mpi_starting(void)
 {
+    preload.mpi_seen = 1;
     if (preload.phase == PHASE_IDLE)
         start_recording();
     if (preload.phase != PHASE_RECORDING)
@@ -205,6 +233,8 @@ void scope__preload_mpi_started(int ok, int rank, int size)
     preload.size = size;
     scope_set_rank(rank, size);
     scope__preload_log("%s: MPI rank %d of %d", preload.exe, rank, size);
+    if (rank == 0)      /* once per job, now that the libraries are loaded */
+        scope__interpose_warn_unmatched(1);
 }
 
 void scope__preload_mpi_finalizing(void)

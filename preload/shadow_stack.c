@@ -17,6 +17,20 @@
  * to us instead of returning) and a dead frame otherwise. Calls made on
  * another stack (a sigaltstack handler) never close anything this way.
  *
+ * C++ exceptions (unwind_hooks.c): a throw puts the original return
+ * addresses back (the unwinder cannot step through the exit path) and
+ * the catch redirects again those of the frames that survive. Exceptions
+ * nest: a destructor run by the unwinding of one may throw and catch
+ * another, and that catch must not redirect the frames the first one is
+ * still unwinding through. So each throw is one level (the count of
+ * exceptions in flight on the thread), a frame remembers the level that
+ * restored it, and a catch, which always ends the newest exception in
+ * flight, redirects only the frames of its own level (or newer).
+ * scope__shadow_walk_begin/end (a call-site walk) restore and redirect
+ * only the frames they restored themselves, and never touch a slot that
+ * does not hold the exit path's address (a frame that is gone, whose slot
+ * another call now uses).
+ *
  * Signal safety: a frame is written before the depth is raised, and read
  * before it is lowered, so a handler interrupting either sees a consistent
  * stack and leaves it as it found it. `busy` keeps the recorder's own slow
@@ -38,23 +52,27 @@
 #include "scope_internal.h"
 
 #define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
-#define FRAME_RESTORED 1u
+#define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
 #define FRAME_MPI 2u
+#define FRAME_WALKED 4u                 /* a call-site walk wrote `ret` back */
 
 struct frame {
     uintptr_t ret;          /* original return address */
     uintptr_t slot;         /* where it lives on the thread's stack */
     int32_t id;
-    uint32_t flags;
+    uint16_t flags;
+    uint16_t level;         /* the exception level that restored it; 0:
+                               none (redirected, or gone) */
+    uint64_t thrown;        /* when that exception was thrown */
 };
 
 struct shadow {
     uint32_t depth;
     uint32_t busy;
     uint32_t mpi_open;              /* open frames of kind mpi */
+    uint32_t in_flight;             /* exceptions thrown and not caught */
+    uint32_t exiting;               /* in pthread_exit: calls end when closed */
     uintptr_t stack_lo, stack_hi;   /* the thread's own stack */
-    uint64_t throw_ticks;           /* when the exception in flight was
-                                       thrown; 0 when none is */
     struct frame f[];
 };
 
@@ -126,8 +144,8 @@ static void close_frame(struct shadow *s, struct frame *f)
 {
     if (f->flags & FRAME_MPI)
         s->mpi_open--;
-    if (s->throw_ticks)
-        scope__end_unwound_at(f->id, s->throw_ticks); /* left by an exception */
+    if (f->level && !s->exiting)
+        scope__end_unwound_at(f->id, f->thrown);    /* left by an exception */
     else
         scope__end_unwound(f->id);
     atomic_fetch_add_explicit(&n_unwound, 1, memory_order_relaxed);
@@ -201,15 +219,11 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
     if (s->busy || ((fn->flags & SCOPE_FN_MPI) && s->mpi_open))
         return fn->resume;              /* recorder internals; MPI inside MPI */
     s->busy = 1;
-    /* the caller, before the slot is redirected (a cache miss walks the
-     * stack, and must see the real return addresses) */
-    int32_t site = 0;
-    if (fn->flags & SCOPE_FN_DEPTH_MASK)
-        site = scope__callsite_get(ra, slot, (fn->flags & SCOPE_FN_DEPTH_MASK) >> SCOPE_FN_DEPTH_SHIFT);
     uintptr_t r = (uintptr_t)slot;
     uint32_t depth = s->depth;
     if (depth && on_stack(s, r)) {
-        /* close calls whose frames are gone (see the file comment) */
+        /* close calls whose frames are gone (see the file comment), before
+         * a call-site walk could write to their slots */
         while (depth) {
             struct frame *f = &s->f[depth - 1];
             if (!(f->slot < r || (f->slot == r && *slot != scope__tramp_exit_addr)) ||
@@ -220,6 +234,11 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
             s->depth = depth;
         }
     }
+    /* the caller, before the slot is redirected (a cache miss walks the
+     * stack, and must see the real return addresses) */
+    int32_t site = 0;
+    if (fn->flags & SCOPE_FN_DEPTH_MASK)
+        site = scope__callsite_get(ra, slot, (fn->flags & SCOPE_FN_DEPTH_MASK) >> SCOPE_FN_DEPTH_SHIFT);
     if (__builtin_expect(depth >= MAX_FRAMES, 0)) {
         atomic_fetch_add_explicit(&n_overflow, 1, memory_order_relaxed);
         s->busy = 0;
@@ -230,6 +249,7 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
     f->slot = r;
     f->id = fn->id;
     f->flags = (fn->flags & SCOPE_FN_MPI) ? FRAME_MPI : 0;
+    f->level = 0;
     atomic_signal_fence(memory_order_seq_cst);
     s->depth = depth + 1;
     s->mpi_open += f->flags & FRAME_MPI ? 1 : 0;
@@ -279,7 +299,6 @@ void scope__shadow_unwind_to(uintptr_t sp)
         close_frame(s, &s->f[s->depth - 1]);
         s->depth--;
     }
-    s->throw_ticks = 0;
     s->busy = busy;
 }
 
@@ -288,17 +307,33 @@ void scope__shadow_restore(void)
     struct shadow *s = tls_ss;
     if (!s)
         return;
-    /* a throw: the calls it leaves end here (scope__shadow_caught) */
-    s->throw_ticks = scope__ticks();
+    /* the calls this throw leaves end here (scope__shadow_caught) */
+    uint64_t now = scope__ticks();
+    uint32_t level = ++s->in_flight;
+    if (level > UINT16_MAX)             /* nested that deep: share the top */
+        level = s->in_flight = UINT16_MAX;
     for (uint32_t i = s->depth; i-- > 0;) {
         struct frame *f = &s->f[i];
-        if (f->flags & FRAME_RESTORED)
-            continue;
-        /* a tail-call chain shares one slot: the oldest holds the real
-         * return address, the newer ones the exit path */
-        *(uintptr_t *)f->slot = f->ret;
-        f->flags |= FRAME_RESTORED;
+        if (f->level)
+            continue;                   /* an older exception's */
+        f->level = (uint16_t)level;
+        f->thrown = now;
+        /* only a slot that still leads to the exit path is ours to write:
+         * any other frame is gone (its slot may be another call's now). A
+         * tail-call chain shares one slot: the newer frames hold the exit
+         * path as `ret`, so the slot keeps it until the oldest's turn. */
+        if (*(uintptr_t *)f->slot == scope__tramp_exit_addr) {
+            *(uintptr_t *)f->slot = f->ret;
+            f->flags |= FRAME_RESTORED;
+        }
     }
+}
+
+void scope__shadow_thread_exit(void)
+{
+    scope__shadow_restore();
+    if (tls_ss)
+        tls_ss->exiting = 1;
 }
 
 void scope__shadow_caught(uintptr_t sp)
@@ -312,15 +347,53 @@ void scope__shadow_caught(uintptr_t sp)
         close_frame(s, &s->f[s->depth - 1]);
         s->depth--;
     }
-    s->throw_ticks = 0;
-    for (uint32_t i = 0; i < s->depth; i++) {
-        struct frame *f = &s->f[i];
-        if (f->flags & FRAME_RESTORED) {
-            *(uintptr_t *)f->slot = scope__tramp_exit_addr;
-            f->flags &= ~FRAME_RESTORED;
+    /* the newest exception in flight is the one caught: an older one
+     * cannot be caught while a newer one unwinds (that is std::terminate).
+     * A catch with none in flight (a forced unwind, a foreign exception)
+     * has nothing of ours to redirect. */
+    uint32_t level = s->in_flight;
+    if (level) {
+        s->in_flight = level - 1;
+        for (uint32_t i = 0; i < s->depth; i++) {
+            struct frame *f = &s->f[i];
+            if (f->level < level)
+                continue;               /* still unwound through, or live */
+            f->level = 0;
+            if (f->flags & FRAME_RESTORED) {
+                *(uintptr_t *)f->slot = scope__tramp_exit_addr;
+                f->flags &= (uint16_t)~FRAME_RESTORED;
+            }
         }
     }
     s->busy = busy;
+}
+
+void scope__shadow_walk_begin(void)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    for (uint32_t i = s->depth; i-- > 0;) {
+        struct frame *f = &s->f[i];
+        if (f->level || *(uintptr_t *)f->slot != scope__tramp_exit_addr)
+            continue;                   /* restored by a throw, or gone */
+        *(uintptr_t *)f->slot = f->ret;
+        f->flags |= FRAME_WALKED;
+    }
+}
+
+void scope__shadow_walk_end(void)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->depth; i++) {
+        struct frame *f = &s->f[i];
+        if (f->flags & FRAME_WALKED) {
+            *(uintptr_t *)f->slot = scope__tramp_exit_addr;
+            f->flags &= (uint16_t)~FRAME_WALKED;
+        }
+    }
 }
 
 void scope__shadow_close_all(void)

@@ -42,13 +42,32 @@ uintptr_t scope__shadow_exit(uintptr_t sp);
  * every open call whose return slot lies below sp. */
 void scope__shadow_unwind_to(uintptr_t sp);
 
-/* A C++ exception is about to be raised: put every redirected return
- * address of this thread back, so the unwinder sees the real callers. */
+/* A C++ exception is about to be raised (one more in flight on this
+ * thread): put every redirected return address of this thread back, so
+ * the unwinder sees the real callers; the frames restored are tagged with
+ * this exception's level and its throw time. */
 void scope__shadow_restore(void);
 
-/* The exception was caught by the frame whose stack pointer is `sp`: calls
- * below it are closed as unwound, the others are redirected again. */
+/* pthread_exit: restores like a throw (glibc's forced unwind runs the
+ * destructors above the open calls), and from now on calls of this thread
+ * end when they are closed (at the latest at thread exit, after those
+ * destructors), not at the throw. */
+void scope__shadow_thread_exit(void);
+
+/* The newest exception in flight was caught by the frame whose stack
+ * pointer is `sp`: calls below it are closed as unwound (at its throw
+ * time, or later if something recorded during the unwinding ended later),
+ * and the frames its throw restored are redirected again. Frames an older
+ * exception, still unwinding, restored stay as they are. */
 void scope__shadow_caught(uintptr_t sp);
+
+/* Around a stack walk (call-site capture, callsites.c): begin puts back
+ * the original return address of every frame that is redirected now; end
+ * redirects exactly those again. Frames a throw restored, and frames whose
+ * slot no longer leads to the exit path, are left alone. No exception may
+ * be thrown between the two. */
+void scope__shadow_walk_begin(void);
+void scope__shadow_walk_end(void);
 
 /* exit() with instrumented calls open on the calling thread: closes them
  * as unwound (they never return). Runs from an atexit handler. */

@@ -17,6 +17,14 @@
  *     address back. __cxa_begin_catch (every catch clause calls it) then
  *     closes, marked unwound, the calls below the catching frame and
  *     redirects the ones above it again.
+ *   pthread_exit: glibc unwinds the thread (a forced unwind) to run C++
+ *     destructors and cleanup handlers; like a throw, the unwinder must see
+ *     the real return addresses, or it stops at the first redirected one
+ *     and skips every destructor above it. The addresses stay restored: the
+ *     thread ends, and its open calls are closed at thread exit, after
+ *     the destructors (which may record calls inside them). (A
+ *     cancellation starts the same unwinding from inside libc, where no
+ *     symbol can be wrapped: that case is a known limit.)
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -32,6 +40,7 @@ typedef void (*jump_fn)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
 typedef void (*throw_fn)(void *, void *, void (*)(void *)) __attribute__((noreturn));
 typedef void (*rethrow_fn)(void) __attribute__((noreturn));
 typedef void *(*catch_fn)(void *);
+typedef void (*thread_exit_fn)(void *) __attribute__((noreturn));
 /* std::rethrow_exception(std::exception_ptr): the class is not trivially
  * copyable, so the Itanium ABI passes it by address */
 typedef void (*rethrow_ptr_fn)(void *) __attribute__((noreturn));
@@ -45,6 +54,7 @@ static struct {
     rethrow_fn rethrow_;
     rethrow_ptr_fn rethrow_ptr_;
     catch_fn catch_;
+    thread_exit_fn pthread_exit_;
 } real;
 
 struct find { const char *name; void *found; };
@@ -93,6 +103,7 @@ void scope__unwind_hooks_init(void)
     real.rethrow_ = (rethrow_fn)next("__cxa_rethrow");
     real.catch_ = (catch_fn)next("__cxa_begin_catch");
     real.rethrow_ptr_ = (rethrow_ptr_fn)next(RETHROW_PTR);
+    real.pthread_exit_ = (thread_exit_fn)next("pthread_exit");
 }
 
 static uintptr_t target_sp(struct __jmp_buf_tag *env)
@@ -150,4 +161,12 @@ HOOK void *__cxa_begin_catch(void *exc)
     if (!real.catch_)
         real.catch_ = (catch_fn)next("__cxa_begin_catch");
     return real.catch_(exc);
+}
+
+HOOK __attribute__((noreturn)) void pthread_exit(void *retval)
+{
+    scope__shadow_thread_exit();
+    if (!real.pthread_exit_)
+        real.pthread_exit_ = (thread_exit_fn)next("pthread_exit");
+    real.pthread_exit_(retval);
 }
