@@ -928,9 +928,12 @@ int scope_writer_convert(const struct scope_writer_request *req)
             *slash = 0;
         char index[sizeof c.jr.hdr.output + 1];
         snprintf(index, sizeof index, "%.*s", (int)sizeof c.jr.hdr.output, c.jr.hdr.output);
-        rc = scope__index_note_collision(index, slash ? dir : ".", c.jr.hdr.start_realtime_ns);
-        if (rc < 0)
-            msg(req, rc, "%s: cannot link the collision file %s", index, c.placed);
+        /* the rank file itself is in place: failing to link it is said,
+         * not turned into a failure that would keep the journal and
+         * convert it again */
+        if (scope__index_note_collision(index, slash ? dir : ".", c.jr.hdr.start_realtime_ns) < 0)
+            fprintf(stderr, "scope: %s: cannot link the collision file %s; it stays next to "
+                            "the other rank files\n", index, c.placed);
     }
 out:
     conv_free(&c);

@@ -7,7 +7,9 @@
  * launcher announces it: Open MPI's mpirun (OMPI_COMM_WORLD_RANK/SIZE),
  * MPICH's hydra (mpirun.mpich, mpiexec.hydra, Intel MPI: PMI_RANK/SIZE),
  * PMIx launchers (PMIX_RANK; prterun, srun --mpi=pmix), MVAPICH's mpirun_rsh
- * (MV2_COMM_WORLD_RANK/SIZE) and Slurm's srun (SLURM_PROCID/SLURM_NTASKS).
+ * (MV2_COMM_WORLD_RANK/SIZE), Cray's PALS and ALPS (PALS_RANKID,
+ * ALPS_APP_PE), Flux (FLUX_TASK_RANK/FLUX_JOB_SIZE), IBM's jsrun
+ * (JSM_NAMESPACE_RANK/SIZE) and Slurm's srun (SLURM_PROCID/SLURM_NTASKS).
  * After MPI_Init the rank from PMPI_Comm_rank wins; the preload records a
  * disagreement (preload/lifecycle.c).
  *
@@ -30,6 +32,10 @@ static const struct {
     { "PMI_RANK", "PMI_SIZE", "PMI (MPICH hydra, Intel MPI)" },
     { "PMIX_RANK", NULL, "PMIx" },
     { "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MVAPICH" },
+    { "PALS_RANKID", NULL, "Cray PALS" },
+    { "ALPS_APP_PE", NULL, "Cray ALPS" },
+    { "FLUX_TASK_RANK", "FLUX_JOB_SIZE", "Flux" },
+    { "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "IBM jsrun" },
     { "SLURM_PROCID", "SLURM_NTASKS", "Slurm" },
 };
 

@@ -67,7 +67,9 @@ typedef struct scope__launcher {
 
 /* Reads the launcher variables from envp ("NAME=value" strings; NULL =
  * this process's environment), in the order OMPI_COMM_WORLD_RANK/SIZE,
- * PMI_RANK/SIZE, PMIX_RANK, MV2_COMM_WORLD_RANK/SIZE, SLURM_PROCID/NTASKS:
+ * PMI_RANK/SIZE, PMIX_RANK, MV2_COMM_WORLD_RANK/SIZE, PALS_RANKID,
+ * ALPS_APP_PE, FLUX_TASK_RANK/FLUX_JOB_SIZE, JSM_NAMESPACE_RANK/SIZE,
+ * SLURM_PROCID/NTASKS:
  * the first set whose rank is a whole non-negative number wins. Returns 1
  * with *out filled, 0 when no set applies (*out then says rank -1). */
 SCOPE_API int scope__launcher_from(char *const *envp, scope__launcher *out);

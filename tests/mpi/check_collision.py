@@ -35,7 +35,7 @@ import h5py
 
 WANT = {"MPI_Init": 1, "MPI_Allreduce": 5, "MPI_Barrier": 3,
         "MPI_Comm_rank": 1, "MPI_Comm_size": 1}
-LAUNCHER_VARS = ("OMPI_", "PMI_", "PMIX_", "SLURM_", "MV2_")
+LAUNCHER_VARS = ("OMPI_", "PMI_", "PMIX_", "SLURM_", "MV2_", "PALS_", "ALPS_", "FLUX_", "JSM_")
 
 
 def fail(msg):

@@ -26,7 +26,7 @@ import sys
 import h5py
 
 ABI = {"openmpi": ("Open MPI", "Open MPI"), "mpich": ("MPICH", "MPICH")}
-LAUNCHER_VARS = ("OMPI_", "PMI_", "PMIX_", "SLURM_", "MV2_", "PMI_")
+LAUNCHER_VARS = ("OMPI_", "PMI_", "PMIX_", "SLURM_", "MV2_", "PALS_", "ALPS_", "FLUX_", "JSM_")
 
 
 def fail(msg):

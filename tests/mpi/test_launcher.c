@@ -1,7 +1,8 @@
 /*
  * test_launcher.c - the rank before MPI_Init (runtime/launcher.c), over
  * each launcher's variable set: Open MPI's mpirun, hydra (mpirun.mpich,
- * mpiexec.hydra, Intel MPI), PMIx, MVAPICH, Slurm's srun; the order when
+ * mpiexec.hydra, Intel MPI), PMIx, MVAPICH, Cray PALS and ALPS, Flux,
+ * IBM jsrun, Slurm's srun; the order when
  * several are set (mpirun inside a Slurm allocation), and malformed values
  * skipped. Exact rank, size and variable names are asserted.
  */
@@ -48,6 +49,18 @@ int main(void)
 
     char *mv2[] = { "MV2_COMM_WORLD_RANK=5", "MV2_COMM_WORLD_SIZE=8", NULL };
     expect("MVAPICH", mv2, 1, 5, 8, "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE");
+
+    char *pals[] = { "PALS_RANKID=6", "PALS_NODEID=1", NULL };
+    expect("Cray PALS", pals, 1, 6, -1, "PALS_RANKID", NULL);
+
+    char *alps[] = { "ALPS_APP_PE=7", NULL };
+    expect("Cray ALPS aprun", alps, 1, 7, -1, "ALPS_APP_PE", NULL);
+
+    char *flux[] = { "FLUX_TASK_RANK=2", "FLUX_JOB_SIZE=3", NULL };
+    expect("Flux", flux, 1, 2, 3, "FLUX_TASK_RANK", "FLUX_JOB_SIZE");
+
+    char *jsm[] = { "JSM_NAMESPACE_RANK=9", "JSM_NAMESPACE_SIZE=12", NULL };
+    expect("IBM jsrun", jsm, 1, 9, 12, "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE");
 
     char *srun[] = { "SLURM_PROCID=3", "SLURM_NTASKS=4", "SLURM_JOB_ID=12", NULL };
     expect("Slurm srun", srun, 1, 3, 4, "SLURM_PROCID", "SLURM_NTASKS");
