@@ -69,6 +69,9 @@ static struct {
     int rank, size;
     int mpi_seen;      /* MPI_Init was called: warnings are its business */
     pid_t recorder_pid; /* a forked child inherits the atexit handler */
+    scope__launcher launcher; /* read at load, before MPI_Init can add to
+                                 the environment (an Open MPI singleton
+                                 sets PMIX_RANK for itself) */
     char exe[PATH_MAX];
 } preload = { .span_id = -1, .size = 1 };
 
@@ -179,6 +182,7 @@ static void find_executable(void)
 __attribute__((constructor)) static void preload_constructor(void)
 {
     int saved_errno = errno; /* the program must not see ours */
+    scope__launcher_from(NULL, &preload.launcher);
     const char *v = getenv("SCOPE_VERBOSE");
     preload.verbose = v != NULL && *v != '\0' && strcmp(v, "0") != 0;
     find_executable();
@@ -218,6 +222,32 @@ int scope__preload_mpi_starting(void)
     return 1;
 }
 
+/* Stores on /rank<N> where the rank came from, and a disagreement between
+ * the launcher's variables and MPI (a launcher that started singletons, an
+ * MPI the preload misread): rank_source, launcher_rank_variable,
+ * launcher_rank and, when they differ, rank_mismatch (docs/format.md). */
+static void note_rank_source(const scope__launcher *l, int from_mpi, int rank, int size)
+{
+    char buf[256];
+    scope__set_metadata("rank/rank_source", from_mpi ? "PMPI_Comm_rank"
+                                            : l->rank >= 0 ? l->rank_var : "none");
+    if (l->rank < 0)
+        return;
+    scope__set_metadata("rank/launcher_rank_variable", l->rank_var);
+    snprintf(buf, sizeof buf, "%d", l->rank);
+    scope__set_metadata("rank/launcher_rank", buf);
+    if (!from_mpi || (l->rank == rank && (l->size < 0 || l->size == size)))
+        return;
+    if (l->size >= 0)
+        snprintf(buf, sizeof buf, "launcher: %s=%d %s=%d (%s); MPI_Comm_rank: %d of %d",
+                 l->rank_var, l->rank, l->size_var, l->size, l->launcher, rank, size);
+    else
+        snprintf(buf, sizeof buf, "launcher: %s=%d (%s); MPI_Comm_rank: %d of %d",
+                 l->rank_var, l->rank, l->launcher, rank, size);
+    scope__set_metadata("rank/rank_mismatch", buf);
+    scope__preload_log("%s: rank mismatch: %s", preload.exe, buf);
+}
+
 void scope__preload_mpi_started(int ok, int rank, int size)
 {
     if (preload.phase != PHASE_RECORDING)
@@ -229,6 +259,16 @@ void scope__preload_mpi_started(int ok, int rank, int size)
         scope__preload_log("MPI_Init failed: no span region");
         return;
     }
+    /* MPI's answer wins; without one, the launcher's; else rank 0 of 1 */
+    const scope__launcher l = preload.launcher;
+    int from_mpi = rank >= 0 && size > rank;
+    if (!from_mpi) {
+        rank = l.rank >= 0 ? l.rank : 0;
+        size = l.size > rank ? l.size : rank + 1;
+        scope__preload_log("%s: MPI did not say its rank; %s", preload.exe,
+                           l.rank >= 0 ? "using the launcher's" : "rank 0 of 1");
+    }
+    note_rank_source(&l, from_mpi, rank, size);
     preload.rank = rank;
     preload.size = size;
     scope_set_rank(rank, size);

@@ -10,24 +10,44 @@
  * name. A thread-local depth makes a nested path (MPI_Init -> ... ->
  * PMPI_Init) count once: only the outermost call records.
  *
- * mpi.h is included for the prototypes and constants only. The preload
- * does not link libmpi (a non-MPI process must never load it), so no MPI
- * symbol is referenced directly; MPI_COMM_WORLD, which Open MPI defines as
- * the address of a global object, is looked up at run time as well.
+ * No mpi.h is included: the same preload serves every MPI ABI (mpi_abi.h),
+ * so the few MPI values used here come from the table of the ABI detected
+ * at run time. The preload does not link libmpi (a non-MPI process must
+ * never load it); every MPI function is looked up at run time.
  */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include <mpi.h>
-
+#include "mpi_abi.h"
 #include "preload_state.h"
 #include "scope_config.h"
 #include "scope_internal.h"
 
+/* MPI_SUCCESS, before a table is known: 0 in every ABI. MPI_ERR_OTHER
+ * when no MPI library is there to ask (MPICH's value; any non-zero code
+ * says "failed"). */
+#define MPI_SUCCESS_ANY 0
+#define MPI_ERR_OTHER_NO_ABI 15
+
 typedef int (*init_fn)(int *, char ***);
 typedef int (*init_thread_fn)(int *, char ***, int, int *);
 typedef int (*finalize_fn)(void);
-typedef int (*comm_query_fn)(MPI_Comm, int *);
+/* Handles travel as 64-bit integers: a 4-byte MPICH handle passed in a
+ * 64-bit register is read by the callee as its own int (mpi_abi.h). */
+typedef int (*comm_query_fn)(scope__mpi_handle, int *);
+typedef int (*library_version_fn)(char *, int *);
+
+/* The interposed names, exported (the library is built with hidden
+ * visibility; exports.map lists them). mpi.h used to declare them. */
+#define INTERPOSED __attribute__((visibility("default")))
+INTERPOSED int MPI_Init(int *argc, char ***argv);
+INTERPOSED int PMPI_Init(int *argc, char ***argv);
+INTERPOSED int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+INTERPOSED int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+INTERPOSED int MPI_Finalize(void);
+INTERPOSED int PMPI_Finalize(void);
 
 /* Depth of interposed MPI lifecycle calls on this thread. initial-exec:
  * the preload is loaded at start-up, and reading it must not allocate. */
@@ -66,37 +86,52 @@ static int32_t lifecycle_region(const char *region, const char *symbol, const vo
     return scope__region_ex(region, SCOPE_KIND_MPI, symbol, scope__object_of(fn));
 }
 
-/* Rank and size in MPI_COMM_WORLD through PMPI. Falls back to the launcher's
- * environment, then to rank 0 of 1, so a process always gets a rank. */
-static void learn_rank(int *rank, int *size)
+/* Rank and size in MPI_COMM_WORLD through PMPI, with the ABI's handle.
+ * Returns 1, or 0 when MPI could not say (unknown ABI, no PMPI): the
+ * caller then keeps the launcher's rank. */
+static int learn_rank(const scope__mpi_abi *abi, int *rank, int *size)
 {
-    *rank = 0;
-    *size = 1;
+    if (abi == NULL)
+        return 0;
     comm_query_fn comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
     comm_query_fn comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
-#ifdef OPEN_MPI
-    /* MPI_COMM_WORLD is &ompi_mpi_comm_world; the executable may own the
-     * object through a copy relocation, which only the global lookup sees. */
-    MPI_Comm world = (MPI_Comm)scope__global_symbol("ompi_mpi_comm_world");
-#else
-    MPI_Comm world = MPI_COMM_WORLD; /* an integer constant elsewhere */
-#endif
-    if (comm_rank != NULL && comm_size != NULL && world != NULL) {
-        int r = -1, s = -1;
-        if (comm_rank(world, &r) == MPI_SUCCESS && comm_size(world, &s) == MPI_SUCCESS
-            && r >= 0 && s > r) {
-            *rank = r;
-            *size = s;
-            return;
-        }
+    if (comm_rank == NULL || comm_size == NULL || abi->comm_world == 0)
+        return 0;
+    int r = -1, s = -1;
+    if (comm_rank(abi->comm_world, &r) != abi->success ||
+        comm_size(abi->comm_world, &s) != abi->success || r < 0 || s <= r)
+        return 0;
+    *rank = r;
+    *size = s;
+    return 1;
+}
+
+/* Stores in /metadata which MPI this process ran on: the ABI table chosen
+ * (mpi_abi), the library's path (mpi_library) and its own description
+ * (mpi_library_version, from PMPI_Get_library_version). Once per process,
+ * after a successful init. */
+static void note_library(const scope__mpi_abi *abi)
+{
+    if (abi == NULL) {
+        scope__set_metadata("mpi_abi", "unknown");
+        return;
     }
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    const char *s = getenv("OMPI_COMM_WORLD_SIZE");
-    if (r != NULL && s != NULL && atoi(s) > atoi(r) && atoi(r) >= 0) {
-        *rank = atoi(r);
-        *size = atoi(s);
-        scope__preload_log("rank learned from the launcher's environment");
+    scope__set_metadata("mpi_abi", abi->name);
+    const char *lib = scope__mpi_abi_library();
+    if (lib != NULL)
+        scope__set_metadata("mpi_library", lib);
+    library_version_fn version =
+        (library_version_fn)scope__next_symbol("PMPI_Get_library_version");
+    char *buf = version ? calloc(1, abi->library_version_max + 1) : NULL;
+    int len = 0;
+    if (buf != NULL && version(buf, &len) == abi->success) {
+        size_t n = strnlen(buf, abi->library_version_max);
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+            n--; /* Open MPI and MPICH end it with newlines */
+        buf[n] = '\0';
+        scope__set_metadata("mpi_library_version", buf);
     }
+    free(buf);
 }
 
 /* The arguments of either init call. */
@@ -111,8 +146,8 @@ typedef struct init_args {
 static int call_init(void *fn, const init_args *a)
 {
     if (fn == NULL)
-        return MPI_ERR_OTHER; /* no MPI library defines it: cannot happen
-                                 when the program linked, never abort */
+        return MPI_ERR_OTHER_NO_ABI; /* no MPI library defines it: cannot
+                                        happen when the program linked */
     if (a->thread)
         return ((init_thread_fn)fn)(a->argc, a->argv, a->required, a->provided);
     return ((init_fn)fn)(a->argc, a->argv);
@@ -136,10 +171,13 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
     if (init_id >= 0)
         scope_end(init_id);
     if (recording) {
-        int rank = 0, size = 1;
-        if (rc == MPI_SUCCESS)
-            learn_rank(&rank, &size);
-        scope__preload_mpi_started(rc == MPI_SUCCESS, rank, size);
+        int rank = -1, size = -1;
+        const scope__mpi_abi *abi = rc == MPI_SUCCESS_ANY ? scope__mpi_abi_get() : NULL;
+        if (rc == MPI_SUCCESS_ANY) {
+            learn_rank(abi, &rank, &size);
+            note_library(abi);
+        }
+        scope__preload_mpi_started(rc == MPI_SUCCESS_ANY, rank, size);
     }
     mpi_depth--;
     return rc;
@@ -155,8 +193,10 @@ static int intercept_finalize(next_fn *next)
         scope__preload_mpi_finalizing();
         mpi_depth--;
     }
-    if (fn == NULL)
-        return MPI_ERR_OTHER;
+    if (fn == NULL) {
+        const scope__mpi_abi *abi = scope__mpi_abi_get();
+        return abi ? abi->err_other : MPI_ERR_OTHER_NO_ABI;
+    }
     mpi_depth++;
     int rc = ((finalize_fn)fn)();
     mpi_depth--;

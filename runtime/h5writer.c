@@ -75,6 +75,8 @@ struct conv {
     uint32_t n_threads_used;
     int write_tid;
     uint64_t invalid, unterminated;
+    int collided;                  /* the rank file went to a collision name */
+    char placed[PATH_MAX + 64];    /* where the rank file went */
 };
 
 static int msg(const struct scope_writer_request *req, int code, const char *fmt, ...)
@@ -256,8 +258,8 @@ static int write_metadata(hid_t file, const struct conv *c)
     /* every metadata string the recorder stored, the last value per key */
     for (size_t i = 0; i + 1 < jr->n_kv; i += 2) {
         const char *key = jr->kv[i];
-        if (kv_get(jr, key) != jr->kv[i + 1])
-            continue;
+        if (kv_get(jr, key) != jr->kv[i + 1] || strncmp(key, "rank/", 5) == 0)
+            continue; /* "rank/" keys belong on /rank<N> (write_rank_attrs) */
         if (H5Aexists(g, key) > 0)
             H5Adelete(g, key);
         rc |= attr_str(g, key, jr->kv[i + 1]);
@@ -293,17 +295,31 @@ static int rename_into_place(const struct scope_writer_request *req, const char 
     return 0;
 }
 
+/* Puts rank file `tmp` at `path`, or under a collision name when another
+ * process of this run has it (placement.c). Returns 0 or SCOPE_E*. */
+static int place_rank(struct conv *c, const char *tmp, const char *path)
+{
+    char err[PATH_MAX * 2 + 128] = "";
+    int rc = scope__place_rank_file(tmp, path, c->jr.hdr.start_realtime_ns, c->placed,
+                                    sizeof c->placed, err, sizeof err);
+    if (rc < 0)
+        return msg(c->req, rc, "%s", err);
+    c->collided = rc == 1;
+    return 0;
+}
+
 /* Closes a file written under the temporary name `tmp` and, when writing
- * it went well (rc == 0), puts it in place at `path`. On failure the
- * temporary is removed, unless the destination refused it (then it is the
- * only copy). Returns rc or the first error. */
+ * it went well (rc == 0), puts it in place at `path`: a rank file (rank
+ * != NULL) never over one of the same run, the index by rename. On failure
+ * the temporary is removed, unless the destination refused it (then it is
+ * the only copy). Returns rc or the first error. */
 static int close_and_place(const struct scope_writer_request *req, hid_t f, int rc,
-                           const char *tmp, const char *path)
+                           const char *tmp, const char *path, struct conv *rank)
 {
     if (H5Fclose(f) < 0 && rc == 0)
         rc = SCOPE_EIO;
     if (rc == 0)
-        rc = rename_into_place(req, tmp, path);
+        rc = rank ? place_rank(rank, tmp, path) : rename_into_place(req, tmp, path);
     if (rc == SCOPE_EACCES)
         return rc;
     if (rc < 0) {
@@ -762,6 +778,11 @@ static int write_rank_attrs(struct conv *c)
              attr_i8(g, "complete", (int8_t)(c->req->complete ? 1 : 0));
     if (h->state == SCOPE_JOURNAL_DIED)
         rc |= attr_i64(g, "died_signal", (int64_t)h->died_signal);
+    /* the recorder's "rank/<name>" strings (rank_source, rank_mismatch, ...) */
+    for (size_t i = 0; i + 1 < c->jr.n_kv; i += 2)
+        if (strncmp(c->jr.kv[i], "rank/", 5) == 0 && c->jr.kv[i][5] &&
+            kv_get(&c->jr, c->jr.kv[i]) == c->jr.kv[i + 1] && H5Aexists(g, c->jr.kv[i] + 5) <= 0)
+            rc |= attr_str(g, c->jr.kv[i] + 5, c->jr.kv[i + 1]);
     return rc ? SCOPE_EHDF5 : 0;
 }
 
@@ -808,7 +829,7 @@ static int write_rank_file(struct conv *c, const char *path)
     }
     if (c->rank_grp > 0)
         H5Gclose(c->rank_grp);
-    return close_and_place(c->req, c->file, rc, tmp, path);
+    return close_and_place(c->req, c->file, rc, tmp, path, c);
 }
 
 /* The index: /metadata plus one external link /rank<N> per rank file,
@@ -843,7 +864,14 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
         if (H5Lcreate_external(target, obj, f, obj + 1, H5P_DEFAULT, H5P_DEFAULT) < 0)
             rc = SCOPE_EHDF5;
     }
-    return close_and_place(c->req, f, rc, tmp, path);
+    /* under the ranks folder's lock, so that a rank file that collides
+     * now is either linked here or finds this index to link itself into */
+    int lock = scope__ranks_lock(dir);
+    if (rc == 0 && scope__index_link_collisions(f, dir, c->jr.hdr.start_realtime_ns) < 0)
+        rc = SCOPE_EHDF5;
+    rc = close_and_place(c->req, f, rc, tmp, path, NULL);
+    scope__ranks_unlock(lock);
+    return rc;
 }
 
 static void conv_free(struct conv *c)
@@ -891,6 +919,22 @@ int scope_writer_convert(const struct scope_writer_request *req)
     rc = write_rank_file(&c, rank_path);
     if (rc == 0 && req->index_path)
         rc = write_index(&c, req->index_path, rank_path);
+    else if (rc == 0 && c.collided && c.jr.hdr.output[0]) {
+        /* the index is rank 0's; if it is already written, link us in */
+        char dir[PATH_MAX + 64];
+        snprintf(dir, sizeof dir, "%s", rank_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        char index[sizeof c.jr.hdr.output + 1];
+        snprintf(index, sizeof index, "%.*s", (int)sizeof c.jr.hdr.output, c.jr.hdr.output);
+        /* the rank file itself is in place: failing to link it is said,
+         * not turned into a failure that would keep the journal and
+         * convert it again */
+        if (scope__index_note_collision(index, slash ? dir : ".", c.jr.hdr.start_realtime_ns) < 0)
+            fprintf(stderr, "scope: %s: cannot link the collision file %s; it stays next to "
+                            "the other rank files\n", index, c.placed);
+    }
 out:
     conv_free(&c);
     H5close();

@@ -251,6 +251,13 @@ int scope_init(const scope_options *opts)
     clock_gettime(CLOCK_REALTIME, &rt);
     g.start_real_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
     g.pid = getpid();
+    /* until MPI_Init says otherwise, the rank the launcher announced names
+     * this process's rank file (a rank that dies early keeps its own) */
+    scope__launcher l;
+    if (scope__launcher_from(NULL, &l)) {
+        g.rank = l.rank;
+        g.size = l.size > l.rank ? l.size : l.rank + 1;
+    }
     pthread_atfork(NULL, NULL, atfork_child);
     atexit(at_exit);
     atomic_store(&g.state, ST_READY);
@@ -448,18 +455,6 @@ static void write_run_metadata(void)
         meta_region((int32_t)id, scope__regions_get((int32_t)id));
     for (size_t i = 0; i < g.n_sites; i++)
         meta_site((int32_t)(i + 1), &g.sites[i]);
-}
-
-int scope__launcher_rank(void)
-{
-    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                        "SLURM_PROCID" };
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return atoi(v);
-    }
-    return -1;
 }
 
 /* Creates the journal at the first event; caller holds the lock.

@@ -56,6 +56,24 @@ SCOPE_API void scope__end_unwound_at(int32_t id, uint64_t ticks);
  * Used to print job-wide messages once (rank 0) before MPI_Init. */
 SCOPE_API int scope__launcher_rank(void);
 
+/* What a launcher announced (launcher.c). */
+typedef struct scope__launcher {
+    int rank;              /* -1: no launcher variable */
+    int size;              /* -1: not announced (PMIx) or inconsistent */
+    const char *rank_var;  /* e.g. "PMI_RANK"; NULL when rank is -1 */
+    const char *size_var;  /* e.g. "PMI_SIZE"; NULL when size is -1 */
+    const char *launcher;  /* e.g. "Open MPI", "Slurm" */
+} scope__launcher;
+
+/* Reads the launcher variables from envp ("NAME=value" strings; NULL =
+ * this process's environment), in the order OMPI_COMM_WORLD_RANK/SIZE,
+ * PMI_RANK/SIZE, PMIX_RANK, MV2_COMM_WORLD_RANK/SIZE, PALS_RANKID,
+ * ALPS_APP_PE, FLUX_TASK_RANK/FLUX_JOB_SIZE, JSM_NAMESPACE_RANK/SIZE,
+ * SLURM_PROCID/NTASKS:
+ * the first set whose rank is a whole non-negative number wins. Returns 1
+ * with *out filled, 0 when no set applies (*out then says rank -1). */
+SCOPE_API int scope__launcher_from(char *const *envp, scope__launcher *out);
+
 /* --- call sites (docs/format.md, /rank<N>/callsites) ------------------- */
 
 #define SCOPE_CALLSITE_MAX_DEPTH 16

@@ -145,14 +145,23 @@ static int fail(const char *msg)
     return 1;
 }
 
-/* Says first what the numbers below do not contain: events a rank could
- * not record (the memory budget or the disk ran out) and ranks recovered
- * after a crash. On stdout above a table, on stderr for csv/json so that
- * their output stays machine-readable. */
+/* Says first what the numbers below do not contain: processes that
+ * claimed a rank another process of the run already had (their data is
+ * kept aside, linked as /rank<N>.collision<K>; the first line, since the
+ * per-rank numbers below then describe only one of them), events a rank
+ * could not record (the memory budget or the disk ran out), ranks
+ * recovered after a crash, and ranks whose launcher and MPI disagreed on
+ * the rank. On stdout above a table, on stderr for csv/json so that their
+ * output stays machine-readable. */
 static void warn_incomplete(scope_profile *p, FILE *out)
 {
     int64_t dropped = 0, v;
     int dropping_ranks = 0, recovered = 0;
+    if (scope_profile_metadata_int(p, "rank_collisions", &v) == 0 && v > 0)
+        fprintf(out, "warning: %lld process%s of this run claimed a rank another process "
+                     "already had (rank collision); %s kept as /rank<N>.collision<K> in the "
+                     "index and not counted below\n",
+                (long long)v, v == 1 ? "" : "es", v == 1 ? "its data is" : "their data are");
     for (int i = 0; i < scope_profile_rank_count(p); i++) {
         int rank = scope_profile_rank(p, i);
         if (scope_profile_rank_attr_int(p, rank, "dropped_events", &v) == 0 && v > 0) {
@@ -171,6 +180,13 @@ static void warn_incomplete(scope_profile *p, FILE *out)
                      "early\n", recovered, recovered == 1 ? " was" : "s were",
                 recovered == 1 ? "its profile" : "their profiles",
                 recovered == 1 ? "s" : "");
+    for (int i = 0; i < scope_profile_rank_count(p); i++) {
+        int rank = scope_profile_rank(p, i);
+        char why[512];
+        if (scope_profile_rank_attr_string(p, rank, "rank_mismatch", why, sizeof why) >= 0)
+            fprintf(out, "warning: rank %d: the launcher and MPI disagree on the rank (%s)\n",
+                    rank, why);
+    }
 }
 
 static int usage_error(const char *fmt, const char *arg)

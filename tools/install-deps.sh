@@ -8,7 +8,8 @@ set -euo pipefail
 pkgs=(
   gcc g++ gfortran make pkg-config meson ninja-build   # toolchain (the C, C++ and Fortran test programs too)
   libhdf5-dev hdf5-tools                              # the HDF5 writer and reader; h5dump to look inside
-  openmpi-bin libopenmpi-dev                          # mpirun and MPI programs
+  openmpi-bin libopenmpi-dev                          # mpirun and MPI programs (the default mpicc/mpirun)
+  mpich libmpich-dev                                  # the MPICH ABI: mpicc.mpich, mpif90.mpich, mpirun.mpich (tests/mpi); Open MPI stays the default
   libelf-dev libcapstone-dev                          # symbol lookup and x86 disassembly (preload)
   libdw-dev                                           # scope callsites: DWARF/ELF symbolization of call sites (the tool only)
   libunwind8                                          # call-site walks deeper than 1 frame (preload dlopen()s it, RTLD_LOCAL)

@@ -1,0 +1,291 @@
+/*
+ * placement.c - puts a written rank file in place without ever replacing
+ * the rank file of another process of the same run, and keeps the index
+ * linking every rank file a run produced, collisions included.
+ *
+ * Two processes of one run can claim one rank: a launcher that started
+ * singletons (srun --mpi=none with MPICH), an MPI whose rank the preload
+ * could not read, a user who started two jobs into one output. Renaming
+ * over the first file would lose it silently. So a rank file is put in
+ * place with renameat2(RENAME_NOREPLACE) (link + unlink where the file
+ * system refuses that), and when the name is taken by a file of this run,
+ * the newcomer goes to rank<N>.collision<K>.h5 instead: both datasets are
+ * kept, the index links the second as /rank<N>.collision<K> (a name the
+ * reader does not take for a rank, so the run's ranks stay 0..size-1), and
+ * the index's /metadata rank_collisions counts such links.
+ *
+ * "Of this run" means written after this process started recording (the
+ * journal's start_realtime_ns): the processes of one run overlap in time,
+ * while a file left by an earlier run into the same output is older and is
+ * replaced as before. The decision and the index updates are made under an
+ * exclusive flock on the ranks folder, so that two writers finishing at
+ * once see each other's files.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5writer.h"
+#include "scope_error.h"
+
+#define MAX_COLLISIONS 9999
+
+static int fmt(char *buf, size_t len, const char *f, const char *a, long b)
+{
+    int n = snprintf(buf, len, f, a, b);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int scope__ranks_lock(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+        ;
+    return fd; /* a file system without flock: proceed unlocked */
+}
+
+/* scope__ranks_lock on the folder that holds `path`. */
+static int lock_dir_of(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    return scope__ranks_lock(dir);
+}
+
+void scope__ranks_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the flock */
+}
+
+/* 1 when `path` is a regular HDF5 file with scope's root attributes. */
+static int is_profile(const char *path)
+{
+    if (H5Fis_hdf5(path) <= 0)
+        return 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return 0;
+    int profile = H5Aexists(f, "scope_format") > 0 || H5Aexists(f, "scope_profiler_schema") > 0;
+    H5Fclose(f);
+    return profile;
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+    return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Renames tmp to path unless path exists. Returns 0, 1 when path exists,
+ * -1 with errno on another failure. Falls back to link + unlink on file
+ * systems without RENAME_NOREPLACE. */
+static int rename_noreplace(const char *tmp, const char *path)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno == EEXIST)
+        return 1;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return -1;
+    if (link(tmp, path) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    if (errno == EEXIST)
+        return 1;
+    if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP)
+        return -1;
+    struct stat st; /* neither: a check, then rename (the lock is held) */
+    if (lstat(path, &st) == 0)
+        return 1;
+    return rename(tmp, path) == 0 ? 0 : -1;
+}
+
+int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns,
+                           char *placed, size_t placed_len, char *err, size_t errlen)
+{
+    int lock = lock_dir_of(path);
+    int rc = rename_noreplace(tmp, path);
+    if (rc == 0) {
+        snprintf(placed, placed_len, "%s", path);
+        goto out;
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
+        rc = SCOPE_EIO;
+        goto out;
+    }
+    struct stat st;
+    if (lstat(path, &st) < 0) { /* removed meanwhile: try once more */
+        rc = rename_noreplace(tmp, path) == 0 ? 0 : SCOPE_EIO;
+        if (rc < 0)
+            snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
+        else
+            snprintf(placed, placed_len, "%s", path);
+        goto out;
+    }
+    int profile = S_ISREG(st.st_mode) && is_profile(path);
+    if (!profile && !S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a scope profile; not replaced (the profile "
+                 "is left in %s)", path, tmp);
+        rc = SCOPE_EACCES;
+        goto out;
+    }
+    if (!profile || mtime_ns(&st) < since_ns) {
+        /* a symlink (replaced, never followed) or an earlier run's file */
+        rc = rename(tmp, path) == 0 ? 0 : SCOPE_EIO;
+        if (rc < 0)
+            snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
+        else
+            snprintf(placed, placed_len, "%s", path);
+        goto out;
+    }
+    /* another process of this run wrote this rank: keep both */
+    size_t stem = strlen(path);
+    if (stem > 3 && strcmp(path + stem - 3, ".h5") == 0)
+        stem -= 3;
+    char stem_s[PATH_MAX];
+    snprintf(stem_s, sizeof stem_s, "%.*s", (int)stem, path);
+    for (long k = 1; k <= MAX_COLLISIONS; k++) {
+        char alt[PATH_MAX + 32];
+        if (fmt(alt, sizeof alt, "%s.collision%ld.h5", stem_s, k) < 0)
+            break;
+        int r = rename_noreplace(tmp, alt);
+        if (r == 0) {
+            snprintf(placed, placed_len, "%s", alt);
+            rc = 1;
+            goto out;
+        }
+        if (r < 0)
+            break;
+    }
+    snprintf(err, errlen, "%s was written by another process of this run and no collision "
+             "name is free; this process's profile is left in %s", path, tmp);
+    rc = SCOPE_EACCES;
+out:
+    scope__ranks_unlock(lock);
+    return rc;
+}
+
+/* Sets the int64 attribute `name` of `obj`, replacing an earlier value. */
+static int set_i64(hid_t obj, const char *name, int64_t v)
+{
+    if (H5Aexists(obj, name) > 0)
+        H5Adelete(obj, name);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT64, &v);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0 ? -1 : 0;
+}
+
+/* "rank<digits>.collision<digits>" (a link) or the same + ".h5" (a file). */
+static int is_collision_name(const char *s, const char *suffix)
+{
+    if (strncmp(s, "rank", 4) != 0 || s[4] < '0' || s[4] > '9')
+        return 0;
+    s += 4;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    if (strncmp(s, ".collision", 10) != 0 || s[10] < '0' || s[10] > '9')
+        return 0;
+    s += 10;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return strcmp(s, suffix) == 0;
+}
+
+static herr_t count_cb(hid_t g, const char *name, const H5L_info_t *info, void *arg)
+{
+    (void)g;
+    (void)info;
+    if (is_collision_name(name, ""))
+        ++*(int64_t *)arg;
+    return 0;
+}
+
+/* Links <ranks>/<file> as /<file minus .h5> (its group is /rank<N>). */
+static int link_collision(hid_t index, const char *dir_base, const char *file)
+{
+    char link[NAME_MAX + 1], target[PATH_MAX + NAME_MAX + 2], obj[NAME_MAX + 2];
+    snprintf(link, sizeof link, "%.*s", (int)(strlen(file) - 3), file);
+    if (H5Lexists(index, link, H5P_DEFAULT) > 0)
+        return 0;
+    snprintf(target, sizeof target, "%s/%s", dir_base, file);
+    size_t digits = strspn(file + 4, "0123456789");
+    snprintf(obj, sizeof obj, "/%.*s", (int)(4 + digits), file);
+    return H5Lcreate_external(target, obj, index, link, H5P_DEFAULT, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+int scope__index_link_collisions(hid_t index, const char *ranks_dir, int64_t since_ns)
+{
+    const char *dir_base = strrchr(ranks_dir, '/') ? strrchr(ranks_dir, '/') + 1 : ranks_dir;
+    int rc = 0;
+    DIR *d = opendir(ranks_dir);
+    if (d != NULL) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (!is_collision_name(e->d_name, ".h5"))
+                continue;
+            struct stat st;
+            if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                !S_ISREG(st.st_mode) || mtime_ns(&st) < since_ns)
+                continue; /* an earlier run's */
+            if (link_collision(index, dir_base, e->d_name) < 0)
+                rc = -1;
+        }
+        closedir(d);
+    }
+    int64_t n = 0;
+    hsize_t idx = 0;
+    H5Literate(index, H5_INDEX_NAME, H5_ITER_INC, &idx, count_cb, &n);
+    hid_t g = H5Gopen2(index, "metadata", H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    if (set_i64(g, "rank_collisions", n) < 0)
+        rc = -1;
+    H5Gclose(g);
+    return rc;
+}
+
+int scope__index_note_collision(const char *index_path, const char *ranks_dir, int64_t since_ns)
+{
+    int lock = scope__ranks_lock(ranks_dir);
+    int rc = 0;
+    struct stat st;
+    /* no index yet, or an earlier run's: rank 0 writes it later and
+     * links every collision file it finds then */
+    if (stat(index_path, &st) < 0 || mtime_ns(&st) < since_ns || !is_profile(index_path))
+        goto out;
+    hid_t f = H5Fopen(index_path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) {
+        rc = SCOPE_EHDF5;
+        goto out;
+    }
+    if (scope__index_link_collisions(f, ranks_dir, since_ns) < 0)
+        rc = SCOPE_EHDF5;
+    if (H5Fclose(f) < 0)
+        rc = SCOPE_EHDF5;
+out:
+    scope__ranks_unlock(lock);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/*
+ * test_abi.c - the preload's ABI tables (preload/mpi_abi.c) against the
+ * real mpi.h of each MPI. Built twice, with mpicc (Open MPI) and
+ * mpicc.mpich (MPICH); mpi_abi.c and symbol_next.c are linked into a
+ * shared library of their own (libtest_abi_<mpi>.so), as in the preload,
+ * so that Open MPI's ompi_mpi_comm_world is found where the executable's
+ * copy relocation put it. Run as a singleton: after MPI_Init, every field
+ * of the chosen table must equal what this program's mpi.h says, and the
+ * library-name rule must classify each MPI's file names.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mpi_abi.h"
+
+static int failures;
+
+#define CHECK(what, got, want)                                                          \
+    do {                                                                                \
+        unsigned long long g_ = (unsigned long long)(got), w_ = (unsigned long long)(want); \
+        if (g_ != w_) {                                                                 \
+            printf("FAIL %s: table 0x%llx, mpi.h 0x%llx\n", what, g_, w_);              \
+            failures++;                                                                 \
+        } else {                                                                        \
+            printf("ok %s = 0x%llx\n", what, g_);                                       \
+        }                                                                               \
+    } while (0)
+
+#ifdef OPEN_MPI
+#define H(x) ((scope__mpi_handle)(uintptr_t)(x))
+#define KIND SCOPE_MPI_ABI_OPENMPI
+#else
+#define H(x) ((scope__mpi_handle)(uint32_t)(x))
+#define KIND SCOPE_MPI_ABI_MPICH
+#endif
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const scope__mpi_abi *a = scope__mpi_abi_get();
+    if (a == NULL) {
+        printf("FAIL: no ABI detected\n");
+        MPI_Finalize();
+        return 1;
+    }
+    printf("ABI %s, library %s\n", a->name, scope__mpi_abi_library());
+    CHECK("kind", a->kind, KIND);
+    CHECK("handle_size", a->handle_size, sizeof(MPI_Comm));
+    CHECK("comm_world", a->comm_world, H(MPI_COMM_WORLD));
+    CHECK("comm_null", a->comm_null, H(MPI_COMM_NULL));
+    CHECK("info_null", a->info_null, H(MPI_INFO_NULL));
+    CHECK("dt_byte", a->dt_byte, H(MPI_BYTE));
+    CHECK("dt_double", a->dt_double, H(MPI_DOUBLE));
+    CHECK("dt_int64", a->dt_int64, H(MPI_INT64_T));
+    CHECK("comm_type_shared", a->comm_type_shared, MPI_COMM_TYPE_SHARED);
+    CHECK("undefined", a->undefined, MPI_UNDEFINED);
+    CHECK("status_ignore", (uintptr_t)a->status_ignore, (uintptr_t)MPI_STATUS_IGNORE);
+    CHECK("status_size", a->status_size, sizeof(MPI_Status));
+    CHECK("success", a->success, MPI_SUCCESS);
+    CHECK("err_other", a->err_other, MPI_ERR_OTHER);
+    CHECK("library_version_max", a->library_version_max, MPI_MAX_LIBRARY_VERSION_STRING);
+    /* the table's handle works through PMPI, as the preload uses it */
+    int size = -1;
+    PMPI_Comm_size((MPI_Comm)a->comm_world, &size);
+    CHECK("PMPI_Comm_size(table's MPI_COMM_WORLD)", size, 1);
+
+    static const struct { const char *name; scope__mpi_abi_kind kind; } names[] = {
+        { "/usr/lib/x86_64-linux-gnu/libmpi.so.40", SCOPE_MPI_ABI_OPENMPI },
+        { "/usr/lib/x86_64-linux-gnu/libmpi.so.40.30.4", SCOPE_MPI_ABI_OPENMPI },
+        { "/lib/x86_64-linux-gnu/libmpich.so.12", SCOPE_MPI_ABI_MPICH },
+        { "/opt/intel/oneapi/mpi/latest/lib/release/libmpi.so.12", SCOPE_MPI_ABI_MPICH },
+        { "/opt/cray/pe/lib64/libmpi_cray.so.12", SCOPE_MPI_ABI_MPICH },
+        { "/usr/lib/libmpi_abi.so.0", SCOPE_MPI_ABI_NONE },
+        { "/usr/lib/libmpi.so.20", SCOPE_MPI_ABI_NONE },
+        { "libfoo.so", SCOPE_MPI_ABI_NONE },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        CHECK(names[i].name, scope__mpi_abi_kind_of_name(names[i].name), names[i].kind);
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
