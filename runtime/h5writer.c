@@ -971,6 +971,10 @@ int scope_writer_convert(const struct scope_writer_request *req)
         rc = write_index(&c, req->index_path, rank_path);
 out:
     conv_free(&c);
+    /* after the storage failed under HDF5, objects may stay half-open and
+     * H5close() would loop or crash on them */
+    if (rc < 0 && h5_errno)
+        h5_broken = 1;
     if (!h5_broken)
         H5close();
     return rc;

@@ -82,8 +82,9 @@ char **scope__child_environment(void)
     return env;
 }
 
-/* Reads what the writer says until it closes its stderr, keeping the
- * first line without its "scope: " prefix. Returns its length. */
+/* Reads what the writer says until it closes its stderr, keeping its
+ * last "scope: " line without the prefix (a library may have said
+ * something before). Returns its length. */
 static size_t read_message(int fd, char *buf, size_t len)
 {
     size_t n = 0;
@@ -98,11 +99,14 @@ static size_t read_message(int fd, char *buf, size_t len)
             buf[n++] = tmp[i];
     }
     buf[n] = 0;
-    char *nl = strchr(buf, '\n');
-    if (nl)
-        *nl = 0;
-    if (strncmp(buf, "scope: ", 7) == 0)
-        memmove(buf, buf + 7, strlen(buf + 7) + 1);
+    char *line = buf, *p;
+    while ((p = strstr(line + 1, "\nscope: ")))
+        line = p + 1;
+    if (strncmp(line, "scope: ", 7) == 0)
+        line += 7;
+    if ((p = strchr(line, '\n')))
+        *p = 0;
+    memmove(buf, line, strlen(line) + 1);
     return strlen(buf);
 }
 

@@ -111,7 +111,8 @@ def check_run(res, bare, reason, where):
         fail(f"something died of a signal:\n{err}")
     said = [l for l in err.splitlines() if l.startswith("scope:")]
     if len(said) != 1 or reason not in said[0] or where not in said[0]:
-        fail(f"expected one scope message with {reason!r} and {where!r}, got:\n{err}")
+        fail(f"expected one scope message with {reason!r} and {where!r}, got:\n{err}\n"
+             f"{[(d, fs) for d, _, fs in os.walk(where)]}")
     return said[0]
 
 
