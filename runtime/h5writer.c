@@ -357,7 +357,7 @@ static int close_and_place(const struct scope_writer_request *req, hid_t f, int 
                            const char *tmp, const char *path)
 {
     if (H5Fclose(f) < 0) {
-        h5_broken = 1;
+        h5_broken = 1; /* its metadata found no room: half-open in libhdf5 */
         if (rc == 0)
             rc = SCOPE_EIO;
     }

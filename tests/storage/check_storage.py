@@ -229,6 +229,14 @@ def case_convert(d, n):
         ranks = os.path.join(m.path, "prof.ranks")
         if rank_files(ranks) or len(journals(ranks)) != NP or os.path.exists(out):
             fail(f"expected the 4 journals only: {os.listdir(m.path)} {os.listdir(ranks)}")
+        # recover on the still full disk: refused with the reason, all kept
+        r = subprocess.run([a.scope, "recover", out], capture_output=True, text=True,
+                           timeout=300)
+        if r.returncode != 1 or NOSPC not in r.stderr or "signal" in r.stderr.lower():
+            fail(f"scope recover on a full disk: {r.returncode} {r.stdout}{r.stderr}")
+        no_temporaries(m.path)
+        if rank_files(ranks) or len(journals(ranks)) != NP or os.path.exists(out):
+            fail(f"recover on a full disk lost something: {os.listdir(ranks)}")
         m.remount("size=64m")
         recover(out, n)
 
@@ -352,6 +360,54 @@ def case_truncated(d, n):
         no_temporaries(m.path)
 
 
+def case_commands(d, n):
+    """Every writing scope command on a full and on a read-only target:
+    one message with the reason and the path, exit status 1, no file under
+    the final name (an earlier one stays as it was), no temporary file."""
+    prof = os.path.join(d, "prof.h5")
+    res = finish(start(mpirun(n), prof, d))
+    if res[0] != 0:
+        fail(f"making the profile: {res}")
+    cmds = {
+        "export.json": ["export", "--to", "chrome-trace", "-o"],
+        "report.html": ["report", "-o"],
+        "plot.svg": ["plot", "--kind", "timeline", "-o"],
+        "merged.h5": ["merge", "-o"],
+    }
+    with Mount(d, "64m") as m:
+        with open(os.path.join(m.path, "export.json"), "w") as f:
+            f.write("earlier\n")
+        for state, reason in (("full", NOSPC), ("ro", EROFS)):
+            if state == "full":
+                filler = fill(m.path, 8192)
+            else:
+                m.remount("ro")
+            for name, cmd in cmds.items():
+                target = os.path.join(m.path, name)
+                r = subprocess.run([a.scope, *cmd, target, prof], capture_output=True,
+                                   text=True, timeout=300)
+                said = [l for l in r.stderr.splitlines() if l.startswith("scope:")]
+                if r.returncode != 1 or len(said) != 1 or reason not in said[0] or \
+                        target not in said[0]:
+                    fail(f"{state}: scope {' '.join(cmd)}: {r.returncode} {r.stderr}")
+                no_temporaries(m.path)
+                want = ["export.json", "filler"]
+                if sorted(os.listdir(m.path)) != sorted(want):
+                    fail(f"{state}: scope {cmd[0]} left {os.listdir(m.path)}")
+            with open(os.path.join(m.path, "export.json")) as f:
+                if f.read() != "earlier\n":
+                    fail(f"{state}: the earlier export was changed")
+        m.remount("rw")
+        os.unlink(filler)
+        for name, cmd in cmds.items():  # and with room, they work
+            target = os.path.join(m.path, name)
+            r = subprocess.run([a.scope, *cmd, target, prof], capture_output=True, text=True,
+                               timeout=300)
+            if r.returncode != 0 or not os.path.getsize(target):
+                fail(f"scope {' '.join(cmd)} with room: {r.returncode} {r.stderr}")
+        no_temporaries(m.path)
+
+
 CASES = {
     # the issue's reproduction: 200 KiB, 200,000 calls per rank (SIGBUS)
     "record_200k": lambda d: case_record(d, "200k", 200000, None, False),
@@ -363,6 +419,7 @@ CASES = {
     "readonly": lambda d: case_readonly(d, 20000),
     "removed": lambda d: case_removed(d, 20000),
     "truncated": lambda d: case_truncated(d, 200000),
+    "commands": lambda d: case_commands(d, 20000),
 }
 
 with tempfile.TemporaryDirectory() as d:
