@@ -14,7 +14,10 @@
  *     caught by a SIGBUS handler that recognises the journal's pages by
  *     the file's device and inode in /proc/self/maps, maps anonymous memory
  *     over the page (MAP_FIXED) so the faulting store completes, and
- *     switches recording off. Every other SIGBUS is passed on unchanged;
+ *     switches recording off. Every other SIGBUS is passed on unchanged
+ *     (to death.c's handler, the application's, or the default action).
+ *     A SIGBUS handler the application installs later replaces this one;
+ *     the reservation above still keeps a full disk from ever faulting;
  *   - a storage fault is said once per job, not once per rank
  *     (scope__storage_say): an O_EXCL marker file in the ranks folder
  *     tells the other processes it was said.
@@ -196,8 +199,9 @@ uint64_t scope__journal_pages_lost(int *fresh)
 
 /* A name for the job shared by all its processes: the PMIx namespace
  * (Open MPI, Slurm with PMIx), Slurm's job and step, Hydra's KVS name
- * (MPICH). Empty when the process is not part of a known job. */
-static void job_key(char *out, size_t len)
+ * (MPICH); for another launcher, the parent process (the launcher's
+ * daemon on this node: once per node then). Empty outside a launcher. */
+static void job_key(char *out, size_t len, int rank)
 {
     const char *v;
     out[0] = 0;
@@ -207,6 +211,8 @@ static void job_key(char *out, size_t len)
         snprintf(out, len, "slurm%s.%s", v, getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : "");
     else if ((v = getenv("PMI_KVSNAME")) && *v)
         snprintf(out, len, "%s", v);
+    else if (rank >= 0)
+        snprintf(out, len, "ppid%ld", (long)getppid());
     for (char *p = out; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '.' || *p == '-'))
@@ -216,9 +222,9 @@ static void job_key(char *out, size_t len)
 int scope__storage_say(const char *ranks_dir, int rank, const char *fmt, ...)
 {
     char key[200], marker[4400];
-    job_key(key, sizeof key);
     if (rank < 0)
         rank = scope__launcher_rank();
+    job_key(key, sizeof key, rank);
     int say;
     if (!key[0]) {
         say = rank <= 0; /* a serial run, or a job we cannot name */

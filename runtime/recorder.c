@@ -12,7 +12,9 @@
  * mapping (journal.h explains why and how a reader tells the two apart).
  * One chunk is mapped per recording thread, and their number is bounded by
  * the memory budget, so memory stays bounded however long the run is;
- * events that find no room are counted, never silently lost.
+ * events that find no room are counted, never silently lost. A chunk's
+ * disk space is reserved before it is touched; a full or failing disk
+ * stops recording cleanly (storage_stop, journal_storage.c).
  *
  * The slow path takes no lock either, so a signal handler that records on a
  * thread interrupted inside it cannot deadlock. Interning, metadata and
