@@ -237,7 +237,14 @@ def case_convert(d, n):
         no_temporaries(m.path)
         if rank_files(ranks) or len(journals(ranks)) != NP or os.path.exists(out):
             fail(f"recover on a full disk lost something: {os.listdir(ranks)}")
-        m.remount("size=64m")
+        m.remount("ro,size=64m")  # and on a read-only one
+        r = subprocess.run([a.scope, "recover", out], capture_output=True, text=True,
+                           timeout=300)
+        if r.returncode != 1 or EROFS not in r.stderr or "signal" in r.stderr.lower():
+            fail(f"scope recover on a read-only disk: {r.returncode} {r.stdout}{r.stderr}")
+        if rank_files(ranks) or len(journals(ranks)) != NP or os.path.exists(out):
+            fail(f"recover on a read-only disk lost something: {os.listdir(ranks)}")
+        m.remount("rw")
         recover(out, n)
 
 
