@@ -34,6 +34,7 @@ void scope__h5_quiet_end(const scope__h5_quiet *saved)
 typedef struct {
     char desc[256];
     int truncated;
+    int sys_errno;  /* the errno the file driver met, 0 if none */
 } h5_walk;
 
 static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *arg)
@@ -41,6 +42,9 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *arg)
     h5_walk *w = arg;
     if (e->min_num == H5E_TRUNCATED)
         w->truncated = 1;
+    const char *en = e->desc ? strstr(e->desc, "errno = ") : NULL;
+    if (en && !w->sys_errno)
+        w->sys_errno = atoi(en + 8);
     /* Walking upward, n == 0 is the innermost (most specific) entry. */
     if (n == 0 && e->desc)
         snprintf(w->desc, sizeof w->desc, "%s", e->desc);
@@ -51,9 +55,13 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *arg)
  * clears the error stack. */
 int scope__h5_fail(int code, const char *fpath, const char *what)
 {
-    h5_walk w = { "", 0 };
+    h5_walk w = { "", 0, 0 };
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_cb, &w);
     H5Eclear2(H5E_DEFAULT);
+    /* a full disk, a quota, a read-only file system: the system's reason
+     * says it better than the driver's long message */
+    if (w.sys_errno > 0)
+        return scope__fail(code, "%s: %s: %s", fpath, what, strerror(w.sys_errno));
     if (w.truncated)
         return scope__fail(SCOPE_ETRUNC, "%s: file is truncated or damaged "
                            "(HDF5: %s)", fpath, w.desc);

@@ -41,6 +41,7 @@ void scope_profile_close(scope_profile *p)
 {
     if (!p)
         return;
+    free(p->missing);
     for (int i = 0; i < p->nsources; i++) {
         if (p->sources[i].file >= 0)
             H5Fclose(p->sources[i].file);

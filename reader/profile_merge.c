@@ -16,6 +16,7 @@
  * An existing file is replaced only when it is itself a profile.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,37 @@ static int check_target(const char *path)
     return 0;
 }
 
+/* Reserves room for the merged file before HDF5 writes it: libhdf5 1.10
+ * can crash inside H5Ocopy when a write fails for want of space, so the
+ * disk must refuse up front, while nothing is written. The copy is at most
+ * the size of its sources (plus room for the new metadata); the blocks are
+ * reserved past the end of the file (FALLOC_FL_KEEP_SIZE), which HDF5's
+ * writes then fill. Returns 0 or an errno value (EOPNOTSUPP: the file
+ * system cannot reserve; the copy goes on unreserved). */
+static int reserve_room(scope_profile *p, const char *tmp)
+{
+    off_t need = 1 << 20;
+    struct stat st;
+    for (int i = 0; i < p->nsources; i++)
+        if (stat(p->sources[i].path, &st) == 0)
+            need += st.st_size;
+    int fd = open(tmp, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int e = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, need) == 0 ? 0 : errno;
+    close(fd);
+    return e == EOPNOTSUPP || e == ENOSYS ? 0 : e;
+}
+
+/* Gives back what reserve_room reserved beyond the file's end: growing
+ * the file by a byte and cutting it back frees every block past the end. */
+static void release_room(const char *tmp)
+{
+    struct stat st;
+    if (stat(tmp, &st) == 0 && truncate(tmp, st.st_size + 1) == 0)
+        truncate(tmp, st.st_size);
+}
+
 int scope_profile_merge(scope_profile *p, const char *path,
                         scope_progress_fn progress, void *ctx)
 {
@@ -221,8 +253,14 @@ int scope_profile_merge(scope_profile *p, const char *path,
     H5Pset_copy_object(ocpy, H5O_COPY_EXPAND_EXT_LINK_FLAG);
     hid_t dst = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (dst < 0) {
-        rc = scope__h5_fail(SCOPE_EIO, tmp, "cannot create the merged file");
+        rc = scope__h5_fail(SCOPE_EIO, path, "cannot create the merged file");
+        unlink(tmp); /* created, then its superblock found no room */
         goto fail_create;
+    }
+    int e = reserve_room(p, tmp);
+    if (e) {
+        rc = scope__fail(SCOPE_EIO, "%s: cannot create the merged file: %s", path, strerror(e));
+        goto fail_write;
     }
     if (attr_i64(dst, "scope_format", 1) < 0 ||
         attr_i64(dst, "scope_profiler_schema", 1) < 0) {
@@ -244,11 +282,11 @@ int scope_profile_merge(scope_profile *p, const char *path,
             progress(ctx, done, total);
     }
     if (H5Fclose(dst) < 0) {
-        dst = H5I_INVALID_HID;
-        rc = scope__h5_fail(SCOPE_EIO, tmp, "cannot finish the merged file");
+        rc = scope__h5_fail(SCOPE_EIO, path, "cannot finish the merged file");
         goto fail_write;
     }
     dst = H5I_INVALID_HID;
+    release_room(tmp);
     if (rename(tmp, path) < 0) {
         rc = scope__fail(SCOPE_EIO, "%s: cannot rename to %s: %s", tmp, path,
                          strerror(errno));
@@ -257,6 +295,8 @@ int scope_profile_merge(scope_profile *p, const char *path,
     rc = 0;
 fail_write:
     if (rc < 0) {
+        /* with the room reserved, a failed write is not for want of space:
+         * the close can flush the metadata */
         if (dst >= 0)
             H5Fclose(dst);
         unlink(tmp);

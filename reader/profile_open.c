@@ -337,6 +337,50 @@ static char *path_beside(const char *base, const char *name)
     return s;
 }
 
+/* Whether the folder of `path` holds a recorder's journal ("journal.*"):
+ * a rank file missing beside one was not written yet (the disk filled
+ * between two ranks' conversions), rather than lost. */
+static int journal_beside(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return 0;
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    DIR *d = opendir(slash ? dir : ".");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)))
+        found = strncmp(e->d_name, "journal.", 8) == 0;
+    if (d)
+        closedir(d);
+    free(dir);
+    return found;
+}
+
+static int note_missing(scope_profile *p, int rank)
+{
+    int *m = realloc(p->missing, (size_t)(p->nmissing + 1) * sizeof *m);
+    if (!m)
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    p->missing = m;
+    m[p->nmissing++] = rank;
+    return 0;
+}
+
+int scope_profile_missing_rank_count(const scope_profile *p)
+{
+    return p ? p->nmissing : 0;
+}
+
+int scope_profile_missing_rank(const scope_profile *p, int i)
+{
+    if (!p || i < 0 || i >= p->nmissing)
+        return SCOPE_ENOTFOUND;
+    return p->missing[i];
+}
+
 /* Follows the external link /<link> of an index file: opens the rank file
  * it names (relative to the index's folder) and adds its rank group. */
 static int add_linked_rank(builder *b, int source, hid_t file,
@@ -372,6 +416,10 @@ static int add_linked_rank(builder *b, int source, hid_t file,
         goto fail_target;
     }
     if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (errno == ENOENT && journal_beside(target)) {
+            rc = note_missing(b->p, rank);
+            goto fail_target;
+        }
         rc = scope__fail(SCOPE_ENOENT, "%s: /%s links to %s, which does not "
                          "exist", fpath, link, target);
         goto fail_target;

@@ -79,6 +79,9 @@ struct scope_profile {
     int have_max_end;
     int64_t max_end;
     int meta_source;            /* first source with /metadata, or -1 */
+    int *missing;               /* ranks an index links to whose rank file
+                                   was never written (its journal is kept) */
+    int nmissing;
     struct scope__sites *sites; /* call sites, loaded on first use
                                  * (callsites.c); NULL before */
 };

@@ -108,6 +108,14 @@ SCOPE_READER_API int scope_profile_region_index(const scope_profile *p,
 SCOPE_READER_API int scope_profile_rank_count(const scope_profile *p);
 SCOPE_READER_API int scope_profile_rank(const scope_profile *p, int i);
 
+/* Ranks an index file links to whose rank file was never written (the
+ * disk filled or failed between two ranks' conversions: the rank's
+ * journal is still beside the rank files, for `scope recover`). They are
+ * not part of the profile. Count, and the i-th (ascending order of the
+ * index's links), or SCOPE_ENOTFOUND if i is out of range. */
+SCOPE_READER_API int scope_profile_missing_rank_count(const scope_profile *p);
+SCOPE_READER_API int scope_profile_missing_rank(const scope_profile *p, int i);
+
 /* Calls of `region` on `rank` (or SCOPE_ALL_RANKS); 0 when the rank never
  * entered it. Reads no event data. Negative SCOPE_ENOTFOUND for a bad
  * region index or an unknown rank. */

@@ -42,6 +42,9 @@ int main(int argc, char **argv)
     };
     if (scope_writer_convert(&req) < 0) {
         fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
+        fflush(stderr);
+        if (scope_writer_hdf5_broken())
+            _exit(1); /* libhdf5's exit handler would crash (h5writer.c) */
         return 1;
     }
     if (remove_journal)

@@ -14,8 +14,17 @@
  *           reserved, and the rare end that arrives after its slot's window
  *           was written (a long call containing many calls of its own
  *           region) is patched in place with a one-element write.
+ *
+ * Storage faults (a full disk or quota, a read-only file system, an I/O
+ * error) reach HDF5's file driver, which puts the errno into its error
+ * stack; on_h5_error() keeps it, so that the message names the reason.
+ * A file whose close fails (its metadata could not be flushed) stays
+ * half-open inside libhdf5, and libhdf5 1.10 crashes when it tries to close
+ * it again at H5close() or exit: the writer then skips H5close() and says
+ * so (scope_writer_hdf5_broken), and its process leaves with _exit().
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -78,6 +87,37 @@ struct conv {
     int collided;                  /* the rank file went to a collision name */
     char placed[PATH_MAX + 64];    /* where the rank file went */
 };
+
+/* The first errno HDF5's file driver met since the last reset, and whether
+ * a file could not be closed (see the file comment). */
+static int h5_errno;
+static int h5_broken;
+
+static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *data)
+{
+    (void)n;
+    const char *p = e->desc ? strstr(e->desc, "errno = ") : NULL;
+    int *v = data;
+    if (p && !*v)
+        *v = atoi(p + 8);
+    return 0;
+}
+
+/* HDF5's automatic error report, called when an API call fails. */
+static herr_t on_h5_error(hid_t stack, void *data)
+{
+    (void)data;
+    int v = 0;
+    H5Ewalk2(stack, H5E_WALK_DOWNWARD, find_errno, &v);
+    if (v > 0 && !h5_errno)
+        h5_errno = v;
+    return 0;
+}
+
+int scope_writer_hdf5_broken(void)
+{
+    return h5_broken;
+}
 
 static int msg(const struct scope_writer_request *req, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -308,6 +348,22 @@ static int place_rank(struct conv *c, const char *tmp, const char *path)
     return 0;
 }
 
+/* Makes the closed temporary file durable before it takes the final name:
+ * a crash of the machine must not leave an empty file under that name.
+ * Returns 0 or SCOPE_EIO with the reason. */
+static int sync_file(const struct scope_writer_request *req, const char *tmp, const char *path)
+{
+    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return msg(req, SCOPE_EIO, "%s: %s", path, strerror(e));
+    }
+    close(fd);
+    return 0;
+}
+
 /* Closes a file written under the temporary name `tmp` and, when writing
  * it went well (rc == 0), puts it in place at `path`: a rank file (rank
  * != NULL) never over one of the same run, the index by rename. On failure
@@ -316,15 +372,23 @@ static int place_rank(struct conv *c, const char *tmp, const char *path)
 static int close_and_place(const struct scope_writer_request *req, hid_t f, int rc,
                            const char *tmp, const char *path, struct conv *rank)
 {
-    if (H5Fclose(f) < 0 && rc == 0)
-        rc = SCOPE_EIO;
+    if (H5Fclose(f) < 0) {
+        h5_broken = 1; /* its metadata found no room: half-open in libhdf5 */
+        if (rc == 0)
+            rc = SCOPE_EIO;
+    }
+    if (rc == 0)
+        rc = sync_file(req, tmp, path);
     if (rc == 0)
         rc = rank ? place_rank(rank, tmp, path) : rename_into_place(req, tmp, path);
     if (rc == SCOPE_EACCES)
         return rc;
     if (rc < 0) {
         unlink(tmp);
-        if (req->err && !req->err[0])
+        /* the storage's reason says more than any HDF5 message */
+        if (h5_errno)
+            msg(req, SCOPE_EIO, "%s: %s", path, strerror(h5_errno));
+        else if (req->err && !req->err[0])
             msg(req, rc, "%s: %s", path, scope_strerror(rc));
     }
     return rc;
@@ -786,15 +850,27 @@ static int write_rank_attrs(struct conv *c)
     return rc ? SCOPE_EHDF5 : 0;
 }
 
+/* H5Fcreate failed: it may have left the file behind (created, then its
+ * superblock could not be written). Returns SCOPE_EIO with the reason. */
+static int create_failed(struct conv *c, const char *tmp, const char *path)
+{
+    int e = h5_errno ? h5_errno : errno;
+    unlink(tmp);
+    if (!e)
+        return msg(c->req, SCOPE_EIO, "%s: cannot create the file", path);
+    return msg(c->req, SCOPE_EIO, "%s: cannot create the file: %s", path, strerror(e));
+}
+
 static int write_rank_file(struct conv *c, const char *path)
 {
     char tmp[PATH_MAX + 64];
     if (path_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
         return msg(c->req, SCOPE_ELIMIT, "%s: path too long", path);
     unlink(tmp);
+    errno = 0;
     c->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     if (c->file < 0)
-        return msg(c->req, SCOPE_EIO, "%s: cannot create the file", tmp);
+        return create_failed(c, tmp, path);
     char grp[32];
     snprintf(grp, sizeof grp, "rank%d", c->rank);
     int rc = write_metadata(c->file, c) < 0 ? SCOPE_EHDF5 : 0;
@@ -849,9 +925,10 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
         *slash = 0;
     const char *dir_base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     unlink(tmp);
+    errno = 0;
     hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0)
-        return msg(c->req, SCOPE_EIO, "%s: cannot create the index file", tmp);
+        return create_failed(c, tmp, path);
     int rc = write_metadata(f, c) < 0 ? SCOPE_EHDF5 : 0;
     int size = c->jr.hdr.size > 0 ? c->jr.hdr.size : 1;
     for (int r = 0; r < size && rc == 0; r++) {
@@ -897,7 +974,8 @@ int scope_writer_convert(const struct scope_writer_request *req)
     struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID };
     if (req->err && req->errlen)
         req->err[0] = 0;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
+    h5_errno = 0;
     int rc = scope__jr_open(&c.jr, req->journal_path, req->err, req->errlen);
     if (rc < 0)
         return rc;
@@ -916,7 +994,7 @@ int scope_writer_convert(const struct scope_writer_request *req)
         msg(req, rc, "%s: %s", req->journal_path, scope_strerror(rc));
         goto out;
     }
-    rc = write_rank_file(&c, rank_path);
+    rc = req->index_only ? 0 : write_rank_file(&c, rank_path);
     if (rc == 0 && req->index_path)
         rc = write_index(&c, req->index_path, rank_path);
     else if (rc == 0 && c.collided && c.jr.hdr.output[0]) {
@@ -937,6 +1015,11 @@ int scope_writer_convert(const struct scope_writer_request *req)
     }
 out:
     conv_free(&c);
-    H5close();
+    /* after the storage failed under HDF5, objects may stay half-open and
+     * H5close() would loop or crash on them */
+    if (rc < 0 && h5_errno)
+        h5_broken = 1;
+    if (!h5_broken)
+        H5close();
     return rc;
 }

@@ -21,6 +21,8 @@ struct scope_writer_request {
                                    the journal's output and rank */
     const char *index_path;     /* write the index here too; NULL = don't */
     int complete;               /* 1 after a clean finalize, 0 recovered */
+    int index_only;             /* the rank file is already in place at
+                                   rank_path: write only the index */
     char *err;                  /* message buffer, "<path>: <problem>" */
     size_t errlen;
 };
@@ -30,6 +32,12 @@ struct scope_writer_request {
  * Memory: bounded (windows of each region's arrays), whatever the journal's
  * size. Cost: two sequential passes over the journal. */
 int scope_writer_convert(const struct scope_writer_request *req);
+
+/* 1 after a file could not be closed (its metadata could not reach a full
+ * or failing disk): libhdf5 then holds it half-open and crashes when it
+ * tries again at exit, so the caller must leave with _exit() after
+ * flushing its own output. */
+int scope_writer_hdf5_broken(void);
 
 #define SCOPE_WRITER_EXE "scope-h5write"
 

@@ -12,7 +12,9 @@
  * mapping (journal.h explains why and how a reader tells the two apart).
  * One chunk is mapped per recording thread, and their number is bounded by
  * the memory budget, so memory stays bounded however long the run is;
- * events that find no room are counted, never silently lost.
+ * events that find no room are counted, never silently lost. A chunk's
+ * disk space is reserved before it is touched; a full or failing disk
+ * stops recording cleanly (storage_stop, journal_storage.c).
  *
  * The slow path takes no lock either, so a signal handler that records on a
  * thread interrupted inside it cannot deadlock. Interning, metadata and
@@ -43,6 +45,7 @@
 #include "death.h"
 #include "h5writer.h"
 #include "journal.h"
+#include "journal_storage.h"
 #include "regions.h"
 
 #define DEFAULT_OUTPUT "scope_profile.h5"
@@ -86,7 +89,7 @@ static struct {
     uint32_t meta_seq;
     _Atomic uint32_t live;                  /* event chunks mapped now */
     _Atomic uint64_t dropped;
-    _Atomic uint64_t file_size;
+    _Atomic int storage_err;                /* errno that stopped recording */
     int rank, size;
     uint64_t start_ticks;
     int64_t start_ns, start_real_ns;
@@ -107,77 +110,6 @@ static void retire_chunk(struct thread_state *t);
 static void arm_death(void);
 
 /* ---------------------------------------------------------------- helpers */
-
-static uint64_t parse_size(const char *s, uint64_t dflt)
-{
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return dflt;
-    uint64_t mult = 1;
-    switch (*end) {
-    case 'k': case 'K': mult = 1ull << 10; end++; break;
-    case 'm': case 'M': mult = 1ull << 20; end++; break;
-    case 'g': case 'G': mult = 1ull << 30; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'I')
-        end++;
-    if (*end == 'b' || *end == 'B')
-        end++;
-    if (*end || v > UINT64_MAX / mult)
-        return dflt;
-    return v * mult;
-}
-
-/* Makes `path` absolute against the current directory (the application
- * may chdir before finalize). Returns 0 or SCOPE_ELIMIT. */
-static int absolute_path(const char *path, char *out, size_t outlen)
-{
-    if (path[0] == '/') {
-        if (strlen(path) >= outlen)
-            return SCOPE_ELIMIT;
-        strcpy(out, path);
-        return 0;
-    }
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
-        return SCOPE_EIO;
-    if ((size_t)snprintf(out, outlen, "%s/%s", cwd, path) >= outlen)
-        return SCOPE_ELIMIT;
-    return 0;
-}
-
-/* "<dir>/name.h5" -> "<dir>/name.ranks"; any other name gets ".ranks". */
-static void ranks_dir_of(const char *output, char *out, size_t outlen)
-{
-    size_t n = strlen(output);
-    if (n > 3 && strcmp(output + n - 3, ".h5") == 0)
-        n -= 3;
-    snprintf(out, outlen, "%.*s.ranks", (int)n, output);
-}
-
-static int mkdir_p(const char *dir)
-{
-    char tmp[PATH_MAX];
-    if (strlen(dir) >= sizeof tmp)
-        return -1;
-    strcpy(tmp, dir);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-        return -1;
-    return 0;
-}
 
 /* -------------------------------------------------------------- init/exit */
 
@@ -218,12 +150,12 @@ int scope_init(const scope_options *opts)
     const char *out = getenv("SCOPE_OUTPUT");
     if (!out || !*out)
         out = opts && opts->output && *opts->output ? opts->output : DEFAULT_OUTPUT;
-    if ((rc = absolute_path(out, g.output, sizeof g.output)) < 0)
+    if ((rc = scope__absolute_path(out, g.output, sizeof g.output)) < 0)
         goto out;
-    ranks_dir_of(g.output, g.ranks_dir, sizeof g.ranks_dir);
+    scope__ranks_dir_of(g.output, g.ranks_dir, sizeof g.ranks_dir);
 
     uint64_t budget = opts && opts->memory_budget ? opts->memory_budget : DEFAULT_BUDGET;
-    budget = parse_size(getenv("SCOPE_MEMORY_BUDGET"), budget);
+    budget = scope__parse_size(getenv("SCOPE_MEMORY_BUDGET"), budget);
     if (budget < 4 * (uint64_t)MIN_CHUNK)
         budget = 4 * (uint64_t)MIN_CHUNK;
     uint64_t chunk = budget / 256;
@@ -284,31 +216,49 @@ void scope_set_rank(int rank, int size)
 
 /* ------------------------------------------------------------ the journal */
 
-/* Extends the file to at least `size` bytes without ever shrinking it:
- * concurrent callers each write one byte at their own end, so the result
- * is the largest end, with no lock. Returns 0 or -1. */
-static int extend_file(uint64_t size)
+/* Stops recording in this process for good after the storage refused
+ * the journal (`err`: ENOSPC, EDQUOT, EIO, ...): what is recorded stays,
+ * later events are counted as dropped, the application goes on. Said once
+ * per job. Lock-free; safe from any thread. */
+static void storage_stop_why(int err, const char *what, const char *why, int kept)
 {
-    uint64_t cur = atomic_load(&g.file_size);
-    if (size <= cur)
-        return 0;
-    if (pwrite(g.fd, "", 1, (off_t)size - 1) != 1)
-        return -1;
-    while (cur < size && !atomic_compare_exchange_weak(&g.file_size, &cur, size))
-        ;
-    return 0;
+    hot.on = 0;
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&g.storage_err, &none, err ? err : EIO))
+        return;
+    scope__storage_say(g.ranks_dir, g.rank > 0 ? g.rank : -1,
+                       "%s %s: %s; recording stopped (later events are counted as dropped), the "
+                       "application goes on%s%s%s", what, g.journal_path, why,
+                       kept ? "; what was recorded is kept and written at the end, or, if "
+                              "there is no room then, left for `scope recover " : "",
+                       kept ? g.output : "", kept ? "`" : "");
 }
 
+static void storage_stop(int err, const char *what)
+{
+    storage_stop_why(err, what, strerror(err ? err : EIO), 1);
+}
+
+/* Maps chunk `idx` after its bytes are reserved on the storage (a page
+ * the file system has not promised is never touched). Returns the chunk,
+ * or NULL after stopping recording (storage_stop). */
 static void *map_chunk(uint64_t idx)
 {
     uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)g.chunk_size;
-    if (extend_file(off + g.chunk_size) < 0)
+    int e = scope__journal_reserve(g.fd, off, g.chunk_size);
+    if (e) {
+        storage_stop(e, "cannot reserve space for the journal");
         return NULL;
+    }
     void *p = mmap(NULL, g.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, (off_t)off);
     /* Not prefaulted: a staging chunk is reused, so each page faults in
      * once per thread (and again only after the kernel writes it back),
      * and a short-lived thread pays only for the pages it touches. */
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED) {
+        storage_stop(errno, "cannot map the journal");
+        return NULL;
+    }
+    return p;
 }
 
 /* Appends one meta record; caller holds the lock. Returns 0 or SCOPE_E*. */
@@ -463,7 +413,7 @@ static int journal_create(void)
 {
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
-    if (mkdir_p(g.ranks_dir) < 0)
+    if (scope__mkdir_p(g.ranks_dir) < 0)
         goto fail_dir;
     if ((size_t)snprintf(g.journal_path, sizeof g.journal_path, "%s/journal.%s.%ld",
                          g.ranks_dir, host, (long)g.pid) >= sizeof g.journal_path) {
@@ -476,7 +426,7 @@ static int journal_create(void)
     /* Held until the process ends, however it ends: `scope recover` takes
      * a journal whose lock it can get as one whose owner died. */
     flock(g.fd, LOCK_EX | LOCK_NB);
-    if (extend_file(SCOPE_JOURNAL_HEADER_SIZE) < 0)
+    if ((errno = scope__journal_reserve(g.fd, 0, SCOPE_JOURNAL_HEADER_SIZE)) != 0)
         goto fail_map;
     void *p = mmap(NULL, SCOPE_JOURNAL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, 0);
     if (p == MAP_FAILED)
@@ -501,19 +451,22 @@ static int journal_create(void)
     __atomic_store_n(&g.hdr, h, __ATOMIC_RELEASE); /* published to lock-free readers */
     write_run_metadata();
     arm_death();
+    /* after death.c's handlers, which it then passes other faults to */
+    scope__journal_sigbus_arm(g.fd, &hot.on);
     return 0;
 
-fail_map:
+fail_map:;
+    int e = errno;
     close(g.fd);
     g.fd = -1;
     unlink(g.journal_path);
+    errno = e;
 fail_dir:
     /* once per job, not once per rank: the first event usually comes
      * before MPI_Init has told us the rank */
-    int rank = g.rank > 0 ? g.rank : scope__launcher_rank();
-    if (rank <= 0)
-        fprintf(stderr, "scope: cannot create the journal in %s: %s; recording is off\n",
-                g.ranks_dir, strerror(errno));
+    scope__storage_say(g.ranks_dir, g.rank > 0 ? g.rank : -1,
+                       "cannot create the journal in %s: %s; recording is off", g.ranks_dir,
+                       strerror(errno));
     return SCOPE_EIO;
 }
 
@@ -544,6 +497,7 @@ static void retire_chunk(struct thread_state *t)
     atomic_fetch_sub(&g.live, 1);
 }
 
+/* Returns 0 or an errno value. */
 static int pwrite_full(const void *buf, size_t len, uint64_t off)
 {
     const char *p = buf;
@@ -552,7 +506,7 @@ static int pwrite_full(const void *buf, size_t len, uint64_t off)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return -1;
+            return n < 0 ? errno : EIO;
         p += n;
         len -= (size_t)n;
         off += (uint64_t)n;
@@ -563,7 +517,8 @@ static int pwrite_full(const void *buf, size_t len, uint64_t off)
 /* Copies the full staging chunk to a fresh EVENTS chunk and starts the
  * next sequence in place (journal.h explains the order of the writes).
  * `first` is the tick of the record that found the chunk full.
- * Returns 0 or -1 (disk full: the staging chunk is kept as it is). */
+ * Returns 0, or -1 after stopping recording (storage_stop: the staging
+ * chunk is kept as it is, and a reader takes its records from there). */
 static int flush_staging(struct thread_state *t, uint64_t first)
 {
     struct scope_chunk_header *c = t->chunk;
@@ -571,10 +526,17 @@ static int flush_staging(struct thread_state *t, uint64_t first)
     uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)g.chunk_size;
     struct scope_chunk_header h = *c;
     h.type = SCOPE_CHUNK_EVENTS;
-    if (extend_file(off + g.chunk_size) < 0 ||
-        pwrite_full((char *)c + CHUNK_HDR, g.chunk_size - CHUNK_HDR, off + CHUNK_HDR) < 0 ||
-        pwrite_full(&h, sizeof h, off) < 0)
+    int e = scope__journal_reserve(g.fd, off, g.chunk_size);
+    if (e) {
+        storage_stop(e, "cannot reserve space for the journal");
         return -1;
+    }
+    /* EFAULT: a page of the staging chunk was lost under us */
+    if ((e = pwrite_full((char *)c + CHUNK_HDR, g.chunk_size - CHUNK_HDR, off + CHUNK_HDR)) ||
+        (e = pwrite_full(&h, sizeof h, off))) {
+        storage_stop(e, "cannot write the journal");
+        return -1;
+    }
     c->first_ticks = first;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     atomic_signal_fence(memory_order_seq_cst);
@@ -643,10 +605,39 @@ static int ensure_journal(void)
     return ok;
 }
 
+/* Says once that the SIGBUS handler (journal_storage.c) replaced a lost
+ * journal page, which also switched recording off; from then on events
+ * count as dropped. */
+static void report_lost_pages(void)
+{
+    int fresh;
+    uint64_t lost = scope__journal_pages_lost(&fresh);
+    if (!fresh || !lost)
+        return;
+    struct stat st;
+    uint64_t want = SCOPE_JOURNAL_HEADER_SIZE +
+                    __atomic_load_n(&g.hdr->chunk_count, __ATOMIC_RELAXED) * g.chunk_size;
+    const char *why = "a page could not be read back from the storage (Input/output error)";
+    if (fstat(g.fd, &st) == 0 && st.st_nlink == 0)
+        why = "the file was removed and truncated";
+    else if (fstat(g.fd, &st) == 0 && (uint64_t)st.st_size < want)
+        why = "the file was truncated under the profiler";
+    storage_stop_why(EIO, "lost pages of the journal", why, 0);
+}
+
 static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word, uint32_t aux)
 {
     struct thread_state *t = &tls;
-    if (!hot.on || getpid() != g.pid)
+    if (!hot.on) {
+        /* stopped by the storage: every event from then on is counted */
+        if (atomic_load(&g.state) == ST_READY && getpid() == g.pid && g.hdr) {
+            report_lost_pages();
+            if (atomic_load_explicit(&g.storage_err, memory_order_relaxed))
+                atomic_fetch_add(&g.dropped, 1);
+        }
+        return;
+    }
+    if (getpid() != g.pid)
         return;
     if (!ensure_journal() || !next_chunk(t, ticks)) {
         atomic_fetch_add(&g.dropped, 1);
@@ -973,6 +964,8 @@ int scope_finalize(void)
     pthread_mutex_lock(&g.lock);
     if (atomic_load(&g.state) != ST_READY || g.pid != getpid())
         goto out;
+    if (g.hdr)
+        report_lost_pages();
     hot.on = 0;
     scope__death_disarm();
     atomic_store(&g.state, ST_FINALIZED);
@@ -1001,9 +994,12 @@ int scope_finalize(void)
     };
     rc = scope__writer_run(&req);
     if (rc < 0) {
-        fprintf(stderr, "scope: rank %d: could not write the profile: %s; the journal %s is "
-                        "kept (`scope recover` converts it)\n",
-                g.rank, err[0] ? err : scope_strerror(rc), g.journal_path);
+        /* once per job, like every storage fault: the other ranks usually
+         * meet the same full or read-only disk */
+        scope__storage_say(g.ranks_dir, g.rank, "rank %d: could not write the profile: %s; the "
+                           "journal %s is kept (`scope recover %s` converts it once the fault "
+                           "is repaired)", g.rank, err[0] ? err : scope_strerror(rc),
+                           g.journal_path, g.output);
         close_journal(0);
         goto out;
     }

@@ -15,9 +15,12 @@
  * posix_spawn (vfork-like in glibc) avoids copying the application's
  * address space, which matters for large MPI ranks with pinned memory.
  * The child gets the environment without LD_PRELOAD, so the profiler
- * does not profile its own writer.
+ * does not profile its own writer. Its stderr goes into a pipe: its
+ * one-line message becomes the recorder's, which says a fault once per
+ * job rather than once per rank (journal_storage.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -79,6 +82,34 @@ char **scope__child_environment(void)
     return env;
 }
 
+/* Reads what the writer says until it closes its stderr, keeping its
+ * last "scope: " line without the prefix (a library may have said
+ * something before). Returns its length. */
+static size_t read_message(int fd, char *buf, size_t len)
+{
+    size_t n = 0;
+    char tmp[512];
+    for (;;) {
+        ssize_t r = read(fd, tmp, sizeof tmp);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        for (ssize_t i = 0; i < r && n + 1 < len; i++)
+            buf[n++] = tmp[i];
+    }
+    buf[n] = 0;
+    char *line = buf, *p;
+    while ((p = strstr(line + 1, "\nscope: ")))
+        line = p + 1;
+    if (strncmp(line, "scope: ", 7) == 0)
+        line += 7;
+    if ((p = strchr(line, '\n')))
+        *p = 0;
+    memmove(buf, line, strlen(line) + 1);
+    return strlen(buf);
+}
+
 int scope__writer_run(const struct scope_writer_request *req)
 {
     char exe[PATH_MAX + 64];
@@ -99,13 +130,32 @@ int scope__writer_run(const struct scope_writer_request *req)
         snprintf(req->err, req->errlen, "out of memory");
         return SCOPE_ENOMEM;
     }
+    int out[2] = { -1, -1 };
+    posix_spawn_file_actions_t fa;
+    int have_fa = pipe2(out, O_CLOEXEC) == 0 && posix_spawn_file_actions_init(&fa) == 0;
+    if (have_fa && posix_spawn_file_actions_adddup2(&fa, out[1], 2) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        have_fa = 0;
+    }
     pid_t pid;
-    int e = posix_spawn(&pid, exe, NULL, NULL, (char *const *)argv, env);
+    int e = posix_spawn(&pid, exe, have_fa ? &fa : NULL, NULL, (char *const *)argv, env);
     free(env);
+    if (have_fa)
+        posix_spawn_file_actions_destroy(&fa);
+    if (out[1] >= 0)
+        close(out[1]);
     if (e != 0) {
+        if (out[0] >= 0)
+            close(out[0]);
         snprintf(req->err, req->errlen, "cannot start %s: %s", exe, strerror(e));
         return SCOPE_ENOWRITER;
     }
+    char said[2048];
+    size_t n = 0;
+    if (have_fa)
+        n = read_message(out[0], said, sizeof said);
+    if (out[0] >= 0)
+        close(out[0]);
     int status = 0;
     pid_t w;
     while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
@@ -122,7 +172,9 @@ int scope__writer_run(const struct scope_writer_request *req)
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    if (WIFSIGNALED(status))
+    if (n && WIFEXITED(status))
+        snprintf(req->err, req->errlen, "%s", said);
+    else if (WIFSIGNALED(status))
         snprintf(req->err, req->errlen, "%s died of signal %d", exe, WTERMSIG(status));
     else
         snprintf(req->err, req->errlen, "%s failed (exit status %d; its message is above)", exe,

@@ -17,6 +17,7 @@
 #include "call_tree.h"
 #include "commands.h"
 #include "event_output.h"
+#include "out_file.h"
 #include "output.h"
 
 static const char export_help[] =
@@ -339,13 +340,11 @@ int scope_cmd_export(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
-    int to_stdout = strcmp(outpath, "-") == 0, status = 1;
-    FILE *out = to_stdout ? stdout : fopen(outpath, "w");
-    if (!out) {
-        fprintf(stderr, "scope: %s: cannot create: %s\n", outpath,
-                strerror(errno));
+    int status = 1;
+    scope__out_file of;
+    if (scope__out_open(&of, outpath) != 0)
         goto fail_open;
-    }
+    FILE *out = of.f;
     scope_event_query q;
     memset(&q, 0, sizeof q);
     q.call_ids = 1;
@@ -357,12 +356,8 @@ int scope_cmd_export(int argc, char **argv)
     case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0); break;
     default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0); break;
     }
-    if ((fflush(out) != 0 || ferror(out)) && status == 0)
-        status = scope__fail_msg("cannot write the export");
-    if (!to_stdout && fclose(out) != 0 && status == 0)
-        status = scope__fail_msg("cannot write the export");
-    if (status != 0 && !to_stdout)
-        remove(outpath);
+    if (scope__out_close(&of, status == 0, "export") != 0)
+        status = 1;
 fail_open:
     scope_profile_close(p);
     return status;

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "out_file.h"
 #include "plots.h"
 
 static const char plot_help[] =
@@ -115,13 +116,11 @@ int scope_cmd_plot(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
-    int to_stdout = strcmp(outpath, "-") == 0, status = 1, rc;
-    FILE *out = to_stdout ? stdout : fopen(outpath, "w");
-    if (!out) {
-        fprintf(stderr, "scope: %s: cannot create: %s\n", outpath,
-                strerror(errno));
+    int status = 1, rc;
+    scope__out_file of;
+    if (scope__out_open(&of, outpath) != 0)
         goto fail_open;
-    }
+    FILE *out = of.f;
     scope__plot_counts counts;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
     switch (kind) {
@@ -130,12 +129,8 @@ int scope_cmd_plot(int argc, char **argv)
     default: rc = scope__plot_imbalance(out, p, &po, &counts); break;
     }
     status = rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
-    if ((fflush(out) != 0 || ferror(out)) && status == 0)
-        status = scope__fail_msg("cannot write the picture");
-    if (!to_stdout && fclose(out) != 0 && status == 0)
-        status = scope__fail_msg("cannot write the picture");
-    if (status != 0 && !to_stdout)
-        remove(outpath);
+    if (scope__out_close(&of, status == 0, "picture") != 0)
+        status = 1;
 fail_open:
     scope_profile_close(p);
     return status;

@@ -11,6 +11,13 @@
  * in the rank's unterminated_calls). A journal is removed only after its
  * rank file is in place, so running recover twice is harmless: the second
  * run finds nothing to do.
+ *
+ * On a full or read-only disk a conversion fails with the reason, removes
+ * its temporary file and keeps the journal; run recover again once the
+ * fault is repaired. A rank file already in place whose index is missing
+ * (the disk filled between the two) gets its index written. The markers
+ * the recorder leaves to say a storage fault once per job
+ * (runtime/journal_storage.h) go once no journal is left.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +38,7 @@
 #include "commands.h"
 #include "h5writer.h"
 #include "journal_read.h"
+#include "journal_storage.h"
 
 static const char recover_help[] =
     "usage: scope recover [-q] PATH...\n"
@@ -40,7 +48,9 @@ static const char recover_help[] =
     "files a clean finish writes, marked complete = 0, with calls still open\n"
     "at the crash closed at the last recorded time. Writes the index file\n"
     "when it is missing. Journals of processes still running are refused.\n"
-    "Running it again is harmless.\n"
+    "Running it again is harmless. Also for journals kept because the disk\n"
+    "was full or read-only at the end of the run: run it once there is room.\n"
+    "On a full disk it fails with the reason and keeps every journal.\n"
     "\n"
     "PATH is an index file (run.h5: its run.ranks/ folder is searched), a\n"
     "folder of rank files, or one journal file.\n"
@@ -101,6 +111,26 @@ static void remove_stale_temporaries(const char *folder)
         if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) < (int)sizeof path)
             unlink(path);
     }
+    if (d)
+        closedir(d);
+}
+
+/* Removes the recorder's once-per-job fault markers when the folder holds
+ * no journal any more: the fault they stand for is repaired. */
+static void remove_markers(const char *folder)
+{
+    DIR *d = opendir(folder);
+    struct dirent *e;
+    char path[PATH_MAX];
+    int journals = 0;
+    while (d && (e = readdir(d)))
+        journals += is_journal_name(e->d_name);
+    if (d)
+        rewinddir(d);
+    while (d && !journals && (e = readdir(d)))
+        if (strncmp(e->d_name, SCOPE_STORAGE_MARKER, strlen(SCOPE_STORAGE_MARKER)) == 0 &&
+            snprintf(path, sizeof path, "%s/%s", folder, e->d_name) < (int)sizeof path)
+            unlink(path);
     if (d)
         closedir(d);
 }
@@ -183,6 +213,14 @@ static int recover_one(const char *journal, int write_index)
         .errlen = sizeof err,
     };
     if (leftover) {
+        if (req.index_path) {
+            req.index_only = 1;
+            if (scope_writer_convert(&req) < 0) {
+                fprintf(stderr, "scope: %s\n", err);
+                close(fd);
+                return 1;
+            }
+        }
         if (!quiet)
             printf("%s: rank %d already has %s; removing the leftover journal\n", journal, rank,
                    rank_path);
@@ -244,10 +282,17 @@ static int recover_path(const char *path, int *found)
         char jp[PATH_MAX + 256];
         snprintf(jp, sizeof jp, "%s/%s", folder, names[i]);
         (*found)++;
-        status |= recover_one(jp, 1);
+        /* after a file HDF5 could not close, its library state is not to
+         * be trusted: the rest wait for the next run */
+        if (scope_writer_hdf5_broken())
+            fprintf(stderr, "scope: %s: not converted this time (run scope recover again)\n", jp);
+        else
+            status |= recover_one(jp, 1);
         free(names[i]);
     }
     free(names);
+    if (status == 0)
+        remove_markers(folder);
     return status;
 }
 
@@ -278,5 +323,12 @@ int scope_cmd_recover(int argc, char **argv)
         status |= recover_path(argv[i], &found);
     if (!found && !quiet)
         printf("nothing to recover\n");
+    if (scope_writer_hdf5_broken()) {
+        /* libhdf5's exit handler would crash on the file it could not
+         * close (runtime/h5writer.c) */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(status | 1);
+    }
     return status;
 }

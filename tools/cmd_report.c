@@ -19,6 +19,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "out_file.h"
 #include "output.h"
 #include "plots.h"
 #include "svg.h"
@@ -408,21 +409,15 @@ int scope_cmd_report(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
-    int to_stdout = strcmp(outpath, "-") == 0, status = 1, rc;
-    FILE *out = to_stdout ? stdout : fopen(outpath, "w");
-    if (!out) {
-        fprintf(stderr, "scope: %s: cannot create: %s\n", outpath,
-                strerror(errno));
+    int status = 1, rc;
+    scope__out_file of;
+    if (scope__out_open(&of, outpath) != 0)
         goto fail_open;
-    }
+    FILE *out = of.f;
     rc = write_report(out, p, argv + optind, argc - optind, &po);
     status = rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
-    if ((fflush(out) != 0 || ferror(out)) && status == 0)
-        status = scope__fail_msg("cannot write the report");
-    if (!to_stdout && fclose(out) != 0 && status == 0)
-        status = scope__fail_msg("cannot write the report");
-    if (status != 0 && !to_stdout)
-        remove(outpath);
+    if (scope__out_close(&of, status == 0, "report") != 0)
+        status = 1;
 fail_open:
     scope_profile_close(p);
     return status;

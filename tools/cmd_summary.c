@@ -171,6 +171,15 @@ static void warn_incomplete(scope_profile *p, FILE *out)
         if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && v == 0)
             recovered++;
     }
+    int nmissing = scope_profile_missing_rank_count(p);
+    if (nmissing) {
+        fprintf(out, "warning: %d rank%s of the run ha%s no rank file (not written: the disk "
+                     "filled or failed; its journal is kept, `scope recover` writes it):",
+                nmissing, nmissing == 1 ? "" : "s", nmissing == 1 ? "s" : "ve");
+        for (int i = 0; i < nmissing; i++)
+            fprintf(out, " %d", scope_profile_missing_rank(p, i));
+        fputc('\n', out);
+    }
     if (dropped)
         fprintf(out, "warning: %lld events were not recorded on %d rank%s (memory budget "
                      "or disk full); raise memory_budget in the config or SCOPE_MEMORY_BUDGET\n",
