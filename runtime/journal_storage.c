@@ -296,19 +296,6 @@ void scope__ranks_dir_of(const char *output, char *out, size_t outlen)
         n -= 3;
     snprintf(out, outlen, "%.*s.ranks", (int)n, output);
 }
-/* The rank the launcher gives this process, before MPI_Init tells it; -1
- * outside a launcher. */
-int scope__launcher_rank(void)
-{
-    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                        "SLURM_PROCID" };
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return atoi(v);
-    }
-    return -1;
-}
 
 int scope__mkdir_p(const char *dir)
 {
