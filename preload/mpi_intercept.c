@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 
+#include "clock_align.h"
 #include "preload_state.h"
 #include "scope_config.h"
 #include "scope_internal.h"
@@ -140,6 +141,8 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
         if (rc == MPI_SUCCESS)
             learn_rank(&rank, &size);
         scope__preload_mpi_started(rc == MPI_SUCCESS, rank, size);
+        if (rc == MPI_SUCCESS)
+            scope__clock_align_init(); /* collective: every recording rank */
     }
     mpi_depth--;
     return rc;
@@ -152,6 +155,7 @@ static int intercept_finalize(next_fn *next)
         mpi_depth++;
         /* Before forwarding: after MPI_Finalize a process may be torn down
          * by its launcher, and the file must already be complete. */
+        scope__clock_align_finalize();
         scope__preload_mpi_finalizing();
         mpi_depth--;
     }

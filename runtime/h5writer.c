@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_model.h"
 #include "h5writer.h"
 #include "journal_read.h"
 #include "scope_error.h"
@@ -75,6 +76,7 @@ struct conv {
     uint32_t n_threads_used;
     int write_tid;
     uint64_t invalid, unterminated;
+    struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
 };
 
 static int msg(const struct scope_writer_request *req, int code, const char *fmt, ...)
@@ -256,12 +258,13 @@ static int write_metadata(hid_t file, const struct conv *c)
     /* every metadata string the recorder stored, the last value per key */
     for (size_t i = 0; i + 1 < jr->n_kv; i += 2) {
         const char *key = jr->kv[i];
-        if (kv_get(jr, key) != jr->kv[i + 1])
+        if (kv_get(jr, key) != jr->kv[i + 1] || scope__clock_model_is_key(key))
             continue;
         if (H5Aexists(g, key) > 0)
             H5Adelete(g, key);
         rc |= attr_str(g, key, jr->kv[i + 1]);
     }
+    rc |= scope__clock_model_write_run(g, &c->clock);
     H5Gclose(g);
     return rc ? -1 : 0;
 }
@@ -762,6 +765,7 @@ static int write_rank_attrs(struct conv *c)
              attr_i8(g, "complete", (int8_t)(c->req->complete ? 1 : 0));
     if (h->state == SCOPE_JOURNAL_DIED)
         rc |= attr_i64(g, "died_signal", (int64_t)h->died_signal);
+    rc |= scope__clock_model_write_rank(g, &c->clock);
     return rc ? SCOPE_EHDF5 : 0;
 }
 
@@ -874,6 +878,9 @@ int scope_writer_convert(const struct scope_writer_request *req)
     if (rc < 0)
         return rc;
     c.rank = c.jr.hdr.rank >= 0 ? c.jr.hdr.rank : 0;
+    /* from here on every ns the journal yields is on rank 0's host timeline */
+    scope__clock_model_from_journal(&c.clock, &c.jr);
+    scope__clock_model_fold(&c.clock, &c.jr);
     char derived[PATH_MAX + 64];
     const char *rank_path = req->rank_path;
     if (!rank_path) {
