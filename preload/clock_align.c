@@ -16,8 +16,8 @@
  *   round trip, and the true offset is within half the round trip of it
  *   (rank 0 read its clock somewhere inside the round trip).
  * - Rank 0 serves the hosts one after the other: cost grows linearly with
- *   hosts (ROUNDS + WARMUP round trips each). docs/clocks.md gives the
- *   tree that replaces it for thousands of hosts.
+ *   hosts (WARMUP + MIN_ROUNDS to MAX_ROUNDS round trips each).
+ *   docs/clocks.md gives the tree that replaces it for thousands of hosts.
  * - The clock read is scope__mono_ns(): CLOCK_MONOTONIC, which is what the
  *   converter maps the recorder's ticks to (TSC ticks through calibration
  *   pairs read against CLOCK_MONOTONIC, runtime/clock.c), so an offset
@@ -41,13 +41,21 @@
 #include "preload_state.h"
 #include "scope_internal.h"
 
-#define ROUNDS 10   /* measured round trips per host; the minimum is kept */
-#define WARMUP 2    /* first exchanges: connection set-up, cold caches */
+/* Round trips per host: at least MIN_ROUNDS after WARMUP (connection
+ * set-up, cold caches), then more until one was as short as GOOD_RTT_NS,
+ * or MAX_ROUNDS, or MAX_HOST_NS spent. A quiet network needs the minimum;
+ * a busy machine (ranks waiting for a core) keeps trying, because one
+ * exchange where both sides happened to run at once is all it takes. */
+#define WARMUP 2
+#define MIN_ROUNDS 10
+#define MAX_ROUNDS 400
+#define GOOD_RTT_NS 40000
+#define MAX_HOST_NS 200000000
 #define TAG_PING 1
 #define TAG_PONG 2
-#define TAG_RESULT 3
 #define TAG_GO 4
-#define IDLE_SLEEP_NS 20000 /* between polls while waiting for our turn */
+#define IDLE_SLEEP_NS 20000 /* between polls while waiting */
+#define SPIN_NS 100000      /* polling before sleeping, in an exchange */
 
 typedef scope__mpi_handle handle;
 typedef int (*comm_dup_fn)(handle, handle *);
@@ -55,8 +63,6 @@ typedef int (*comm_split_type_fn)(handle, int, int, handle, handle *);
 typedef int (*comm_split_fn)(handle, int, int, handle *);
 typedef int (*comm_query_fn)(handle, int *);
 typedef int (*send_fn)(const void *, int, handle, int, int, handle);
-typedef int (*recv_fn)(void *, int, handle, int, int, handle, void *);
-typedef int (*bcast_fn)(void *, int, handle, int, handle);
 typedef int (*comm_free_fn)(handle *);
 typedef int (*ibcast_fn)(void *, int, handle, int, handle, handle *);
 typedef int (*irecv_fn)(void *, int, handle, int, int, handle, handle *);
@@ -73,8 +79,6 @@ static struct {
     comm_split_fn comm_split;
     comm_query_fn comm_rank, comm_size;
     send_fn send;
-    recv_fn recv;
-    bcast_fn bcast;
     comm_free_fn comm_free;
     ibcast_fn ibcast;
     irecv_fn irecv;
@@ -94,34 +98,53 @@ static int resolve(void)
     A.comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
     A.comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
     A.send = (send_fn)scope__next_symbol("PMPI_Send");
-    A.recv = (recv_fn)scope__next_symbol("PMPI_Recv");
-    A.bcast = (bcast_fn)scope__next_symbol("PMPI_Bcast");
     A.comm_free = (comm_free_fn)scope__next_symbol("PMPI_Comm_free");
     A.ibcast = (ibcast_fn)scope__next_symbol("PMPI_Ibcast");
     A.irecv = (irecv_fn)scope__next_symbol("PMPI_Irecv");
     A.test = (test_fn)scope__next_symbol("PMPI_Test");
     if (!A.abi || !A.comm_dup || !A.comm_split_type || !A.comm_split || !A.comm_rank ||
-        !A.comm_size || !A.send || !A.recv || !A.bcast || !A.comm_free || !A.ibcast ||
+        !A.comm_size || !A.send || !A.comm_free || !A.ibcast ||
         !A.irecv || !A.test)
         return -1;
     return 0;
 }
 
-/* Waits for a request with short sleeps instead of MPI's busy polling:
- * while one host is measured, every other rank of the job waits, and on
- * a machine with fewer cores than ranks their spinning would delay the
- * very messages being timed. Returns 0 or an MPI error code. */
-static int wait_idle(handle req)
+/* Waits for a request: polls for spin_ns, then polls with short sleeps
+ * instead of MPI's busy polling. While one host is measured every other
+ * rank of the job waits (spin_ns 0), and on a machine with fewer cores
+ * than ranks their spinning would delay the very messages being timed. In
+ * the exchange itself (spin_ns > 0) a quiet machine answers while we
+ * spin; on a busy one, a process that sleeps is woken promptly by the
+ * scheduler when its turn comes, where a spinning one waits for the end
+ * of its neighbours' time slices. Returns 0 or an MPI error code. */
+static int wait_req(handle req, int64_t spin_ns)
 {
     req = scope__mpi_handle_out(A.abi, req);
+    int64_t t0 = spin_ns > 0 ? scope__mono_ns() : 0;
     for (;;) {
         int done = 0;
         int rc = A.test(&req, &done, A.abi->status_ignore);
         if (rc != 0 || done)
             return rc;
+        if (spin_ns > 0 && scope__mono_ns() - t0 < spin_ns)
+            continue;
         struct timespec ts = { 0, IDLE_SLEEP_NS };
         nanosleep(&ts, NULL);
     }
+}
+
+static int wait_idle(handle req)
+{
+    return wait_req(req, 0);
+}
+
+/* Receives n int64 from `peer` on the leaders' communicator, spinning
+ * first (see wait_req). Returns 0 or an MPI error code. */
+static int recv_quick(int64_t *buf, int n, int peer, int tag)
+{
+    handle req = 0;
+    int rc = A.irecv(buf, n, A.abi->dt_int64, peer, tag, A.leaders, &req);
+    return rc != 0 ? rc : wait_req(req, SPIN_NS);
 }
 
 /* Rank 0's side for one host leader: answers each ping with its clock,
@@ -133,16 +156,21 @@ static int serve_host(int leader, int64_t *error)
     int rc0 = A.send(&go, 1, abi->dt_int64, leader, TAG_GO, A.leaders);
     if (rc0 != 0)
         return rc0;
-    for (int i = 0; i < WARMUP + ROUNDS; i++) {
-        int64_t ping, now;
-        int rc = A.recv(&ping, 1, abi->dt_int64, leader, TAG_PING, A.leaders, abi->status_ignore);
+    for (;;) {
+        /* ping[0]: 1 = answer me, 0 = done and ping[1] is the bound */
+        int64_t ping[2], now;
+        int rc = recv_quick(ping, 2, leader, TAG_PING);
         now = scope__mono_ns();
-        if (rc == 0)
-            rc = A.send(&now, 1, abi->dt_int64, leader, TAG_PONG, A.leaders);
+        if (rc != 0)
+            return rc;
+        if (ping[0] == 0) {
+            *error = ping[1];
+            return 0;
+        }
+        rc = A.send(&now, 1, abi->dt_int64, leader, TAG_PONG, A.leaders);
         if (rc != 0)
             return rc;
     }
-    return A.recv(error, 1, abi->dt_int64, leader, TAG_RESULT, A.leaders, abi->status_ignore);
 }
 
 /* A host leader's side: ping-pongs with rank 0 and keeps the tightest
@@ -158,11 +186,16 @@ static int measure_host(int64_t *b)
     if (rc0 != 0)
         return rc0;
     int64_t start = scope__mono_ns();
-    for (int i = 0; i < WARMUP + ROUNDS; i++) {
-        int64_t t1 = scope__mono_ns(), remote = 0;
-        int rc = A.send(&t1, 1, abi->dt_int64, 0, TAG_PING, A.leaders);
+    for (int i = 0;; i++) {
+        if (i >= WARMUP + MIN_ROUNDS &&
+            (best <= GOOD_RTT_NS || i >= WARMUP + MAX_ROUNDS ||
+             scope__mono_ns() - start >= MAX_HOST_NS))
+            break;
+        int64_t ping[2] = { 1, 0 }, remote = 0;
+        int64_t t1 = scope__mono_ns();
+        int rc = A.send(ping, 2, abi->dt_int64, 0, TAG_PING, A.leaders);
         if (rc == 0)
-            rc = A.recv(&remote, 1, abi->dt_int64, 0, TAG_PONG, A.leaders, abi->status_ignore);
+            rc = recv_quick(&remote, 1, 0, TAG_PONG);
         int64_t t2 = scope__mono_ns();
         if (rc != 0)
             return rc;
@@ -176,7 +209,8 @@ static int measure_host(int64_t *b)
         }
     }
     b[B_COST] = scope__mono_ns() - start;
-    return A.send(&b[B_ERROR], 1, abi->dt_int64, 0, TAG_RESULT, A.leaders);
+    int64_t done[2] = { 0, b[B_ERROR] };
+    return A.send(done, 2, abi->dt_int64, 0, TAG_PING, A.leaders);
 }
 
 /* One measurement on every rank; `when` is "init" or "finalize". Stores

@@ -13,7 +13,8 @@
  * MPI_COMM_WORLD (through a private duplicate): creates the private
  * communicators, measures, stores the result as metadata. Does nothing
  * (on every rank alike) when the MPI library lacks a needed symbol.
- * Cost: about 2 + ROUNDS round trips per host, serial on rank 0. */
+ * Cost: 12 to 402 round trips per host (fewer when the network is quiet),
+ * serial on rank 0. */
 void scope__clock_align_init(void);
 
 /* Called on every rank at the entry of the outermost MPI_Finalize, before
