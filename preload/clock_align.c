@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "clock.h"
@@ -42,15 +43,18 @@
 #include "scope_internal.h"
 
 /* Round trips per host: at least MIN_ROUNDS after WARMUP (connection
- * set-up, cold caches), then more until one was as short as GOOD_RTT_NS,
- * or MAX_ROUNDS, or MAX_HOST_NS spent. A quiet network needs the minimum;
- * a busy machine (ranks waiting for a core) keeps trying, because one
- * exchange where both sides happened to run at once is all it takes. */
+ * set-up, cold caches), then more while the shortest round trip keeps
+ * improving (STALE_ROUNDS without a better one end it), until one was as
+ * short as GOOD_RTT_NS, or MAX_ROUNDS, or MAX_HOST_NS spent. A quiet
+ * network needs the minimum; on a busy machine (ranks waiting for a core)
+ * one exchange where both sides happened to run at once is all it takes,
+ * so a few more tries are worth it, but not without end. */
 #define WARMUP 2
 #define MIN_ROUNDS 10
-#define MAX_ROUNDS 400
+#define STALE_ROUNDS 8
+#define MAX_ROUNDS 100
 #define GOOD_RTT_NS 40000
-#define MAX_HOST_NS 200000000
+#define MAX_HOST_NS 20000000
 #define TAG_PING 1
 #define TAG_PONG 2
 #define TAG_GO 4
@@ -186,10 +190,11 @@ static int measure_host(int64_t *b)
     if (rc0 != 0)
         return rc0;
     int64_t start = scope__mono_ns();
+    int last_better = 0;
     for (int i = 0;; i++) {
         if (i >= WARMUP + MIN_ROUNDS &&
-            (best <= GOOD_RTT_NS || i >= WARMUP + MAX_ROUNDS ||
-             scope__mono_ns() - start >= MAX_HOST_NS))
+            (best <= GOOD_RTT_NS || i - last_better >= STALE_ROUNDS ||
+             i >= WARMUP + MAX_ROUNDS || scope__mono_ns() - start >= MAX_HOST_NS))
             break;
         int64_t ping[2] = { 1, 0 }, remote = 0;
         int64_t t1 = scope__mono_ns();
@@ -201,6 +206,7 @@ static int measure_host(int64_t *b)
             return rc;
         if (i >= WARMUP && t2 - t1 < best) {
             best = t2 - t1;
+            last_better = i;
             int64_t mid = t1 + (t2 - t1) / 2;
             b[B_LOCAL] = mid;
             b[B_OFFSET] = remote - mid;
@@ -216,7 +222,7 @@ static int measure_host(int64_t *b)
 /* One measurement on every rank; `when` is "init" or "finalize". Stores
  * the result as journal metadata (scope.clock.<when>, runtime/
  * clock_model.h). Returns 0 or an MPI error code. */
-static int measure(const char *when)
+static int measure_body(const char *when)
 {
     const scope__mpi_abi *abi = A.abi;
     int64_t b[B_LEN] = {0};
@@ -268,9 +274,23 @@ static int measure(const char *when)
     return 0;
 }
 
+static int measure(const char *when)
+{
+    /* Sleeps in wait_req end within a microsecond, not the default 50 us
+     * slack (which would add to every round trip); restored below. */
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    int rc = measure_body(when);
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    return rc;
+}
+
 void scope__clock_align_init(void)
 {
-    if (A.ready || resolve() < 0) {
+    if (A.ready)
+        return;
+    if (resolve() < 0) {
         scope__preload_log("clock alignment: the MPI library lacks a needed function; skipped");
         return;
     }
