@@ -15,6 +15,10 @@ TEST is one of:
   messages     ANY_SOURCE/ANY_TAG receives on MPI_COMM_WORLD during
                MPI_Init and MPI_Finalize see only the program's messages
   one-host     plain mpirun, 2 ranks: offset 0, still marked aligned
+  crash        two hosts; rank 3 is SIGKILLed after the barriers, the
+               others are ended by mpirun; `scope recover` writes what is
+               missing: every rank is aligned at init only (offset applied,
+               barriers ordered), and `scope summary` warns about it
 
 What is asserted (every rank, every barrier, every message):
   - each rank file says where it ran and what was applied: clock_aligned
@@ -70,7 +74,7 @@ def negative_offset():
     return -min(3600, int(up) - 120) if up > 240 else 1800
 
 
-def run_hosts(a, hosts, prog_args, tmp, extra_env=None):
+def run_hosts(a, hosts, prog_args, tmp, extra_env=None, expect_fail=False):
     """Runs prog on `hosts` ({name: offset s}), 2 ranks each. Returns
     (profile path, stdout, wall ns)."""
     hf = os.path.join(tmp, "hostfile")
@@ -88,7 +92,7 @@ def run_hosts(a, hosts, prog_args, tmp, extra_env=None):
     t0 = time.monotonic_ns()
     p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
     wall = time.monotonic_ns() - t0
-    if p.returncode != 0:
+    if (p.returncode != 0) != expect_fail:
         print(p.stdout, p.stderr, file=sys.stderr)
         sys.exit(f"mpirun exited with {p.returncode}")
     return out, p.stdout, wall
@@ -208,6 +212,9 @@ def main():
     ap.add_argument("--prog", required=True)
     ap.add_argument("--layer-prog")
     a = ap.parse_args()
+    if os.geteuid() != 0:
+        print("skipped: simulated hosts need root (unshare --time)")
+        sys.exit(77)
     for k in ("preload", "scope", "fakehost", "prog", "layer_prog"):
         if getattr(a, k):
             setattr(a, k, os.path.abspath(getattr(a, k)))
@@ -244,6 +251,33 @@ def main():
             f = h5py.File(out, "r")
             for r in range(4):
                 check(f[f"rank{r}"].attrs["clock_aligned"] == "init+finalize", f"rank {r} not aligned")
+        elif a.test == "crash":
+            hosts = {"hostA": 0, "hostB": 3600}
+            out, so, wall = run_hosts(a, hosts, prog + ["3"], tmp, expect_fail=True)
+            r = subprocess.run([a.scope, "recover", out], capture_output=True, text=True, timeout=300)
+            check(r.returncode == 0, f"scope recover: {r.returncode} {r.stderr}")
+            f = h5py.File(out, "r")
+            err = []
+            for r in range(4):
+                at = f[f"rank{r}"].attrs
+                check(at["clock_aligned"] == "init", f"rank {r}: clock_aligned {at['clock_aligned']}")
+                check("clock_offset_finalize_ns" not in at, f"rank {r}: a finalize measurement?")
+                check(at["clock_drift_ppm"] == 0, f"rank {r}: drift {at['clock_drift_ppm']}")
+                d = (hosts["hostB"] if r >= 2 else 0) * 1_000_000_000
+                check(abs(int(at["clock_offset_init_ns"]) + d) <= int(at["clock_error_init_ns"]),
+                      f"rank {r}: offset {at['clock_offset_init_ns']}, truly {-d}")
+                err.append(int(at["clock_error_ns"]))
+            bar = [region(f[f"rank{r}"], "MPI_Barrier") for r in range(4)]
+            for k in range(KBARRIERS):
+                last_in = max(bar[j][0][k] - err[j] for j in range(4))
+                for i in range(4):
+                    check(bar[i][1][k] + err[i] >= last_in, f"barrier {k}: rank {i} left early")
+            f.close()
+            s = subprocess.run([a.scope, "summary", out], capture_output=True, text=True)
+            lines = s.stdout.splitlines()
+            check(len(lines) > 1 and lines[0].startswith("2 hosts, clocks aligned within")
+                  and "4 ranks (first: rank 0) aligned at MPI_Init only" in lines[1],
+                  f"summary's first lines: {lines[:2]}")
         elif a.test == "one-host":
             out = os.path.join(tmp, "prof.h5")
             env = clean_env(LD_PRELOAD=a.preload, SCOPE_OUTPUT=out)

@@ -6,14 +6,18 @@
  * the last rank entered it, and a receive never ends before the matching
  * send started.
  *
- *   hosts_prog K UNIT_US ROUNDS
+ *   hosts_prog K UNIT_US ROUNDS [CRASH_RANK]
  *
  * Between barriers rank r spins ((r + k) % size) * UNIT_US microseconds;
  * in ring round i rank r spins r * UNIT_US / 4, then sends one int to
  * r + 1 (tag i) and receives from r - 1 (tag i): exactly ROUNDS MPI_Send
  * and ROUNDS MPI_Recv calls per rank, the i-th send of rank r matching the
  * i-th receive of rank r + 1. Prints "rank R host H" per rank. Exits 0.
+ * With CRASH_RANK, that rank kills itself with SIGKILL after the barriers
+ * (the others then wait in the ring until mpirun ends them): nobody
+ * reaches MPI_Finalize.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -37,6 +41,7 @@ int main(int argc, char **argv)
     int k_max = argc > 1 ? atoi(argv[1]) : 5;
     long unit = argc > 2 ? atol(argv[2]) : 2000;
     int rounds = argc > 3 ? atoi(argv[3]) : 5;
+    int crash = argc > 4 ? atoi(argv[4]) : -1;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -44,6 +49,8 @@ int main(int argc, char **argv)
         spin_us(((rank + k) % size) * unit);
         MPI_Barrier(MPI_COMM_WORLD);
     }
+    if (rank == crash)
+        raise(SIGKILL);
     for (int i = 0; i < rounds; i++) {
         int out = rank * 1000 + i, in = -1;
         spin_us(rank * unit / 4);
