@@ -4,9 +4,36 @@
  * spans several hosts (docs/format.md, docs/clocks.md), folded into one
  * answer for tools (`scope summary` prints it first).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "reader_internal.h"
+
+/* Distinct `hostname` attributes of the ranks: how many hosts a run had
+ * when nothing was measured (older files, an MPI library the alignment
+ * does not know). Cost: one attribute read per rank, O(ranks x hosts)
+ * comparisons. 0 on allocation failure. */
+static int64_t count_hostnames(scope_profile *p)
+{
+    int n = scope_profile_rank_count(p);
+    char (*seen)[64] = calloc(n > 0 ? (size_t)n : 1, sizeof *seen);
+    if (!seen)
+        return 0;
+    int64_t hosts = 0;
+    for (int i = 0; i < n; i++) {
+        char h[64];
+        if (scope_profile_rank_attr_string(p, scope_profile_rank(p, i), "hostname", h,
+                                           sizeof h) < 0)
+            continue;
+        int64_t k = 0;
+        while (k < hosts && strcmp(seen[k], h) != 0)
+            k++;
+        if (k == hosts)
+            memcpy(seen[hosts++], h, sizeof h);
+    }
+    free(seen);
+    return hosts;
+}
 
 int scope_profile_clock_info(scope_profile *p, scope_clock_info *out)
 {
@@ -39,6 +66,8 @@ int scope_profile_clock_info(scope_profile *p, scope_clock_info *out)
     }
     if (scope_profile_metadata_int(p, "clock_hosts", &v) == 0 && v > out->hosts)
         out->hosts = v;
+    if (out->hosts == 0)
+        out->hosts = count_hostnames(p);
     if (scope_profile_metadata_int(p, "clock_error_ns", &v) == 0 && v > out->error_ns)
         out->error_ns = v;
     return 0;

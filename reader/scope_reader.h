@@ -432,8 +432,8 @@ SCOPE_READER_API int scope_profile_merge(scope_profile *p, const char *path,
 /* What the file says about putting the ranks of several hosts on one
  * timeline (rank 0's host). Counts are over the profile's ranks. */
 typedef struct scope_clock_info {
-    int64_t hosts;            /* hosts of the run (clock_hosts); 0 when no
-                                 rank carries clock attributes */
+    int64_t hosts;            /* hosts of the run (clock_hosts), else the
+                                 distinct hostname attributes of the ranks */
     int64_t error_ns;         /* worst bound on a stored time's distance
                                  from rank 0's host clock, between MPI_Init
                                  and MPI_Finalize (clock_error_ns of the

@@ -191,6 +191,11 @@ static void note_clocks(scope_profile *p, FILE *out)
     scope_clock_info ci;
     if (scope_profile_clock_info(p, &ci) < 0 || ci.hosts < 2)
         return;
+    if (ci.ranks_aligned + ci.ranks_init_only == 0) {
+        fprintf(out, "warning: %lld hosts, clocks not aligned: times of different hosts are "
+                     "not comparable\n", (long long)ci.hosts);
+        return;
+    }
     char b[32] = "an unknown bound";
     if (ci.error_ns >= 0)
         fmt_bound(b, sizeof b, ci.error_ns);
