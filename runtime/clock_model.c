@@ -40,11 +40,17 @@ static const char *kv(const struct scope_jr *jr, const char *name)
     return v;
 }
 
+/* Values beyond these are not a clock (a journal is untrusted input): a
+ * sample outside them is ignored, which also keeps every product below in
+ * range of __int128. */
+#define SANE_NS ((int64_t)1 << 61) /* 73 years */
+
 static void parse_sample(struct scope__clock_sample *s, const char *v)
 {
     long long a[5];
     s->valid = v && sscanf(v, "%lld %lld %lld %lld %lld", &a[0], &a[1], &a[2], &a[3], &a[4]) == 5 &&
-               a[2] >= 0;
+               a[0] >= 0 && a[0] < SANE_NS && a[1] > -SANE_NS && a[1] < SANE_NS && a[2] >= 0 &&
+               a[2] < SANE_NS;
     if (!s->valid)
         return;
     s->local_ns = a[0];
@@ -60,9 +66,14 @@ static int64_t parse_i64(const char *v)
     return v && sscanf(v, "%lld", &x) == 1 ? x : -1;
 }
 
+/* Two usable measurements: apart in time, and no more than 10 % apart in
+ * rate (real clocks differ by ppm; more is a damaged journal). */
 static int has_drift(const struct scope__clock_model *m)
 {
-    return m->init.valid && m->fin.valid && m->fin.local_ns > m->init.local_ns;
+    if (!m->init.valid || !m->fin.valid || m->fin.local_ns <= m->init.local_ns)
+        return 0;
+    int64_t d = m->fin.offset_ns - m->init.offset_ns;
+    return (d < 0 ? -d : d) <= (m->fin.local_ns - m->init.local_ns) / 10;
 }
 
 /* The error bound at local time t (see the file comment), rounded up. */
@@ -73,7 +84,7 @@ static int64_t bound_at(const struct scope__clock_model *m, int64_t t)
     long double span = (long double)(m->fin.local_ns - m->init.local_ns);
     long double l = (long double)(t - m->init.local_ns) / span;
     long double e = (l < 1 ? 1 - l : l - 1) * m->init.error_ns + (l < 0 ? -l : l) * m->fin.error_ns;
-    return (int64_t)e + 1;
+    return e < 9e18L ? (int64_t)e + 1 : INT64_MAX;
 }
 
 void scope__clock_model_from_journal(struct scope__clock_model *m, const struct scope_jr *jr)
@@ -82,7 +93,7 @@ void scope__clock_model_from_journal(struct scope__clock_model *m, const struct 
     m->host_index = m->hosts = -1;
     parse_sample(&m->init, kv(jr, "init"));
     parse_sample(&m->fin, kv(jr, "finalize"));
-    if (!m->init.valid)
+    if (!m->init.valid || !has_drift(m))
         m->fin.valid = 0; /* a finalize measurement alone is not a model */
     long long a, b;
     const char *h = kv(jr, "host");
@@ -110,14 +121,17 @@ void scope__clock_model_from_journal(struct scope__clock_model *m, const struct 
         m->span_error_ns = m->error_ns;
 }
 
-/* aligned(t) = t + o_i + (t - t_i) * (o_f - o_i) / (t_f - t_i) */
+/* aligned(t) = t + o_i + (t - t_i) * (o_f - o_i) / (t_f - t_i). Sums
+ * wrap instead of overflowing: a damaged journal gives wrong times, never
+ * undefined behaviour. */
 static int64_t align(const struct scope__clock_model *m, int64_t t)
 {
-    int64_t r = t + m->init.offset_ns;
+    uint64_t r = (uint64_t)t + (uint64_t)m->init.offset_ns;
     if (has_drift(m))
-        r += (int64_t)((__int128)(t - m->init.local_ns) * (m->fin.offset_ns - m->init.offset_ns) /
-                       (m->fin.local_ns - m->init.local_ns));
-    return r;
+        r += (uint64_t)(int64_t)(((__int128)t - m->init.local_ns) *
+                                 (m->fin.offset_ns - m->init.offset_ns) /
+                                 (m->fin.local_ns - m->init.local_ns));
+    return (int64_t)r;
 }
 
 void scope__clock_model_fold(const struct scope__clock_model *m, struct scope_jr *jr)
@@ -127,9 +141,12 @@ void scope__clock_model_fold(const struct scope__clock_model *m, struct scope_jr
     /* ns(ticks) = base_ns + (d * mult) >> 32 is linear, and so is align():
      * the composition is the same form with base_ns -> align(base_ns) and
      * mult scaled by 1 + drift. */
-    if (has_drift(m))
-        jr->mult += jr->mult * (m->fin.offset_ns - m->init.offset_ns) /
-                    (m->fin.local_ns - m->init.local_ns);
+    if (has_drift(m)) {
+        /* mult * D / T in two parts, so no product leaves __int128 range
+         * (|D| <= T / 10, see has_drift) */
+        __int128 d = m->fin.offset_ns - m->init.offset_ns, t = m->fin.local_ns - m->init.local_ns;
+        jr->mult += jr->mult / t * d + jr->mult % t * d / t;
+    }
     jr->base_ns = align(m, jr->base_ns);
     jr->hdr.start_ns = align(m, jr->hdr.start_ns);
     if (jr->hdr.end_ns)
@@ -183,8 +200,10 @@ static int write_sample(hid_t g, const char *when, const struct scope__clock_sam
 
 int scope__clock_model_write_rank(hid_t g, const struct scope__clock_model *m)
 {
-    const char *state = !m->init.valid ? "none" : m->fin.valid ? "init+finalize" : "init";
-    int rc = attr_str(g, "clock_aligned", state);
+    /* an integer, not a string: readers of damaged files must be able to
+     * read it without HDF5's global heap (where variable strings live) */
+    int8_t state = !m->init.valid ? 0 : m->fin.valid ? 2 : 1;
+    int rc = attr(g, "clock_aligned", H5T_NATIVE_INT8, &state);
     if (!m->init.valid)
         return rc;
     rc |= attr_i64(g, "clock_host_index", m->host_index);

@@ -189,11 +189,14 @@ static void fmt_bound(char *buf, size_t len, int64_t ns)
 static void note_clocks(scope_profile *p, FILE *out)
 {
     scope_clock_info ci;
-    if (scope_profile_clock_info(p, &ci) < 0 || ci.hosts < 2)
+    if (scope_profile_clock_info(p, &ci) < 0)
         return;
-    if (ci.ranks_aligned + ci.ranks_init_only == 0) {
-        fprintf(out, "warning: %lld hosts, clocks not aligned: times of different hosts are "
-                     "not comparable\n", (long long)ci.hosts);
+    if (ci.hosts < 2) {
+        /* nothing measured on ranks of an MPI run: the hosts are unknown */
+        if (ci.ranks_unaligned > 1)
+            fprintf(out, "warning: %d ranks were not aligned to rank 0's host clock: if they "
+                         "ran on several hosts, their times are not comparable\n",
+                    ci.ranks_unaligned);
         return;
     }
     char b[32] = "an unknown bound";
