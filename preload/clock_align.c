@@ -31,6 +31,7 @@
  */
 #include "clock_align.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,7 +58,7 @@
 #define MAX_HOST_NS 20000000
 #define TAG_PING 1
 #define TAG_PONG 2
-#define TAG_GO 4
+#define TAG_GO 3
 #define IDLE_SLEEP_NS 20000 /* between polls while waiting */
 #define SPIN_NS 100000      /* polling before sleeping, in an exchange */
 
@@ -276,6 +277,7 @@ static int measure_body(const char *when)
 
 static int measure(const char *when)
 {
+    int saved_errno = errno; /* the program must not see ours */
     /* Sleeps in wait_req end within a microsecond, not the default 50 us
      * slack (which would add to every round trip); restored below. */
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
@@ -283,6 +285,7 @@ static int measure(const char *when)
     int rc = measure_body(when);
     if (slack > 0)
         prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    errno = saved_errno;
     return rc;
 }
 
