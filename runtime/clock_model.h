@@ -48,7 +48,10 @@ void scope__clock_model_from_journal(struct scope__clock_model *m, const struct 
 /* Folds the model into jr's ticks -> ns conversion (and the header's ns
  * fields), so every timestamp the converter derives afterwards is on rank
  * 0's host timeline: aligned = local + offset_init + (local - local_init) *
- * drift, exact integer arithmetic. Nothing changes without a measurement. */
+ * drift, exact integer arithmetic. Nothing changes without a measurement.
+ * Relies on scope__jr_ns() being the one linear map (base_ticks, base_ns,
+ * mult) of journal_read.h: a conversion with more parameters must be
+ * folded here too (tests/hosts fails by hours if it is not). */
 void scope__clock_model_fold(const struct scope__clock_model *m, struct scope_jr *jr);
 
 /* 1 when a metadata key belongs to the clock model (not copied to /metadata). */
