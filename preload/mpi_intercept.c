@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_align.h"
 #include "mpi_abi.h"
 #include "preload_state.h"
 #include "scope_config.h"
@@ -178,6 +179,8 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
             note_library(abi);
         }
         scope__preload_mpi_started(rc == MPI_SUCCESS_ANY, rank, size);
+        if (rc == MPI_SUCCESS_ANY)
+            scope__clock_align_init(); /* collective: every recording rank */
     }
     mpi_depth--;
     return rc;
@@ -190,6 +193,7 @@ static int intercept_finalize(next_fn *next)
         mpi_depth++;
         /* Before forwarding: after MPI_Finalize a process may be torn down
          * by its launcher, and the file must already be complete. */
+        scope__clock_align_finalize();
         scope__preload_mpi_finalizing();
         mpi_depth--;
     }

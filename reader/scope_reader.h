@@ -434,6 +434,35 @@ SCOPE_READER_API int scope_profile_merge(scope_profile *p, const char *path,
                                          scope_progress_fn progress,
                                          void *ctx);
 
+/* ------------------------------------------------------------------ */
+/* Clock alignment across hosts (clock_info.c): docs/format.md, clock_* */
+
+/* What the file says about putting the ranks of several hosts on one
+ * timeline (rank 0's host). Counts are over the profile's ranks. */
+typedef struct scope_clock_info {
+    int64_t hosts;            /* hosts of the run (clock_hosts); 0 when no
+                                 rank carries clock attributes */
+    int64_t error_ns;         /* worst bound on a stored time's distance
+                                 from rank 0's host clock, between MPI_Init
+                                 and MPI_Finalize (clock_error_ns of the
+                                 ranks and of /metadata); -1 if unknown */
+    int64_t span_error_ns;    /* the same over every rank's whole span
+                                 (before MPI_Init too, extrapolated) */
+    int ranks_aligned;        /* clock_aligned = 2: at init and finalize */
+    int ranks_init_only;      /* 1: at init only (crashed or recovered);
+                                 the drift after MPI_Init is not corrected */
+    int ranks_unaligned;      /* 0: times are the host's own clock */
+    int ranks_unknown;        /* no clock attributes (older or foreign
+                                 files, serial runs) */
+    int first_suspect_rank;   /* lowest rank that is init-only or
+                                 unaligned, -1 when none */
+} scope_clock_info;
+
+/* Fills *out from the rank groups' clock_* attributes (and /metadata).
+ * Returns 0 or SCOPE_EINVAL. Cost: a few attribute reads per rank. */
+SCOPE_READER_API int scope_profile_clock_info(scope_profile *p,
+                                              scope_clock_info *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,26 @@
 #include <unistd.h>
 
 int scope__clock_tsc = 0;
+int64_t scope__clock_drift_ppm = 0;
+
+/* The whole reading is scaled (not the time since some start), so every
+ * process of a host that sets the same value reads the same clock, as the
+ * ranks of one real host do. The TSC path inherits the drift through the
+ * calibration pairs, which are read with scope__mono_ns(). */
+int64_t scope__clock_drifted(int64_t ns)
+{
+    return ns + (int64_t)((__int128)ns * scope__clock_drift_ppm / 1000000);
+}
+
+/* Reads SCOPE_CLOCK_DRIFT_PPM once; ignored unless it is a whole number
+ * within +-100000 (10 %). */
+static void read_drift(void)
+{
+    const char *v = getenv("SCOPE_CLOCK_DRIFT_PPM");
+    char *end = NULL;
+    long long ppm = v && *v ? strtoll(v, &end, 10) : 0;
+    scope__clock_drift_ppm = end && *end == 0 && ppm >= -100000 && ppm <= 100000 ? ppm : 0;
+}
 
 static int cpu_has_invariant_tsc(void)
 {
@@ -41,6 +61,7 @@ static int kernel_uses_tsc(void)
 
 void scope__clock_setup(void)
 {
+    read_drift();
     const char *force = getenv("SCOPE_CLOCK");
     if (force && strcmp(force, "monotonic") == 0) {
         scope__clock_tsc = 0;

@@ -19,11 +19,22 @@
  * Set once by scope__clock_setup() before any event is recorded. */
 extern int scope__clock_tsc;
 
+/* SCOPE_CLOCK_DRIFT_PPM (tests only, docs/clocks.md): this process's
+ * CLOCK_MONOTONIC reads run fast by this many parts per million, to play a
+ * host whose clock drifts. 0 (the default) costs one predictable branch. */
+extern int64_t scope__clock_drift_ppm;
+
+/* ns scaled by (1 + drift_ppm / 1e6), out of line: the rare test path. */
+int64_t scope__clock_drifted(int64_t ns);
+
 static inline int64_t scope__mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    int64_t ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (__builtin_expect(scope__clock_drift_ppm != 0, 0))
+        return scope__clock_drifted(ns);
+    return ns;
 }
 
 static inline uint64_t scope__ticks(void)

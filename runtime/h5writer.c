@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_model.h"
 #include "h5writer.h"
 #include "journal_read.h"
 #include "scope_error.h"
@@ -86,6 +87,7 @@ struct conv {
     uint64_t invalid, unterminated;
     int collided;                  /* the rank file went to a collision name */
     char placed[PATH_MAX + 64];    /* where the rank file went */
+    struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
 };
 
 /* The first errno HDF5's file driver met since the last reset, and whether
@@ -298,12 +300,14 @@ static int write_metadata(hid_t file, const struct conv *c)
     /* every metadata string the recorder stored, the last value per key */
     for (size_t i = 0; i + 1 < jr->n_kv; i += 2) {
         const char *key = jr->kv[i];
-        if (kv_get(jr, key) != jr->kv[i + 1] || strncmp(key, "rank/", 5) == 0)
+        if (kv_get(jr, key) != jr->kv[i + 1] || strncmp(key, "rank/", 5) == 0 ||
+            scope__clock_model_is_key(key))
             continue; /* "rank/" keys belong on /rank<N> (write_rank_attrs) */
         if (H5Aexists(g, key) > 0)
             H5Adelete(g, key);
         rc |= attr_str(g, key, jr->kv[i + 1]);
     }
+    rc |= scope__clock_model_write_run(g, &c->clock);
     H5Gclose(g);
     return rc ? -1 : 0;
 }
@@ -847,6 +851,7 @@ static int write_rank_attrs(struct conv *c)
         if (strncmp(c->jr.kv[i], "rank/", 5) == 0 && c->jr.kv[i][5] &&
             kv_get(&c->jr, c->jr.kv[i]) == c->jr.kv[i + 1] && H5Aexists(g, c->jr.kv[i] + 5) <= 0)
             rc |= attr_str(g, c->jr.kv[i] + 5, c->jr.kv[i + 1]);
+    rc |= scope__clock_model_write_rank(g, &c->clock);
     return rc ? SCOPE_EHDF5 : 0;
 }
 
@@ -980,6 +985,9 @@ int scope_writer_convert(const struct scope_writer_request *req)
     if (rc < 0)
         return rc;
     c.rank = c.jr.hdr.rank >= 0 ? c.jr.hdr.rank : 0;
+    /* from here on every ns the journal yields is on rank 0's host timeline */
+    scope__clock_model_from_journal(&c.clock, &c.jr);
+    scope__clock_model_fold(&c.clock, &c.jr);
     char derived[PATH_MAX + 64];
     const char *rank_path = req->rank_path;
     if (!rank_path) {

@@ -87,6 +87,23 @@ static int cmp_lane(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* " (hostB)" for a process name, from the rank's hostname attribute;
+ * "" when there is none. Characters JSON would need escaped are dropped
+ * (host names have none). */
+static void process_host(scope_profile *p, int rank, char *buf, size_t len)
+{
+    char h[64];
+    buf[0] = 0;
+    if (scope_profile_rank_attr_string(p, rank, "hostname", h, sizeof h) <= 0)
+        return;
+    size_t k = 0;
+    for (size_t j = 0; h[j] && k + 1 < sizeof h; j++)
+        if (h[j] != '"' && h[j] != '\\' && (unsigned char)h[j] >= 0x20)
+            h[k++] = h[j];
+    h[k] = 0;
+    snprintf(buf, len, " (%s)", h);
+}
+
 static int write_chrome(FILE *out, scope_profile *p)
 {
     scope_event_query q;
@@ -152,12 +169,15 @@ static int write_chrome(FILE *out, scope_profile *p)
         if (i && l.v[i][0] == l.v[i - 1][0] && l.v[i][1] == l.v[i - 1][1])
             continue;
         const char *sep = done || i ? ",\n" : "\n";
-        if (i == 0 || l.v[i][0] != l.v[i - 1][0])
+        if (i == 0 || l.v[i][0] != l.v[i - 1][0]) {
+            char host[80];
+            process_host(p, l.v[i][0], host, sizeof host);
             fprintf(out, "%s{\"ph\": \"M\", \"name\": \"process_name\", "
-                    "\"pid\": %d, \"args\": {\"name\": \"rank %d\"}},\n"
+                    "\"pid\": %d, \"args\": {\"name\": \"rank %d%s\"}},\n"
                     "{\"ph\": \"M\", \"name\": \"process_sort_index\", "
                     "\"pid\": %d, \"args\": {\"sort_index\": %d}}", sep,
-                    l.v[i][0], l.v[i][0], l.v[i][0], l.v[i][0]);
+                    l.v[i][0], l.v[i][0], host, l.v[i][0], l.v[i][0]);
+        }
         fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", "
                 "\"pid\": %d, \"tid\": %d, \"args\": {\"name\": "
                 "\"thread %d\"}}", l.v[i][0], l.v[i][1], l.v[i][1]);

@@ -198,6 +198,52 @@ static void warn_incomplete(scope_profile *p, FILE *out)
     }
 }
 
+/* "4.2 µs", "118 µs", "1.3 ms": an error bound for people. */
+static void fmt_bound(char *buf, size_t len, int64_t ns)
+{
+    if (ns < 1000)
+        snprintf(buf, len, "%lld ns", (long long)ns);
+    else if (ns < 10000)
+        snprintf(buf, len, "%.1f \u00b5s", (double)ns / 1e3);
+    else if (ns < 1000000)
+        snprintf(buf, len, "%.0f \u00b5s", (double)ns / 1e3);
+    else
+        snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+}
+
+/* The first line of a run over several hosts: how many, and how well
+ * their clocks were put on rank 0's host timeline; or which ranks could
+ * not be (docs/clocks.md). Nothing for one host or files without clock
+ * attributes. Same stream rule as warn_incomplete. */
+static void note_clocks(scope_profile *p, FILE *out)
+{
+    scope_clock_info ci;
+    if (scope_profile_clock_info(p, &ci) < 0)
+        return;
+    if (ci.hosts < 2) {
+        /* nothing measured on ranks of an MPI run: the hosts are unknown */
+        if (ci.ranks_unaligned > 1)
+            fprintf(out, "warning: %d ranks were not aligned to rank 0's host clock: if they "
+                         "ran on several hosts, their times are not comparable\n",
+                    ci.ranks_unaligned);
+        return;
+    }
+    char b[32] = "an unknown bound";
+    if (ci.error_ns >= 0)
+        fmt_bound(b, sizeof b, ci.error_ns);
+    fprintf(out, "%lld hosts, clocks aligned within %s\n", (long long)ci.hosts, b);
+    if (ci.ranks_init_only)
+        fprintf(out, "warning: %d rank%s (first: rank %d) aligned at MPI_Init only (crashed or "
+                     "recovered): clock drift after MPI_Init is not corrected\n",
+                ci.ranks_init_only, ci.ranks_init_only == 1 ? "" : "s", ci.first_suspect_rank);
+    if (ci.ranks_unaligned || ci.ranks_unknown)
+        fprintf(out, "warning: %d rank%s not aligned to rank 0's host clock: %s times "
+                     "are not comparable with the others\n",
+                ci.ranks_unaligned + ci.ranks_unknown,
+                ci.ranks_unaligned + ci.ranks_unknown == 1 ? " is" : "s are",
+                ci.ranks_unaligned + ci.ranks_unknown == 1 ? "its" : "their");
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("scope: summary: ", stderr);
@@ -279,6 +325,7 @@ int scope_cmd_summary(int argc, char **argv)
         goto fail_rows;
     }
     pr.nranks = scope_profile_rank_count(p);
+    note_clocks(p, pr.format == FMT_TABLE ? pr.out : stderr);
     warn_incomplete(p, pr.format == FMT_TABLE ? pr.out : stderr);
     for (int r = 0; r < nreg; r++) {
         rows[r].region = r;

@@ -16,7 +16,7 @@ cc=${CLANG:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11"
 hdf5=$(pkg-config --cflags --libs hdf5)
 "$cc" $flags -I"$top/runtime" "$here/fuzz_journal.c" "$top/runtime/h5writer.c" \
-  "$top/runtime/journal_read.c" $hdf5 -o "$work/bin/fuzz_journal"
+  "$top/runtime/journal_read.c" "$top/runtime/clock_model.c" $hdf5 -o "$work/bin/fuzz_journal"
 "$cc" $flags -I"$top/reader" -I"$top/runtime" -fvisibility=hidden "$here/fuzz_reader.c" \
   "$top"/reader/*.c $hdf5 -lm -o "$work/bin/fuzz_reader"
 "$cc" $flags -I"$top/config" -I"$top/runtime" "$here/fuzz_config.c" "$top"/config/*.c \

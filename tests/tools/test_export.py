@@ -52,8 +52,8 @@ class Export(unittest.TestCase):
                          [(0, 0), (0, 1), (1, 0)])
         names = {(e["pid"], e.get("tid"), e["name"]): e["args"]
                  for e in d["traceEvents"] if e["ph"] == "M"}
-        self.assertEqual(names[(0, None, "process_name")], {"name": "rank 0"})
-        self.assertEqual(names[(1, None, "process_name")], {"name": "rank 1"})
+        self.assertEqual(names[(0, None, "process_name")], {"name": "rank 0 (node0)"})
+        self.assertEqual(names[(1, None, "process_name")], {"name": "rank 1 (node1)"})
         self.assertEqual(names[(0, 1, "thread_name")], {"name": "thread 1"})
         self.assertEqual(len(names), 7)   # 2 process names, 2 sort, 3 threads
 

@@ -1,0 +1,26 @@
+/*
+ * clock_align.h - measuring this host's clock against rank 0's host at
+ * MPI_Init and MPI_Finalize (clock_align.c). The measurements go into the
+ * journal as metadata; the converter turns them into a linear model and
+ * puts every stored timestamp on rank 0's host timeline (runtime/
+ * clock_model.c, docs/clocks.md).
+ */
+#ifndef SCOPE_CLOCK_ALIGN_H
+#define SCOPE_CLOCK_ALIGN_H
+
+/* Called on every rank right after the outermost PMPI_Init/_thread
+ * returned MPI_SUCCESS, with recording on. Collective over
+ * MPI_COMM_WORLD (through a private duplicate): creates the private
+ * communicators, measures, stores the result as metadata. Does nothing
+ * (on every rank alike) when the MPI library lacks a needed symbol.
+ * Cost: 12 to 402 round trips per host (fewer when the network is quiet),
+ * serial on rank 0. */
+void scope__clock_align_init(void);
+
+/* Called on every rank at the entry of the outermost MPI_Finalize, before
+ * the rank's file is written: measures again (for the drift), stores the
+ * result and frees the private communicators. Does nothing unless
+ * scope__clock_align_init completed. Same cost as at init. */
+void scope__clock_align_finalize(void);
+
+#endif /* SCOPE_CLOCK_ALIGN_H */

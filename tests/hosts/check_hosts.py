@@ -1,0 +1,307 @@
+"""check_hosts.py - the simulated-hosts tests of clock alignment (issue 11,
+docs/clocks.md). Each test runs a real program under real Open MPI mpirun
+on 2 or 3 "hosts" played by this machine: a hostfile of names that do not
+resolve and `fakehost` as the launch agent, which starts each host's
+daemon in its own UTS and time namespaces (hostname = host, CLOCK_MONOTONIC
+moved by hours). The profile is then read back with h5py and `scope`.
+
+  check_hosts.py TEST --preload SO --scope TOOL --fakehost F --prog P [--layer-prog Q]
+
+TEST is one of:
+  two-hosts    hostA +0 s, hostB +3600 s, 2 ranks each
+  three-hosts  hostA +0, hostB +7200 s, hostC minus up to an hour (as far
+               as the machine's uptime allows), SCOPE_CLOCK=monotonic
+  drift        two hosts, hostB's clock also runs 5000 ppm fast
+  messages     ANY_SOURCE/ANY_TAG receives on MPI_COMM_WORLD during
+               MPI_Init and MPI_Finalize see only the program's messages
+  one-host     plain mpirun, 2 ranks: offset 0, still marked aligned
+  crash        two hosts; rank 3 is SIGKILLed after the barriers, the
+               others are ended by mpirun; `scope recover` writes what is
+               missing: every rank is aligned at init only (offset applied,
+               barriers ordered), and `scope summary` warns about it
+
+What is asserted (every rank, every barrier, every message):
+  - each rank file says where it ran and what was applied: clock_aligned
+    2 (at init and finalize), clock_hosts, clock_host_index, hostname;
+  - the measured offsets equal the namespaces' true offsets (known here
+    exactly) within the reported bound: the bound is at least the
+    misalignment the test can observe; and the bound is at most 1 ms;
+  - the hosts' raw clocks really were hours apart (clock_local_* differ by
+    the namespace offset), so the alignment had something to remove;
+  - barriers: no rank leaves barrier k before the last rank entered it,
+    within the two ranks' bounds, for every k;
+  - point to point: every receive ends after its matching send started,
+    within the two ranks' bounds;
+  - the stored time span is shorter than the mpirun's wall time;
+  - `scope summary` starts with "N hosts, clocks aligned within X";
+    the Chrome export names each process "rank R (host)";
+  - drift: the stored drift equals the injected one within what the two
+    bounds allow, the drift moved the offset by more than the bounds
+    (it mattered), and the checks above still hold.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+KBARRIERS, UNIT_US, ROUNDS = 6, 3000, 6
+FAIL = []
+
+
+def check(cond, what):
+    if not cond:
+        FAIL.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SCOPE") and k != "LD_PRELOAD" and not k.startswith("FAKEHOST")}
+    env.update(OMPI_MCA_rmaps_base_oversubscribe="1")
+    env.update(extra)
+    return env
+
+
+def negative_offset():
+    """As far back as the machine's uptime allows, at most one hour."""
+    up = float(open("/proc/uptime").read().split()[0])
+    return -min(3600, int(up) - 120) if up > 240 else 1800
+
+
+def run_hosts(a, hosts, prog_args, tmp, extra_env=None, expect_fail=False):
+    """Runs prog on `hosts` ({name: offset s}), 2 ranks each. Returns
+    (profile path, stdout, wall ns)."""
+    hf = os.path.join(tmp, "hostfile")
+    with open(hf, "w") as f:
+        for h in hosts:
+            f.write(f"{h} slots=2\n")
+    out = os.path.join(tmp, "prof.h5")
+    env = clean_env(LD_PRELOAD=a.preload, SCOPE_OUTPUT=out, **(extra_env or {}))
+    for h, off in hosts.items():
+        env[f"FAKEHOST_OFFSET_{h}"] = str(off)
+    cmd = MPIRUN + ["--hostfile", hf, "--mca", "plm_rsh_agent", a.fakehost,
+                    "--mca", "plm_rsh_no_tree_spawn", "1",
+                    "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
+                    "-n", str(2 * len(hosts))] + prog_args
+    t0 = time.monotonic_ns()
+    p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
+    wall = time.monotonic_ns() - t0
+    if (p.returncode != 0) != expect_fail:
+        print(p.stdout, p.stderr, file=sys.stderr)
+        sys.exit(f"mpirun exited with {p.returncode}")
+    return out, p.stdout, wall
+
+
+def region(g, name):
+    if name not in g["regions"]:
+        return [], []
+    r = g["regions"][name]
+    return list(r["start_times"][:]), list(r["end_times"][:])
+
+
+def check_order(f, n, err):
+    """Barriers and messages, by the file, within the ranks' bounds."""
+    bar = [region(f[f"rank{r}"], "MPI_Barrier") for r in range(n)]
+    for r in range(n):
+        check(len(bar[r][0]) == KBARRIERS, f"rank {r}: {len(bar[r][0])} barriers, not {KBARRIERS}")
+    for k in range(KBARRIERS):
+        for i in range(n):
+            for j in range(n):
+                late = bar[j][0][k] - bar[i][1][k] - (err[i] + err[j])
+                check(late <= 0, f"barrier {k}: rank {i} left {late} ns (beyond the bounds) "
+                                 f"before rank {j} entered")
+    send = [region(f[f"rank{r}"], "MPI_Send") for r in range(n)]
+    recv = [region(f[f"rank{r}"], "MPI_Recv") for r in range(n)]
+    for r in range(n):
+        check(len(send[r][0]) == ROUNDS and len(recv[r][0]) == ROUNDS,
+              f"rank {r}: {len(send[r][0])} sends and {len(recv[r][0])} receives, not {ROUNDS}: "
+              "scope's own messages must not be recorded as the program's")
+    for r in range(n):
+        d = (r + 1) % n
+        for i in range(min(len(send[r][0]), len(recv[d][0]))):
+            early = send[r][0][i] - recv[d][1][i] - (err[r] + err[d])
+            check(early <= 0, f"message {i} {r}->{d}: received {early} ns (beyond the bounds) "
+                              "before it was sent")
+
+
+def check_run(a, out, stdout, wall, hosts, drift_ppm=0):
+    names = list(hosts)
+    n = 2 * len(hosts)
+    f = h5py.File(out, "r")
+    err, info = [], []
+    for r in range(n):
+        g = f[f"rank{r}"]
+        at = dict(g.attrs)
+        host = names[r // 2]
+        info.append(at)
+        err.append(int(at["clock_error_ns"]))
+        check(at["hostname"] == host, f"rank {r}: hostname {at['hostname']}, not {host}")
+        check(at["clock_aligned"] == 2, f"rank {r}: clock_aligned {at['clock_aligned']}")
+        check(at["clock_hosts"] == len(hosts), f"rank {r}: clock_hosts {at['clock_hosts']}")
+        check(at["clock_host_index"] == r // 2, f"rank {r}: clock_host_index {at['clock_host_index']}")
+        check(0 <= at["clock_error_ns"] <= 1_000_000,
+              f"rank {r}: error bound {at['clock_error_ns']} ns, more than 1 ms")
+        for when in ("init", "finalize"):
+            local = int(at[f"clock_local_{when}_ns"])
+            off = int(at[f"clock_offset_{when}_ns"])
+            e = int(at[f"clock_error_{when}_ns"])
+            d = hosts[host] - hosts[names[0]]
+            if host == names[0] or drift_ppm == 0:
+                expect = -d * 1_000_000_000
+            else:
+                # local = (reference + d s) * (1 + ppm/1e6): reference = local / (1 + ppm/1e6) - d
+                expect = round(local / (1 + drift_ppm * 1e-6)) - d * 1_000_000_000 - local
+            check(abs(off - expect) <= e + 1,
+                  f"rank {r} at {when}: offset {off} ns, truly {expect} ns: misaligned by "
+                  f"{abs(off - expect)} ns, more than the bound {e} ns")
+        if r // 2 == 0:
+            check(at["clock_offset_init_ns"] == 0 and at["clock_error_ns"] == 0,
+                  f"rank {r} on the reference host: offset {at['clock_offset_init_ns']}")
+    # the raw clocks really were hours apart
+    for r in range(2, n, 2):
+        raw = int(info[r]["clock_local_init_ns"]) - int(info[0]["clock_local_init_ns"])
+        d = (hosts[names[r // 2]] - hosts[names[0]]) * 1e9
+        if drift_ppm == 0:
+            check(abs(raw - d) < 60e9, f"rank {r}: raw clock {raw} ns from rank 0's, not about {d}")
+    meta = dict(f["metadata"].attrs)
+    check(meta.get("clock_hosts") == len(hosts), f"/metadata clock_hosts {meta.get('clock_hosts')}")
+    check(meta.get("clock_error_ns", -1) >= max(err) and meta.get("clock_error_ns", 2e6) <= 1_000_000,
+          f"/metadata clock_error_ns {meta.get('clock_error_ns')} vs ranks' {max(err)}")
+    check_order(f, n, err)
+    lo = min(min(region(f[f"rank{r}"], x)[0] or [2**62]) for r in range(n)
+             for x in f[f"rank{r}"]["regions"])
+    hi = max(max(region(f[f"rank{r}"], x)[1] or [0]) for r in range(n)
+             for x in f[f"rank{r}"]["regions"])
+    check(0 < hi - lo <= wall, f"time span {hi - lo} ns, the run took {wall} ns")
+    starts = [int(f[f"rank{r}"].attrs["start_time_ns"]) for r in range(n)]
+    ends = [int(f[f"rank{r}"].attrs["finalize_time_ns"]) for r in range(n)]
+    check(0 < max(ends) - min(starts) <= wall,
+          f"ranks' start..finalize span {max(ends) - min(starts)} ns, the run took {wall} ns")
+    f.close()
+    s = subprocess.run([a.scope, "summary", out], capture_output=True, text=True)
+    first = s.stdout.splitlines()[0] if s.stdout else ""
+    m = re.match(r"^(\d+) hosts, clocks aligned within ([\d.]+) (ns|µs|ms)$", first)
+    check(m is not None and int(m.group(1)) == len(hosts), f"summary's first line: {first!r}")
+    if m:
+        val = float(m.group(2)) * {"ns": 1, "µs": 1e3, "ms": 1e6}[m.group(3)]
+        check(abs(val - max(err)) <= max(0.06 * max(err), 1), f"summary bound {first!r}, worst {max(err)}")
+    tr = os.path.join(os.path.dirname(out), "trace.json")
+    s = subprocess.run([a.scope, "export", out, "--to", "chrome-trace", "-o", tr],
+                       capture_output=True, text=True)
+    import json
+    names_seen = {e["pid"]: e["args"]["name"] for e in json.load(open(tr))["traceEvents"]
+                  if e.get("ph") == "M" and e["name"] == "process_name"}
+    for r in range(n):
+        check(names_seen.get(r) == f"rank {r} ({names[r // 2]})",
+              f"chrome process name of rank {r}: {names_seen.get(r)!r}")
+    return info
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test")
+    ap.add_argument("--preload", required=True)
+    ap.add_argument("--scope", required=True)
+    ap.add_argument("--fakehost", required=True)
+    ap.add_argument("--prog", required=True)
+    ap.add_argument("--layer-prog")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        print("skipped: simulated hosts need root (unshare --time)")
+        sys.exit(77)
+    for k in ("preload", "scope", "fakehost", "prog", "layer_prog"):
+        if getattr(a, k):
+            setattr(a, k, os.path.abspath(getattr(a, k)))
+    prog = [a.prog, str(KBARRIERS), str(UNIT_US), str(ROUNDS)]
+    with tempfile.TemporaryDirectory() as tmp:
+        if a.test == "two-hosts":
+            hosts = {"hostA": 0, "hostB": 3600}
+            check_run(a, *run_hosts(a, hosts, prog, tmp), hosts)
+        elif a.test == "three-hosts":
+            hosts = {"hostA": 0, "hostB": 7200, "hostC": negative_offset()}
+            check_run(a, *run_hosts(a, hosts, prog, tmp, {"SCOPE_CLOCK": "monotonic"}), hosts)
+        elif a.test == "drift":
+            hosts = {"hostA": 0, "hostB": 3600}
+            # long enough that 5000 ppm moves the offset far beyond the bounds
+            prog = [a.prog, str(KBARRIERS), "150000", str(ROUNDS)]
+            out, so, wall = run_hosts(a, hosts, prog, tmp, {"FAKEHOST_DRIFT_hostB": "5000"})
+            info = check_run(a, out, so, wall, hosts, drift_ppm=5000)
+            want = -5000 / (1 + 5000e-6)
+            for r in (2, 3):
+                at = info[r]
+                span = int(at["clock_local_finalize_ns"]) - int(at["clock_local_init_ns"])
+                slack = (int(at["clock_error_init_ns"]) + int(at["clock_error_finalize_ns"])) * 1e6 / span
+                check(abs(at["clock_drift_ppm"] - want) <= slack + 0.01,
+                      f"rank {r}: drift {at['clock_drift_ppm']} ppm, injected {want} (+-{slack})")
+                moved = abs(int(at["clock_offset_finalize_ns"]) - int(at["clock_offset_init_ns"]))
+                check(moved > 5 * (int(at["clock_error_init_ns"]) + int(at["clock_error_finalize_ns"])),
+                      f"rank {r}: the drift moved the offset by only {moved} ns: the test proves nothing")
+        elif a.test == "messages":
+            hosts = {"hostA": 0, "hostB": 3600}
+            out, so, wall = run_hosts(a, hosts, [a.layer_prog], tmp)
+            for r in range(4):
+                check(f"rank {r} init: clean" in so, f"rank {r} init: {so!r}")
+                check(f"rank {r} finalize: clean" in so, f"rank {r} finalize: {so!r}")
+            f = h5py.File(out, "r")
+            for r in range(4):
+                check(f[f"rank{r}"].attrs["clock_aligned"] == 2, f"rank {r} not aligned")
+        elif a.test == "crash":
+            hosts = {"hostA": 0, "hostB": 3600}
+            out, so, wall = run_hosts(a, hosts, prog + ["3"], tmp, expect_fail=True)
+            r = subprocess.run([a.scope, "recover", out], capture_output=True, text=True, timeout=300)
+            check(r.returncode == 0, f"scope recover: {r.returncode} {r.stderr}")
+            f = h5py.File(out, "r")
+            err = []
+            for r in range(4):
+                at = f[f"rank{r}"].attrs
+                check(at["clock_aligned"] == 1, f"rank {r}: clock_aligned {at['clock_aligned']}")
+                check("clock_offset_finalize_ns" not in at, f"rank {r}: a finalize measurement?")
+                check(at["clock_drift_ppm"] == 0, f"rank {r}: drift {at['clock_drift_ppm']}")
+                d = (hosts["hostB"] if r >= 2 else 0) * 1_000_000_000
+                check(abs(int(at["clock_offset_init_ns"]) + d) <= int(at["clock_error_init_ns"]),
+                      f"rank {r}: offset {at['clock_offset_init_ns']}, truly {-d}")
+                err.append(int(at["clock_error_ns"]))
+            bar = [region(f[f"rank{r}"], "MPI_Barrier") for r in range(4)]
+            for k in range(KBARRIERS):
+                last_in = max(bar[j][0][k] - err[j] for j in range(4))
+                for i in range(4):
+                    check(bar[i][1][k] + err[i] >= last_in, f"barrier {k}: rank {i} left early")
+            f.close()
+            s = subprocess.run([a.scope, "summary", out], capture_output=True, text=True)
+            lines = s.stdout.splitlines()
+            check(len(lines) > 1 and lines[0].startswith("2 hosts, clocks aligned within")
+                  and "4 ranks (first: rank 0) aligned at MPI_Init only" in lines[1],
+                  f"summary's first lines: {lines[:2]}")
+        elif a.test == "one-host":
+            out = os.path.join(tmp, "prof.h5")
+            env = clean_env(LD_PRELOAD=a.preload, SCOPE_OUTPUT=out)
+            p = subprocess.run(MPIRUN + ["-n", "2"] + prog, env=env, cwd=tmp,
+                               capture_output=True, text=True, timeout=300)
+            check(p.returncode == 0, f"mpirun: {p.returncode} {p.stderr}")
+            f = h5py.File(out, "r")
+            for r in range(2):
+                at = f[f"rank{r}"].attrs
+                check(at["clock_aligned"] == 2, f"rank {r}: {at['clock_aligned']}")
+                check(at["clock_hosts"] == 1 and at["clock_host_index"] == 0, f"rank {r}: hosts")
+                for k in ("clock_offset_init_ns", "clock_offset_finalize_ns", "clock_error_ns",
+                          "clock_drift_ppm"):
+                    check(at[k] == 0, f"rank {r}: {k} = {at[k]} on one host")
+            check(f["metadata"].attrs["clock_hosts"] == 1, "/metadata clock_hosts")
+            check_order(f, 2, [0, 0])
+            s = subprocess.run([a.scope, "summary", out], capture_output=True, text=True)
+            check("hosts" not in s.stdout.splitlines()[0], f"one host: {s.stdout.splitlines()[0]!r}")
+        else:
+            sys.exit(f"unknown test {a.test}")
+    if FAIL:
+        sys.exit(f"{len(FAIL)} check(s) failed")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
