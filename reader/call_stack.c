@@ -354,8 +354,8 @@ static int64_t parent_by_depth(const scope_profile *p, int rank, const scope_cal
     int32_t want = j >= 0 ? calls[j].depth + 1 : 0;
     if (c->depth != want)
         return scope__fail(SCOPE_EFORMAT, "rank %d, thread %d: call %lld of \"%s\" "
-                           "has depth %d where %d calls are open; the call order is "
-                           "damaged", rank, c->thread, (long long)c->call_index,
+                           "has depth %d, but the calls open before it give depth %d; the call "
+                           "order is damaged", rank, c->thread, (long long)c->call_index,
                            p->regions[c->region].name, (int)c->depth, (int)want);
     if (j >= 0 && (c->start_ns < calls[j].start_ns || c->end_ns > calls[j].end_ns))
         return overlap(p, rank, c, &calls[j]);

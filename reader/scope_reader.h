@@ -182,6 +182,16 @@ SCOPE_READER_API int scope_profile_rank_attr_string(scope_profile *p,
                                                     const char *name,
                                                     char *buf, int64_t len);
 
+/* The recording clock's step in ns, measured when recording started
+ * (/rank<N> attribute clock_resolution_ns, docs/format.md): for one rank,
+ * or the coarsest over the ranks that state it with SCOPE_ALL_RANKS.
+ * Durations below it mean little; calls shorter than it last 0 ns.
+ * Returns 0, or SCOPE_ENOTFOUND when no such rank states it (files of
+ * older versions and of other tools). Cost: one attribute read per rank. */
+SCOPE_READER_API int scope_profile_clock_resolution_ns(scope_profile *p,
+                                                       int rank,
+                                                       int64_t *out);
+
 /* ------------------------------------------------------------------ */
 /* Selecting regions (region_select.c)                                 */
 
