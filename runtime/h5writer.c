@@ -402,6 +402,18 @@ static int count_calls(struct conv *c)
         threads_with_events += any;
     }
     c->write_tid = threads_with_events > 1;
+    /* Calls still open at the end are closed at the thread's exit or at
+     * finalize (merge_events): a call that began at that very moment ties
+     * with its inferred end, as its parent's end does. */
+    int64_t fin = finalize_ns(c);
+    for (uint32_t t = 0; t < c->n_threads_used && !c->write_order; t++) {
+        const struct scope_jr_thread *jt = &c->jr.threads[t];
+        if (!c->th[t].last_ticks)
+            continue;
+        int64_t end = jt->end_ticks ? scope__jr_ns(&c->jr, jt->end_ticks) : fin;
+        if (scope__jr_ns(&c->jr, c->th[t].last_ticks) >= end)
+            c->write_order = 1;
+    }
     return 0;
 }
 
