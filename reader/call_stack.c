@@ -1,18 +1,29 @@
 /*
- * call_stack.c - rebuilds who-called-whom on one rank from the only thing
- * a profile stores per call, its (start, end) pair: a call that starts
- * while another call of the same thread lane is still open is nested in
- * it. This is what `scope tree`, the flame graph, the folded-stack export,
- * self time and the events' call_id / parent_id are built on.
+ * call_stack.c - rebuilds who-called-whom on one rank. This is what
+ * `scope tree`, the flame graph, the folded-stack export, self time and
+ * the events' call_id / parent_id are built on.
  *
- * Algorithm: put the rank's calls from every region in start order
- * (ties: longer first, so an enclosing call precedes what it encloses) by
- * merging the regions' arrays, which the files keep sorted by start
- * (qsort only when a region's array is not in that order), then one pass keeping, per lane, the innermost open call. The
- * open calls of a lane form a chain through their parent links, so no
- * separate stack is needed: closing a call is following its parent link.
- * Each call is opened and closed once, so the pass is linear and the
- * whole costs n log(regions) for the merge.
+ * Two sources of nesting (docs/format.md, "Call order and ties"):
+ *  - the journal's order, when every region of the rank has `begin_seq`
+ *    and `depth` (scope writes them when a thread's timestamps tied):
+ *    calls in begin_seq order, each the child of the latest open call of
+ *    its lane one level up. Exact whatever the clock's resolution: times
+ *    alone cannot tell a zero-length call at the moment its parent ends
+ *    (inside) from one just after it (a sibling);
+ *  - else containment, from the only thing such a file stores per call,
+ *    its (start, end) pair: a call that starts while another call of the
+ *    same lane is still open is nested in it (ties: the longer call first;
+ *    a call starting when another ends is not its child). Exact when no
+ *    two events of a thread share a timestamp, which is when scope writes
+ *    no order.
+ *
+ * Algorithm: put the rank's calls from every region in that order by
+ * merging the regions' arrays, which the files keep in it (qsort only when
+ * a region's array is not in start order), then one pass keeping, per
+ * lane, the innermost open call. The open calls of a lane form a chain
+ * through their parent links, so no separate stack is needed: closing a
+ * call is following its parent link. Each call is opened and closed once,
+ * so the pass is linear and the whole costs n log(regions) for the merge.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +92,7 @@ int scope_call_stack_children(const scope_call_stack *cs, int64_t call,
 typedef struct {
     const int64_t *s, *e;
     const int32_t *t;       /* NULL: every call on lane 0 */
+    int64_t *q, *d;         /* begin_seq and depth, NULL when absent */
     int64_t i, n;
     int32_t region;
     int own_times, own_tids;
@@ -95,6 +107,8 @@ static void free_streams(stream *st, int n)
         }
         if (st[k].own_tids)
             free((void *)st[k].t);
+        free(st[k].q);
+        free(st[k].d);
     }
     free(st);
 }
@@ -124,6 +138,32 @@ static int open_stream(scope_profile *p, scope__cell *c, int r, stream *st)
     return 0;
 }
 
+/* Loads the cell's begin_seq and depth into st->q and st->d, both or
+ * neither (a region with only one of them has no usable order). */
+static int load_order(scope_profile *p, scope__cell *c, stream *st)
+{
+    char *qpath = NULL, *dpath = NULL;
+    int rc = scope__cell_read_column(p, c, "begin_seq", &st->q, &qpath);
+    if (rc >= 0 && st->q)
+        rc = scope__cell_read_column(p, c, "depth", &st->d, &dpath);
+    free(qpath);
+    free(dpath);
+    if (rc < 0 || !st->d) {
+        free(st->q);
+        st->q = NULL;
+    }
+    return rc;
+}
+
+/* Whether stream x's begin_seq increases strictly, as scope writes it. */
+static int order_sorted(const stream *x)
+{
+    for (int64_t i = 1; i < x->n; i++)
+        if (x->q[i - 1] >= x->q[i])
+            return 0;
+    return 1;
+}
+
 /* Whether stream x's calls are already in cmp_calls order. The files keep
  * them sorted by start, ties by thread: that order, except where equal
  * starts need the longer call first. */
@@ -146,9 +186,12 @@ static int stream_sorted(const stream *x)
     return 1;
 }
 
-/* cmp_calls on the heads of two streams (regions differ, so no tie). */
+/* cmp_calls on the heads of two streams (regions differ, so no tie), or
+ * begin_seq order when the streams have it. */
 static inline int head_less(const stream *a, const stream *b)
 {
+    if (a->q)
+        return a->q[a->i] < b->q[b->i];
     int64_t sa = a->s[a->i], sb = b->s[b->i];
     if (sa != sb)
         return sa < sb;
@@ -173,6 +216,10 @@ static inline void put_call(scope_call *calls, int64_t *n, int thread,
     k->call_index = x->i;
     k->region = x->region;
     k->thread = lane;
+    /* the recorded depth, checked against the nesting by nest() */
+    k->depth = x->d ? (int32_t)(x->d[x->i] < 0 ? -1 : x->d[x->i] > INT32_MAX ? INT32_MAX
+                                                                            : x->d[x->i])
+                    : 0;
     k->reserved = 0;
     if (lane > *maxlane)
         *maxlane = lane;
@@ -223,16 +270,19 @@ static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
     return 0;
 }
 
-/* Gathers the rank's calls on `thread` (or all) into calls[], sorted by
- * cmp_calls: merged when every region's calls are in order already (files
- * written by scope are), else copied and sorted. */
-static int collect_sorted(scope_profile *p, int k, int thread,
-                          scope_call *calls, int64_t *n, int32_t *maxlane)
+/* Gathers the rank's calls on `thread` (or all) into calls[]: in the
+ * journal's begin order when every region has it (*ordered = 1; merged,
+ * EFORMAT when a region's order is damaged), else sorted by cmp_calls:
+ * merged when every region's calls are in order already (files written by
+ * scope are), else copied and sorted. */
+static int collect_sorted(scope_profile *p, int k, int thread, scope_call *calls,
+                          int64_t *n, int32_t *maxlane, int *ordered)
 {
     stream *st = calloc((size_t)(p->nregions ? p->nregions : 1), sizeof *st);
     int nst = 0, rc = 0, sorted = 1;
     if (!st)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
+    *ordered = 1;
     for (int r = 0; r < p->nregions && rc >= 0; r++) {
         scope__cell *c = scope__cell_at(p, r, k);
         if (!c || c->n == 0)
@@ -240,10 +290,28 @@ static int collect_sorted(scope_profile *p, int k, int thread,
         rc = open_stream(p, c, r, &st[nst]);
         /* open_stream leaves what it loaded in st[nst] even on failure */
         nst++;
+        if (rc >= 0 && *ordered)
+            rc = load_order(p, c, &st[nst - 1]);
+        if (rc >= 0 && !st[nst - 1].q)
+            *ordered = 0;
         if (rc >= 0 && sorted)
             sorted = stream_sorted(&st[nst - 1]);
     }
-    if (rc >= 0 && sorted) {
+    if (rc >= 0 && *ordered) {
+        for (int j = 0; j < nst && rc >= 0; j++)
+            if (!order_sorted(&st[j]))
+                rc = scope__fail(SCOPE_EFORMAT, "rank %d: begin_seq of \"%s\" does not "
+                                 "increase; the call order is damaged",
+                                 p->ranks[k].rank, p->regions[st[j].region].name);
+        if (rc >= 0)
+            rc = merge_streams(st, nst, thread, calls, n, maxlane);
+    } else if (rc >= 0 && sorted) {
+        /* containment: a region's order, if any, is not used */
+        for (int j = 0; j < nst; j++) {
+            free(st[j].q);
+            free(st[j].d);
+            st[j].q = st[j].d = NULL;
+        }
         rc = merge_streams(st, nst, thread, calls, n, maxlane);
     } else if (rc >= 0) {
         for (int j = 0; j < nst; j++)
@@ -251,14 +319,54 @@ static int collect_sorted(scope_profile *p, int k, int thread,
                 put_call(calls, n, thread, &st[j], maxlane);
         if (*n > 1)
             qsort(calls, (size_t)*n, sizeof *calls, cmp_calls);
+        for (int64_t i = 0; i < *n; i++)
+            calls[i].depth = 0;
     }
     free_streams(st, nst);
     return rc;
 }
 
-/* Parent links, depth and self time in one pass over the sorted calls. */
+/* The EOVERLAP message naming call c and the open call o it escapes. */
+static int overlap(const scope_profile *p, int rank, const scope_call *c, const scope_call *o)
+{
+    return scope__fail(SCOPE_EOVERLAP, "rank %d, thread %d: call %lld "
+                       "of \"%s\" [%lld, %lld] starts inside call "
+                       "%lld of \"%s\" [%lld, %lld] and ends after "
+                       "it; nesting cannot be rebuilt", rank,
+                       c->thread, (long long)c->call_index,
+                       p->regions[c->region].name,
+                       (long long)c->start_ns, (long long)c->end_ns,
+                       (long long)o->call_index,
+                       p->regions[o->region].name,
+                       (long long)o->start_ns, (long long)o->end_ns);
+}
+
+/* The parent of calls[i] by its recorded depth (journal order): the open
+ * call of its lane one level up. Returns the parent's index or -1, or
+ * SCOPE_EFORMAT / SCOPE_EOVERLAP (as a value < -1) when the file's depth
+ * or times contradict that nesting. */
+static int64_t parent_by_depth(const scope_profile *p, int rank, const scope_call *calls,
+                               int64_t i, int64_t j)
+{
+    const scope_call *c = &calls[i];
+    while (j >= 0 && calls[j].depth >= c->depth)
+        j = calls[j].parent;
+    int32_t want = j >= 0 ? calls[j].depth + 1 : 0;
+    if (c->depth != want)
+        return scope__fail(SCOPE_EFORMAT, "rank %d, thread %d: call %lld of \"%s\" "
+                           "has depth %d, but the calls open before it give depth %d; the call "
+                           "order is damaged", rank, c->thread, (long long)c->call_index,
+                           p->regions[c->region].name, (int)c->depth, (int)want);
+    if (j >= 0 && (c->start_ns < calls[j].start_ns || c->end_ns > calls[j].end_ns))
+        return overlap(p, rank, c, &calls[j]);
+    return j;
+}
+
+/* Parent links, depth and self time in one pass over the calls, in the
+ * journal's order (`ordered`: each call's depth is the recorded one) or in
+ * start order (nesting by containment). */
 static int nest(const scope_profile *p, int rank, scope_call *calls,
-                int64_t n, int32_t maxlane)
+                int64_t n, int32_t maxlane, int ordered)
 {
     /* thread ids come from the file: lanes index a small array, so a
      * damaged column must not make it huge, nor negative */
@@ -278,21 +386,19 @@ static int nest(const scope_profile *p, int rank, scope_call *calls,
     for (int64_t i = 0; i < n; i++) {
         scope_call *c = &calls[i];
         int64_t j = top[c->thread];
-        while (j >= 0 && calls[j].end_ns <= c->start_ns)
-            j = calls[j].parent;
-        if (j >= 0 && c->end_ns > calls[j].end_ns) {
-            const scope_call *o = &calls[j];
-            free(top);
-            return scope__fail(SCOPE_EOVERLAP, "rank %d, thread %d: call %lld "
-                               "of \"%s\" [%lld, %lld] starts inside call "
-                               "%lld of \"%s\" [%lld, %lld] and ends after "
-                               "it; nesting cannot be rebuilt", rank,
-                               c->thread, (long long)c->call_index,
-                               p->regions[c->region].name,
-                               (long long)c->start_ns, (long long)c->end_ns,
-                               (long long)o->call_index,
-                               p->regions[o->region].name,
-                               (long long)o->start_ns, (long long)o->end_ns);
+        if (ordered) {
+            j = parent_by_depth(p, rank, calls, i, j);
+            if (j < -1) {
+                free(top);
+                return (int)j;
+            }
+        } else {
+            while (j >= 0 && calls[j].end_ns <= c->start_ns)
+                j = calls[j].parent;
+            if (j >= 0 && c->end_ns > calls[j].end_ns) {
+                free(top);
+                return overlap(p, rank, c, &calls[j]);
+            }
         }
         c->parent = j;
         c->depth = j >= 0 ? calls[j].depth + 1 : 0;
@@ -358,11 +464,12 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
     }
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
-    rc = collect_sorted(p, k, thread, cs->calls, &cs->n, &maxlane);
+    int ordered = 0;
+    rc = collect_sorted(p, k, thread, cs->calls, &cs->n, &maxlane, &ordered);
     scope__h5_quiet_end(&quiet);
     if (rc < 0)
         goto fail_stack;
-    if ((rc = nest(p, rank, cs->calls, cs->n, maxlane)) < 0 ||
+    if ((rc = nest(p, rank, cs->calls, cs->n, maxlane, ordered)) < 0 ||
         (rc = link_children(cs)) < 0)
         goto fail_stack;
     *out = cs;

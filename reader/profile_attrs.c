@@ -127,6 +127,22 @@ int scope_profile_rank_attr_string(scope_profile *p, int rank,
     return get_string(p, 1, rank, name, buf, len);
 }
 
+int scope_profile_clock_resolution_ns(scope_profile *p, int rank, int64_t *out)
+{
+    if (!p || !out)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    if (rank != SCOPE_ALL_RANKS)
+        return get_int(p, 1, rank, "clock_resolution_ns", out);
+    int64_t best = -1, v;
+    for (int i = 0; i < p->nranks; i++)
+        if (get_int(p, 1, p->ranks[i].rank, "clock_resolution_ns", &v) == 0 && v > best)
+            best = v;
+    if (best < 0)
+        return scope__fail(SCOPE_ENOTFOUND, "no rank states its clock resolution");
+    *out = best;
+    return 0;
+}
+
 int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
                             int64_t **out, char **path)
 {

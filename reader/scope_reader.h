@@ -190,6 +190,16 @@ SCOPE_READER_API int scope_profile_rank_attr_string(scope_profile *p,
                                                     const char *name,
                                                     char *buf, int64_t len);
 
+/* The recording clock's step in ns, measured when recording started
+ * (/rank<N> attribute clock_resolution_ns, docs/format.md): for one rank,
+ * or the coarsest over the ranks that state it with SCOPE_ALL_RANKS.
+ * Durations below it mean little; calls shorter than it last 0 ns.
+ * Returns 0, or SCOPE_ENOTFOUND when no such rank states it (files of
+ * older versions and of other tools). Cost: one attribute read per rank. */
+SCOPE_READER_API int scope_profile_clock_resolution_ns(scope_profile *p,
+                                                       int rank,
+                                                       int64_t *out);
+
 /* ------------------------------------------------------------------ */
 /* Selecting regions (region_select.c)                                 */
 
@@ -312,7 +322,7 @@ SCOPE_READER_API int64_t scope_events_read(scope_events *it, scope_event *buf,
 SCOPE_READER_API void scope_events_close(scope_events *it);
 
 /* ------------------------------------------------------------------ */
-/* The call stack of a rank, rebuilt from containment (call_stack.c)   */
+/* The call stack of a rank: the journal's order, or containment       */
 
 /* Pass as `thread` to take every thread lane of the rank. */
 #define SCOPE_ALL_THREADS (-1)
@@ -332,14 +342,21 @@ typedef struct scope_call {
 typedef struct scope_call_stack scope_call_stack;
 
 /* The calls of `rank` on lane `thread` (or SCOPE_ALL_THREADS), sorted by
- * start (ties: the longer call first, so it becomes the parent; then
- * thread, region, call index). A call that starts while another call of
- * the same lane is open is its child; a call that starts inside another
- * and ends after it is SCOPE_EOVERLAP, and the message names both calls.
- * A call starting exactly when another ends is not its child. Cost:
+ * start. docs/format.md "Call order and ties" has the rule: when every
+ * region of the rank stores the journal's order (begin_seq and depth,
+ * written by scope when a thread's timestamps tied), calls are in that
+ * order and each is the child of the open call one level up, exactly as
+ * recorded whatever the clock's resolution; a depth or times that
+ * contradict it are SCOPE_EFORMAT / SCOPE_EOVERLAP. Otherwise by
+ * containment: ties in start put the longer call first, so it becomes the
+ * parent, then thread, region, call index; a call that starts while
+ * another call of the same lane is open is its child; a call that starts
+ * inside another and ends after it is SCOPE_EOVERLAP, and the message
+ * names both calls; a call starting exactly when another ends is not its
+ * child. Cost:
  * reads every region of the rank; n log(regions) time when each region's
  * calls are in start order (as files keep them; else n log n), about 120
- * bytes per call while building, 64 after. */
+ * bytes per call while building (16 more with a stored order), 64 after. */
 SCOPE_READER_API int scope_profile_call_stack(scope_profile *p, int rank,
                                               int thread,
                                               scope_call_stack **out);

@@ -27,13 +27,25 @@ extern int64_t scope__clock_drift_ppm;
 /* ns scaled by (1 + drift_ppm / 1e6), out of line: the rare test path. */
 int64_t scope__clock_drifted(int64_t ns);
 
+/* SCOPE_CLOCK_ROUND_NS: > 0 rounds every CLOCK_MONOTONIC reading down to a
+ * multiple of it (and forces CLOCK_MONOTONIC), so tests on a fine clock see
+ * the timestamp ties of a coarse one. 0 = off. Set by scope__clock_setup(). */
+extern int64_t scope__clock_round_ns;
+
+/* The clock's measured step in ticks (TSC cycles or ns), at least 1; set by
+ * scope__clock_setup(). */
+extern uint64_t scope__clock_resolution;
+
 static inline int64_t scope__mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     if (__builtin_expect(scope__clock_drift_ppm != 0, 0))
-        return scope__clock_drifted(ns);
+        ns = scope__clock_drifted(ns);
+    /* off the TSC path; a division only when a test asked for rounding */
+    if (__builtin_expect(scope__clock_round_ns > 0, 0))
+        ns -= ns % scope__clock_round_ns;
     return ns;
 }
 
@@ -44,9 +56,13 @@ static inline uint64_t scope__ticks(void)
     return (uint64_t)scope__mono_ns();
 }
 
-/* Decides which clock to use (SCOPE_CLOCK=tsc|monotonic forces one; else
- * the TSC when the CPU says it is invariant or the kernel itself uses it as
- * its clocksource). Cost: one cpuid and at most one small file read. */
+/* Decides which clock to use (SCOPE_CLOCK=tsc|monotonic forces one,
+ * SCOPE_CLOCK_ROUND_NS=N > 0 forces a CLOCK_MONOTONIC rounded down to N ns;
+ * else the TSC when the CPU says it is invariant or the kernel itself uses
+ * it as its clocksource) and measures the chosen clock's step
+ * (scope__clock_resolution). Cost: one cpuid, at most one small file read,
+ * and a few clock steps (bounded by about 3 ms of spinning on a clock that
+ * coarse; well under a microsecond on a fine one). */
 void scope__clock_setup(void);
 
 /* Reads a (ticks, ns) calibration pair as close together as possible. */

@@ -6,7 +6,8 @@
  * scope-h5write process (see writer_spawn.c), or inside `scope recover`. Memory stays bounded whatever the journal's size:
  *
  *   pass 1  walks every thread's records once and counts the calls of each
- *           region, so every dataset is created at its exact final size;
+ *           region, so every dataset is created at its exact final size,
+ *           and notes whether any two events of a thread share a timestamp;
  *   pass 2  merges the threads' record streams by timestamp (ties by thread
  *           index), which yields each region's calls already sorted by
  *           start. Starts are appended to a fixed-size window per region
@@ -22,6 +23,13 @@
  * half-open inside libhdf5, and libhdf5 1.10 crashes when it tries to close
  * it again at H5close() or exit: the writer then skips H5close() and says
  * so (scope_writer_hdf5_broken), and its process leaves with _exit().
+ *
+ * Nesting is decided by each thread's order in the journal (a stack of open
+ * calls), never by comparing times, so calls that share timestamps come
+ * out as they were recorded. Times alone cannot say that to a reader (a
+ * zero-length call at the moment its parent ends is inside it or after
+ * it), so when a thread had ties the rank file also gets each call's
+ * begin order and depth (docs/format.md, `begin_seq` and `depth`).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,9 +63,12 @@ struct region_out {
     int64_t *start, *end;
     int32_t *tid;
     int32_t *site;          /* callsite_ids window, when has_sites */
+    int64_t *seq;           /* begin_seq window, when the rank has ties */
+    int32_t *dep;           /* depth window, likewise */
     int has_sites;          /* some call of the region carried a call site */
     char *link;             /* encoded link name */
     hid_t ds_start, ds_end, ds_tid, ds_site; /* open while windows are being flushed */
+    hid_t ds_seq, ds_dep;
     hid_t ds_unwound;       /* created at the region's first unwound call */
 };
 
@@ -84,6 +95,8 @@ struct conv {
     struct thread_in *th;
     uint32_t n_threads_used;
     int write_tid;
+    int write_order;        /* begin_seq and depth: a thread had ties */
+    uint64_t begins;        /* begin_seq of the next call */
     uint64_t invalid, unterminated;
     int collided;                  /* the rank file went to a collision name */
     char placed[PATH_MAX + 64];    /* where the rank file went */
@@ -430,7 +443,20 @@ static int count_calls(struct conv *c)
             return SCOPE_ENOMEM;
         struct scope_rec r;
         int rc, any = 0;
+        int64_t prev_ns = 0;
         while ((rc = scope__jr_cursor_next(&cur, &r)) > 0) {
+            /* a tie: this event's time (in ns, as stored) equals the
+             * previous one's of the thread, or a call lasts 0 ns */
+            int64_t ns = scope__jr_ns(&c->jr, r.ticks);
+            if (any && ns == prev_ns)
+                c->write_order = 1;
+            prev_ns = ns;
+            if (r.word & SCOPE_REC_COMPLETE) {
+                int64_t end_ns = scope__jr_ns(&c->jr, r.ticks + r.aux);
+                if (end_ns == ns)
+                    c->write_order = 1;
+                prev_ns = end_ns;
+            }
             if (!any)
                 c->th[t].first_ticks = r.ticks;
             any = 1;
@@ -460,6 +486,18 @@ static int count_calls(struct conv *c)
         threads_with_events += any;
     }
     c->write_tid = threads_with_events > 1;
+    /* Calls still open at the end are closed at the thread's exit or at
+     * finalize (merge_events): a call that began at that very moment ties
+     * with its inferred end, as its parent's end does. */
+    int64_t fin = finalize_ns(c);
+    for (uint32_t t = 0; t < c->n_threads_used && !c->write_order; t++) {
+        const struct scope_jr_thread *jt = &c->jr.threads[t];
+        if (!c->th[t].last_ticks)
+            continue;
+        int64_t end = jt->end_ticks ? scope__jr_ns(&c->jr, jt->end_ticks) : fin;
+        if (scope__jr_ns(&c->jr, c->th[t].last_ticks) >= end)
+            c->write_order = 1;
+    }
     return 0;
 }
 
@@ -480,6 +518,7 @@ static int create_regions(struct conv *c)
     for (uint32_t i = 0; i < c->jr.n_regions && rc == 0; i++) {
         struct region_out *o = &c->reg[i];
         o->ds_start = o->ds_end = o->ds_tid = o->ds_unwound = o->ds_site = H5I_INVALID_HID;
+        o->ds_seq = o->ds_dep = H5I_INVALID_HID;
         if (!o->count)
             continue;
         const struct scope_jr_region *jrr = &c->jr.regions[i];
@@ -498,13 +537,15 @@ static int create_regions(struct conv *c)
             arc |= attr_str(g, "symbol", jrr->symbol);
         if (jrr->object[0])
             arc |= attr_str(g, "object", jrr->object);
-        hid_t d[4] = { make_dataset(g, "start_times", H5T_STD_I64LE, o->count),
+        hid_t d[6] = { make_dataset(g, "start_times", H5T_STD_I64LE, o->count),
                        make_dataset(g, "end_times", H5T_STD_I64LE, o->count),
                        c->write_tid ? make_dataset(g, "thread_ids", H5T_STD_I32LE, o->count) : 0,
-                       o->has_sites ? make_dataset(g, "callsite_ids", H5T_STD_I32LE, o->count) : 0 };
-        if (arc || d[0] < 0 || d[1] < 0 || d[2] < 0 || d[3] < 0)
+                       o->has_sites ? make_dataset(g, "callsite_ids", H5T_STD_I32LE, o->count) : 0,
+                       c->write_order ? make_dataset(g, "begin_seq", H5T_STD_I64LE, o->count) : 0,
+                       c->write_order ? make_dataset(g, "depth", H5T_STD_I32LE, o->count) : 0 };
+        if (arc || d[0] < 0 || d[1] < 0 || d[2] < 0 || d[3] < 0 || d[4] < 0 || d[5] < 0)
             rc = SCOPE_EHDF5;
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 6; k++)
             if (d[k] > 0)
                 H5Dclose(d[k]);
         H5Gclose(g);
@@ -528,10 +569,13 @@ static int open_region_datasets(struct conv *c, struct region_out *o)
     o->ds_end = H5Dopen2(rg, "end_times", H5P_DEFAULT);
     o->ds_tid = c->write_tid ? H5Dopen2(rg, "thread_ids", H5P_DEFAULT) : H5I_INVALID_HID;
     o->ds_site = o->has_sites ? H5Dopen2(rg, "callsite_ids", H5P_DEFAULT) : H5I_INVALID_HID;
+    o->ds_seq = c->write_order ? H5Dopen2(rg, "begin_seq", H5P_DEFAULT) : H5I_INVALID_HID;
+    o->ds_dep = c->write_order ? H5Dopen2(rg, "depth", H5P_DEFAULT) : H5I_INVALID_HID;
     H5Gclose(rg);
     H5Gclose(g);
     return o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
-           (o->has_sites && o->ds_site < 0) ? SCOPE_EHDF5 : 0;
+           (o->has_sites && o->ds_site < 0) ||
+           (c->write_order && (o->ds_seq < 0 || o->ds_dep < 0)) ? SCOPE_EHDF5 : 0;
 }
 
 /* Writes slots [base, upto) of a region's window and moves the window. */
@@ -545,7 +589,9 @@ static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
     if (write_slice(o->ds_start, H5T_NATIVE_INT64, o->start, o->base, n) < 0 ||
         write_slice(o->ds_end, H5T_NATIVE_INT64, o->end, o->base, n) < 0 ||
         (c->write_tid && write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0) ||
-        (o->has_sites && write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0))
+        (o->has_sites && write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
+        (c->write_order && (write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
+                            write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)))
         return SCOPE_EHDF5;
     o->base = upto;
     return 0;
@@ -574,7 +620,9 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
         o->end = malloc(o->win * sizeof *o->end);
         o->tid = malloc(o->win * sizeof *o->tid);
         o->site = malloc(o->win * sizeof *o->site);
-        if (!o->start || !o->end || !o->tid || !o->site)
+        o->seq = malloc(o->win * sizeof *o->seq);
+        o->dep = malloc(o->win * sizeof *o->dep);
+        if (!o->start || !o->end || !o->tid || !o->site || !o->seq || !o->dep)
             return SCOPE_ENOMEM;
     }
     if (o->next - o->base == o->win) {
@@ -590,6 +638,10 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
     o->site[i] = site && site <= c->jr.n_sites && c->jr.sites[site - 1].depth
                      ? (int32_t)(site - 1) : -1;
     struct thread_in *th = &c->th[t];
+    /* the journal's order (docs/format.md): begins counted over all threads
+     * in merge order, depth = calls of this thread open at the begin */
+    o->seq[i] = (int64_t)c->begins++;
+    o->dep[i] = th->depth > INT32_MAX ? INT32_MAX : (int32_t)th->depth;
     if (th->depth == th->cap) {
         size_t cap = th->cap ? th->cap * 2 : 64;
         struct frame *s = realloc(th->stack, cap * sizeof *s);
@@ -852,6 +904,12 @@ static int write_rank_attrs(struct conv *c)
             kv_get(&c->jr, c->jr.kv[i]) == c->jr.kv[i + 1] && H5Aexists(g, c->jr.kv[i] + 5) <= 0)
             rc |= attr_str(g, c->jr.kv[i] + 5, c->jr.kv[i + 1]);
     rc |= scope__clock_model_write_rank(g, &c->clock);
+    /* docs/format.md: the step in ns, rounded up (a TSC step is < 1 ns) */
+    if (h->clock_resolution && h->clock_resolution < (1ull << 40)) {
+        int64_t res = scope__jr_ns(&c->jr, h->start_ticks + h->clock_resolution) -
+                      scope__jr_ns(&c->jr, h->start_ticks);
+        rc |= attr_i64(g, "clock_resolution_ns", res > 0 ? res : 1);
+    }
     return rc ? SCOPE_EHDF5 : 0;
 }
 
@@ -907,6 +965,10 @@ static int write_rank_file(struct conv *c, const char *path)
             H5Dclose(o->ds_unwound);
         if (o->ds_site > 0)
             H5Dclose(o->ds_site);
+        if (o->ds_seq > 0)
+            H5Dclose(o->ds_seq);
+        if (o->ds_dep > 0)
+            H5Dclose(o->ds_dep);
     }
     if (c->rank_grp > 0)
         H5Gclose(c->rank_grp);
@@ -963,6 +1025,8 @@ static void conv_free(struct conv *c)
         free(c->reg[i].end);
         free(c->reg[i].tid);
         free(c->reg[i].site);
+        free(c->reg[i].seq);
+        free(c->reg[i].dep);
         free(c->reg[i].link);
     }
     free(c->reg);

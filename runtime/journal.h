@@ -76,7 +76,11 @@ struct scope_journal_header {
     uint32_t died_signal;       /* with SCOPE_JOURNAL_DIED */
     char hostname[256];
     char output[1024];          /* the index file path this run writes */
+    uint64_t clock_resolution;  /* the clock's step measured at init, in
+                                   ticks; 0 = unknown (older journals) */
 };
+_Static_assert(sizeof(struct scope_journal_header) <= SCOPE_JOURNAL_HEADER_SIZE,
+               "the journal header fits its page");
 
 /* A thread records into one staging chunk mapped MAP_SHARED, which stays
  * mapped and is reused. When it is full its content is copied with pwrite
@@ -85,9 +89,15 @@ struct scope_journal_header {
  * sequence number in place. Writing through the page cache costs a fifth
  * of faulting fresh pages of a shared mapping in, one by one, from the hot
  * path. A reader takes, for each (thread, seq), the EVENTS copy when there
- * is one, else the staging chunk, whose valid records are those with
- * ticks >= first_ticks (the rest are the tail of the previous sequence). */
+ * is one, else the staging chunk. A staging chunk with SCOPE_CHUNK_CLEARED
+ * in its flags has its payload zeroed before each new sequence starts, so
+ * its valid records are exactly its non-empty ones. Without the flag
+ * (journals of older versions) the valid records are those with ticks >=
+ * first_ticks, the rest being the tail of the previous sequence; that rule
+ * keeps stale records that tie with first_ticks, which a coarse clock
+ * makes common, so the recorder no longer relies on it. */
 enum scope_chunk_type { SCOPE_CHUNK_EVENTS = 1, SCOPE_CHUNK_META = 2, SCOPE_CHUNK_STAGING = 3 };
+#define SCOPE_CHUNK_CLEARED 1u  /* flags: see above */
 
 struct scope_chunk_header {
     uint32_t magic;             /* SCOPE_CHUNK_MAGIC once the chunk is in use */
@@ -107,7 +117,7 @@ struct scope_chunk_header {
      * (see SCOPE_REC_COMPLETE). */
     uint64_t reserved0;
     uint32_t guard;             /* SCOPE_CHUNK_GUARD */
-    uint32_t reserved1;
+    uint32_t flags;             /* SCOPE_CHUNK_CLEARED (staging) */
 };                              /* 96 bytes, a multiple of the record size */
 #define SCOPE_CHUNK_GUARD 0xffffffffu
 _Static_assert(sizeof(struct scope_chunk_header) == 96, "chunk header layout");

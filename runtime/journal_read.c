@@ -91,7 +91,9 @@ static int add_thread_chunk(struct scope_jr *jr, const struct scope_chunk_header
     struct scope_jr_chunk *slot = &t->chunks[c->seq];
     int staging = c->type == SCOPE_CHUNK_STAGING;
     if (slot->idx == UINT64_MAX || (slot->staging && !staging))
-        *slot = (struct scope_jr_chunk){ idx, staging ? c->first_ticks : 0, staging };
+        /* a cleared staging chunk holds only its own sequence (journal.h) */
+        *slot = (struct scope_jr_chunk){
+            idx, staging && !(c->flags & SCOPE_CHUNK_CLEARED) ? c->first_ticks : 0, staging };
     if (c->seq + 1 > t->n_chunks)
         t->n_chunks = c->seq + 1;
     t->tid = c->tid;

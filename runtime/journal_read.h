@@ -33,7 +33,8 @@ struct scope_jr_thread {
     char name[17];
     struct scope_jr_chunk {
         uint64_t idx;               /* chunk number; UINT64_MAX = missing */
-        uint64_t first_ticks;       /* staging: older records are stale */
+        uint64_t first_ticks;       /* staging without SCOPE_CHUNK_CLEARED:
+                                       older records are stale; else 0 */
         int staging;
     } *chunks;                      /* by seq */
     uint32_t n_chunks, cap_chunks;

@@ -438,6 +438,7 @@ static int journal_create(void)
     h->record_size = sizeof(struct scope_rec);
     h->state = SCOPE_JOURNAL_RECORDING;
     h->clock_kind = scope__clock_tsc ? SCOPE_CLOCK_TSC : SCOPE_CLOCK_NS;
+    h->clock_resolution = scope__clock_resolution;
     h->pid = g.pid;
     h->rank = g.rank;
     h->size = g.size;
@@ -537,6 +538,10 @@ static int flush_staging(struct thread_state *t, uint64_t first)
         storage_stop(e, "cannot write the journal");
         return -1;
     }
+    /* journal.h, SCOPE_CHUNK_CLEARED: the next sequence's records are told
+     * from the old ones by position, never by time (ties with `first`) */
+    memset((char *)c + CHUNK_HDR, 0, g.chunk_size - CHUNK_HDR);
+    atomic_signal_fence(memory_order_seq_cst);
     c->first_ticks = first;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     atomic_signal_fence(memory_order_seq_cst);
@@ -575,6 +580,7 @@ static int next_chunk(struct thread_state *t, uint64_t ticks)
     c->tid = (int64_t)syscall(SYS_gettid);
     c->first_ticks = ticks;
     c->guard = SCOPE_CHUNK_GUARD;
+    c->flags = SCOPE_CHUNK_CLEARED;
     scope__clock_pair(&c->calib_ticks, &c->calib_ns);
     pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
     __atomic_store_n(&c->magic, SCOPE_CHUNK_MAGIC, __ATOMIC_RELEASE);

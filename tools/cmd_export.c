@@ -27,7 +27,10 @@ static const char export_help[] =
     "  chrome-trace  Trace Event JSON for Perfetto and chrome://tracing: one\n"
     "                process per rank, one thread per thread lane, one\n"
     "                complete (\"X\") event per call, times in microseconds\n"
-    "                from the run start\n"
+    "                from the run start (viewers nest X events by time, so\n"
+    "                calls that share a timestamp on a coarse clock may\n"
+    "                nest differently there; speedscope, folded and\n"
+    "                `scope tree` follow the recorded order)\n"
     "  speedscope    speedscope's JSON: one evented profile per (rank,\n"
     "                thread), times in nanoseconds from the run start\n"
     "  folded        folded stacks for flamegraph.pl, inferno, speedscope:\n"
@@ -191,8 +194,11 @@ fail_events:
     return status;
 }
 
-/* One evented profile: the calls of one lane, opened and closed in time
- * order. The parent links are the lane's open-call chain. */
+/* One evented profile: the calls of one lane, opened and closed in the
+ * call stack's order. The parent links are the lane's open-call chain:
+ * before a call opens, every open call that is not its parent closes. Never
+ * decided by times, which tie on a coarse clock (a 0 ns call as its parent
+ * ends is still inside it). */
 static void speedscope_lane(FILE *out, const scope_call *c, int64_t n,
                             int32_t lane, int64_t origin)
 {
@@ -200,7 +206,7 @@ static void speedscope_lane(FILE *out, const scope_call *c, int64_t n,
     for (int64_t i = 0; i <= n; i++) {
         if (i < n && c[i].thread != lane)
             continue;
-        while (top >= 0 && (i == n || c[top].end_ns <= c[i].start_ns)) {
+        while (top >= 0 && (i == n || top != c[i].parent)) {
             fprintf(out, "%s{\"type\": \"C\", \"frame\": %d, \"at\": %lld}",
                     nev++ ? ", " : "", c[top].region,
                     (long long)(c[top].end_ns - origin));

@@ -189,6 +189,10 @@ static void warn_incomplete(scope_profile *p, FILE *out)
                      "early\n", recovered, recovered == 1 ? " was" : "s were",
                 recovered == 1 ? "its profile" : "their profiles",
                 recovered == 1 ? "s" : "");
+    /* a coarse clock makes short calls 0 ns: say so where it matters */
+    if (scope_profile_clock_resolution_ns(p, SCOPE_ALL_RANKS, &v) == 0 && v > 20)
+        fprintf(out, "clock resolution: %lld ns (coarsest rank); shorter durations are "
+                     "not resolved\n", (long long)v);
     for (int i = 0; i < scope_profile_rank_count(p); i++) {
         int rank = scope_profile_rank(p, i);
         char why[512];

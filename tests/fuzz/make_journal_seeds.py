@@ -1,8 +1,11 @@
 """make_journal_seeds.py OUTDIR [STAMP] - writes small journals (4 KiB chunks) in
 the layout of runtime/journal.h as seeds for fuzz_journal: a finished one,
 one cut off by a crash (open calls, a staging chunk), one with two
-threads, and damaged variants. Independent of the recorder's own code, so
-it also checks that journal.h says enough to write a journal.
+threads, damaged variants, and tie-heavy ones (a coarse clock: many
+records, on one thread and across threads, share a timestamp; 0-tick
+calls; a reused staging chunk whose stale tail ties with its first record,
+with and without SCOPE_CHUNK_CLEARED). Independent of the recorder's own
+code, so it also checks that journal.h says enough to write a journal.
 """
 import os
 import struct
@@ -14,17 +17,21 @@ EVENTS, META, STAGING = 1, 2, 3
 END, COMPLETE, SHIFT = 1, 2, 2
 
 
-def header(nchunks, state=2, rank=0, size=1, threads=1):
+CLEARED = 1  # chunk flags: a staging chunk zeroed before each new sequence
+
+
+def header(nchunks, state=2, rank=0, size=1, threads=1, resolution=0):
     h = struct.pack("<8sIIIIIIQqiiQqQqqQII", MAGIC, 1, HDR_SIZE, CHUNK, 16, state, 0,
                     nchunks, 1234, rank, size, 0, 1000, 0, 900000 if state == 2 else 0,
                     1700000000 * 10**9, 0, threads, 0)
     h += b"host".ljust(256, b"\0") + b"/tmp/run.h5".ljust(1024, b"\0")
+    h += struct.pack("<Q", resolution)  # clock_resolution (ticks; 0 = unknown)
     return h.ljust(HDR_SIZE, b"\0")
 
 
-def chunk_header(ctype, thread=0, seq=0, used=0, first=0):
+def chunk_header(ctype, thread=0, seq=0, used=0, first=0, flags=0):
     h = struct.pack("<IIIIqQqQQQ16sQII", CHUNK_MAGIC, ctype, thread, seq, 4321 + thread,
-                    0, 1000, used, 0, first, b"main", 0, 0xFFFFFFFF, 0)
+                    0, 1000, used, 0, first, b"main", 0, 0xFFFFFFFF, flags)
     assert len(h) == 96
     return h
 
@@ -43,8 +50,9 @@ def rec(ticks, rid, flags=0, aux=0):
     return struct.pack("<QII", ticks, (rid << SHIFT) | flags, aux)
 
 
-def events_chunk(recs, ctype=EVENTS, thread=0, seq=0, first=0):
-    return (chunk_header(ctype, thread, seq, first=first) + b"".join(recs)).ljust(CHUNK, b"\0")
+def events_chunk(recs, ctype=EVENTS, thread=0, seq=0, first=0, flags=0):
+    return (chunk_header(ctype, thread, seq, first=first, flags=flags) +
+            b"".join(recs)).ljust(CHUNK, b"\0")
 
 
 out = sys.argv[1]
@@ -57,7 +65,25 @@ crashed = header(3, state=1) + meta_chunk(regions) + events_chunk(t0) + events_c
     [rec(3000, 0), rec(3100, 1)] + [rec(1000, 2)], STAGING, seq=1, first=3000)
 two = header(3, threads=2) + meta_chunk(regions) + events_chunk(t0) + events_chunk(
     [rec(2050, 1), rec(2150, 1, END)], STAGING, thread=1)
+# Ties: outer { inner {} inner {} MPI_Send { inner {} } } at one tick, twice
+# on two threads, and calls completed in place with a 0-tick duration.
+T = 5000
+tied = [rec(T, 0), rec(T, 1, COMPLETE, 0), rec(T, 1), rec(T, 1, END), rec(T, 2),
+        rec(T, 1, COMPLETE, 0), rec(T, 2, END), rec(T, 0, END), rec(T, 0), rec(T, 0, END)]
+ties = header(3, threads=2, resolution=1000) + meta_chunk(regions) + events_chunk(
+    tied, STAGING, flags=CLEARED) + events_chunk(tied, STAGING, thread=1, flags=CLEARED)
+# A staging chunk in its second sequence (the first is in an EVENTS chunk):
+# new records at T, then the stale tail of sequence 0, also at T. With
+# CLEARED the tail cannot exist (zeroed); without, it is the old ambiguity.
+full = [rec(T, 1, COMPLETE, 0)] * ((CHUNK - 96) // 16)
+reused = [rec(T, 0), rec(T, 0, END)] + full[2:]
+staging_cleared = header(3, state=1, resolution=1000) + meta_chunk(regions) + events_chunk(
+    full) + events_chunk([rec(T, 0), rec(T, 0, END)], STAGING, seq=1, first=T, flags=CLEARED)
+staging_legacy = header(3, state=1) + meta_chunk(regions) + events_chunk(full) + events_chunk(
+    reused, STAGING, seq=1, first=T)
 seeds = {"finished": finished, "crashed": crashed, "two_threads": two,
+         "ties": ties, "ties_staging_cleared": staging_cleared,
+         "ties_staging_legacy": staging_legacy,
          "truncated": crashed[: HDR_SIZE + CHUNK + 300],
          "bad_version": finished[:8] + struct.pack("<I", 99) + finished[12:],
          "zero_tail": finished[: HDR_SIZE + CHUNK] + b"\0" * CHUNK}

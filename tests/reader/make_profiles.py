@@ -185,6 +185,50 @@ with h5py.File(path("overlap.h5"), "w") as f:
         f[f"rank0/regions/{name}/start_times"] = np.array([s0], np.int64)
         f[f"rank0/regions/{name}/end_times"] = np.array([e0], np.int64)
 
+# 9. Ties everywhere (a coarse clock), with the journal's order stored
+# (docs/format.md "Call order and ties"; expected values in
+# test_call_stack.c). Times are BASE + the numbers below. In begin_seq order:
+#   seq 0  P t0 [0,10]  d0      seq 6  Q t0 [10,20] d0
+#   seq 1  C t0 [0,10]  d1 (P)  seq 7  S t1 [10,10] d1 (R)
+#   seq 2  R t1 [0,10]  d0      seq 8  Y t0 [20,20] d1 (Q: ends with it)
+#   seq 3  S t1 [0,0]   d1 (R)  seq 9  X t0 [20,20] d0
+#   seq 4  S t1 [0,0]   d1 (R)  seq 10 W t0 [20,20] d1 (X: 0 ns, nested)
+#   seq 5  Z t0 [10,10] d0 (after P, not in it)
+# C equals its parent; the S are siblings with equal times; Y, Z, X, W last
+# 0 ns. Containment alone gets C, Y, S [10,10] and W wrong.
+# ties_bad_depth.h5: the same with W at depth 2 (no open call at depth 1
+# there); ties_one_order.h5: the same with begin_seq and depth removed from
+# region "W" (then no order is used: containment).
+TIES = [  # region, thread, start, end, seq, depth
+    ("P", 0, 0, 10, 0, 0), ("C", 0, 0, 10, 1, 1), ("R", 1, 0, 10, 2, 0),
+    ("S", 1, 0, 0, 3, 1), ("S", 1, 0, 0, 4, 1), ("Z", 0, 10, 10, 5, 0),
+    ("Q", 0, 10, 20, 6, 0), ("S", 1, 10, 10, 7, 1), ("Y", 0, 20, 20, 8, 1),
+    ("X", 0, 20, 20, 9, 0), ("W", 0, 20, 20, 10, 1),
+]
+
+
+def write_ties(name, calls, no_order=()):
+    with h5py.File(path(name), "w") as f:
+        f.attrs["scope_format"] = np.int64(1)
+        f.create_group("metadata").attrs["start_time_ns"] = np.int64(BASE)
+        g = f.create_group("rank0")
+        g.attrs["rank"] = np.int64(0)
+        g.attrs["clock_resolution_ns"] = np.int64(1000)
+        for reg in dict.fromkeys(c[0] for c in calls):
+            mine = [c for c in calls if c[0] == reg]
+            r = g.create_group(f"regions/{reg}")
+            r["start_times"] = np.array([BASE + c[2] for c in mine], np.int64)
+            r["end_times"] = np.array([BASE + c[3] for c in mine], np.int64)
+            r["thread_ids"] = np.array([c[1] for c in mine], np.int32)
+            if reg not in no_order:
+                r["begin_seq"] = np.array([c[4] for c in mine], np.int64)
+                r["depth"] = np.array([c[5] for c in mine], np.int32)
+
+
+write_ties("ties.h5", TIES)
+write_ties("ties_bad_depth.h5", TIES[:-1] + [("W", 0, 20, 20, 10, 2)])
+write_ties("ties_one_order.h5", TIES, no_order=("W",))
+
 # 6. Bad inputs: each must give its own error, never a crash.
 with open(path("notes.txt"), "w") as f:
     f.write("this is a text file, not a profile\n" * 20)

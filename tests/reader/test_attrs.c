@@ -98,5 +98,20 @@ int main(int argc, char **argv)
                   "scope-profiler columnar file)");
         scope_profile_close(p);
     }
+    /* The clock's step: stated by ties.h5's rank 0, by nobody in nested.h5. */
+    if ((p = open_in(argv[1], "ties.h5"))) {
+        CHECK_I64(scope_profile_clock_resolution_ns(p, 0, &v), 0);
+        CHECK_I64(v, 1000);
+        v = -1;
+        CHECK_I64(scope_profile_clock_resolution_ns(p, SCOPE_ALL_RANKS, &v), 0);
+        CHECK_I64(v, 1000);
+        scope_profile_close(p);
+    }
+    if ((p = open_in(argv[1], "nested.h5"))) {
+        CHECK_I64(scope_profile_clock_resolution_ns(p, SCOPE_ALL_RANKS, &v), SCOPE_ENOTFOUND);
+        CHECK_STR(scope_reader_errmsg(), "no rank states its clock resolution");
+        CHECK_I64(scope_profile_clock_resolution_ns(p, 1, &v), SCOPE_ENOTFOUND);
+        scope_profile_close(p);
+    }
     return check_result("test_attrs");
 }

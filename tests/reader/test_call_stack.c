@@ -3,7 +3,11 @@
  * overlap.h5 (make_profiles.py, section 7 and 8): the exact order, parent,
  * depth, self time and children of every call, per thread lane and for all
  * lanes, a sibling that starts exactly when its neighbour ends, a rank
- * without thread ids, and the EOVERLAP error with its message.
+ * without thread ids, and the EOVERLAP error with its message; ties.h5
+ * (section 9): equal starts, equal ends, zero-length calls and a child
+ * equal to its parent nest as the stored journal order says, a damaged
+ * depth is EFORMAT, and without the order on every region containment
+ * applies.
  *
  * usage: test_call_stack PROFILE_DIR
  */
@@ -147,6 +151,62 @@ int main(int argc, char **argv)
         CHECK_STR(scope_reader_errmsg(), "rank 0, thread 0: call 0 of \"b\" "
                   "[5, 15] starts inside call 0 of \"a\" [0, 10] and ends "
                   "after it; nesting cannot be rebuilt");
+        scope_profile_close(p);
+    }
+
+    /* ties.h5 (make_profiles.py, section 9): the journal's order decides
+     * wherever times tie. Rank 0, all lanes, in begin_seq order. */
+    p = open_in(argv[1], "ties.h5");
+    if (p) {
+        static const want_call ties[] = {
+            { "P", 0, 0, 10, 0, 0, -1, 0 },  { "C", 0, 0, 10, 10, 0, 0, 1 },
+            { "R", 1, 0, 10, 10, 0, -1, 0 }, { "S", 1, 0, 0, 0, 0, 2, 1 },
+            { "S", 1, 0, 0, 0, 1, 2, 1 },    { "Z", 0, 10, 10, 0, 0, -1, 0 },
+            { "Q", 0, 10, 20, 10, 0, -1, 0 }, { "S", 1, 10, 10, 0, 2, 2, 1 },
+            { "Y", 0, 20, 20, 0, 0, 6, 1 },  { "X", 0, 20, 20, 0, 0, -1, 0 },
+            { "W", 0, 20, 20, 0, 0, 9, 1 },
+        };
+        check_stack(p, 0, SCOPE_ALL_THREADS, ties, 11);
+        /* lane 1 alone: R with its three S children, in order */
+        static const want_call lane1[] = {
+            { "R", 1, 0, 10, 10, 0, -1, 0 }, { "S", 1, 0, 0, 0, 0, 0, 1 },
+            { "S", 1, 0, 0, 0, 1, 0, 1 },    { "S", 1, 10, 10, 0, 2, 0, 1 },
+        };
+        check_stack(p, 0, 1, lane1, 4);
+        CHECK_I64(scope_profile_call_stack(p, 0, SCOPE_ALL_THREADS, &cs), 0);
+        const int64_t *k2;
+        int64_t n2 = -1;
+        CHECK_I64(scope_call_stack_children(cs, -1, &k2, &n2), 0);
+        CHECK_I64(n2, 5);   /* P, R, Z, Q, X */
+        CHECK_I64(scope_call_stack_children(cs, 2, &k2, &n2), 0);
+        CHECK_I64(n2, 3);
+        if (n2 == 3) {
+            CHECK_I64(k2[0], 3);
+            CHECK_I64(k2[1], 4);
+            CHECK_I64(k2[2], 7);
+        }
+        scope_call_stack_free(cs);
+        scope_profile_close(p);
+    }
+    p = open_in(argv[1], "ties_bad_depth.h5");
+    if (p) {
+        CHECK_I64(scope_profile_call_stack(p, 0, SCOPE_ALL_THREADS, &cs), SCOPE_EFORMAT);
+        CHECK_STR(scope_reader_errmsg(), "rank 0, thread 0: call 0 of \"W\" has depth 2, "
+                  "but the calls open before it give depth 1; the call order is damaged");
+        scope_profile_close(p);
+    }
+    /* one region without the order: containment for the whole rank, which
+     * makes the zero-length W a sibling of X (the documented fallback) */
+    p = open_in(argv[1], "ties_one_order.h5");
+    if (p) {
+        CHECK_I64(scope_profile_call_stack(p, 0, 0, &cs), 0);
+        const scope_call *c = scope_call_stack_calls(cs);
+        int64_t n = scope_call_stack_count(cs);
+        CHECK_I64(n, 7);
+        for (int64_t i = 0; i < n; i++)
+            if (strcmp(scope_profile_region_name(p, c[i].region), "W") == 0)
+                CHECK_I64(c[i].depth, 0);
+        scope_call_stack_free(cs);
         scope_profile_close(p);
     }
     return check_result("test_call_stack");

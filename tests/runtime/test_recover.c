@@ -5,7 +5,8 @@
  *            "inner" calls (several journal chunks), then SIGKILLs itself:
  *            recover gives exactly 50,000 inner calls and the outer call
  *            closed at the last recorded time, complete = 0,
- *            unterminated_calls = 1, and writes the index;
+ *            unterminated_calls = 1, every inner call nested in the outer
+ *            one (also on a coarse clock), and writes the index;
  *   busy     the journal of a process that is still running is refused
  *            (exit 1, "still in use") and left alone; once that process
  *            is killed, recover takes it;
@@ -138,6 +139,20 @@ int main(int argc, char **argv)
             CHECK(os[0] <= is[0]);
             CHECK_I64(oe[0], ie[ni - 1]); /* closed at the last recorded time */
         }
+        /* every inner call is inside the outer one, also the last, which
+         * ends (on a coarse clock: begins, too) when outer is closed */
+        scope_call_stack *cs = NULL;
+        CHECK_I64(scope_profile_call_stack(p, 0, SCOPE_ALL_THREADS, &cs), 0);
+        int64_t inside = 0, roots = 0;
+        for (int64_t i = 0; i < scope_call_stack_count(cs); i++) {
+            const scope_call *c = &scope_call_stack_calls(cs)[i];
+            roots += c->parent < 0;
+            inside += c->region == in && c->parent >= 0 &&
+                      scope_call_stack_calls(cs)[c->parent].region == ou;
+        }
+        CHECK_I64(inside, 50000);
+        CHECK_I64(roots, 1);
+        scope_call_stack_free(cs);
         scope_profile_close(p);
     }
     CHECK_I64(h5_attr(rank0, "complete"), 0);

@@ -86,6 +86,24 @@ class Export(unittest.TestCase):
                     self.assertEqual(stack.pop(), e["frame"])
             self.assertEqual(stack, [])
 
+    def test_speedscope_ties(self):
+        # ties.h5 (make_profiles.py section 9): open/close follow the stored
+        # journal order, not times; a 0 ns call as its parent ends (Y in Q)
+        # and a child equal to its parent (C in P) stay inside
+        d = json.loads(self.export("speedscope", prof("ties.h5")))
+        names = [f["name"] for f in d["shared"]["frames"]]
+        ev = {p["name"]: [(e["type"], names[e["frame"]], e["at"]) for e in p["events"]]
+              for p in d["profiles"]}
+        self.assertEqual(ev["rank 0 thread 0"], [
+            ("O", "P", 0), ("O", "C", 0), ("C", "C", 10), ("C", "P", 10),
+            ("O", "Z", 10), ("C", "Z", 10), ("O", "Q", 10), ("O", "Y", 20),
+            ("C", "Y", 20), ("C", "Q", 20), ("O", "X", 20), ("O", "W", 20),
+            ("C", "W", 20), ("C", "X", 20)])
+        self.assertEqual(ev["rank 0 thread 1"], [
+            ("O", "R", 0), ("O", "S", 0), ("C", "S", 0), ("O", "S", 0), ("C", "S", 0),
+            ("O", "S", 10), ("C", "S", 10), ("C", "R", 10)])
+        self.assertEqual(self.export("folded", prof("ties.h5")), "P;C 10\nR 10\nQ 10\n")
+
     def test_folded(self):
         self.assertEqual(self.export("folded", prof("nested.h5")),
                          "main 140\nmain;work 75\nmain;work;leaf 20\nmain;leaf 5\n")

@@ -70,6 +70,19 @@ class Summary(unittest.TestCase):
         self.assertTrue(out.startswith("region,calls,"))
         self.assertIn("2000 events were not recorded", err)
 
+    def test_coarse_clock_is_said_first(self):
+        # ties.h5 states a 1 us clock step (make_profiles.py section 9)
+        out = self.ok("summary", prof("ties.h5")).splitlines()
+        self.assertEqual(out[0], "clock resolution: 1000 ns (coarsest rank); "
+                         "shorter durations are not resolved")
+        self.assertTrue(out[1].startswith("region"))
+        rc, out, err = run("summary", "--format", "csv", prof("ties.h5"))
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.startswith("region,calls,"))
+        self.assertIn("clock resolution: 1000 ns", err)
+        # files that do not state it (or a fine clock) print no such line
+        self.assertNotIn("clock resolution", self.ok("summary", prof("nested.h5")))
+
     def test_table_units_align(self):
         # µs is two bytes but one column: the columns still line up.
         out = self.ok("summary", prof("run.h5")).splitlines()

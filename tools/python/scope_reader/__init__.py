@@ -395,8 +395,10 @@ class ProfilingResults:
 
     # -- call stack --------------------------------------------------
     def call_stack(self, rank=0, thread=None, relative=True):
-        """The calls of one rank sorted by start, nesting rebuilt from
-        containment: dicts with name, rank, thread, call_index, start, end,
+        """The calls of one rank sorted by start, nesting as recorded (the
+        stored journal order where times tie, else containment; docs/
+        format.md "Call order and ties"): dicts with name, rank, thread,
+        call_index, start, end,
         duration, self_time (seconds), depth and parent (list index or
         -1)."""
         cs = _p()
