@@ -90,32 +90,46 @@ static uint64_t next_step(uint64_t from)
     }
 }
 
-/* The smallest non-zero step of the chosen clock, in ticks: the first
- * change only lines the reads up with a step boundary, then the smallest of
- * up to 100 steps (at least 2; no more once 2 ms have passed, which only a
- * clock that coarse takes). On a fine clock the read's own cost is the
- * floor of what back-to-back reads can see, which is what a duration can
- * resolve too. A clock that never moves within 2 ms is given a 2 ms step
- * (in ns mode; the TSC always moves). */
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The step of the chosen clock, in ticks: the greatest common divisor of
+ * the changes seen between successive distinct readings (up to 100 of
+ * them, at least 2; no more once 2 ms have passed, which only a very
+ * coarse clock takes). A clock that ticks in steps of s only ever changes
+ * by multiples of s; a fine clock's changes (a read costs tens of ticks,
+ * and varies) have no common divisor beyond 1 after a few reads. So this
+ * is the clock's granularity, not the cost of reading it: a TSC gives 1,
+ * a clock rounded to 1 us gives 1000 ns. A clock that never moves within
+ * 2 ms is given a 2 ms step (in ns mode; the TSC always moves). */
 static uint64_t measure_resolution(void)
 {
     struct timespec a, b;
-    uint64_t t = next_step(read_ticks()), best = UINT64_MAX;
+    uint64_t t = next_step(read_ticks()), step = 0;
     clock_gettime(CLOCK_MONOTONIC_RAW, &a);
     for (int i = 0; i < 100; i++) {
         uint64_t n = next_step(t);
-        if (n > t && n - t < best)
-            best = n - t;
+        if (n > t)
+            step = gcd_u64(step, n - t);
         t = n;
+        if (step == 1)
+            break;
         if (i >= 1) {
             clock_gettime(CLOCK_MONOTONIC_RAW, &b);
             if ((int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec) > 2000000)
                 break;
         }
     }
-    if (best == UINT64_MAX)
+    if (step == 0)
         return scope__clock_tsc ? 1 : 2000000;
-    return best;
+    return step;
 }
 
 static int cpu_has_invariant_tsc(void)

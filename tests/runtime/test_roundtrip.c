@@ -142,6 +142,16 @@ int main(int argc, char **argv)
     int64_t run_start = 0;
     CHECK_I64(scope_profile_run_start_ns(p, &run_start), 0);
     CHECK(run_start > 0 && gs[0] >= run_start);
+    /* the stored clock step is the clock's granularity, not its read cost:
+     * exactly the rounding a coarse clock run asked for, else a fine clock
+     * (a TSC or CLOCK_MONOTONIC: at most a few ns) */
+    int64_t res = -1;
+    CHECK_I64(scope_profile_clock_resolution_ns(p, 0, &res), 0);
+    const char *round = getenv("SCOPE_CLOCK_ROUND_NS");
+    if (round && *round)
+        CHECK_I64(res, strtoll(round, NULL, 10));
+    else
+        CHECK(res >= 1 && res <= 20);
     scope_profile_close(p);
     return check_result("test_roundtrip");
 }
