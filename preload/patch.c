@@ -27,7 +27,10 @@
  * containing it.
  *
  * Code pages are made writable only for the write and go back to
- * read+execute. When other threads may be running, the 5 bytes are written
+ * read+execute; in a batch (a start-up or a dlopen patching many
+ * functions) each segment and stub pool is made writable once, by its first
+ * write, and gets its own protection back when the batch ends: one pair of
+ * mprotect calls per segment instead of four per function. When other threads may be running, the 5 bytes are written
  * with one 16-byte cmpxchg when they fit in an aligned 16-byte block, else
  * a `jmp .` is written first so no thread can run half-written bytes.
  */
@@ -35,6 +38,7 @@
 
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,6 +70,10 @@ static struct {
     size_t n_pools;
     uintptr_t *done;            /* addresses instrumented, sorted */
     size_t n_done, cap_done;
+    int batch;                  /* inside scope__patch_batch_begin/end */
+    struct open_range { uintptr_t lo, hi; int prot; } *open;  /* made writable */
+    size_t n_open;
+    size_t n_mprotect;          /* mprotect calls made for code and stubs */
 } P;
 
 static void say(char *why, size_t len, const char *fmt, ...)
@@ -187,15 +195,112 @@ static struct pool *pool_near(uintptr_t addr)
     return NULL;
 }
 
+/* ------------------------------------------------------------ protection */
+
+/* The loaded segment that holds an address: its page range and the
+ * protection its program header gives it. */
+struct seg_query {
+    uintptr_t addr;
+    uintptr_t lo, hi;
+    int prot;
+    int found;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct seg_query *q = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type != PT_LOAD || q->addr < a || q->addr >= a + ph->p_memsz)
+            continue;
+        q->lo = a;
+        q->hi = a + ph->p_memsz;
+        q->prot = (ph->p_flags & PF_R ? PROT_READ : 0) | (ph->p_flags & PF_W ? PROT_WRITE : 0) |
+                  (ph->p_flags & PF_X ? PROT_EXEC : 0);
+        q->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether [lo, hi) lies in a range the batch already made writable. */
+static int batch_covers(uintptr_t lo, uintptr_t hi)
+{
+    for (size_t i = 0; i < P.n_open; i++)
+        if (lo >= P.open[i].lo && hi <= P.open[i].hi)
+            return 1;
+    return 0;
+}
+
+/* In a batch: makes the whole segment (or stub pool) that holds [lo, hi)
+ * writable once, and remembers the protection to give back at the end. */
+static int batch_open(uintptr_t lo, uintptr_t hi, uintptr_t page)
+{
+    struct seg_query q = { .addr = lo };
+    for (size_t i = 0; i < P.n_pools && !q.found; i++) {
+        uintptr_t b = (uintptr_t)P.pools[i].base;
+        if (lo >= b && hi <= b + POOL_SIZE)
+            q = (struct seg_query){ lo, b, b + POOL_SIZE, PROT_READ | PROT_EXEC, 1 };
+    }
+    if (!q.found)
+        dl_iterate_phdr(find_segment, &q);
+    if (q.found) {
+        q.lo &= ~(page - 1);
+        q.hi = (q.hi + page - 1) & ~(page - 1);
+    }
+    if (!q.found || lo < q.lo || hi > q.hi)     /* not in one segment: just the pages */
+        q = (struct seg_query){ lo, lo, hi, PROT_READ | PROT_EXEC, 1 };
+    struct open_range *o = realloc(P.open, (P.n_open + 1) * sizeof *o);
+    if (!o)
+        return SCOPE_ENOMEM;
+    P.open = o;
+    if (mprotect((void *)q.lo, q.hi - q.lo, q.prot | PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
+        return SCOPE_EACCES;
+    P.open[P.n_open++] = (struct open_range){ q.lo, q.hi, q.prot };
+    P.n_mprotect++;
+    return 0;
+}
+
 /* Makes [p, p+len) writable (and still executable: another thread may be
- * running code on the same page) or puts it back to read+execute. */
+ * running code on the same page) or puts it back to read+execute. In a
+ * batch, the first write into a segment opens all of it and nothing is
+ * put back until scope__patch_batch_end(). */
 static int code_writable(void *p, size_t len, int on)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t lo = (uintptr_t)p & ~(page - 1);
     uintptr_t hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+    if (P.batch) {
+        if (!on || batch_covers(lo, hi))
+            return 0;
+        return batch_open(lo, hi, page);
+    }
+    P.n_mprotect++;
     int prot = PROT_READ | PROT_EXEC | (on ? PROT_WRITE : 0);
     return mprotect((void *)lo, hi - lo, prot) == 0 ? 0 : SCOPE_EACCES;
+}
+
+void scope__patch_batch_begin(void)
+{
+    P.batch = 1;
+}
+
+void scope__patch_batch_end(void)
+{
+    for (size_t i = 0; i < P.n_open; i++)
+        mprotect((void *)P.open[i].lo, P.open[i].hi - P.open[i].lo, P.open[i].prot);
+    P.n_mprotect += P.n_open;
+    free(P.open);
+    P.open = NULL;
+    P.n_open = 0;
+    P.batch = 0;
+}
+
+size_t scope__patch_mprotects(void)
+{
+    return P.n_mprotect;
 }
 
 /* Writes the stub header: the record and the jump into the trampoline. */
