@@ -668,6 +668,31 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     return 0;
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Faults in, in a few calls, the code pages the patches will write (one
+ * page fault each otherwise: tens of microseconds apiece on some VMs). */
+static void prefault(const scope_config *cfg, struct loaded *objs, const struct hits *hits)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++)
+        n += hits[k].n;
+    uintptr_t *a = n ? malloc(n * sizeof *a) : NULL;
+    if (!a)
+        return;
+    n = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++)
+        for (size_t i = 0; i < hits[k].n; i++)
+            a[n++] = objs[hits[k].v[i].obj].o.syms[hits[k].v[i].sym].addr;
+    qsort(a, n, sizeof *a, cmp_addr);
+    scope__patch_prefault(a, n);
+    free(a);
+}
+
 /* Matches the config against objs, then instruments entry by entry, in
  * config order (an alias goes to the first entry that names it). */
 static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
@@ -682,6 +707,7 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
         free(hits);
         return SCOPE_ENOMEM;
     }
+    prefault(cfg, objs, hits);
     for (size_t k = 0; k < cfg->n_entries; k++) {
         const scope_config_entry *e = &cfg->entries[k];
         struct match *m = NULL;

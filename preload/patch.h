@@ -65,6 +65,14 @@ int scope__patch_write_slot(uintptr_t *slot, uintptr_t value, int relro);
 void scope__patch_batch_begin(void);
 void scope__patch_batch_end(void);
 
+/* In a batch: makes the code pages that patches at addrs[0..n) (ascending)
+ * will write writable and faults them in (copy-on-write) with one
+ * madvise(MADV_POPULATE_WRITE) per run of pages, instead of one page fault
+ * per page at the first write. Pages of a function that is then refused
+ * are copied too, unchanged. Does nothing outside a batch or when the
+ * kernel lacks MADV_POPULATE_WRITE (Linux < 5.14: the writes fault). */
+void scope__patch_prefault(const uintptr_t *addrs, size_t n);
+
 /* mprotect calls made on code and stub memory so far (verbose report). */
 size_t scope__patch_mprotects(void);
 
