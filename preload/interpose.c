@@ -85,6 +85,9 @@ static struct {
     struct scope__got_fn *got;  /* functions timed through the GOT */
     size_t n_got;
     struct timing t;            /* of the run in progress */
+    size_t n_late;              /* looks after start-up (dlopen) */
+    double late_wall, late_cpu; /* their time */
+    size_t late_fns;            /* functions they instrumented */
 } E;
 
 static double now_s(void)
@@ -861,6 +864,12 @@ static int run(int atomic, int startup)
     scope__got_end();
     scope__patch_batch_end();
     free_objects(c.list, c.n);
+    if (!startup) {
+        E.n_late++;
+        E.late_wall += now_s() - t0;
+        E.late_cpu += cpu_s() - c0;
+        E.late_fns += n > 0 ? (size_t)n : 0;
+    }
     if (E.cfg->verbose && E.rank0 && (startup || n > 0))
         fprintf(stderr, "scope: %s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
                 "%zu objects, "
@@ -879,6 +888,10 @@ static void report_at_exit(void)
             "thread exit), %llu not recorded (shadow stack full)\n",
             (unsigned long long)scope__shadow_unwound(),
             (unsigned long long)scope__shadow_overflows());
+    if (E.n_late)
+        fprintf(stderr, "scope: after start-up, %zu dlopen looks at new objects took %.1f ms "
+                "(%.1f ms CPU) and instrumented %zu functions\n", E.n_late, 1e3 * E.late_wall,
+                1e3 * E.late_cpu, E.late_fns);
 }
 
 int scope__interpose_apply(const scope_config *cfg)
