@@ -113,15 +113,28 @@ static void index_object(const char *path, uintptr_t bias, uintptr_t relro_lo,
         if (!rd || !sd)
             continue;
         size_t n = sh.sh_size / sh.sh_entsize;
+        size_t n_sym = symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+        /* the common case read in place: 64-bit tables in this byte order */
+        int native = gelf_getclass(e) == ELFCLASS64 && rd->d_type == ELF_T_RELA &&
+                     sd->d_type == ELF_T_SYM && sh.sh_entsize == sizeof(Elf64_Rela) &&
+                     rd->d_size >= n * sizeof(Elf64_Rela) &&
+                     sd->d_size >= n_sym * sizeof(Elf64_Sym);
+        const Elf64_Rela *rela = native ? rd->d_buf : NULL;
+        const Elf64_Sym *syms = native ? sd->d_buf : NULL;
         for (size_t i = 0; i < n; i++) {
             GElf_Rela r;
-            if (!gelf_getrela(rd, (int)i, &r))
+            if (rela)
+                r = rela[i];
+            else if (!gelf_getrela(rd, (int)i, &r))
                 break;
             unsigned type = GELF_R_TYPE(r.r_info);
             if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
                 continue;
             GElf_Sym s;
-            if (!gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s))
+            size_t si = GELF_R_SYM(r.r_info);
+            if (syms && si < n_sym)
+                s = syms[si];
+            else if (!gelf_getsym(sd, (int)si, &s))
                 continue;
             const char *nm = elf_strptr(e, symsh.sh_link, s.st_name);
             if (!nm || !*nm)
