@@ -22,6 +22,12 @@
  *
  * Method: inline patching (patch.c) first; for a library function it
  * refuses, the GOT slots that import it (got.c); never both.
+ *
+ * Cost: each new object's symbols are read and hashed once
+ * (symbol_index.c), every entry is matched in one pass per object, and the
+ * patches of one look (start-up, or a dlopen) are written as one batch
+ * (code made writable once per segment, GOT relocations read once), so a
+ * start-up grows with what it patches (docs/interposition.md).
  */
 #include "interpose.h"
 
