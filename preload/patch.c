@@ -535,6 +535,10 @@ static uintptr_t branch_candidates(uintptr_t from, uintptr_t to, uintptr_t lo, u
     size_t n = to - from;
     uintptr_t last = from;
     for (size_t j = 0; j < n; j++) {
+        uint8_t c = b[j];                   /* most bytes open no form */
+        if (c != 0xeb && (c & 0xf0) != 0x70 && (c & 0xfc) != 0xe0 && c != 0xe8 &&
+            c != 0xe9 && c != 0x0f && c != 0xc7)
+            continue;
         for (size_t f = 0; f < sizeof form / sizeof *form; f++) {
             size_t end = j + form[f].len + form[f].width;
             if (end > n || b[j] < form[f].op0 || b[j] > form[f].op0_last)
