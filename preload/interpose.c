@@ -22,6 +22,12 @@
  *
  * Method: inline patching (patch.c) first; for a library function it
  * refuses, the GOT slots that import it (got.c); never both.
+ *
+ * Cost: each new object's symbols are read and hashed once
+ * (symbol_index.c), every entry is matched in one pass per object, and the
+ * patches of one look (start-up, or a dlopen) are written as one batch
+ * (code made writable once per segment, GOT relocations read once), so a
+ * start-up grows with what it patches (docs/interposition.md).
  */
 #include "interpose.h"
 
@@ -37,6 +43,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/auxv.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "got.h"
@@ -44,14 +51,22 @@
 #include "scope_internal.h"
 #include "callsites.h"
 #include "shadow_stack.h"
+#include "symbol_index.h"
 #include "symbols.h"
 
 #define MAX_OBJECTS 4096
 
 struct loaded {
     struct scope__object o;
-    char **dem;                 /* demangled name per symbol (lazy), or NULL */
-    int dem_done;
+    struct scope__symindex ix;  /* name hash and demangled names (lazy) */
+    uintptr_t *max_end;         /* per symbol: the highest end of it and
+                                   the symbols before it (lazy, enclosing()) */
+};
+
+/* Where a start-up (or a dlopen) spent its time, for SCOPE_VERBOSE. */
+struct timing {
+    double index, match, patch, got;    /* seconds */
+    size_t objects, symbols, demangled;
 };
 
 /* One function an entry matched. */
@@ -77,9 +92,29 @@ static struct {
                                    until the process is known to record */
     int warned;
     const char *const *skip;    /* timed by the caller by symbol */
-    struct got_fn { char *name; uintptr_t target, stub; } *got;  /* timed via GOT */
+    struct scope__got_fn *got;  /* functions timed through the GOT */
     size_t n_got;
+    struct timing t;            /* of the run in progress */
+    size_t n_late;              /* looks after start-up (dlopen) */
+    double late_wall, late_cpu; /* their time */
+    size_t late_fns;            /* functions they instrumented */
 } E;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time of this thread: on a busy machine wall time also counts the
+ * time other processes had the CPU. */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 void scope__interpose_skip(const char *const *names)
 {
@@ -156,24 +191,15 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 static const char *demangled(struct loaded *l, size_t i)
 {
-    if (!l->dem_done) {
-        l->dem_done = 1;
-        if (scope__demangler_available() && l->o.n_syms)
-            l->dem = calloc(l->o.n_syms, sizeof *l->dem);
-        if (l->dem)
-            for (size_t k = 0; k < l->o.n_syms; k++)
-                l->dem[k] = scope__demangle(l->o.syms[k].name);
-    }
-    return l->dem && l->dem[i] ? l->dem[i] : NULL;
+    return scope__symindex_demangled(&l->ix, i);
 }
 
 static void free_objects(struct loaded *list, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (list[i].dem)
-            for (size_t k = 0; k < list[i].o.n_syms; k++)
-                free(list[i].dem[k]);
-        free(list[i].dem);
+        E.t.demangled += list[i].ix.n_demangled;
+        scope__symindex_free(&list[i].ix);
+        free(list[i].max_end);
         scope__object_close(&list[i].o);
     }
     free(list);
@@ -193,26 +219,6 @@ static int object_matches(const scope_config_entry *e, const struct scope__objec
 }
 
 /* ---------------------------------------------------------------- matching */
-
-static int name_matches(const scope_config_entry *e, const char *pattern, struct loaded *l,
-                        size_t i)
-{
-    const char *mangled = l->o.syms[i].name;
-    if (e->is_glob) {
-        if (!e->demangled && fnmatch(pattern, mangled, 0) == 0)
-            return 1;
-        if (strncmp(mangled, "_Z", 2) != 0)
-            return 0;
-        const char *d = demangled(l, i);
-        return d && fnmatch(pattern, d, 0) == 0;
-    }
-    if (!e->demangled)
-        return strcmp(pattern, mangled) == 0;
-    if (strncmp(mangled, "_Z", 2) != 0)
-        return 0;
-    const char *d = demangled(l, i);
-    return d && strcmp(pattern, d) == 0;
-}
 
 /* The implementation an IFUNC resolver picks on this CPU. */
 static uintptr_t resolve_ifunc(const struct scope__object *o, const struct scope__sym *s)
@@ -241,50 +247,150 @@ static int plain_identifier(const char *p)
     return 1;
 }
 
-static size_t find_matches(const scope_config_entry *e, struct loaded *objs, size_t n_objs,
-                           const char *pattern, int fortran, struct match **out, size_t *n_out)
+/* Appends symbol i of l to *out as a match, an IFUNC resolved to the
+ * implementation this CPU gets. Returns 1, or 0 when out of memory. */
+static int add_match(struct loaded *l, size_t i, struct match **out, size_t *n_out)
 {
-    scope_config_entry fe = *e;
-    char glob[600];
-    if (fortran) {
-        /* second pass: lowercase + "_" or a module procedure */
-        size_t len = strlen(pattern);
-        if (len > 256)
+    struct match *m = realloc(*out, (*n_out + 1) * sizeof *m);
+    if (!m)
+        return 0;
+    *out = m;
+    const struct scope__sym *s = &l->o.syms[i];
+    m[*n_out] = (struct match){ s, l, s->addr, s->size };
+    if (s->ifunc) {
+        uintptr_t impl = resolve_ifunc(&l->o, s);
+        const struct scope__sym *is = scope__object_find(&l->o, impl);
+        m[*n_out].addr = impl;
+        m[*n_out].size = is && is->addr == impl ? is->size : 0;
+    }
+    (*n_out)++;
+    return 1;
+}
+
+/* One symbol a pattern matched: object and symbol index. */
+struct hit {
+    uint32_t obj, sym;
+};
+
+struct hits {
+    struct hit *v;
+    size_t n, cap;
+};
+
+static int hits_add(struct hits *h, size_t obj, size_t sym)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 16;
+        struct hit *v = realloc(h->v, cap * sizeof *v);
+        if (!v)
             return 0;
-        char low[300];
-        for (size_t i = 0; i <= len; i++)
-            low[i] = (char)tolower((unsigned char)pattern[i]);
-        snprintf(glob, sizeof glob, "%s_", low);
-        fe.is_glob = 0;
-        size_t got = find_matches(&fe, objs, n_objs, glob, 0, out, n_out);
-        snprintf(glob, sizeof glob, "__*_MOD_%s", low);
-        fe.is_glob = 1;
-        return got + find_matches(&fe, objs, n_objs, glob, 0, out, n_out);
+        h->v = v;
+        h->cap = cap;
+    }
+    h->v[h->n++] = (struct hit){ (uint32_t)obj, (uint32_t)sym };
+    return 1;
+}
+
+/* The symbols of object k whose mangled name is `name`, in symbol order. */
+static void lookup_exact(struct loaded *objs, size_t k, const char *name, struct hits *h)
+{
+    uint32_t few[16];
+    uint32_t *idx = few;
+    size_t n = scope__symindex_lookup(&objs[k].ix, name, few, 16);
+    if (n > 16) {                       /* one name defined many times: rare */
+        idx = malloc(n * sizeof *idx);
+        if (!idx)
+            return;
+        scope__symindex_lookup(&objs[k].ix, name, idx, n);
+    }
+    for (size_t j = 0; j < n; j++)
+        if (!hits_add(h, k, idx[j]))
+            break;
+    if (idx != few)
+        free(idx);
+}
+
+/* Matches every entry against the objects in one pass per object: an
+ * exact mangled name is a hash lookup; the other entries (globs, C++
+ * demangled names) are tested against each symbol in turn, which demangles
+ * a symbol at most once and only when some pattern needs it. h[k] gets
+ * entry k's hits in object order, then symbol order (what a scan per entry
+ * gives). Returns 0 or SCOPE_ENOMEM. */
+static int match_entries(const scope_config *cfg, struct loaded *objs, size_t n_objs,
+                         struct hits *h)
+{
+    size_t n = cfg->n_entries;
+    struct scope__namepat *np = calloc(n, sizeof *np);
+    size_t *scan = calloc(n, sizeof *scan);     /* entries tested symbol by symbol */
+    int rc = SCOPE_ENOMEM;
+    if (!np || !scan)
+        goto fail_alloc;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        const scope_config_entry *e = &cfg->entries[k];
+        if (scope__namepat_compile(&np[k], e->pattern, e->is_glob, e->demangled) < 0)
+            goto fail_compile;
+    }
+    for (size_t o = 0; o < n_objs; o++) {
+        size_t n_scan = 0;
+        for (k = 0; k < n; k++) {
+            const scope_config_entry *e = &cfg->entries[k];
+            if (!object_matches(e, &objs[o].o))
+                continue;
+            if (e->is_glob || e->demangled)
+                scan[n_scan++] = k;
+            else
+                lookup_exact(objs, o, e->pattern, &h[k]);
+        }
+        for (size_t i = 0; n_scan && i < objs[o].o.n_syms; i++)
+            for (size_t j = 0; j < n_scan; j++)
+                if (scope__namepat_match(&np[scan[j]], &objs[o].ix, i))
+                    hits_add(&h[scan[j]], o, i);
+    }
+    rc = 0;
+    k = n;
+fail_compile:
+    while (k-- > 0)
+        scope__namepat_free(&np[k]);
+fail_alloc:
+    free(np);
+    free(scan);
+    return rc;
+}
+
+/* The Fortran rule's second look for an exact, plain-identifier entry that
+ * matched nothing: lowercase + "_" (an external procedure), then
+ * "__<module>_MOD_<lowercase>" (a module procedure). */
+static size_t find_fortran(const scope_config_entry *e, struct loaded *objs, size_t n_objs,
+                           struct match **out, size_t *n_out)
+{
+    size_t len = strlen(e->pattern);
+    if (len > 256)
+        return 0;
+    char low[300], glob[600];
+    for (size_t i = 0; i <= len; i++)
+        low[i] = (char)tolower((unsigned char)e->pattern[i]);
+    snprintf(glob, sizeof glob, "%s_", low);
+    struct hits h = { 0 };
+    for (size_t k = 0; k < n_objs; k++)
+        if (object_matches(e, &objs[k].o))
+            lookup_exact(objs, k, glob, &h);
+    snprintf(glob, sizeof glob, "__*_MOD_%s", low);
+    struct scope__namepat np;
+    if (scope__namepat_compile(&np, glob, 1, 0) == 0) {
+        for (size_t k = 0; k < n_objs; k++) {
+            if (!object_matches(e, &objs[k].o))
+                continue;
+            for (size_t i = 0; i < objs[k].o.n_syms; i++)
+                if (scope__namepat_match(&np, &objs[k].ix, i))
+                    hits_add(&h, k, i);
+        }
+        scope__namepat_free(&np);
     }
     size_t found = 0;
-    for (size_t k = 0; k < n_objs; k++) {
-        struct loaded *l = &objs[k];
-        if (!object_matches(e, &l->o))
-            continue;
-        for (size_t i = 0; i < l->o.n_syms; i++) {
-            if (!name_matches(e, pattern, l, i))
-                continue;
-            struct match *m = realloc(*out, (*n_out + 1) * sizeof *m);
-            if (!m)
-                return found;
-            *out = m;
-            const struct scope__sym *s = &l->o.syms[i];
-            m[*n_out] = (struct match){ s, l, s->addr, s->size };
-            if (s->ifunc) {
-                uintptr_t impl = resolve_ifunc(&l->o, s);
-                const struct scope__sym *is = scope__object_find(&l->o, impl);
-                m[*n_out].addr = impl;
-                m[*n_out].size = is && is->addr == impl ? is->size : 0;
-            }
-            (*n_out)++;
-            found++;
-        }
-    }
+    for (size_t i = 0; i < h.n; i++)
+        found += (size_t)add_match(&objs[h.v[i].obj], h.v[i].sym, out, n_out);
+    free(h.v);
     return found;
 }
 
@@ -448,14 +554,38 @@ static void report_add(struct report *r, const char *fmt, ...)
 }
 
 /* Another function symbol whose body contains addr (not at its start):
- * patching addr would rewrite that function's code too. */
-static const struct scope__sym *enclosing(const struct scope__object *o, uintptr_t addr)
+ * patching addr would rewrite that function's code too. The first such
+ * symbol in address order, as a scan from the start would find; found by
+ * binary search on the running maximum of the symbols' ends (built once per
+ * object), so a large library costs O(log n) per function, not O(n). */
+static const struct scope__sym *enclosing(struct loaded *l, uintptr_t addr)
 {
-    for (size_t i = 0; i < o->n_syms && o->syms[i].addr < addr; i++) {
-        const struct scope__sym *s = &o->syms[i];
-        if (s->size && addr < s->addr + s->size)
-            return s;
+    const struct scope__object *o = &l->o;
+    if (!o->n_syms)
+        return NULL;
+    if (!l->max_end) {
+        l->max_end = malloc(o->n_syms * sizeof *l->max_end);
+        if (!l->max_end)
+            return NULL;
+        uintptr_t m = 0;
+        for (size_t i = 0; i < o->n_syms; i++) {
+            uintptr_t end = o->syms[i].addr + o->syms[i].size;
+            l->max_end[i] = m = end > m ? end : m;
+        }
     }
+    size_t lo = 0, hi = o->n_syms;      /* first i with max_end[i] > addr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->max_end[mid] > addr)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    /* symbol lo is the first whose end passes addr (the maximum rose there);
+     * it contains addr when it starts before it, and no later one can start
+     * before it when lo does not (sorted by address) */
+    if (lo < o->n_syms && o->syms[lo].addr < addr)
+        return &o->syms[lo];
     return NULL;
 }
 
@@ -501,7 +631,7 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     char why[256] = "";
     char reason[400];
     int rc;
-    const struct scope__sym *in = enclosing(&pick->obj->o, pick->addr);
+    const struct scope__sym *in = enclosing(pick->obj, pick->addr);
     if (in && !scope__patch_at_boundary(in->addr, pick->addr)) {
         snprintf(why, sizeof why, "entry is not at an instruction boundary of %s", in->name);
         rc = SCOPE_EINVAL;
@@ -519,15 +649,17 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     /* GOT fallback for exported library functions */
     if (!pick->obj->o.is_main && s->bind != STB_LOCAL) {
         uintptr_t stub;
+        double t0 = now_s();
         int w = scope__patch_got_stub(pick->addr, id, flags, &stub);
         if (w == 0)
             w = scope__got_redirect(s->name, pick->addr, stub);
+        E.t.got += now_s() - t0;
         if (w > 0) {
             scope__patch_mark(pick->addr);
-            struct got_fn *g = realloc(E.got, (E.n_got + 1) * sizeof *g);
+            struct scope__got_fn *g = realloc(E.got, (E.n_got + 1) * sizeof *g);
             if (g) {                        /* libraries loaded later import it too */
                 E.got = g;
-                g[E.n_got++] = (struct got_fn){ strdup(s->name), pick->addr, stub };
+                g[E.n_got++] = (struct scope__got_fn){ strdup(s->name), pick->addr, stub };
             }
             snprintf(reason, sizeof reason, "inline refused (%s); %d GOT slot%s", why, w,
                      w == 1 ? "" : "s");
@@ -549,18 +681,56 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     return 0;
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Faults in, in a few calls, the code pages the patches will write (one
+ * page fault each otherwise: tens of microseconds apiece on some VMs). */
+static void prefault(const scope_config *cfg, struct loaded *objs, const struct hits *hits)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++)
+        n += hits[k].n;
+    uintptr_t *a = n ? malloc(n * sizeof *a) : NULL;
+    if (!a)
+        return;
+    n = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++)
+        for (size_t i = 0; i < hits[k].n; i++)
+            a[n++] = objs[hits[k].v[i].obj].o.syms[hits[k].v[i].sym].addr;
+    qsort(a, n, sizeof *a, cmp_addr);
+    scope__patch_prefault(a, n);
+    free(a);
+}
+
+/* Matches the config against objs, then instruments entry by entry, in
+ * config order (an alias goes to the first entry that names it). */
 static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
 {
     const scope_config *cfg = E.cfg;
     int total = 0;
+    double t_start = now_s(), t_instr = 0, got0 = E.t.got;
+    struct hits *hits = calloc(cfg->n_entries, sizeof *hits);
+    if (!hits || match_entries(cfg, objs, n_objs, hits) < 0) {
+        for (size_t k = 0; hits && k < cfg->n_entries; k++)
+            free(hits[k].v);
+        free(hits);
+        return SCOPE_ENOMEM;
+    }
+    prefault(cfg, objs, hits);
     for (size_t k = 0; k < cfg->n_entries; k++) {
         const scope_config_entry *e = &cfg->entries[k];
         struct match *m = NULL;
         size_t nm = 0;
-        find_matches(e, objs, n_objs, e->pattern, 0, &m, &nm);
+        for (size_t i = 0; i < hits[k].n; i++)
+            add_match(&objs[hits[k].v[i].obj], hits[k].v[i].sym, &m, &nm);
+        free(hits[k].v);
         int fortran = 0;
         if (nm == 0 && !e->is_glob && !e->demangled && plain_identifier(e->pattern)) {
-            find_matches(e, objs, n_objs, e->pattern, 1, &m, &nm);
+            find_fortran(e, objs, n_objs, &m, &nm);
             fortran = nm > 0;
         }
         char label[700];
@@ -595,6 +765,7 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
         qsort(m, nm, sizeof *m, cmp_match);
         struct report rep = { .off = 0 };
         size_t done = 0;
+        double t0 = now_s();
         for (size_t i = 0; i < nm;) {
             size_t j = i + 1;
             while (j < nm && m[j].addr == m[i].addr)
@@ -602,6 +773,7 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
             done += (size_t)instrument(e, &m[i], j - i, atomic, &rep);
             i = j;
         }
+        t_instr += now_s() - t0;
         E.found[k] += done;
         total += (int)done;
         if (cfg->verbose && E.rank0)    /* one copy per job, not one per rank */
@@ -611,6 +783,9 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
                     rep.inline_n + rep.got_n + rep.refused_n + rep.already_n > 6 ? ", ..." : "");
         free(m);
     }
+    free(hits);
+    E.t.match += now_s() - t_start - t_instr;
+    E.t.patch += t_instr - (E.t.got - got0);
     return total;
 }
 
@@ -666,12 +841,60 @@ static int multithreaded(void)
     return n > 1;
 }
 
+/* One look at the loaded objects: index the new ones, match, patch in one
+ * batch (each code segment and stub pool made writable once, its
+ * protection given back at the end), and, after a dlopen, point the new
+ * objects' GOT slots of the functions timed through the GOT at their
+ * stubs. With verbose, rank 0 prints where the time went. */
 static int run(int atomic, int startup)
 {
+    double t0 = now_s(), c0 = cpu_s();
+    size_t mprotects = scope__patch_mprotects();
+    memset(&E.t, 0, sizeof E.t);
     struct collect c = { 0 };
     dl_iterate_phdr(collect_object, &c);
+    /* indexed once the list stops moving: an index points at its object */
+    size_t k = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        if (k != i)
+            c.list[k] = c.list[i];
+        if (scope__symindex_build(&c.list[k].ix, &c.list[k].o) == 0)
+            E.t.symbols += c.list[k++].o.n_syms;
+        else
+            scope__object_close(&c.list[k].o);
+    }
+    c.n = k;
+    E.t.objects = c.n;
+    E.t.index = now_s() - t0;
+    scope__patch_batch_begin();
+    scope__got_begin();
     int n = c.n ? apply_to(c.list, c.n, atomic, startup) : 0;
+    uintptr_t *bias = !startup && E.n_got && c.n ? malloc(c.n * sizeof *bias) : NULL;
+    if (bias) {             /* the new objects import GOT-timed functions too */
+        double g0 = now_s();
+        for (size_t i = 0; i < c.n; i++)
+            bias[i] = c.list[i].o.bias;
+        scope__got_redirect_new(E.got, E.n_got, bias, c.n);
+        free(bias);
+        E.t.got += now_s() - g0;
+    }
+    scope__got_end();
+    scope__patch_batch_end();
     free_objects(c.list, c.n);
+    if (!startup) {
+        E.n_late++;
+        E.late_wall += now_s() - t0;
+        E.late_cpu += cpu_s() - c0;
+        E.late_fns += n > 0 ? (size_t)n : 0;
+    }
+    if (E.cfg->verbose && E.rank0 && (startup || n > 0))
+        fprintf(stderr, "scope: %s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
+                "%zu objects, "
+                "%zu symbols; match %.1f ms: %zu demangled; patch %.1f ms; GOT %.1f ms; "
+                "%zu mprotect calls)\n", startup ? "start-up" : "dlopen",
+                1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0), n > 0 ? n : 0, 1e3 * E.t.index, E.t.objects,
+                E.t.symbols, 1e3 * E.t.match, E.t.demangled, 1e3 * E.t.patch, 1e3 * E.t.got,
+                scope__patch_mprotects() - mprotects);
     return n;
 }
 
@@ -682,6 +905,10 @@ static void report_at_exit(void)
             "thread exit), %llu not recorded (shadow stack full)\n",
             (unsigned long long)scope__shadow_unwound(),
             (unsigned long long)scope__shadow_overflows());
+    if (E.n_late)
+        fprintf(stderr, "scope: after start-up, %zu dlopen looks at new objects took %.1f ms "
+                "(%.1f ms CPU) and instrumented %zu functions\n", E.n_late, 1e3 * E.late_wall,
+                1e3 * E.late_cpu, E.late_fns);
 }
 
 int scope__interpose_apply(const scope_config *cfg)
@@ -724,11 +951,7 @@ int scope__interpose_new_objects(void)
     if (!E.cfg)
         return 0;
     scope__interpose_forget_unloaded();
-    int n = run(1, 0);
-    for (size_t i = 0; i < E.n_got; i++)
-        if (E.got[i].name)
-            scope__got_redirect(E.got[i].name, E.got[i].target, E.got[i].stub);
-    return n;
+    return run(1, 0);
 }
 
 int scope__interpose_matched_any(void)

@@ -27,7 +27,10 @@
  * containing it.
  *
  * Code pages are made writable only for the write and go back to
- * read+execute. When other threads may be running, the 5 bytes are written
+ * read+execute; in a batch (a start-up or a dlopen patching many
+ * functions) each segment and stub pool is made writable once, by its first
+ * write, and gets its own protection back when the batch ends: one pair of
+ * mprotect calls per segment instead of four per function. When other threads may be running, the 5 bytes are written
  * with one 16-byte cmpxchg when they fit in an aligned 16-byte block, else
  * a `jmp .` is written first so no thread can run half-written bytes.
  */
@@ -35,6 +38,7 @@
 
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,7 +60,13 @@
 struct pool {
     uint8_t *base;
     size_t used;
+    size_t populated;           /* bytes from base already faulted in */
 };
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  /* Linux 5.14 */
+#endif
+#define POPULATE_CHUNK (64u << 10)
 
 static struct {
     csh cs;
@@ -66,6 +76,10 @@ static struct {
     size_t n_pools;
     uintptr_t *done;            /* addresses instrumented, sorted */
     size_t n_done, cap_done;
+    int batch;                  /* inside scope__patch_batch_begin/end */
+    struct open_range { uintptr_t lo, hi; int prot; } *open;  /* made writable */
+    size_t n_open;
+    size_t n_mprotect;          /* mprotect calls made for code and stubs */
 } P;
 
 static void say(char *why, size_t len, const char *fmt, ...)
@@ -180,22 +194,171 @@ static struct pool *pool_near(uintptr_t addr)
                 return NULL;
             }
             P.pools = np;
-            P.pools[P.n_pools] = (struct pool){ m, 0 };
+            P.pools[P.n_pools] = (struct pool){ m, 0, 0 };
             return &P.pools[P.n_pools++];
         }
     }
     return NULL;
 }
 
+/* ------------------------------------------------------------ protection */
+
+/* The loaded segment that holds an address: its page range and the
+ * protection its program header gives it. */
+struct seg_query {
+    uintptr_t addr;
+    uintptr_t lo, hi;
+    int prot;
+    int found;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct seg_query *q = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type != PT_LOAD || q->addr < a || q->addr >= a + ph->p_memsz)
+            continue;
+        q->lo = a;
+        q->hi = a + ph->p_memsz;
+        q->prot = (ph->p_flags & PF_R ? PROT_READ : 0) | (ph->p_flags & PF_W ? PROT_WRITE : 0) |
+                  (ph->p_flags & PF_X ? PROT_EXEC : 0);
+        q->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether [lo, hi) lies in a range the batch already made writable. */
+static int batch_covers(uintptr_t lo, uintptr_t hi)
+{
+    for (size_t i = 0; i < P.n_open; i++)
+        if (lo >= P.open[i].lo && hi <= P.open[i].hi)
+            return 1;
+    return 0;
+}
+
+/* In a batch: makes the whole segment (or stub pool) that holds [lo, hi)
+ * writable once, and remembers the protection to give back at the end. */
+static int batch_open(uintptr_t lo, uintptr_t hi, uintptr_t page)
+{
+    struct seg_query q = { .addr = lo };
+    for (size_t i = 0; i < P.n_pools && !q.found; i++) {
+        uintptr_t b = (uintptr_t)P.pools[i].base;
+        if (lo >= b && hi <= b + POOL_SIZE)
+            q = (struct seg_query){ lo, b, b + POOL_SIZE, PROT_READ | PROT_EXEC, 1 };
+    }
+    if (!q.found)
+        dl_iterate_phdr(find_segment, &q);
+    if (q.found) {
+        q.lo &= ~(page - 1);
+        q.hi = (q.hi + page - 1) & ~(page - 1);
+    }
+    if (!q.found || lo < q.lo || hi > q.hi)     /* not in one segment: just the pages */
+        q = (struct seg_query){ lo, lo, hi, PROT_READ | PROT_EXEC, 1 };
+    struct open_range *o = realloc(P.open, (P.n_open + 1) * sizeof *o);
+    if (!o)
+        return SCOPE_ENOMEM;
+    P.open = o;
+    if (mprotect((void *)q.lo, q.hi - q.lo, q.prot | PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
+        return SCOPE_EACCES;
+    P.open[P.n_open++] = (struct open_range){ q.lo, q.hi, q.prot };
+    P.n_mprotect++;
+    return 0;
+}
+
+/* Faults in the stub pool pages ahead of [lo, hi) in one call, 64 KiB at a
+ * time: a page fault costs tens of microseconds on some virtual machines,
+ * and a start-up writing thousands of stubs would take one per page. */
+static void populate_stubs(uintptr_t lo, uintptr_t hi)
+{
+    for (size_t i = 0; i < P.n_pools; i++) {
+        struct pool *p = &P.pools[i];
+        uintptr_t b = (uintptr_t)p->base;
+        if (lo < b || hi > b + POOL_SIZE)
+            continue;
+        if (hi - b > p->populated) {
+            size_t from = p->populated > lo - b ? p->populated : lo - b;
+            size_t to = hi - b + POPULATE_CHUNK;
+            if (to > POOL_SIZE)
+                to = POOL_SIZE;
+            madvise(p->base + from, to - from, MADV_POPULATE_WRITE);
+            p->populated = to;      /* also when the kernel lacks it: faults then */
+        }
+        return;
+    }
+}
+
+void scope__patch_prefault(const uintptr_t *addrs, size_t n)
+{
+    if (!P.batch || !n)
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t run_lo = 0, run_hi = 0;
+    for (size_t i = 0; i <= n; i++) {
+        uintptr_t lo = 0, hi = 0;
+        if (i < n) {
+            lo = addrs[i] & ~(page - 1);
+            /* the jump may follow an endbr64 */
+            hi = (addrs[i] + 4 + PATCH_LEN + page - 1) & ~(page - 1);
+            if (run_hi && lo <= run_hi) {
+                if (hi > run_hi)
+                    run_hi = hi;
+                continue;
+            }
+        }
+        if (run_hi && (batch_covers(run_lo, run_hi) ||
+                       batch_open(run_lo, run_hi, page) == 0) &&
+            batch_covers(run_lo, run_hi))
+            madvise((void *)run_lo, run_hi - run_lo, MADV_POPULATE_WRITE);
+        run_lo = lo;
+        run_hi = hi;
+    }
+}
+
 /* Makes [p, p+len) writable (and still executable: another thread may be
- * running code on the same page) or puts it back to read+execute. */
+ * running code on the same page) or puts it back to read+execute. In a
+ * batch, the first write into a segment opens all of it and nothing is
+ * put back until scope__patch_batch_end(). */
 static int code_writable(void *p, size_t len, int on)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t lo = (uintptr_t)p & ~(page - 1);
     uintptr_t hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+    if (P.batch) {
+        if (!on)
+            return 0;
+        int rc = batch_covers(lo, hi) ? 0 : batch_open(lo, hi, page);
+        if (rc == 0)
+            populate_stubs(lo, hi);
+        return rc;
+    }
+    P.n_mprotect++;
     int prot = PROT_READ | PROT_EXEC | (on ? PROT_WRITE : 0);
     return mprotect((void *)lo, hi - lo, prot) == 0 ? 0 : SCOPE_EACCES;
+}
+
+void scope__patch_batch_begin(void)
+{
+    P.batch = 1;
+}
+
+void scope__patch_batch_end(void)
+{
+    for (size_t i = 0; i < P.n_open; i++)
+        mprotect((void *)P.open[i].lo, P.open[i].hi - P.open[i].lo, P.open[i].prot);
+    P.n_mprotect += P.n_open;
+    free(P.open);
+    P.open = NULL;
+    P.n_open = 0;
+    P.batch = 0;
+}
+
+size_t scope__patch_mprotects(void)
+{
+    return P.n_mprotect;
 }
 
 /* Writes the stub header: the record and the jump into the trampoline. */
@@ -332,10 +495,73 @@ static size_t relocate(const cs_insn *in, uint8_t *out, uintptr_t lo, uintptr_t 
     return n;
 }
 
+static int32_t rel_at(const uint8_t *b, int width)
+{
+    if (width == 1)
+        return (int8_t)b[0];
+    if (width == 2) {
+        int16_t v;
+        memcpy(&v, b, 2);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, b, 4);
+    return v;
+}
+
+/* Where in [from, to) a relative branch into (lo, hi) could have its
+ * opcode: every byte offset is read as if an opcode of each relative
+ * branch form started there (jmp, call, jcc, loop, jrcxz, xbegin; rel8,
+ * rel16 and rel32), whatever the real instruction boundaries. Returns the
+ * last such offset + 1, or `from` when there is none: capstone, which
+ * decodes from the entry and knows the boundaries, then has nothing to
+ * find, and otherwise needs to look no further than that offset plus
+ * the longest instruction. A large function is thus decoded only near
+ * its entry (rel8 targets reach 128 bytes back), not to its end. */
+static uintptr_t branch_candidates(uintptr_t from, uintptr_t to, uintptr_t lo, uintptr_t hi)
+{
+    static const struct { uint8_t op0, op0_last, op1, op1_last; uint8_t len, width; } form[] = {
+        { 0xeb, 0xeb, 0, 0, 1, 1 },         /* jmp rel8 */
+        { 0x70, 0x7f, 0, 0, 1, 1 },         /* jcc rel8 */
+        { 0xe0, 0xe3, 0, 0, 1, 1 },         /* loop*, jrcxz */
+        { 0xe8, 0xe9, 0, 0, 1, 4 },         /* call, jmp rel32 */
+        { 0xe8, 0xe9, 0, 0, 1, 2 },         /* with 0x66: rel16 */
+        { 0x0f, 0x0f, 0x80, 0x8f, 2, 4 },   /* jcc rel32 */
+        { 0x0f, 0x0f, 0x80, 0x8f, 2, 2 },
+        { 0xc7, 0xc7, 0xf8, 0xf8, 2, 4 },   /* xbegin */
+        { 0xc7, 0xc7, 0xf8, 0xf8, 2, 2 },
+    };
+    const uint8_t *b = (const uint8_t *)from;
+    size_t n = to - from;
+    uintptr_t last = from;
+    for (size_t j = 0; j < n; j++) {
+        uint8_t c = b[j];                   /* most bytes open no form */
+        if (c != 0xeb && (c & 0xf0) != 0x70 && (c & 0xfc) != 0xe0 && c != 0xe8 &&
+            c != 0xe9 && c != 0x0f && c != 0xc7)
+            continue;
+        for (size_t f = 0; f < sizeof form / sizeof *form; f++) {
+            size_t end = j + form[f].len + form[f].width;
+            if (end > n || b[j] < form[f].op0 || b[j] > form[f].op0_last)
+                continue;
+            if (form[f].len == 2 && (b[j + 1] < form[f].op1 || b[j + 1] > form[f].op1_last))
+                continue;
+            uintptr_t t = from + end + (intptr_t)rel_at(b + j + form[f].len, form[f].width);
+            if (t > lo && t < hi)
+                last = from + j + 1;
+        }
+    }
+    return last;
+}
+
 /* Scans [from, to) for relative branches into (lo, hi). */
 static int body_branches_into(uintptr_t from, uintptr_t to, uintptr_t lo, uintptr_t hi,
                               uintptr_t *where)
 {
+    uintptr_t last = branch_candidates(from, to, lo, hi);
+    if (last == from)
+        return 0;
+    if (last + 15 < to)
+        to = last + 15;                 /* an instruction is at most 15 bytes */
     cs_insn *in = cs_malloc(P.cs);
     if (!in)
         return 0;

@@ -57,6 +57,25 @@ int scope__patch_got_stub(uintptr_t addr, int32_t id, uint32_t flags, uintptr_t 
  * back to read-only. Returns 0 or SCOPE_EACCES. */
 int scope__patch_write_slot(uintptr_t *slot, uintptr_t value, int relro);
 
+/* Between begin and end, code and stub memory made writable stays so: the
+ * first write into a loaded segment (or stub pool) makes all of it
+ * writable (keeping execute: other threads may run code there), and the
+ * end gives every such range back the protection its program header says.
+ * Cost: two mprotect calls per segment touched instead of four per patch. */
+void scope__patch_batch_begin(void);
+void scope__patch_batch_end(void);
+
+/* In a batch: makes the code pages that patches at addrs[0..n) (ascending)
+ * will write writable and faults them in (copy-on-write) with one
+ * madvise(MADV_POPULATE_WRITE) per run of pages, instead of one page fault
+ * per page at the first write. Pages of a function that is then refused
+ * are copied too, unchanged. Does nothing outside a batch or when the
+ * kernel lacks MADV_POPULATE_WRITE (Linux < 5.14: the writes fault). */
+void scope__patch_prefault(const uintptr_t *addrs, size_t n);
+
+/* mprotect calls made on code and stub memory so far (verbose report). */
+size_t scope__patch_mprotects(void);
+
 /* Forgets the instrumented addresses in [lo, hi) (an unloaded library). */
 void scope__patch_forget(uintptr_t lo, uintptr_t hi);
 

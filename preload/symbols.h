@@ -40,7 +40,7 @@ struct scope__object {
  * `bias` (.symtab when the file has one, else .dynsym; undefined and
  * zero-address symbols are skipped). Returns 0, SCOPE_ENOENT/SCOPE_EACCES
  * when the file cannot be opened, SCOPE_EFORMAT when it is not ELF,
- * SCOPE_ENOMEM. Cost: one pass over the symbol table plus a sort. */
+ * SCOPE_ENOMEM. Cost: one pass over the symbol table plus a radix sort. */
 int scope__object_read(struct scope__object *o, const char *path, uintptr_t bias,
                        int is_main);
 

@@ -23,6 +23,7 @@ if [ "${1:-test}" != build ]; then
   uftrace                                             # bench/bench_interpose compares against it (optional)
   chromium                                            # headless browser: tests draw the `scope report` page
   librsvg2-bin                                        # rsvg-convert: tests render the `scope plot` SVGs
+  lammps lammps-examples                              # tests/startup and bench_startup: lmp (liblammps.so) and its melt example
   )
 fi
 missing=()

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""check_lammps.py PRELOAD OUTDIR
+
+Start-up on a large C++ code: Debian's `lmp` (LAMMPS, its code in
+liblammps.so) runs the melt example under `mpirun -n 2` bare and with
+PRELOAD and the one-line config `LAMMPS_NS::*` (about 9,900 functions).
+Requires the same exit status and the same output apart from the lines
+that report timings, then checks with h5py that each rank recorded exactly
+251 calls of LAMMPS_NS::PairLJCut::compute(int, int) (setup + 250 steps)
+and 13 of LAMMPS_NS::Neighbor::build(int) (setup + 12 rebuilds), that both
+ranks patched the same functions the same way, and, for the LAMMPS version
+Debian 12 ships, the exact numbers of the issue (9,494 inline, 202 through
+the GOT, 156 refused). LAMMPS missing is a failure that says what to
+install: the CI installs it (tools/install-deps.sh)."""
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import h5py
+
+EXAMPLE = "/usr/share/lammps/examples/melt/in.melt"
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
+WANT = {"LAMMPS_NS::PairLJCut::compute(int, int)": 251,
+        "LAMMPS_NS::Neighbor::build(int)": 13}
+# what `LAMMPS_NS::*` instruments in Debian 12's liblammps.so.0
+KNOWN = {"LAMMPS (29 Sep 2021 - Update 2)": {("inline", "patched"): 9494,
+                                             ("got", "patched"): 202,
+                                             ("inline", "refused"): 156}}
+TIMING = re.compile(r"CPU = |^Loop time of |^Performance: |% CPU use |^Total wall time: |"
+                    r"^(Pair|Bond|Kspace|Neigh|Comm|Output|Modify|Other) +\|")
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def text(x):
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def main():
+    preload, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    lmp = shutil.which("lmp")
+    if not lmp or not os.path.exists(EXAMPLE):
+        fail("LAMMPS is not installed: this test needs the Debian packages `lammps` "
+             "(/usr/bin/lmp) and `lammps-examples` (" + EXAMPLE + "); "
+             "tools/install-deps.sh installs them (apt-get install lammps lammps-examples)")
+    shutil.copy(EXAMPLE, out)
+    conf = os.path.join(out, "lmp.conf")
+    with open(conf, "w") as f:
+        f.write("LAMMPS_NS::*\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMP_NUM_THREADS="1")
+    cmd = MPIRUN + [lmp, "-log", "none", "-in", "in.melt"]
+    bare = subprocess.run(cmd, env=env, cwd=out, capture_output=True, timeout=900)
+    penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_VERBOSE="1",
+                SCOPE_OUTPUT=os.path.join(out, "lmp.h5"))
+    if os.environ.get("SCOPE_H5WRITER"):
+        penv["SCOPE_H5WRITER"] = os.environ["SCOPE_H5WRITER"]
+    prof = subprocess.run(cmd, env=penv, cwd=out, capture_output=True, timeout=900)
+    err = prof.stderr.decode(errors="replace")
+    sys.stderr.write("".join(l[:300] + "\n" for l in err.splitlines()
+                             if "start-up" in l or "LAMMPS_NS" in l))
+    if bare.returncode != 0 or prof.returncode != 0:
+        fail(f"exit status {prof.returncode} profiled, {bare.returncode} bare:\n{err[-3000:]}")
+    keep = lambda b: [l for l in b.decode(errors="replace").splitlines()
+                      if not TIMING.search(l)]
+    if keep(bare.stdout) != keep(prof.stdout):
+        fail("lmp's output differs beyond timing lines:\n" +
+             "\n".join(a + "  |  " + b for a, b in zip(keep(bare.stdout), keep(prof.stdout))
+                       if a != b))
+    version = bare.stdout.decode(errors="replace").splitlines()[0].strip()
+    tables = []
+    with h5py.File(os.path.join(out, "lmp.h5"), "r") as f:
+        ranks = sorted(k for k in f.keys() if k.startswith("rank"))
+        if ranks != ["rank0", "rank1"]:
+            fail(f"rank groups {ranks}")
+        for rk in ranks:
+            counts = {}
+            for link, g in f[rk]["regions"].items():
+                counts[text(g.attrs.get("name", link))] = len(g["start_times"])
+            got = {k: counts.get(k) for k in WANT}
+            if got != WANT:
+                fail(f"{rk}: {got}, want {WANT}")
+            rows = sorted(tuple(text(x) for x in row) for row in f[rk]["interposition"][()])
+            tables.append(rows)
+    if tables[0] != tables[1]:
+        fail("the two ranks instrumented different functions")
+    methods = collections.Counter((r[3], r[4]) for r in tables[0] if r[0] == "LAMMPS_NS::*")
+    if version in KNOWN and dict(methods) != KNOWN[version]:
+        fail(f"{version}: {dict(methods)}, want {KNOWN[version]}")
+    print(f"ok: {version}: {dict(methods)}; per rank {WANT}")
+
+
+if __name__ == "__main__":
+    main()
