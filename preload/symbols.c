@@ -8,8 +8,13 @@
  * added, which covers PIE and non-PIE executables alike (bias 0).
  *
  * Demangling borrows the process's own __cxa_demangle through dlsym: the
- * preload never links libstdc++, and a process that has no libstdc++ loaded
- * has no C++ functions worth demangling.
+ * preload never links libstdc++. A C++ program that uses nothing of the
+ * C++ library (built with --as-needed, as mpicxx.mpich does) has mangled
+ * functions but no libstdc++ loaded; then libstdc++.so.6 is opened
+ * RTLD_LOCAL, through the real dlopen (not the preload's hook: it is the
+ * preload's private helper, never instrumented, and nothing of it becomes
+ * visible to the application's symbol lookups). Only on the first name
+ * that needs demangling, so a C program never loads it.
  */
 #include "symbols.h"
 
@@ -275,13 +280,23 @@ const struct scope__sym *scope__object_find(const struct scope__object *o, uintp
 
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
+typedef void *(*dlopen_fn)(const char *, int);
+
+/* The process's __cxa_demangle, else libstdc++'s opened privately (see the
+ * file comment); NULL when neither exists. Looked up once. */
 static cxa_demangle_fn demangler(void)
 {
     static cxa_demangle_fn fn;
     static int looked;
     if (!looked) {
-        fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
         looked = 1;
+        fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        if (!fn) {
+            dlopen_fn real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+            void *h = real_dlopen ? real_dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL) : NULL;
+            if (h)
+                fn = (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
+        }
     }
     return fn;
 }

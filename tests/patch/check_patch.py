@@ -89,6 +89,10 @@ CASES = {
                        "loaded at start; did you mean: ns::Solver::step(int)",
                        "scope: 'catch*' (line 4): 1 inline, 0 GOT, 0 refused: catcher(int) in "
                        "prog_cxx (inline)"]),
+    "cxx_nolib": dict(config="solver::work(double)\nsolver::work(int)",
+                      counts={"solver::work(double)": 20, "solver::work(int)": 4},
+                      nested=[("solver::work(double)", "solver::work(int)")],
+                      no_libstdcxx=True),
     "basic_stripped": dict(config="\n".join(BASIC),
                            counts={"exported_add": 2},
                            not_found=[n for n in BASIC if n not in ("exported_add", "tiny")],
@@ -152,6 +156,11 @@ def main():
     for k in list(env):
         if k.startswith("SCOPE_") or k == "LD_PRELOAD":
             del env[k]
+    if c.get("no_libstdcxx"):
+        # the case means something only if the program really lacks it
+        needed = subprocess.run(["readelf", "-d", prog], capture_output=True, text=True).stdout
+        if "libstdc++" in needed:
+            fail(f"{prog} needs libstdc++; the case wants a program without it")
     rc0, out0, err0 = run([prog] + args, env, outdir)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_H5WRITER=os.environ.get("SCOPE_H5WRITER", ""), SCOPE_CONFIG=conf,
                 SCOPE_OUTPUT=os.path.join(outdir, "p.h5"), SCOPE_VERBOSE="1")
