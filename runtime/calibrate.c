@@ -25,13 +25,17 @@
  * preload regions use the same record functions behind the trampoline,
  * which is not timed here: overhead_path says which path was measured),
  * into a throwaway buffer this thread's recording points at meanwhile
- * (scope__swap_records), so nothing reaches the journal.
+ * (scope__swap_records), so nothing reaches the journal. Signals are
+ * blocked on this thread for that millisecond: a handler's own records
+ * would land in the throwaway buffer and be lost.
  *
  * Cost: ROUNDS * PAIRS * 6 reference calls, about a millisecond, once per
  * process.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,8 +122,11 @@ void scope__calibrate(void)
     struct scope_rec *buf = malloc((PAIRS + 1) * sizeof *buf);
     uint32_t *durs = malloc(PAIRS * sizeof *durs);
     double bare_min = 0, bare2_min = 0, rec_min = 0, loop_min = 0, empty_min = 0;
+    sigset_t all, old;
     if (!buf || !durs)
         goto fail_alloc;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     uint64_t c0, c1;
     int64_t n0, n1;
     scope__clock_pair(&c0, &n0);
@@ -138,8 +145,10 @@ void scope__calibrate(void)
         double loop = recorded_loop(buf, 1);
         double rec = loop < 0 ? -1 : mean_duration(buf, durs);
         double eloop = recorded_loop(buf, 0);
-        if (loop < 0 || rec < 0 || eloop < 0)
+        if (loop < 0 || rec < 0 || eloop < 0) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
             goto fail_alloc;
+        }
         if (r == 0)
             continue;
         if (r == 1 || bare < bare_min)
@@ -154,6 +163,7 @@ void scope__calibrate(void)
             empty_min = eloop / PAIRS;
     }
     scope__clock_pair(&c1, &n1);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     double ns_per_tick = c1 > c0 && n1 > n0 ? (double)(n1 - n0) / (double)(c1 - c0) : 1.0;
     double in_ns = (rec_min - bare_min) * ns_per_tick;
     double pair_ns = (loop_min - bare2_min) * ns_per_tick;
