@@ -4,6 +4,7 @@
  * these parse strictly and say what was wrong.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,4 +59,47 @@ int bench_calls_args(int argc, char **argv, const char *usage, long *calls, int 
         return bench_usage_error(usage, prog, argv[1][0] == '-' ? "unknown option"
                                  : "CALLS must be a count from 1000 to 1000000000, not", argv[1]);
     return -1;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+bench_range bench_range_of(const double *v, int n)
+{
+    bench_range r = { NAN, NAN, NAN };
+    double s[256];
+    int k = 0;
+    for (int i = 0; i < n && k < 256; i++)
+        if (!isnan(v[i]))
+            s[k++] = v[i];
+    if (k == 0)
+        return r;
+    qsort(s, (size_t)k, sizeof *s, cmp_dbl);
+    r.min = s[0];
+    r.max = s[k - 1];
+    r.med = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+    return r;
+}
+
+const char *bench_cpu_model(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(buf, len, "unknown CPU");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c += 1 + (c[1] == ' ');
+                c[strcspn(c, "\n")] = 0;
+                snprintf(buf, len, "%s", c);
+            }
+            break;
+        }
+    if (f)
+        fclose(f);
+    return buf;
 }

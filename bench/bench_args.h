@@ -7,6 +7,8 @@
 #ifndef SCOPE_BENCH_ARGS_H
 #define SCOPE_BENCH_ARGS_H
 
+#include <stddef.h>
+
 /* Parses the whole of s as a decimal integer in [min, max].
  * Returns 0 and sets *out, or -1 (out untouched). */
 int bench_parse_long(const char *s, long min, long max, long *out);
@@ -23,5 +25,14 @@ int bench_is_help(const char *arg);
  * *calls set (default kept when not given) and *child 1 for a child run;
  * otherwise the exit status to return (0 after --help, 2 after an error). */
 int bench_calls_args(int argc, char **argv, const char *usage, long *calls, int *child);
+
+/* min / median / max of the values among v[0 .. n) that are not NaN (a
+ * failed run is NaN; differences may be negative: noise shows); all NaN
+ * when there is none. n <= 256. */
+typedef struct { double min, med, max; } bench_range;
+bench_range bench_range_of(const double *v, int n);
+
+/* The "model name" of /proc/cpuinfo ("unknown CPU" if none), in buf. */
+const char *bench_cpu_model(char *buf, size_t len);
 
 #endif

@@ -25,6 +25,7 @@
  * call is following its parent link. Each call is opened and closed once,
  * so the pass is linear and the whole costs n log(regions) for the merge.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -431,6 +432,35 @@ static int link_children(scope_call_stack *cs)
         cs->kid_off[g] += cs->kid_off[g - 1];
     for (int64_t i = 0; i < n; i++)
         cs->kids[cs->kid_off[cs->calls[i].parent + 2]++] = i;
+    return 0;
+}
+
+int scope_call_stack_compensate(scope_call_stack *cs, double inside_ns,
+                                double caller_ns)
+{
+    if (!cs || !(inside_ns >= 0) || !(caller_ns >= 0))
+        return scope__fail(SCOPE_EINVAL, "no call stack or a negative overhead");
+    int64_t *desc = calloc((size_t)(cs->n ? cs->n : 1), sizeof *desc);
+    if (!desc)
+        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
+                           (long long)cs->n);
+    /* a parent always comes before its children (sorted by start, the
+     * longer call first on a tie), so one backward pass counts them */
+    for (int64_t i = cs->n - 1; i >= 0; i--) {
+        int64_t up = cs->calls[i].parent;
+        if (up >= 0 && up < i)
+            desc[up] += desc[i] + 1;
+    }
+    for (int64_t i = 0; i < cs->n; i++) {
+        scope_call *c = &cs->calls[i];
+        int64_t kids = cs->kid_off[i + 2] - cs->kid_off[i + 1];
+        double d = (double)(c->end_ns - c->start_ns) - inside_ns -
+                   (double)desc[i] * (inside_ns + caller_ns);
+        double s = (double)c->self_ns - inside_ns - (double)kids * caller_ns;
+        c->end_ns = c->start_ns + (d > 0 ? llround(d) : 0);
+        c->self_ns = s > 0 ? llround(s) : 0;
+    }
+    free(desc);
     return 0;
 }
 

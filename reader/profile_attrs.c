@@ -127,6 +127,37 @@ int scope_profile_rank_attr_string(scope_profile *p, int rank,
     return get_string(p, 1, rank, name, buf, len);
 }
 
+int scope_profile_rank_attr_double(scope_profile *p, int rank,
+                                   const char *name, double *out)
+{
+    hid_t g;
+    const char *where = "";
+    if (!name || !out)
+        return scope__fail(SCOPE_EINVAL, "no attribute name or output");
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    int rc = attr_group(p, 1, rank, &g, &where), ok = 0;
+    if (rc >= 0) {
+        hid_t a = H5Aexists(g, name) > 0 ? H5Aopen(g, name, H5P_DEFAULT) : -1;
+        if (a >= 0) {
+            hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+            H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+            ok = (cl == H5T_FLOAT || cl == H5T_INTEGER) && sp >= 0 &&
+                 H5Sget_simple_extent_npoints(sp) == 1 &&
+                 H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0;
+            if (sp >= 0) H5Sclose(sp);
+            if (t >= 0) H5Tclose(t);
+            H5Aclose(a);
+        }
+        H5Eclear2(H5E_DEFAULT);
+        H5Gclose(g);
+        rc = ok ? 0 : scope__fail(SCOPE_ENOTFOUND, "%s has no numeric "
+                                  "attribute \"%s\"", where, name);
+    }
+    scope__h5_quiet_end(&quiet);
+    return rc;
+}
+
 int scope_profile_clock_resolution_ns(scope_profile *p, int rank, int64_t *out)
 {
     if (!p || !out)

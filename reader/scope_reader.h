@@ -189,6 +189,12 @@ SCOPE_READER_API int scope_profile_rank_attr_string(scope_profile *p,
                                                     int rank,
                                                     const char *name,
                                                     char *buf, int64_t len);
+/* A numeric (float or integer) rank attribute as a double, e.g.
+ * "overhead_inside_ns". Same errors and cost as scope_profile_rank_attr_int. */
+SCOPE_READER_API int scope_profile_rank_attr_double(scope_profile *p,
+                                                    int rank,
+                                                    const char *name,
+                                                    double *out);
 
 /* The recording clock's step in ns, measured when recording started
  * (/rank<N> attribute clock_resolution_ns, docs/format.md): for one rank,
@@ -371,6 +377,49 @@ SCOPE_READER_API int scope_call_stack_children(const scope_call_stack *cs,
                                                const int64_t **kids,
                                                int64_t *n);
 SCOPE_READER_API void scope_call_stack_free(scope_call_stack *cs);
+
+/* ------------------------------------------------------------------ */
+/* Compensation: subtracting what recording itself cost                */
+
+/* What recording one call cost on `rank`, measured by the process at
+ * start (docs/format.md, rank attributes overhead_inside_ns and
+ * overhead_caller_ns): *inside_ns inflates every recorded duration, and
+ * *caller_ns is added to the caller's self time once per child call.
+ * SCOPE_ENOTFOUND when the rank stores no measurement (a file written by
+ * an older scope or another tool). Cost: two attribute reads. */
+SCOPE_READER_API int scope_profile_overhead(scope_profile *p, int rank,
+                                            double *inside_ns,
+                                            double *caller_ns);
+
+/* Subtracts a per-call overhead from every call of cs, in place: a call
+ * with d descendants and k children gets
+ *     duration' = duration - inside - d * (inside + caller)
+ *     self'     = self - inside - k * caller
+ * each clamped at 0; end_ns becomes start_ns + duration' (the nesting,
+ * parent and children stay those of the recorded times). Cost: linear,
+ * 8 bytes per call while it runs. SCOPE_EINVAL for NULL or a negative
+ * overhead, SCOPE_ENOMEM. */
+SCOPE_READER_API int scope_call_stack_compensate(scope_call_stack *cs,
+                                                 double inside_ns,
+                                                 double caller_ns);
+
+/* scope_profile_call_stack() then scope_call_stack_compensate() with the
+ * rank's own scope_profile_overhead(). Errors of both (SCOPE_ENOTFOUND
+ * when the rank stores no measurement); same cost as the call stack. */
+SCOPE_READER_API int scope_profile_call_stack_compensated(scope_profile *p,
+                                                          int rank, int thread,
+                                                          scope_call_stack **out);
+
+/* The statistics of scope_profile_stats() for every region at once, from
+ * compensated durations (each rank with its own measurement): out[] has
+ * room for scope_profile_region_count() entries, indexed by region; rank
+ * is one rank or SCOPE_ALL_RANKS. mean and std are Welford's running
+ * values over the compensated durations. SCOPE_ENOTFOUND when a rank
+ * stores no measurement. Cost: one compensated call stack per rank
+ * (reads every region of the rank), O(regions) memory besides. */
+SCOPE_READER_API int scope_profile_stats_compensated(scope_profile *p,
+                                                     int rank,
+                                                     scope_stats *out);
 
 /* ------------------------------------------------------------------ */
 /* Call sites (callsites.c): docs/format.md /rank<N>/callsites          */

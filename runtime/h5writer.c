@@ -901,8 +901,16 @@ static int write_rank_attrs(struct conv *c)
     /* the recorder's "rank/<name>" strings (rank_source, rank_mismatch, ...) */
     for (size_t i = 0; i + 1 < c->jr.n_kv; i += 2)
         if (strncmp(c->jr.kv[i], "rank/", 5) == 0 && c->jr.kv[i][5] &&
-            kv_get(&c->jr, c->jr.kv[i]) == c->jr.kv[i + 1] && H5Aexists(g, c->jr.kv[i] + 5) <= 0)
-            rc |= attr_str(g, c->jr.kv[i] + 5, c->jr.kv[i + 1]);
+            kv_get(&c->jr, c->jr.kv[i]) == c->jr.kv[i + 1] && H5Aexists(g, c->jr.kv[i] + 5) <= 0) {
+            const char *k = c->jr.kv[i] + 5, *v = c->jr.kv[i + 1];
+            char *e;
+            double d = strtod(v, &e);
+            /* calibrate.c's measured costs (overhead_*_ns) are numbers */
+            if (strncmp(k, "overhead_", 9) == 0 && *v && !*e)
+                rc |= attr_scalar(g, k, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d);
+            else
+                rc |= attr_str(g, k, v);
+        }
     rc |= scope__clock_model_write_rank(g, &c->clock);
     /* docs/format.md: the step in ns, rounded up (a TSC step is < 1 ns) */
     if (h->clock_resolution && h->clock_resolution < (1ull << 40)) {

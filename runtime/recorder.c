@@ -142,7 +142,7 @@ static void atfork_child(void)
 
 int scope_init(const scope_options *opts)
 {
-    int rc = 0;
+    int rc = 0, started = 0;
     pthread_mutex_lock(&g.lock);
     if (atomic_load(&g.state) != ST_OFF)
         goto out;
@@ -194,8 +194,11 @@ int scope_init(const scope_options *opts)
     atexit(at_exit);
     atomic_store(&g.state, ST_READY);
     hot.on = 1;
+    started = 1;
 out:
     pthread_mutex_unlock(&g.lock);
+    if (started)
+        scope__calibrate(); /* calibrate.c: stores metadata, takes the lock */
     return rc;
 }
 
@@ -742,6 +745,15 @@ void scope__end_unwound_at(int32_t id, uint64_t ticks)
             ticks = last;
     }
     record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND);
+}
+
+void scope__swap_records(struct scope_rec **cur, struct scope_rec **end)
+{
+    struct scope_rec *c = tls.cur, *e = tls.end;
+    tls.cur = *cur;
+    tls.end = *end;
+    *cur = c;
+    *end = e;
 }
 
 void scope__record_at(int32_t id, int is_end, uint64_t ticks)

@@ -103,6 +103,18 @@ SCOPE_API void scope__begin_site(int32_t id, int32_t site);
 /* 1 while recording is on. */
 SCOPE_API int scope__enabled(void);
 
+/* Points this thread's recording at the records [*cur, *end) and hands
+ * back where it pointed before (call again with those to restore). For
+ * calibrate.c, which times real begin/end pairs into a throwaway buffer;
+ * *cur must follow a record that no end matches (a chunk guard). */
+struct scope_rec;
+void scope__swap_records(struct scope_rec **cur, struct scope_rec **end);
+
+/* Measures this process's cost per recorded call and stores it as the
+ * rank attributes overhead_inside_ns / overhead_caller_ns / overhead_path
+ * (calibrate.c). Called once by scope_init(); under a millisecond. */
+void scope__calibrate(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -152,3 +152,34 @@ scope_profile *scope__open_or_report(char **paths, int n)
     }
     return p;
 }
+
+int scope__note_compensation(scope_profile *p, int rank, FILE *out)
+{
+    double in, caller, in_lo = 0, in_hi = 0, c_lo = 0, c_hi = 0;
+    int n = 0, missing = 0;
+    for (int k = 0; k < scope_profile_rank_count(p); k++) {
+        int r = scope_profile_rank(p, k);
+        if (rank != SCOPE_ALL_RANKS && r != rank)
+            continue;
+        if (scope_profile_overhead(p, r, &in, &caller) < 0) {
+            missing++;
+            continue;
+        }
+        if (n == 0 || in < in_lo) in_lo = in;
+        if (n == 0 || in > in_hi) in_hi = in;
+        if (n == 0 || caller < c_lo) c_lo = caller;
+        if (n == 0 || caller > c_hi) c_hi = caller;
+        n++;
+    }
+    if (missing)
+        return scope__fail_msg(scope_reader_errmsg());
+    if (n == 1 || (in_lo == in_hi && c_lo == c_hi))
+        fprintf(out, "compensated: each call's measured recording cost is subtracted "
+                "(%.1f ns from its time, %.1f ns per child call from its parent's self)\n",
+                in_lo, c_lo);
+    else
+        fprintf(out, "compensated: each call's measured recording cost is subtracted "
+                "(%.1f-%.1f ns from its time, %.1f-%.1f ns per child call from its "
+                "parent's self; measured by each of %d ranks)\n", in_lo, in_hi, c_lo, c_hi, n);
+    return 0;
+}

@@ -7,6 +7,7 @@
 #define SCOPE_TOOLS_ARGS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "scope_reader.h"
 
@@ -28,5 +29,11 @@ int scope__parse_i64(const char *s, int64_t *out);
 /* Opens argv[0 .. n) as one profile; on failure prints the reader's
  * message and returns NULL. */
 scope_profile *scope__open_or_report(char **paths, int n);
+
+/* --compensate (summary, tree): writes the header line saying that and
+ * what measured cost is subtracted, for `rank` or SCOPE_ALL_RANKS.
+ * Returns 0, or 1 after printing the reader's message when a rank stores
+ * no measurement. Cost: two attribute reads per rank. */
+int scope__note_compensation(scope_profile *p, int rank, FILE *out);
 
 #endif

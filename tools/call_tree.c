@@ -91,7 +91,8 @@ int scope__tree_add(scope__tree *t, scope_profile *p, int rank, int thread)
     int nr = scope_profile_rank_count(p);
     if (rank != SCOPE_ALL_RANKS) {
         scope_call_stack *cs;
-        int rc = scope_profile_call_stack(p, rank, thread, &cs);
+        int rc = (t->compensate ? scope_profile_call_stack_compensated
+                  : scope_profile_call_stack)(p, rank, thread, &cs);
         if (rc < 0)
             return rc;
         rc = add_stack(t, cs);
@@ -103,7 +104,8 @@ int scope__tree_add(scope__tree *t, scope_profile *p, int rank, int thread)
         int r = scope_profile_rank(p, k);
         scope__progress("call tree", done, total);
         scope_call_stack *cs;
-        int rc = scope_profile_call_stack(p, r, thread, &cs);
+        int rc = (t->compensate ? scope_profile_call_stack_compensated
+                  : scope_profile_call_stack)(p, r, thread, &cs);
         if (rc < 0)
             return rc;
         rc = add_stack(t, cs);

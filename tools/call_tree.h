@@ -24,6 +24,8 @@ typedef struct {
     int64_t n, cap;
     int64_t *slots;         /* hash of (parent, region) -> node + 1; 0 empty */
     size_t nslots;
+    int compensate;         /* 1: measured recording cost subtracted
+                             * (scope_profile_call_stack_compensated) */
 } scope__tree;
 
 /* Adds the call stacks of `rank` (or every rank when SCOPE_ALL_RANKS) on

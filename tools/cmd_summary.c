@@ -19,7 +19,8 @@
 
 static const char summary_help[] =
     "usage: scope summary [--per-rank] [--format table|csv|json]\n"
-    "                     [--sort total|calls|mean|max|name] [--wide] PATH...\n"
+    "                     [--sort total|calls|mean|max|name] [--compensate]\n"
+    "                     [--wide] PATH...\n"
     "\n"
     "One row per region: calls, total, mean, min, max and std of the call\n"
     "durations, and share = the part of the ranks' time spent in the region:\n"
@@ -44,6 +45,10 @@ static const char summary_help[] =
     "                 plain seconds, share as a fraction (0.5 = 50%).\n"
     "  --sort K       total (default), calls, mean, max: descending; name:\n"
     "                 ascending. Ties keep the order of first entry.\n"
+    "  --compensate   subtract what recording cost, as each process measured\n"
+    "                 it at start: overhead_inside_ns per call, and per call\n"
+    "                 nested in it the whole cost of recording that call;\n"
+    "                 said in the first line (on stderr for csv/json)\n"
     "  --wide         full names: no fitting of the table to the terminal\n"
     "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
     "                 to its width by eliding the middle of long names;\n"
@@ -265,6 +270,7 @@ int scope_cmd_summary(int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "sort", required_argument, NULL, 's' },
         { "wide", no_argument, NULL, 'w' },
+        { "compensate", no_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -275,7 +281,8 @@ int scope_cmd_summary(int argc, char **argv)
     memset(&pr, 0, sizeof pr);
     pr.out = stdout;
     sort_key = SORT_TOTAL;
-    int c, k;
+    int c, k, compensate = 0;
+    scope_stats *comp = NULL;   /* compensate: [rank index + 1][region] */
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -285,6 +292,9 @@ int scope_cmd_summary(int argc, char **argv)
             break;
         case 'w':
             pr.wide = 1;
+            break;
+        case 'c':
+            compensate = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
@@ -333,10 +343,30 @@ int scope_cmd_summary(int argc, char **argv)
     pr.nranks = scope_profile_rank_count(p);
     note_clocks(p, pr.format == FMT_TABLE ? pr.out : stderr);
     warn_incomplete(p, pr.format == FMT_TABLE ? pr.out : stderr);
+    if (compensate) {
+        /* row 0: all ranks; row k + 1: rank index k (when --per-rank) */
+        int nrows = pr.per_rank ? pr.nranks + 1 : 1;
+        if (scope__note_compensation(p, SCOPE_ALL_RANKS,
+                                     pr.format == FMT_TABLE ? pr.out : stderr))
+            goto fail_rows;
+        if (!(comp = calloc((size_t)nrows * (size_t)(nreg ? nreg : 1), sizeof *comp))) {
+            fail("out of memory");
+            goto fail_rows;
+        }
+        for (int k2 = 0; k2 < nrows; k2++)
+            if (scope_profile_stats_compensated(p, k2 ? scope_profile_rank(p, k2 - 1)
+                                                : SCOPE_ALL_RANKS,
+                                                comp + (size_t)k2 * (size_t)nreg) < 0) {
+                fail(scope_reader_errmsg());
+                goto fail_rows;
+            }
+    }
     for (int r = 0; r < nreg; r++) {
         rows[r].region = r;
         rows[r].name = scope_profile_region_name(p, r);
-        if (scope_profile_stats(p, r, SCOPE_ALL_RANKS, &rows[r].st) < 0) {
+        if (comp)
+            rows[r].st = comp[r];
+        else if (scope_profile_stats(p, r, SCOPE_ALL_RANKS, &rows[r].st) < 0) {
             fail(scope_reader_errmsg());
             goto fail_rows;
         }
@@ -377,7 +407,9 @@ int scope_cmd_summary(int argc, char **argv)
         for (int k2 = 0; pr.per_rank && k2 < nranks; k2++) {
             scope_stats st;
             int rank = scope_profile_rank(p, k2);
-            if (scope_profile_stats(p, rows[i].region, rank, &st) < 0) {
+            if (comp)
+                st = comp[(size_t)(k2 + 1) * (size_t)nreg + (size_t)rows[i].region];
+            else if (scope_profile_stats(p, rows[i].region, rank, &st) < 0) {
                 fail(scope_reader_errmsg());
                 goto fail_table;
             }
@@ -402,6 +434,7 @@ int scope_cmd_summary(int argc, char **argv)
 fail_table:
     scope__table_free(&pr.table);
 fail_rows:
+    free(comp);
     free(rows);
     scope_profile_close(p);
     return status;

@@ -16,7 +16,7 @@
 
 static const char tree_help[] =
     "usage: scope tree [--rank N] [--thread T] [--format table|csv|json]\n"
-    "                  [--wide] PATH...\n"
+    "                  [--compensate] [--wide] PATH...\n"
     "\n"
     "The call tree: calls nested by containment (a call that starts while\n"
     "another call of the same thread is open is inside it), aggregated by\n"
@@ -31,6 +31,10 @@ static const char tree_help[] =
     "                 (path,depth,calls,total,self; times in plain seconds;\n"
     "                 path joins names with ';') or json ({\"nodes\":\n"
     "                 [...]}, same fields)\n"
+    "  --compensate   subtract what recording cost, as each process measured\n"
+    "                 it at start (per call: overhead_inside_ns from its\n"
+    "                 total and self, overhead_caller_ns from its parent's\n"
+    "                 self); the table says so in its first line\n"
     "  --wide         full names: no fitting of the table to the terminal\n"
     "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
     "                 to its width by eliding the middle of long names;\n"
@@ -111,11 +115,12 @@ int scope_cmd_tree(int argc, char **argv)
         { "thread", required_argument, NULL, 't' },
         { "format", required_argument, NULL, 'f' },
         { "wide", no_argument, NULL, 'w' },
+        { "compensate", no_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
-    int c, k, format = 0, wide = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
+    int c, k, format = 0, wide = 0, compensate = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
     int64_t v;
     opterr = 0;
     optind = 1;
@@ -131,6 +136,9 @@ int scope_cmd_tree(int argc, char **argv)
             break;
         case 'w':
             wide = 1;
+            break;
+        case 'c':
+            compensate = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
@@ -158,6 +166,7 @@ int scope_cmd_tree(int argc, char **argv)
         return 1;
     scope__tree t;
     memset(&t, 0, sizeof t);
+    t.compensate = compensate;
     int status = 1;
     int64_t *order = NULL;
     if (scope__tree_add(&t, p, rank, thread) < 0) {
@@ -168,6 +177,9 @@ int scope_cmd_tree(int argc, char **argv)
         scope__fail_msg("out of memory");
         goto fail_tree;
     }
+    /* csv and json stay machine-readable: the note goes to stderr */
+    if (compensate && scope__note_compensation(p, rank, format == 0 ? stdout : stderr))
+        goto fail_tree;
     status = print_tree(p, &t, order, format, wide);
 fail_tree:
     free(order);

@@ -165,6 +165,10 @@ _ev_read = _sig("scope_events_read", _i64, _p, _p, _i64)
 _ev_close = _sig("scope_events_close", None, _p)
 _cs_build = _sig("scope_profile_call_stack", ctypes.c_int, _p, ctypes.c_int,
                  ctypes.c_int, ctypes.POINTER(_p))
+_cs_build_comp = _sig("scope_profile_call_stack_compensated", ctypes.c_int, _p,
+                      ctypes.c_int, ctypes.c_int, ctypes.POINTER(_p))
+_overhead = _sig("scope_profile_overhead", ctypes.c_int, _p, ctypes.c_int,
+                 ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double))
 _cs_count = _sig("scope_call_stack_count", _i64, _p)
 _cs_calls = _sig("scope_call_stack_calls", _p, _p)
 _cs_free = _sig("scope_call_stack_free", None, _p)
@@ -394,16 +398,29 @@ class ProfilingResults:
             "thread": a["thread"].astype(np.int64)})
 
     # -- call stack --------------------------------------------------
-    def call_stack(self, rank=0, thread=None, relative=True):
+    def overhead(self, rank=0):
+        """What recording one call cost this rank, as it measured at start
+        (seconds): (inside, caller). inside inflates every recorded duration;
+        caller is added to the parent's self time per child call. ScopeError
+        when the rank stores no measurement (an older file)."""
+        inside, caller = ctypes.c_double(), ctypes.c_double()
+        _check(_overhead(self._h, rank, ctypes.byref(inside), ctypes.byref(caller)))
+        return inside.value / NS, caller.value / NS
+
+    def call_stack(self, rank=0, thread=None, relative=True, compensate=False):
         """The calls of one rank sorted by start, nesting as recorded (the
         stored journal order where times tie, else containment; docs/
         format.md "Call order and ties"): dicts with name, rank, thread,
         call_index, start, end,
         duration, self_time (seconds), depth and parent (list index or
-        -1)."""
+        -1). compensate=True subtracts the rank's measured recording cost
+        (overhead(); scope_call_stack_compensate in scope_reader.h): each
+        duration loses inside plus the whole cost of its nested calls,
+        each self_time inside plus caller per child; end moves with it."""
         cs = _p()
-        _check(_cs_build(self._h, rank, ALL_THREADS if thread is None else thread,
-                         ctypes.byref(cs)))
+        build = _cs_build_comp if compensate else _cs_build
+        _check(build(self._h, rank, ALL_THREADS if thread is None else thread,
+                     ctypes.byref(cs)))
         try:
             n = _cs_count(cs)
             buf = (ctypes.c_char * (n * _CALL.itemsize)).from_address(_cs_calls(cs)) \

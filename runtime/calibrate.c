@@ -1,0 +1,183 @@
+/*
+ * calibrate.c - measures, once at start, what recording one call costs this
+ * process, so readers can subtract it on request (`scope summary
+ * --compensate`; docs/format.md, rank attributes overhead_*).
+ *
+ * A recorded call costs time in two places. Part of the begin/end pair lies
+ * between the two clock reads: every recorded duration is inflated by it
+ * (overhead_inside_ns). The rest lies before the first read and after the
+ * second: the caller's self time absorbs it, once per child call
+ * (overhead_caller_ns).
+ *
+ * Both are measured around a small reference body (a dependent arithmetic
+ * chain of some tens of ns, with the same body run by the caller between
+ * its child calls), not around nothing: an out-of-order core runs
+ * the recorder's stores and clock arithmetic in the shadow of the call's
+ * own work, so an empty begin/end pair (overhead_empty_pair_ns, also
+ * stored) costs far more than the same pair around real work; subtracting
+ * the empty cost over-compensates every real call. Each round times the
+ * body bare (N calls, clock outside the loop), then N recorded calls of
+ * it: inside = mean recorded duration - bare time, pair = recorded loop -
+ * bare loop (caller body + callee body) per call, caller = pair - inside, each term the least over
+ * the rounds (noise on a shared machine only ever adds time).
+ *
+ * The calls go through the real scope_begin/scope_end (the C API path;
+ * preload regions use the same record functions behind the trampoline,
+ * which is not timed here: overhead_path says which path was measured),
+ * into a throwaway buffer this thread's recording points at meanwhile
+ * (scope__swap_records), so nothing reaches the journal. Signals are
+ * blocked on this thread for that millisecond: a handler's own records
+ * would land in the throwaway buffer and be lost.
+ *
+ * Cost: ROUNDS * PAIRS * 6 reference calls, about a millisecond, once per
+ * process.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "journal.h"
+#include "scope.h"
+#include "scope_internal.h"
+
+#define ROUNDS 9
+#define PAIRS 512
+
+static volatile unsigned sink;
+
+/* The reference body: 32 dependent multiply-adds, about 40 ns. */
+static __attribute__((noinline)) void body(void)
+{
+    unsigned x = sink;
+    for (int i = 0; i < 32; i++) {
+        x = x * 1664525u + 1013904223u;
+        __asm__ volatile("" : "+r"(x));
+    }
+    sink = x;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Mean recorded duration in ticks of buf[1 .. PAIRS], without the slowest
+ * 2% (interrupts): a mean, not a median, because on a coarse clock (10 ns
+ * steps under kvm-clock) each duration is rounded and only the mean keeps
+ * the fraction. -1 if a pair was not completed in place (recorder stopped
+ * meanwhile). */
+static double mean_duration(const struct scope_rec *buf, uint32_t *durs)
+{
+    for (int i = 0; i < PAIRS; i++) {
+        if (!(buf[1 + i].word & SCOPE_REC_COMPLETE))
+            return -1;
+        durs[i] = buf[1 + i].aux;
+    }
+    qsort(durs, PAIRS, sizeof *durs, cmp_u32);
+    uint64_t sum = 0;
+    int keep = PAIRS - PAIRS / 50;
+    for (int i = 0; i < keep; i++)
+        sum += durs[i];
+    return (double)sum / keep;
+}
+
+/* PAIRS recorded calls into buf (PAIRS + 1 slots, the first a chunk
+ * guard), `work` or nothing between begin and end. Returns the ticks of
+ * the loop and leaves the records in buf; -1 if the recorder did not take
+ * them all. */
+static double recorded_loop(struct scope_rec *buf, int work)
+{
+    buf[0].word = SCOPE_CHUNK_GUARD;
+    buf[0].aux = 0;
+    buf[0].ticks = 0;
+    struct scope_rec *cur = buf + 1, *end = buf + 1 + PAIRS;
+    scope__swap_records(&cur, &end);
+    uint64_t t0 = scope__ticks();
+    if (work)
+        for (int i = 0; i < PAIRS; i++) {
+            body(); /* the caller's own work between its child calls */
+            scope_begin(0);
+            body();
+            scope_end(0);
+        }
+    else
+        for (int i = 0; i < PAIRS; i++) {
+            scope_begin(0);
+            scope_end(0);
+        }
+    uint64_t t1 = scope__ticks();
+    scope__swap_records(&cur, &end);
+    return cur == buf + 1 + PAIRS ? (double)(t1 - t0) : -1;
+}
+
+void scope__calibrate(void)
+{
+    if (!scope__enabled())
+        return;
+    struct scope_rec *buf = malloc((PAIRS + 1) * sizeof *buf);
+    uint32_t *durs = malloc(PAIRS * sizeof *durs);
+    double bare_min = 0, bare2_min = 0, rec_min = 0, loop_min = 0, empty_min = 0;
+    sigset_t all, old;
+    if (!buf || !durs)
+        goto fail_alloc;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    uint64_t c0, c1;
+    int64_t n0, n1;
+    scope__clock_pair(&c0, &n0);
+    /* round 0 warms caches and branch predictors and is not counted */
+    for (int r = 0; r <= ROUNDS; r++) {
+        uint64_t t0 = scope__ticks();
+        for (int i = 0; i < PAIRS; i++)
+            body();
+        uint64_t t1 = scope__ticks();
+        for (int i = 0; i < PAIRS; i++) {
+            body();
+            body();
+        }
+        double bare = (double)(t1 - t0) / PAIRS;
+        double bare2 = (double)(scope__ticks() - t1) / PAIRS;
+        double loop = recorded_loop(buf, 1);
+        double rec = loop < 0 ? -1 : mean_duration(buf, durs);
+        double eloop = recorded_loop(buf, 0);
+        if (loop < 0 || rec < 0 || eloop < 0) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            goto fail_alloc;
+        }
+        if (r == 0)
+            continue;
+        if (r == 1 || bare < bare_min)
+            bare_min = bare;
+        if (r == 1 || bare2 < bare2_min)
+            bare2_min = bare2;
+        if (r == 1 || rec < rec_min)
+            rec_min = rec;
+        if (r == 1 || loop / PAIRS < loop_min)
+            loop_min = loop / PAIRS;
+        if (r == 1 || eloop / PAIRS < empty_min)
+            empty_min = eloop / PAIRS;
+    }
+    scope__clock_pair(&c1, &n1);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    double ns_per_tick = c1 > c0 && n1 > n0 ? (double)(n1 - n0) / (double)(c1 - c0) : 1.0;
+    double in_ns = (rec_min - bare_min) * ns_per_tick;
+    double pair_ns = (loop_min - bare2_min) * ns_per_tick;
+    in_ns = in_ns > 0 ? in_ns : 0;
+    double caller_ns = pair_ns - in_ns > 0 ? pair_ns - in_ns : 0;
+    char v[64];
+    snprintf(v, sizeof v, "%.3f", in_ns);
+    scope__set_metadata("rank/overhead_inside_ns", v);
+    snprintf(v, sizeof v, "%.3f", caller_ns);
+    scope__set_metadata("rank/overhead_caller_ns", v);
+    snprintf(v, sizeof v, "%.3f", empty_min * ns_per_tick);
+    scope__set_metadata("rank/overhead_empty_pair_ns", v);
+    scope__set_metadata("rank/overhead_path", "scope_begin/scope_end");
+fail_alloc:
+    free(buf);
+    free(durs);
+}
