@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "plots.h"
 #include "scope_reader.h"
 
 /* Prints "scope: <cmd>: <formatted message> (try 'scope <cmd> --help')"
@@ -28,5 +29,11 @@ int scope__parse_i64(const char *s, int64_t *out);
 /* Opens argv[0 .. n) as one profile; on failure prints the reader's
  * message and returns NULL. */
 scope_profile *scope__open_or_report(char **paths, int n);
+
+/* The pictures' limits, the same in `scope plot` and `scope report`:
+ * `c` is the getopt code of --max-calls ('c') or --max-regions ('r'),
+ * `arg` its value, a whole number from 1 to 100000000. Returns 0 with *po
+ * set, or the usage error's status (2) after printing it for `cmd`. */
+int scope__parse_plot_limit(const char *cmd, int c, const char *arg, scope__plot_opts *po);
 
 #endif
