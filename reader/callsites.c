@@ -466,11 +466,8 @@ int scope_profile_site_stats(scope_profile *p, int region, int rank,
 {
     if (!p)
         return scope__fail(SCOPE_EINVAL, "no profile");
-    int bad = scope__check_region(p, region);
+    int k0, k1, bad = scope__cell_span(p, region, rank, &k0, &k1);
     if (bad < 0)
-        return bad;
-    int k0, k1;
-    if ((bad = scope__rank_span(p, rank, &k0, &k1)) < 0)
         return bad;
     int rc = load_sites(p);
     if (rc < 0)

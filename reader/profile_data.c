@@ -136,8 +136,11 @@ int scope__cell_index(const scope_profile *p, int region, int rank)
     return rc < 0 ? rc : scope__rank_index(p, rank);
 }
 
-int scope__rank_span(const scope_profile *p, int rank, int *k0, int *k1)
+int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int *k1)
 {
+    int rc = scope__check_region(p, region);
+    if (rc < 0)
+        return rc;
     if (rank == SCOPE_ALL_RANKS) {
         *k0 = 0;
         *k1 = p->nranks;
@@ -381,10 +384,8 @@ int scope_profile_stats(scope_profile *p, int region, int rank,
     int rc = 0, k0, k1;
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    int bad = scope__check_region(p, region);
+    int bad = scope__cell_span(p, region, rank, &k0, &k1);
     if (bad < 0)
-        return bad;
-    if ((bad = scope__rank_span(p, rank, &k0, &k1)) < 0)
         return bad;
     memset(out, 0, sizeof *out);
     double m2 = 0.0;

@@ -156,8 +156,9 @@ int scope__check_region(const scope_profile *p, int region);
 /* Both checks for one (region, rank): the rank's index, or the error of
  * the first check that fails. */
 int scope__cell_index(const scope_profile *p, int region, int rank);
-/* The rank indices [*k0, *k1) that `rank` means: all of them for
- * SCOPE_ALL_RANKS, else the one (SCOPE_ENOTFOUND when absent). */
-int scope__rank_span(const scope_profile *p, int rank, int *k0, int *k1);
+/* The region check, then the rank indices [*k0, *k1) that `rank` means:
+ * all of them for SCOPE_ALL_RANKS, else the one (SCOPE_ENOTFOUND when
+ * absent). Returns 0 or the error of the check that failed. */
+int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int *k1);
 
 #endif /* SCOPE_READER_INTERNAL_H */

@@ -45,11 +45,8 @@ int scope_profile_percentiles(scope_profile *p, int region, int rank,
         if (!(qs[i] >= 0.0 && qs[i] <= 100.0))
             return scope__fail(SCOPE_EINVAL, "percentile %g is outside "
                                "[0, 100]", qs[i]);
-    int bad = scope__check_region(p, region);
+    int k0, k1, bad = scope__cell_span(p, region, rank, &k0, &k1);
     if (bad < 0)
-        return bad;
-    int k0, k1;
-    if ((bad = scope__rank_span(p, rank, &k0, &k1)) < 0)
         return bad;
     int64_t total = 0, n = 0;
     for (int k = k0; k < k1; k++) {
