@@ -10,17 +10,13 @@
 #include <stdint.h>
 
 #include "scope_config.h"
+#include "size_parse.h"
 
-/* Results of scope__cfg_parse_size / scope__cfg_parse_int. */
-#define SCOPE__CFG_NUM_OK 0
-#define SCOPE__CFG_NUM_BAD 1        /* not a number; *bad = offending offset */
-#define SCOPE__CFG_NUM_RANGE 2      /* too large (or outside [lo, hi]) */
-
-/* Parses a byte count: decimal digits and an optional suffix K, M, G, T,
- * KiB, MiB, GiB or TiB (case-insensitive, all powers of 1024) in s[0..n).
- * Returns SCOPE__CFG_NUM_*; on BAD sets *bad to the offset of the first
- * character that cannot be part of the number. Cost: O(n). */
-int scope__cfg_parse_size(const char *s, size_t n, uint64_t *out, size_t *bad);
+/* Results of scope__parse_size (size_parse.h, byte counts) and
+ * scope__cfg_parse_int. */
+#define SCOPE__CFG_NUM_OK SCOPE__SIZE_OK
+#define SCOPE__CFG_NUM_BAD SCOPE__SIZE_BAD      /* not a number; *bad = offending offset */
+#define SCOPE__CFG_NUM_RANGE SCOPE__SIZE_RANGE  /* too large (or outside [lo, hi]) */
 
 /* Parses a plain decimal integer in [lo, hi] from s[0..n). Same results. */
 int scope__cfg_parse_int(const char *s, size_t n, long lo, long hi, long *out,

@@ -94,7 +94,7 @@ int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
         err[0] = '\0';
     /* Check everything before changing anything: cfg stays whole on error. */
     if (budget) {
-        int rc = scope__cfg_parse_size(budget, strlen(budget), &bytes, &bad);
+        int rc = scope__parse_size(budget, strlen(budget), &bytes, &bad);
         if (rc != SCOPE__CFG_NUM_OK) {
             if (errlen)
                 snprintf(err, errlen, "SCOPE_MEMORY_BUDGET: %s '%s'",

@@ -236,7 +236,7 @@ static int parse_setting(parser *p, const char *ks, const char *ke, const char *
         uint64_t bytes = 0;
         if ((rc = claim_setting(p, &cfg->memory_budget_from, ks, key)) < 0)
             return rc;
-        rc = scope__cfg_parse_size(vs, vlen, &bytes, &bad);
+        rc = scope__parse_size(vs, vlen, &bytes, &bad);
         if (rc == SCOPE__CFG_NUM_BAD)
             return fail_at(p, vs + bad, "bad number '%.*s%s'", shown_len(vlen), vs,
                            shown_more(vlen));

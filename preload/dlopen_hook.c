@@ -10,14 +10,15 @@
  *
  * Known cost of wrapping: glibc resolves a relative name against the
  * RUNPATH of the object that called dlopen, which is now the preload, not
- * the caller. dlmopen calls made by the preload itself (the private HDF5
- * writer) are passed through untouched.
+ * the caller. Calls the preload makes itself (scope__is_own_address, e.g.
+ * symbol_next.c's RTLD_NOLOAD lookups) are passed through untouched.
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 
 #include "interpose.h"
+#include "self.h"
 
 #define HOOK __attribute__((visibility("default")))
 
@@ -34,20 +35,13 @@ static void after_load(void)
     pthread_mutex_unlock(&lock);
 }
 
-static int from_preload(const void *caller)
-{
-    Dl_info a, b;
-    return dladdr(caller, &a) && dladdr((void *)from_preload, &b) &&
-           a.dli_fbase == b.dli_fbase;
-}
-
 HOOK void *dlopen(const char *file, int mode)
 {
     static dlopen_fn real;
     if (!real)
         real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
     void *h = real(file, mode);
-    if (h && file && !from_preload(__builtin_return_address(0)))
+    if (h && file && !scope__is_own_address(__builtin_return_address(0)))
         after_load();
     return h;
 }
@@ -58,7 +52,7 @@ HOOK void *dlmopen(Lmid_t lmid, const char *file, int mode)
     if (!real)
         real = (dlmopen_fn)dlsym(RTLD_NEXT, "dlmopen");
     void *h = real(lmid, file, mode);
-    if (h && file && !from_preload(__builtin_return_address(0)))
+    if (h && file && !scope__is_own_address(__builtin_return_address(0)))
         after_load();
     return h;
 }
@@ -69,7 +63,7 @@ HOOK int dlclose(void *handle)
     if (!real)
         real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
     int rc = real(handle);
-    if (rc == 0 && !from_preload(__builtin_return_address(0))) {
+    if (rc == 0 && !scope__is_own_address(__builtin_return_address(0))) {
         pthread_mutex_lock(&lock);
         scope__interpose_forget_unloaded();
         pthread_mutex_unlock(&lock);

@@ -75,11 +75,6 @@ static struct {
     char exe[PATH_MAX];
 } preload = { .span_id = -1, .size = 1 };
 
-int scope__preload_verbose(void)
-{
-    return preload.verbose;
-}
-
 void scope__preload_log(const char *fmt, ...)
 {
     if (!preload.verbose)

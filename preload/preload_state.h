@@ -36,11 +36,8 @@ void scope__preload_mpi_started(int ok, int rank, int size);
  * when recording is off. Cost: linear in the recorded events. */
 void scope__preload_mpi_finalizing(void);
 
-/* 1 when SCOPE_VERBOSE (or `verbose` in the config) asked for progress
- * lines on stderr. */
-int scope__preload_verbose(void);
-
-/* Prints "scope: <formatted>\n" on stderr with one write(2) when verbose;
+/* Prints "scope: <formatted>\n" on stderr with one write(2) when
+ * SCOPE_VERBOSE (or `verbose` in the config) asked for progress lines;
  * nothing otherwise. */
 void scope__preload_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -40,7 +40,6 @@
 #include "shadow_stack.h"
 
 #include <cpuid.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -50,6 +49,7 @@
 #include "callsites.h"
 #include "patch.h"
 #include "scope_internal.h"
+#include "self.h"
 
 #define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
@@ -80,9 +80,6 @@ static __thread struct shadow *tls_ss __attribute__((tls_model("initial-exec")))
 static __thread uint8_t tls_failed __attribute__((tls_model("initial-exec")));
 
 uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
-/* The preload's own code: calls it makes (the recorder's slow path, the
- * MPI wrappers asking for rank and size) are never the program's. */
-static uintptr_t self_lo, self_len;
 static _Atomic uint64_t n_overflow, n_unwound;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -99,25 +96,9 @@ static uint64_t xgetbv0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    uintptr_t me = (uintptr_t)arg;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me - lo < ph->p_memsz) {
-            self_lo = lo;
-            self_len = ph->p_memsz;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 void scope__tramp_select(void)
 {
-    dl_iterate_phdr(find_self, (void *)(uintptr_t)scope__tramp_select);
+    scope__self_init();
     unsigned a, b, c, d;
     int avx = 0, avx512 = 0;
     if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
@@ -208,7 +189,9 @@ static inline int on_stack(const struct shadow *s, uintptr_t a)
 uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
 {
     uintptr_t ra = *slot;
-    if (__builtin_expect(ra - self_lo < self_len, 0) && ra != scope__tramp_exit_addr)
+    /* The preload's own calls (the recorder's slow path, the MPI wrappers
+     * asking for rank and size) are never the program's. */
+    if (__builtin_expect(scope__self_contains(ra), 0) && ra != scope__tramp_exit_addr)
         return fn->resume;              /* called by the preload itself */
     struct shadow *s = tls_ss;
     if (__builtin_expect(s == NULL, 0)) {
@@ -288,11 +271,10 @@ uintptr_t scope__shadow_exit(uintptr_t sp)
 
 /* ----------------------------------------------------- non-local exits */
 
-void scope__shadow_unwind_to(uintptr_t sp)
+/* Closes, marked unwound, every open call whose return slot lies below
+ * `sp` (a frame the jump or the catch left), newest first. */
+static void close_below(struct shadow *s, uintptr_t sp)
 {
-    struct shadow *s = tls_ss;
-    if (!s)
-        return;
     uint32_t busy = s->busy;
     s->busy = 1;
     while (s->depth > 0 && s->f[s->depth - 1].slot < sp) {
@@ -300,6 +282,14 @@ void scope__shadow_unwind_to(uintptr_t sp)
         s->depth--;
     }
     s->busy = busy;
+}
+
+void scope__shadow_unwind_to(uintptr_t sp)
+{
+    struct shadow *s = tls_ss;
+    if (!s)
+        return;
+    close_below(s, sp);
 }
 
 void scope__shadow_restore(void)
@@ -341,12 +331,9 @@ void scope__shadow_caught(uintptr_t sp)
     struct shadow *s = tls_ss;
     if (!s)
         return;
+    close_below(s, sp);
     uint32_t busy = s->busy;
     s->busy = 1;
-    while (s->depth > 0 && s->f[s->depth - 1].slot < sp) {
-        close_frame(s, &s->f[s->depth - 1]);
-        s->depth--;
-    }
     /* the newest exception in flight is the one caught: an older one
      * cannot be caught while a newer one unwinds (that is std::terminate).
      * A catch with none in flight (a forced unwind, a foreign exception)
@@ -415,9 +402,4 @@ uint64_t scope__shadow_overflows(void)
 uint64_t scope__shadow_unwound(void)
 {
     return atomic_load(&n_unwound);
-}
-
-uint32_t scope__shadow_depth(void)
-{
-    return tls_ss ? tls_ss->depth : 0;
 }

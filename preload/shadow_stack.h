@@ -79,9 +79,6 @@ uint64_t scope__shadow_overflows(void);
 /* Calls closed as unwound (longjmp, exceptions, thread exit). */
 uint64_t scope__shadow_unwound(void);
 
-/* Depth of the calling thread's shadow stack (tests). */
-uint32_t scope__shadow_depth(void);
-
 /* Resolves the functions unwind_hooks.c forwards to (longjmp & co, the
  * C++ throw/catch entry points), so that no hook has to call dlsym later,
  * e.g. from a signal handler. */

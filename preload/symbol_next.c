@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "preload_state.h"
+#include "self.h"
 
 /* Enough for every object of a large MPI application; extra objects are
  * simply not searched. */
@@ -29,23 +30,6 @@ typedef struct object_list {
     const char *names[MAX_OBJECTS];
     size_t n;
 } object_list;
-
-/* Base address of this shared object, to refuse our own definitions. */
-static const void *own_base(void)
-{
-    Dl_info info;
-    if (dladdr((const void *)&own_base, &info) == 0)
-        return NULL;
-    return info.dli_fbase;
-}
-
-static int is_own(const void *addr)
-{
-    Dl_info info;
-    if (addr == NULL || dladdr(addr, &info) == 0)
-        return 0;
-    return info.dli_fbase == own_base();
-}
 
 static const char *base_name(const char *path)
 {
@@ -74,7 +58,7 @@ static void *lookup_in(const char *object, const char *name)
         return NULL;
     void *sym = dlsym(handle, name);
     dlclose(handle); /* balances the reference RTLD_NOLOAD took */
-    return is_own(sym) ? NULL : sym;
+    return scope__is_own_address(sym) ? NULL : sym;
 }
 
 /* Walks the link map: libmpi.so* first, then every other object. */
@@ -99,7 +83,7 @@ static void *lookup_link_map(const char *name)
 void *scope__next_symbol(const char *name)
 {
     void *sym = dlsym(RTLD_NEXT, name);
-    if (sym != NULL && !is_own(sym))
+    if (sym != NULL && !scope__is_own_address(sym))
         return sym;
     return lookup_link_map(name);
 }
@@ -107,7 +91,7 @@ void *scope__next_symbol(const char *name)
 void *scope__global_symbol(const char *name)
 {
     void *sym = dlsym(RTLD_DEFAULT, name);
-    if (sym != NULL && !is_own(sym))
+    if (sym != NULL && !scope__is_own_address(sym))
         return sym;
     return lookup_link_map(name);
 }

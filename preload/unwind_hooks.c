@@ -5,7 +5,8 @@
  *
  * These are the only symbols of the engine that the preload exports: each
  * wraps the definition that follows it in the lookup order and forwards to
- * it.
+ * it (scope__next_symbol, symbol_next.c: libstdc++ may be loaded
+ * RTLD_LOCAL under a Python extension, where RTLD_NEXT cannot see it).
  *
  *   longjmp & co: the target stack pointer is read from the jmp_buf (glibc
  *     stores it mangled with the thread's pointer guard, %fs:0x30; the
@@ -26,12 +27,11 @@
  *     cancellation starts the same unwinding from inside libc, where no
  *     symbol can be wrapped: that case is a known limit.)
  */
-#include <dlfcn.h>
-#include <link.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "preload_state.h"
 #include "shadow_stack.h"
 
 #define HOOK __attribute__((visibility("default")))
@@ -57,53 +57,19 @@ static struct {
     thread_exit_fn pthread_exit_;
 } real;
 
-struct find { const char *name; void *found; };
-
-static int find_in_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct find *f = arg;
-    if (!info->dlpi_name || !*info->dlpi_name)
-        return 0;
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    void *p = dlsym(h, f->name);
-    dlclose(h);
-    Dl_info self, there;
-    if (p && dladdr(p, &there) && dladdr((void *)find_in_object, &self) &&
-        there.dli_fbase != self.dli_fbase) {
-        f->found = p;
-        return 1;
-    }
-    return 0;
-}
-
-/* The next definition of `name`: RTLD_NEXT, or, when the defining library
- * was loaded RTLD_LOCAL (libstdc++ under a Python extension), the link map. */
-static void *next(const char *name)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-    if (p)
-        return p;
-    struct find f = { name, NULL };
-    dl_iterate_phdr(find_in_object, &f);
-    return f.found;
-}
-
 /* Resolves what can be resolved now, so that a siglongjmp from a signal
  * handler never has to call dlsym. */
 void scope__unwind_hooks_init(void)
 {
-    real.longjmp_ = (jump_fn)next("longjmp");
-    real._longjmp_ = (jump_fn)next("_longjmp");
-    real.siglongjmp_ = (jump_fn)next("siglongjmp");
-    real.longjmp_chk_ = (jump_fn)next("__longjmp_chk");
-    real.throw_ = (throw_fn)next("__cxa_throw");
-    real.rethrow_ = (rethrow_fn)next("__cxa_rethrow");
-    real.catch_ = (catch_fn)next("__cxa_begin_catch");
-    real.rethrow_ptr_ = (rethrow_ptr_fn)next(RETHROW_PTR);
-    real.pthread_exit_ = (thread_exit_fn)next("pthread_exit");
+    real.longjmp_ = (jump_fn)scope__next_symbol("longjmp");
+    real._longjmp_ = (jump_fn)scope__next_symbol("_longjmp");
+    real.siglongjmp_ = (jump_fn)scope__next_symbol("siglongjmp");
+    real.longjmp_chk_ = (jump_fn)scope__next_symbol("__longjmp_chk");
+    real.throw_ = (throw_fn)scope__next_symbol("__cxa_throw");
+    real.rethrow_ = (rethrow_fn)scope__next_symbol("__cxa_rethrow");
+    real.catch_ = (catch_fn)scope__next_symbol("__cxa_begin_catch");
+    real.rethrow_ptr_ = (rethrow_ptr_fn)scope__next_symbol(RETHROW_PTR);
+    real.pthread_exit_ = (thread_exit_fn)scope__next_symbol("pthread_exit");
 }
 
 static uintptr_t target_sp(struct __jmp_buf_tag *env)
@@ -119,7 +85,7 @@ static uintptr_t target_sp(struct __jmp_buf_tag *env)
     {                                                                          \
         scope__shadow_unwind_to(target_sp(env));                               \
         if (!real.field)                                                       \
-            real.field = (jump_fn)next(#sym);                                  \
+            real.field = (jump_fn)scope__next_symbol(#sym);                    \
         real.field(env, val);                                                  \
     }
 
@@ -132,7 +98,7 @@ HOOK __attribute__((noreturn)) void __cxa_throw(void *obj, void *tinfo, void (*d
 {
     scope__shadow_restore();
     if (!real.throw_)
-        real.throw_ = (throw_fn)next("__cxa_throw");
+        real.throw_ = (throw_fn)scope__next_symbol("__cxa_throw");
     real.throw_(obj, tinfo, dest);
 }
 
@@ -140,7 +106,7 @@ HOOK __attribute__((noreturn)) void __cxa_rethrow(void)
 {
     scope__shadow_restore();
     if (!real.rethrow_)
-        real.rethrow_ = (rethrow_fn)next("__cxa_rethrow");
+        real.rethrow_ = (rethrow_fn)scope__next_symbol("__cxa_rethrow");
     real.rethrow_();
 }
 
@@ -149,7 +115,7 @@ _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
 {
     scope__shadow_restore();
     if (!real.rethrow_ptr_)
-        real.rethrow_ptr_ = (rethrow_ptr_fn)next(RETHROW_PTR);
+        real.rethrow_ptr_ = (rethrow_ptr_fn)scope__next_symbol(RETHROW_PTR);
     real.rethrow_ptr_(ep);
 }
 
@@ -159,7 +125,7 @@ HOOK void *__cxa_begin_catch(void *exc)
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0) + 16;
     scope__shadow_caught(sp);
     if (!real.catch_)
-        real.catch_ = (catch_fn)next("__cxa_begin_catch");
+        real.catch_ = (catch_fn)scope__next_symbol("__cxa_begin_catch");
     return real.catch_(exc);
 }
 
@@ -167,6 +133,6 @@ HOOK __attribute__((noreturn)) void pthread_exit(void *retval)
 {
     scope__shadow_thread_exit();
     if (!real.pthread_exit_)
-        real.pthread_exit_ = (thread_exit_fn)next("pthread_exit");
+        real.pthread_exit_ = (thread_exit_fn)scope__next_symbol("pthread_exit");
     real.pthread_exit_(retval);
 }

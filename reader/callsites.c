@@ -435,10 +435,7 @@ int scope_profile_call_sites(scope_profile *p, int region, int rank,
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     *sites = NULL;
     *n = 0;
-    if (region < 0 || region >= p->nregions)
-        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
-                           "has %d)", region, p->nregions);
-    int k = scope__rank_index(p, rank);
+    int k = scope__cell_index(p, region, rank);
     if (k < 0)
         return k;
     scope__cell *c;
@@ -469,15 +466,9 @@ int scope_profile_site_stats(scope_profile *p, int region, int rank,
 {
     if (!p)
         return scope__fail(SCOPE_EINVAL, "no profile");
-    if (region < 0 || region >= p->nregions)
-        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
-                           "has %d)", region, p->nregions);
-    int k0 = 0, k1 = p->nranks;
-    if (rank != SCOPE_ALL_RANKS) {
-        if ((k0 = scope__rank_index(p, rank)) < 0)
-            return k0;
-        k1 = k0 + 1;
-    }
+    int k0, k1, bad = scope__cell_span(p, region, rank, &k0, &k1);
+    if (bad < 0)
+        return bad;
     int rc = load_sites(p);
     if (rc < 0)
         return rc;

@@ -122,6 +122,38 @@ int scope__rank_index(const scope_profile *p, int rank)
     return scope__fail(SCOPE_ENOTFOUND, "no rank %d in this profile", rank);
 }
 
+int scope__check_region(const scope_profile *p, int region)
+{
+    if (region < 0 || region >= p->nregions)
+        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
+                           "has %d)", region, p->nregions);
+    return 0;
+}
+
+int scope__cell_index(const scope_profile *p, int region, int rank)
+{
+    int rc = scope__check_region(p, region);
+    return rc < 0 ? rc : scope__rank_index(p, rank);
+}
+
+int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int *k1)
+{
+    int rc = scope__check_region(p, region);
+    if (rc < 0)
+        return rc;
+    if (rank == SCOPE_ALL_RANKS) {
+        *k0 = 0;
+        *k1 = p->nranks;
+        return 0;
+    }
+    int k = scope__rank_index(p, rank);
+    if (k < 0)
+        return k;
+    *k0 = k;
+    *k1 = k + 1;
+    return 0;
+}
+
 /* Validates (region, rank) and returns the cell (NULL when that rank never
  * entered the region) through *cell. */
 static int get_cell(const scope_profile *p, int region, int rank,
@@ -129,10 +161,7 @@ static int get_cell(const scope_profile *p, int region, int rank,
 {
     if (!p)
         return scope__fail(SCOPE_EINVAL, "no profile");
-    if (region < 0 || region >= p->nregions)
-        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
-                           "has %d)", region, p->nregions);
-    int k = scope__rank_index(p, rank);
+    int k = scope__cell_index(p, region, rank);
     if (k < 0)
         return k;
     *cell = p->cells[(size_t)region * (size_t)p->nranks + (size_t)k];
@@ -352,19 +381,12 @@ int scope_profile_stats(scope_profile *p, int region, int rank,
                         scope_stats *out)
 {
     scope__cell *c = NULL;
-    int rc = 0, k0 = 0, k1;
+    int rc = 0, k0, k1;
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    if (region < 0 || region >= p->nregions)
-        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
-                           "has %d)", region, p->nregions);
-    if (rank == SCOPE_ALL_RANKS) {
-        k1 = p->nranks;
-    } else {
-        if ((k0 = scope__rank_index(p, rank)) < 0)
-            return k0;
-        k1 = k0 + 1;
-    }
+    int bad = scope__cell_span(p, region, rank, &k0, &k1);
+    if (bad < 0)
+        return bad;
     memset(out, 0, sizeof *out);
     double m2 = 0.0;
     scope__h5_quiet quiet;

@@ -147,6 +147,18 @@ static inline scope__cell *scope__cell_at(const scope_profile *p, int region,
 }
 /* The open HDF5 file of source `s` (reopened on demand; profile_data.c). */
 int scope__source_file(scope_profile *p, int s, hid_t *out);
+/* The index of `rank` in p->ranks, or SCOPE_ENOTFOUND (message set). */
 int scope__rank_index(const scope_profile *p, int rank);
+/* 0 when `region` is an index of p's regions, else SCOPE_ENOTFOUND with
+ * the message every reader function gives ("no region index 7 (the
+ * profile has 3)"). The one check of a caller's region index. */
+int scope__check_region(const scope_profile *p, int region);
+/* Both checks for one (region, rank): the rank's index, or the error of
+ * the first check that fails. */
+int scope__cell_index(const scope_profile *p, int region, int rank);
+/* The region check, then the rank indices [*k0, *k1) that `rank` means:
+ * all of them for SCOPE_ALL_RANKS, else the one (SCOPE_ENOTFOUND when
+ * absent). Returns 0 or the error of the check that failed. */
+int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int *k1);
 
 #endif /* SCOPE_READER_INTERNAL_H */

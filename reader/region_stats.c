@@ -45,15 +45,9 @@ int scope_profile_percentiles(scope_profile *p, int region, int rank,
         if (!(qs[i] >= 0.0 && qs[i] <= 100.0))
             return scope__fail(SCOPE_EINVAL, "percentile %g is outside "
                                "[0, 100]", qs[i]);
-    if (region < 0 || region >= p->nregions)
-        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
-                           "has %d)", region, p->nregions);
-    int k0 = 0, k1 = p->nranks;
-    if (rank != SCOPE_ALL_RANKS) {
-        if ((k0 = scope__rank_index(p, rank)) < 0)
-            return k0;
-        k1 = k0 + 1;
-    }
+    int k0, k1, bad = scope__cell_span(p, region, rank, &k0, &k1);
+    if (bad < 0)
+        return bad;
     int64_t total = 0, n = 0;
     for (int k = k0; k < k1; k++) {
         scope__cell *c = scope__cell_at(p, region, k);
@@ -95,9 +89,9 @@ int scope_profile_balance(scope_profile *p, int region, scope_balance *out)
 {
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    if (region < 0 || region >= p->nregions)
-        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
-                           "has %d)", region, p->nregions);
+    int bad = scope__check_region(p, region);
+    if (bad < 0)
+        return bad;
     memset(out, 0, sizeof *out);
     out->max_rank = out->min_rank = -1;
     int64_t sum = 0;

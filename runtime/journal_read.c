@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "full_io.h"
 #include "scope_error.h"
 
 #define CURSOR_RECORDS 4096u
@@ -25,22 +26,6 @@ static int fail(char *err, size_t errlen, int code, const char *path, const char
 {
     snprintf(err, errlen, "%s: %s", path, what);
     return code;
-}
-
-static int read_full(int fd, void *buf, size_t len, uint64_t off)
-{
-    char *p = buf;
-    while (len) {
-        ssize_t n = pread(fd, p, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
 }
 
 static uint64_t chunk_offset(const struct scope_jr *jr, uint64_t idx)
@@ -233,7 +218,7 @@ static int parse_meta(struct scope_jr *jr, uint64_t idx, uint64_t used)
     if (!buf)
         return SCOPE_ENOMEM;
     int rc = 0;
-    if (read_full(jr->fd, buf, used, chunk_offset(jr, idx) + sizeof(struct scope_chunk_header))) {
+    if (scope__pread_full(jr->fd, buf, used, chunk_offset(jr, idx) + sizeof(struct scope_chunk_header))) {
         rc = SCOPE_EIO;
         goto out;
     }
@@ -315,7 +300,7 @@ int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errl
     }
     jr->file_size = (uint64_t)st.st_size;
     if (jr->file_size < sizeof jr->hdr ||
-        read_full(jr->fd, &jr->hdr, sizeof jr->hdr, 0) != 0 ||
+        scope__pread_full(jr->fd, &jr->hdr, sizeof jr->hdr, 0) != 0 ||
         memcmp(jr->hdr.magic, SCOPE_JOURNAL_MAGIC, 8) != 0) {
         rc = fail(err, errlen, SCOPE_EJOURNAL, path, "not a scope journal");
         goto fail_open;
@@ -345,7 +330,7 @@ int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errl
 
     for (uint64_t i = 0; i < jr->n_chunks; i++) {
         struct scope_chunk_header c;
-        if (read_full(jr->fd, &c, sizeof c, chunk_offset(jr, i)) != 0) {
+        if (scope__pread_full(jr->fd, &c, sizeof c, chunk_offset(jr, i)) != 0) {
             rc = fail(err, errlen, SCOPE_EIO, path, "read error");
             goto fail_parse;
         }
@@ -439,7 +424,7 @@ static int refill(struct scope_jr_cursor *c)
             want = CURSOR_RECORDS;
         uint64_t off = chunk_offset(c->jr, idx) + sizeof(struct scope_chunk_header) +
                        c->chunk_pos * sizeof(struct scope_rec);
-        if (read_full(c->jr->fd, c->buf, want * sizeof(struct scope_rec), off) != 0)
+        if (scope__pread_full(c->jr->fd, c->buf, want * sizeof(struct scope_rec), off) != 0)
             return SCOPE_EIO;
         c->chunk_pos += want;
         c->n = want;

@@ -248,31 +248,6 @@ int scope__storage_say(const char *ranks_dir, int rank, const char *fmt, ...)
 
 /* ------------------------------------------------------------ paths */
 
-uint64_t scope__parse_size(const char *s, uint64_t dflt)
-{
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return dflt;
-    uint64_t mult = 1;
-    switch (*end) {
-    case 'k': case 'K': mult = 1ull << 10; end++; break;
-    case 'm': case 'M': mult = 1ull << 20; end++; break;
-    case 'g': case 'G': mult = 1ull << 30; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'I')
-        end++;
-    if (*end == 'b' || *end == 'B')
-        end++;
-    if (*end || v > UINT64_MAX / mult)
-        return dflt;
-    return v * mult;
-}
-
 int scope__absolute_path(const char *path, char *out, size_t outlen)
 {
     if (path[0] == '/') {

@@ -42,9 +42,6 @@ int scope__storage_say(const char *ranks_dir, int rank, const char *fmt, ...)
  * recover` removes them once the folder holds no journal any more. */
 #define SCOPE_STORAGE_MARKER ".scope_fault."
 
-/* "12", "64k", "64MiB", "1g" -> bytes; `dflt` when unset or malformed. */
-uint64_t scope__parse_size(const char *s, uint64_t dflt);
-
 /* Makes `path` absolute against the current directory (the application
  * may chdir before finalize). Returns 0 or SCOPE_ELIMIT / SCOPE_EIO. */
 int scope__absolute_path(const char *path, char *out, size_t outlen);

@@ -46,7 +46,8 @@ typedef struct scope_options {
      * Default "scope_profile.h5"; env SCOPE_OUTPUT. */
     const char *output;
     /* Upper bound, in bytes, on the memory the recorder maps for event
-     * buffers. Default 64 MiB; env SCOPE_MEMORY_BUDGET (accepts K/M/G). */
+     * buffers. Default 64 MiB; env SCOPE_MEMORY_BUDGET wins (a byte count
+     * as in the config: 64M, 1GiB; a bad value is said and ignored). */
     uint64_t memory_budget;
     /* Text stored as /metadata "config" (the preload passes its config). */
     const char *config_text;

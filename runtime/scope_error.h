@@ -23,7 +23,8 @@ extern "C" {
     XX(EACCES,    -5,  "permission denied")                                    \
     XX(ESTATE,    -6,  "operation not valid in the recorder's current state")  \
     XX(ELIMIT,    -7,  "a limit was reached")                                  \
-    XX(ENOWRITER, -8,  "the private HDF5 writer library could not be loaded")  \
+    XX(ENOWRITER, -8,  "the HDF5 writer program (scope-h5write) could not be " \
+                       "found or started")                                     \
     XX(ENOTHDF5,  -9,  "not an HDF5 file")                                     \
     XX(EFORMAT,   -10, "not a scope profile (unexpected layout)")              \
     XX(ETRUNC,    -11, "file is truncated or damaged")                         \

@@ -100,9 +100,6 @@ SCOPE_API int32_t scope__callsite_define(const scope__frame *frames, int depth);
  * The matching end is a separate record (journal.h). */
 SCOPE_API void scope__begin_site(int32_t id, int32_t site);
 
-/* 1 while recording is on. */
-SCOPE_API int scope__enabled(void);
-
 /* Points this thread's recording at the records [*cur, *end) and hands
  * back where it pointed before (call again with those to restore). For
  * calibrate.c, which times real begin/end pairs into a throwaway buffer;

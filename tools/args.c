@@ -183,3 +183,16 @@ int scope__note_compensation(scope_profile *p, int rank, FILE *out)
                 "parent's self; measured by each of %d ranks)\n", in_lo, in_hi, c_lo, c_hi, n);
     return 0;
 }
+
+int scope__parse_plot_limit(const char *cmd, int c, const char *arg, scope__plot_opts *po)
+{
+    int64_t v;
+    if (scope__parse_i64(arg, &v) < 0 || v < 1 || v > 100000000)
+        return scope__usage_error(cmd, "--%s needs a number >= 1, not '%s'",
+                                  c == 'c' ? "max-calls" : "max-regions", arg);
+    if (c == 'c')
+        po->max_calls = v;
+    else
+        po->max_regions = (int)v;
+    return 0;
+}

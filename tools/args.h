@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "plots.h"
 #include "scope_reader.h"
 
 /* Prints "scope: <cmd>: <formatted message> (try 'scope <cmd> --help')"
@@ -35,5 +36,11 @@ scope_profile *scope__open_or_report(char **paths, int n);
  * Returns 0, or 1 after printing the reader's message when a rank stores
  * no measurement. Cost: two attribute reads per rank. */
 int scope__note_compensation(scope_profile *p, int rank, FILE *out);
+
+/* The pictures' limits, the same in `scope plot` and `scope report`:
+ * `c` is the getopt code of --max-calls ('c') or --max-regions ('r'),
+ * `arg` its value, a whole number from 1 to 100000000. Returns 0 with *po
+ * set, or the usage error's status (2) after printing it for `cmd`. */
+int scope__parse_plot_limit(const char *cmd, int c, const char *arg, scope__plot_opts *po);
 
 #endif

@@ -60,7 +60,7 @@ int scope_cmd_plot(int argc, char **argv)
                                          NULL };
     scope__plot_opts po = SCOPE__PLOT_DEFAULTS;
     const char *outpath = NULL;
-    int c, k, kind = -1;
+    int c, k, kind = -1, rc;
     int64_t v;
     opterr = 0;
     optind = 1;
@@ -87,14 +87,8 @@ int scope_cmd_plot(int argc, char **argv)
             break;
         case 'c':
         case 'r':
-            if ((v = parse_bounded(optarg, 1, 100000000)) < 0)
-                return scope__usage_error("plot", "--%s needs a number >= 1, "
-                                          "not '%s'", c == 'c' ? "max-calls"
-                                          : "max-regions", optarg);
-            if (c == 'c')
-                po.max_calls = v;
-            else
-                po.max_regions = (int)v;
+            if ((rc = scope__parse_plot_limit("plot", c, optarg, &po)) != 0)
+                return rc;
             break;
         case 'h':
             fputs(plot_help, stdout);
@@ -116,7 +110,7 @@ int scope_cmd_plot(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
-    int status = 1, rc;
+    int status = 1;
     scope__out_file of;
     if (scope__out_open(&of, outpath) != 0)
         goto fail_open;

@@ -370,8 +370,7 @@ int scope_cmd_report(int argc, char **argv)
     };
     scope__plot_opts po = SCOPE__PLOT_DEFAULTS;
     const char *outpath = NULL;
-    int c;
-    int64_t v;
+    int c, rc;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
@@ -381,15 +380,8 @@ int scope_cmd_report(int argc, char **argv)
             break;
         case 'c':
         case 'r':
-            if (scope__parse_i64(optarg, &v) < 0 || v < 1 || v > 100000000)
-                return scope__usage_error("report", "--%s needs a number >= "
-                                          "1, not '%s'", c == 'c'
-                                          ? "max-calls" : "max-regions",
-                                          optarg);
-            if (c == 'c')
-                po.max_calls = v;
-            else
-                po.max_regions = (int)v;
+            if ((rc = scope__parse_plot_limit("report", c, optarg, &po)) != 0)
+                return rc;
             break;
         case 'h':
             fputs(report_help, stdout);
@@ -409,7 +401,7 @@ int scope_cmd_report(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
-    int status = 1, rc;
+    int status = 1;
     scope__out_file of;
     if (scope__out_open(&of, outpath) != 0)
         goto fail_open;

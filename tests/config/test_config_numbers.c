@@ -13,7 +13,7 @@ static void size_is(const char *s, int want_rc, uint64_t want, size_t want_bad, 
 {
     uint64_t v = 12345;
     size_t bad = 999;
-    int rc = scope__cfg_parse_size(s, strlen(s), &v, &bad);
+    int rc = scope__parse_size(s, strlen(s), &v, &bad);
     check_int_(rc, want_rc, s, __FILE__, line);
     if (want_rc == SCOPE__CFG_NUM_OK)
         check_int_((long long)v, (long long)want, s, __FILE__, line);

@@ -1,0 +1,135 @@
+/*
+ * recorder_internal.h - the recorder's state, shared by the files that
+ * make up the recorder (recorder.c: the API and the hot path;
+ * recorder_journal.c: the journal file and its chunks; recorder_meta.c:
+ * metadata records; recorder_settings.c: output and memory budget). Not
+ * used outside runtime/; every name is hidden in the libraries.
+ *
+ * One struct for the whole recorder, not one per file, because every part
+ * works on the same journal under the same lock; the hot flag lives apart
+ * so that the stores to the rest never share its cache line.
+ */
+#ifndef SCOPE_RECORDER_INTERNAL_H
+#define SCOPE_RECORDER_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "journal.h"
+#include "regions.h"
+#include "scope.h"
+#include "scope_internal.h"
+
+#define CHUNK_HDR ((uint32_t)sizeof(struct scope_chunk_header))
+
+enum rec_state { ST_OFF = 0, ST_READY, ST_FINALIZED, ST_DISABLED };
+
+/* Per-thread recording state, in initial-exec TLS (recorder.c) so the hot
+ * path reaches it with one %fs-relative access. */
+struct scope__rec_thread {
+    struct scope_rec *cur, *end;
+    struct scope_chunk_header *chunk;
+    uint32_t index;         /* thread index in the journal, valid if has_index */
+    uint32_t seq;           /* next chunk sequence number */
+    uint8_t has_index;
+    uint8_t key_set;
+};
+
+/* Read on every event: kept apart from the written fields of scope__rec. */
+struct scope__rec_hot {
+    _Alignas(64) volatile int on;
+};
+extern struct scope__rec_hot scope__hot;
+
+struct scope__rec_row { char *f[6]; };  /* one interposition table row */
+
+struct scope__rec_site {                /* one call path; id = index + 1 */
+    int depth;
+    struct scope__rec_site_frame {
+        char *build_id, *object;
+        uint64_t offset;
+    } f[SCOPE_CALLSITE_MAX_DEPTH];
+};
+
+struct scope__recorder {
+    pthread_mutex_t lock;
+    _Atomic int state;
+    pid_t pid;
+    char output[PATH_MAX];      /* absolute index path */
+    char ranks_dir[PATH_MAX];   /* absolute "<output stem>.ranks" */
+    char journal_path[PATH_MAX + 512];
+    uint64_t budget;
+    uint32_t chunk_size;
+    uint32_t max_live;
+    int fd;                                 /* journal, -1 until first event */
+    struct scope_journal_header *hdr;       /* mapped header page */
+    struct scope_chunk_header *meta;        /* current meta chunk */
+    uint32_t meta_seq;
+    _Atomic uint32_t live;                  /* event chunks mapped now */
+    _Atomic uint64_t dropped;
+    _Atomic int storage_err;                /* errno that stopped recording */
+    int rank, size;
+    uint64_t start_ticks;
+    int64_t start_ns, start_real_ns;
+    char *config_text;
+    struct kv { char *key, *value; } *kv;
+    size_t n_kv;
+    struct scope__rec_row *rows;            /* interposition table */
+    size_t n_rows;
+    struct scope__rec_site *sites;          /* call paths */
+    size_t n_sites;
+    pthread_key_t key;
+};
+extern struct scope__recorder scope__rec;
+
+/* --- recorder_settings.c ------------------------------------------------ */
+
+/* Sets scope__rec's output, ranks_dir, budget, chunk_size and max_live from
+ * SCOPE_OUTPUT and SCOPE_MEMORY_BUDGET (which win), else `opts`, else the
+ * defaults. A SCOPE_MEMORY_BUDGET that does not parse (size_parse.h) is
+ * ignored, and said once on stderr. Returns 0 or SCOPE_ELIMIT / SCOPE_EIO
+ * (the output path). Cost: a getcwd. */
+int scope__rec_settings(const scope_options *opts);
+
+/* --- recorder_journal.c: the journal file (callers hold the lock unless
+ * said otherwise) ----------------------------------------------------- */
+
+/* Reserves and maps chunk `idx`. Returns it, or NULL after stopping
+ * recording (the storage refused). Lock-free. */
+void *scope__rec_map_chunk(uint64_t idx);
+
+/* Creates the journal on the first event (takes the lock). Returns 1 when
+ * the journal exists, 0 when recording is off for good. */
+int scope__rec_ensure_journal(void);
+
+/* Makes room for the thread's next record: flushes its staging chunk, or
+ * maps one within the budget. Lock-free. Returns 1 to record, 0 to drop. */
+int scope__rec_next_chunk(struct scope__rec_thread *t, uint64_t ticks);
+
+/* Leaves the thread's staging chunk in the file and unmaps it. */
+void scope__rec_retire_chunk(struct scope__rec_thread *t);
+
+/* Prepares the death handlers for the current rank (the journal exists). */
+void scope__rec_arm_death(void);
+
+/* Says once that journal pages were lost (SIGBUS), stopping recording. */
+void scope__rec_report_lost_pages(void);
+
+/* Closes the journal; removes the file when `remove_file`. */
+void scope__rec_close_journal(int remove_file);
+
+/* --- recorder_meta.c: metadata records in the journal's meta chunks.
+ * Callers hold the lock and the journal exists. Return 0 or SCOPE_E*. -- */
+
+int scope__rec_meta_region(int32_t id, const struct scope__region *r);
+int scope__rec_meta_row(const struct scope__rec_row *r);
+int scope__rec_meta_site(int32_t id, const struct scope__rec_site *st);
+int scope__rec_meta_kv(const char *key, const char *value);
+
+/* Writes what is known so far (the run's identity, config, key/values,
+ * interposition rows, regions, call sites) into a new journal. */
+void scope__rec_write_run_metadata(void);
+
+#endif /* SCOPE_RECORDER_INTERNAL_H */

@@ -1,0 +1,300 @@
+/*
+ * recorder_journal.c - the recorder's journal file: creating it at the
+ * first event, mapping, flushing and retiring the per-thread chunks (the
+ * slow path of recording), stopping cleanly when the storage fails, and
+ * closing it at the end.
+ *
+ * Apart from recorder.c because this is the part that talks to the file
+ * system; the hot path in recorder.c only stores into memory and calls
+ * scope__rec_next_chunk when a chunk is full. The slow path takes no lock
+ * (recorder.c explains why); journal creation takes the recorder lock
+ * and happens once per process. journal.h is the layout written here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "death.h"
+#include "full_io.h"
+#include "h5writer.h"
+#include "journal.h"
+#include "journal_storage.h"
+#include "recorder_internal.h"
+
+/* Stops recording in this process for good after the storage refused
+ * the journal (`err`: ENOSPC, EDQUOT, EIO, ...): what is recorded stays,
+ * later events are counted as dropped, the application goes on. Said once
+ * per job. Lock-free; safe from any thread. */
+static void storage_stop_why(int err, const char *what, const char *why, int kept)
+{
+    scope__hot.on = 0;
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&scope__rec.storage_err, &none, err ? err : EIO))
+        return;
+    scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
+                       "%s %s: %s; recording stopped (later events are counted as dropped), the "
+                       "application goes on%s%s%s", what, scope__rec.journal_path, why,
+                       kept ? "; what was recorded is kept and written at the end, or, if "
+                              "there is no room then, left for `scope recover " : "",
+                       kept ? scope__rec.output : "", kept ? "`" : "");
+}
+
+static void storage_stop(int err, const char *what)
+{
+    storage_stop_why(err, what, strerror(err ? err : EIO), 1);
+}
+
+/* Maps chunk `idx` after its bytes are reserved on the storage (a page
+ * the file system has not promised is never touched). Returns the chunk,
+ * or NULL after stopping recording (storage_stop). */
+void *scope__rec_map_chunk(uint64_t idx)
+{
+    uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)scope__rec.chunk_size;
+    int e = scope__journal_reserve(scope__rec.fd, off, scope__rec.chunk_size);
+    if (e) {
+        storage_stop(e, "cannot reserve space for the journal");
+        return NULL;
+    }
+    void *p = mmap(NULL, scope__rec.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, scope__rec.fd, (off_t)off);
+    /* Not prefaulted: a staging chunk is reused, so each page faults in
+     * once per thread (and again only after the kernel writes it back),
+     * and a short-lived thread pays only for the pages it touches. */
+    if (p == MAP_FAILED) {
+        storage_stop(errno, "cannot map the journal");
+        return NULL;
+    }
+    return p;
+}
+
+
+/* Creates the journal at the first event; caller holds the lock.
+ * Returns 0 or SCOPE_E* (recording then stays off for good). */
+static int journal_create(void)
+{
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    if (scope__mkdir_p(scope__rec.ranks_dir) < 0)
+        goto fail_dir;
+    if ((size_t)snprintf(scope__rec.journal_path, sizeof scope__rec.journal_path, "%s/journal.%s.%ld",
+                         scope__rec.ranks_dir, host, (long)scope__rec.pid) >= sizeof scope__rec.journal_path) {
+        errno = ENAMETOOLONG;
+        goto fail_dir;
+    }
+    scope__rec.fd = open(scope__rec.journal_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (scope__rec.fd < 0)
+        goto fail_dir;
+    /* Held until the process ends, however it ends: `scope recover` takes
+     * a journal whose lock it can get as one whose owner died. */
+    flock(scope__rec.fd, LOCK_EX | LOCK_NB);
+    if ((errno = scope__journal_reserve(scope__rec.fd, 0, SCOPE_JOURNAL_HEADER_SIZE)) != 0)
+        goto fail_map;
+    void *p = mmap(NULL, SCOPE_JOURNAL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, scope__rec.fd, 0);
+    if (p == MAP_FAILED)
+        goto fail_map;
+    struct scope_journal_header *h = p;
+    h->version = SCOPE_JOURNAL_VERSION;
+    h->header_size = SCOPE_JOURNAL_HEADER_SIZE;
+    h->chunk_size = scope__rec.chunk_size;
+    h->record_size = sizeof(struct scope_rec);
+    h->state = SCOPE_JOURNAL_RECORDING;
+    h->clock_kind = scope__clock_tsc ? SCOPE_CLOCK_TSC : SCOPE_CLOCK_NS;
+    h->clock_resolution = scope__clock_resolution;
+    h->pid = scope__rec.pid;
+    h->rank = scope__rec.rank;
+    h->size = scope__rec.size;
+    h->start_ticks = scope__rec.start_ticks;
+    h->start_ns = scope__rec.start_ns;
+    h->start_realtime_ns = scope__rec.start_real_ns;
+    memcpy(h->hostname, host, sizeof h->hostname);
+    size_t olen = strnlen(scope__rec.output, sizeof h->output - 1);
+    memcpy(h->output, scope__rec.output, olen); /* informational; may be cut */
+    memcpy(h->magic, SCOPE_JOURNAL_MAGIC, 8);
+    __atomic_store_n(&scope__rec.hdr, h, __ATOMIC_RELEASE); /* published to lock-free readers */
+    scope__rec_write_run_metadata();
+    scope__rec_arm_death();
+    /* after death.c's handlers, which it then passes other faults to */
+    scope__journal_sigbus_arm(scope__rec.fd, &scope__hot.on);
+    return 0;
+
+fail_map:;
+    int e = errno;
+    close(scope__rec.fd);
+    scope__rec.fd = -1;
+    unlink(scope__rec.journal_path);
+    errno = e;
+fail_dir:
+    /* once per job, not once per rank: the first event usually comes
+     * before MPI_Init has told us the rank */
+    scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
+                       "cannot create the journal in %s: %s; recording is off", scope__rec.ranks_dir,
+                       strerror(errno));
+    return SCOPE_EIO;
+}
+
+/* Prepares the death handlers for the current rank; caller holds the
+ * lock and the journal exists. */
+void scope__rec_arm_death(void)
+{
+    char writer[PATH_MAX + 64], err[64], rank_path[PATH_MAX + 32];
+    if (scope__writer_find(writer, sizeof writer, err, sizeof err) < 0)
+        writer[0] = 0;
+    snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", scope__rec.ranks_dir, scope__rec.rank);
+    scope__death_arm(scope__rec.hdr, &scope__hot.on, writer[0] ? writer : NULL, scope__rec.journal_path, rank_path,
+                     scope__rec.rank == 0 ? scope__rec.output : NULL);
+}
+
+/* ---------------------------------------------------------- chunks (slow) */
+
+/* Leaves the thread's staging chunk in the file as it is (a reader takes
+ * its valid records from there) and gives its memory back. */
+void scope__rec_retire_chunk(struct scope__rec_thread *t)
+{
+    if (!t->chunk)
+        return;
+    struct scope_chunk_header *c = t->chunk;
+    t->cur = t->end = NULL;
+    t->chunk = NULL;
+    munmap(c, scope__rec.chunk_size);
+    atomic_fetch_sub(&scope__rec.live, 1);
+}
+
+/* Copies the full staging chunk to a fresh EVENTS chunk and starts the
+ * next sequence in place (journal.h explains the order of the writes).
+ * `first` is the tick of the record that found the chunk full.
+ * Returns 0, or -1 after stopping recording (storage_stop: the staging
+ * chunk is kept as it is, and a reader takes its records from there). */
+static int flush_staging(struct scope__rec_thread *t, uint64_t first)
+{
+    struct scope_chunk_header *c = t->chunk;
+    uint64_t idx = atomic_fetch_add((_Atomic uint64_t *)&scope__rec.hdr->chunk_count, 1);
+    uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)scope__rec.chunk_size;
+    struct scope_chunk_header h = *c;
+    h.type = SCOPE_CHUNK_EVENTS;
+    int e = scope__journal_reserve(scope__rec.fd, off, scope__rec.chunk_size);
+    if (e) {
+        storage_stop(e, "cannot reserve space for the journal");
+        return -1;
+    }
+    /* EFAULT: a page of the staging chunk was lost under us */
+    if ((e = scope__pwrite_full(scope__rec.fd, (char *)c + CHUNK_HDR, scope__rec.chunk_size - CHUNK_HDR, off + CHUNK_HDR)) ||
+        (e = scope__pwrite_full(scope__rec.fd, &h, sizeof h, off))) {
+        storage_stop(e, "cannot write the journal");
+        return -1;
+    }
+    /* journal.h, SCOPE_CHUNK_CLEARED: the next sequence's records are told
+     * from the old ones by position, never by time (ties with `first`) */
+    memset((char *)c + CHUNK_HDR, 0, scope__rec.chunk_size - CHUNK_HDR);
+    atomic_signal_fence(memory_order_seq_cst);
+    c->first_ticks = first;
+    scope__clock_pair(&c->calib_ticks, &c->calib_ns);
+    atomic_signal_fence(memory_order_seq_cst);
+    c->seq = t->seq++;
+    t->cur = (struct scope_rec *)((char *)c + CHUNK_HDR);
+    return 0;
+}
+
+/* Makes room for the calling thread's next record: flushes its staging
+ * chunk, or maps one on the thread's first event (within the budget).
+ * Lock-free (see the file comment). Returns 1 when the thread may record,
+ * 0 when the event must be dropped. */
+int scope__rec_next_chunk(struct scope__rec_thread *t, uint64_t ticks)
+{
+    if (t->chunk)
+        return flush_staging(t, ticks) == 0;
+    uint32_t live = atomic_load(&scope__rec.live);
+    do {
+        if (live >= scope__rec.max_live)
+            return 0;
+    } while (!atomic_compare_exchange_weak(&scope__rec.live, &live, live + 1));
+
+    uint64_t idx = atomic_fetch_add((_Atomic uint64_t *)&scope__rec.hdr->chunk_count, 1);
+    struct scope_chunk_header *c = scope__rec_map_chunk(idx);
+    if (!c) {
+        atomic_fetch_sub(&scope__rec.live, 1);
+        return 0;
+    }
+    if (!t->has_index) {
+        t->index = atomic_fetch_add((_Atomic uint32_t *)&scope__rec.hdr->thread_count, 1);
+        t->has_index = 1;
+    }
+    c->type = SCOPE_CHUNK_STAGING;
+    c->thread = t->index;
+    c->seq = t->seq++;
+    c->tid = (int64_t)syscall(SYS_gettid);
+    c->first_ticks = ticks;
+    c->guard = SCOPE_CHUNK_GUARD;
+    c->flags = SCOPE_CHUNK_CLEARED;
+    scope__clock_pair(&c->calib_ticks, &c->calib_ns);
+    pthread_getname_np(pthread_self(), c->thread_name, sizeof c->thread_name);
+    __atomic_store_n(&c->magic, SCOPE_CHUNK_MAGIC, __ATOMIC_RELEASE);
+    t->chunk = c;
+    t->cur = (struct scope_rec *)((char *)c + CHUNK_HDR);
+    t->end = (struct scope_rec *)((char *)c + scope__rec.chunk_size);
+    if (!t->key_set) {
+        pthread_setspecific(scope__rec.key, t);
+        t->key_set = 1;
+    }
+    return 1;
+}
+
+int scope__rec_ensure_journal(void)
+{
+    if (__atomic_load_n(&scope__rec.hdr, __ATOMIC_ACQUIRE))
+        return 1;
+    pthread_mutex_lock(&scope__rec.lock);
+    int ok = scope__rec.hdr != NULL;
+    if (!ok && atomic_load(&scope__rec.state) == ST_READY) {
+        ok = journal_create() == 0;
+        if (!ok) {
+            scope__hot.on = 0;
+            atomic_store(&scope__rec.state, ST_DISABLED);
+        }
+    }
+    pthread_mutex_unlock(&scope__rec.lock);
+    return ok;
+}
+
+/* Says once that the SIGBUS handler (journal_storage.c) replaced a lost
+ * journal page, which also switched recording off; from then on events
+ * count as dropped. */
+void scope__rec_report_lost_pages(void)
+{
+    int fresh;
+    uint64_t lost = scope__journal_pages_lost(&fresh);
+    if (!fresh || !lost)
+        return;
+    struct stat st;
+    uint64_t want = SCOPE_JOURNAL_HEADER_SIZE +
+                    __atomic_load_n(&scope__rec.hdr->chunk_count, __ATOMIC_RELAXED) * scope__rec.chunk_size;
+    const char *why = "a page could not be read back from the storage (Input/output error)";
+    if (fstat(scope__rec.fd, &st) == 0 && st.st_nlink == 0)
+        why = "the file was removed and truncated";
+    else if (fstat(scope__rec.fd, &st) == 0 && (uint64_t)st.st_size < want)
+        why = "the file was truncated under the profiler";
+    storage_stop_why(EIO, "lost pages of the journal", why, 0);
+}
+
+void scope__rec_close_journal(int remove_file)
+{
+    if (scope__rec.meta)
+        munmap(scope__rec.meta, scope__rec.chunk_size);
+    scope__rec.meta = NULL;
+    /* The header page stays mapped: a thread racing with finalize may still
+     * be in scope__rec_next_chunk(); it then fails to map a chunk and drops. */
+    if (scope__rec.fd >= 0)
+        close(scope__rec.fd);
+    scope__rec.fd = -1;
+    if (remove_file && scope__rec.journal_path[0])
+        unlink(scope__rec.journal_path);
+}
