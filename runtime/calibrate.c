@@ -43,6 +43,7 @@
 #include "journal.h"
 #include "scope.h"
 #include "scope_internal.h"
+#include "recorder_internal.h"
 
 #define ROUNDS 9
 #define PAIRS 512
@@ -117,7 +118,7 @@ static double recorded_loop(struct scope_rec *buf, int work)
 
 void scope__calibrate(void)
 {
-    if (!scope__enabled())
+    if (!scope__hot.on) /* recording is off (scope_init failed later, or a fork child) */
         return;
     struct scope_rec *buf = malloc((PAIRS + 1) * sizeof *buf);
     uint32_t *durs = malloc(PAIRS * sizeof *durs);
