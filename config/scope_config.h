@@ -18,13 +18,13 @@
 #include <stdint.h>
 
 #include "scope_error.h"
+#include "scope_format.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Region kinds, as stored in the `kind` attribute (FORMAT.md). */
-enum scope_kind { SCOPE_KIND_FUNCTION = 0, SCOPE_KIND_MPI = 1, SCOPE_KIND_MANUAL = 2 };
+/* Region kinds (enum scope_kind) are part of the format: scope_format.h. */
 
 /* Values used when neither the file nor the environment sets them. */
 #define SCOPE_CONFIG_DEFAULT_OUTPUT "scope_profile.h5"

@@ -144,9 +144,9 @@ static int open_stream(scope_profile *p, scope__cell *c, int r, stream *st)
 static int load_order(scope_profile *p, scope__cell *c, stream *st)
 {
     char *qpath = NULL, *dpath = NULL;
-    int rc = scope__cell_read_column(p, c, "begin_seq", &st->q, &qpath);
+    int rc = scope__cell_read_column(p, c, SCOPE_D_BEGIN_SEQ, &st->q, &qpath);
     if (rc >= 0 && st->q)
-        rc = scope__cell_read_column(p, c, "depth", &st->d, &dpath);
+        rc = scope__cell_read_column(p, c, SCOPE_D_DEPTH, &st->d, &dpath);
     free(qpath);
     free(dpath);
     if (rc < 0 || !st->d) {

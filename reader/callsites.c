@@ -130,14 +130,14 @@ static int load_rank(scope_profile *p, int k, path **paths, int *n, int *cap,
         goto fail_open;
     }
     sb = vstr_like(ftype, "build_id");
-    so = vstr_like(ftype, "object");
+    so = vstr_like(ftype, SCOPE_A_OBJECT);
     mtype = H5Tcreate(H5T_COMPOUND, sizeof(row));
-    H5Tinsert(mtype, "id", HOFFSET(row, id), H5T_NATIVE_INT32);
-    H5Tinsert(mtype, "frame", HOFFSET(row, frame), H5T_NATIVE_INT32);
-    H5Tinsert(mtype, "depth", HOFFSET(row, depth), H5T_NATIVE_INT32);
-    H5Tinsert(mtype, "offset", HOFFSET(row, offset), H5T_NATIVE_UINT64);
-    H5Tinsert(mtype, "build_id", HOFFSET(row, build_id), sb);
-    H5Tinsert(mtype, "object", HOFFSET(row, object), so);
+    H5Tinsert(mtype, SCOPE_C_ID, HOFFSET(row, id), H5T_NATIVE_INT32);
+    H5Tinsert(mtype, SCOPE_C_FRAME, HOFFSET(row, frame), H5T_NATIVE_INT32);
+    H5Tinsert(mtype, SCOPE_C_DEPTH, HOFFSET(row, depth), H5T_NATIVE_INT32);
+    H5Tinsert(mtype, SCOPE_C_OFFSET, HOFFSET(row, offset), H5T_NATIVE_UINT64);
+    H5Tinsert(mtype, SCOPE_C_BUILD_ID, HOFFSET(row, build_id), sb);
+    H5Tinsert(mtype, SCOPE_C_OBJECT, HOFFSET(row, object), so);
     if (!(rows = calloc((size_t)nrows + 1, sizeof *rows))) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
         goto fail_open;
@@ -382,7 +382,7 @@ static int load_cell_sites(scope_profile *p, int k, scope__cell *c,
     int64_t *wide;
     char *dpath;
     *out = NULL;
-    int rc = scope__cell_read_column(p, c, "callsite_ids", &wide, &dpath);
+    int rc = scope__cell_read_column(p, c, SCOPE_D_CALLSITE_IDS, &wide, &dpath);
     if (rc < 0 || !wide)
         return rc;
     int32_t *s = malloc((size_t)c->n * sizeof *s);

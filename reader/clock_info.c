@@ -21,7 +21,7 @@ int scope_profile_clock_info(scope_profile *p, scope_clock_info *out)
     for (int i = 0; i < scope_profile_rank_count(p); i++) {
         int rank = scope_profile_rank(p, i);
         int64_t state;
-        if (scope_profile_rank_attr_int(p, rank, "clock_aligned", &state) < 0) {
+        if (scope_profile_rank_attr_int(p, rank, SCOPE_A_CLOCK_ALIGNED, &state) < 0) {
             out->ranks_unknown++;
             continue;
         }
@@ -31,17 +31,17 @@ int scope_profile_clock_info(scope_profile *p, scope_clock_info *out)
         out->ranks_unaligned += !both && !init;
         if (!both && out->first_suspect_rank < 0)
             out->first_suspect_rank = rank;
-        if (scope_profile_rank_attr_int(p, rank, "clock_hosts", &v) == 0 && v > out->hosts)
+        if (scope_profile_rank_attr_int(p, rank, SCOPE_A_CLOCK_HOSTS, &v) == 0 && v > out->hosts)
             out->hosts = v;
-        if (scope_profile_rank_attr_int(p, rank, "clock_error_ns", &v) == 0 && v > out->error_ns)
+        if (scope_profile_rank_attr_int(p, rank, SCOPE_A_CLOCK_ERROR_NS, &v) == 0 && v > out->error_ns)
             out->error_ns = v;
-        if (scope_profile_rank_attr_int(p, rank, "clock_span_error_ns", &v) == 0 &&
+        if (scope_profile_rank_attr_int(p, rank, SCOPE_A_CLOCK_SPAN_ERROR_NS, &v) == 0 &&
             v > out->span_error_ns)
             out->span_error_ns = v;
     }
-    if (scope_profile_metadata_int(p, "clock_hosts", &v) == 0 && v > out->hosts)
+    if (scope_profile_metadata_int(p, SCOPE_A_CLOCK_HOSTS, &v) == 0 && v > out->hosts)
         out->hosts = v;
-    if (scope_profile_metadata_int(p, "clock_error_ns", &v) == 0 && v > out->error_ns)
+    if (scope_profile_metadata_int(p, SCOPE_A_CLOCK_ERROR_NS, &v) == 0 && v > out->error_ns)
         out->error_ns = v;
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * profile_attrs.c - what a profile says about itself besides the calls:
  * the run's /metadata attributes, each rank group's attributes (dropped
- * events, completeness, ...), and the thread lane of every call.
+ * events, completeness, ...), the thread lane of every call and which
+ * calls' ends were inferred (unwound).
  *
  * These are read on demand, straight from the file, because they are small
  * and rarely asked for: opening a profile with thousands of ranks must not
@@ -40,7 +41,7 @@ static int attr_group(scope_profile *p, int is_rank, int rank, hid_t *g,
         if (p->meta_source < 0)
             return scope__fail(SCOPE_ENOTFOUND, "the profile has no "
                                "/metadata");
-        return open_group(p, p->meta_source, "metadata", g);
+        return open_group(p, p->meta_source, SCOPE_G_METADATA, g);
     }
     int k = scope__rank_index(p, rank);
     if (k < 0)
@@ -163,10 +164,10 @@ int scope_profile_clock_resolution_ns(scope_profile *p, int rank, int64_t *out)
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     if (rank != SCOPE_ALL_RANKS)
-        return get_int(p, 1, rank, "clock_resolution_ns", out);
+        return get_int(p, 1, rank, SCOPE_A_CLOCK_RESOLUTION_NS, out);
     int64_t best = -1, v;
     for (int i = 0; i < p->nranks; i++)
-        if (get_int(p, 1, p->ranks[i].rank, "clock_resolution_ns", &v) == 0 && v > best)
+        if (get_int(p, 1, p->ranks[i].rank, SCOPE_A_CLOCK_RESOLUTION_NS, &v) == 0 && v > best)
             best = v;
     if (best < 0)
         return scope__fail(SCOPE_ENOTFOUND, "no rank states its clock resolution");
@@ -224,7 +225,7 @@ int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids)
     int64_t *wide;
     char *path;
     *tids = NULL;
-    int rc = scope__cell_read_column(p, c, "thread_ids", &wide, &path);
+    int rc = scope__cell_read_column(p, c, SCOPE_D_THREAD_IDS, &wide, &path);
     if (rc < 0 || !wide)
         return rc;
     int32_t *t = malloc((size_t)c->n * sizeof *t);
@@ -272,6 +273,70 @@ int scope_profile_thread_ids(scope_profile *p, int region, int rank,
         c->tids_loaded = 1;
     }
     *tids = c->tids;
+    *n = c->n;
+    return 0;
+}
+
+/* Reads a cell's unwound flags into a new malloc'd array, or stores NULL
+ * when the region has none (no end of it was inferred, or a file of
+ * another tool). EFORMAT for a value other than 0 or 1. */
+static int cell_load_unwound(scope_profile *p, scope__cell *c, int8_t **out)
+{
+    const scope__source *src = &p->sources[c->source];
+    int64_t *wide;
+    char *path;
+    *out = NULL;
+    int rc = scope__cell_read_column(p, c, SCOPE_D_UNWOUND, &wide, &path);
+    if (rc < 0 || !wide)
+        return rc;
+    int8_t *u = malloc(c->n ? (size_t)c->n : 1);
+    if (!u) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
+        goto fail_read;
+    }
+    for (int64_t i = 0; i < c->n; i++) {
+        if (wide[i] != 0 && wide[i] != 1) {
+            rc = scope__fail(SCOPE_EFORMAT, "%s: %s[%lld] is %lld, not 0 or 1", src->path,
+                             path, (long long)i, (long long)wide[i]);
+            goto fail_read;
+        }
+        u[i] = (int8_t)wide[i];
+    }
+    *out = u;
+    u = NULL;
+fail_read:
+    free(u);
+    free(wide);
+    free(path);
+    return rc;
+}
+
+int scope_profile_unwound(scope_profile *p, int region, int rank, const int8_t **unwound,
+                          int64_t *n)
+{
+    if (!p || !unwound || !n)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *unwound = NULL;
+    *n = 0;
+    if (region < 0 || region >= p->nregions)
+        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
+                           "has %d)", region, p->nregions);
+    int k = scope__rank_index(p, rank);
+    if (k < 0)
+        return k;
+    scope__cell *c = scope__cell_at(p, region, k);
+    if (!c)
+        return 0;
+    if (!c->unwound_loaded) {
+        scope__h5_quiet quiet;
+        scope__h5_quiet_begin(&quiet);
+        int rc = cell_load_unwound(p, c, &c->unwound);
+        scope__h5_quiet_end(&quiet);
+        if (rc < 0)
+            return rc;
+        c->unwound_loaded = 1;
+    }
+    *unwound = c->unwound;
     *n = c->n;
     return 0;
 }

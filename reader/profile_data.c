@@ -56,6 +56,7 @@ void scope_profile_close(scope_profile *p)
         free(c->starts);
         free(c->ends);
         free(c->tids);
+        free(c->unwound);
         free(c->sites);
         free(c);
     }
@@ -230,16 +231,16 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
         goto fail_read;
     int ok;
     if (src->layout == SCOPE__LAYOUT_GROUPS) {
-        if (asprintf(&sp, "%s/start_times", c->group) < 0)
+        if (asprintf(&sp, "%s/" SCOPE_D_START_TIMES, c->group) < 0)
             sp = NULL;
-        if (asprintf(&ep, "%s/end_times", c->group) < 0)
+        if (asprintf(&ep, "%s/" SCOPE_D_END_TIMES, c->group) < 0)
             ep = NULL;
         ok = sp && ep;
     }
     else if (src->layout == SCOPE__LAYOUT_COLUMNS2)
-        ok = (sp = strdup("events/start_times")) && (ep = strdup("events/end_times"));
+        ok = (sp = strdup(SCOPE_S_EVENTS_START_TIMES)) && (ep = strdup(SCOPE_S_EVENTS_END_TIMES));
     else
-        ok = (sp = strdup("events/start_deltas")) && (ep = strdup("events/durations"));
+        ok = (sp = strdup(SCOPE_S_EVENTS_START_DELTAS)) && (ep = strdup(SCOPE_S_EVENTS_DURATIONS));
     if (!ok) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
         goto fail_read;

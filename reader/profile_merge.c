@@ -1,6 +1,6 @@
 /*
  * profile_merge.c - writes an opened profile into one self-contained file
- * of the same layout (FORMAT.md): root attributes, /metadata and one
+ * of the same layout (docs/format.md): root attributes, /metadata and one
  * /rank<N> group per rank. This is `scope merge`: a run of thousands of
  * rank files becomes one file that can be copied, mailed or archived, and
  * that opens in h5py and scope-profiler without the rank folder.
@@ -25,7 +25,7 @@
 
 #include "reader_internal.h"
 
-/* FORMAT.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
+/* docs/format.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
 static char *encode_link(const char *name)
 {
     if (strcmp(name, ".") == 0)
@@ -98,10 +98,10 @@ static int write_rank_columns(scope_profile *p, int k, hid_t dst,
 {
     int rank = p->ranks[k].rank, rc = 0;
     hid_t g = H5Gcreate2(dst, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t regions = g >= 0 ? H5Gcreate2(g, "regions", H5P_DEFAULT,
+    hid_t regions = g >= 0 ? H5Gcreate2(g, SCOPE_G_REGIONS, H5P_DEFAULT,
                                         H5P_DEFAULT, H5P_DEFAULT)
                            : H5I_INVALID_HID;
-    if (regions < 0 || attr_i64(g, "rank", rank) < 0) {
+    if (regions < 0 || attr_i64(g, SCOPE_A_RANK, rank) < 0) {
         rc = scope__h5_fail(SCOPE_EHDF5, tmp, "cannot create a rank group");
         goto fail_group;
     }
@@ -118,9 +118,9 @@ static int write_rank_columns(scope_profile *p, int k, hid_t dst,
                         : H5I_INVALID_HID;
         if (!link)
             rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", tmp);
-        else if (rg < 0 || attr_str(rg, "name", p->regions[r].name) < 0 ||
-                 write_i64(rg, "start_times", s, c->n) < 0 ||
-                 write_i64(rg, "end_times", e, c->n) < 0)
+        else if (rg < 0 || attr_str(rg, SCOPE_A_NAME, p->regions[r].name) < 0 ||
+                 write_i64(rg, SCOPE_D_START_TIMES, s, c->n) < 0 ||
+                 write_i64(rg, SCOPE_D_END_TIMES, e, c->n) < 0)
             rc = scope__h5_fail(SCOPE_EHDF5, tmp, "cannot write a region");
         if (rg >= 0)
             H5Gclose(rg);
@@ -144,7 +144,7 @@ static int copy_rank(scope_profile *p, int k, hid_t dst, hid_t ocpy,
                      const char *tmp)
 {
     char gname[32];
-    snprintf(gname, sizeof gname, "rank%d", p->ranks[k].rank);
+    snprintf(gname, sizeof gname, SCOPE_G_RANK_FMT, p->ranks[k].rank);
     const scope__rank *rk = &p->ranks[k];
     if (!rk->group)
         return write_rank_columns(p, k, dst, gname, tmp);
@@ -171,11 +171,11 @@ static int copy_metadata(scope_profile *p, hid_t dst, hid_t ocpy,
         int rc = scope__source_file(p, p->meta_source, &src);
         if (rc < 0)
             return rc;
-        if (H5Ocopy(src, "metadata", dst, "metadata", ocpy, H5P_DEFAULT) < 0)
+        if (H5Ocopy(src, SCOPE_G_METADATA, dst, SCOPE_G_METADATA, ocpy, H5P_DEFAULT) < 0)
             return scope__h5_fail(SCOPE_EHDF5, tmp, "cannot copy /metadata");
         return 0;
     }
-    hid_t g = H5Gcreate2(dst, "metadata", H5P_DEFAULT, H5P_DEFAULT,
+    hid_t g = H5Gcreate2(dst, SCOPE_G_METADATA, H5P_DEFAULT, H5P_DEFAULT,
                          H5P_DEFAULT);
     if (g < 0)
         return scope__h5_fail(SCOPE_EHDF5, tmp, "cannot create /metadata");
@@ -262,8 +262,8 @@ int scope_profile_merge(scope_profile *p, const char *path,
         rc = scope__fail(SCOPE_EIO, "%s: cannot create the merged file: %s", path, strerror(e));
         goto fail_write;
     }
-    if (attr_i64(dst, "scope_format", 1) < 0 ||
-        attr_i64(dst, "scope_profiler_schema", 1) < 0) {
+    if (attr_i64(dst, SCOPE_A_FORMAT, SCOPE_FORMAT_VERSION) < 0 ||
+        attr_i64(dst, SCOPE_A_SCHEMA, 1) < 0) {
         rc = scope__h5_fail(SCOPE_EHDF5, tmp, "cannot write root attributes");
         goto fail_write;
     }

@@ -62,10 +62,10 @@ static int grow(void *arr, size_t *cap, size_t n, size_t size)
 
 /* Parses "rank<digits>" followed by exactly `suffix`; returns the rank or
  * -1. Rejects signs, spaces and overflow, so "rank-1" or "rank1x" are not
- * rank groups (unknown groups are ignored, FORMAT.md). */
+ * rank groups (unknown groups are ignored, docs/format.md). */
 static int parse_rank(const char *s, const char *suffix)
 {
-    if (strncmp(s, "rank", 4) != 0 || s[4] < '0' || s[4] > '9')
+    if (strncmp(s, SCOPE_G_RANK_PREFIX, 4) != 0 || s[4] < '0' || s[4] > '9')
         return -1;
     long v = 0;
     const char *q = s + 4;
@@ -243,15 +243,15 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
     }
     char *name = NULL;
     int64_t n, ne, first = INT64_MAX, first_end = INT64_MIN;
-    int rc = scope__h5_attr_string(g, "name", &name);
+    int rc = scope__h5_attr_string(g, SCOPE_A_NAME, &name);
     if (rc < 0)
         goto fail_read;
     if (rc == 0 && !(name = strdup(link))) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto fail_read;
     }
-    if (asprintf(&spath, "%s/start_times", gpath) < 0 ||
-        asprintf(&epath, "%s/end_times", gpath) < 0) {
+    if (asprintf(&spath, "%s/" SCOPE_D_START_TIMES, gpath) < 0 ||
+        asprintf(&epath, "%s/" SCOPE_D_END_TIMES, gpath) < 0) {
         spath = epath = NULL;
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto fail_read;
@@ -298,11 +298,11 @@ static int add_rank_group(builder *b, int source, hid_t file,
     int rc = add_rank(b, rank, source, gpath);
     if (rc < 0)
         goto fail_group;
-    if (scope__h5_attr_int64(g, "start_time_ns", &v) == 1)
+    if (scope__h5_attr_int64(g, SCOPE_A_START_TIME_NS, &v) == 1)
         note_start(&b->have_rank_start, &b->rank_start, v);
-    if (H5Lexists(g, "regions", H5P_DEFAULT) <= 0)
+    if (H5Lexists(g, SCOPE_G_REGIONS, H5P_DEFAULT) <= 0)
         goto fail_group;    /* a rank that recorded nothing: rc == 0 */
-    hid_t r = H5Gopen2(g, "regions", H5P_DEFAULT);
+    hid_t r = H5Gopen2(g, SCOPE_G_REGIONS, H5P_DEFAULT);
     if (r < 0) {
         snprintf(what, sizeof what, "%s/regions is not a group", gpath);
         rc = scope__h5_fail(SCOPE_EFORMAT, fpath, what);
@@ -471,21 +471,21 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* scope-profiler's schema 2 and 3: one region table, one (rank, region)
- * index, and event columns sliced by that index (FORMAT.md, end). */
+ * index, and event columns sliced by that index (docs/format.md, end). */
 static int add_columns_file(builder *b, int source, hid_t file, int schema)
 {
     const char *fpath = b->p->sources[source].path;
-    const char *col_start = schema == 2 ? "events/start_times"
-                                        : "events/start_deltas";
-    const char *col_end = schema == 2 ? "events/end_times" : "events/durations";
+    const char *col_start = schema == 2 ? SCOPE_S_EVENTS_START_TIMES
+                                        : SCOPE_S_EVENTS_START_DELTAS;
+    const char *col_end = schema == 2 ? SCOPE_S_EVENTS_END_TIMES : SCOPE_S_EVENTS_DURATIONS;
     char **names = NULL;
     int64_t nnames = 0, m = 0, m2, nev, nev2;
     int64_t *cols[4] = { NULL, NULL, NULL, NULL };
     static const char *idx[4] = {
-        "rank_region_index/region_ids", "rank_region_index/ranks",
-        "rank_region_index/event_offsets", "rank_region_index/event_counts"
+        SCOPE_S_INDEX_REGION_IDS, SCOPE_S_INDEX_RANKS,
+        SCOPE_S_INDEX_EVENT_OFFSETS, SCOPE_S_INDEX_EVENT_COUNTS
     };
-    int rc = scope__h5_read_strings(file, "region_table/names", fpath,
+    int rc = scope__h5_read_strings(file, SCOPE_S_REGION_NAMES, fpath,
                                     &names, &nnames);
     if (rc < 0)
         return rc;
@@ -559,13 +559,13 @@ static int add_file(builder *b, const char *path)
     int rc = scope__h5_open_file(path, &f);
     if (rc < 0)
         return rc;
-    if (scope__h5_attr_int64(f, "scope_format", &fmt) == 1 && fmt != 1) {
+    if (scope__h5_attr_int64(f, SCOPE_A_FORMAT, &fmt) == 1 && fmt != SCOPE_FORMAT_VERSION) {
         rc = scope__fail(SCOPE_EVERSION, "%s: scope_format %lld is not "
                          "supported (this reader knows 1)", path,
                          (long long)fmt);
         goto fail_open;
     }
-    scope__h5_attr_int64(f, "scope_profiler_schema", &schema);
+    scope__h5_attr_int64(f, SCOPE_A_SCHEMA, &schema);
     if (schema < 1 || schema > 3) {
         rc = scope__fail(SCOPE_EVERSION, "%s: scope_profiler_schema %lld is "
                          "not supported (this reader knows 1 to 3)", path,
@@ -579,12 +579,12 @@ static int add_file(builder *b, const char *path)
         rc = s;
         goto fail_open;
     }
-    if (H5Lexists(f, "metadata", H5P_DEFAULT) > 0) {
-        hid_t m = H5Gopen2(f, "metadata", H5P_DEFAULT);
+    if (H5Lexists(f, SCOPE_G_METADATA, H5P_DEFAULT) > 0) {
+        hid_t m = H5Gopen2(f, SCOPE_G_METADATA, H5P_DEFAULT);
         if (m >= 0) {
             if (b->p->meta_source < 0)
                 b->p->meta_source = s;
-            if (scope__h5_attr_int64(m, "start_time_ns", &v) == 1)
+            if (scope__h5_attr_int64(m, SCOPE_A_START_TIME_NS, &v) == 1)
                 note_start(&b->have_meta_start, &b->meta_start, v);
             H5Gclose(m);
         }

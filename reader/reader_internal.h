@@ -17,6 +17,7 @@
 
 #include <hdf5.h>
 
+#include "scope_format.h"
 #include "scope_reader.h"
 
 /* How a source file stores its events. */
@@ -53,6 +54,8 @@ typedef struct scope__cell {
     int tids_loaded;    /* tids below is valid (NULL: one thread only) */
     int32_t *tids;      /* thread_ids, kept when scope_profile_thread_ids()
                          * asked */
+    int unwound_loaded; /* unwound below is valid (NULL: none inferred) */
+    int8_t *unwound;    /* unwound, kept when scope_profile_unwound() asked */
     int sites_loaded;   /* sites below is valid (NULL: no callsite_ids) */
     int32_t *sites;     /* merged site per call (callsites.c) */
     int summarized;     /* the fields below are valid */

@@ -1,5 +1,5 @@
 /*
- * scope_reader.h - libscope_reader: opens scope profiles (FORMAT.md) and
+ * scope_reader.h - libscope_reader: opens scope profiles (docs/format.md) and
  * answers what they hold: the regions, the ranks, every call's start and
  * end, and per-region statistics. The `scope` tool, the tests and the
  * Python module all read profiles through this API and nothing else.
@@ -94,7 +94,7 @@ SCOPE_READER_API void scope_profile_close(scope_profile *p);
 /* Number of distinct regions (by true name) over all ranks. */
 SCOPE_READER_API int scope_profile_region_count(const scope_profile *p);
 
-/* The region's true name (decoded per FORMAT.md), owned by the profile;
+/* The region's true name (decoded per docs/format.md), owned by the profile;
  * NULL if `region` is out of range. */
 SCOPE_READER_API const char *scope_profile_region_name(const scope_profile *p,
                                                        int region);
@@ -264,6 +264,20 @@ SCOPE_READER_API int scope_profile_balance(scope_profile *p, int region,
 SCOPE_READER_API int scope_profile_thread_ids(scope_profile *p, int region,
                                               int rank, const int32_t **tids,
                                               int64_t *n);
+
+/* Whether each call of `region` on `rank` ended where it returned: in the
+ * order of scope_profile_times(), 1 for a call whose end was inferred, not
+ * seen (longjmp or an exception out of it, thread exit, exit or a crash
+ * while it was open, an enclosing call ending first; its end time is when
+ * scope noticed), else 0 (the `unwound` dataset, docs/format.md).
+ * *unwound is NULL (no end was inferred) when the region stores none
+ * there. Kept until close; the profile owns it. Returns 0, SCOPE_EINVAL,
+ * SCOPE_ENOTFOUND (unknown region or rank), or SCOPE_EFORMAT (a value
+ * other than 0 or 1, or the wrong length). Cost: one HDF5 read of n
+ * values on first use. */
+SCOPE_READER_API int scope_profile_unwound(scope_profile *p, int region,
+                                           int rank, const int8_t **unwound,
+                                           int64_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Events: one record per call (events.c)                              */
@@ -487,7 +501,7 @@ SCOPE_READER_API int scope_profile_site_stats(scope_profile *p, int region,
 typedef void (*scope_progress_fn)(void *ctx, int64_t done, int64_t total);
 
 /* Writes every rank of p into one file at `path` with the layout of
- * FORMAT.md (root attrs scope_format = 1, scope_profiler_schema = 1,
+ * docs/format.md (root attrs scope_format = 1, scope_profiler_schema = 1,
  * /metadata of the first source that has one, /rank<N> groups) and no
  * external links. Groups are copied whole (attributes, thread tables and
  * unknown objects included); ranks from scope-profiler schema 2/3 files

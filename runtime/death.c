@@ -33,7 +33,7 @@
 
 #include "clock.h"
 #include "death.h"
-#include "h5writer.h"
+#include "writer_spawn.h"
 #include "journal.h"
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1,

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scope_format.h"
+
 /* Makes the file system promise the bytes [off, off + len) of `fd`
  * (allocating them, growing the file if needed), so that no later store
  * into a mapping of them can fail. Safe to call from several threads for
@@ -38,9 +40,9 @@ uint64_t scope__journal_pages_lost(int *fresh);
 int scope__storage_say(const char *ranks_dir, int rank, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The marker files scope__storage_say leaves start with this; `scope
- * recover` removes them once the folder holds no journal any more. */
-#define SCOPE_STORAGE_MARKER ".scope_fault."
+/* The marker files scope__storage_say leaves are named with
+ * SCOPE_STORAGE_MARKER (scope_format.h); `scope recover` removes them once
+ * the folder holds no journal any more. */
 
 /* Makes `path` absolute against the current directory (the application
  * may chdir before finalize). Returns 0 or SCOPE_ELIMIT / SCOPE_EIO. */

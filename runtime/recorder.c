@@ -26,7 +26,7 @@
  * journal creation take `lock`; they happen once per region or per run.
  *
  * Finalize converts the journal into the rank file through the private
- * HDF5 writer (h5writer.h), then removes the journal.
+ * converter (convert/scope_convert.h), then removes the journal.
  */
 #include "scope.h"
 #include "scope_internal.h"
@@ -42,7 +42,7 @@
 
 #include "clock.h"
 #include "death.h"
-#include "h5writer.h"
+#include "writer_spawn.h"
 #include "journal.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
@@ -300,7 +300,7 @@ int32_t scope__region_ex(const char *name, int kind, const char *symbol, const c
 
 int32_t scope_region(const char *name)
 {
-    return scope__region_ex(name, 2 /* manual */, NULL, NULL);
+    return scope__region_ex(name, SCOPE_KIND_MANUAL, NULL, NULL);
 }
 
 scope_scoped scope_scoped_begin(int32_t *cached_id, const char *name)
@@ -493,7 +493,7 @@ int scope_finalize(void)
 
     char rank_path[PATH_MAX + 32], err[PATH_MAX + 256] = {0};
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", scope__rec.ranks_dir, scope__rec.rank);
-    struct scope_writer_request req = {
+    struct scope_convert_request req = {
         .journal_path = scope__rec.journal_path,
         .rank_path = rank_path,
         .index_path = scope__rec.rank == 0 ? scope__rec.output : NULL,

@@ -18,7 +18,7 @@
  * into a per-thread chunk of a memory-mapped journal file. A thread's first
  * event and every chunk switch (each 64 Ki events by default) take a slower
  * path that maps a new chunk. Finalize turns the journal into the per-rank
- * HDF5 file (and, on rank 0, the index file) described in FORMAT.md.
+ * HDF5 file (and, on rank 0, the index file) described in docs/format.md.
  *
  * Link with `pkg-config --libs scope`. All functions are thread-safe.
  */

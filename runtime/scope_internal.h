@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* Like scope_region(), but with the attributes FORMAT.md stores on a region
+/* Like scope_region(), but with the attributes docs/format.md stores on a region
  * group: kind (0 function, 1 mpi, 2 manual), the patched symbol (mangled)
  * and the object that defines it (either may be NULL). The first call for a
  * name fixes its attributes. */
@@ -22,7 +22,7 @@ SCOPE_API int32_t scope__region_ex(const char *name, int kind, const char *symbo
  * the same key replace earlier ones. Returns 0 or SCOPE_E*. */
 SCOPE_API int scope__set_metadata(const char *key, const char *value);
 
-/* Adds one row to this rank's /rank<N>/interposition table (FORMAT.md):
+/* Adds one row to this rank's /rank<N>/interposition table (docs/format.md):
  * a config pattern, the symbol and object it matched (empty when none),
  * the method ("inline", "got", "symbol"), the status ("patched",
  * "refused", "not found") and why. NULL means "". Returns 0 or SCOPE_E*. */

@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <dlfcn.h>
 
-#include "h5writer.h"
+#include "writer_spawn.h"
 #include "scope_error.h"
 
 extern char **environ;
@@ -57,11 +57,11 @@ int scope__writer_find(char *out, size_t outlen, char *err, size_t errlen)
      * preload/ or tools/, and the installed <libdir>/scope/ */
     static const char *const rel[] = { "", "/../runtime", "/scope" };
     for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        int n = snprintf(out, outlen, "%s%s/" SCOPE_WRITER_EXE, dir, rel[i]);
+        int n = snprintf(out, outlen, "%s%s/" SCOPE_CONVERT_EXE, dir, rel[i]);
         if (n > 0 && (size_t)n < outlen && access(out, X_OK) == 0)
             return 0;
     }
-    snprintf(err, errlen, "cannot find " SCOPE_WRITER_EXE " (looked in %s, %s/../runtime, "
+    snprintf(err, errlen, "cannot find " SCOPE_CONVERT_EXE " (looked in %s, %s/../runtime, "
              "%s/scope; set SCOPE_H5WRITER)", dir, dir, dir);
     return SCOPE_ENOWRITER;
 }
@@ -110,7 +110,7 @@ static size_t read_message(int fd, char *buf, size_t len)
     return strlen(buf);
 }
 
-int scope__writer_run(const struct scope_writer_request *req)
+int scope__writer_run(const struct scope_convert_request *req)
 {
     char exe[PATH_MAX + 64];
     int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);

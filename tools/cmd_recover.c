@@ -6,7 +6,7 @@
  * flock on it until it ends, however it ends (SIGKILL included). A journal
  * whose lock can be taken therefore belongs to a dead process; one whose
  * lock cannot is refused as still running. Conversion is the recorder's
- * own (runtime/h5writer.c), with the rank file marked complete = 0 and the
+ * own (scope_convert(), convert/scope_convert.h), with the rank file marked complete = 0 and the
  * calls still open at the crash closed at the last recorded time (counted
  * in the rank's unterminated_calls). A journal is removed only after its
  * rank file is in place, so running recover twice is harmless: the second
@@ -17,7 +17,7 @@
  * fault is repaired. A rank file already in place whose index is missing
  * (the disk filled between the two) gets its index written. The markers
  * the recorder leaves to say a storage fault once per job
- * (runtime/journal_storage.h) go once no journal is left.
+ * (SCOPE_STORAGE_MARKER, docs/format.md) go once no journal is left.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,13 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <hdf5.h>
-
 #include "args.h"
 #include "commands.h"
-#include "h5writer.h"
-#include "journal_read.h"
-#include "journal_storage.h"
+#include "scope_convert.h"
+#include "scope_format.h"
+#include "scope_reader.h"
 
 static const char recover_help[] =
     "usage: scope recover [-q] PATH...\n"
@@ -66,7 +64,7 @@ static int quiet;
 
 static int is_journal_name(const char *name)
 {
-    return strncmp(name, "journal.", 8) == 0;
+    return strncmp(name, SCOPE_JOURNAL_PREFIX, strlen(SCOPE_JOURNAL_PREFIX)) == 0;
 }
 
 /* "<x>.h5" -> "<x>.ranks"; a folder stays itself. */
@@ -138,22 +136,13 @@ static void remove_markers(const char *folder)
 /* The pid stored in /rank<N> of an existing rank file, or -1. */
 static int64_t rank_file_pid(const char *path, int rank)
 {
+    scope_profile *p = NULL;
     int64_t pid = -1;
-    char grp[32];
-    snprintf(grp, sizeof grp, "rank%d", rank);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0)
+    if (scope_profile_open(path, &p) < 0)
         return -1;
-    if (H5Aexists_by_name(f, grp, "pid", H5P_DEFAULT) > 0) {
-        hid_t a = H5Aopen_by_name(f, grp, "pid", H5P_DEFAULT, H5P_DEFAULT);
-        if (a >= 0) {
-            if (H5Aread(a, H5T_NATIVE_INT64, &pid) < 0)
-                pid = -1;
-            H5Aclose(a);
-        }
-    }
-    H5Fclose(f);
+    if (scope_profile_rank_attr_int(p, rank, SCOPE_A_PID, &pid) < 0)
+        pid = -1;
+    scope_profile_close(p);
     return pid;
 }
 
@@ -179,17 +168,16 @@ static int recover_one(const char *journal, int write_index)
         *slash = 0;
     else
         strcpy(folder, ".");
-    struct scope_jr jr;
-    int rc = scope__jr_open(&jr, journal, err, sizeof err);
+    struct scope_journal_info info;
+    int rc = scope_convert_journal_info(journal, &info, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "scope: %s\n", err);
         close(fd);
         return 1;
     }
-    int rank = jr.hdr.rank >= 0 ? jr.hdr.rank : 0;
-    int finalized = jr.hdr.state == SCOPE_JOURNAL_FINALIZED;
-    int64_t pid = jr.hdr.pid;
-    scope__jr_close(&jr);
+    int rank = info.rank >= 0 ? info.rank : 0;
+    int finalized = info.finalized;
+    int64_t pid = info.pid;
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", folder, rank);
     struct stat st;
     int leftover = 0;
@@ -204,7 +192,7 @@ static int recover_one(const char *journal, int write_index)
                      (long long)pid);
     }
     int have_index = index_of(folder, index, sizeof index) == 0;
-    struct scope_writer_request req = {
+    struct scope_convert_request req = {
         .journal_path = journal,
         .rank_path = rank_path,
         .index_path = have_index && write_index && stat(index, &st) != 0 ? index : NULL,
@@ -215,7 +203,7 @@ static int recover_one(const char *journal, int write_index)
     if (leftover) {
         if (req.index_path) {
             req.index_only = 1;
-            if (scope_writer_convert(&req) < 0) {
+            if (scope_convert(&req) < 0) {
                 fprintf(stderr, "scope: %s\n", err);
                 close(fd);
                 return 1;
@@ -225,7 +213,7 @@ static int recover_one(const char *journal, int write_index)
             printf("%s: rank %d already has %s; removing the leftover journal\n", journal, rank,
                    rank_path);
     } else {
-        rc = scope_writer_convert(&req);
+        rc = scope_convert(&req);
         if (rc < 0) {
             fprintf(stderr, "scope: %s\n", err);
             close(fd);
@@ -284,7 +272,7 @@ static int recover_path(const char *path, int *found)
         (*found)++;
         /* after a file HDF5 could not close, its library state is not to
          * be trusted: the rest wait for the next run */
-        if (scope_writer_hdf5_broken())
+        if (scope_convert_hdf5_broken())
             fprintf(stderr, "scope: %s: not converted this time (run scope recover again)\n", jp);
         else
             status |= recover_one(jp, 1);
@@ -323,9 +311,9 @@ int scope_cmd_recover(int argc, char **argv)
         status |= recover_path(argv[i], &found);
     if (!found && !quiet)
         printf("nothing to recover\n");
-    if (scope_writer_hdf5_broken()) {
+    if (scope_convert_hdf5_broken()) {
         /* libhdf5's exit handler would crash on the file it could not
-         * close (runtime/h5writer.c) */
+         * close (scope_convert_hdf5_broken) */
         fflush(stdout);
         fflush(stderr);
         _exit(status | 1);

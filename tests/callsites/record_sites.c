@@ -11,16 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "scope_internal.h"
-
-static int failures;
-#define EXPECT(cond)                                                           \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -29,20 +21,20 @@ int main(int argc, char **argv)
     char out[4096];
     snprintf(out, sizeof out, "%s/sites.h5", argv[1]);
     scope_options o = { .output = out };
-    EXPECT(scope_init(&o) == 0);
+    CHECK(scope_init(&o) == 0);
 
     /* defined before the journal exists: replayed when it is created */
     scope__frame a[2] = { { "00aa", "/bin/prog", 0x1234 }, { "00aa", "/bin/prog", 0x2000 } };
     scope__frame b[1] = { { "", "/lib/libx.so", 0x40 } };
     int32_t sa = scope__callsite_define(a, 2);
-    EXPECT(sa == 1);
-    EXPECT(scope__callsite_define(a, 2) == sa);       /* same path, same id */
-    EXPECT(scope__callsite_define(a, 1) == 2);        /* a prefix is another path */
-    EXPECT(scope__callsite_define(a, 0) == SCOPE_EINVAL);
-    EXPECT(scope__callsite_define(a, 17) == SCOPE_EINVAL);
-    EXPECT(scope__callsite_define(NULL, 1) == SCOPE_EINVAL);
+    CHECK(sa == 1);
+    CHECK(scope__callsite_define(a, 2) == sa);       /* same path, same id */
+    CHECK(scope__callsite_define(a, 1) == 2);        /* a prefix is another path */
+    CHECK(scope__callsite_define(a, 0) == SCOPE_EINVAL);
+    CHECK(scope__callsite_define(a, 17) == SCOPE_EINVAL);
+    CHECK(scope__callsite_define(NULL, 1) == SCOPE_EINVAL);
     scope__frame bad = { "", NULL, 0 };
-    EXPECT(scope__callsite_define(&bad, 1) == SCOPE_EINVAL);
+    CHECK(scope__callsite_define(&bad, 1) == SCOPE_EINVAL);
 
     int32_t f = scope_region("f"), plain = scope_region("plain");
     for (int i = 0; i < 3; i++) {
@@ -51,7 +43,7 @@ int main(int argc, char **argv)
     }
     /* defined after the journal exists: appended at once */
     int32_t sb = scope__callsite_define(b, 1);
-    EXPECT(sb == 3);
+    CHECK(sb == 3);
     scope__begin_site(f, sb);
     scope__begin_site(plain, 0);                      /* nested, no site */
     scope_end(plain);
@@ -60,8 +52,8 @@ int main(int argc, char **argv)
     scope_end(f);
     scope__begin_site(f, 99);                         /* never defined: -1 */
     scope_end(f);
-    EXPECT(scope_finalize() == 0);
-    if (failures)
+    CHECK(scope_finalize() == 0);
+    if (check_result("record_sites") != 0)
         return 1;
     puts("ok");
     return 0;

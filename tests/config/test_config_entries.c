@@ -4,7 +4,7 @@
  * templates with blanks, cv-qualifiers, operators), escapes, kinds, and
  * per-entry / global callsites.
  */
-#include "check.h"
+#include "parse_check.h"
 
 /* Checks one entry of a single-entry config. */
 static void entry_is_(const char *text, const char *pattern, const char *object,
@@ -14,17 +14,17 @@ static void entry_is_(const char *text, const char *pattern, const char *object,
     scope_config *cfg = parse_ok_(text, file, line);
     if (!cfg)
         return;
-    check_int_((long long)cfg->n_entries, 1, "n_entries", file, line);
+    check_i64((long long)cfg->n_entries, 1, "n_entries", file, line);
     const scope_config_entry *e = &cfg->entries[0];
-    check_str_(e->pattern, pattern, "pattern", file, line);
-    check_str_(e->object, object, "object", file, line);
-    check_str_(e->region, region, "region", file, line);
-    check_int_(e->is_glob, is_glob, "is_glob", file, line);
-    check_int_(e->object_is_glob, object_is_glob, "object_is_glob", file, line);
-    check_int_(e->demangled, demangled, "demangled", file, line);
-    check_int_(e->kind, kind, "kind", file, line);
-    check_int_(e->callsites, callsites, "callsites", file, line);
-    check_int_(e->line, 1, "line", file, line);
+    check_str(e->pattern, pattern, "pattern", file, line);
+    check_str(e->object, object, "object", file, line);
+    check_str(e->region, region, "region", file, line);
+    check_i64(e->is_glob, is_glob, "is_glob", file, line);
+    check_i64(e->object_is_glob, object_is_glob, "object_is_glob", file, line);
+    check_i64(e->demangled, demangled, "demangled", file, line);
+    check_i64(e->kind, kind, "kind", file, line);
+    check_i64(e->callsites, callsites, "callsites", file, line);
+    check_i64(e->line, 1, "line", file, line);
     scope__config_free(cfg);
 }
 #define ENTRY_IS(text, pat, obj, region, glob, oglob, dem, kind, cs) \
@@ -167,5 +167,5 @@ int main(void)
     test_kinds();
     test_callsites();
     test_near_duplicates();
-    return check_exit("test_config_entries");
+    return check_result("test_config_entries");
 }

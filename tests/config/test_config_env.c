@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "parse_check.h"
 
 static char dir[] = "/tmp/scope-config-test-XXXXXX";
 
@@ -83,10 +83,10 @@ static void env_error_is(const char *var, const char *value, const char *want, i
         return;
     setenv("SCOPE_OUTPUT", "/tmp/never.h5", 1);
     setenv(var, value, 1);
-    check_int_(scope__config_apply_env(cfg, err, sizeof err), SCOPE_ECONFIG, value, __FILE__, line);
-    check_str_(err, want, value, __FILE__, line);
-    check_str_(cfg->output, "f.h5", "output unchanged", __FILE__, line);
-    check_int_((long long)cfg->memory_budget, 64ll << 20, "budget unchanged", __FILE__, line);
+    check_i64(scope__config_apply_env(cfg, err, sizeof err), SCOPE_ECONFIG, value, __FILE__, line);
+    check_str(err, want, value, __FILE__, line);
+    check_str(cfg->output, "f.h5", "output unchanged", __FILE__, line);
+    check_i64((long long)cfg->memory_budget, 64ll << 20, "budget unchanged", __FILE__, line);
     scope__config_free(cfg);
     clear_env();
 }
@@ -259,5 +259,5 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         check_failures++;
-    return check_exit("test_config_env");
+    return check_result("test_config_env");
 }

@@ -3,7 +3,7 @@
  * message and the line:col of the offending character. These lines are
  * all a user sees from a failed run, so they are part of the contract.
  */
-#include "check.h"
+#include "parse_check.h"
 
 #define KNOWN "(known: output, memory_budget, include, exclude, callsites, verbose)"
 #define OPTS "(expected 'as NAME' or 'callsites=N')"
@@ -164,5 +164,5 @@ int main(void)
     test_objects();
     test_entry_options();
     test_first_error_wins();
-    return check_exit("test_config_errors");
+    return check_result("test_config_errors");
 }

@@ -4,14 +4,14 @@
  * path, and their order (exclude wins; a non-empty include list means only
  * those executables).
  */
-#include "check.h"
+#include "parse_check.h"
 
 static void wants_(const char *text, const char *exe, int want, int line)
 {
     scope_config *cfg = parse_ok_(text, __FILE__, line);
     if (!cfg)
         return;
-    check_int_(scope__config_wants_exe(cfg, exe), want, exe ? exe : "(null)", __FILE__, line);
+    check_i64(scope__config_wants_exe(cfg, exe), want, exe ? exe : "(null)", __FILE__, line);
     scope__config_free(cfg);
 }
 #define WANTS(text, exe, want) wants_((text), (exe), (want), __LINE__)
@@ -82,5 +82,5 @@ int main(void)
     test_exclude();
     test_include();
     test_exclude_wins();
-    return check_exit("test_config_exe");
+    return check_result("test_config_exe");
 }

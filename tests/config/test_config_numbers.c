@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "parse_check.h"
 #include "config_internal.h"
 
 static void size_is(const char *s, int want_rc, uint64_t want, size_t want_bad, int line)
@@ -14,11 +14,11 @@ static void size_is(const char *s, int want_rc, uint64_t want, size_t want_bad, 
     uint64_t v = 12345;
     size_t bad = 999;
     int rc = scope__parse_size(s, strlen(s), &v, &bad);
-    check_int_(rc, want_rc, s, __FILE__, line);
+    check_i64(rc, want_rc, s, __FILE__, line);
     if (want_rc == SCOPE__CFG_NUM_OK)
-        check_int_((long long)v, (long long)want, s, __FILE__, line);
+        check_i64((long long)v, (long long)want, s, __FILE__, line);
     if (want_rc == SCOPE__CFG_NUM_BAD)
-        check_int_((long long)bad, (long long)want_bad, s, __FILE__, line);
+        check_i64((long long)bad, (long long)want_bad, s, __FILE__, line);
 }
 #define SIZE_OK(s, v) size_is((s), SCOPE__CFG_NUM_OK, (v), 0, __LINE__)
 #define SIZE_BAD(s, at) size_is((s), SCOPE__CFG_NUM_BAD, 0, (at), __LINE__)
@@ -83,9 +83,9 @@ static void glob_is(const char *s, long want_off, int want_glob, int line)
     const char *why = NULL;
     int glob = -1;
     long off = scope__cfg_glob_check(s, strlen(s), &why, &glob);
-    check_int_(off, want_off, s, __FILE__, line);
+    check_i64(off, want_off, s, __FILE__, line);
     if (want_off < 0)
-        check_int_(glob, want_glob, s, __FILE__, line);
+        check_i64(glob, want_glob, s, __FILE__, line);
 }
 
 static void test_globs(void)
@@ -128,5 +128,5 @@ int main(void)
     test_ints();
     test_globs();
     test_unescape();
-    return check_exit("test_config_numbers");
+    return check_result("test_config_numbers");
 }

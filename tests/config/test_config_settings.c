@@ -3,7 +3,7 @@
  * values, spacing, repeatable include/exclude, and the recorded origin
  * (file and line) of every once-only setting.
  */
-#include "check.h"
+#include "parse_check.h"
 
 static void test_all_keys(void)
 {
@@ -92,5 +92,5 @@ int main(void)
     test_all_keys();
     test_values();
     test_setting_or_function();
-    return check_exit("test_config_settings");
+    return check_result("test_config_settings");
 }

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "check.h"
+#include "parse_check.h"
 
 static void test_names_and_globs(void)
 {
@@ -138,5 +138,5 @@ int main(void)
     test_byte_order_mark();
     test_no_functions_means_default_list();
     test_null_path();
-    return check_exit("test_config_simple");
+    return check_result("test_config_simple");
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "h5writer.h"
+#include "scope_convert.h"
 #include "journal_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -40,9 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              * get one here. */
             int small = jr.hdr.size <= 1024;
             scope__jr_close(&jr);
-            struct scope_writer_request req = { jpath, rpath, small ? ipath : NULL, 0, err,
+            struct scope_convert_request req = { jpath, rpath, small ? ipath : NULL, 0, err,
                                                 sizeof err };
-            scope_writer_convert(&req);
+            scope_convert(&req);
         }
     }
     unlink(jpath);

@@ -1,5 +1,5 @@
 """make_journal_seeds.py OUTDIR [STAMP] - writes small journals (4 KiB chunks) in
-the layout of runtime/journal.h as seeds for fuzz_journal: a finished one,
+the layout of format/journal.h as seeds for fuzz_journal: a finished one,
 one cut off by a crash (open calls, a staging chunk), one with two
 threads, damaged variants, and tie-heavy ones (a coarse clock: many
 records, on one thread and across threads, share a timestamp; 0-tick

@@ -15,11 +15,14 @@ rm -f "$work"/artifacts/* "$work"/reader_artifacts/* 2>/dev/null || true
 cc=${CLANG:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11"
 hdf5=$(pkg-config --cflags --libs hdf5)
-"$cc" $flags -I"$top/runtime" "$here/fuzz_journal.c" "$top/runtime/h5writer.c" \
-  "$top/runtime/journal_read.c" "$top/runtime/clock_model.c" $hdf5 -o "$work/bin/fuzz_journal"
-"$cc" $flags -I"$top/reader" -I"$top/runtime" -fvisibility=hidden "$here/fuzz_reader.c" \
+"$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/runtime" "$here/fuzz_journal.c" "$top/convert/h5writer.c" \
+  "$top/convert/journal_read.c" "$top/convert/clock_model.c" "$top/convert/placement.c" \
+  "$top/runtime/full_io.c" $hdf5 \
+  -o "$work/bin/fuzz_journal"
+"$cc" $flags -I"$top/reader" -I"$top/format" -fvisibility=hidden "$here/fuzz_reader.c" \
   "$top"/reader/*.c $hdf5 -lm -o "$work/bin/fuzz_reader"
-"$cc" $flags -I"$top/config" -I"$top/runtime" "$here/fuzz_config.c" "$top"/config/*.c \
+"$cc" $flags -I"$top/config" -I"$top/format" -I"$top/runtime" "$here/fuzz_config.c" "$top"/config/*.c \
+  "$top/runtime/size_parse.c" \
   -o "$work/bin/fuzz_config"
 
 /usr/bin/python3 "$here/make_journal_seeds.py" "$work/corpus_journal"

@@ -13,20 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "mpi_abi.h"
 
-static int failures;
-
-#define CHECK(what, got, want)                                                          \
-    do {                                                                                \
-        unsigned long long g_ = (unsigned long long)(got), w_ = (unsigned long long)(want); \
-        if (g_ != w_) {                                                                 \
-            printf("FAIL %s: table 0x%llx, mpi.h 0x%llx\n", what, g_, w_);              \
-            failures++;                                                                 \
-        } else {                                                                        \
-            printf("ok %s = 0x%llx\n", what, g_);                                       \
-        }                                                                               \
-    } while (0)
+/* A table field against mpi.h's value, compared as the 64 bits they are. */
+#define CHECK_FIELD(what, got, want)                                                    \
+    check_i64((int64_t)(uint64_t)(got), (int64_t)(uint64_t)(want), what, __FILE__, __LINE__)
 
 #ifdef OPEN_MPI
 #define H(x) ((scope__mpi_handle)(uintptr_t)(x))
@@ -46,25 +38,25 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("ABI %s, library %s\n", a->name, scope__mpi_abi_library());
-    CHECK("kind", a->kind, KIND);
-    CHECK("handle_size", a->handle_size, sizeof(MPI_Comm));
-    CHECK("comm_world", a->comm_world, H(MPI_COMM_WORLD));
-    CHECK("comm_null", a->comm_null, H(MPI_COMM_NULL));
-    CHECK("info_null", a->info_null, H(MPI_INFO_NULL));
-    CHECK("dt_byte", a->dt_byte, H(MPI_BYTE));
-    CHECK("dt_double", a->dt_double, H(MPI_DOUBLE));
-    CHECK("dt_int64", a->dt_int64, H(MPI_INT64_T));
-    CHECK("comm_type_shared", a->comm_type_shared, MPI_COMM_TYPE_SHARED);
-    CHECK("undefined", a->undefined, MPI_UNDEFINED);
-    CHECK("status_ignore", (uintptr_t)a->status_ignore, (uintptr_t)MPI_STATUS_IGNORE);
-    CHECK("status_size", a->status_size, sizeof(MPI_Status));
-    CHECK("success", a->success, MPI_SUCCESS);
-    CHECK("err_other", a->err_other, MPI_ERR_OTHER);
-    CHECK("library_version_max", a->library_version_max, MPI_MAX_LIBRARY_VERSION_STRING);
+    CHECK_FIELD("kind", a->kind, KIND);
+    CHECK_FIELD("handle_size", a->handle_size, sizeof(MPI_Comm));
+    CHECK_FIELD("comm_world", a->comm_world, H(MPI_COMM_WORLD));
+    CHECK_FIELD("comm_null", a->comm_null, H(MPI_COMM_NULL));
+    CHECK_FIELD("info_null", a->info_null, H(MPI_INFO_NULL));
+    CHECK_FIELD("dt_byte", a->dt_byte, H(MPI_BYTE));
+    CHECK_FIELD("dt_double", a->dt_double, H(MPI_DOUBLE));
+    CHECK_FIELD("dt_int64", a->dt_int64, H(MPI_INT64_T));
+    CHECK_FIELD("comm_type_shared", a->comm_type_shared, MPI_COMM_TYPE_SHARED);
+    CHECK_FIELD("undefined", a->undefined, MPI_UNDEFINED);
+    CHECK_FIELD("status_ignore", (uintptr_t)a->status_ignore, (uintptr_t)MPI_STATUS_IGNORE);
+    CHECK_FIELD("status_size", a->status_size, sizeof(MPI_Status));
+    CHECK_FIELD("success", a->success, MPI_SUCCESS);
+    CHECK_FIELD("err_other", a->err_other, MPI_ERR_OTHER);
+    CHECK_FIELD("library_version_max", a->library_version_max, MPI_MAX_LIBRARY_VERSION_STRING);
     /* the table's handle works through PMPI, as the preload uses it */
     int size = -1;
     PMPI_Comm_size((MPI_Comm)a->comm_world, &size);
-    CHECK("PMPI_Comm_size(table's MPI_COMM_WORLD)", size, 1);
+    CHECK_FIELD("PMPI_Comm_size(table's MPI_COMM_WORLD)", size, 1);
 
     static const struct { const char *name; scope__mpi_abi_kind kind; } names[] = {
         { "/usr/lib/x86_64-linux-gnu/libmpi.so.40", SCOPE_MPI_ABI_OPENMPI },
@@ -77,7 +69,7 @@ int main(int argc, char **argv)
         { "libfoo.so", SCOPE_MPI_ABI_NONE },
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        CHECK(names[i].name, scope__mpi_abi_kind_of_name(names[i].name), names[i].kind);
+        CHECK_FIELD(names[i].name, scope__mpi_abi_kind_of_name(names[i].name), names[i].kind);
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return check_result("test_abi");
 }

@@ -9,9 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "scope_internal.h"
-
-static int failures;
 
 static void expect(const char *what, char *const *env, int found, int rank, int size,
                    const char *rank_var, const char *size_var)
@@ -23,11 +22,11 @@ static void expect(const char *what, char *const *env, int found, int rank, int 
               (rank_var && l.rank_var && strcmp(rank_var, l.rank_var) == 0)) &&
              ((size_var == NULL && l.size_var == NULL) ||
               (size_var && l.size_var && strcmp(size_var, l.size_var) == 0));
+    check_true(ok, what, __FILE__, __LINE__);
     if (!ok) {
         printf("FAIL %s: found %d rank %d size %d (%s, %s); want %d %d %d (%s, %s)\n", what, f,
                l.rank, l.size, l.rank_var ? l.rank_var : "-", l.size_var ? l.size_var : "-",
                found, rank, size, rank_var ? rank_var : "-", size_var ? size_var : "-");
-        failures++;
     } else {
         printf("ok %s\n", what);
     }
@@ -84,5 +83,5 @@ int main(void)
     char *big[] = { "PMI_RANK=99999999999", "MV2_COMM_WORLD_RANK=0", NULL };
     expect("overflow is skipped", big, 1, 0, -1, "MV2_COMM_WORLD_RANK", NULL);
 
-    return failures ? 1 : 0;
+    return check_result("test_launcher");
 }

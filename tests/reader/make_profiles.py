@@ -33,7 +33,7 @@ with h5py.File(path("two_ranks.h5"), "w") as h5file:
         group.create_dataset("start_times", data=starts.astype(np.int64))
         group.create_dataset("end_times", data=(starts + durations).astype(np.int64))
 
-# 2. A run in our own layout (FORMAT.md): an index file with external links
+# 2. A run in our own layout (docs/format.md): an index file with external links
 # to two rank files, names that need link encoding, and the same data
 # merged into one file.
 #   rank 0: main [2000,10000]; a/b [3000,4000] [5000,5500]; . [6000,6100];
@@ -76,7 +76,7 @@ def rank_group(f, rank):
         else:
             r.attrs["name"] = name
         r.attrs["kind"] = "manual"
-        # Rank 1 chunked + gzip + shuffle: FORMAT.md says readers must not
+        # Rank 1 chunked + gzip + shuffle: docs/format.md says readers must not
         # care how datasets are stored.
         packed = dict(chunks=True, compression="gzip", shuffle=True) if rank else {}
         r.create_dataset("start_times", data=np.array(starts, np.int64), **packed)

@@ -1,5 +1,5 @@
 /*
- * test_layouts.c - one run opened every way FORMAT.md allows gives the same
+ * test_layouts.c - one run opened every way docs/format.md allows gives the same
  * profile: the index file (external links, from any working folder), the
  * merged file, the folder of rank files, and the rank files as two paths.
  * Also: names decoded from the `name` attribute (a/b, ".", "100%"), the

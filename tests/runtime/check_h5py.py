@@ -1,5 +1,5 @@
 """check_h5py.py - a profile written by the recorder opens in h5py (Debian's
-python3-h5py) through the index file, as FORMAT.md promises: the index has
+python3-h5py) through the index file, as docs/format.md promises: the index has
 /metadata and /rank0 (an external link to the rank file), every region is
 rank0/regions/<encoded name> with the true name in its "name" attribute,
 and start_times/end_times are int64 arrays equal to what libscope_reader

@@ -1,5 +1,5 @@
 """check_journal_ties.py SCOPE_H5WRITE SCOPE SEEDS_SCRIPT OUTDIR - journals
-written by hand (tests/fuzz/make_journal_seeds.py, from runtime/journal.h
+written by hand (tests/fuzz/make_journal_seeds.py, from format/journal.h
 alone) in which most records share one timestamp convert into exact counts
 and the recorded nesting:
 

@@ -6,7 +6,8 @@
  *            recover gives exactly 50,000 inner calls and the outer call
  *            closed at the last recorded time, complete = 0,
  *            unterminated_calls = 1, every inner call nested in the outer
- *            one (also on a coarse clock), and writes the index;
+ *            one (also on a coarse clock), the outer call's end marked
+ *            unwound (h5py and scope_profile_unwound), and writes the index;
  *   busy     the journal of a process that is still running is refused
  *            (exit 1, "still in use") and left alone; once that process
  *            is killed, recover takes it;
@@ -153,6 +154,19 @@ int main(int argc, char **argv)
         CHECK_I64(inside, 50000);
         CHECK_I64(roots, 1);
         scope_call_stack_free(cs);
+        /* the reader gives the `unwound` flags: the closed outer call is
+         * marked, and inner, whose calls all returned, has none */
+        const int8_t *uw = NULL;
+        int64_t nu = -1;
+        CHECK_I64(scope_profile_unwound(p, ou, 0, &uw, &nu), 0);
+        CHECK_I64(nu, 1);
+        CHECK(uw != NULL && uw[0] == 1);
+        CHECK_I64(scope_profile_unwound(p, in, 0, &uw, &nu), 0);
+        CHECK(uw == NULL);
+        CHECK_I64(nu, 50000);
+        CHECK_I64(scope_profile_unwound(p, ou, 7, &uw, &nu), SCOPE_ENOTFOUND);
+        CHECK_I64(scope_profile_unwound(p, -1, 0, &uw, &nu), SCOPE_ENOTFOUND);
+        CHECK_I64(scope_profile_unwound(p, ou, 0, NULL, &nu), SCOPE_EINVAL);
         scope_profile_close(p);
     }
     CHECK_I64(h5_attr(rank0, "complete"), 0);

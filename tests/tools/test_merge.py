@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """test_merge.py SCOPE PROFILE_DIR WORKLOAD - `scope merge PATH... -o FILE`:
-the merged file has the FORMAT.md root attributes, no external links, and
+the merged file has the docs/format.md root attributes, no external links, and
 the same groups, attributes and arrays as its sources (read with h5py,
 independently of the reader); it opens in the reader with the same
 summary and tree; columnar scope-profiler files become region groups;

@@ -34,6 +34,8 @@
 
 #include <stdint.h>
 
+#include "scope_format.h"
+
 #define SCOPE_JOURNAL_MAGIC "SCOPEJNL"
 #define SCOPE_JOURNAL_VERSION 1u
 #define SCOPE_JOURNAL_HEADER_SIZE 4096u
@@ -145,11 +147,11 @@ struct scope_rec {
 #define SCOPE_REC_UNWOUND 1u    /* end inferred (longjmp, exception, exit) */
 
 enum scope_meta_type {
-    SCOPE_META_REGION = 1,      /* u32 id, u32 kind, then name\0 symbol\0 object\0 */
+    SCOPE_META_REGION = 1,      /* u32 id, u32 kind (enum scope_kind), then name\0 symbol\0 object\0 */
     SCOPE_META_KV = 2,          /* key\0 value\0 */
     SCOPE_META_INTERPOSE = 3,   /* pattern\0 symbol\0 object\0 method\0
                                    status\0 reason\0 (one config entry and
-                                   matched symbol, FORMAT.md) */
+                                   matched symbol, docs/format.md) */
     SCOPE_META_CALLSITE = 4,    /* u32 id (>= 1), u32 depth (1..16), then
                                    depth times: u64 offset, build_id\0
                                    object\0 (hex build-id, "" if none; the

@@ -35,6 +35,7 @@
 
 #include "h5writer.h"
 #include "scope_error.h"
+#include "scope_format.h"
 
 #define MAX_COLLISIONS 9999
 
@@ -83,7 +84,7 @@ static int is_profile(const char *path)
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         return 0;
-    int profile = H5Aexists(f, "scope_format") > 0 || H5Aexists(f, "scope_profiler_schema") > 0;
+    int profile = H5Aexists(f, SCOPE_A_FORMAT) > 0 || H5Aexists(f, SCOPE_A_SCHEMA) > 0;
     H5Fclose(f);
     return profile;
 }
@@ -201,12 +202,12 @@ static int set_i64(hid_t obj, const char *name, int64_t v)
 /* "rank<digits>.collision<digits>" (a link) or the same + ".h5" (a file). */
 static int is_collision_name(const char *s, const char *suffix)
 {
-    if (strncmp(s, "rank", 4) != 0 || s[4] < '0' || s[4] > '9')
+    if (strncmp(s, SCOPE_G_RANK_PREFIX, 4) != 0 || s[4] < '0' || s[4] > '9')
         return 0;
     s += 4;
     while (*s >= '0' && *s <= '9')
         s++;
-    if (strncmp(s, ".collision", 10) != 0 || s[10] < '0' || s[10] > '9')
+    if (strncmp(s, SCOPE_G_COLLISION_SUFFIX, 10) != 0 || s[10] < '0' || s[10] > '9')
         return 0;
     s += 10;
     while (*s >= '0' && *s <= '9')
@@ -258,10 +259,10 @@ int scope__index_link_collisions(hid_t index, const char *ranks_dir, int64_t sin
     int64_t n = 0;
     hsize_t idx = 0;
     H5Literate(index, H5_INDEX_NAME, H5_ITER_INC, &idx, count_cb, &n);
-    hid_t g = H5Gopen2(index, "metadata", H5P_DEFAULT);
+    hid_t g = H5Gopen2(index, SCOPE_G_METADATA, H5P_DEFAULT);
     if (g < 0)
         return -1;
-    if (set_i64(g, "rank_collisions", n) < 0)
+    if (set_i64(g, SCOPE_A_RANK_COLLISIONS, n) < 0)
         rc = -1;
     H5Gclose(g);
     return rc;

@@ -4,17 +4,18 @@
  *   scope-h5write [--remove-journal] --complete|--incomplete JOURNAL
  *                 RANK_FILE|- [INDEX_FILE]
  *
- * Converts one journal into its rank file (and the index file when given),
- * as described in h5writer.h. Started by the recorder at finalize
- * (writer_spawn.c explains why it is a process of its own); not meant to
- * be run by hand. Exits 0 on success, 1 with a one-line "scope: ..."
+ * Converts one journal into its rank file (and the index file when given)
+ * with scope_convert(), the converter's one entry point (scope_convert.h).
+ * Started by the recorder at finalize and by its death handler
+ * (runtime/writer_spawn.c explains why it is a process of its own); not
+ * meant to be run by hand. Exits 0 on success, 1 with a one-line "scope: ..."
  * message on stderr on failure, 2 on a usage error.
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "h5writer.h"
+#include "scope_convert.h"
 
 int main(int argc, char **argv)
 {
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[8192] = { 0 };
-    struct scope_writer_request req = {
+    struct scope_convert_request req = {
         .journal_path = argv[2],
         .rank_path = strcmp(argv[3], "-") == 0 ? NULL : argv[3],
         .index_path = argc == 5 ? argv[4] : NULL,
@@ -40,10 +41,10 @@ int main(int argc, char **argv)
         .err = err,
         .errlen = sizeof err,
     };
-    if (scope_writer_convert(&req) < 0) {
+    if (scope_convert(&req) < 0) {
         fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
         fflush(stderr);
-        if (scope_writer_hdf5_broken())
+        if (scope_convert_hdf5_broken())
             _exit(1); /* libhdf5's exit handler would crash (h5writer.c) */
         return 1;
     }

@@ -17,6 +17,7 @@
  * bound can be much larger than the first.
  */
 #include "clock_model.h"
+#include "scope_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,11 +204,11 @@ int scope__clock_model_write_rank(hid_t g, const struct scope__clock_model *m)
     /* an integer, not a string: readers of damaged files must be able to
      * read it without HDF5's global heap (where variable strings live) */
     int8_t state = !m->init.valid ? 0 : m->fin.valid ? 2 : 1;
-    int rc = attr(g, "clock_aligned", H5T_NATIVE_INT8, &state);
+    int rc = attr(g, SCOPE_A_CLOCK_ALIGNED, H5T_NATIVE_INT8, &state);
     if (!m->init.valid)
         return rc;
-    rc |= attr_i64(g, "clock_host_index", m->host_index);
-    rc |= attr_i64(g, "clock_hosts", m->hosts);
+    rc |= attr_i64(g, SCOPE_A_CLOCK_HOST_INDEX, m->host_index);
+    rc |= attr_i64(g, SCOPE_A_CLOCK_HOSTS, m->hosts);
     rc |= write_sample(g, "init", &m->init);
     if (m->fin.valid)
         rc |= write_sample(g, "finalize", &m->fin);
@@ -215,9 +216,9 @@ int scope__clock_model_write_rank(hid_t g, const struct scope__clock_model *m)
     if (has_drift(m))
         ppm = (double)(m->fin.offset_ns - m->init.offset_ns) * 1e6 /
               (double)(m->fin.local_ns - m->init.local_ns);
-    rc |= attr(g, "clock_drift_ppm", H5T_NATIVE_DOUBLE, &ppm);
-    rc |= attr_i64(g, "clock_error_ns", m->error_ns);
-    rc |= attr_i64(g, "clock_span_error_ns", m->span_error_ns);
+    rc |= attr(g, SCOPE_A_CLOCK_DRIFT_PPM, H5T_NATIVE_DOUBLE, &ppm);
+    rc |= attr_i64(g, SCOPE_A_CLOCK_ERROR_NS, m->error_ns);
+    rc |= attr_i64(g, SCOPE_A_CLOCK_SPAN_ERROR_NS, m->span_error_ns);
     return rc;
 }
 
@@ -229,8 +230,8 @@ int scope__clock_model_write_run(hid_t g, const struct scope__clock_model *m)
     if (m->error_ns > worst)
         worst = m->error_ns;
     /* rank 0's view: every host's measurement bounds (its own are 0) */
-    int rc = attr_i64(g, "clock_hosts", m->hosts);
-    rc |= attr_i64(g, "clock_error_ns", worst);
-    rc |= attr_str(g, "clock_reference", "CLOCK_MONOTONIC of rank 0's host");
+    int rc = attr_i64(g, SCOPE_A_CLOCK_HOSTS, m->hosts);
+    rc |= attr_i64(g, SCOPE_A_CLOCK_ERROR_NS, worst);
+    rc |= attr_str(g, SCOPE_A_CLOCK_REFERENCE, "CLOCK_MONOTONIC of rank 0's host");
     return rc;
 }

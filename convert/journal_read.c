@@ -6,6 +6,7 @@
  * process's resident memory while it is walked.
  */
 #include "journal_read.h"
+#include "scope_convert.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -453,4 +454,18 @@ void scope__jr_cursor_free(struct scope_jr_cursor *c)
 {
     free(c->buf);
     c->buf = NULL;
+}
+
+int scope_convert_journal_info(const char *journal_path, struct scope_journal_info *out,
+                               char *err, size_t errlen)
+{
+    struct scope_jr jr;
+    int rc = scope__jr_open(&jr, journal_path, err, errlen);
+    if (rc < 0)
+        return rc;
+    out->rank = jr.hdr.rank;
+    out->pid = jr.hdr.pid;
+    out->finalized = jr.hdr.state == SCOPE_JOURNAL_FINALIZED;
+    scope__jr_close(&jr);
+    return 0;
 }

@@ -1,9 +1,10 @@
 /*
  * h5writer.c - turns a journal into the per-rank HDF5 file and the index
- * file of FORMAT.md.
+ * file of docs/format.md.
  *
- * This is the only code of the recorder that touches HDF5; it runs in the
- * scope-h5write process (see writer_spawn.c), or inside `scope recover`. Memory stays bounded whatever the journal's size:
+ * scope_convert() (scope_convert.h) is the converter's one entry point. It
+ * runs in the scope-h5write process (runtime/writer_spawn.c), or inside
+ * `scope recover`. Memory stays bounded whatever the journal's size:
  *
  *   pass 1  walks every thread's records once and counts the calls of each
  *           region, so every dataset is created at its exact final size,
@@ -22,7 +23,7 @@
  * A file whose close fails (its metadata could not be flushed) stays
  * half-open inside libhdf5, and libhdf5 1.10 crashes when it tries to close
  * it again at H5close() or exit: the writer then skips H5close() and says
- * so (scope_writer_hdf5_broken), and its process leaves with _exit().
+ * so (scope_convert_hdf5_broken), and its process leaves with _exit().
  *
  * Nesting is decided by each thread's order in the journal (a stack of open
  * calls), never by comparing times, so calls that share timestamps come
@@ -48,12 +49,11 @@
 #include "h5writer.h"
 #include "journal_read.h"
 #include "scope_error.h"
+#include "scope_format.h"
 
 #define WINDOW_MAX 65536u
 #define WINDOW_MIN 64u
 #define WINDOW_BUDGET (64u << 20) /* bytes for all windows together */
-
-static const char *const kind_names[] = { "function", "mpi", "manual" };
 
 struct region_out {
     uint64_t count, next, base;
@@ -88,7 +88,7 @@ struct thread_in {
 
 struct conv {
     struct scope_jr jr;
-    const struct scope_writer_request *req;
+    const struct scope_convert_request *req;
     int rank;
     hid_t file, rank_grp;
     struct region_out *reg;
@@ -129,14 +129,14 @@ static herr_t on_h5_error(hid_t stack, void *data)
     return 0;
 }
 
-int scope_writer_hdf5_broken(void)
+int scope_convert_hdf5_broken(void)
 {
     return h5_broken;
 }
 
-static int msg(const struct scope_writer_request *req, int code, const char *fmt, ...)
+static int msg(const struct scope_convert_request *req, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static int msg(const struct scope_writer_request *req, int code, const char *fmt, ...)
+static int msg(const struct scope_convert_request *req, int code, const char *fmt, ...)
 {
     if (req->err && req->errlen) {
         va_list ap;
@@ -241,7 +241,7 @@ static int write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, u
     return rc < 0 ? -1 : 0;
 }
 
-/* FORMAT.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
+/* docs/format.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
 static char *encode_link(const char *name)
 {
     if (strcmp(name, ".") == 0)
@@ -288,20 +288,20 @@ static int64_t finalize_ns(const struct conv *c)
     return last ? scope__jr_ns(&c->jr, last) : h->start_ns;
 }
 
-/* /metadata of FORMAT.md, shared by the rank file and the index. */
+/* /metadata of docs/format.md, shared by the rank file and the index. */
 static int write_metadata(hid_t file, const struct conv *c)
 {
     const struct scope_jr *jr = &c->jr;
-    if (attr_i64(file, "scope_format", 1) < 0 || attr_i64(file, "scope_profiler_schema", 1) < 0)
+    if (attr_i64(file, SCOPE_A_FORMAT, SCOPE_FORMAT_VERSION) < 0 || attr_i64(file, SCOPE_A_SCHEMA, 1) < 0)
         return -1;
-    hid_t g = H5Gcreate2(file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(file, SCOPE_G_METADATA, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0)
         return -1;
     int rc = 0;
-    rc |= attr_i64(g, "start_time_ns", jr->hdr.start_ns);
-    rc |= attr_i64(g, "finalize_time_ns", finalize_ns(c));
-    rc |= attr_i64(g, "mpi_size", jr->hdr.size > 0 ? jr->hdr.size : 1);
-    rc |= attr_str(g, "hostname", jr->hdr.hostname);
+    rc |= attr_i64(g, SCOPE_A_START_TIME_NS, jr->hdr.start_ns);
+    rc |= attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c));
+    rc |= attr_i64(g, SCOPE_A_MPI_SIZE, jr->hdr.size > 0 ? jr->hdr.size : 1);
+    rc |= attr_str(g, SCOPE_A_HOSTNAME, jr->hdr.hostname);
     char ts[64];
     time_t secs = (time_t)(jr->hdr.start_realtime_ns / 1000000000);
     struct tm tm;
@@ -309,7 +309,7 @@ static int write_metadata(hid_t file, const struct conv *c)
     snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
              (int)(jr->hdr.start_realtime_ns % 1000000000 / 1000));
-    rc |= attr_str(g, "timestamp", ts);
+    rc |= attr_str(g, SCOPE_A_TIMESTAMP, ts);
     /* every metadata string the recorder stored, the last value per key */
     for (size_t i = 0; i + 1 < jr->n_kv; i += 2) {
         const char *key = jr->kv[i];
@@ -329,7 +329,7 @@ static int write_metadata(hid_t file, const struct conv *c)
  * something that is not a scope profile: a user's file is never replaced.
  * A symlink at `path` is replaced itself, never followed. Returns 0 or a
  * negative SCOPE_E* with a message. */
-static int rename_into_place(const struct scope_writer_request *req, const char *tmp,
+static int rename_into_place(const struct scope_convert_request *req, const char *tmp,
                              const char *path)
 {
     struct stat st;
@@ -338,8 +338,8 @@ static int rename_into_place(const struct scope_writer_request *req, const char 
         if (S_ISREG(st.st_mode) && H5Fis_hdf5(path) > 0) {
             hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
             if (f >= 0) {
-                profile = H5Aexists(f, "scope_format") > 0 ||
-                          H5Aexists(f, "scope_profiler_schema") > 0;
+                profile = H5Aexists(f, SCOPE_A_FORMAT) > 0 ||
+                          H5Aexists(f, SCOPE_A_SCHEMA) > 0;
                 H5Fclose(f);
             }
         }
@@ -368,7 +368,7 @@ static int place_rank(struct conv *c, const char *tmp, const char *path)
 /* Makes the closed temporary file durable before it takes the final name:
  * a crash of the machine must not leave an empty file under that name.
  * Returns 0 or SCOPE_EIO with the reason. */
-static int sync_file(const struct scope_writer_request *req, const char *tmp, const char *path)
+static int sync_file(const struct scope_convert_request *req, const char *tmp, const char *path)
 {
     int fd = open(tmp, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fsync(fd) < 0) {
@@ -386,7 +386,7 @@ static int sync_file(const struct scope_writer_request *req, const char *tmp, co
  * != NULL) never over one of the same run, the index by rename. On failure
  * the temporary is removed, unless the destination refused it (then it is
  * the only copy). Returns rc or the first error. */
-static int close_and_place(const struct scope_writer_request *req, hid_t f, int rc,
+static int close_and_place(const struct scope_convert_request *req, hid_t f, int rc,
                            const char *tmp, const char *path, struct conv *rank)
 {
     if (H5Fclose(f) < 0) {
@@ -503,7 +503,7 @@ static int count_calls(struct conv *c)
 
 static int create_regions(struct conv *c)
 {
-    hid_t regions = H5Gcreate2(c->rank_grp, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t regions = H5Gcreate2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (regions < 0)
         return SCOPE_EHDF5;
     uint64_t active = 0;
@@ -531,18 +531,18 @@ static int create_regions(struct conv *c)
             rc = SCOPE_EHDF5;
             break;
         }
-        int kind = jrr->kind >= 0 && jrr->kind <= 2 ? jrr->kind : 2;
-        int arc = attr_str(g, "name", jrr->name) | attr_str(g, "kind", kind_names[kind]);
+        int arc = attr_str(g, SCOPE_A_NAME, jrr->name) |
+                  attr_str(g, SCOPE_A_KIND, scope_kind_name(jrr->kind));
         if (jrr->symbol[0])
-            arc |= attr_str(g, "symbol", jrr->symbol);
+            arc |= attr_str(g, SCOPE_A_SYMBOL, jrr->symbol);
         if (jrr->object[0])
-            arc |= attr_str(g, "object", jrr->object);
-        hid_t d[6] = { make_dataset(g, "start_times", H5T_STD_I64LE, o->count),
-                       make_dataset(g, "end_times", H5T_STD_I64LE, o->count),
-                       c->write_tid ? make_dataset(g, "thread_ids", H5T_STD_I32LE, o->count) : 0,
-                       o->has_sites ? make_dataset(g, "callsite_ids", H5T_STD_I32LE, o->count) : 0,
-                       c->write_order ? make_dataset(g, "begin_seq", H5T_STD_I64LE, o->count) : 0,
-                       c->write_order ? make_dataset(g, "depth", H5T_STD_I32LE, o->count) : 0 };
+            arc |= attr_str(g, SCOPE_A_OBJECT, jrr->object);
+        hid_t d[6] = { make_dataset(g, SCOPE_D_START_TIMES, H5T_STD_I64LE, o->count),
+                       make_dataset(g, SCOPE_D_END_TIMES, H5T_STD_I64LE, o->count),
+                       c->write_tid ? make_dataset(g, SCOPE_D_THREAD_IDS, H5T_STD_I32LE, o->count) : 0,
+                       o->has_sites ? make_dataset(g, SCOPE_D_CALLSITE_IDS, H5T_STD_I32LE, o->count) : 0,
+                       c->write_order ? make_dataset(g, SCOPE_D_BEGIN_SEQ, H5T_STD_I64LE, o->count) : 0,
+                       c->write_order ? make_dataset(g, SCOPE_D_DEPTH, H5T_STD_I32LE, o->count) : 0 };
         if (arc || d[0] < 0 || d[1] < 0 || d[2] < 0 || d[3] < 0 || d[4] < 0 || d[5] < 0)
             rc = SCOPE_EHDF5;
         for (int k = 0; k < 6; k++)
@@ -558,19 +558,19 @@ static int open_region_datasets(struct conv *c, struct region_out *o)
 {
     if (o->ds_start >= 0)
         return 0;
-    hid_t g = H5Gopen2(c->rank_grp, "regions", H5P_DEFAULT);
+    hid_t g = H5Gopen2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT);
     hid_t rg = g < 0 ? -1 : H5Gopen2(g, o->link, H5P_DEFAULT);
     if (rg < 0) {
         if (g >= 0)
             H5Gclose(g);
         return SCOPE_EHDF5;
     }
-    o->ds_start = H5Dopen2(rg, "start_times", H5P_DEFAULT);
-    o->ds_end = H5Dopen2(rg, "end_times", H5P_DEFAULT);
-    o->ds_tid = c->write_tid ? H5Dopen2(rg, "thread_ids", H5P_DEFAULT) : H5I_INVALID_HID;
-    o->ds_site = o->has_sites ? H5Dopen2(rg, "callsite_ids", H5P_DEFAULT) : H5I_INVALID_HID;
-    o->ds_seq = c->write_order ? H5Dopen2(rg, "begin_seq", H5P_DEFAULT) : H5I_INVALID_HID;
-    o->ds_dep = c->write_order ? H5Dopen2(rg, "depth", H5P_DEFAULT) : H5I_INVALID_HID;
+    o->ds_start = H5Dopen2(rg, SCOPE_D_START_TIMES, H5P_DEFAULT);
+    o->ds_end = H5Dopen2(rg, SCOPE_D_END_TIMES, H5P_DEFAULT);
+    o->ds_tid = c->write_tid ? H5Dopen2(rg, SCOPE_D_THREAD_IDS, H5P_DEFAULT) : H5I_INVALID_HID;
+    o->ds_site = o->has_sites ? H5Dopen2(rg, SCOPE_D_CALLSITE_IDS, H5P_DEFAULT) : H5I_INVALID_HID;
+    o->ds_seq = c->write_order ? H5Dopen2(rg, SCOPE_D_BEGIN_SEQ, H5P_DEFAULT) : H5I_INVALID_HID;
+    o->ds_dep = c->write_order ? H5Dopen2(rg, SCOPE_D_DEPTH, H5P_DEFAULT) : H5I_INVALID_HID;
     H5Gclose(rg);
     H5Gclose(g);
     return o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
@@ -662,7 +662,7 @@ static int mark_unwound(struct conv *c, struct frame f)
 {
     struct region_out *o = &c->reg[f.region];
     if (o->ds_unwound < 0) {
-        hid_t g = H5Gopen2(c->rank_grp, "regions", H5P_DEFAULT);
+        hid_t g = H5Gopen2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT);
         hid_t rg = g < 0 ? -1 : H5Gopen2(g, o->link, H5P_DEFAULT);
         if (rg >= 0) {
             hsize_t dims[1] = { o->count };
@@ -670,7 +670,7 @@ static int mark_unwound(struct conv *c, struct frame f)
             hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
             int8_t zero = 0;
             H5Pset_fill_value(dcpl, H5T_NATIVE_INT8, &zero);
-            o->ds_unwound = H5Dcreate2(rg, "unwound", H5T_STD_I8LE, sp, H5P_DEFAULT, dcpl,
+            o->ds_unwound = H5Dcreate2(rg, SCOPE_D_UNWOUND, H5T_STD_I8LE, sp, H5P_DEFAULT, dcpl,
                                        H5P_DEFAULT);
             H5Pclose(dcpl);
             H5Sclose(sp);
@@ -815,12 +815,12 @@ static int write_threads(struct conv *c)
     }
     hid_t str = vlen_utf8();
     hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(struct thread_row));
-    H5Tinsert(type, "index", HOFFSET(struct thread_row, index), H5T_NATIVE_INT32);
-    H5Tinsert(type, "tid", HOFFSET(struct thread_row, tid), H5T_NATIVE_INT64);
-    H5Tinsert(type, "name", HOFFSET(struct thread_row, name), str);
-    H5Tinsert(type, "start_ns", HOFFSET(struct thread_row, start_ns), H5T_NATIVE_INT64);
-    H5Tinsert(type, "end_ns", HOFFSET(struct thread_row, end_ns), H5T_NATIVE_INT64);
-    int rc = write_table(c->rank_grp, "threads", type, n, rows);
+    H5Tinsert(type, SCOPE_C_INDEX, HOFFSET(struct thread_row, index), H5T_NATIVE_INT32);
+    H5Tinsert(type, SCOPE_C_TID, HOFFSET(struct thread_row, tid), H5T_NATIVE_INT64);
+    H5Tinsert(type, SCOPE_C_NAME, HOFFSET(struct thread_row, name), str);
+    H5Tinsert(type, SCOPE_C_START_NS, HOFFSET(struct thread_row, start_ns), H5T_NATIVE_INT64);
+    H5Tinsert(type, SCOPE_C_END_NS, HOFFSET(struct thread_row, end_ns), H5T_NATIVE_INT64);
+    int rc = write_table(c->rank_grp, SCOPE_T_THREADS, type, n, rows);
     H5Tclose(type);
     H5Tclose(str);
     free(rows);
@@ -833,13 +833,13 @@ static int write_interposition(struct conv *c)
     size_t n = c->jr.n_rows / 6;
     if (n == 0)
         return 0;
-    static const char *const fields[6] = { "pattern", "symbol", "object",
-                                           "method", "status", "reason" };
+    static const char *const fields[6] = { SCOPE_C_PATTERN, SCOPE_C_SYMBOL, SCOPE_C_OBJECT,
+                                           SCOPE_C_METHOD, SCOPE_C_STATUS, SCOPE_C_REASON };
     hid_t str = vlen_utf8();
     hid_t type = H5Tcreate(H5T_COMPOUND, 6 * sizeof(char *));
     for (int i = 0; i < 6; i++)
         H5Tinsert(type, fields[i], (size_t)i * sizeof(char *), str);
-    int rc = write_table(c->rank_grp, "interposition", type, n, c->jr.rows);
+    int rc = write_table(c->rank_grp, SCOPE_T_INTERPOSITION, type, n, c->jr.rows);
     H5Tclose(type);
     H5Tclose(str);
     return rc ? SCOPE_EHDF5 : 0;
@@ -873,13 +873,13 @@ static int write_callsites(struct conv *c)
     }
     hid_t str = vlen_utf8();
     hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(struct site_row));
-    H5Tinsert(type, "id", HOFFSET(struct site_row, id), H5T_NATIVE_INT32);
-    H5Tinsert(type, "frame", HOFFSET(struct site_row, frame), H5T_NATIVE_INT32);
-    H5Tinsert(type, "depth", HOFFSET(struct site_row, depth), H5T_NATIVE_INT32);
-    H5Tinsert(type, "offset", HOFFSET(struct site_row, offset), H5T_NATIVE_UINT64);
-    H5Tinsert(type, "build_id", HOFFSET(struct site_row, build_id), str);
-    H5Tinsert(type, "object", HOFFSET(struct site_row, object), str);
-    int rc = write_table(c->rank_grp, "callsites", type, n, rows);
+    H5Tinsert(type, SCOPE_C_ID, HOFFSET(struct site_row, id), H5T_NATIVE_INT32);
+    H5Tinsert(type, SCOPE_C_FRAME, HOFFSET(struct site_row, frame), H5T_NATIVE_INT32);
+    H5Tinsert(type, SCOPE_C_DEPTH, HOFFSET(struct site_row, depth), H5T_NATIVE_INT32);
+    H5Tinsert(type, SCOPE_C_OFFSET, HOFFSET(struct site_row, offset), H5T_NATIVE_UINT64);
+    H5Tinsert(type, SCOPE_C_BUILD_ID, HOFFSET(struct site_row, build_id), str);
+    H5Tinsert(type, SCOPE_C_OBJECT, HOFFSET(struct site_row, object), str);
+    int rc = write_table(c->rank_grp, SCOPE_T_CALLSITES, type, n, rows);
     H5Tclose(type);
     H5Tclose(str);
     free(rows);
@@ -890,14 +890,14 @@ static int write_rank_attrs(struct conv *c)
 {
     const struct scope_journal_header *h = &c->jr.hdr;
     hid_t g = c->rank_grp;
-    int rc = attr_i64(g, "rank", c->rank) | attr_i64(g, "pid", h->pid) |
-             attr_str(g, "hostname", h->hostname) | attr_i64(g, "start_time_ns", h->start_ns) |
-             attr_i64(g, "finalize_time_ns", finalize_ns(c)) |
-             attr_i64(g, "dropped_events", (int64_t)(h->dropped_events + c->invalid)) |
-             attr_i64(g, "unterminated_calls", (int64_t)c->unterminated) |
-             attr_i8(g, "complete", (int8_t)(c->req->complete ? 1 : 0));
+    int rc = attr_i64(g, SCOPE_A_RANK, c->rank) | attr_i64(g, SCOPE_A_PID, h->pid) |
+             attr_str(g, SCOPE_A_HOSTNAME, h->hostname) | attr_i64(g, SCOPE_A_START_TIME_NS, h->start_ns) |
+             attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c)) |
+             attr_i64(g, SCOPE_A_DROPPED_EVENTS, (int64_t)(h->dropped_events + c->invalid)) |
+             attr_i64(g, SCOPE_A_UNTERMINATED_CALLS, (int64_t)c->unterminated) |
+             attr_i8(g, SCOPE_A_COMPLETE, (int8_t)(c->req->complete ? 1 : 0));
     if (h->state == SCOPE_JOURNAL_DIED)
-        rc |= attr_i64(g, "died_signal", (int64_t)h->died_signal);
+        rc |= attr_i64(g, SCOPE_A_DIED_SIGNAL, (int64_t)h->died_signal);
     /* the recorder's "rank/<name>" strings (rank_source, rank_mismatch, ...) */
     for (size_t i = 0; i + 1 < c->jr.n_kv; i += 2)
         if (strncmp(c->jr.kv[i], "rank/", 5) == 0 && c->jr.kv[i][5] &&
@@ -916,7 +916,7 @@ static int write_rank_attrs(struct conv *c)
     if (h->clock_resolution && h->clock_resolution < (1ull << 40)) {
         int64_t res = scope__jr_ns(&c->jr, h->start_ticks + h->clock_resolution) -
                       scope__jr_ns(&c->jr, h->start_ticks);
-        rc |= attr_i64(g, "clock_resolution_ns", res > 0 ? res : 1);
+        rc |= attr_i64(g, SCOPE_A_CLOCK_RESOLUTION_NS, res > 0 ? res : 1);
     }
     return rc ? SCOPE_EHDF5 : 0;
 }
@@ -943,7 +943,7 @@ static int write_rank_file(struct conv *c, const char *path)
     if (c->file < 0)
         return create_failed(c, tmp, path);
     char grp[32];
-    snprintf(grp, sizeof grp, "rank%d", c->rank);
+    snprintf(grp, sizeof grp, SCOPE_G_RANK_FMT, c->rank);
     int rc = write_metadata(c->file, c) < 0 ? SCOPE_EHDF5 : 0;
     if (rc == 0) {
         c->rank_grp = H5Gcreate2(c->file, grp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -1012,7 +1012,7 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
             rc = SCOPE_ELIMIT;
             break;
         }
-        snprintf(obj, sizeof obj, "/rank%d", r);
+        snprintf(obj, sizeof obj, "/" SCOPE_G_RANK_FMT, r);
         if (H5Lcreate_external(target, obj, f, obj + 1, H5P_DEFAULT, H5P_DEFAULT) < 0)
             rc = SCOPE_EHDF5;
     }
@@ -1046,7 +1046,7 @@ static void conv_free(struct conv *c)
     scope__jr_close(&c->jr);
 }
 
-int scope_writer_convert(const struct scope_writer_request *req)
+int scope_convert(const struct scope_convert_request *req)
 {
     struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID };
     if (req->err && req->errlen)

@@ -1,0 +1,66 @@
+/*
+ * scope_convert.h - the converter's one entry: journal -> HDF5 rank file
+ * (and index file), as docs/format.md describes them.
+ *
+ * Every rank file is made by scope_convert(), whoever asks:
+ *   - finalize (runtime/recorder.c) and the death handler (runtime/death.c)
+ *     start the scope-h5write process (runtime/writer_spawn.c), whose main
+ *     (h5write_main.c) is a call of scope_convert(): the recorder lives
+ *     inside applications that may use their own HDF5, so libhdf5 is never
+ *     loaded into them;
+ *   - `scope recover` (tools/cmd_recover.c) calls it in its own process.
+ * So a clean finalize, a death and a recovery produce the same files.
+ *
+ * The rest of the converter (journal_read.h, h5writer.h, clock_model.h) is
+ * internal to this folder. Link scope_convert_dep (meson); it brings
+ * libhdf5.
+ */
+#ifndef SCOPE_CONVERT_H
+#define SCOPE_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The converter process's file name, found by runtime/writer_spawn.c. */
+#define SCOPE_CONVERT_EXE "scope-h5write"
+
+struct scope_convert_request {
+    const char *journal_path;   /* the journal to convert */
+    const char *rank_path;      /* final rank file path; NULL = derive from
+                                   the journal's output and rank */
+    const char *index_path;     /* write the index here too; NULL = don't */
+    int complete;               /* 1 after a clean finalize, 0 recovered */
+    int index_only;             /* the rank file is already in place at
+                                   rank_path: write only the index */
+    char *err;                  /* message buffer, "<path>: <problem>" */
+    size_t errlen;
+};
+
+/* Converts a journal into a rank file (written under a temporary name and
+ * renamed). Returns 0 or a negative SCOPE_E* code with a message in err.
+ * Memory: bounded (windows of each region's arrays), whatever the journal's
+ * size. Cost: two sequential passes over the journal. */
+int scope_convert(const struct scope_convert_request *req);
+
+/* 1 after a file could not be closed (its metadata could not reach a full
+ * or failing disk): libhdf5 then holds it half-open and crashes when it
+ * tries again at exit, so the caller must convert nothing more in this
+ * process and leave with _exit() after flushing its own output. */
+int scope_convert_hdf5_broken(void);
+
+/* What a journal's header says of the process that wrote it. */
+struct scope_journal_info {
+    int rank;                   /* -1 when the process never knew it */
+    int64_t pid;
+    int finalized;              /* it stopped during finalize */
+};
+
+/* Reads and checks a journal's header (and indexes it, as scope_convert
+ * would), so that a caller can choose where the rank file goes. Returns 0
+ * or SCOPE_EJOURNAL / SCOPE_EIO / SCOPE_ENOMEM / SCOPE_EVERSION with
+ * "<path>: <problem>" in err. Cost: reads the chunk headers and the meta
+ * chunks, not the events. */
+int scope_convert_journal_info(const char *journal_path, struct scope_journal_info *out,
+                               char *err, size_t errlen);
+
+#endif /* SCOPE_CONVERT_H */

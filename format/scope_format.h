@@ -1,0 +1,129 @@
+/*
+ * scope_format.h - every name scope puts on disk, in one place: the groups,
+ * datasets and attributes of the HDF5 profile files, the region kinds and
+ * their stored names. docs/format.md is the specification; this header is
+ * its vocabulary in C. The converter (convert/) writes with these names
+ * and the reader (reader/) reads with them, so the two cannot drift apart;
+ * a name changed here changes the format (bump SCOPE_FORMAT_VERSION and
+ * say so in docs/format.md).
+ *
+ * The journal's layout (the recorder's on-disk buffer) is journal.h in
+ * this folder, and the error codes every library returns are
+ * scope_error.h: both sides of the format build on all three. Header-only,
+ * libc-free: the recorder includes it inside the profiled process.
+ */
+#ifndef SCOPE_FORMAT_H
+#define SCOPE_FORMAT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- file-level attributes (on "/" of every scope file) --- */
+#define SCOPE_FORMAT_VERSION 1           /* value of SCOPE_A_FORMAT */
+#define SCOPE_A_FORMAT "scope_format"
+#define SCOPE_A_SCHEMA "scope_profiler_schema" /* the Python package's schema */
+
+/* --- files in the ranks folder ("<output stem>.ranks/") --- */
+#define SCOPE_RANKS_SUFFIX ".ranks"
+#define SCOPE_JOURNAL_PREFIX "journal."   /* journal.<host>.<pid>, format: journal.h */
+#define SCOPE_STORAGE_MARKER ".scope_fault." /* .scope_fault.<job>: a storage
+                                            fault was said once for the job;
+                                            `scope recover` removes it */
+
+/* --- groups and tables --- */
+#define SCOPE_G_METADATA "metadata"       /* in every file; the index's is the run's */
+#define SCOPE_G_RANK_FMT "rank%d"         /* /rank<N> */
+#define SCOPE_G_RANK_PREFIX "rank"
+#define SCOPE_G_COLLISION_SUFFIX ".collision" /* rank<N>.collision<K>(.h5) */
+#define SCOPE_G_REGIONS "regions"         /* /rank<N>/regions/<encoded name> */
+#define SCOPE_T_THREADS "threads"         /* /rank<N>/threads */
+#define SCOPE_T_INTERPOSITION "interposition"
+#define SCOPE_T_CALLSITES "callsites"     /* /rank<N>/callsites, one row per frame */
+
+/* --- per-region datasets (/rank<N>/regions/<name>/...) --- */
+#define SCOPE_D_START_TIMES "start_times"
+#define SCOPE_D_END_TIMES "end_times"
+#define SCOPE_D_THREAD_IDS "thread_ids"
+#define SCOPE_D_CALLSITE_IDS "callsite_ids"
+#define SCOPE_D_BEGIN_SEQ "begin_seq"
+#define SCOPE_D_DEPTH "depth"
+#define SCOPE_D_UNWOUND "unwound"
+
+/* --- per-region attributes --- */
+#define SCOPE_A_NAME "name"
+#define SCOPE_A_KIND "kind"
+#define SCOPE_A_SYMBOL "symbol"
+#define SCOPE_A_OBJECT "object"
+
+/* --- /metadata and /rank<N> attributes --- */
+#define SCOPE_A_START_TIME_NS "start_time_ns"
+#define SCOPE_A_FINALIZE_TIME_NS "finalize_time_ns"
+#define SCOPE_A_MPI_SIZE "mpi_size"
+#define SCOPE_A_HOSTNAME "hostname"
+#define SCOPE_A_TIMESTAMP "timestamp"
+#define SCOPE_A_RANK "rank"
+#define SCOPE_A_PID "pid"
+#define SCOPE_A_DROPPED_EVENTS "dropped_events"
+#define SCOPE_A_UNTERMINATED_CALLS "unterminated_calls"
+#define SCOPE_A_COMPLETE "complete"
+#define SCOPE_A_DIED_SIGNAL "died_signal"
+#define SCOPE_A_CLOCK_RESOLUTION_NS "clock_resolution_ns"
+#define SCOPE_A_RANK_COLLISIONS "rank_collisions"
+
+/* --- clock alignment (docs/clocks.md) --- */
+#define SCOPE_A_CLOCK_ALIGNED "clock_aligned"
+#define SCOPE_A_CLOCK_HOST_INDEX "clock_host_index"
+#define SCOPE_A_CLOCK_HOSTS "clock_hosts"
+#define SCOPE_A_CLOCK_DRIFT_PPM "clock_drift_ppm"
+#define SCOPE_A_CLOCK_ERROR_NS "clock_error_ns"
+#define SCOPE_A_CLOCK_SPAN_ERROR_NS "clock_span_error_ns"
+#define SCOPE_A_CLOCK_REFERENCE "clock_reference"
+
+/* --- columns of the compound tables --- */
+#define SCOPE_C_INDEX "index"             /* threads */
+#define SCOPE_C_TID "tid"
+#define SCOPE_C_NAME "name"
+#define SCOPE_C_START_NS "start_ns"
+#define SCOPE_C_END_NS "end_ns"
+#define SCOPE_C_ID "id"                   /* callsites */
+#define SCOPE_C_FRAME "frame"
+#define SCOPE_C_DEPTH "depth"
+#define SCOPE_C_OFFSET "offset"
+#define SCOPE_C_BUILD_ID "build_id"
+#define SCOPE_C_OBJECT "object"
+#define SCOPE_C_PATTERN "pattern"         /* interposition, also symbol, object */
+#define SCOPE_C_SYMBOL "symbol"
+#define SCOPE_C_METHOD "method"
+#define SCOPE_C_STATUS "status"
+#define SCOPE_C_REASON "reason"
+
+/* --- scope-profiler's columnar layouts (schema 2 and 3), read only --- */
+#define SCOPE_S_REGION_NAMES "region_table/names"
+#define SCOPE_S_INDEX_REGION_IDS "rank_region_index/region_ids"
+#define SCOPE_S_INDEX_RANKS "rank_region_index/ranks"
+#define SCOPE_S_INDEX_EVENT_OFFSETS "rank_region_index/event_offsets"
+#define SCOPE_S_INDEX_EVENT_COUNTS "rank_region_index/event_counts"
+#define SCOPE_S_EVENTS_START_TIMES "events/start_times"
+#define SCOPE_S_EVENTS_END_TIMES "events/end_times"
+#define SCOPE_S_EVENTS_START_DELTAS "events/start_deltas"
+#define SCOPE_S_EVENTS_DURATIONS "events/durations"
+
+/* Region kinds: the journal stores the number, the rank file the name
+ * (SCOPE_A_KIND). An unknown number is stored as manual. */
+enum scope_kind { SCOPE_KIND_FUNCTION = 0, SCOPE_KIND_MPI = 1, SCOPE_KIND_MANUAL = 2 };
+#define SCOPE_KIND_COUNT 3
+
+/* The stored name of a kind ("function", "mpi", "manual"); an out-of-range
+ * kind gives "manual", as the writer stores it. Cost: none. */
+static inline const char *scope_kind_name(int kind)
+{
+    static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual" };
+    return kind >= 0 && kind < SCOPE_KIND_COUNT ? names[kind] : names[SCOPE_KIND_MANUAL];
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCOPE_FORMAT_H */
