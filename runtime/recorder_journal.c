@@ -27,7 +27,7 @@
 #include "clock.h"
 #include "death.h"
 #include "full_io.h"
-#include "h5writer.h"
+#include "writer_spawn.h"
 #include "journal.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
