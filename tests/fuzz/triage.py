@@ -12,7 +12,7 @@ import sys
 
 SKIP = re.compile(r"__sanitizer|__asan|__ubsan|__lsan|__interceptor|fuzzer::|"
                   r"\bin (malloc|calloc|realloc|free|memcpy|memmove|memset|strlen|strdup|"
-                  r"__memcpy\w*|__memmove\w*|__libc\w*|_start|main)\b|libc\.so|libstdc\+\+\.so|ld-linux")
+                  r"__memcpy\w*|__memmove\w*|__memset\w*|__libc\w*|_start|main)\b|libc\.so|libstdc\+\+\.so|ld-linux|sysdeps/")
 FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ +(?:in )?(.*)$")
 
 exe, artifacts = sys.argv[1], sys.argv[2:]
