@@ -318,10 +318,7 @@ int scope_profile_unwound(scope_profile *p, int region, int rank, const int8_t *
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     *unwound = NULL;
     *n = 0;
-    if (region < 0 || region >= p->nregions)
-        return scope__fail(SCOPE_ENOTFOUND, "no region index %d (the profile "
-                           "has %d)", region, p->nregions);
-    int k = scope__rank_index(p, rank);
+    int k = scope__cell_index(p, region, rank);
     if (k < 0)
         return k;
     scope__cell *c = scope__cell_at(p, region, k);
