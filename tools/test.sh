@@ -10,7 +10,11 @@
 #   tools/test.sh [--quick]   --quick: the plain build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# each phase says when it starts, so a slow CI run shows where its time went
+t0=$SECONDS
+phase() { echo "== $1 ($((SECONDS - t0)) s since the start)"; }
 tools/install-deps.sh
+phase "plain build, every test"
 quick=0
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
 
@@ -27,6 +31,7 @@ setup() { # setup BUILDDIR [meson options...]
 status=0
 logs=()
 finish() {
+  phase "done"
   SCOPE_FUZZ_RESULT=${fuzz:-} /usr/bin/python3 - "${logs[@]}" <<'PY'
 import json, os, sys
 passed = failed = skipped = 0
@@ -55,23 +60,23 @@ meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@" || status=1
 logs+=("$builddir/meson-logs/testlog.json")
 if [ "$quick" = 1 ]; then finish; fi
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+phase "AddressSanitizer + UndefinedBehaviorSanitizer"
 setup "$builddir-asan" -Db_sanitize=address,undefined -Db_lundef=false
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C "$builddir-asan" --print-errorlogs --num-processes 2 \
   --suite runtime --suite reader --suite config --suite tools || status=1
 logs+=("$builddir-asan/meson-logs/testlog.json")
 
-echo "== ThreadSanitizer"
+phase "ThreadSanitizer"
 setup "$builddir-tsan" -Db_sanitize=thread -Db_lundef=false
 TSAN_OPTIONS=halt_on_error=1 \
   meson test -C "$builddir-tsan" --print-errorlogs --num-processes 2 --suite runtime || status=1
 logs+=("$builddir-tsan/meson-logs/testlog.json")
 
-echo "== libFuzzer: journal reader/writer and profile reader, ${SCOPE_FUZZ_SECONDS:-45} s each"
+phase "libFuzzer: journal reader/writer and profile reader, ${SCOPE_FUZZ_SECONDS:-25} s each"
 # a fixed seed: every run tries the same inputs (tests/fuzz/run_fuzz.sh)
 if SCOPE_FUZZ_SEED=${SCOPE_FUZZ_SEED:-20261130} \
-   tests/fuzz/run_fuzz.sh "${SCOPE_FUZZ_SECONDS:-45}" "$PWD/$builddir-fuzz"; then
+   tests/fuzz/run_fuzz.sh "${SCOPE_FUZZ_SECONDS:-25}" "$PWD/$builddir-fuzz"; then
   fuzz=passed
 else
   fuzz=failed
