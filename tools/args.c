@@ -4,6 +4,7 @@
  * rank lists the same way.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,6 +24,16 @@ int scope__usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, " (try 'scope %s --help')\n", cmd);
     return 2;
+}
+
+int scope__option_error(const char *cmd, int c, char *const argv[])
+{
+    if (c == ':')
+        return scope__usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+    /* a short option inside a group ("-qx") is not argv[optind - 1] */
+    if (optopt > 0 && optopt < 256)
+        return scope__usage_error(cmd, "unknown option '-%c'", optopt);
+    return scope__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 int scope__fail_msg(const char *msg)

@@ -17,6 +17,11 @@
 int scope__usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Reports the bad option getopt_long just returned `c` for (':' a
+ * missing value, anything else an unknown option, short or long) in
+ * scope__usage_error's words, and returns 2. */
+int scope__option_error(const char *cmd, int c, char *const argv[]);
+
 /* Prints "scope: <msg>" and returns 1. */
 int scope__fail_msg(const char *msg);
 

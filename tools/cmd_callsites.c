@@ -324,12 +324,8 @@ int scope_cmd_callsites(int argc, char **argv)
             fputs(callsites_help, stdout);
             status = 0;
             goto fail;
-        case ':':
-            scope__usage_error("callsites", "option '%s' needs a value",
-                               argv[optind - 1]);
-            goto fail;
-        default:
-            scope__usage_error("callsites", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            scope__option_error("callsites", c, argv);
             goto fail;
         }
     }

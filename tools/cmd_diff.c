@@ -84,12 +84,8 @@ int scope_cmd_diff(int argc, char **argv)
         case 'h':
             fputs(diff_help, stdout);
             return 0;
-        case ':':
-            return scope__usage_error("diff", "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return scope__usage_error("diff", "unknown option '%s'",
-                                      argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            return scope__option_error("diff", c, argv);
         }
     }
     if (argc - optind != 2)

@@ -137,13 +137,8 @@ int scope_cmd_events(int argc, char **argv)
             fputs(events_help, stdout);
             status = 0;
             goto fail_args;
-        case ':':
-            scope__usage_error("events", "option '%s' needs a value",
-                               argv[optind - 1]);
-            goto fail_args;
-        default:
-            scope__usage_error("events", "unknown option '%s'",
-                               argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            scope__option_error("events", c, argv);
             goto fail_args;
         }
     }

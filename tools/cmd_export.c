@@ -349,12 +349,8 @@ int scope_cmd_export(int argc, char **argv)
         case 'h':
             fputs(export_help, stdout);
             return 0;
-        case ':':
-            return scope__usage_error("export", "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return scope__usage_error("export", "unknown option '%s'",
-                                      argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            return scope__option_error("export", c, argv);
         }
     }
     if (to < 0)

@@ -52,12 +52,8 @@ int scope_cmd_merge(int argc, char **argv)
         case 'h':
             fputs(merge_help, stdout);
             return 0;
-        case ':':
-            return scope__usage_error("merge", "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return scope__usage_error("merge", "unknown option '%s'",
-                                      argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            return scope__option_error("merge", c, argv);
         }
     }
     if (!outpath)

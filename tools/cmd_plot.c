@@ -93,12 +93,8 @@ int scope_cmd_plot(int argc, char **argv)
         case 'h':
             fputs(plot_help, stdout);
             return 0;
-        case ':':
-            return scope__usage_error("plot", "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return scope__usage_error("plot", "unknown option '%s'",
-                                      argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            return scope__option_error("plot", c, argv);
         }
     }
     if (kind < 0)

@@ -301,7 +301,7 @@ int scope_cmd_recover(int argc, char **argv)
             fputs(recover_help, stdout);
             return 0;
         } else {
-            return scope__usage_error("recover", "unknown option '%s'", argv[optind - 1]);
+            return scope__option_error("recover", c, argv);
         }
     }
     if (optind >= argc)

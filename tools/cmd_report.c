@@ -386,12 +386,8 @@ int scope_cmd_report(int argc, char **argv)
         case 'h':
             fputs(report_help, stdout);
             return 0;
-        case ':':
-            return scope__usage_error("report", "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return scope__usage_error("report", "unknown option '%s'",
-                                      argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            return scope__option_error("report", c, argv);
         }
     }
     if (!outpath)

@@ -315,10 +315,8 @@ int scope_cmd_summary(int argc, char **argv)
         case 'h':
             fputs(summary_help, stdout);
             return 0;
-        case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            return scope__option_error("summary", c, argv);
         }
     }
     if (optind >= argc)

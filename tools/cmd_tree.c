@@ -151,12 +151,8 @@ int scope_cmd_tree(int argc, char **argv)
         case 'h':
             fputs(tree_help, stdout);
             return 0;
-        case ':':
-            return scope__usage_error("tree", "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return scope__usage_error("tree", "unknown option '%s'",
-                                      argv[optind - 1]);
+        default: /* ':' or an unknown option */
+            return scope__option_error("tree", c, argv);
         }
     }
     if (optind >= argc)
