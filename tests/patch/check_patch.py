@@ -154,7 +154,7 @@ def main():
         f.write(c["config"] + "\n")
     env = dict(os.environ)
     for k in list(env):
-        if k.startswith("SCOPE_") or k == "LD_PRELOAD":
+        if (k.startswith("SCOPE_") and k != "SCOPE_TRAMPOLINE") or k == "LD_PRELOAD":
             del env[k]
     if c.get("no_libstdcxx"):
         # the case means something only if the program really lacks it
