@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     /* interleaved: a slow stretch of the shared machine hits every variant
      * of a round alike, and the per-round differences stay meaningful */
     double fl[ROUNDS], bare[ROUNDS], sc[ROUNDS], uf[ROUNDS], add_sc[ROUNDS], add_uf[ROUNDS],
-        r_floor[ROUNDS], r_uf[ROUNDS], rd[ROUNDS], add_rd[ROUNDS], r_rd[ROUNDS];
+        r_floor[ROUNDS], r_uf[ROUNDS], rd[ROUNDS], add_rd[ROUNDS], r_rd[ROUNDS], gain[ROUNDS];
     int recorded = 1;
     for (int r = 0; r < ROUNDS; r++) {
         fl[r] = bench_two_reads_ns(calls / 4);
@@ -112,6 +112,7 @@ int main(int argc, char **argv)
         r_floor[r] = add_sc[r] / fl[r];
         add_rd[r] = rd[r] - bare[r];
         r_rd[r] = add_rd[r] / fl[r];
+        gain[r] = rd[r] - sc[r];
         r_uf[r] = add_sc[r] > 0 ? add_uf[r] / add_sc[r] : NAN;
     }
     char cpu[256];
@@ -130,6 +131,7 @@ int main(int argc, char **argv)
     row("added by uftrace:", add_uf, " ns");
     row("scope / two clock reads:", r_floor, "x   (target <= 1.5x)");
     row("redirect / two reads:", r_rd, "x");
+    row("call mode saves:", gain, " ns per call (redirect - call, same round)");
     row("uftrace / scope added:", r_uf, "x   (target >= 3x)");
     if (!recorded)
         printf("WARNING: a profiled run did not record every call (or failed; preload %s)\n",
