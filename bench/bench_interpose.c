@@ -5,7 +5,9 @@
  * `uftrace record -P`, all from one run of this benchmark. Each run is a
  * child process that times its own loop; the parent prints ns per call,
  * the ns each tool adds, and the ratios to the price floor (two reads of
- * the recorder's clock, measured here too) and to uftrace. The variants
+ * the recorder's clock, measured here too) and to uftrace. The patched
+ * function runs in both trampoline modes (SCOPE_TRAMPOLINE=call, the
+ * default, and redirect), so their difference is measured in one run. The variants
  * run in ROUNDS interleaved rounds; every line gives min / median / max
  * over the rounds (the differences and ratios are taken within a round),
  * and the CPU model heads the output.
@@ -74,7 +76,9 @@ int main(int argc, char **argv)
     char *child_argv[] = { exe, "--child", count, NULL };
     const char *none[] = { NULL };
     const char *pre[] = { "LD_PRELOAD", SCOPE_PRELOAD_PATH, "SCOPE_CONFIG", conf,
-                          "SCOPE_OUTPUT", out, NULL };
+                          "SCOPE_OUTPUT", out, "SCOPE_TRAMPOLINE", "call", NULL };
+    const char *pre_redirect[] = { "LD_PRELOAD", SCOPE_PRELOAD_PATH, "SCOPE_CONFIG", conf,
+                                   "SCOPE_OUTPUT", out, "SCOPE_TRAMPOLINE", "redirect", NULL };
     char ufdir[4200];
     snprintf(ufdir, sizeof ufdir, "%s/uftrace.data", tmp);
     char *uf_argv[] = { "uftrace", "record", "-d", ufdir, "--no-libcall", "-P", "bench_target",
@@ -83,7 +87,7 @@ int main(int argc, char **argv)
     /* interleaved: a slow stretch of the shared machine hits every variant
      * of a round alike, and the per-round differences stay meaningful */
     double fl[ROUNDS], bare[ROUNDS], sc[ROUNDS], uf[ROUNDS], add_sc[ROUNDS], add_uf[ROUNDS],
-        r_floor[ROUNDS], r_uf[ROUNDS];
+        r_floor[ROUNDS], r_uf[ROUNDS], rd[ROUNDS], add_rd[ROUNDS], r_rd[ROUNDS], gain[ROUNDS];
     int recorded = 1;
     for (int r = 0; r < ROUNDS; r++) {
         fl[r] = bench_two_reads_ns(calls / 4);
@@ -95,14 +99,20 @@ int main(int argc, char **argv)
                  "h5dump -H -d /rank0/regions/bench_target/start_times '%s' 2>/dev/null | "
                  "grep -q '( %ld )'", out, 3 * calls);
         recorded &= sc[r] > 0 && system(check) == 0;
+        rd[r] = bench_run(child_argv, pre_redirect);
+        recorded &= rd[r] > 0 && system(check) == 0;
         uf[r] = have_uf ? bench_run(uf_argv, none) : -1;
         /* a failed run (negative) is NaN: left out of min / median / max */
         if (bare[r] < 0) bare[r] = NAN;
         if (sc[r] < 0) sc[r] = NAN;
+        if (rd[r] < 0) rd[r] = NAN;
         if (uf[r] < 0) uf[r] = NAN;
         add_sc[r] = sc[r] - bare[r];
         add_uf[r] = uf[r] - bare[r];
         r_floor[r] = add_sc[r] / fl[r];
+        add_rd[r] = rd[r] - bare[r];
+        r_rd[r] = add_rd[r] / fl[r];
+        gain[r] = rd[r] - sc[r];
         r_uf[r] = add_sc[r] > 0 ? add_uf[r] / add_sc[r] : NAN;
     }
     char cpu[256];
@@ -113,11 +123,15 @@ int main(int argc, char **argv)
            calls, ROUNDS);
     row("two clock reads:", fl, " ns");
     row("bare call:", bare, " ns");
-    row("scope (patched):", sc, " ns/call");
+    row("scope (patched, call):", sc, " ns/call");
+    row("scope (redirect mode):", rd, " ns/call");
     row("uftrace record -P:", uf, " ns/call");
     row("added by scope:", add_sc, " ns");
+    row("added, redirect mode:", add_rd, " ns");
     row("added by uftrace:", add_uf, " ns");
     row("scope / two clock reads:", r_floor, "x   (target <= 1.5x)");
+    row("redirect / two reads:", r_rd, "x");
+    row("call mode saves:", gain, " ns per call (redirect - call, same round)");
     row("uftrace / scope added:", r_uf, "x   (target >= 3x)");
     if (!recorded)
         printf("WARNING: a profiled run did not record every call (or failed; preload %s)\n",

@@ -4,7 +4,10 @@ each MPI (issue 10): runs build/bench/bench_mpi_<mpi> bare and with
 libscope_preload.so (built-in default: every MPI_* timed), as singletons,
 alternating bare and preloaded 5 times in this one run, and prints min /
 median / max over the pairs of the added ns per MPI_Comm_rank call and its
-ratio to two clock reads (target <= 1.5x, issue 13). Not a test (the machine's timing is noisy); run after
+ratio to two clock reads (target <= 1.5x, issue 13). Variants, interleaved
+in each round: the built-in default in both trampoline modes
+(SCOPE_TRAMPOLINE=call, redirect), only MPI_Comm_rank patched, and the
+preload loaded with nothing patched. Not a test (the machine's timing is noisy); run after
 `meson compile -C build`: /usr/bin/python3 bench/bench_mpi.py"""
 import os
 import statistics
@@ -44,6 +47,22 @@ def main():
     base = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_")
             and k != "LD_PRELOAD"}
     with tempfile.TemporaryDirectory() as tmp:
+        # the ablation of the intercepted call, one variant per line, all
+        # interleaved in each round: what the preload costs with nothing
+        # patched, the one function alone, and the built-in default (every
+        # MPI_* patched) in both trampoline modes
+        only = os.path.join(tmp, "only.conf")
+        with open(only, "w") as f:
+            f.write("MPI_Comm_rank\n")
+        nothing = os.path.join(tmp, "nothing.conf")
+        with open(nothing, "w") as f:
+            f.write("scope_bench_no_such_function\n")
+        variants = [
+            ("default MPI_*, call", {"SCOPE_TRAMPOLINE": "call"}),
+            ("default MPI_*, redirect", {"SCOPE_TRAMPOLINE": "redirect"}),
+            ("only MPI_Comm_rank, call", {"SCOPE_TRAMPOLINE": "call", "SCOPE_CONFIG": only}),
+            ("preload, nothing patched", {"SCOPE_CONFIG": nothing}),
+        ]
         for mpi in ("openmpi", "mpich"):
             exe = os.path.join(BUILD, "bench", "bench_mpi_" + mpi)
             if not os.path.exists(exe):
@@ -52,23 +71,29 @@ def main():
             penv = dict(base, LD_PRELOAD=preload, SCOPE_OUTPUT=os.path.join(tmp, mpi + ".h5"),
                         SCOPE_MEMORY_BUDGET="1G")
             # interleaved runs; each run prints its best of 5 rounds, and the
-            # runs give min / median / max of the added cost (within a pair)
-            added, ratio, two = [], [], []
+            # runs give min / median / max of the added cost (within a round)
+            added = {v[0]: [] for v in variants}
+            ratio = {v[0]: [] for v in variants}
+            two = []
             for _ in range(ROUNDS):
                 b = run(exe, base, calls)
-                p = run(exe, penv, calls)
-                t = min(b["two_reads_ns"], p["two_reads_ns"])
-                a = p["comm_rank_ns"] - b["comm_rank_ns"]
-                added.append(a)
-                ratio.append(a / t)
+                t = b["two_reads_ns"]
+                for name, extra in variants:
+                    p = run(exe, dict(penv, **extra), calls)
+                    t = min(t, p["two_reads_ns"])
+                    added[name].append(p["comm_rank_ns"] - b["comm_rank_ns"])
                 two.append(t)
+                for name, _ in variants:
+                    ratio[name].append(added[name][-1] / t)
 
             def mmm(v, fmt):
                 v = sorted(v)
                 return " / ".join(fmt % x for x in (v[0], statistics.median(v), v[-1]))
-            print(f"{mpi:8s} MPI_Comm_rank added {mmm(added, '%.2f')} ns = "
-                  f"{mmm(ratio, '%.2f')}x two clock reads ({mmm(two, '%.2f')} ns) "
-                  f"(target <= 1.5x)")
+            print(f"{mpi}: two clock reads {mmm(two, '%.2f')} ns")
+            for name, _ in variants:
+                print(f"  {name:26s} MPI_Comm_rank added {mmm(added[name], '%.2f')} ns = "
+                      f"{mmm(ratio[name], '%.2f')}x two clock reads"
+                      + (" (target <= 1.5x)" if name.startswith("default MPI_*, call") else ""))
 
 
 if __name__ == "__main__":

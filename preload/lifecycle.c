@@ -48,6 +48,8 @@
 #include "preload_state.h"
 #include "scope_config.h"
 #include "scope_internal.h"
+#include "patch.h"
+#include "shadow_stack.h"
 
 /* Set in the environment once a config error was printed, so that the
  * processes the printing one starts stay silent. */
@@ -136,6 +138,18 @@ static void warn_at_exit(void)
         scope__interpose_warn_unmatched(0);
 }
 
+/* Measures the patched path's cost per call (runtime/calibrate.c) through
+ * a trampoline stub of the calibration's reference body, recorded under
+ * region 0 into a throwaway buffer; the stub stays unused afterwards. */
+static void calibrate_patched(void)
+{
+    uintptr_t stub;
+    if (scope__patch_got_stub((uintptr_t)scope__calibrate_body, 0, SCOPE_FN_CALIBRATE, &stub) < 0)
+        return;
+    scope__calibrate_patched((void (*)(void))stub, scope__tramp_call_mode
+                             ? "trampoline (call mode)" : "trampoline (redirect mode)");
+}
+
 /* Starts the recorder with the config's options. Returns 1 when recording,
  * 0 when the recorder refused (the preload is then off in this process). */
 static int start_recording(void)
@@ -159,6 +173,8 @@ static int start_recording(void)
     rc = scope__interpose_apply(preload.cfg);
     if (rc < 0)
         scope__preload_log("%s: interposition engine: %s", preload.exe, scope_strerror(rc));
+    else
+        calibrate_patched();
     return 1;
 }
 
@@ -183,7 +199,15 @@ __attribute__((constructor)) static void preload_constructor(void)
     find_executable();
 
     char err[1024] = "";
-    int rc = scope__config_from_env(&preload.cfg, err, sizeof err);
+    int rc;
+    if (scope__tramp_mode_from_env() < 0) {
+        /* a typo must not silently time with the other mode */
+        snprintf(err, sizeof err, "SCOPE_TRAMPOLINE: must be call or redirect, not '%.100s'",
+                 getenv("SCOPE_TRAMPOLINE"));
+        rc = SCOPE_EINVAL;
+    } else {
+        rc = scope__config_from_env(&preload.cfg, err, sizeof err);
+    }
     if (rc < 0) {
         if (err[0] == '\0')
             snprintf(err, sizeof err, "%s", scope_strerror(rc));

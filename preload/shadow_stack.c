@@ -42,6 +42,7 @@
 #include <cpuid.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -88,6 +89,11 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 extern char scope__tramp_entry_sse[], scope__tramp_exit_sse[];
 extern char scope__tramp_entry_avx[], scope__tramp_exit_avx[];
 extern char scope__tramp_entry_avx512[], scope__tramp_exit_avx512[];
+extern char scope__tramp_centry_sse[], scope__tramp_cexit_sse[];
+extern char scope__tramp_centry_avx[], scope__tramp_cexit_avx[];
+extern char scope__tramp_centry_avx512[], scope__tramp_cexit_avx512[];
+
+int scope__tramp_call_mode;
 
 static uint64_t xgetbv0(void)
 {
@@ -107,16 +113,32 @@ void scope__tramp_select(void)
         if (avx && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F))
             avx512 = (xcr0 & 0xe6) == 0xe6;
     }
-    if (avx512) {
-        scope__tramp_entry_addr = (uintptr_t)scope__tramp_entry_avx512;
-        scope__tramp_exit_addr = (uintptr_t)scope__tramp_exit_avx512;
-    } else if (avx) {
-        scope__tramp_entry_addr = (uintptr_t)scope__tramp_entry_avx;
-        scope__tramp_exit_addr = (uintptr_t)scope__tramp_exit_avx;
-    } else {
-        scope__tramp_entry_addr = (uintptr_t)scope__tramp_entry_sse;
-        scope__tramp_exit_addr = (uintptr_t)scope__tramp_exit_sse;
-    }
+    /* [call?][variant]: entry and exit paths (trampoline.S) */
+    static char *const paths[2][3][2] = {
+        { { scope__tramp_entry_sse, scope__tramp_exit_sse },
+          { scope__tramp_entry_avx, scope__tramp_exit_avx },
+          { scope__tramp_entry_avx512, scope__tramp_exit_avx512 } },
+        { { scope__tramp_centry_sse, scope__tramp_cexit_sse },
+          { scope__tramp_centry_avx, scope__tramp_cexit_avx },
+          { scope__tramp_centry_avx512, scope__tramp_cexit_avx512 } },
+    };
+    int mode = scope__tramp_mode_from_env();
+    scope__tramp_call_mode = mode == SCOPE_TRAMP_CALL;
+    int v = avx512 ? 2 : avx ? 1 : 0;
+    scope__tramp_entry_addr = (uintptr_t)paths[scope__tramp_call_mode][v][0];
+    scope__tramp_exit_addr = (uintptr_t)paths[scope__tramp_call_mode][v][1];
+}
+
+int scope__tramp_mode_from_env(void)
+{
+    const char *m = getenv("SCOPE_TRAMPOLINE");
+    if (m == NULL || *m == '\0')
+        return SCOPE_TRAMP_DEFAULT;
+    if (strcmp(m, "call") == 0)
+        return SCOPE_TRAMP_CALL;
+    if (strcmp(m, "redirect") == 0)
+        return SCOPE_TRAMP_REDIRECT;
+    return -1;
 }
 
 /* ------------------------------------------------------- per-thread setup */
@@ -186,21 +208,23 @@ static inline int on_stack(const struct shadow *s, uintptr_t a)
 
 /* ------------------------------------------------------------- hot paths */
 
-uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
+struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
 {
+    struct scope__enter not_recorded = { fn->resume, 0 };
     uintptr_t ra = *slot;
     /* The preload's own calls (the recorder's slow path, the MPI wrappers
      * asking for rank and size) are never the program's. */
-    if (__builtin_expect(scope__self_contains(ra), 0) && ra != scope__tramp_exit_addr)
-        return fn->resume;              /* called by the preload itself */
+    if (__builtin_expect(scope__self_contains(ra), 0) && ra != scope__tramp_exit_addr &&
+        !(fn->flags & SCOPE_FN_CALIBRATE))
+        return not_recorded;            /* called by the preload itself */
     struct shadow *s = tls_ss;
     if (__builtin_expect(s == NULL, 0)) {
         s = shadow_create();
         if (!s)
-            return fn->resume;
+            return not_recorded;
     }
     if (s->busy || ((fn->flags & SCOPE_FN_MPI) && s->mpi_open))
-        return fn->resume;              /* recorder internals; MPI inside MPI */
+        return not_recorded;            /* recorder internals; MPI inside MPI */
     s->busy = 1;
     uintptr_t r = (uintptr_t)slot;
     uint32_t depth = s->depth;
@@ -225,7 +249,7 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
     if (__builtin_expect(depth >= MAX_FRAMES, 0)) {
         atomic_fetch_add_explicit(&n_overflow, 1, memory_order_relaxed);
         s->busy = 0;
-        return fn->resume;
+        return not_recorded;
     }
     struct frame *f = &s->f[depth];
     f->ret = *slot;
@@ -239,7 +263,7 @@ uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
     *slot = scope__tramp_exit_addr;
     scope__begin_site(fn->id, site);
     s->busy = 0;
-    return fn->resume;
+    return (struct scope__enter){ fn->resume, 1 };
 }
 
 uintptr_t scope__shadow_exit(uintptr_t sp)

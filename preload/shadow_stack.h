@@ -24,14 +24,37 @@ struct scope__fn;
  * ymm or zmm registers), set by scope__tramp_select(). */
 extern uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
 
-/* Picks the trampoline variant from cpuid/xgetbv. Idempotent. */
+/* The trampoline's two modes (trampoline.S): `call` the function so its
+ * return is predicted, or `redirect` its return address. */
+#define SCOPE_TRAMP_REDIRECT 0
+#define SCOPE_TRAMP_CALL 1
+#define SCOPE_TRAMP_DEFAULT SCOPE_TRAMP_CALL
+
+/* 1 when the call mode was picked (SCOPE_TRAMPOLINE), else 0. */
+extern int scope__tramp_call_mode;
+
+/* Picks the trampoline variant from cpuid/xgetbv and the mode from
+ * SCOPE_TRAMPOLINE (an invalid value gives the default; the preload's
+ * constructor reports it). Idempotent. */
 void scope__tramp_select(void);
 
+/* SCOPE_TRAMP_CALL or SCOPE_TRAMP_REDIRECT as SCOPE_TRAMPOLINE asks
+ * (unset or empty: SCOPE_TRAMP_DEFAULT), -1 for any other value. */
+int scope__tramp_mode_from_env(void);
+
+/* What the entry path gets back: where to continue (fn->resume), and
+ * whether the call was recorded (its return slot now leads to the exit
+ * path); returned in rax:rdx. */
+struct scope__enter {
+    uintptr_t resume;
+    uintptr_t recorded;
+};
+
 /* Called by the entry path with the function's record and the address of
- * its return-address slot. Returns where to continue (fn->resume). Never
- * fails: without room on the shadow stack, or re-entered from inside the
- * recorder, it just doesn't record this call (counted). */
-uintptr_t scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot);
+ * its return-address slot. Never fails: without room on the shadow stack,
+ * or re-entered from inside the recorder, it just doesn't record this call
+ * (counted), and says so (recorded = 0). */
+struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot);
 
 /* Called by the exit path with the stack pointer the function returned
  * with. Returns the original return address. Frames pushed after the one

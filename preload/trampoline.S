@@ -22,6 +22,30 @@
  * (return values; st0/st1 stay on the x87 stack because nothing it calls
  * uses x87), calls scope__shadow_exit(sp) and jumps to the original
  * return address.
+ *
+ * Two modes (SCOPE_TRAMPOLINE, shadow_stack.c picks the pair):
+ *
+ *   redirect  the entry path jumps to the function; the C code has written
+ *             the exit path's address into the return slot, so the
+ *             function's `ret` goes there. The return stack buffer
+ *             predicted the caller, so that `ret` is mispredicted on every
+ *             call, and the exit path's indirect `jmp` to the caller too
+ *             (bench_ablation: about 20 ns here).
+ *   call      the entry path drops the return address (already saved on
+ *             the shadow stack) and `call`s the function from the very
+ *             same stack pointer: the `call` pushes the exit path's
+ *             address into the same slot, so the function sees exactly the
+ *             stack the caller built (its stack arguments, varargs and
+ *             by-value structs at the same offsets, nothing copied), and
+ *             the return stack buffer now predicts the function's `ret`
+ *             into the exit path. The exit path, which follows the `call`
+ *             directly, puts the original return address back into the
+ *             slot and leaves with `ret`, which the buffer predicts as the
+ *             caller (its entry from the caller's own `call` is next).
+ *             Everything else (the slot's contents while the function
+ *             runs, the shadow stack, the fix-ups for throws, longjmp,
+ *             thread exit and stack walks) is the same as in redirect
+ *             mode, because the slot holds the exit path's address in both.
  */
     .text
 
@@ -216,6 +240,101 @@ scope__tramp_exit_\kind:
     lea 8(%rsp), %rsp               /* rsp = R + 8 again */
     jmp *-8(%rsp)
     .size scope__tramp_exit_\kind, . - scope__tramp_exit_\kind
+
+    /* call mode: the same entry, ending in a `call` to the function that
+     * the exit path follows directly (so the pushed return address is
+     * scope__tramp_cexit_\kind) */
+    .globl scope__tramp_centry_\kind
+    .hidden scope__tramp_centry_\kind
+    .type scope__tramp_centry_\kind, @function
+    .p2align 4
+scope__tramp_centry_\kind:
+    .cfi_startproc
+    .cfi_def_cfa %rsp, 16
+    push %rbp
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset %rbp, -24
+    mov %rsp, %rbp                  /* rbp = R - 16 */
+    .cfi_def_cfa_register %rbp
+    push %rdi
+    push %rsi
+    push %rdx
+    push %rcx
+    push %r8
+    push %r9
+    push %rax
+    push %r10
+    and $-16, %rsp
+    SAVE_ARGS \kind
+    mov %r11, %rdi
+    lea 16(%rbp), %rsi
+    call scope__shadow_enter        /* rax = resume, rdx = 1 if recorded */
+    mov 8(%rbp), %r11               /* the caller's r11 back */
+    mov %rax, 8(%rbp)               /* R - 8 = where to continue */
+    test %edx, %edx                 /* the flags are dead at a function's entry */
+    RESTORE_ARGS \kind              /* moves and pops leave the flags alone */
+    lea -64(%rbp), %rsp
+    pop %r10
+    pop %rax
+    pop %r9
+    pop %r8
+    pop %rcx
+    pop %rdx
+    pop %rsi
+    pop %rdi
+    pop %rbp
+    .cfi_def_cfa %rsp, 16
+    .cfi_restore %rbp
+    lea 8(%rsp), %rsp               /* rsp = R */
+    .cfi_def_cfa_offset 8
+    jnz 1f
+    jmp *-8(%rsp)                   /* not recorded: no exit path */
+    /* No CFI from here on, as for the exit path of redirect mode: while
+     * the function runs, its return slot holds the exit path's address,
+     * which an unwinder cannot step through; throws and stack walks put
+     * the original address back first (unwind_hooks.c, callsites.c). */
+    .cfi_endproc
+1:  lea 8(%rsp), %rsp               /* rsp = R + 8: the slot is free */
+    call *-16(%rsp)                 /* target read before the push; R - 8
+                                       is in the red zone */
+    .size scope__tramp_centry_\kind, . - scope__tramp_centry_\kind
+
+    .globl scope__tramp_cexit_\kind
+    .hidden scope__tramp_cexit_\kind
+    .type scope__tramp_cexit_\kind, @function
+scope__tramp_cexit_\kind:
+    /* rsp = R + 8: the function has just returned through slot R */
+    lea -8(%rsp), %rsp
+    push %rbp
+    mov %rsp, %rbp                  /* rbp = R - 8 */
+    push %rax
+    push %rdx
+    push %rcx
+    push %rsi
+    push %rdi
+    push %r8
+    push %r9
+    push %r10
+    push %r11
+    and $-16, %rsp
+    SAVE_RET \kind
+    lea 16(%rbp), %rdi
+    call scope__shadow_exit
+    mov %rax, 8(%rbp)               /* R = the original return address */
+    RESTORE_RET \kind
+    lea -72(%rbp), %rsp
+    pop %r11
+    pop %r10
+    pop %r9
+    pop %r8
+    pop %rdi
+    pop %rsi
+    pop %rcx
+    pop %rdx
+    pop %rax
+    pop %rbp
+    ret                             /* predicted: the caller's own call */
+    .size scope__tramp_cexit_\kind, . - scope__tramp_cexit_\kind
 .endm
 
 TRAMPOLINES sse

@@ -112,6 +112,17 @@ void scope__swap_records(struct scope_rec **cur, struct scope_rec **end);
  * (calibrate.c). Called once by scope_init(); under a millisecond. */
 void scope__calibrate(void);
 
+/* The reference body calibrate.c times (about 40 ns of arithmetic). */
+void scope__calibrate_body(void);
+
+/* The preload, once its trampoline is set up: measures calls of `stub`
+ * (a trampoline stub of scope__calibrate_body, so the whole patched path)
+ * the same way, and makes them the rank's overhead_inside_ns /
+ * overhead_caller_ns, with overhead_path = `path`; the C API pair's
+ * numbers move to overhead_api_inside_ns / overhead_api_caller_ns. Nothing
+ * changes when the measurement fails. About a millisecond. */
+void scope__calibrate_patched(void (*stub)(void), const char *path);
+
 #ifdef __cplusplus
 }
 #endif

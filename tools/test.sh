@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone: installs what is missing,
-# configures a build with warnings as errors, builds and runs every test;
-# then runs the recorder, reader, config and tool tests again under
+# configures a build with warnings as errors, builds and runs every test,
+# and the interposition suites once more in the trampoline's other mode
+# (meson test --setup redirect); then runs the recorder, reader, config and tool tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the recorder's under
 # ThreadSanitizer, and fuzzes the journal and profile readers for a bounded
 # time (tests/fuzz). (The preload's tests need no sanitizer runtime loaded
@@ -58,6 +59,11 @@ builddir=${SCOPE_BUILDDIR:-build-test}
 setup "$builddir"
 meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@" || status=1
 logs+=("$builddir/meson-logs/testlog.json")
+echo "== the interposition suites again in the other trampoline mode (SCOPE_TRAMPOLINE=redirect)"
+meson test -C "$builddir" --setup redirect --print-errorlogs --num-processes 2 \
+  --suite patch --suite preload --suite exceptions --suite callsites --suite faults \
+  --suite startup --suite compensate || status=1
+logs+=("$builddir/meson-logs/testlog-redirect.json")
 if [ "$quick" = 1 ]; then finish; fi
 
 phase "AddressSanitizer + UndefinedBehaviorSanitizer"

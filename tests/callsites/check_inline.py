@@ -28,7 +28,7 @@ def main():
     with open(conf, "w") as f:
         f.write("site_target callsites=2\n")
     h5 = os.path.join(outdir, "i.h5")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+    env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
     env.update(LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_OUTPUT=h5,
                SCOPE_H5WRITER=os.environ.get("SCOPE_H5WRITER", ""))
     subprocess.run([prog], env=env, check=True, timeout=120)

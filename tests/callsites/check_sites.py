@@ -75,7 +75,7 @@ def run_once(preload, prog, outdir, tag, extra_env=None):
     conf = os.path.join(outdir, "scope.conf")
     with open(conf, "w") as f:
         f.write("site_target callsites=2\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+    env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
     env.update(extra_env or {})
     bare = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=120)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf,

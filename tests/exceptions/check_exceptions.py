@@ -155,7 +155,7 @@ def main():
     outdir = os.path.abspath(sys.argv[-1])
     funcs, pairs = SCENARIOS[scenario]
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
     cmd = [prog, scenario] + args
     rc0, out0, err0 = run(cmd, env, outdir)
     counts = {m[1]: int(m[2]) for m in re.finditer(r"^calls (\S+) (\d+)$", out0, re.M)}

@@ -46,7 +46,7 @@ MODES = {  # case: (program arguments, open calls expected per rank file,
 }
 args, open_calls, at_death = MODES[a.case]
 cmd = [os.path.abspath(a.prog)] + args + [str(a.n)]
-env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
+env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
 if a.np:
     cmd = ["mpirun", "--oversubscribe", "-n", str(a.np)] + cmd
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

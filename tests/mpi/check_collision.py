@@ -134,7 +134,7 @@ def main():
                                  for a in sys.argv[1:5])
     outdir = os.path.abspath(sys.argv[5])
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SCOPE_") and k != "LD_PRELOAD"
+           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"
            and not k.startswith(LAUNCHER_VARS)}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     if mpi == "serial":

@@ -34,7 +34,7 @@ def main():
     with open(conf, "w") as f:
         f.write("MPI_*\n" + ("compute\nscale\n" if fortran else ""))
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = MPIRUN + ["-n", np_] + prog
     bare = subprocess.run(cmd, env=env, cwd=outdir, capture_output=True, timeout=600)

@@ -16,9 +16,10 @@ import sys
 import h5py
 import numpy as np
 
-BASIC = ["depth", "vsum", "vfmt", "many", "ffun", "dfun", "ldfun", "mkbig",
+BASIC = ["depth", "vsum", "vfmt", "many", "stackargs", "vlong", "ffun", "dfun", "ldfun", "mkbig",
          "mkpair", "by_pointer", "tail_inner", "tail_outer", "exported_add", "tiny"]
-BASIC_COUNTS = {"depth": 10000, "vsum": 3, "vfmt": 1, "many": 2, "ffun": 1,
+BASIC_COUNTS = {"depth": 10000, "vsum": 3, "vfmt": 1, "many": 2, "stackargs": 2, "vlong": 2,
+                "ffun": 1,
                 "dfun": 1, "ldfun": 1, "mkbig": 1, "mkpair": 1,
                 "by_pointer": 5, "tail_inner": 4, "tail_outer": 4,
                 "exported_add": 2}
@@ -154,7 +155,7 @@ def main():
         f.write(c["config"] + "\n")
     env = dict(os.environ)
     for k in list(env):
-        if k.startswith("SCOPE_") or k == "LD_PRELOAD":
+        if (k.startswith("SCOPE_") and k != "SCOPE_TRAMPOLINE") or k == "LD_PRELOAD":
             del env[k]
     if c.get("no_libstdcxx"):
         # the case means something only if the program really lacks it

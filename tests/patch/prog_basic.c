@@ -1,8 +1,9 @@
 /*
  * prog_basic.c - a C program whose static functions cover the trampoline's
- * calling-convention cases: deep recursion, tail calls, varargs, many
- * arguments, float/double/long double, struct returns, a call through a
- * function pointer. Its output must be the same with and without the
+ * calling-convention cases: deep recursion, tail calls, varargs (also
+ * beyond the registers), many arguments, a by-value struct on the stack,
+ * float/double/long double, struct returns, a call through a function
+ * pointer. Its output must be the same with and without the
  * preload; the counts each call makes are in the comments for the checker.
  */
 #include <stdarg.h>
@@ -53,6 +54,31 @@ static NOINLINE long many(long a, long b, long c, long d, long e, long f, long g
     return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h +
            (long)(x0 + 2 * x1 + 3 * x2 + 4 * x3 + 5 * x4 + 6 * x5 + 7 * x6 + 8 * x7 +
                   9 * x8 + 10 * x9);
+}
+
+/* arguments the callee reads from the caller's stack, which the trampoline
+ * must leave where they are (call mode calls the function from the
+ * caller's own stack pointer): a by-value struct of memory class, the 7th
+ * and 8th integer arguments, one of them written by the callee, and
+ * varargs beyond the registers (the overflow area): 2 calls each */
+static NOINLINE long stackargs(struct big s, long a1, long a2, long a3, long a4, long a5,
+                               long a6, long a7, long a8)
+{
+    a8 += a7;                   /* the callee owns its argument slots */
+    __asm__ volatile("" : "+r"(a8) :: "memory");
+    return s.a + 2 * s.b + 3 * s.c + 4 * s.d + 5 * s.e + 10 * (a1 + a2 + a3 + a4 + a5 + a6) +
+           100 * a7 + 1000 * a8;
+}
+
+static NOINLINE long vlong(int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    long s = 0;
+    for (int i = 0; i < n; i++)
+        s = s * 3 + va_arg(ap, long);
+    va_end(ap);
+    return s;
 }
 
 /* float, double, long double in and out: 1 call each */
@@ -106,6 +132,11 @@ int main(void)
     printf("vfmt %d %s\n", n, buf);
     printf("many %ld %ld\n", many(1, 2, 3, 4, 5, 6, 7, 8, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5),
            many(-1, -2, -3, -4, -5, -6, -7, -8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100));
+    struct big sb = { 1, 2, 3, 4, 5 }, sb2 = { -5, 7, -9, 11, -13 };
+    printf("stackargs %ld %ld\n", stackargs(sb, 1, 2, 3, 4, 5, 6, 7, 8),
+           stackargs(sb2, -1, -2, -3, -4, -5, -6, 70, 80));
+    printf("vlong %ld %ld\n", vlong(12, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L),
+           vlong(9, -1L, 20L, -300L, 4000L, -50000L, 600000L, -7L, 8L, 9L));
     printf("float %.6f double %.6f ldouble %.6Lf\n", ffun(1.25f, 4.0f), dfun(1.0, 3.0),
            ldfun(1.5L, 2.25L));
     struct big b = mkbig(10);

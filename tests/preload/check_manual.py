@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 
 preload, prog = (os.path.abspath(x) for x in sys.argv[1:3])
-env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
+env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
 with tempfile.TemporaryDirectory() as d:
     conf = os.path.join(d, "c.conf")
     with open(conf, "w") as f:

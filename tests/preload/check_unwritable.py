@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 preload, prog = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
+env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
 env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 cmd = ["mpirun", "--oversubscribe", "-n", "4", prog]
 with tempfile.TemporaryDirectory() as d:

@@ -57,7 +57,7 @@ def clean_env(**extra):
     """The test's environment: no SCOPE_* or LD_PRELOAD inherited from the
     caller, Open MPI allowed to run as root, plus `extra`."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
+           if (not k.startswith("SCOPE") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
     env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"

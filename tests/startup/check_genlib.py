@@ -32,7 +32,7 @@ def main():
     with open(conf, "w") as f:
         f.write("gen_f*\n")
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
     bare = subprocess.run([prog], env=env, cwd=out, capture_output=True, timeout=600)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_VERBOSE="1",
                 SCOPE_OUTPUT=os.path.join(out, "gen.h5"))

@@ -54,7 +54,7 @@ def main():
     with open(conf, "w") as f:
         f.write("LAMMPS_NS::*\n")
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SCOPE_") and k != "LD_PRELOAD"}
+           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMP_NUM_THREADS="1")
     cmd = MPIRUN + [lmp, "-log", "none", "-in", "in.melt"]
