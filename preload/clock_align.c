@@ -63,8 +63,8 @@
 #define STALE_ROUNDS 3
 #define MAX_ROUNDS 100
 #define GOOD_RTT_NS 40000
-#define FAIR_RTT_NS 250000
-#define POOR_RTT_NS 1000000
+#define FAIR_RTT_NS 500000
+#define POOR_RTT_NS 1500000
 #define MAX_EDGE_NS 20000000
 #define LAST_EDGE_NS 200000000
 /* Children per parent in the tree of host leaders: a parent answers all
