@@ -10,14 +10,16 @@
  * - One rank per host measures (the lowest rank of each
  *   MPI_COMM_TYPE_SHARED split); the ranks of a host read one clock, so
  *   they take the leader's result by a broadcast on the host communicator.
- * - The host leaders ping-pong with rank 0 (Cristian's method): the
- *   exchange with the smallest round trip wins; offset = rank 0's clock
- *   read when it answered minus the local clock at the middle of that
- *   round trip, and the true offset is within half the round trip of it
- *   (rank 0 read its clock somewhere inside the round trip).
- * - Rank 0 serves the hosts one after the other: cost grows linearly with
- *   hosts (WARMUP + MIN_ROUNDS to MAX_ROUNDS round trips each).
- *   docs/clocks.md gives the tree that replaces it for thousands of hosts.
+ * - The host leaders form a tree (fan-out 16, SCOPE_CLOCK_FANOUT): each
+ *   ping-pongs with its parent (Cristian's method): the exchange with the
+ *   smallest round trip wins; offset = the parent's clock read when it
+ *   answered minus the local clock at the middle of that round trip, and
+ *   the true offset is within half the round trip of it (the parent read
+ *   its clock somewhere inside the round trip). Offsets to rank 0 and
+ *   their bounds add up along the path.
+ * - A parent answers all its children at once, so up to 16 hosts cost
+ *   about one edge's time, and 10,000 hosts four levels of it
+ *   (docs/clocks.md).
  * - The clock read is scope__mono_ns(): CLOCK_MONOTONIC, which is what the
  *   converter maps the recorder's ticks to (TSC ticks through calibration
  *   pairs read against CLOCK_MONOTONIC, runtime/clock.c), so an offset
@@ -34,6 +36,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -43,22 +46,36 @@
 #include "preload_state.h"
 #include "scope_internal.h"
 
-/* Round trips per host: at least MIN_ROUNDS after WARMUP (connection
- * set-up, cold caches), then more while the shortest round trip keeps
- * improving (STALE_ROUNDS without a better one end it), until one was as
- * short as GOOD_RTT_NS, or MAX_ROUNDS, or MAX_HOST_NS spent. A quiet
- * network needs the minimum; on a busy machine (ranks waiting for a core)
- * one exchange where both sides happened to run at once is all it takes,
- * so a few more tries are worth it, but not without end. */
-#define WARMUP 2
-#define MIN_ROUNDS 10
-#define STALE_ROUNDS 8
+/* Round trips per edge of the tree: WARMUP first (connection set-up,
+ * cold caches), then until one was as short as GOOD_RTT_NS (near
+ * loopback's floor: a bound of 20 us or less, no point in more), or at
+ * least MIN_ROUNDS were made, the shortest stopped improving by more than
+ * a tenth (STALE_ROUNDS without such an improvement: the minimum is
+ * stable) and is under FAIR_RTT_NS, or MAX_ROUNDS, or MAX_EDGE_NS spent
+ * with one under POOR_RTT_NS, or LAST_EDGE_NS spent. On a busy machine
+ * (ranks waiting for a core, round trips of milliseconds) one exchange
+ * where both sides happened to run at once is all it takes, so while the
+ * bound is poor more tries are worth it, but not without end. The bound
+ * is half the kept round trip whatever the number of rounds: stopping
+ * early costs precision, never honesty. */
+#define WARMUP 1
+#define MIN_ROUNDS 3
+#define STALE_ROUNDS 3
 #define MAX_ROUNDS 100
 #define GOOD_RTT_NS 40000
-#define MAX_HOST_NS 20000000
+#define FAIR_RTT_NS 500000
+#define POOR_RTT_NS 1500000
+#define MAX_EDGE_NS 20000000
+#define LAST_EDGE_NS 200000000
+/* Children per parent in the tree of host leaders: a parent answers all
+ * its children at once, so a level costs about one edge's time when the
+ * parent's link is not the bottleneck; 16 keeps 10,000 hosts at depth 4
+ * (docs/clocks.md). SCOPE_CLOCK_FANOUT (tests, bench) sets it, 1 to 64. */
+#define DEFAULT_FANOUT 16
+#define MAX_FANOUT 64
 #define TAG_PING 1
 #define TAG_PONG 2
-#define TAG_GO 3
+#define TAG_RESULT 3
 #define IDLE_SLEEP_NS 20000 /* between polls while waiting */
 #define SPIN_NS 100000      /* polling before sleeping, in an exchange */
 
@@ -90,6 +107,7 @@ static struct {
     test_fn test;
     handle dup, host, leaders;  /* leaders: comm_null on non-leaders */
     int host_rank, leader_rank, n_leaders;
+    int fanout;        /* children per parent in the leaders' tree */
     int64_t n_hosts;   /* hosts in the run, known to every rank after init */
 } A;
 
@@ -115,14 +133,35 @@ static int resolve(void)
     return 0;
 }
 
+/* SCOPE_CLOCK_FANOUT: a whole number 1..MAX_FANOUT, else DEFAULT_FANOUT.
+ * Every rank reads the same environment (the launcher passes it on), so
+ * every leader builds the same tree. */
+static int read_fanout(void)
+{
+    const char *v = getenv("SCOPE_CLOCK_FANOUT");
+    char *end = NULL;
+    long k = v ? strtol(v, &end, 10) : 0;
+    if (!v || end == v || *end != '\0' || k < 1 || k > MAX_FANOUT)
+        return DEFAULT_FANOUT;
+    return (int)k;
+}
+
+/* Sleeps IDLE_SLEEP_NS: the pause between polls once spinning is over. */
+static void idle_pause(void)
+{
+    struct timespec ts = { 0, IDLE_SLEEP_NS };
+    nanosleep(&ts, NULL);
+}
+
 /* Waits for a request: polls for spin_ns, then polls with short sleeps
- * instead of MPI's busy polling. While one host is measured every other
- * rank of the job waits (spin_ns 0), and on a machine with fewer cores
- * than ranks their spinning would delay the very messages being timed. In
- * the exchange itself (spin_ns > 0) a quiet machine answers while we
- * spin; on a busy one, a process that sleeps is woken promptly by the
- * scheduler when its turn comes, where a spinning one waits for the end
- * of its neighbours' time slices. Returns 0 or an MPI error code. */
+ * instead of MPI's busy polling. While a leader waits for its turn (and
+ * the host's other ranks wait for the result, spin_ns 0), its spinning
+ * would, on a machine with fewer cores than ranks, delay the very
+ * messages being timed. In the exchange itself (spin_ns > 0) a quiet
+ * machine answers while we spin; on a busy one, a process that sleeps is
+ * woken promptly by the scheduler when its turn comes, where a spinning
+ * one waits for the end of its neighbours' time slices. Returns 0 or an
+ * MPI error code. */
 static int wait_req(handle req, int64_t spin_ns)
 {
     req = scope__mpi_handle_out(A.abi, req);
@@ -134,91 +173,175 @@ static int wait_req(handle req, int64_t spin_ns)
             return rc;
         if (spin_ns > 0 && scope__mono_ns() - t0 < spin_ns)
             continue;
-        struct timespec ts = { 0, IDLE_SLEEP_NS };
-        nanosleep(&ts, NULL);
+        idle_pause();
     }
-}
-
-static int wait_idle(handle req)
-{
-    return wait_req(req, 0);
 }
 
 /* Receives n int64 from `peer` on the leaders' communicator, spinning
- * first (see wait_req). Returns 0 or an MPI error code. */
-static int recv_quick(int64_t *buf, int n, int peer, int tag)
+ * for spin_ns first (see wait_req). Returns 0 or an MPI error code. */
+static int recv_leader(int64_t *buf, int n, int peer, int tag, int64_t spin_ns)
 {
     handle req = 0;
     int rc = A.irecv(buf, n, A.abi->dt_int64, peer, tag, A.leaders, &req);
-    return rc != 0 ? rc : wait_req(req, SPIN_NS);
+    return rc != 0 ? rc : wait_req(req, spin_ns);
 }
 
-/* Rank 0's side for one host leader: answers each ping with its clock,
- * then takes the leader's error bound. Returns 0 or an MPI error code. */
-static int serve_host(int leader, int64_t *error)
+/* A parent's side of the tree step: answers the pings of its children
+ * leaders first..first+n-1, all at once, with {its clock read when the
+ * ping arrived, `arrived`}, until every child said it is done (ping[0] =
+ * 0, then ping[1] = the child's edge bound, ping[2] = the worst path
+ * bound below the child, ping[3] = when the last leader of the child's
+ * subtree entered the step, on our clock). *worst = the worst path bound
+ * below this leader; *latest = when the last leader of this subtree
+ * (this one included: `arrived`) entered the step. Returns 0 or an MPI
+ * error code. */
+static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int64_t *latest)
 {
     const scope__mpi_abi *abi = A.abi;
-    int64_t go = 0;
-    int rc0 = A.send(&go, 1, abi->dt_int64, leader, TAG_GO, A.leaders);
-    if (rc0 != 0)
-        return rc0;
-    for (;;) {
-        /* ping[0]: 1 = answer me, 0 = done and ping[1] is the bound */
-        int64_t ping[2], now;
-        int rc = recv_quick(ping, 2, leader, TAG_PING);
-        now = scope__mono_ns();
+    int64_t ping[MAX_FANOUT][4];
+    handle req[MAX_FANOUT];
+    int live[MAX_FANOUT];
+    *worst = 0;
+    *latest = arrived;
+    for (int c = 0; c < n; c++) {
+        req[c] = 0;
+        int rc = A.irecv(ping[c], 4, abi->dt_int64, first + c, TAG_PING, A.leaders, &req[c]);
         if (rc != 0)
             return rc;
-        if (ping[0] == 0) {
-            *error = ping[1];
-            return 0;
-        }
-        rc = A.send(&now, 1, abi->dt_int64, leader, TAG_PONG, A.leaders);
-        if (rc != 0)
-            return rc;
+        req[c] = scope__mpi_handle_out(abi, req[c]);
+        live[c] = 1;
     }
+    int active = n;
+    int64_t last = 0; /* last ping: spin for SPIN_NS after it */
+    while (active > 0) {
+        int any = 0;
+        for (int c = 0; c < n; c++) {
+            if (!live[c])
+                continue;
+            int done = 0;
+            int rc = A.test(&req[c], &done, abi->status_ignore);
+            if (rc != 0)
+                return rc;
+            if (!done)
+                continue;
+            int64_t now = scope__mono_ns();
+            any = 1;
+            last = now;
+            if (ping[c][0] == 0) {
+                if (ping[c][1] + ping[c][2] > *worst)
+                    *worst = ping[c][1] + ping[c][2];
+                if (ping[c][3] > *latest)
+                    *latest = ping[c][3];
+                live[c] = 0;
+                active--;
+                continue;
+            }
+            int64_t pong[2] = { now, arrived };
+            rc = A.send(pong, 2, abi->dt_int64, first + c, TAG_PONG, A.leaders);
+            req[c] = 0;
+            if (rc == 0)
+                rc = A.irecv(ping[c], 4, abi->dt_int64, first + c, TAG_PING, A.leaders, &req[c]);
+            if (rc != 0)
+                return rc;
+            req[c] = scope__mpi_handle_out(abi, req[c]);
+        }
+        if (!any && (last == 0 || scope__mono_ns() - last >= SPIN_NS))
+            idle_pause();
+    }
+    return 0;
 }
 
-/* A host leader's side: ping-pongs with rank 0 and keeps the tightest
- * exchange in b[]. Returns 0 or an MPI error code. */
-static int measure_host(int64_t *b)
+/* A child's side: ping-pongs with its parent leader and keeps the
+ * tightest exchange: b[B_LOCAL] its middle, b[B_OFFSET] the parent's
+ * clock minus ours there, b[B_ERROR] half its round trip (rounded up: a
+ * bound), b[B_RTT] the round trip; b[B_COST] = the time from when both
+ * sides had entered the step to the end (the wait for a late parent is
+ * the application's imbalance, not alignment: the parent's entry time,
+ * on its clock, is put on ours with the offset just measured). Then
+ * tells the parent it is done, with that bound, `worst_below` and
+ * `latest` (this subtree's last entry into the step, on our clock) put
+ * on the parent's clock. Returns 0 or an MPI error code. */
+static int measure_edge(int parent, int64_t worst_below, int64_t latest, int64_t *b)
 {
     const scope__mpi_abi *abi = A.abi;
-    int64_t best = INT64_MAX, go = 0;
-    handle req = 0;
-    int rc0 = A.irecv(&go, 1, abi->dt_int64, 0, TAG_GO, A.leaders, &req);
-    if (rc0 == 0)
-        rc0 = wait_idle(req); /* our turn */
-    if (rc0 != 0)
-        return rc0;
-    int64_t start = scope__mono_ns();
+    int64_t best = INT64_MAX, start = scope__mono_ns(), parent_in = 0;
     int last_better = 0;
     for (int i = 0;; i++) {
-        if (i >= WARMUP + MIN_ROUNDS &&
-            (best <= GOOD_RTT_NS || i - last_better >= STALE_ROUNDS ||
-             i >= WARMUP + MAX_ROUNDS || scope__mono_ns() - start >= MAX_HOST_NS))
+        if (best <= GOOD_RTT_NS ||
+            (i >= WARMUP + MIN_ROUNDS &&
+             ((i - last_better >= STALE_ROUNDS && best <= FAIR_RTT_NS) ||
+              i >= WARMUP + MAX_ROUNDS ||
+              (scope__mono_ns() - start >= MAX_EDGE_NS && best <= POOR_RTT_NS) ||
+              scope__mono_ns() - start >= LAST_EDGE_NS)))
             break;
-        int64_t ping[2] = { 1, 0 }, remote = 0;
+        int64_t ping[4] = { 1, 0, 0, 0 }, pong[2] = { 0, 0 };
         int64_t t1 = scope__mono_ns();
-        int rc = A.send(ping, 2, abi->dt_int64, 0, TAG_PING, A.leaders);
+        int rc = A.send(ping, 4, abi->dt_int64, parent, TAG_PING, A.leaders);
         if (rc == 0)
-            rc = recv_quick(&remote, 1, 0, TAG_PONG);
+            rc = recv_leader(pong, 2, parent, TAG_PONG, SPIN_NS);
         int64_t t2 = scope__mono_ns();
         if (rc != 0)
             return rc;
         if (i >= WARMUP && t2 - t1 < best) {
+            /* stable = no improvement by more than a tenth lately */
+            if (best == INT64_MAX || (t2 - t1) < best - best / 10)
+                last_better = i;
             best = t2 - t1;
-            last_better = i;
             int64_t mid = t1 + (t2 - t1) / 2;
             b[B_LOCAL] = mid;
-            b[B_OFFSET] = remote - mid;
-            b[B_ERROR] = (t2 - t1 + 1) / 2; /* rounded up: a bound */
+            b[B_OFFSET] = pong[0] - mid;
+            b[B_ERROR] = (t2 - t1 + 1) / 2;
             b[B_RTT] = t2 - t1;
         }
+        parent_in = pong[1];
     }
-    b[B_COST] = scope__mono_ns() - start;
-    int64_t done[2] = { 0, b[B_ERROR] };
-    return A.send(done, 2, abi->dt_int64, 0, TAG_PING, A.leaders);
+    int64_t both_in = parent_in - b[B_OFFSET];
+    b[B_COST] = scope__mono_ns() - (both_in > start ? both_in : start);
+    int64_t done[4] = { 0, b[B_ERROR], worst_below, latest + b[B_OFFSET] };
+    return A.send(done, 4, abi->dt_int64, parent, TAG_PING, A.leaders);
+}
+
+/* A host leader's part of one measurement: the leaders form a tree
+ * (leader i's parent is (i - 1) / fanout). Bottom-up, each leader first
+ * answers its children (all at once), then measures its own clock against
+ * its parent's; a parent thus waits for its subtree, never the reverse.
+ * Top-down, rank 0 sends (offset 0, bound 0, worst bound) and each leader
+ * adds its edge to its parent's offset and bound (offsets compose along
+ * the path, and so do their bounds) before passing them on. Fills b[].
+ * b[B_COST]: on rank 0, the whole step from when the last leader entered
+ * it (entry times travel up the tree, each put on the parent's clock) to
+ * the end; elsewhere, the edge's cost (measure_edge). Returns 0 or an
+ * MPI error code. */
+static int measure_tree(int64_t *b)
+{
+    const scope__mpi_abi *abi = A.abi;
+    int me = A.leader_rank, k = A.fanout;
+    int first = me * k + 1;
+    int n = first >= A.n_leaders ? 0 : (A.n_leaders - first < k ? A.n_leaders - first : k);
+    int64_t worst = 0, latest = 0, up[3] = { 0, 0, 0 };
+    int rc = serve_children(first, n, scope__mono_ns(), &worst, &latest);
+    if (rc != 0)
+        return rc;
+    if (me == 0) {
+        b[B_LOCAL] = scope__mono_ns(); /* the reference: offset 0, exact */
+        up[2] = worst;
+    } else {
+        int parent = (me - 1) / k;
+        rc = measure_edge(parent, worst, latest, b);
+        if (rc == 0)
+            rc = recv_leader(up, 3, parent, TAG_RESULT, 0);
+        if (rc != 0)
+            return rc;
+        b[B_OFFSET] += up[0];
+        b[B_ERROR] += up[1];
+    }
+    b[B_WORST] = up[2];
+    int64_t down[3] = { b[B_OFFSET], b[B_ERROR], b[B_WORST] };
+    for (int c = 0; c < n && rc == 0; c++)
+        rc = A.send(down, 3, abi->dt_int64, first + c, TAG_RESULT, A.leaders);
+    if (me == 0)
+        b[B_COST] = n > 0 ? scope__mono_ns() - latest : 0;
+    return rc;
 }
 
 /* One measurement on every rank; `when` is "init" or "finalize". Stores
@@ -241,29 +364,12 @@ static int measure_body(const char *when)
     if (A.host_rank == 0) {
         b[B_HOST] = A.leader_rank;
         b[B_HOSTS] = A.n_leaders;
-        if (A.leader_rank == 0) {
-            b[B_LOCAL] = scope__mono_ns(); /* the reference: offset 0, exact */
-            int64_t t0 = scope__mono_ns();
-            for (int h = 1; h < A.n_leaders && rc == 0; h++) {
-                int64_t e = 0;
-                rc = serve_host(h, &e);
-                if (e > b[B_WORST])
-                    b[B_WORST] = e;
-            }
-            b[B_COST] = scope__mono_ns() - t0; /* serving every host */
-        } else {
-            rc = measure_host(b);
-        }
-        if (rc == 0)
-            rc = A.ibcast(&b[B_WORST], 1, abi->dt_int64, 0, A.leaders, &req);
-        if (rc == 0)
-            rc = wait_idle(req);
+        rc = measure_tree(b);
     }
-    req = 0;
     if (rc == 0)
         rc = A.ibcast(b, B_LEN, abi->dt_int64, 0, A.host, &req);
     if (rc == 0)
-        rc = wait_idle(req);
+        rc = wait_req(req, 0);
     if (rc != 0)
         return rc;
     A.n_hosts = b[B_HOSTS];
@@ -327,6 +433,7 @@ void scope__clock_align_init(void)
     leaders = scope__mpi_handle_out(abi, leaders);
     A.dup = dup;
     A.host = host;
+    A.fanout = read_fanout();
     A.leaders = leaders;
     if (A.host_rank == 0 &&
         (A.comm_rank(leaders, &A.leader_rank) != 0 || A.comm_size(leaders, &A.n_leaders) != 0))

@@ -1,11 +1,29 @@
 """check_hosts.py - the simulated-hosts tests of clock alignment (issue 11,
-docs/clocks.md). Each test runs a real program under real Open MPI mpirun
-on 2 or 3 "hosts" played by this machine: a hostfile of names that do not
-resolve and `fakehost` as the launch agent, which starts each host's
-daemon in its own UTS and time namespaces (hostname = host, CLOCK_MONOTONIC
-moved by hours). The profile is then read back with h5py and `scope`.
+docs/clocks.md). Each test runs a real program under a real launcher on 2
+to 5 "hosts" played by this machine, with `fakehost` as the launch agent,
+which starts each host's daemon (Open MPI's orted, MPICH's
+hydra_pmi_proxy) in its own UTS and time namespaces (hostname = host,
+CLOCK_MONOTONIC moved by hours):
+  - Open MPI: `mpirun --hostfile H --mca plm_rsh_agent fakehost`, H
+    listing names that do not resolve (so Open MPI takes them as remote
+    nodes and uses TCP between them), TCP kept on loopback;
+  - MPICH: `mpirun.mpich -launcher ssh -launcher-exec fakehost -iface lo
+    -hosts hostA:2,hostB:2`: hydra hands fakehost `-x HOST proxy-command`;
+    the proxies connect back to mpiexec on loopback (-iface lo), and MPICH
+    takes each host of -hosts as a node (MPI_COMM_TYPE_SHARED splits per
+    host: the tests check clock_hosts and clock_host_index). Its netmod
+    stays on this machine: UCX_TLS=tcp,self,sm UCX_NET_DEVICES=lo
+    (Debian's MPICH is ch4:ucx), FI_PROVIDER=tcp FI_TCP_IFACE=lo for a
+    ch4:ofi build. UCX's shared memory is allowed because UCX 1.13's tcp
+    transport alone sometimes hangs in MPI_Finalize, scope or not
+    (openucx/ucx#8738; seen here in about 1 run of 10, and always with
+    hosts_messages); UCX then carries the messages between the simulated
+    hosts through shared memory (they are one machine), so MPICH's round
+    trips here are ~1 us, not TCP's.
+The profile is then read back with h5py and `scope`.
 
-  check_hosts.py TEST --preload SO --scope TOOL --fakehost F --prog P [--layer-prog Q]
+  check_hosts.py TEST --mpi openmpi|mpich --preload SO --scope TOOL --fakehost F --prog P
+                 [--layer-prog Q]
 
 TEST is one of:
   two-hosts    hostA +0 s, hostB +3600 s, 2 ranks each
@@ -19,6 +37,10 @@ TEST is one of:
                others are ended by mpirun; `scope recover` writes what is
                missing: every rank is aligned at init only (offset applied,
                barriers ordered), and `scope summary` warns about it
+  tree         five hosts of 1 rank, SCOPE_CLOCK_FANOUT=2: the leaders
+               form a tree of depth 2 (host 0 measures hosts 1 and 2 at
+               once, host 1 measures hosts 3 and 4); offsets and bounds
+               composed along the path still hold against the truth
 
 What is asserted (every rank, every barrier, every message):
   - each rank file says where it ran and what was applied: clock_aligned
@@ -42,6 +64,7 @@ What is asserted (every rank, every barrier, every message):
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -49,7 +72,11 @@ import time
 
 import h5py
 
-MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+MPIRUN = {"openmpi": ["mpirun", "--allow-run-as-root", "--oversubscribe"],
+          "mpich": ["mpirun.mpich"]}
+# MPICH's netmod on loopback TCP: UCX (Debian's ch4:ucx) or libfabric (ch4:ofi)
+MPICH_ENV = {"UCX_TLS": "tcp,self,sm", "UCX_NET_DEVICES": "lo",
+             "FI_PROVIDER": "tcp", "FI_TCP_IFACE": "lo"}
 KBARRIERS, UNIT_US, ROUNDS = 6, 3000, 6
 FAIL = []
 
@@ -62,7 +89,7 @@ def check(cond, what):
 
 def clean_env(**extra):
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SCOPE") and k != "LD_PRELOAD" and not k.startswith("FAKEHOST")}
+           if not k.startswith(("SCOPE", "FAKEHOST", "UCX_", "FI_")) and k != "LD_PRELOAD"}
     env.update(OMPI_MCA_rmaps_base_oversubscribe="1")
     env.update(extra)
     return env
@@ -74,28 +101,51 @@ def negative_offset():
     return -min(3600, int(up) - 120) if up > 240 else 1800
 
 
-def run_hosts(a, hosts, prog_args, tmp, extra_env=None, expect_fail=False):
-    """Runs prog on `hosts` ({name: offset s}), 2 ranks each. Returns
+def launch(cmd, env, tmp):
+    """Runs a launcher in its own session; on a hang (hydra waits for ever
+    when a proxy cannot start) kills the whole session after 300 s, so no
+    proxy in its namespaces outlives the test. Returns (rc, out, err)."""
+    p = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        sys.exit(f"{cmd[0]} hung for 300 s: {out} {err}")
+    return p.returncode, out, err
+
+
+def run_hosts(a, hosts, prog_args, tmp, extra_env=None, expect_fail=False, ppn=2):
+    """Runs prog on `hosts` ({name: offset s}), ppn ranks each. Returns
     (profile path, stdout, wall ns)."""
-    hf = os.path.join(tmp, "hostfile")
-    with open(hf, "w") as f:
-        for h in hosts:
-            f.write(f"{h} slots=2\n")
     out = os.path.join(tmp, "prof.h5")
     env = clean_env(LD_PRELOAD=a.preload, SCOPE_OUTPUT=out, **(extra_env or {}))
     for h, off in hosts.items():
         env[f"FAKEHOST_OFFSET_{h}"] = str(off)
-    cmd = MPIRUN + ["--hostfile", hf, "--mca", "plm_rsh_agent", a.fakehost,
-                    "--mca", "plm_rsh_no_tree_spawn", "1",
-                    "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-                    "-n", str(2 * len(hosts))] + prog_args
+    if a.mpi == "mpich":
+        env.update(MPICH_ENV)
+        cmd = MPIRUN["mpich"] + ["-launcher", "ssh", "-launcher-exec", a.fakehost,
+                                 "-iface", "lo",
+                                 "-hosts", ",".join(f"{h}:{ppn}" for h in hosts),
+                                 "-n", str(ppn * len(hosts))] + prog_args
+    else:
+        hf = os.path.join(tmp, "hostfile")
+        with open(hf, "w") as f:
+            for h in hosts:
+                f.write(f"{h} slots={ppn}\n")
+        cmd = MPIRUN["openmpi"] + ["--hostfile", hf, "--mca", "plm_rsh_agent", a.fakehost,
+                                   "--mca", "plm_rsh_no_tree_spawn", "1",
+                                   "--mca", "btl_tcp_if_include", "lo",
+                                   "--mca", "oob_tcp_if_include", "lo",
+                                   "-n", str(ppn * len(hosts))] + prog_args
     t0 = time.monotonic_ns()
-    p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
+    rc, so, se = launch(cmd, env, tmp)
     wall = time.monotonic_ns() - t0
-    if (p.returncode != 0) != expect_fail:
-        print(p.stdout, p.stderr, file=sys.stderr)
-        sys.exit(f"mpirun exited with {p.returncode}")
-    return out, p.stdout, wall
+    if (rc != 0) != expect_fail:
+        print(so, se, file=sys.stderr)
+        sys.exit(f"{cmd[0]} exited with {rc}")
+    return out, so, wall
 
 
 def region(g, name):
@@ -130,21 +180,22 @@ def check_order(f, n, err):
                               "before it was sent")
 
 
-def check_run(a, out, stdout, wall, hosts, drift_ppm=0):
+def check_run(a, out, stdout, wall, hosts, drift_ppm=0, ppn=2):
     names = list(hosts)
-    n = 2 * len(hosts)
+    n = ppn * len(hosts)
     f = h5py.File(out, "r")
     err, info = [], []
     for r in range(n):
         g = f[f"rank{r}"]
         at = dict(g.attrs)
-        host = names[r // 2]
+        host = names[r // ppn]
         info.append(at)
         err.append(int(at["clock_error_ns"]))
         check(at["hostname"] == host, f"rank {r}: hostname {at['hostname']}, not {host}")
         check(at["clock_aligned"] == 2, f"rank {r}: clock_aligned {at['clock_aligned']}")
         check(at["clock_hosts"] == len(hosts), f"rank {r}: clock_hosts {at['clock_hosts']}")
-        check(at["clock_host_index"] == r // 2, f"rank {r}: clock_host_index {at['clock_host_index']}")
+        check(at["clock_host_index"] == r // ppn,
+              f"rank {r}: clock_host_index {at['clock_host_index']}")
         check(0 <= at["clock_error_ns"] <= 1_000_000,
               f"rank {r}: error bound {at['clock_error_ns']} ns, more than 1 ms")
         for when in ("init", "finalize"):
@@ -160,13 +211,13 @@ def check_run(a, out, stdout, wall, hosts, drift_ppm=0):
             check(abs(off - expect) <= e + 1,
                   f"rank {r} at {when}: offset {off} ns, truly {expect} ns: misaligned by "
                   f"{abs(off - expect)} ns, more than the bound {e} ns")
-        if r // 2 == 0:
+        if r // ppn == 0:
             check(at["clock_offset_init_ns"] == 0 and at["clock_error_ns"] == 0,
                   f"rank {r} on the reference host: offset {at['clock_offset_init_ns']}")
     # the raw clocks really were hours apart
-    for r in range(2, n, 2):
+    for r in range(ppn, n, ppn):
         raw = int(info[r]["clock_local_init_ns"]) - int(info[0]["clock_local_init_ns"])
-        d = (hosts[names[r // 2]] - hosts[names[0]]) * 1e9
+        d = (hosts[names[r // ppn]] - hosts[names[0]]) * 1e9
         if drift_ppm == 0:
             check(abs(raw - d) < 60e9, f"rank {r}: raw clock {raw} ns from rank 0's, not about {d}")
     meta = dict(f["metadata"].attrs)
@@ -198,7 +249,7 @@ def check_run(a, out, stdout, wall, hosts, drift_ppm=0):
     names_seen = {e["pid"]: e["args"]["name"] for e in json.load(open(tr))["traceEvents"]
                   if e.get("ph") == "M" and e["name"] == "process_name"}
     for r in range(n):
-        check(names_seen.get(r) == f"rank {r} ({names[r // 2]})",
+        check(names_seen.get(r) == f"rank {r} ({names[r // ppn]})",
               f"chrome process name of rank {r}: {names_seen.get(r)!r}")
     return info
 
@@ -206,6 +257,7 @@ def check_run(a, out, stdout, wall, hosts, drift_ppm=0):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("test")
+    ap.add_argument("--mpi", choices=["openmpi", "mpich"], default="openmpi")
     ap.add_argument("--preload", required=True)
     ap.add_argument("--scope", required=True)
     ap.add_argument("--fakehost", required=True)
@@ -242,6 +294,19 @@ def main():
                 moved = abs(int(at["clock_offset_finalize_ns"]) - int(at["clock_offset_init_ns"]))
                 check(moved > 5 * (int(at["clock_error_init_ns"]) + int(at["clock_error_finalize_ns"])),
                       f"rank {r}: the drift moved the offset by only {moved} ns: the test proves nothing")
+        elif a.test == "tree":
+            hosts = {"hostA": 0, "hostB": 3600, "hostC": negative_offset(), "hostD": 7200,
+                     "hostE": 1800}
+            out, so, wall = run_hosts(a, hosts, prog, tmp, {"SCOPE_CLOCK_FANOUT": "2"}, ppn=1)
+            info = check_run(a, out, so, wall, hosts, ppn=1)
+            # depth 2: hosts 3 and 4 measure against host 1, whose bound is
+            # part of theirs (bounds add along the path)
+            for r in (3, 4):
+                for when in ("init", "finalize"):
+                    check(int(info[r][f"clock_error_{when}_ns"]) >
+                          int(info[1][f"clock_error_{when}_ns"]),
+                          f"rank {r} at {when}: bound {info[r][f'clock_error_{when}_ns']} not "
+                          f"above its parent's {info[1][f'clock_error_{when}_ns']}")
         elif a.test == "messages":
             hosts = {"hostA": 0, "hostB": 3600}
             out, so, wall = run_hosts(a, hosts, [a.layer_prog], tmp)
@@ -281,9 +346,8 @@ def main():
         elif a.test == "one-host":
             out = os.path.join(tmp, "prof.h5")
             env = clean_env(LD_PRELOAD=a.preload, SCOPE_OUTPUT=out)
-            p = subprocess.run(MPIRUN + ["-n", "2"] + prog, env=env, cwd=tmp,
-                               capture_output=True, text=True, timeout=300)
-            check(p.returncode == 0, f"mpirun: {p.returncode} {p.stderr}")
+            rc, so, se = launch(MPIRUN[a.mpi] + ["-n", "2"] + prog, env, tmp)
+            check(rc == 0, f"mpirun: {rc} {se}")
             f = h5py.File(out, "r")
             for r in range(2):
                 at = f[f"rank{r}"].attrs
