@@ -88,6 +88,7 @@ static struct {
     ibcast_fn ibcast;
     irecv_fn irecv;
     test_fn test;
+    int comms;                  /* dup, host, leaders exist until release */
     handle dup, host, leaders;  /* leaders: comm_null on non-leaders */
     int host_rank, leader_rank, n_leaders;
     int64_t n_hosts;   /* hosts in the run, known to every rank after init */
@@ -328,6 +329,7 @@ void scope__clock_align_init(void)
     A.dup = dup;
     A.host = host;
     A.leaders = leaders;
+    A.comms = 1;
     if (A.host_rank == 0 &&
         (A.comm_rank(leaders, &A.leader_rank) != 0 || A.comm_size(leaders, &A.n_leaders) != 0))
         return; /* MPI errors are fatal by default; keep the comms */
@@ -347,6 +349,24 @@ void scope__clock_align_finalize(void)
         return;
     A.ready = 0;
     measure("finalize");
+}
+
+int scope__clock_align_comms(handle *dup, handle *host, int *host_rank, int64_t *n_hosts)
+{
+    if (!A.comms || A.n_hosts < 1)
+        return -1;
+    *dup = A.dup;
+    *host = A.host;
+    *host_rank = A.host_rank;
+    *n_hosts = A.n_hosts;
+    return 0;
+}
+
+void scope__clock_align_release(void)
+{
+    if (!A.comms)
+        return;
+    A.comms = 0;
     if (A.host_rank == 0)
         A.comm_free(&A.leaders);
     A.comm_free(&A.host);
