@@ -20,7 +20,9 @@
  *   dies on one host does not stop the other hosts' files.
  * - Waiting is by polling with short sleeps (as in clock_align.c): with
  *   more ranks than cores, spinning ranks would slow the very writer they
- *   wait for.
+ *   wait for. For the same reason the host's ranks wait for the writer
+ *   here, asleep, before they enter MPI_Finalize, where an oversubscribed
+ *   MPI waits spinning.
  * - What cannot be handed over (a journal path that does not fit, a
  *   writer that fails) stays a journal: `scope recover` turns it into a
  *   rank file and repairs the index's link.
@@ -53,12 +55,14 @@ typedef scope__mpi_handle handle;
 typedef int (*comm_query_fn)(handle, int *);
 typedef int (*igather_fn)(const void *, int, handle, void *, int, handle, int, handle, handle *);
 typedef int (*test_fn)(handle *, int *, void *);
+typedef int (*ibcast_fn)(void *, int, handle, int, handle, handle *);
 
 static struct {
     int active;
     const scope__mpi_abi *abi;
     comm_query_fn comm_rank, comm_size;
     igather_fn igather;
+    ibcast_fn ibcast;
     test_fn test;
     handle dup, host;
     int host_rank, world_rank, world_size;
@@ -130,8 +134,9 @@ void scope__host_files_init(void)
     H.comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
     H.igather = (igather_fn)scope__next_symbol("PMPI_Igather");
     H.test = (test_fn)scope__next_symbol("PMPI_Test");
+    H.ibcast = (ibcast_fn)scope__next_symbol("PMPI_Ibcast");
     /* the same library on every rank: all or none go on */
-    if (!H.abi || !H.comm_rank || !H.comm_size || !H.igather || !H.test ||
+    if (!H.abi || !H.comm_rank || !H.comm_size || !H.igather || !H.test || !H.ibcast ||
         H.comm_rank(H.dup, &H.world_rank) != 0 || H.comm_size(H.dup, &H.world_size) != 0)
         return;
     int m = mode();
@@ -234,6 +239,14 @@ int scope__host_files_finalize(void)
         rc = write_host(H.all, H.host_size);
     else if (rc == 1)
         rc = 0;
+    /* The host's ranks wait here, asleep, until its writer is done:
+     * waiting in MPI_Finalize instead, an oversubscribed MPI spins
+     * (sched_yield), and a host's spinning ranks take the cores the
+     * writer needs. */
+    int64_t done = 0;
+    handle breq = 0;
+    if (mrc == 0 && H.ibcast(&done, 1, H.abi->dt_int64, 0, H.host, &breq) == 0)
+        wait_req(breq);
     free(H.all);
     H.all = NULL;
     free(H.names);

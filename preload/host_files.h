@@ -21,10 +21,12 @@ int scope__host_files_active(void);
 /* Finalize for host files, instead of scope_finalize(): completes this
  * rank's journal, hands it to the host's leader (a gather over the host's
  * communicator: waits only for the ranks of this host), and on the leader
- * writes the host file (and on rank 0 the index). Returns 0 or a negative
+ * writes the host file (and on rank 0 the index); then every rank of the
+ * host waits, asleep, for the leader's "done" (a broadcast), rather than
+ * spinning in MPI_Finalize beside the writer. Returns 0 or a negative
  * SCOPE_E* (said once per job by the recorder). Cost on a non-leader:
- * closing its journal and one small message; on the leader: one writer
- * process converting every journal of the host. */
+ * closing its journal, two small messages and the wait; on the leader: one
+ * writer process converting every journal of the host. */
 int scope__host_files_finalize(void);
 
 #endif
