@@ -3,22 +3,97 @@
  *
  *   scope-h5write [--remove-journal] --complete|--incomplete JOURNAL
  *                 RANK_FILE|- [INDEX_FILE]
+ *   scope-h5write --host HOST_FILE INDEX_FILE|- [--links] JOURNAL...
  *
  * Converts one journal into its rank file (and the index file when given)
  * with scope_convert(), the converter's one entry point (scope_convert.h).
+ * With --host, the journals of one host's ranks (its leader's first) into
+ * one host file; with --links, stdin gives the index's targets: one line
+ * per rank in rank order, the file in the ranks folder that holds its
+ * group (an empty line: rank<N>.h5).
  * Started by the recorder at finalize and by its death handler
  * (runtime/writer_spawn.c explains why it is a process of its own); not
  * meant to be run by hand. Exits 0 on success, 1 with a one-line "scope: ..."
  * message on stderr on failure, 2 on a usage error.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "scope_convert.h"
 
+/* Reads stdin's lines into a NULL-free array of strings (the index's
+ * targets per rank). Returns the count, or -1 when out of memory. */
+static long read_links(char ***out)
+{
+    char **v = NULL, *line = NULL;
+    size_t cap = 0, n = 0, len = 0;
+    ssize_t r;
+    while ((r = getline(&line, &len, stdin)) >= 0) {
+        if (r > 0 && line[r - 1] == '\n')
+            line[r - 1] = 0;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            char **q = realloc(v, cap * sizeof *q);
+            if (!q)
+                return -1;
+            v = q;
+        }
+        if (!(v[n++] = strdup(line)))
+            return -1;
+    }
+    free(line);
+    *out = v;
+    return (long)n;
+}
+
+static int host_main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: scope-h5write --host HOST_FILE INDEX_FILE|- [--links] JOURNAL...\n");
+        return 2;
+    }
+    int a = 4;
+    char **links = NULL;
+    long n_links = 0;
+    if (a < argc && strcmp(argv[a], "--links") == 0) {
+        a++;
+        if ((n_links = read_links(&links)) < 0) {
+            fprintf(stderr, "scope: out of memory reading the index's links\n");
+            return 1;
+        }
+    }
+    char err[8192] = { 0 };
+    struct scope_convert_request req = {
+        .host_path = argv[2],
+        .index_path = strcmp(argv[3], "-") == 0 ? NULL : argv[3],
+        .journals = (const char *const *)(argv + a),
+        .n_journals = (size_t)(argc - a),
+        .link_files = (const char *const *)links,
+        .n_link_files = (size_t)n_links,
+        .complete = 1,
+        .err = err,
+        .errlen = sizeof err,
+    };
+    int rc = scope_convert(&req);
+    for (long i = 0; i < n_links; i++)
+        free(links[i]);
+    free(links);
+    if (rc < 0) {
+        fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
+        fflush(stderr);
+        if (scope_convert_hdf5_broken())
+            _exit(1);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--host") == 0)
+        return host_main(argc, argv);
     /* --remove-journal: the recorder's death path, which cannot wait for
      * the journal to be removed after the file is in place */
     int remove_journal = argc > 1 && strcmp(argv[1], "--remove-journal") == 0;

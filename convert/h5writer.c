@@ -46,6 +46,8 @@
 #include <unistd.h>
 
 #include "clock_model.h"
+#include "conv.h"
+#include "h5_util.h"
 #include "h5writer.h"
 #include "journal_read.h"
 #include "scope_error.h"
@@ -55,54 +57,6 @@
 #define WINDOW_MIN 64u
 #define WINDOW_BUDGET (64u << 20) /* bytes for all windows together */
 
-struct region_out {
-    uint64_t count, next, base;
-    uint32_t win;
-    uint32_t first_thread;
-    int multi_thread;
-    int64_t *start, *end;
-    int32_t *tid;
-    int32_t *site;          /* callsite_ids window, when has_sites */
-    int64_t *seq;           /* begin_seq window, when the rank has ties */
-    int32_t *dep;           /* depth window, likewise */
-    int has_sites;          /* some call of the region carried a call site */
-    char *link;             /* encoded link name */
-    hid_t ds_start, ds_end, ds_tid, ds_site; /* open while windows are being flushed */
-    hid_t ds_seq, ds_dep;
-    hid_t ds_unwound;       /* created at the region's first unwound call */
-    int made;               /* its datasets exist in the file */
-};
-
-struct frame {
-    uint32_t region;
-    uint64_t slot;
-};
-
-struct thread_in {
-    struct scope_jr_cursor cur;
-    struct scope_rec rec;   /* current record, valid when live */
-    int live;
-    struct frame *stack;
-    size_t depth, cap;
-    uint64_t last_ticks, first_ticks;
-};
-
-struct conv {
-    struct scope_jr jr;
-    const struct scope_convert_request *req;
-    int rank;
-    hid_t file, rank_grp;
-    struct region_out *reg;
-    struct thread_in *th;
-    uint32_t n_threads_used;
-    int write_tid;
-    int write_order;        /* begin_seq and depth: a thread had ties */
-    uint64_t begins;        /* begin_seq of the next call */
-    uint64_t invalid, unterminated;
-    int collided;                  /* the rank file went to a collision name */
-    char placed[PATH_MAX + 64];    /* where the rank file went */
-    struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
-};
 
 /* The first errno HDF5's file driver met since the last reset, and whether
  * a file could not be closed (see the file comment). */
@@ -160,114 +114,6 @@ static int path_fmt(char *buf, size_t len, const char *fmt, ...)
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* ------------------------------------------------------------ HDF5 helpers */
-
-/* A scalar numeric attribute of file type `ftype` from *v (memory type
- * `mtype`). Returns 0 or -1. */
-static int attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)
-{
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(sp);
-    return rc < 0 ? -1 : 0;
-}
-
-static int attr_i64(hid_t obj, const char *name, int64_t v)
-{
-    return attr_scalar(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
-}
-
-static int attr_i8(hid_t obj, const char *name, int8_t v)
-{
-    return attr_scalar(obj, name, H5T_STD_I8LE, H5T_NATIVE_INT8, &v);
-}
-
-static hid_t vlen_utf8(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    return t;
-}
-
-static int attr_str(hid_t obj, const char *name, const char *v)
-{
-    hid_t t = vlen_utf8();
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, t, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(sp);
-    H5Tclose(t);
-    return rc < 0 ? -1 : 0;
-}
-
-static hid_t make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n)
-{
-    hsize_t dims[1] = { n };
-    hid_t sp = H5Screate_simple(1, dims, NULL);
-    hid_t ds = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Sclose(sp);
-    return ds;
-}
-
-/* Writes a 1-D table of n rows of compound `type` from `rows` (nothing
- * is written for n == 0, but the dataset exists). Returns 0 or -1. */
-static int write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows)
-{
-    hid_t ds = make_dataset(grp, name, type, n);
-    int rc = ds < 0 || (n && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0);
-    if (ds >= 0)
-        H5Dclose(ds);
-    return rc ? -1 : 0;
-}
-
-/* Writes n elements at offset `off` of a 1-D dataset. */
-static int write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, uint64_t n)
-{
-    if (n == 0)
-        return 0;
-    hsize_t start[1] = { off }, count[1] = { n };
-    hid_t fsp = H5Dget_space(ds);
-    hid_t msp = H5Screate_simple(1, count, NULL);
-    herr_t rc = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL);
-    if (rc >= 0)
-        rc = H5Dwrite(ds, memtype, msp, fsp, H5P_DEFAULT, buf);
-    H5Sclose(msp);
-    H5Sclose(fsp);
-    return rc < 0 ? -1 : 0;
-}
-
-/* docs/format.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
-static char *encode_link(const char *name)
-{
-    if (strcmp(name, ".") == 0)
-        return strdup("%2E");
-    size_t n = 0;
-    for (const char *p = name; *p; p++)
-        n += (*p == '%' || *p == '/') ? 3 : 1;
-    char *out = malloc(n + 1), *q = out;
-    if (!out)
-        return NULL;
-    for (const char *p = name; *p; p++) {
-        if (*p == '%') {
-            memcpy(q, "%25", 3);
-            q += 3;
-        } else if (*p == '/') {
-            memcpy(q, "%2F", 3);
-            q += 3;
-        } else {
-            *q++ = *p;
-        }
-    }
-    *q = 0;
-    return out;
-}
-
 static const char *kv_get(const struct scope_jr *jr, const char *key)
 {
     const char *v = NULL;
@@ -293,16 +139,16 @@ static int64_t finalize_ns(const struct conv *c)
 static int write_metadata(hid_t file, const struct conv *c)
 {
     const struct scope_jr *jr = &c->jr;
-    if (attr_i64(file, SCOPE_A_FORMAT, SCOPE_FORMAT_VERSION) < 0 || attr_i64(file, SCOPE_A_SCHEMA, 1) < 0)
+    if (scope__h5_attr_i64(file, SCOPE_A_FORMAT, SCOPE_FORMAT_VERSION) < 0 || scope__h5_attr_i64(file, SCOPE_A_SCHEMA, 1) < 0)
         return -1;
     hid_t g = H5Gcreate2(file, SCOPE_G_METADATA, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0)
         return -1;
     int rc = 0;
-    rc |= attr_i64(g, SCOPE_A_START_TIME_NS, jr->hdr.start_ns);
-    rc |= attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c));
-    rc |= attr_i64(g, SCOPE_A_MPI_SIZE, jr->hdr.size > 0 ? jr->hdr.size : 1);
-    rc |= attr_str(g, SCOPE_A_HOSTNAME, jr->hdr.hostname);
+    rc |= scope__h5_attr_i64(g, SCOPE_A_START_TIME_NS, jr->hdr.start_ns);
+    rc |= scope__h5_attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c));
+    rc |= scope__h5_attr_i64(g, SCOPE_A_MPI_SIZE, jr->hdr.size > 0 ? jr->hdr.size : 1);
+    rc |= scope__h5_attr_str(g, SCOPE_A_HOSTNAME, jr->hdr.hostname);
     char ts[64];
     time_t secs = (time_t)(jr->hdr.start_realtime_ns / 1000000000);
     struct tm tm;
@@ -310,7 +156,7 @@ static int write_metadata(hid_t file, const struct conv *c)
     snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
              (int)(jr->hdr.start_realtime_ns % 1000000000 / 1000));
-    rc |= attr_str(g, SCOPE_A_TIMESTAMP, ts);
+    rc |= scope__h5_attr_str(g, SCOPE_A_TIMESTAMP, ts);
     /* every metadata string the recorder stored, the last value per key */
     for (size_t i = 0; i + 1 < jr->n_kv; i += 2) {
         const char *key = jr->kv[i];
@@ -319,7 +165,7 @@ static int write_metadata(hid_t file, const struct conv *c)
             continue; /* "rank/" keys belong on /rank<N> (write_rank_attrs) */
         if (H5Aexists(g, key) > 0)
             H5Adelete(g, key);
-        rc |= attr_str(g, key, jr->kv[i + 1]);
+        rc |= scope__h5_attr_str(g, key, jr->kv[i + 1]);
     }
     rc |= scope__clock_model_write_run(g, &c->clock);
     H5Gclose(g);
@@ -412,6 +258,41 @@ static int close_and_place(const struct scope_convert_request *req, hid_t f, int
     return rc;
 }
 
+int scope__conv_close_sync(const struct scope_convert_request *req, int64_t f, int rc,
+                           const char *tmp, const char *path)
+{
+    if (H5Fclose(f) < 0) {
+        h5_broken = 1;
+        if (rc == 0)
+            rc = SCOPE_EIO;
+    }
+    if (rc == 0)
+        rc = sync_file(req, tmp, path);
+    if (rc < 0) {
+        unlink(tmp);
+        if (h5_errno)
+            msg(req, SCOPE_EIO, "%s: %s", path, strerror(h5_errno));
+        else if (req->err && !req->err[0])
+            msg(req, rc, "%s: %s", path, scope_strerror(rc));
+    }
+    return rc;
+}
+
+int64_t scope__conv_create(const struct scope_convert_request *req, const char *tmp,
+                           const char *path)
+{
+    unlink(tmp);
+    errno = 0;
+    hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    if (f >= 0)
+        return f;
+    int e = h5_errno ? h5_errno : errno;
+    unlink(tmp);
+    if (!e)
+        return msg(req, SCOPE_EIO, "%s: cannot create the file", path);
+    return msg(req, SCOPE_EIO, "%s: cannot create the file: %s", path, strerror(e));
+}
+
 /* ------------------------------------------------------------ the passes */
 
 static int open_threads(struct conv *c)
@@ -502,30 +383,14 @@ static int count_calls(struct conv *c)
     return 0;
 }
 
-/* Makes a region's datasets in its group `g` and leaves them open in `o`.
- * Returns 0 or -1. */
-static int make_region_datasets(struct conv *c, struct region_out *o, hid_t g)
-{
-    o->made = 1;
-    o->ds_start = make_dataset(g, SCOPE_D_START_TIMES, H5T_STD_I64LE, o->count);
-    o->ds_end = make_dataset(g, SCOPE_D_END_TIMES, H5T_STD_I64LE, o->count);
-    if (c->write_tid)
-        o->ds_tid = make_dataset(g, SCOPE_D_THREAD_IDS, H5T_STD_I32LE, o->count);
-    if (o->has_sites)
-        o->ds_site = make_dataset(g, SCOPE_D_CALLSITE_IDS, H5T_STD_I32LE, o->count);
-    if (c->write_order) {
-        o->ds_seq = make_dataset(g, SCOPE_D_BEGIN_SEQ, H5T_STD_I64LE, o->count);
-        o->ds_dep = make_dataset(g, SCOPE_D_DEPTH, H5T_STD_I32LE, o->count);
-    }
-    return o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
-           (o->has_sites && o->ds_site < 0) ||
-           (c->write_order && (o->ds_seq < 0 || o->ds_dep < 0)) ? -1 : 0;
-}
-
+/* Creates /rank<N>/regions and sizes each region's window; the regions'
+ * own groups and datasets are made when their first window is written
+ * (region_datasets). Returns 0 or SCOPE_E*. */
 static int create_regions(struct conv *c)
 {
-    hid_t regions = H5Gcreate2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (regions < 0)
+    c->regions_grp = H5Gcreate2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT, H5P_DEFAULT,
+                                H5P_DEFAULT);
+    if (c->regions_grp < 0)
         return SCOPE_EHDF5;
     uint64_t active = 0;
     for (uint32_t i = 0; i < c->jr.n_regions; i++)
@@ -535,91 +400,66 @@ static int create_regions(struct conv *c)
         per = WINDOW_BUDGET / 20 / active;
     if (per < WINDOW_MIN)
         per = WINDOW_MIN;
-    int rc = 0;
-    for (uint32_t i = 0; i < c->jr.n_regions && rc == 0; i++) {
+    for (uint32_t i = 0; i < c->jr.n_regions; i++) {
         struct region_out *o = &c->reg[i];
         o->ds_start = o->ds_end = o->ds_tid = o->ds_unwound = o->ds_site = H5I_INVALID_HID;
         o->ds_seq = o->ds_dep = H5I_INVALID_HID;
         if (!o->count)
             continue;
-        const struct scope_jr_region *jrr = &c->jr.regions[i];
-        o->link = encode_link(jrr->name);
+        o->link = scope__h5_encode_link(c->jr.regions[i].name);
         o->win = (uint32_t)(o->count < per ? o->count : per);
         if (!o->link)
             return SCOPE_ENOMEM;
-        hid_t g = H5Gcreate2(regions, o->link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        if (g < 0) {
-            rc = SCOPE_EHDF5;
-            break;
-        }
-        int arc = attr_str(g, SCOPE_A_NAME, jrr->name) |
-                  attr_str(g, SCOPE_A_KIND, scope_kind_name(jrr->kind));
-        if (jrr->symbol[0])
-            arc |= attr_str(g, SCOPE_A_SYMBOL, jrr->symbol);
-        if (jrr->object[0])
-            arc |= attr_str(g, SCOPE_A_OBJECT, jrr->object);
-        /* A region whose calls all fit in its window gets its datasets
-         * at its one and only write (flush_window), made and written in
-         * one go; reopening 20,000 regions' datasets cost more than
-         * making them. Larger regions are flushed as they go. */
-        if (o->count > o->win && make_region_datasets(c, o, g) < 0)
-            rc = SCOPE_EHDF5;
-        if (arc)
-            rc = SCOPE_EHDF5;
-        H5Gclose(g);
     }
-    H5Gclose(regions);
-    return rc;
+    return 0;
 }
 
-/* Makes sure a region's datasets are open (made first if they were
- * deferred). Returns 0 or SCOPE_EHDF5. */
-static int open_region_datasets(struct conv *c, struct region_out *o)
+/* Makes the region's group, its attributes and its datasets at their
+ * final size, the first time one of its windows is written, and leaves
+ * the datasets open until close_region_datasets. Creating them then, not
+ * all at once before the events and reopened by name at each write, is
+ * what keeps 20,000 regions cheap: a region whose calls fit in one window
+ * (most of them) is created, written and closed in one go, and only
+ * regions too large for their window hold open datasets meanwhile.
+ * Returns 0 or SCOPE_EHDF5. */
+static int region_datasets(struct conv *c, struct region_out *o)
 {
     if (o->ds_start >= 0)
         return 0;
-    hid_t g = H5Gopen2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT);
-    hid_t rg = g < 0 ? -1 : H5Gopen2(g, o->link, H5P_DEFAULT);
-    if (rg < 0) {
-        if (g >= 0)
-            H5Gclose(g);
+    const struct scope_jr_region *jrr = &c->jr.regions[o - c->reg];
+    hid_t g = H5Gcreate2(c->regions_grp, o->link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
         return SCOPE_EHDF5;
+    int arc = scope__h5_attr_str(g, SCOPE_A_NAME, jrr->name) |
+              scope__h5_attr_str(g, SCOPE_A_KIND, scope_kind_name(jrr->kind));
+    if (jrr->symbol[0])
+        arc |= scope__h5_attr_str(g, SCOPE_A_SYMBOL, jrr->symbol);
+    if (jrr->object[0])
+        arc |= scope__h5_attr_str(g, SCOPE_A_OBJECT, jrr->object);
+    o->ds_start = scope__h5_make_dataset(g, SCOPE_D_START_TIMES, H5T_STD_I64LE, o->count);
+    o->ds_end = scope__h5_make_dataset(g, SCOPE_D_END_TIMES, H5T_STD_I64LE, o->count);
+    if (c->write_tid)
+        o->ds_tid = scope__h5_make_dataset(g, SCOPE_D_THREAD_IDS, H5T_STD_I32LE, o->count);
+    if (o->has_sites)
+        o->ds_site = scope__h5_make_dataset(g, SCOPE_D_CALLSITE_IDS, H5T_STD_I32LE, o->count);
+    if (c->write_order) {
+        o->ds_seq = scope__h5_make_dataset(g, SCOPE_D_BEGIN_SEQ, H5T_STD_I64LE, o->count);
+        o->ds_dep = scope__h5_make_dataset(g, SCOPE_D_DEPTH, H5T_STD_I32LE, o->count);
     }
-    int rc = 0;
-    if (!o->made) {
-        rc = make_region_datasets(c, o, rg);
-    } else {
-        o->ds_start = H5Dopen2(rg, SCOPE_D_START_TIMES, H5P_DEFAULT);
-        o->ds_end = H5Dopen2(rg, SCOPE_D_END_TIMES, H5P_DEFAULT);
-        o->ds_tid = c->write_tid ? H5Dopen2(rg, SCOPE_D_THREAD_IDS, H5P_DEFAULT) : H5I_INVALID_HID;
-        o->ds_site = o->has_sites ? H5Dopen2(rg, SCOPE_D_CALLSITE_IDS, H5P_DEFAULT) : H5I_INVALID_HID;
-        o->ds_seq = c->write_order ? H5Dopen2(rg, SCOPE_D_BEGIN_SEQ, H5P_DEFAULT) : H5I_INVALID_HID;
-        o->ds_dep = c->write_order ? H5Dopen2(rg, SCOPE_D_DEPTH, H5P_DEFAULT) : H5I_INVALID_HID;
-        rc = o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
-             (o->has_sites && o->ds_site < 0) ||
-             (c->write_order && (o->ds_seq < 0 || o->ds_dep < 0)) ? -1 : 0;
-    }
-    H5Gclose(rg);
     H5Gclose(g);
-    return rc < 0 ? SCOPE_EHDF5 : 0;
+    return arc || o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
+           (o->has_sites && o->ds_site < 0) ||
+           (c->write_order && (o->ds_seq < 0 || o->ds_dep < 0)) ? SCOPE_EHDF5 : 0;
 }
 
-/* Closes a region's datasets and frees its windows: after its last write,
- * or at the end of a failed conversion. Safe to call twice. */
-static void close_region(struct region_out *o)
+static void close_region_datasets(struct region_out *o)
 {
-    hid_t *ds[] = { &o->ds_start, &o->ds_end, &o->ds_tid, &o->ds_unwound,
-                    &o->ds_site, &o->ds_seq, &o->ds_dep };
-    for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+    hid_t *ds[7] = { &o->ds_start, &o->ds_end, &o->ds_tid, &o->ds_unwound, &o->ds_site,
+                     &o->ds_seq, &o->ds_dep };
+    for (int k = 0; k < 7; k++) {
         if (*ds[k] > 0)
             H5Dclose(*ds[k]);
         *ds[k] = H5I_INVALID_HID;
-    }
-    void **win[] = { (void **)&o->start, (void **)&o->end, (void **)&o->tid,
-                     (void **)&o->site, (void **)&o->seq, (void **)&o->dep };
-    for (size_t k = 0; k < sizeof win / sizeof win[0]; k++) {
-        free(*win[k]);
-        *win[k] = NULL;
     }
 }
 
@@ -629,14 +469,14 @@ static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
     uint64_t n = upto - o->base;
     if (n == 0)
         return 0;
-    if (open_region_datasets(c, o) < 0)
+    if (region_datasets(c, o) < 0)
         return SCOPE_EHDF5;
-    if (write_slice(o->ds_start, H5T_NATIVE_INT64, o->start, o->base, n) < 0 ||
-        write_slice(o->ds_end, H5T_NATIVE_INT64, o->end, o->base, n) < 0 ||
-        (c->write_tid && write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0) ||
-        (o->has_sites && write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
-        (c->write_order && (write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
-                            write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)))
+    if (scope__h5_write_slice(o->ds_start, H5T_NATIVE_INT64, o->start, o->base, n) < 0 ||
+        scope__h5_write_slice(o->ds_end, H5T_NATIVE_INT64, o->end, o->base, n) < 0 ||
+        (c->write_tid && scope__h5_write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0) ||
+        (o->has_sites && scope__h5_write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
+        (c->write_order && (scope__h5_write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
+                            scope__h5_write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)))
         return SCOPE_EHDF5;
     o->base = upto;
     return 0;
@@ -649,9 +489,9 @@ static int set_end(struct conv *c, struct frame f, int64_t end_ns)
         o->end[f.slot - o->base] = end_ns;
         return 0;
     }
-    if (open_region_datasets(c, o) < 0)
+    if (region_datasets(c, o) < 0)
         return SCOPE_EHDF5;
-    return write_slice(o->ds_end, H5T_NATIVE_INT64, &end_ns, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
+    return scope__h5_write_slice(o->ds_end, H5T_NATIVE_INT64, &end_ns, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
 }
 
 /* `site` is the begin record's call-site id (journal, from 1; 0 none). */
@@ -707,8 +547,9 @@ static int mark_unwound(struct conv *c, struct frame f)
 {
     struct region_out *o = &c->reg[f.region];
     if (o->ds_unwound < 0) {
-        hid_t g = H5Gopen2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT);
-        hid_t rg = g < 0 ? -1 : H5Gopen2(g, o->link, H5P_DEFAULT);
+        if (region_datasets(c, o) < 0)
+            return SCOPE_EHDF5;
+        hid_t rg = H5Gopen2(c->regions_grp, o->link, H5P_DEFAULT);
         if (rg >= 0) {
             hsize_t dims[1] = { o->count };
             hid_t sp = H5Screate_simple(1, dims, NULL);
@@ -721,13 +562,11 @@ static int mark_unwound(struct conv *c, struct frame f)
             H5Sclose(sp);
             H5Gclose(rg);
         }
-        if (g >= 0)
-            H5Gclose(g);
         if (o->ds_unwound < 0)
             return SCOPE_EHDF5;
     }
     int8_t one = 1;
-    return write_slice(o->ds_unwound, H5T_NATIVE_INT8, &one, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
+    return scope__h5_write_slice(o->ds_unwound, H5T_NATIVE_INT8, &one, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
 }
 
 /* Closes the innermost open call of `id`; calls opened inside it and not
@@ -828,125 +667,27 @@ static int merge_events(struct conv *c)
                 return rc;
         }
     }
-    /* Each region's last write; its datasets and windows go at once, so
-     * that libhdf5 never holds every region's objects open together (with
-     * 20,000 regions that took most of a second per thousand and 770 MB). */
     for (uint32_t i = 0; i < c->jr.n_regions; i++) {
         struct region_out *o = &c->reg[i];
         if (o->count && flush_window(c, o, o->next) < 0)
             return SCOPE_EHDF5;
-        close_region(o);
+        close_region_datasets(o); /* written in full */
     }
     return 0;
-}
-
-struct thread_row {
-    int32_t index;
-    int64_t tid;
-    const char *name;
-    int64_t start_ns, end_ns;
-};
-
-static int write_threads(struct conv *c)
-{
-    uint32_t n = 0;
-    struct thread_row *rows = calloc(c->n_threads_used ? c->n_threads_used : 1, sizeof *rows);
-    if (!rows)
-        return SCOPE_ENOMEM;
-    for (uint32_t t = 0; t < c->n_threads_used; t++) {
-        const struct scope_jr_thread *jt = &c->jr.threads[t];
-        if (!jt->n_chunks || !c->th[t].last_ticks)
-            continue;
-        uint64_t end = jt->end_ticks ? jt->end_ticks : c->th[t].last_ticks;
-        rows[n++] = (struct thread_row){ (int32_t)t, jt->tid, jt->name,
-                                         scope__jr_ns(&c->jr, c->th[t].first_ticks),
-                                         scope__jr_ns(&c->jr, end) };
-    }
-    hid_t str = vlen_utf8();
-    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(struct thread_row));
-    H5Tinsert(type, SCOPE_C_INDEX, HOFFSET(struct thread_row, index), H5T_NATIVE_INT32);
-    H5Tinsert(type, SCOPE_C_TID, HOFFSET(struct thread_row, tid), H5T_NATIVE_INT64);
-    H5Tinsert(type, SCOPE_C_NAME, HOFFSET(struct thread_row, name), str);
-    H5Tinsert(type, SCOPE_C_START_NS, HOFFSET(struct thread_row, start_ns), H5T_NATIVE_INT64);
-    H5Tinsert(type, SCOPE_C_END_NS, HOFFSET(struct thread_row, end_ns), H5T_NATIVE_INT64);
-    int rc = write_table(c->rank_grp, SCOPE_T_THREADS, type, n, rows);
-    H5Tclose(type);
-    H5Tclose(str);
-    free(rows);
-    return rc ? SCOPE_EHDF5 : 0;
-}
-
-/* /rank<N>/interposition: one row per config entry and matched symbol. */
-static int write_interposition(struct conv *c)
-{
-    size_t n = c->jr.n_rows / 6;
-    if (n == 0)
-        return 0;
-    static const char *const fields[6] = { SCOPE_C_PATTERN, SCOPE_C_SYMBOL, SCOPE_C_OBJECT,
-                                           SCOPE_C_METHOD, SCOPE_C_STATUS, SCOPE_C_REASON };
-    hid_t str = vlen_utf8();
-    hid_t type = H5Tcreate(H5T_COMPOUND, 6 * sizeof(char *));
-    for (int i = 0; i < 6; i++)
-        H5Tinsert(type, fields[i], (size_t)i * sizeof(char *), str);
-    int rc = write_table(c->rank_grp, SCOPE_T_INTERPOSITION, type, n, c->jr.rows);
-    H5Tclose(type);
-    H5Tclose(str);
-    return rc ? SCOPE_EHDF5 : 0;
-}
-
-/* /rank<N>/callsites: one row per frame of each call path the rank
- * recorded (docs/format.md): id (the value in callsite_ids), frame (0 =
- * immediate caller), depth, offset within the object, build_id, object. */
-struct site_row {
-    int32_t id, frame, depth;
-    uint64_t offset;
-    const char *build_id, *object;
-};
-
-static int write_callsites(struct conv *c)
-{
-    size_t n = 0;
-    for (uint32_t i = 0; i < c->jr.n_sites; i++)
-        n += c->jr.sites[i].depth;
-    if (n == 0)
-        return 0;
-    struct site_row *rows = malloc(n * sizeof *rows);
-    if (!rows)
-        return SCOPE_ENOMEM;
-    size_t k = 0;
-    for (uint32_t i = 0; i < c->jr.n_sites; i++) {
-        const struct scope_jr_site *st = &c->jr.sites[i];
-        for (uint32_t f = 0; f < st->depth; f++)
-            rows[k++] = (struct site_row){ (int32_t)i, (int32_t)f, (int32_t)st->depth,
-                                           st->f[f].offset, st->f[f].build_id, st->f[f].object };
-    }
-    hid_t str = vlen_utf8();
-    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(struct site_row));
-    H5Tinsert(type, SCOPE_C_ID, HOFFSET(struct site_row, id), H5T_NATIVE_INT32);
-    H5Tinsert(type, SCOPE_C_FRAME, HOFFSET(struct site_row, frame), H5T_NATIVE_INT32);
-    H5Tinsert(type, SCOPE_C_DEPTH, HOFFSET(struct site_row, depth), H5T_NATIVE_INT32);
-    H5Tinsert(type, SCOPE_C_OFFSET, HOFFSET(struct site_row, offset), H5T_NATIVE_UINT64);
-    H5Tinsert(type, SCOPE_C_BUILD_ID, HOFFSET(struct site_row, build_id), str);
-    H5Tinsert(type, SCOPE_C_OBJECT, HOFFSET(struct site_row, object), str);
-    int rc = write_table(c->rank_grp, SCOPE_T_CALLSITES, type, n, rows);
-    H5Tclose(type);
-    H5Tclose(str);
-    free(rows);
-    return rc ? SCOPE_EHDF5 : 0;
 }
 
 static int write_rank_attrs(struct conv *c)
 {
     const struct scope_journal_header *h = &c->jr.hdr;
     hid_t g = c->rank_grp;
-    int rc = attr_i64(g, SCOPE_A_RANK, c->rank) | attr_i64(g, SCOPE_A_PID, h->pid) |
-             attr_str(g, SCOPE_A_HOSTNAME, h->hostname) | attr_i64(g, SCOPE_A_START_TIME_NS, h->start_ns) |
-             attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c)) |
-             attr_i64(g, SCOPE_A_DROPPED_EVENTS, (int64_t)(h->dropped_events + c->invalid)) |
-             attr_i64(g, SCOPE_A_UNTERMINATED_CALLS, (int64_t)c->unterminated) |
-             attr_i8(g, SCOPE_A_COMPLETE, (int8_t)(c->req->complete ? 1 : 0));
+    int rc = scope__h5_attr_i64(g, SCOPE_A_RANK, c->rank) | scope__h5_attr_i64(g, SCOPE_A_PID, h->pid) |
+             scope__h5_attr_str(g, SCOPE_A_HOSTNAME, h->hostname) | scope__h5_attr_i64(g, SCOPE_A_START_TIME_NS, h->start_ns) |
+             scope__h5_attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c)) |
+             scope__h5_attr_i64(g, SCOPE_A_DROPPED_EVENTS, (int64_t)(h->dropped_events + c->invalid)) |
+             scope__h5_attr_i64(g, SCOPE_A_UNTERMINATED_CALLS, (int64_t)c->unterminated) |
+             scope__h5_attr_i8(g, SCOPE_A_COMPLETE, (int8_t)(c->req->complete ? 1 : 0));
     if (h->state == SCOPE_JOURNAL_DIED)
-        rc |= attr_i64(g, SCOPE_A_DIED_SIGNAL, (int64_t)h->died_signal);
+        rc |= scope__h5_attr_i64(g, SCOPE_A_DIED_SIGNAL, (int64_t)h->died_signal);
     /* the recorder's "rank/<name>" strings (rank_source, rank_mismatch, ...) */
     for (size_t i = 0; i + 1 < c->jr.n_kv; i += 2)
         if (strncmp(c->jr.kv[i], "rank/", 5) == 0 && c->jr.kv[i][5] &&
@@ -956,16 +697,16 @@ static int write_rank_attrs(struct conv *c)
             double d = strtod(v, &e);
             /* calibrate.c's measured costs (overhead_*_ns) are numbers */
             if (strncmp(k, "overhead_", 9) == 0 && *v && !*e)
-                rc |= attr_scalar(g, k, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d);
+                rc |= scope__h5_attr_scalar(g, k, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d);
             else
-                rc |= attr_str(g, k, v);
+                rc |= scope__h5_attr_str(g, k, v);
         }
     rc |= scope__clock_model_write_rank(g, &c->clock);
     /* docs/format.md: the step in ns, rounded up (a TSC step is < 1 ns) */
     if (h->clock_resolution && h->clock_resolution < (1ull << 40)) {
         int64_t res = scope__jr_ns(&c->jr, h->start_ticks + h->clock_resolution) -
                       scope__jr_ns(&c->jr, h->start_ticks);
-        rc |= attr_i64(g, SCOPE_A_CLOCK_RESOLUTION_NS, res > 0 ? res : 1);
+        rc |= scope__h5_attr_i64(g, SCOPE_A_CLOCK_RESOLUTION_NS, res > 0 ? res : 1);
     }
     return rc ? SCOPE_EHDF5 : 0;
 }
@@ -981,6 +722,37 @@ static int create_failed(struct conv *c, const char *tmp, const char *path)
     return msg(c->req, SCOPE_EIO, "%s: cannot create the file: %s", path, strerror(e));
 }
 
+/* Writes /rank<N> and everything in it into the open c->file. Returns 0
+ * or a negative SCOPE_E*; the rank group and every dataset are closed. */
+static int write_rank_group(struct conv *c)
+{
+    char grp[32];
+    snprintf(grp, sizeof grp, SCOPE_G_RANK_FMT, c->rank);
+    c->rank_grp = H5Gcreate2(c->file, grp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = c->rank_grp < 0 ? SCOPE_EHDF5 : 0;
+    if (rc == 0)
+        rc = create_regions(c);
+    if (rc == 0)
+        rc = merge_events(c);
+    if (rc == 0)
+        rc = scope__conv_write_threads(c);
+    if (rc == 0)
+        rc = scope__conv_write_interposition(c);
+    if (rc == 0)
+        rc = scope__conv_write_callsites(c);
+    if (rc == 0)
+        rc = write_rank_attrs(c);
+    for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++)
+        close_region_datasets(&c->reg[i]);
+    if (c->regions_grp > 0)
+        H5Gclose(c->regions_grp);
+    c->regions_grp = H5I_INVALID_HID;
+    if (c->rank_grp > 0)
+        H5Gclose(c->rank_grp);
+    c->rank_grp = H5I_INVALID_HID;
+    return rc;
+}
+
 static int write_rank_file(struct conv *c, const char *path)
 {
     char tmp[PATH_MAX + 64];
@@ -991,35 +763,21 @@ static int write_rank_file(struct conv *c, const char *path)
     c->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     if (c->file < 0)
         return create_failed(c, tmp, path);
-    char grp[32];
-    snprintf(grp, sizeof grp, SCOPE_G_RANK_FMT, c->rank);
     int rc = write_metadata(c->file, c) < 0 ? SCOPE_EHDF5 : 0;
-    if (rc == 0) {
-        c->rank_grp = H5Gcreate2(c->file, grp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        rc = c->rank_grp < 0 ? SCOPE_EHDF5 : 0;
-    }
     if (rc == 0)
-        rc = create_regions(c);
-    if (rc == 0)
-        rc = merge_events(c);
-    if (rc == 0)
-        rc = write_threads(c);
-    if (rc == 0)
-        rc = write_interposition(c);
-    if (rc == 0)
-        rc = write_callsites(c);
-    if (rc == 0)
-        rc = write_rank_attrs(c);
-    for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++)
-        close_region(&c->reg[i]);
-    if (c->rank_grp > 0)
-        H5Gclose(c->rank_grp);
+        rc = write_rank_group(c);
     return close_and_place(c->req, c->file, rc, tmp, path, c);
 }
 
 /* The index: /metadata plus one external link /rank<N> per rank file,
  * relative to the index's own folder so the run can be moved as a whole. */
 static int write_index(struct conv *c, const char *path, const char *rank_path)
+{
+    return scope__conv_write_index(c, path, rank_path, NULL, 0);
+}
+
+int scope__conv_write_index(struct conv *c, const char *path, const char *rank_path,
+                            const char *const *files, size_t n_files)
 {
     char tmp[PATH_MAX + 64];
     if (path_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
@@ -1042,7 +800,9 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
     int size = c->jr.hdr.size > 0 ? c->jr.hdr.size : 1;
     for (int r = 0; r < size && rc == 0; r++) {
         char target[PATH_MAX], obj[32];
-        if (path_fmt(target, sizeof target, "%s/rank%d.h5", dir_base, r) < 0) {
+        const char *file = (size_t)r < n_files && files[r] && files[r][0] ? files[r] : NULL;
+        if ((file ? path_fmt(target, sizeof target, "%s/%s", dir_base, file)
+                  : path_fmt(target, sizeof target, "%s/rank%d.h5", dir_base, r)) < 0) {
             rc = SCOPE_ELIMIT;
             break;
         }
@@ -1054,6 +814,8 @@ static int write_index(struct conv *c, const char *path, const char *rank_path)
      * now is either linked here or finds this index to link itself into */
     int lock = scope__ranks_lock(dir);
     if (rc == 0 && scope__index_link_collisions(f, dir, c->jr.hdr.start_realtime_ns) < 0)
+        rc = SCOPE_EHDF5;
+    if (rc == 0 && n_files && scope__index_link_host_collisions(f, dir, c->jr.hdr.start_realtime_ns) < 0)
         rc = SCOPE_EHDF5;
     rc = close_and_place(c->req, f, rc, tmp, path, NULL);
     scope__ranks_unlock(lock);
@@ -1080,13 +842,83 @@ static void conv_free(struct conv *c)
     scope__jr_close(&c->jr);
 }
 
+int scope__conv_open(struct conv **out, const struct scope_convert_request *req,
+                     const char *journal, int events)
+{
+    struct conv *c = calloc(1, sizeof *c);
+    if (!c)
+        return msg(req, SCOPE_ENOMEM, "%s: out of memory", journal);
+    c->req = req;
+    c->file = c->rank_grp = c->regions_grp = H5I_INVALID_HID;
+    int rc = scope__jr_open(&c->jr, journal, req->err, req->errlen);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    c->rank = c->jr.hdr.rank >= 0 ? c->jr.hdr.rank : 0;
+    scope__clock_model_from_journal(&c->clock, &c->jr);
+    scope__clock_model_fold(&c->clock, &c->jr);
+    if ((rc = open_threads(c)) < 0 || (events && (rc = count_calls(c)) < 0)) {
+        msg(req, rc, "%s: %s", journal, scope_strerror(rc));
+        scope__conv_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+int scope__conv_rank(const struct conv *c)
+{
+    return c->rank;
+}
+
+int64_t scope__conv_since(const struct conv *c)
+{
+    return c->jr.hdr.start_realtime_ns;
+}
+
+void scope__conv_output(const struct conv *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.*s", (int)sizeof c->jr.hdr.output, c->jr.hdr.output);
+}
+
+int scope__conv_write_metadata(struct conv *c, int64_t file)
+{
+    return write_metadata(file, c) < 0 ? SCOPE_EHDF5 : 0;
+}
+
+int scope__conv_write_rank(struct conv *c, int64_t file)
+{
+    c->file = file;
+    int rc = write_rank_group(c);
+    c->file = H5I_INVALID_HID;
+    return rc;
+}
+
+void scope__conv_free(struct conv *c)
+{
+    if (!c)
+        return;
+    conv_free(c);
+    free(c);
+}
+
 int scope_convert(const struct scope_convert_request *req)
 {
-    struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID };
+    struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID,
+                      .regions_grp = H5I_INVALID_HID };
     if (req->err && req->errlen)
         req->err[0] = 0;
     H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
     h5_errno = 0;
+    if (req->host_path) {
+        int rc = scope__convert_host(req);
+        if (rc < 0 && h5_errno)
+            h5_broken = 1;
+        if (!h5_broken)
+            H5close();
+        return rc;
+    }
     int rc = scope__jr_open(&c.jr, req->journal_path, req->err, req->errlen);
     if (rc < 0)
         return rc;

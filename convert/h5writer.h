@@ -43,4 +43,59 @@ int scope__index_link_collisions(int64_t index, const char *ranks_dir, int64_t s
  * rank 0 will when it writes the index. Returns 0 or SCOPE_EHDF5. */
 int scope__index_note_collision(const char *index_path, const char *ranks_dir, int64_t since_ns);
 
+/* Links into the open index, for every host-<name>.collision<K>.h5 of
+ * ranks_dir modified at or after since_ns, each of its /rank<N> groups as
+ * /rank<N> (replacing the link to the same-named host file of another
+ * host). Call with the ranks folder's lock held. Returns 0 or -1. */
+int scope__index_link_host_collisions(int64_t index, const char *ranks_dir, int64_t since_ns);
+
+/* After a host file went to a collision name: if this run's index exists,
+ * relinks its ranks there (under the lock); otherwise rank 0 will when it
+ * writes the index. Returns 0 or SCOPE_EHDF5. */
+int scope__index_note_host_collision(const char *index_path, const char *ranks_dir,
+                                     int64_t since_ns);
+
+/* --- h5writer.c: one journal at a time, for host files (host_file.c) --- */
+
+struct conv;
+
+/* Opens a journal for conversion (its clock model applied); with `events`
+ * also runs pass 1 (the calls per region), which writing its rank group
+ * needs; without, only what /metadata and the index need. Returns 0 with
+ * *out set, or a negative SCOPE_E* with a message in req->err. */
+int scope__conv_open(struct conv **out, const struct scope_convert_request *req,
+                     const char *journal, int events);
+int scope__conv_rank(const struct conv *c);
+int64_t scope__conv_since(const struct conv *c);   /* the process's start, CLOCK_REALTIME ns */
+/* The run's index path into buf ("" when the journal has none). */
+void scope__conv_output(const struct conv *c, char *buf, size_t len);
+/* The root attributes and /metadata of the journal's process into file. */
+int scope__conv_write_metadata(struct conv *c, int64_t file);
+/* /rank<N> of the journal into file (pass 2). Returns 0 or SCOPE_E*. */
+int scope__conv_write_rank(struct conv *c, int64_t file);
+void scope__conv_free(struct conv *c);
+
+/* Creates `tmp` for a file that will be `path` (removing a stale tmp).
+ * Returns the file or a negative SCOPE_E* with the reason in req->err. */
+int64_t scope__conv_create(const struct scope_convert_request *req, const char *tmp,
+                           const char *path);
+/* Closes a file written under `tmp` and fsyncs it when rc == 0; on any
+ * failure removes tmp and puts the storage's reason in req->err. Returns
+ * rc or the first error. */
+int scope__conv_close_sync(const struct scope_convert_request *req, int64_t f, int rc,
+                           const char *tmp, const char *path);
+
+/* The index of `c`'s run at `path`: /metadata from c, and for each rank r
+ * of the run an external link /rank<r> to /rank<r> in files[r] (a name in
+ * the ranks folder, the folder of rank_path), or in rank<r>.h5 when
+ * r >= n_files or files[r] is NULL or "". Returns 0 or SCOPE_E*. */
+int scope__conv_write_index(struct conv *c, const char *path, const char *rank_path,
+                            const char *const *files, size_t n_files);
+
+/* --- host_file.c --- */
+
+/* scope_convert() for a request with host_path: every journal into one
+ * host file (docs/format.md "The files of a run"), one at a time. */
+int scope__convert_host(const struct scope_convert_request *req);
+
 #endif /* SCOPE_H5WRITER_H */

@@ -290,3 +290,225 @@ out:
     scope__ranks_unlock(lock);
     return rc;
 }
+
+/* ------------------------------------------------------------ host files */
+
+/* "host-<x>.h5" (any host file, collision names included), never a
+ * temporary "<name>.tmp.<pid>". */
+static int is_host_file(const char *s)
+{
+    size_t n = strlen(s);
+    return strncmp(s, SCOPE_HOST_FILE_PREFIX, strlen(SCOPE_HOST_FILE_PREFIX)) == 0 &&
+           n > strlen(SCOPE_HOST_FILE_PREFIX) + 3 && strcmp(s + n - 3, ".h5") == 0;
+}
+
+/* Collects the rank<N> groups of a file's root (iteration callback). */
+struct rank_list {
+    int *r;
+    size_t n, cap;
+};
+
+static herr_t list_ranks_cb(hid_t g, const char *name, const H5L_info_t *info, void *arg)
+{
+    (void)g;
+    (void)info;
+    struct rank_list *l = arg;
+    if (strncmp(name, SCOPE_G_RANK_PREFIX, 4) != 0 || name[4] < '0' || name[4] > '9')
+        return 0;
+    char *end;
+    long v = strtol(name + 4, &end, 10);
+    if (*end || v > INT32_MAX)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        int *q = realloc(l->r, cap * sizeof *q);
+        if (!q)
+            return -1;
+        l->r = q;
+        l->cap = cap;
+    }
+    l->r[l->n++] = (int)v;
+    return 0;
+}
+
+/* The ranks whose groups `path` holds. Returns 0 (list filled, maybe
+ * empty) or -1. */
+static int file_ranks(const char *path, struct rank_list *l)
+{
+    l->n = 0;
+    if (H5Fis_hdf5(path) <= 0)
+        return -1;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return -1;
+    hsize_t idx = 0;
+    herr_t rc = H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, &idx, list_ranks_cb, l);
+    H5Fclose(f);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Points /rank<r> of the index at /rank<r> of <dir_base>/<file>. */
+static int relink(hid_t index, const char *dir_base, const char *file, int r)
+{
+    char link[32], target[PATH_MAX + NAME_MAX + 2];
+    snprintf(link, sizeof link, SCOPE_G_RANK_FMT, r);
+    snprintf(target, sizeof target, "%s/%s", dir_base, file);
+    char obj[40];
+    snprintf(obj, sizeof obj, "/%s", link);
+    if (H5Lexists(index, link, H5P_DEFAULT) > 0 && H5Ldelete(index, link, H5P_DEFAULT) < 0)
+        return -1;
+    return H5Lcreate_external(target, obj, index, link, H5P_DEFAULT, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+int scope__index_link_host_collisions(hid_t index, const char *ranks_dir, int64_t since_ns)
+{
+    const char *dir_base = strrchr(ranks_dir, '/') ? strrchr(ranks_dir, '/') + 1 : ranks_dir;
+    DIR *d = opendir(ranks_dir);
+    if (d == NULL)
+        return 0;
+    struct rank_list l = { 0 };
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_host_file(e->d_name) || !strstr(e->d_name, SCOPE_G_COLLISION_SUFFIX))
+            continue;
+        struct stat st;
+        char path[PATH_MAX + NAME_MAX + 2];
+        snprintf(path, sizeof path, "%s/%s", ranks_dir, e->d_name);
+        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || mtime_ns(&st) < since_ns)
+            continue; /* an earlier run's */
+        if (file_ranks(path, &l) < 0) {
+            rc = -1;
+            continue;
+        }
+        for (size_t i = 0; i < l.n; i++)
+            if (relink(index, dir_base, e->d_name, l.r[i]) < 0)
+                rc = -1;
+    }
+    closedir(d);
+    free(l.r);
+    return rc;
+}
+
+int scope__index_note_host_collision(const char *index_path, const char *ranks_dir,
+                                     int64_t since_ns)
+{
+    int lock = scope__ranks_lock(ranks_dir);
+    int rc = 0;
+    struct stat st;
+    if (stat(index_path, &st) < 0 || mtime_ns(&st) < since_ns || !is_profile(index_path))
+        goto out; /* rank 0 links us when it writes the index */
+    hid_t f = H5Fopen(index_path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) {
+        rc = SCOPE_EHDF5;
+        goto out;
+    }
+    if (scope__index_link_host_collisions(f, ranks_dir, since_ns) < 0)
+        rc = SCOPE_EHDF5;
+    if (H5Fclose(f) < 0)
+        rc = SCOPE_EHDF5;
+out:
+    scope__ranks_unlock(lock);
+    return rc;
+}
+
+/* 1 when the index's /rank<r> leads to an object (its file and group
+ * exist). */
+static int link_ok(hid_t index, int r)
+{
+    char link[32];
+    snprintf(link, sizeof link, SCOPE_G_RANK_FMT, r);
+    return H5Lexists(index, link, H5P_DEFAULT) > 0 &&
+           H5Oexists_by_name(index, link, H5P_DEFAULT) > 0;
+}
+
+int scope_convert_index_repair(const char *index_path, const char *ranks_dir, char *err,
+                               size_t errlen)
+{
+    H5E_auto2_t old_fn;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* broken links are what we look for */
+    int lock = scope__ranks_lock(ranks_dir);
+    int fixed = 0;
+    char *broken = NULL;
+    struct rank_list l = { 0 };
+    /* read-only first: an index whose links all lead somewhere is left
+     * untouched (not even its modification time changes) */
+    hid_t f = H5Fopen(index_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        snprintf(err, errlen, "%s: cannot open the index to repair its links", index_path);
+        fixed = SCOPE_EHDF5;
+        goto out;
+    }
+    int64_t size = 0;
+    hid_t g = H5Gopen2(f, SCOPE_G_METADATA, H5P_DEFAULT);
+    if (g >= 0) {
+        hid_t a = H5Aopen(g, SCOPE_A_MPI_SIZE, H5P_DEFAULT);
+        if (a >= 0) {
+            if (H5Aread(a, H5T_NATIVE_INT64, &size) < 0)
+                size = 0;
+            H5Aclose(a);
+        }
+        H5Gclose(g);
+    }
+    if (size <= 0 || size > INT32_MAX)
+        goto done;
+    broken = calloc((size_t)size, 1);
+    if (!broken)
+        goto done;
+    size_t n_broken = 0;
+    for (int64_t r = 0; r < size; r++)
+        if (!link_ok(f, (int)r)) {
+            broken[r] = 1;
+            n_broken++;
+        }
+    if (!n_broken)
+        goto done;
+    H5Fclose(f);
+    if ((f = H5Fopen(index_path, H5F_ACC_RDWR, H5P_DEFAULT)) < 0) {
+        snprintf(err, errlen, "%s: cannot open the index to repair its links", index_path);
+        fixed = SCOPE_EHDF5;
+        goto out;
+    }
+    const char *dir_base = strrchr(ranks_dir, '/') ? strrchr(ranks_dir, '/') + 1 : ranks_dir;
+    DIR *d = opendir(ranks_dir);
+    struct dirent *e;
+    while (d && n_broken && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        int rank_file = strncmp(e->d_name, SCOPE_G_RANK_PREFIX, 4) == 0 && len > 7 &&
+                        strcmp(e->d_name + len - 3, ".h5") == 0 && !strstr(e->d_name, ".tmp.");
+        if (!is_host_file(e->d_name) && !rank_file)
+            continue;
+        char path[PATH_MAX + NAME_MAX + 2];
+        snprintf(path, sizeof path, "%s/%s", ranks_dir, e->d_name);
+        if (file_ranks(path, &l) < 0)
+            continue;
+        for (size_t i = 0; i < l.n; i++) {
+            int r = l.r[i];
+            if (r >= size || !broken[r])
+                continue;
+            /* rank<N>.collision<K>.h5 holds another process's /rank<N> */
+            if (rank_file && strstr(e->d_name, SCOPE_G_COLLISION_SUFFIX))
+                continue;
+            if (relink(f, dir_base, e->d_name, r) == 0 && link_ok(f, r)) {
+                broken[r] = 0;
+                n_broken--;
+                fixed++;
+            }
+        }
+    }
+    if (d)
+        closedir(d);
+done:
+    if (H5Fclose(f) < 0 && fixed >= 0) {
+        snprintf(err, errlen, "%s: cannot write the repaired links", index_path);
+        fixed = SCOPE_EHDF5;
+    }
+out:
+    free(broken);
+    free(l.r);
+    scope__ranks_unlock(lock);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return fixed;
+}

@@ -34,6 +34,20 @@ struct scope_convert_request {
                                    rank_path: write only the index */
     char *err;                  /* message buffer, "<path>: <problem>" */
     size_t errlen;
+    /* A host file (docs/format.md): when host_path is set, the n_journals
+     * journals (the host leader's first) are converted one after the
+     * other into the one file host_path, complete; journal_path and
+     * rank_path are unused. Each journal is removed once the file is in
+     * place; a journal that cannot be read is skipped and kept (`scope
+     * recover` converts it), and the call then fails with SCOPE_EJOURNAL
+     * after writing the others. */
+    const char *host_path;
+    const char *const *journals;
+    size_t n_journals;
+    /* With index_path in host mode: where each rank's group is, a file
+     * name in the ranks folder per rank (NULL or "" = rank<r>.h5). */
+    const char *const *link_files;
+    size_t n_link_files;
 };
 
 /* Converts a journal into a rank file (written under a temporary name and
@@ -41,6 +55,16 @@ struct scope_convert_request {
  * Memory: bounded (windows of each region's arrays), whatever the journal's
  * size. Cost: two sequential passes over the journal. */
 int scope_convert(const struct scope_convert_request *req);
+
+/* Makes every /rank<N> link of the index at index_path (r < mpi_size)
+ * lead somewhere: a link whose target file or group is missing is pointed
+ * at the file of ranks_dir that holds /rank<N> (a host file or
+ * rank<N>.h5), when there is one. For `scope recover`, after a host writer
+ * failed or a rank died. Returns the number of links repaired, or a
+ * negative SCOPE_E* with a message in err. Cost: opens the index and, only
+ * when a link is broken, each host and rank file of the folder once. */
+int scope_convert_index_repair(const char *index_path, const char *ranks_dir, char *err,
+                               size_t errlen);
 
 /* 1 after a file could not be closed (its metadata could not reach a full
  * or failing disk): libhdf5 then holds it half-open and crashes when it

@@ -27,6 +27,8 @@ extern "C" {
 /* --- files in the ranks folder ("<output stem>.ranks/") --- */
 #define SCOPE_RANKS_SUFFIX ".ranks"
 #define SCOPE_JOURNAL_PREFIX "journal."   /* journal.<host>.<pid>, format: journal.h */
+#define SCOPE_HOST_FILE_PREFIX "host-"  /* host-<hostname>.h5: every rank of one
+                                            host (docs/format.md) */
 #define SCOPE_STORAGE_MARKER ".scope_fault." /* .scope_fault.<job>: a storage
                                             fault was said once for the job;
                                             `scope recover` removes it */

@@ -105,6 +105,7 @@ static struct {
     ibcast_fn ibcast;
     irecv_fn irecv;
     test_fn test;
+    int comms;                  /* dup, host, leaders exist until release */
     handle dup, host, leaders;  /* leaders: comm_null on non-leaders */
     int host_rank, leader_rank, n_leaders;
     int fanout;        /* children per parent in the leaders' tree */
@@ -435,6 +436,7 @@ void scope__clock_align_init(void)
     A.host = host;
     A.fanout = read_fanout();
     A.leaders = leaders;
+    A.comms = 1;
     if (A.host_rank == 0 &&
         (A.comm_rank(leaders, &A.leader_rank) != 0 || A.comm_size(leaders, &A.n_leaders) != 0))
         return; /* MPI errors are fatal by default; keep the comms */
@@ -454,6 +456,24 @@ void scope__clock_align_finalize(void)
         return;
     A.ready = 0;
     measure("finalize");
+}
+
+int scope__clock_align_comms(handle *dup, handle *host, int *host_rank, int64_t *n_hosts)
+{
+    if (!A.comms || A.n_hosts < 1)
+        return -1;
+    *dup = A.dup;
+    *host = A.host;
+    *host_rank = A.host_rank;
+    *n_hosts = A.n_hosts;
+    return 0;
+}
+
+void scope__clock_align_release(void)
+{
+    if (!A.comms)
+        return;
+    A.comms = 0;
     if (A.host_rank == 0)
         A.comm_free(&A.leaders);
     A.comm_free(&A.host);

@@ -8,6 +8,10 @@
 #ifndef SCOPE_CLOCK_ALIGN_H
 #define SCOPE_CLOCK_ALIGN_H
 
+#include <stdint.h>
+
+#include "mpi_abi.h"
+
 /* Called on every rank right after the outermost PMPI_Init/_thread
  * returned MPI_SUCCESS, with recording on. Collective over
  * MPI_COMM_WORLD (through a private duplicate): creates the private
@@ -19,8 +23,23 @@ void scope__clock_align_init(void);
 
 /* Called on every rank at the entry of the outermost MPI_Finalize, before
  * the rank's file is written: measures again (for the drift), stores the
- * result and frees the private communicators. Does nothing unless
+ * result; scope__clock_align_release frees the private communicators.
+ * Does nothing unless
  * scope__clock_align_init completed. Same cost as at init. */
 void scope__clock_align_finalize(void);
+
+/* The communicators the init step made, for host files (host_files.c):
+ * the private duplicate of MPI_COMM_WORLD, this host's
+ * MPI_COMM_TYPE_SHARED split of it (ordered by world rank, so its rank 0
+ * is the host's lowest world rank), this rank's place in it, and the
+ * number of hosts. Returns 0, or -1 when the init step did not complete
+ * (no communicators: nobody has them, the library is the same on every
+ * rank) or they were released. */
+int scope__clock_align_comms(scope__mpi_handle *dup, scope__mpi_handle *host, int *host_rank,
+                             int64_t *n_hosts);
+
+/* Frees the private communicators, after scope__clock_align_finalize and
+ * whatever else used them at MPI_Finalize. Does nothing if there are none. */
+void scope__clock_align_release(void);
 
 #endif /* SCOPE_CLOCK_ALIGN_H */

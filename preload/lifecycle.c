@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "interpose.h"
+#include "host_files.h"
 #include "preload_state.h"
 #include "scope_config.h"
 #include "scope_internal.h"
@@ -303,7 +304,8 @@ void scope__preload_mpi_finalizing(void)
     if (preload.span_open)
         scope_end(preload.span_id);
     preload.span_open = 0;
-    int rc = scope_finalize();
+    /* host files: the journal goes to the host's leader (host_files.c) */
+    int rc = scope__host_files_active() ? scope__host_files_finalize() : scope_finalize();
     preload.phase = PHASE_DONE;
     if (rc < 0)
         scope__preload_log("rank %d: writing the profile failed: %s", preload.rank,

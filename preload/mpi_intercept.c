@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "clock_align.h"
+#include "host_files.h"
 #include "mpi_abi.h"
 #include "preload_state.h"
 #include "scope_config.h"
@@ -179,8 +180,10 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
             note_library(abi);
         }
         scope__preload_mpi_started(rc == MPI_SUCCESS_ANY, rank, size);
-        if (rc == MPI_SUCCESS_ANY)
+        if (rc == MPI_SUCCESS_ANY) {
             scope__clock_align_init(); /* collective: every recording rank */
+            scope__host_files_init();  /* collective too, on its communicators */
+        }
     }
     mpi_depth--;
     return rc;
@@ -194,7 +197,8 @@ static int intercept_finalize(next_fn *next)
         /* Before forwarding: after MPI_Finalize a process may be torn down
          * by its launcher, and the file must already be complete. */
         scope__clock_align_finalize();
-        scope__preload_mpi_finalizing();
+        scope__preload_mpi_finalizing(); /* host files use the comms */
+        scope__clock_align_release();
         mpi_depth--;
     }
     if (fn == NULL) {

@@ -32,8 +32,10 @@ void scope__preload_mpi_started(int ok, int rank, int size);
 
 /* Called at the entry of the outermost MPI_Finalize, before it is
  * forwarded: closes the span, stops recording and writes this rank's file
- * (and the index on rank 0). Never blocks on another rank. Does nothing
- * when recording is off. Cost: linear in the recorded events. */
+ * (and the index on rank 0), or with host files (host_files.h) hands the
+ * journal to the host's leader: then it waits for the ranks of its own
+ * host, never for another host. Does nothing when recording is off.
+ * Cost: linear in the recorded events. */
 void scope__preload_mpi_finalizing(void);
 
 /* Prints "scope: <formatted>\n" on stderr with one write(2) when

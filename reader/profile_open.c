@@ -604,7 +604,16 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A folder: every rank<N>.h5 in it, in rank order. */
+/* "host-<name>.h5": a host file (docs/format.md), not a temporary. */
+static int is_host_file(const char *s)
+{
+    size_t n = strlen(s), p = strlen(SCOPE_HOST_FILE_PREFIX);
+    return strncmp(s, SCOPE_HOST_FILE_PREFIX, p) == 0 && n > p + 3 &&
+           strcmp(s + n - 3, ".h5") == 0 && !strstr(s, ".tmp.");
+}
+
+/* A folder: every rank<N>.h5 and host-<name>.h5 in it, by name (a host
+ * file holds the /rank<N> groups of its host's ranks). */
 static int add_folder(builder *b, const char *path)
 {
     DIR *d = opendir(path);
@@ -616,7 +625,7 @@ static int add_folder(builder *b, const char *path)
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (parse_rank(e->d_name, ".h5") < 0)
+        if (parse_rank(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
             continue;
         char *s;
         size_t len = strlen(path) + strlen(e->d_name) + 2;

@@ -467,19 +467,21 @@ void scope__disable(void)
     pthread_mutex_unlock(&scope__rec.lock);
 }
 
-int scope_finalize(void)
+/* Stops recording and completes the journal's header (finalize's first
+ * half). Call with the lock held. Returns 1 when there is a journal to
+ * convert, 0 when there is nothing to write (not ready, another process's
+ * recorder, nothing recorded). */
+static int finish_journal(void)
 {
-    int rc = 0;
-    pthread_mutex_lock(&scope__rec.lock);
     if (atomic_load(&scope__rec.state) != ST_READY || scope__rec.pid != getpid())
-        goto out;
+        return 0;
     if (scope__rec.hdr)
         scope__rec_report_lost_pages();
     scope__hot.on = 0;
     scope__death_disarm();
     atomic_store(&scope__rec.state, ST_FINALIZED);
     if (!scope__rec.hdr)
-        goto out; /* nothing was recorded: nothing to write */
+        return 0; /* nothing was recorded: nothing to write */
 
     if (tls.chunk)
         tls.chunk->thread_end_ticks = scope__ticks();
@@ -490,6 +492,56 @@ int scope_finalize(void)
     h->rank = scope__rec.rank;
     h->size = scope__rec.size;
     h->state = SCOPE_JOURNAL_FINALIZED;
+    return 1;
+}
+
+int scope__finalize_journal(char *journal, size_t len)
+{
+    pthread_mutex_lock(&scope__rec.lock);
+    int rc = finish_journal();
+    if (rc == 1) {
+        if (snprintf(journal, len, "%s", scope__rec.journal_path) >= (int)len)
+            rc = SCOPE_ELIMIT; /* kept: `scope recover` converts it */
+        /* kept for the host's writer; our lock on it goes with the fd */
+        scope__rec_close_journal(0);
+    }
+    pthread_mutex_unlock(&scope__rec.lock);
+    return rc;
+}
+
+int scope__finalize_host(const char *host_file, const char *const *journals, size_t n,
+                         const char *const *links, size_t n_links)
+{
+    char host_path[PATH_MAX + 300], err[PATH_MAX + 256] = {0};
+    pthread_mutex_lock(&scope__rec.lock);
+    snprintf(host_path, sizeof host_path, "%s/%s", scope__rec.ranks_dir, host_file);
+    struct scope_convert_request req = {
+        .host_path = host_path,
+        .journals = journals,
+        .n_journals = n,
+        .index_path = scope__rec.rank == 0 ? scope__rec.output : NULL,
+        .link_files = links,
+        .n_link_files = n_links,
+        .complete = 1,
+        .err = err,
+        .errlen = sizeof err,
+    };
+    int rc = scope__writer_run(&req);
+    if (rc < 0)
+        scope__storage_say(scope__rec.ranks_dir, scope__rec.rank, "rank %d: could not write the "
+                           "host file %s: %s; the journals not in it are kept (`scope recover %s` "
+                           "converts them once the fault is repaired)", scope__rec.rank, host_path,
+                           err[0] ? err : scope_strerror(rc), scope__rec.output);
+    pthread_mutex_unlock(&scope__rec.lock);
+    return rc;
+}
+
+int scope_finalize(void)
+{
+    int rc = 0;
+    pthread_mutex_lock(&scope__rec.lock);
+    if (finish_journal() != 1)
+        goto out;
 
     char rank_path[PATH_MAX + 32], err[PATH_MAX + 256] = {0};
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", scope__rec.ranks_dir, scope__rec.rank);

@@ -5,6 +5,8 @@
 #ifndef SCOPE_INTERNAL_H
 #define SCOPE_INTERNAL_H
 
+#include <stddef.h>
+
 #include "scope.h"
 
 #ifdef __cplusplus
@@ -34,6 +36,20 @@ SCOPE_API int scope__note_interposition(const char *pattern, const char *symbol,
  * (used in a fork child and when a process turns out not to be a target).
  * Removes the journal if this process created it. */
 SCOPE_API void scope__disable(void);
+
+/* Finalize in two halves, for host files (preload/host_files.c): the
+ * first stops recording and completes this process's journal, keeps it on
+ * disk for the host's writer and puts its path in `journal`. Returns 1
+ * (a journal), 0 (nothing recorded, or not this process's recorder) or
+ * SCOPE_ELIMIT (path too long: the journal is kept for `scope recover`).
+ * The second, on the host's leader, writes the n journals (its own first)
+ * into <ranks folder>/<host_file> with scope-h5write, and on rank 0 the
+ * index, whose /rank<r> links to links[r] (NULL: rank<r>.h5). A failure is
+ * said once per job; whatever was not written stays as journals. Returns
+ * 0 or a negative SCOPE_E*. Cost: one writer process per host. */
+SCOPE_API int scope__finalize_journal(char *journal, size_t len);
+SCOPE_API int scope__finalize_host(const char *host_file, const char *const *journals, size_t n,
+                                   const char *const *links, size_t n_links);
 
 /* Records a begin (is_end 0) or end with a given timestamp in clock ticks
  * (ns when SCOPE_CLOCK=monotonic). For importers and for tests that need

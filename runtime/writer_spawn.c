@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,45 +111,117 @@ static size_t read_message(int fd, char *buf, size_t len)
     return strlen(buf);
 }
 
+/* Sends the index's targets, one line per rank (writer's stdin). A
+ * writer that stopped reading ends it (EPIPE, no signal). */
+static void send_links(int fd, const struct scope_convert_request *req)
+{
+    char buf[8192];
+    size_t n = 0;
+    for (size_t r = 0; r <= req->n_link_files; r++) {
+        const char *f = r < req->n_link_files && req->link_files[r] ? req->link_files[r] : "";
+        size_t len = strlen(f) + 1;
+        if (r == req->n_link_files || n + len > sizeof buf) {
+            for (size_t off = 0; off < n;) {
+                ssize_t w = send(fd, buf + off, n - off, MSG_NOSIGNAL);
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w <= 0)
+                    return;
+                off += (size_t)w;
+            }
+            n = 0;
+        }
+        if (r == req->n_link_files || len > sizeof buf)
+            continue;
+        memcpy(buf + n, f, len - 1);
+        buf[n + len - 1] = '\n';
+        n += len;
+    }
+}
+
 int scope__writer_run(const struct scope_convert_request *req)
 {
     char exe[PATH_MAX + 64];
     int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);
     if (rc < 0)
         return rc;
-    const char *argv[10];
-    int a = 0;
-    argv[a++] = exe;
-    argv[a++] = req->complete ? "--complete" : "--incomplete";
-    argv[a++] = req->journal_path;
-    argv[a++] = req->rank_path ? req->rank_path : "-";
-    if (req->index_path)
-        argv[a++] = req->index_path;
-    argv[a] = NULL;
+    /* host mode: scope-h5write --host HOST INDEX|- [--links] JOURNAL... */
+    size_t max = 8 + (req->host_path ? req->n_journals : 0);
+    const char **argv = malloc(max * sizeof *argv);
     char **env = scope__child_environment();
-    if (!env) {
+    if (!argv || !env) {
+        free(argv);
+        free(env);
         snprintf(req->err, req->errlen, "out of memory");
         return SCOPE_ENOMEM;
     }
-    int out[2] = { -1, -1 };
+    size_t a = 0;
+    argv[a++] = exe;
+    if (req->host_path) {
+        argv[a++] = "--host";
+        argv[a++] = req->host_path;
+        argv[a++] = req->index_path ? req->index_path : "-";
+        if (req->n_link_files)
+            argv[a++] = "--links";
+        for (size_t i = 0; i < req->n_journals; i++)
+            argv[a++] = req->journals[i];
+    } else {
+        argv[a++] = req->complete ? "--complete" : "--incomplete";
+        argv[a++] = req->journal_path;
+        argv[a++] = req->rank_path ? req->rank_path : "-";
+        if (req->index_path)
+            argv[a++] = req->index_path;
+    }
+    argv[a] = NULL;
+    int out[2] = { -1, -1 }, in[2] = { -1, -1 };
     posix_spawn_file_actions_t fa;
     int have_fa = pipe2(out, O_CLOEXEC) == 0 && posix_spawn_file_actions_init(&fa) == 0;
     if (have_fa && posix_spawn_file_actions_adddup2(&fa, out[1], 2) != 0) {
         posix_spawn_file_actions_destroy(&fa);
         have_fa = 0;
     }
+    /* the index's links go through a socket, not a pipe: a writer that
+     * dies early must not kill the application with SIGPIPE (MSG_NOSIGNAL) */
+    int links = req->host_path && req->n_link_files;
+    if (links && (!have_fa || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
+                  posix_spawn_file_actions_adddup2(&fa, in[1], 0) != 0)) {
+        if (have_fa)
+            posix_spawn_file_actions_destroy(&fa);
+        if (out[0] >= 0) {
+            close(out[0]);
+            close(out[1]);
+        }
+        if (in[0] >= 0) {
+            close(in[0]);
+            close(in[1]);
+        }
+        free(argv);
+        free(env);
+        snprintf(req->err, req->errlen, "cannot give %s the index's links: %s", exe,
+                 strerror(errno));
+        return SCOPE_EIO;
+    }
     pid_t pid;
     int e = posix_spawn(&pid, exe, have_fa ? &fa : NULL, NULL, (char *const *)argv, env);
     free(env);
+    free(argv);
     if (have_fa)
         posix_spawn_file_actions_destroy(&fa);
     if (out[1] >= 0)
         close(out[1]);
+    if (in[1] >= 0)
+        close(in[1]);
     if (e != 0) {
         if (out[0] >= 0)
             close(out[0]);
+        if (in[0] >= 0)
+            close(in[0]);
         snprintf(req->err, req->errlen, "cannot start %s: %s", exe, strerror(e));
         return SCOPE_ENOWRITER;
+    }
+    if (in[0] >= 0) {
+        send_links(in[0], req);
+        close(in[0]);
     }
     char said[2048];
     size_t n = 0;
@@ -164,7 +237,8 @@ int scope__writer_run(const struct scope_convert_request *req)
         /* The application reaped our child itself (SIGCHLD ignored or a
          * handler that waits for any child): judge by the result. */
         struct stat st;
-        const char *check = req->index_path ? req->index_path : req->rank_path;
+        const char *check = req->index_path ? req->index_path
+                            : req->host_path ? req->host_path : req->rank_path;
         if (check && stat(check, &st) == 0)
             return 0;
         snprintf(req->err, req->errlen, "%s: its exit status was lost", exe);

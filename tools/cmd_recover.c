@@ -146,6 +146,29 @@ static int64_t rank_file_pid(const char *path, int rank)
     return pid;
 }
 
+/* 1 when a host file of `folder` holds /rank<rank> written by process
+ * `pid` (its writer converted the journal but it was kept, e.g. for the
+ * index). */
+static int in_host_file(const char *folder, int rank, int64_t pid)
+{
+    DIR *d = opendir(folder);
+    struct dirent *e;
+    int found = 0;
+    size_t p = strlen(SCOPE_HOST_FILE_PREFIX);
+    while (d && !found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, SCOPE_HOST_FILE_PREFIX, p) != 0 || n < p + 4 ||
+            strcmp(e->d_name + n - 3, ".h5") != 0 || strstr(e->d_name, ".tmp."))
+            continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) < (int)sizeof path)
+            found = rank_file_pid(path, rank) == pid;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 /* Recovers one journal. Returns 0, or 1 when refused or failed. */
 static int recover_one(const char *journal, int write_index)
 {
@@ -181,7 +204,10 @@ static int recover_one(const char *journal, int write_index)
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", folder, rank);
     struct stat st;
     int leftover = 0;
-    if (stat(rank_path, &st) == 0) {
+    if (in_host_file(folder, rank, pid)) {
+        leftover = 1;
+        snprintf(rank_path, sizeof rank_path, "%s/" SCOPE_HOST_FILE_PREFIX "*.h5", folder);
+    } else if (stat(rank_path, &st) == 0) {
         /* The same process wrote it and died before removing its journal:
          * a leftover. Another process (an earlier run into the same
          * folder): recover beside it, never over it. */
@@ -279,6 +305,20 @@ static int recover_path(const char *path, int *found)
         free(names[i]);
     }
     free(names);
+    /* links of ranks whose host file lacks them (a host writer that
+     * failed, a rank that died) now lead to the rank files written */
+    char index[PATH_MAX];
+    if (index_of(folder, index, sizeof index) == 0 && stat(index, &st) == 0 &&
+        !scope_convert_hdf5_broken()) {
+        char err[PATH_MAX + 256] = "";
+        int fixed = scope_convert_index_repair(index, folder, err, sizeof err);
+        if (fixed < 0) {
+            fprintf(stderr, "scope: %s\n", err);
+            status |= 1;
+        } else if (fixed > 0 && !quiet) {
+            printf("%s: %d link%s repaired\n", index, fixed, fixed == 1 ? "" : "s");
+        }
+    }
     if (status == 0)
         remove_markers(folder);
     return status;

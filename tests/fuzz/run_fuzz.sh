@@ -17,6 +17,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
 hdf5=$(pkg-config --cflags --libs hdf5)
 "$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/runtime" "$here/fuzz_journal.c" "$top/convert/h5writer.c" \
   "$top/convert/journal_read.c" "$top/convert/clock_model.c" "$top/convert/placement.c" \
+  "$top/convert/host_file.c" "$top/convert/h5_util.c" "$top/convert/rank_tables.c" \
   "$top/runtime/full_io.c" $hdf5 \
   -o "$work/bin/fuzz_journal"
 "$cc" $flags -I"$top/reader" -I"$top/format" -fvisibility=hidden "$here/fuzz_reader.c" \

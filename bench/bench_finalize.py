@@ -1,0 +1,126 @@
+"""bench_finalize.py - the wall time profiling adds to an MPI run on
+simulated hosts, per rank (issue 12: <= 15 ms per rank for 64 ranks on 4
+hosts), with host files (the default on several hosts) and with one file
+per rank (SCOPE_HOST_FILES=0). Not a test.
+
+  /usr/bin/python3 bench/bench_finalize.py BUILD_DIR [--ranks 16,64,128]
+                   [--hosts 4] [--rounds 3]
+
+Needs root (tests/hosts/fakehost: one Open MPI daemon per host in its own
+UTS namespace, TCP over loopback). For each rank count, each round runs
+tests/hosts/hostfiles_prog bare, profiled with host files and profiled
+with rank files, one after the other (interleaved, so that a loaded moment
+hits all three alike), and times each whole mpirun. Printed: the CPU
+model; per variant min / median / max of the wall time; and the time
+added per rank, (profiled - bare of the same round) / ranks, min / median
+/ max over the rounds. The profiled runs' files are checked (every rank
+present) so that a broken run is not a fast one.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+
+
+def positive_list(text):
+    try:
+        vals = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of counts")
+    if not vals or any(v < 1 or v > 4096 for v in vals):
+        raise argparse.ArgumentTypeError(f"'{text}': each count must be from 1 to 4096")
+    return vals
+
+
+def count(lo, hi):
+    def parse(text):
+        if not text.isdigit() or not lo <= int(text) <= hi:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a count from {lo} to {hi}")
+        return int(text)
+    return parse
+
+
+def one_run(build, hosts, ranks, tmp, variant):
+    hf = os.path.join(tmp, "hostfile")
+    per = (ranks + hosts - 1) // hosts
+    with open(hf, "w") as f:
+        for i in range(hosts):
+            f.write(f"bench{i} slots={per}\n")
+    out = os.path.join(tmp, "bench.h5")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    if variant != "bare":
+        env.update(LD_PRELOAD=os.path.join(build, "preload/libscope_preload.so"), SCOPE_OUTPUT=out,
+                   SCOPE_HOST_FILES="1" if variant == "host files" else "0")
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--hostfile", hf,
+           "--mca", "plm_rsh_agent", os.path.join(SRC, "tests/hosts/fakehost"),
+           "--mca", "plm_rsh_no_tree_spawn", "1",
+           "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
+           "-n", str(ranks), os.path.join(build, "tests/hosts/hostfiles_prog")]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=1200)
+    wall = time.monotonic() - t0
+    if p.returncode != 0:
+        sys.exit(f"mpirun ({variant}, {ranks} ranks) failed: {p.stderr}")
+    if variant != "bare":
+        with h5py.File(out, "r") as f:
+            missing = [r for r in range(ranks) if f"rank{r}" not in f]
+        if missing:
+            sys.exit(f"{variant}, {ranks} ranks: ranks {missing[:5]} missing from the profile")
+        files = os.listdir(os.path.join(tmp, "bench.ranks"))
+        want = hosts if variant == "host files" else ranks
+        if len(files) != want:
+            sys.exit(f"{variant}, {ranks} ranks: {len(files)} files, not {want}: {files[:8]}")
+    return wall
+
+
+def mmm(xs, scale, unit):
+    return (f"{min(xs) * scale:.1f} / {statistics.median(xs) * scale:.1f} / "
+            f"{max(xs) * scale:.1f} {unit}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="wall time profiling adds per rank, "
+                                             "host files and rank files")
+    ap.add_argument("build", help="the meson build folder")
+    ap.add_argument("--ranks", type=positive_list, default=[16, 64, 128],
+                    help="rank counts, comma-separated (default 16,64,128)")
+    ap.add_argument("--hosts", type=count(1, 64), default=4, help="simulated hosts (default 4)")
+    ap.add_argument("--rounds", type=count(1, 50), default=3,
+                    help="interleaved rounds per rank count (default 3)")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    for need in ("preload/libscope_preload.so", "tests/hosts/hostfiles_prog"):
+        if not os.path.exists(os.path.join(build, need)):
+            ap.error(f"{build}: no {need}; build first (meson compile -C {a.build})")
+    if os.geteuid() != 0:
+        ap.error("simulated hosts need root (unshare)")
+    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
+                if ln.startswith("model name")), "?")
+    print(f"CPU: {cpu}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; "
+          f"{a.hosts} simulated hosts; {a.rounds} interleaved rounds: min / median / max")
+    variants = ["bare", "host files", "rank files"]
+    for ranks in a.ranks:
+        walls = {v: [] for v in variants}
+        for _ in range(a.rounds):
+            for v in variants:
+                with tempfile.TemporaryDirectory() as tmp:
+                    walls[v].append(one_run(build, a.hosts, ranks, tmp, v))
+        print(f"{ranks} ranks: wall " +
+              "; ".join(f"{v} {mmm(walls[v], 1, 's')}" for v in variants))
+        for v in variants[1:]:
+            added = [(p - b) / ranks for p, b in zip(walls[v], walls["bare"])]
+            print(f"{ranks} ranks, {v}: added per rank {mmm(added, 1e3, 'ms')}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+/*
+ * conv.h - the state of one journal's conversion (h5writer.c), shared with
+ * the files that write parts of its rank group (rank_tables.c). Internal
+ * to convert/.
+ */
+#ifndef SCOPE_CONV_H
+#define SCOPE_CONV_H
+
+#include <hdf5.h>
+#include <limits.h>
+#include <stdint.h>
+
+#include "clock_model.h"
+#include "journal_read.h"
+#include "scope_convert.h"
+
+struct region_out {
+    uint64_t count, next, base;
+    uint32_t win;
+    uint32_t first_thread;
+    int multi_thread;
+    int64_t *start, *end;
+    int32_t *tid;
+    int32_t *site;          /* callsite_ids window, when has_sites */
+    int64_t *seq;           /* begin_seq window, when the rank has ties */
+    int32_t *dep;           /* depth window, likewise */
+    int has_sites;          /* some call of the region carried a call site */
+    char *link;             /* encoded link name */
+    hid_t ds_start, ds_end, ds_tid, ds_site; /* open while windows are being flushed */
+    hid_t ds_seq, ds_dep;
+    hid_t ds_unwound;       /* created at the region's first unwound call */
+};
+
+struct frame {
+    uint32_t region;
+    uint64_t slot;
+};
+
+struct thread_in {
+    struct scope_jr_cursor cur;
+    struct scope_rec rec;   /* current record, valid when live */
+    int live;
+    struct frame *stack;
+    size_t depth, cap;
+    uint64_t last_ticks, first_ticks;
+};
+
+struct conv {
+    struct scope_jr jr;
+    const struct scope_convert_request *req;
+    int rank;
+    hid_t file, rank_grp, regions_grp;
+    struct region_out *reg;
+    struct thread_in *th;
+    uint32_t n_threads_used;
+    int write_tid;
+    int write_order;        /* begin_seq and depth: a thread had ties */
+    uint64_t begins;        /* begin_seq of the next call */
+    uint64_t invalid, unterminated;
+    int collided;                  /* the rank file went to a collision name */
+    char placed[PATH_MAX + 64];    /* where the rank file went */
+    struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
+};
+
+/* rank_tables.c: /rank<N>/threads, /rank<N>/interposition and
+ * /rank<N>/callsites of docs/format.md. Each returns 0 or SCOPE_E*. */
+int scope__conv_write_threads(struct conv *c);
+int scope__conv_write_interposition(struct conv *c);
+int scope__conv_write_callsites(struct conv *c);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * h5_util.c - the small HDF5 writing helpers of the converter (scalar and
+ * string attributes, datasets of a known size, slices, tables, link names),
+ * shared by h5writer.c and its neighbours. Kept apart so that h5writer.c
+ * holds the conversion itself.
+ */
+#include <hdf5.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5_util.h"
+
+/* A scalar numeric attribute of file type `ftype` from *v (memory type
+ * `mtype`). Returns 0 or -1. */
+int scope__h5_attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, v);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0 ? -1 : 0;
+}
+
+int scope__h5_attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return scope__h5_attr_scalar(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
+int scope__h5_attr_i8(hid_t obj, const char *name, int8_t v)
+{
+    return scope__h5_attr_scalar(obj, name, H5T_STD_I8LE, H5T_NATIVE_INT8, &v);
+}
+
+hid_t scope__h5_vlen_utf8(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+int scope__h5_attr_str(hid_t obj, const char *name, const char *v)
+{
+    hid_t t = scope__h5_vlen_utf8();
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, t, &v);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    return rc < 0 ? -1 : 0;
+}
+
+hid_t scope__h5_make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n)
+{
+    hsize_t dims[1] = { n };
+    hid_t sp = H5Screate_simple(1, dims, NULL);
+    hid_t ds = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sclose(sp);
+    return ds;
+}
+
+/* Writes a 1-D table of n rows of compound `type` from `rows` (nothing
+ * is written for n == 0, but the dataset exists). Returns 0 or -1. */
+int scope__h5_write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows)
+{
+    hid_t ds = scope__h5_make_dataset(grp, name, type, n);
+    int rc = ds < 0 || (n && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0);
+    if (ds >= 0)
+        H5Dclose(ds);
+    return rc ? -1 : 0;
+}
+
+/* Writes n elements at offset `off` of a 1-D dataset. */
+int scope__h5_write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, uint64_t n)
+{
+    if (n == 0)
+        return 0;
+    hsize_t start[1] = { off }, count[1] = { n };
+    hid_t fsp = H5Dget_space(ds);
+    hid_t msp = H5Screate_simple(1, count, NULL);
+    herr_t rc = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0)
+        rc = H5Dwrite(ds, memtype, msp, fsp, H5P_DEFAULT, buf);
+    H5Sclose(msp);
+    H5Sclose(fsp);
+    return rc < 0 ? -1 : 0;
+}
+
+/* docs/format.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
+char *scope__h5_encode_link(const char *name)
+{
+    if (strcmp(name, ".") == 0)
+        return strdup("%2E");
+    size_t n = 0;
+    for (const char *p = name; *p; p++)
+        n += (*p == '%' || *p == '/') ? 3 : 1;
+    char *out = malloc(n + 1), *q = out;
+    if (!out)
+        return NULL;
+    for (const char *p = name; *p; p++) {
+        if (*p == '%') {
+            memcpy(q, "%25", 3);
+            q += 3;
+        } else if (*p == '/') {
+            memcpy(q, "%2F", 3);
+            q += 3;
+        } else {
+            *q++ = *p;
+        }
+    }
+    *q = 0;
+    return out;
+}
+

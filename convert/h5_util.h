@@ -1,0 +1,29 @@
+/*
+ * h5_util.h - the converter's HDF5 writing helpers (h5_util.c). Each
+ * returns 0 or -1 (a handle or a negative one) and leaves no object
+ * open behind it.
+ */
+#ifndef SCOPE_H5_UTIL_H
+#define SCOPE_H5_UTIL_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A scalar numeric attribute of file type ftype from *v (memory type mtype). */
+int scope__h5_attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v);
+int scope__h5_attr_i64(hid_t obj, const char *name, int64_t v);
+int scope__h5_attr_i8(hid_t obj, const char *name, int8_t v);
+/* A variable-length UTF-8 string type (the caller closes it). */
+hid_t scope__h5_vlen_utf8(void);
+int scope__h5_attr_str(hid_t obj, const char *name, const char *v);
+/* A contiguous 1-D dataset of n elements, open (the caller closes it). */
+hid_t scope__h5_make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n);
+/* A 1-D table of n rows of compound type from rows (created even when empty). */
+int scope__h5_write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows);
+/* n elements at offset off of a 1-D dataset. */
+int scope__h5_write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, uint64_t n);
+/* docs/format.md "Names": the link name of a region (malloc'd, or NULL). */
+char *scope__h5_encode_link(const char *name);
+
+#endif

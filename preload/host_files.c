@@ -1,0 +1,255 @@
+/*
+ * host_files.c - at most one rank file per host: at MPI_Finalize the ranks
+ * of one host (the MPI_COMM_TYPE_SHARED split that clock_align.c already
+ * made) hand their journals to the host's leader (its lowest world rank),
+ * which starts one scope-h5write for the whole host
+ * (runtime/writer_spawn.c, convert/host_file.c). Rank 0 writes the index
+ * and links each /rank<N> to the group in its host's file.
+ *
+ * Why this way:
+ * - At 10,000+ ranks a file per rank is a metadata storm on Lustre or
+ *   GPFS (creating files in one folder serialises). One file per host is
+ *   what the file system sees; the journals, written while the run goes,
+ *   are one per rank wherever SCOPE_OUTPUT points (node-local storage is
+ *   best, docs/format.md "Journal files").
+ * - Rank 0 needs to know which file each rank's group goes to when it
+ *   writes the index. Its name depends only on the rank's host name, so
+ *   the names are gathered at MPI_Init (where every rank is anyway in a
+ *   collective step), not at finalize: at finalize a rank waits only for
+ *   the ranks of its own host, never for the whole job, and a rank that
+ *   dies on one host does not stop the other hosts' files.
+ * - Waiting is by polling with short sleeps (as in clock_align.c): with
+ *   more ranks than cores, spinning ranks would slow the very writer they
+ *   wait for. For the same reason the host's ranks wait for the writer
+ *   here, asleep, before they enter MPI_Finalize, where an oversubscribed
+ *   MPI waits spinning.
+ * - What cannot be handed over (a journal path that does not fit, a
+ *   writer that fails) stays a journal: `scope recover` turns it into a
+ *   rank file and repairs the index's link.
+ *
+ * MPI is reached only through PMPI_* pointers with handles from the ABI
+ * table of mpi_abi.h: no mpi.h here.
+ */
+#include "host_files.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock_align.h"
+#include "mpi_abi.h"
+#include "preload_state.h"
+#include "scope_error.h"
+#include "scope_format.h"
+#include "scope_internal.h"
+
+#define NAME_LEN 72     /* a host name (HOST_NAME_MAX 64) and its NUL */
+#define JOURNAL_LEN 4096 /* a journal's path as handed to the leader */
+#define FILE_LEN (NAME_LEN + 16)
+
+typedef scope__mpi_handle handle;
+typedef int (*comm_query_fn)(handle, int *);
+typedef int (*igather_fn)(const void *, int, handle, void *, int, handle, int, handle, handle *);
+typedef int (*test_fn)(handle *, int *, void *);
+typedef int (*ibcast_fn)(void *, int, handle, int, handle, handle *);
+
+static struct {
+    int active;
+    const scope__mpi_abi *abi;
+    comm_query_fn comm_rank, comm_size;
+    igather_fn igather;
+    ibcast_fn ibcast;
+    test_fn test;
+    handle dup, host;
+    int host_rank, world_rank, world_size;
+    char *names;        /* rank 0: world_size host names, NAME_LEN each */
+    char *all;          /* a leader: host_size journal paths, JOURNAL_LEN each */
+    int host_size;
+} H;
+
+/* "host-<name>.h5", the name made safe for a file name (anything but
+ * letters, digits, '.', '-' and '_' becomes '_'). */
+static void host_file_name(const char *host, char *out, size_t len)
+{
+    char safe[NAME_LEN];
+    size_t n = 0;
+    for (const char *p = host; *p && n + 1 < sizeof safe; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+        safe[n++] = ok ? ch : '_';
+    }
+    safe[n] = 0;
+    snprintf(out, len, SCOPE_HOST_FILE_PREFIX "%s.h5", n ? safe : "unknown");
+}
+
+/* Waits for a request, polling with sleeps that grow from 20 us to 1 ms.
+ * Returns 0 or an MPI error code. */
+static int wait_req(handle req)
+{
+    req = scope__mpi_handle_out(H.abi, req);
+    long sleep_ns = 20000;
+    for (;;) {
+        int done = 0;
+        int rc = H.test(&req, &done, H.abi->status_ignore);
+        if (rc != 0 || done)
+            return rc;
+        struct timespec ts = { 0, sleep_ns };
+        nanosleep(&ts, NULL);
+        if (sleep_ns < 1000000)
+            sleep_ns *= 2;
+    }
+}
+
+/* SCOPE_HOST_FILES: 1 on, 0 off, -1 auto (unset, empty, "auto"). A bad
+ * value is said once (rank 0) and taken as auto. */
+static int mode(void)
+{
+    const char *v = getenv("SCOPE_HOST_FILES");
+    if (!v || !*v || strcmp(v, "auto") == 0)
+        return -1;
+    if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+        return v[0] - '0';
+    if (H.world_rank == 0) {
+        char buf[256];
+        int n = snprintf(buf, sizeof buf, "scope: SCOPE_HOST_FILES: must be 0, 1 or auto, "
+                                          "not '%.64s'; using auto\n", v);
+        if (n > 0 && write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1) < 0)
+            return -1;
+    }
+    return -1;
+}
+
+void scope__host_files_init(void)
+{
+    int64_t n_hosts = 0;
+    if (H.active || scope__clock_align_comms(&H.dup, &H.host, &H.host_rank, &n_hosts) < 0)
+        return;
+    H.abi = scope__mpi_abi_get();
+    H.comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
+    H.comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
+    H.igather = (igather_fn)scope__next_symbol("PMPI_Igather");
+    H.test = (test_fn)scope__next_symbol("PMPI_Test");
+    H.ibcast = (ibcast_fn)scope__next_symbol("PMPI_Ibcast");
+    /* the same library on every rank: all or none go on */
+    if (!H.abi || !H.comm_rank || !H.comm_size || !H.igather || !H.test || !H.ibcast ||
+        H.comm_rank(H.dup, &H.world_rank) != 0 || H.comm_size(H.dup, &H.world_size) != 0)
+        return;
+    int m = mode();
+    if (m == 0 || (m < 0 && n_hosts < 2))
+        return;
+    char me[NAME_LEN] = { 0 };
+    if (gethostname(me, sizeof me - 1) < 0)
+        me[0] = 0;
+    /* world_size x 72 bytes on rank 0, host_size x 4 KiB on a leader;
+     * without them a rank cannot take part and the run would wait at
+     * finalize: an allocation failure in MPI_Init is not worth a protocol */
+    if (H.comm_size(H.host, &H.host_size) != 0 || H.host_size < 1)
+        return;
+    if (H.host_rank == 0 && !(H.all = calloc((size_t)H.host_size, JOURNAL_LEN)))
+        return;
+    if (H.world_rank == 0 && !(H.names = calloc((size_t)H.world_size, NAME_LEN)))
+        return;
+    handle req = 0;
+    int rc = H.igather(me, NAME_LEN, H.abi->dt_byte, H.names, NAME_LEN, H.abi->dt_byte, 0, H.dup,
+                       &req);
+    if (rc == 0)
+        rc = wait_req(req);
+    if (rc != 0) {
+        free(H.names);
+        free(H.all);
+        H.names = H.all = NULL;
+        return;
+    }
+    H.active = 1;
+    scope__preload_log("host files: on (%lld hosts); this rank is %s of its host",
+                       (long long)n_hosts, H.host_rank == 0 ? "the leader" : "not the leader");
+}
+
+int scope__host_files_active(void)
+{
+    return H.active;
+}
+
+/* The leader's part: the host file from the gathered journal paths `all`
+ * (host_size of them, JOURNAL_LEN each; "" = none). */
+static int write_host(const char *all, int host_size)
+{
+    const char **journals = calloc((size_t)host_size, sizeof *journals);
+    const char **links = NULL;
+    char *files = NULL;
+    int rc = SCOPE_ENOMEM;
+    if (!journals)
+        goto out;
+    size_t n = 0;
+    for (int i = 0; i < host_size; i++)
+        if (all[(size_t)i * JOURNAL_LEN])
+            journals[n++] = all + (size_t)i * JOURNAL_LEN;
+    if (n == 0) {
+        rc = 0;
+        goto out;
+    }
+    size_t n_links = 0;
+    if (H.world_rank == 0 && H.names) {
+        links = calloc((size_t)H.world_size, sizeof *links);
+        files = calloc((size_t)H.world_size, FILE_LEN);
+        if (!links || !files)
+            goto out;
+        for (int r = 0; r < H.world_size; r++) {
+            char *f = files + (size_t)r * FILE_LEN;
+            char *name = H.names + (size_t)r * NAME_LEN;
+            name[NAME_LEN - 1] = 0;
+            host_file_name(name, f, FILE_LEN);
+            links[r] = f;
+        }
+        n_links = (size_t)H.world_size;
+    }
+    char me[NAME_LEN] = { 0 }, mine[FILE_LEN];
+    if (gethostname(me, sizeof me - 1) < 0)
+        me[0] = 0;
+    host_file_name(me, mine, sizeof mine);
+    rc = scope__finalize_host(mine, journals, n, links, n_links);
+    scope__preload_log("host files: %s with %zu rank%s: %s", mine, n, n == 1 ? "" : "s",
+                       rc < 0 ? scope_strerror(rc) : "written");
+out:
+    free(journals);
+    free(links);
+    free(files);
+    return rc;
+}
+
+int scope__host_files_finalize(void)
+{
+    static char path[JOURNAL_LEN];
+    memset(path, 0, sizeof path);
+    int rc = scope__finalize_journal(path, sizeof path);
+    if (rc != 1)
+        path[0] = 0; /* nothing to hand over (or kept for recover) */
+    handle req = 0;
+    int mrc = H.igather(path, JOURNAL_LEN, H.abi->dt_byte, H.all, JOURNAL_LEN, H.abi->dt_byte, 0,
+                        H.host, &req);
+    if (mrc == 0)
+        mrc = wait_req(req);
+    H.active = 0;
+    if (H.host_rank == 0 && mrc == 0)
+        rc = write_host(H.all, H.host_size);
+    else if (rc == 1)
+        rc = 0;
+    /* The host's ranks wait here, asleep, until its writer is done:
+     * waiting in MPI_Finalize instead, an oversubscribed MPI spins
+     * (sched_yield), and a host's spinning ranks take the cores the
+     * writer needs. */
+    int64_t done = 0;
+    handle breq = 0;
+    if (mrc == 0 && H.ibcast(&done, 1, H.abi->dt_int64, 0, H.host, &breq) == 0)
+        wait_req(breq);
+    free(H.all);
+    H.all = NULL;
+    free(H.names);
+    H.names = NULL;
+    return rc < 0 ? rc : 0;
+}
