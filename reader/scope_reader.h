@@ -108,13 +108,19 @@ SCOPE_READER_API int scope_profile_region_index(const scope_profile *p,
 SCOPE_READER_API int scope_profile_rank_count(const scope_profile *p);
 SCOPE_READER_API int scope_profile_rank(const scope_profile *p, int i);
 
-/* Ranks an index file links to whose rank file was never written (the
- * disk filled or failed between two ranks' conversions: the rank's
- * journal is still beside the rank files, for `scope recover`). They are
- * not part of the profile. Count, and the i-th (ascending order of the
- * index's links), or SCOPE_ENOTFOUND if i is out of range. */
+/* Ranks an index file links to whose file is missing: a rank file never
+ * written (the disk filled or failed between two ranks' conversions: the
+ * rank's journal is still beside the rank files, for `scope recover`), or
+ * a host file (host-<name>.h5, all ranks of one host) that is missing.
+ * They are not part of the profile; the other ranks are. Count, and the
+ * i-th (in the order of the index's links), or SCOPE_ENOTFOUND if i is
+ * out of range. */
 SCOPE_READER_API int scope_profile_missing_rank_count(const scope_profile *p);
 SCOPE_READER_API int scope_profile_missing_rank(const scope_profile *p, int i);
+/* The file the i-th missing rank's link names (beside the index, as
+ * opened), owned by the profile; NULL if i is out of range. */
+SCOPE_READER_API const char *scope_profile_missing_rank_file(const scope_profile *p,
+                                                             int i);
 
 /* Calls of `region` on `rank` (or SCOPE_ALL_RANKS); 0 when the rank never
  * entered it. Reads no event data. Negative SCOPE_ENOTFOUND for a bad
