@@ -776,7 +776,17 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A folder: every rank<N>.h5 in it, in rank order. */
+/* Whether a folder entry is a host file, host-<name>.h5 (not a temporary
+ * host-<name>.h5.tmp.<pid>). */
+static int is_host_file(const char *name)
+{
+    size_t n = strlen(name), np = strlen(SCOPE__HOST_FILE_PREFIX);
+    return n > np + 3 && strncmp(name, SCOPE__HOST_FILE_PREFIX, np) == 0 &&
+           strcmp(name + n - 3, ".h5") == 0;
+}
+
+/* A folder: every rank<N>.h5 and host-<name>.h5 in it, in name order
+ * (the ranks are sorted afterwards). */
 static int add_folder(builder *b, const char *path)
 {
     DIR *d = opendir(path);
@@ -788,7 +798,7 @@ static int add_folder(builder *b, const char *path)
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (parse_rank(e->d_name, ".h5") < 0)
+        if (parse_rank(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
             continue;
         char *s;
         size_t len = strlen(path) + strlen(e->d_name) + 2;

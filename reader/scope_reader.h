@@ -16,9 +16,16 @@
  *     scope_profile_close(p);
  *
  * What it opens: an index file (its /rank<N> external links are followed
- * relative to the index file's folder), a merged file, one rank file, a
- * folder (every rank<N>.h5 in it), scope-profiler's schema 1, 2 and 3
- * files, or several of these at once, merged by rank.
+ * relative to the index file's folder, into rank files or host files), a
+ * merged file, one rank file, one host file, a folder (every rank<N>.h5
+ * and host-<name>.h5 in it), scope-profiler's schema 1, 2 and 3 files, or
+ * several of these at once, merged by rank.
+ *
+ * Cost of opening: per file, not per rank. Each file is opened once;
+ * every rank group's attributes and every region of up to 65,536 calls
+ * are read then, once, so per-rank attributes and statistics need no
+ * further file access (larger regions are read when asked for). At most
+ * 16 files stay open.
  *
  * Conventions:
  *  - Every function that can fail returns a negative SCOPE_E* code
