@@ -283,29 +283,29 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto fail_read;
     }
-    if ((rc = scope__h5_len(g, spath, fpath, &n)) < 0 ||
-        (rc = scope__h5_len(g, epath, fpath, &ne)) < 0)
+    /* A small region's arrays are read whole, once, with their lengths:
+     * its first call for the region order and its statistics, so that a
+     * summary reads nothing more. When that read fails, the first calls
+     * are read as before, and the failure is reported where it was
+     * (loading). */
+    int64_t *st = NULL, *en = NULL;
+    if ((rc = scope__h5_len_read(g, spath, fpath, READ_ONCE_MAX, &n, &st)) < 0 ||
+        (rc = scope__h5_len_read(g, epath, fpath, st ? READ_ONCE_MAX : 0, &ne, &en)) < 0) {
+        free(st);
         goto fail_read;
+    }
     if (n != ne) {
+        free(st);
+        free(en);
         rc = scope__fail(SCOPE_EFORMAT, "%s: region group %s has %lld start "
                          "times but %lld end times", fpath, gpath,
                          (long long)n, (long long)ne);
         goto fail_read;
     }
-    /* A small region's arrays are read whole, once: its first call for
-     * the region order and its statistics, so that a summary reads
-     * nothing more. When that read fails, the first calls are read as
-     * before, and the failure is reported where it was (loading). */
-    int64_t *st = NULL, *en = NULL;
-    int loaded = 0;
-    if (n > 0 && n <= READ_ONCE_MAX && (st = malloc((size_t)n * sizeof *st)) &&
-        (en = malloc((size_t)n * sizeof *en)) &&
-        scope__h5_read_int64(g, spath, fpath, 0, n, st) >= 0 &&
-        scope__h5_read_int64(g, epath, fpath, 0, n, en) >= 0) {
+    int loaded = st && en;
+    if (loaded) {
         first_of(st, en, n < 64 ? n : 64, 0, &first, &first_end);
-        loaded = 1;
     } else if (n > 0) {
-        H5Eclear2(H5E_DEFAULT);
         if ((rc = first_call(g, spath, epath, fpath, 0, n, 0, &first, &first_end)) < 0) {
             free(st);
             free(en);

@@ -155,6 +155,12 @@ void scope__rank_attrs_free(scope__rank *r);
 int scope__h5_len(hid_t loc, const char *dset, const char *fpath, int64_t *n);
 int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
                          int64_t offset, int64_t count, int64_t *buf);
+/* The length of a 1-D dataset (errors as scope__h5_len) and, when it is
+ * 1 .. max, all of it as int64 in a new malloc'd *buf; *buf stays NULL
+ * when not read or when the read failed (the caller reads again where a
+ * failure is reported). Cost: one dataset open for both. */
+int scope__h5_len_read(hid_t loc, const char *dset, const char *fpath, int64_t max,
+                       int64_t *n, int64_t **buf);
 int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
                            char ***out, int64_t *n);
 void scope__free_strings(char **s, int64_t n);
