@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "reader_internal.h"
 
@@ -70,6 +71,10 @@ int scope__h5_fail(int code, const char *fpath, const char *what)
     return scope__fail(code, "%s: %s", fpath, what);
 }
 
+/* Files up to this size are read into memory whole when opened; at most
+ * 16 are open (profile_data.c), so 256 MiB at worst. */
+#define CORE_MAX ((off_t)16 << 20)
+
 /* Opens read-only. The caller has checked that the path exists and is a
  * regular file. ENOTHDF5 when the signature is missing, ETRUNC when cut.
  * Cost: one open; H5Fis_hdf5 (a second open) only to explain a failure. */
@@ -80,6 +85,14 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
      * (where libhdf5 would report "infinite loop closing library"). */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    /* A small file is read whole, in one go, into memory (the core
+     * driver, no backing store): libhdf5 otherwise reads its metadata
+     * object by object, ~55 small preads per rank group, which were most
+     * of opening a run of host files. Large files (event data) are read
+     * where needed. */
+    struct stat st;
+    if (stat(fpath, &st) == 0 && st.st_size <= CORE_MAX)
+        H5Pset_fapl_core(fapl, 1 << 20, 0);
     hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
     if (f >= 0) {
         H5Pclose(fapl);
