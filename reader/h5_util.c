@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "reader_internal.h"
 
@@ -70,42 +71,54 @@ int scope__h5_fail(int code, const char *fpath, const char *what)
     return scope__fail(code, "%s: %s", fpath, what);
 }
 
+/* Files up to this size are read into memory whole when opened; at most
+ * 16 are open (profile_data.c), so 256 MiB at worst. */
+#define CORE_MAX ((off_t)16 << 20)
+
 /* Opens read-only. The caller has checked that the path exists and is a
- * regular file. ENOTHDF5 when the signature is missing, ETRUNC when cut. */
+ * regular file. ENOTHDF5 when the signature is missing, ETRUNC when cut.
+ * Cost: one open; H5Fis_hdf5 (a second open) only to explain a failure. */
 int scope__h5_open_file(const char *fpath, hid_t *out)
 {
-    htri_t is = H5Fis_hdf5(fpath);
-    if (is < 0)
-        return scope__h5_fail(SCOPE_EIO, fpath, "cannot be read");
-    if (is == 0)
-        return scope__fail(SCOPE_ENOTHDF5, "%s: not an HDF5 file", fpath);
     /* STRONG close: H5Fclose closes every object still open in the file,
      * so no error path on a damaged file can keep it open until exit
      * (where libhdf5 would report "infinite loop closing library"). */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    /* A small file is read whole, in one go, into memory (the core
+     * driver, no backing store): libhdf5 otherwise reads its metadata
+     * object by object, ~55 small preads per rank group, which were most
+     * of opening a run of host files. Large files (event data) are read
+     * where needed. */
+    struct stat st;
+    if (stat(fpath, &st) == 0 && st.st_size <= CORE_MAX)
+        H5Pset_fapl_core(fapl, 1 << 20, 0);
     hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
-    if (f < 0) {
-        /* read HDF5's error stack before any other call clears it */
-        int rc = scope__h5_fail(SCOPE_EHDF5, fpath, "cannot open the HDF5 file");
+    if (f >= 0) {
         H5Pclose(fapl);
-        return rc;
+        *out = f;
+        return 0;
     }
+    /* read HDF5's error stack before any other call clears it */
+    int rc = scope__h5_fail(SCOPE_EHDF5, fpath, "cannot open the HDF5 file");
     H5Pclose(fapl);
-    *out = f;
-    return 0;
+    if (rc == SCOPE_ETRUNC)
+        return rc;  /* the most precise reason */
+    htri_t is = H5Fis_hdf5(fpath);
+    if (is < 0)
+        return scope__h5_fail(SCOPE_EIO, fpath, "cannot be read");
+    if (is == 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return scope__fail(SCOPE_ENOTHDF5, "%s: not an HDF5 file", fpath);
+    }
+    return rc;
 }
 
-/* Returns 1 and stores the value if an integer attribute `name` exists,
- * 0 if it does not (or is not an integer: unknown attrs are ignored). */
-int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out)
+/* Returns 1 and stores the value if the open attribute `a` is one integer,
+ * 0 if not. Does not close `a`. */
+int scope__h5_attr_int64_read(hid_t a, int64_t *out)
 {
-    if (H5Aexists(obj, name) <= 0)
-        return 0;
     int rc = 0;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0)
-        return 0;
     hid_t t = H5Aget_type(a);
     hid_t s = H5Aget_space(a);
     if (t >= 0 && s >= 0 && H5Tget_class(t) == H5T_INTEGER &&
@@ -114,8 +127,21 @@ int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out)
         rc = 1;
     if (s >= 0) H5Sclose(s);
     if (t >= 0) H5Tclose(t);
-    H5Aclose(a);
     H5Eclear2(H5E_DEFAULT);
+    return rc;
+}
+
+/* Returns 1 and stores the value if an integer attribute `name` exists,
+ * 0 if it does not (or is not an integer: unknown attrs are ignored). */
+int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return 0;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0)
+        return 0;
+    int rc = scope__h5_attr_int64_read(a, out);
+    H5Aclose(a);
     return rc;
 }
 
@@ -125,10 +151,19 @@ int scope__h5_attr_string(hid_t obj, const char *name, char **out)
 {
     if (H5Aexists(obj, name) <= 0)
         return 0;
-    int rc = 0;
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0)
         return 0;
+    int rc = scope__h5_attr_string_read(a, name, out);
+    H5Aclose(a);
+    return rc;
+}
+
+/* The same for an open attribute (`name` for the message); does not close
+ * `a`. */
+int scope__h5_attr_string_read(hid_t a, const char *name, char **out)
+{
+    int rc = 0;
     hid_t t = H5Aget_type(a);
     hid_t s = H5Aget_space(a);
     hid_t mt = H5Tcopy(H5T_C_S1);
@@ -163,7 +198,6 @@ done:
     if (mt >= 0) H5Tclose(mt);
     if (s >= 0) H5Sclose(s);
     if (t >= 0) H5Tclose(t);
-    H5Aclose(a);
     H5Eclear2(H5E_DEFAULT);
     if (rc == SCOPE_ENOMEM)
         return scope__fail(rc, "out of memory reading attribute %s", name);
@@ -175,12 +209,20 @@ static int open_1d(hid_t loc, const char *dset, const char *fpath,
                    hid_t *d, hid_t *space, int64_t *n)
 {
     char what[4400];
-    if (H5Lexists(loc, dset, H5P_DEFAULT) <= 0) {
-        snprintf(what, sizeof what, "missing dataset %s", dset);
-        return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
-    }
+    /* Opened first, and only on failure asked whether it exists: the
+     * existence check walks the path again, which cost a third of opening
+     * a run of small files. HDF5's reason is kept across that check. */
     *d = H5Dopen2(loc, dset, H5P_DEFAULT);
     if (*d < 0) {
+        hid_t stack = H5Eget_current_stack();
+        htri_t exists = H5Lexists(loc, dset, H5P_DEFAULT);
+        if (stack >= 0)
+            H5Eset_current_stack(stack);    /* also closes it */
+        if (exists <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            snprintf(what, sizeof what, "missing dataset %s", dset);
+            return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
+        }
         snprintf(what, sizeof what, "cannot open dataset %s", dset);
         return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
     }
@@ -294,6 +336,27 @@ fail_range:
     H5Sclose(fs);
     H5Dclose(d);
     return rc;
+}
+
+int scope__h5_len_read(hid_t loc, const char *dset, const char *fpath, int64_t max,
+                       int64_t *n, int64_t **buf)
+{
+    hid_t d, fs;
+    *buf = NULL;
+    int rc = open_1d(loc, dset, fpath, &d, &fs, n);
+    if (rc < 0)
+        return rc;
+    int64_t *b = *n > 0 && *n <= max ? malloc((size_t)*n * sizeof *b) : NULL;
+    if (b && check_storage(d, *n, fpath, dset) == 0 &&
+        H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0) {
+        *buf = b;
+        b = NULL;
+    }
+    free(b);
+    H5Eclear2(H5E_DEFAULT);
+    H5Sclose(fs);
+    H5Dclose(d);
+    return 0;
 }
 
 void scope__free_strings(char **s, int64_t n)

@@ -4,9 +4,11 @@
  * events, completeness, ...), the thread lane of every call and which
  * calls' ends were inferred (unwound).
  *
- * These are read on demand, straight from the file, because they are small
- * and rarely asked for: opening a profile with thousands of ranks must not
- * pay for them.
+ * /metadata, thread ids and unwound flags are read on demand, straight
+ * from the file. Rank attributes were read when the profile was opened,
+ * while each rank group was open anyway (rank_attrs.c), so asking all
+ * ranks of a large run reopens no file; the few the cache does not mirror
+ * are read on demand too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +55,48 @@ static int attr_group(scope_profile *p, int is_rank, int rank, hid_t *g,
     return open_group(p, p->ranks[k].source, p->ranks[k].group, g);
 }
 
+/* The cached attribute `name` of rank `rank` (rank_attrs.c): 1 with *at
+ * and *where set, 0 when the rank group has no such attribute (*where
+ * set), -1 when HDF5 must be asked (unknown rank, columnar file, or an
+ * attribute the cache does not mirror). */
+static int cached(const scope_profile *p, int is_rank, int rank, const char *name,
+                  const scope__attr **at, const char **where)
+{
+    if (!p || !is_rank || !name)
+        return -1;
+    int lo = 0, hi = p->nranks - 1;
+    while (lo <= hi) {  /* scope__rank_index without its message */
+        int mid = lo + (hi - lo) / 2;
+        if (p->ranks[mid].rank == rank) {
+            int rc = scope__rank_attr_lookup(&p->ranks[mid], name, at);
+            if (rc >= 0)
+                *where = p->ranks[mid].group;
+            return rc;
+        }
+        if (p->ranks[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
 static int get_int(scope_profile *p, int is_rank, int rank, const char *name,
                    int64_t *out)
 {
     hid_t g;
     const char *where = "";
+    const scope__attr *at;
     if (!name || !out)
         return scope__fail(SCOPE_EINVAL, "no attribute name or output");
+    int c = cached(p, is_rank, rank, name, &at, &where);
+    if (c == 1 && at->kind == SCOPE__ATTR_INT) {
+        *out = at->i;
+        return 0;
+    }
+    if (c >= 0)
+        return scope__fail(SCOPE_ENOTFOUND, "%s has no integer attribute \"%s\"", where,
+                           name);
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
     int rc = attr_group(p, is_rank, rank, &g, &where);
@@ -79,21 +116,32 @@ static int get_string(scope_profile *p, int is_rank, int rank,
     hid_t g;
     const char *where = "";
     char *v = NULL;
+    const scope__attr *at;
     if (!name || (!buf && len > 0) || len < 0)
         return scope__fail(SCOPE_EINVAL, "no attribute name or buffer");
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
-    int rc = attr_group(p, is_rank, rank, &g, &where);
-    if (rc >= 0) {
-        rc = scope__h5_attr_string(g, name, &v);
-        H5Gclose(g);
-        if (rc == 0)
-            rc = scope__fail(SCOPE_ENOTFOUND, "%s has no string attribute "
-                             "\"%s\"", where, name);
+    int c = cached(p, is_rank, rank, name, &at, &where);
+    if (c >= 0 && !(c == 1 && at->kind == SCOPE__ATTR_STRING))
+        return scope__fail(SCOPE_ENOTFOUND, "%s has no string attribute \"%s\"", where,
+                           name);
+    int rc = 0;
+    if (c == 1) {
+        if (!(v = strdup(at->s)))
+            return scope__fail(SCOPE_ENOMEM, "out of memory reading attribute %s", name);
+    } else {
+        scope__h5_quiet quiet;
+        scope__h5_quiet_begin(&quiet);
+        rc = attr_group(p, is_rank, rank, &g, &where);
+        if (rc >= 0) {
+            rc = scope__h5_attr_string(g, name, &v);
+            H5Gclose(g);
+            if (rc == 0)
+                rc = scope__fail(SCOPE_ENOTFOUND, "%s has no string attribute "
+                                 "\"%s\"", where, name);
+        }
+        scope__h5_quiet_end(&quiet);
+        if (rc < 0)
+            return rc;
     }
-    scope__h5_quiet_end(&quiet);
-    if (rc < 0)
-        return rc;
     size_t n = strlen(v);
     if (len > 0) {
         size_t c = n < (size_t)len - 1 ? n : (size_t)len - 1;
@@ -133,8 +181,17 @@ int scope_profile_rank_attr_double(scope_profile *p, int rank,
 {
     hid_t g;
     const char *where = "";
+    const scope__attr *at;
     if (!name || !out)
         return scope__fail(SCOPE_EINVAL, "no attribute name or output");
+    int c = cached(p, 1, rank, name, &at, &where);
+    if (c == 1 && (at->kind == SCOPE__ATTR_INT || at->kind == SCOPE__ATTR_FLOAT)) {
+        *out = at->d;
+        return 0;
+    }
+    if (c >= 0)
+        return scope__fail(SCOPE_ENOTFOUND, "%s has no numeric attribute \"%s\"", where,
+                           name);
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
     int rc = attr_group(p, 1, rank, &g, &where), ok = 0;

@@ -41,6 +41,9 @@ void scope_profile_close(scope_profile *p)
 {
     if (!p)
         return;
+    for (int i = 0; i < p->nmissing; i++)
+        free(p->missing_files[i]);
+    free(p->missing_files);
     free(p->missing);
     for (int i = 0; i < p->nsources; i++) {
         if (p->sources[i].file >= 0)
@@ -64,8 +67,10 @@ void scope_profile_close(scope_profile *p)
         free(p->regions[i].name);
     free(p->cells);
     free(p->regions);
-    for (int i = 0; i < p->nranks; i++)
+    for (int i = 0; i < p->nranks; i++) {
         free(p->ranks[i].group);
+        scope__rank_attrs_free(&p->ranks[i]);
+    }
     free(p->ranks);
     free(p->sources);
     scope__sites_free(p->sites);
@@ -193,21 +198,37 @@ int scope__source_file(scope_profile *p, int s, hid_t *out)
         *out = p->sources[s].file;
         return 0;
     }
-    int nopen = 0;
-    for (int i = 0; i < p->nsources; i++)
-        nopen += p->sources[i].file >= 0;
-    if (nopen >= MAX_OPEN)
+    if (p->nopen >= MAX_OPEN) {
         for (int i = 0; i < p->nsources; i++)
             if (p->sources[i].file >= 0) {
                 H5Fclose(p->sources[i].file);
                 p->sources[i].file = H5I_INVALID_HID;
             }
+        p->nopen = 0;
+    }
     int rc = scope__h5_open_file(p->sources[s].path, &p->sources[s].file);
     if (rc < 0) {
         p->sources[s].file = H5I_INVALID_HID;
         return rc;
     }
+    p->nopen++;
     *out = p->sources[s].file;
+    return 0;
+}
+
+/* Every later computation (durations, sums, origins) relies on sane
+ * times: a damaged file must fail here, not overflow there. Times stay
+ * within +-2^61 ns (73 years) and a call lasts 0 to 2^56 ns. */
+int scope__times_check(const char *fpath, const int64_t *s, const int64_t *e,
+                       int64_t n)
+{
+    const int64_t lim = INT64_C(1) << 61;
+    for (int64_t i = 0; i < n; i++)
+        if (s[i] < -lim || s[i] > lim || e[i] < s[i] || e[i] > lim ||
+            e[i] - s[i] > (INT64_C(1) << 56))
+            return scope__fail(SCOPE_EFORMAT, "%s: call %lld of a region has impossible times "
+                               "(start %lld, end %lld)", fpath, (long long)i,
+                               (long long)s[i], (long long)e[i]);
     return 0;
 }
 
@@ -257,19 +278,8 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
         for (int64_t i = 0; i < c->n; i++)
             e[i] = (int64_t)((uint64_t)e[i] + (uint64_t)s[i]);
     }
-    /* Every later computation (durations, sums, origins) relies on sane
-     * times: a damaged file must fail here, not overflow there. Times stay
-     * within +-2^61 ns (73 years) and a call lasts 0 to 2^56 ns. */
-    for (int64_t i = 0; i < c->n; i++) {
-        const int64_t lim = INT64_C(1) << 61;
-        if (s[i] < -lim || s[i] > lim || e[i] < s[i] || e[i] > lim ||
-            e[i] - s[i] > (INT64_C(1) << 56)) {
-            rc = scope__fail(SCOPE_EFORMAT, "%s: call %lld of a region has impossible times "
-                             "(start %lld, end %lld)", src->path, (long long)i,
-                             (long long)s[i], (long long)e[i]);
-            goto fail_read;
-        }
-    }
+    if ((rc = scope__times_check(src->path, s, e, c->n)) < 0)
+        goto fail_read;
     *starts = s;
     *ends = e;
     free(sp);
@@ -281,6 +291,33 @@ fail_read:
     free(s);
     free(e);
     return rc;
+}
+
+int scope__cell_stats(scope_profile *p, scope__cell *c, const int64_t *s,
+                      const int64_t *e)
+{
+    int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN, max_end = INT64_MIN;
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t d = e[i] - s[i];
+        if (__builtin_add_overflow(total, d, &total))
+            return scope__fail(SCOPE_EFORMAT, "%s: the durations of a region add up to more "
+                               "than 292 years", p->sources[c->source].path);
+        if (d < mn) mn = d;
+        if (d > mx) mx = d;
+        if (e[i] > max_end) max_end = e[i];
+    }
+    c->total = total;
+    c->min = mn;
+    c->max = mx;
+    c->max_end = max_end;
+    c->mean = c->n ? (double)c->total / (double)c->n : 0.0;
+    c->m2 = 0.0;
+    for (int64_t i = 0; i < c->n; i++) {
+        double dev = (double)(e[i] - s[i]) - c->mean;
+        c->m2 += dev * dev;
+    }
+    c->summarized = 1;
+    return 0;
 }
 
 /* Computes and caches the cell's statistics and latest end: exact int64
@@ -295,36 +332,12 @@ int scope__cell_summarize(scope_profile *p, scope__cell *c)
         if (rc < 0)
             return rc;
     }
-    c->total = 0;
-    c->min = INT64_MAX;
-    c->max = INT64_MIN;
-    c->max_end = INT64_MIN;
-    for (int64_t i = 0; i < c->n; i++) {
-        int64_t d = e[i] - s[i];
-        if (__builtin_add_overflow(c->total, d, &c->total)) {
-            if (s != c->starts) {
-                free(s);
-                free(e);
-            }
-            return scope__fail(SCOPE_EFORMAT, "%s: the durations of a region add up to more "
-                               "than 292 years", p->sources[c->source].path);
-        }
-        if (d < c->min) c->min = d;
-        if (d > c->max) c->max = d;
-        if (e[i] > c->max_end) c->max_end = e[i];
-    }
-    c->mean = c->n ? (double)c->total / (double)c->n : 0.0;
-    c->m2 = 0.0;
-    for (int64_t i = 0; i < c->n; i++) {
-        double dev = (double)(e[i] - s[i]) - c->mean;
-        c->m2 += dev * dev;
-    }
+    int rc = scope__cell_stats(p, c, s, e);
     if (s != c->starts) {
         free(s);
         free(e);
     }
-    c->summarized = 1;
-    return 0;
+    return rc;
 }
 
 int scope_profile_times(scope_profile *p, int region, int rank,

@@ -42,9 +42,22 @@ typedef struct {
     int names_moved;    /* found[].name now point at regions[].name */
     int have_meta_start, have_rank_start;
     int64_t meta_start, rank_start;
+    /* The files an index's external links name, by path (open
+     * addressing, power-of-two size): each is stat'ed and opened once
+     * however many ranks it holds. */
+    struct target { char *path; int source; } *targets; /* source -1: missing */
+    size_t ntargets, captargets;
+    /* The links of one index, followed file by file (add_groups_file). */
+    struct pending { int source, rank; char *obj; } *pending;
+    size_t npending, cappending;
 } builder;
 
 static int add_file(builder *b, const char *path);
+
+/* Regions of at most this many calls are read whole when the profile is
+ * opened (2 x 512 KiB): their statistics are then known without another
+ * read. Larger ones are read when asked for, one at a time. */
+#define READ_ONCE_MAX 65536
 
 /* Grows *arr (of *cap elements of `size` bytes) to hold n + 1. */
 static int grow(void *arr, size_t *cap, size_t n, size_t size)
@@ -106,6 +119,7 @@ static int add_rank(builder *b, int rank, int source, const char *group)
         return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
     }
     p->ranks = q;
+    memset(&q[p->nranks], 0, sizeof q[p->nranks]);
     q[p->nranks].rank = rank;
     q[p->nranks].source = source;
     q[p->nranks].group = g;
@@ -187,6 +201,9 @@ static int list_links(hid_t g, const char *fpath, const char *gpath,
     return 0;
 }
 
+static void first_of(const int64_t *st, const int64_t *en, int64_t k, int durations,
+                     int64_t *first, int64_t *end);
+
 /* The start of a (region, rank)'s first call and the latest end among the
  * calls that start then (sorted by start, they come first; the first 64
  * are looked at). `durations`: the end column holds durations (schema 3),
@@ -199,6 +216,14 @@ static int first_call(hid_t loc, const char *scol, const char *ecol, const char 
     if ((rc = scope__h5_read_int64(loc, scol, fpath, off, k, st)) < 0 ||
         (rc = scope__h5_read_int64(loc, ecol, fpath, off, k, en)) < 0)
         return rc;
+    first_of(st, en, k, durations, first, end);
+    return 0;
+}
+
+/* first_call's computation over the first k (>= 1) calls st, en. */
+static void first_of(const int64_t *st, const int64_t *en, int64_t k, int durations,
+                     int64_t *first, int64_t *end)
+{
     int64_t s = st[0];
     *first = s;
     *end = INT64_MIN;
@@ -215,7 +240,6 @@ static int first_call(hid_t loc, const char *scol, const char *ecol, const char 
         if (e > *end)
             *end = e;
     }
-    return 0;
 }
 
 /* Adds one region group (a cell) of a rank group. */
@@ -256,20 +280,43 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto fail_read;
     }
-    if ((rc = scope__h5_len(g, spath, fpath, &n)) < 0 ||
-        (rc = scope__h5_len(g, epath, fpath, &ne)) < 0)
+    /* A small region's arrays are read whole, once, with their lengths:
+     * its first call for the region order and its statistics, so that a
+     * summary reads nothing more. When that read fails, the first calls
+     * are read as before, and the failure is reported where it was
+     * (loading). */
+    int64_t *st = NULL, *en = NULL;
+    if ((rc = scope__h5_len_read(g, spath, fpath, READ_ONCE_MAX, &n, &st)) < 0 ||
+        (rc = scope__h5_len_read(g, epath, fpath, st ? READ_ONCE_MAX : 0, &ne, &en)) < 0) {
+        free(st);
         goto fail_read;
+    }
     if (n != ne) {
+        free(st);
+        free(en);
         rc = scope__fail(SCOPE_EFORMAT, "%s: region group %s has %lld start "
                          "times but %lld end times", fpath, gpath,
                          (long long)n, (long long)ne);
         goto fail_read;
     }
-    if (n > 0 &&
-        (rc = first_call(g, spath, epath, fpath, 0, n, 0, &first, &first_end)) < 0)
-        goto fail_read;
+    int loaded = st && en;
+    if (loaded) {
+        first_of(st, en, n < 64 ? n : 64, 0, &first, &first_end);
+    } else if (n > 0) {
+        if ((rc = first_call(g, spath, epath, fpath, 0, n, 0, &first, &first_end)) < 0) {
+            free(st);
+            free(en);
+            goto fail_read;
+        }
+    }
     H5Gclose(g);
     rc = add_cell(b, name, rank, source, gpath, 0, n, first, first_end);
+    /* times a later load would refuse stay unsummarized: the same error
+     * then comes from the same call as before */
+    if (rc >= 0 && loaded && scope__times_check(fpath, st, en, n) == 0)
+        scope__cell_stats(b->p, b->found[b->nfound - 1].cell, st, en);
+    free(st);
+    free(en);
     free(spath);
     free(epath);
     free(gpath);
@@ -296,7 +343,7 @@ static int add_rank_group(builder *b, int source, hid_t file,
     }
     int64_t v;
     int rc = add_rank(b, rank, source, gpath);
-    if (rc < 0)
+    if (rc < 0 || (rc = scope__rank_attrs_cache(&b->p->ranks[b->p->nranks - 1], g)) < 0)
         goto fail_group;
     if (scope__h5_attr_int64(g, SCOPE_A_START_TIME_NS, &v) == 1)
         note_start(&b->have_rank_start, &b->rank_start, v);
@@ -359,13 +406,21 @@ static int journal_beside(const char *path)
     return found;
 }
 
-static int note_missing(scope_profile *p, int rank)
+static int note_missing(scope_profile *p, int rank, const char *file)
 {
     int *m = realloc(p->missing, (size_t)(p->nmissing + 1) * sizeof *m);
-    if (!m)
+    if (m)
+        p->missing = m;
+    char **f = realloc(p->missing_files, (size_t)(p->nmissing + 1) * sizeof *f);
+    if (f)
+        p->missing_files = f;
+    char *dup = strdup(file);
+    if (!m || !f || !dup) {
+        free(dup);
         return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
-    p->missing = m;
-    m[p->nmissing++] = rank;
+    }
+    m[p->nmissing] = rank;
+    f[p->nmissing++] = dup;
     return 0;
 }
 
@@ -381,8 +436,102 @@ int scope_profile_missing_rank(const scope_profile *p, int i)
     return p->missing[i];
 }
 
-/* Follows the external link /<link> of an index file: opens the rank file
- * it names (relative to the index's folder) and adds its rank group. */
+const char *scope_profile_missing_rank_file(const scope_profile *p, int i)
+{
+    if (!p || i < 0 || i >= p->nmissing)
+        return NULL;
+    return p->missing_files[i];
+}
+
+/* FNV-1a: spreads the paths of host and rank files, which differ only in
+ * their last characters. */
+static size_t hash_path(const char *s)
+{
+    size_t h = (size_t)1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * (size_t)1099511628211ULL;
+    return h;
+}
+
+/* The slot of `path` in b->targets: its entry, or the empty one where it
+ * goes. The table is never full (grown at half). */
+static struct target *target_slot(builder *b, const char *path)
+{
+    size_t mask = b->captargets - 1, i = hash_path(path) & mask;
+    while (b->targets[i].path && strcmp(b->targets[i].path, path) != 0)
+        i = (i + 1) & mask;
+    return &b->targets[i];
+}
+
+static int grow_targets(builder *b)
+{
+    if (2 * (b->ntargets + 1) <= b->captargets)
+        return 0;
+    size_t ncap = b->captargets ? 2 * b->captargets : 64;
+    struct target *old = b->targets, *t = calloc(ncap, sizeof *t);
+    if (!t)
+        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
+    size_t ocap = b->captargets;
+    b->targets = t;
+    b->captargets = ncap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i].path)
+            *target_slot(b, old[i].path) = old[i];
+    free(old);
+    return 0;
+}
+
+/* Whether the file a link names, missing, leaves its ranks missing rather
+ * than failing the open: a rank file with the recorder's journals beside
+ * it (not converted yet), or a host file ("host-<name>.h5": it held every
+ * rank of one host, and the other hosts' data is worth reading). */
+static int missing_is_tolerated(const char *target)
+{
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    return strncmp(base, SCOPE_HOST_FILE_PREFIX, strlen(SCOPE_HOST_FILE_PREFIX)) == 0 ||
+           journal_beside(target);
+}
+
+/* The source of the file `target` that an external link of index
+ * `source` names (added, and checked to exist, the first time it is
+ * named), or -1 when it is missing and that is tolerated; SCOPE_E*
+ * otherwise. */
+static int link_target(builder *b, int source, const char *link, const char *ctarget)
+{
+    const char *fpath = b->p->sources[source].path;
+    if (grow_targets(b) < 0)
+        return SCOPE_ENOMEM;
+    struct target *t = target_slot(b, ctarget);
+    if (t->path)
+        return t->source;
+    char *target = strdup(ctarget);
+    if (!target)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    struct stat st;
+    int ts = -1;
+    if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (errno != ENOENT || !missing_is_tolerated(target)) {
+            int rc = scope__fail(SCOPE_ENOENT, "%s: /%s links to %s, which does not "
+                                 "exist", fpath, link, target);
+            free(target);
+            return rc;
+        }
+    } else if ((ts = add_source(b, target, H5I_INVALID_HID, SCOPE__LAYOUT_GROUPS)) < 0) {
+        free(target);
+        return ts;
+    } else {
+        b->p->sources[ts].via = source;
+    }
+    t->path = target;
+    t->source = ts;
+    b->ntargets++;
+    return ts;
+}
+
+/* Notes the link /<link> of a file: an in-file rank group is added now;
+ * an external link (an index's) is resolved to its file, relative to the
+ * index's folder, and queued for follow_links(). */
 static int add_linked_rank(builder *b, int source, hid_t file,
                            const char *link, int rank)
 {
@@ -408,38 +557,55 @@ static int add_linked_rank(builder *b, int source, hid_t file,
         free(val);
         return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
     }
-    int rc;
     char *target = path_beside(fpath, tfile);
-    struct stat st;
-    if (!target) {
-        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
-        goto fail_target;
-    }
-    if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
-        if (errno == ENOENT && journal_beside(target)) {
-            rc = note_missing(b->p, rank);
-            goto fail_target;
+    int rc = target ? link_target(b, source, link, target)
+                    : scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    if (rc == -1) {
+        rc = note_missing(b->p, rank, target);
+    } else if (rc >= 0) {
+        char *obj = strdup(tobj);
+        if (!obj || grow(&b->pending, &b->cappending, b->npending, sizeof *b->pending) < 0) {
+            free(obj);
+            rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        } else {
+            b->pending[b->npending].source = rc;
+            b->pending[b->npending].rank = rank;
+            b->pending[b->npending].obj = obj;
+            b->npending++;
+            rc = 0;
         }
-        rc = scope__fail(SCOPE_ENOENT, "%s: /%s links to %s, which does not "
-                         "exist", fpath, link, target);
-        goto fail_target;
     }
-    hid_t tf;
-    if ((rc = scope__h5_open_file(target, &tf)) < 0)
-        goto fail_target;
-    int ts = add_source(b, target, tf, SCOPE__LAYOUT_GROUPS);
-    if (ts < 0) {
-        H5Fclose(tf);
-        rc = ts;
-        goto fail_target;
-    }
-    b->p->sources[ts].via = source;
-    rc = add_rank_group(b, ts, tf, tobj, rank);
-    H5Fclose(tf);
-    b->p->sources[ts].file = H5I_INVALID_HID;
-fail_target:
     free(target);
     free(val);
+    return rc;
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+    const struct pending *x = a, *y = b;
+    if (x->source != y->source)
+        return (x->source > y->source) - (x->source < y->source);
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Adds the rank groups the index's links name, file by file: each file is
+ * opened once (and stays among the reader's open files), whatever order
+ * the link names sort in. Empties the queue, also on failure; `drop`:
+ * only empties it (an earlier failure). */
+static int follow_links(builder *b, int drop)
+{
+    int rc = 0;
+    if (b->npending)
+        qsort(b->pending, b->npending, sizeof *b->pending, cmp_pending);
+    for (size_t i = 0; i < b->npending && rc >= 0 && !drop; i++) {
+        hid_t tf;
+        if ((rc = scope__source_file(b->p, b->pending[i].source, &tf)) >= 0)
+            rc = add_rank_group(b, b->pending[i].source, tf, b->pending[i].obj,
+                                b->pending[i].rank);
+    }
+    for (size_t i = 0; i < b->npending; i++)
+        free(b->pending[i].obj);
+    b->npending = 0;
     return rc;
 }
 
@@ -458,6 +624,9 @@ static int add_groups_file(builder *b, int source, hid_t file)
         rc = add_linked_rank(b, source, file, l.names[i], rank);
     }
     scope__free_strings(l.names, (int64_t)l.n);
+    int frc = follow_links(b, rc < 0);
+    if (rc >= 0)
+        rc = frc;
     if (rc >= 0 && !found)
         rc = scope__fail(SCOPE_EFORMAT, "%s: an HDF5 file but not a scope "
                          "profile (no /rank<N> groups)", fpath);
@@ -830,6 +999,10 @@ int scope_profile_open_paths(const char *const *paths, int npaths,
             free(b.found[i].name);
     }
     free(b.found);
+    for (size_t i = 0; i < b.captargets; i++)
+        free(b.targets[i].path);
+    free(b.targets);
+    free(b.pending);
     if (rc < 0) {
         scope_profile_close(b.p);
         return rc;

@@ -34,11 +34,33 @@ typedef struct scope__source {
     int via;            /* the index source that links to it, or -1 */
 } scope__source;
 
+/* One attribute of a rank group, read when the profile was opened
+ * (rank_attrs.c), so that asking every rank for an attribute (scope
+ * summary asks for five) reopens no file. */
+enum scope__attr_kind {
+    SCOPE__ATTR_UNCACHED = 0,   /* ask HDF5 (a type the cache does not mirror) */
+    SCOPE__ATTR_INT,            /* one integer: i, and d = (double)i */
+    SCOPE__ATTR_FLOAT,          /* one float: d */
+    SCOPE__ATTR_STRING,         /* one string: s */
+    SCOPE__ATTR_OTHER           /* anything else: not an int, float or string */
+};
+
+typedef struct scope__attr {
+    char *name;
+    int kind;
+    int64_t i;
+    double d;
+    char *s;
+} scope__attr;
+
 typedef struct scope__rank {
     int rank;
     int source;         /* where it was found: names the path in EDUP */
     char *group;        /* GROUPS: path of the rank group in that source
                          * (attributes, threads table); NULL for columns */
+    int attrs_cached;   /* attrs below lists every attribute of the group */
+    int nattrs;
+    scope__attr *attrs;
 } scope__rank;
 
 typedef struct scope__cell {
@@ -83,8 +105,11 @@ struct scope_profile {
     int64_t max_end;
     int meta_source;            /* first source with /metadata, or -1 */
     int *missing;               /* ranks an index links to whose rank file
-                                   was never written (its journal is kept) */
+                                   was never written (its journal is kept),
+                                   or whose host file is missing */
+    char **missing_files;       /* [nmissing]: the file each one links to */
     int nmissing;
+    int nopen;                  /* sources whose file is open */
     struct scope__sites *sites; /* call sites, loaded on first use
                                  * (callsites.c); NULL before */
 };
@@ -114,9 +139,28 @@ int scope__h5_fail(int code, const char *fpath, const char *what);
 int scope__h5_open_file(const char *fpath, hid_t *out);
 int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out);
 int scope__h5_attr_string(hid_t obj, const char *name, char **out);
+/* The same two for an attribute already open (not closed by them). */
+int scope__h5_attr_int64_read(hid_t a, int64_t *out);
+int scope__h5_attr_string_read(hid_t a, const char *name, char **out);
+
+/* Rank attributes (rank_attrs.c). _cache reads every attribute of the
+ * open rank group `g` into r (0 or SCOPE_ENOMEM; attributes it cannot
+ * mirror stay UNCACHED); _lookup returns 1 with *out set, 0 when the group
+ * has no such attribute, -1 when HDF5 must be asked (not cached). Cost:
+ * _cache one attribute open and read each; _lookup a scan (~15 names). */
+int scope__rank_attrs_cache(scope__rank *r, hid_t g);
+int scope__rank_attr_lookup(const scope__rank *r, const char *name,
+                            const scope__attr **out);
+void scope__rank_attrs_free(scope__rank *r);
 int scope__h5_len(hid_t loc, const char *dset, const char *fpath, int64_t *n);
 int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
                          int64_t offset, int64_t count, int64_t *buf);
+/* The length of a 1-D dataset (errors as scope__h5_len) and, when it is
+ * 1 .. max, all of it as int64 in a new malloc'd *buf; *buf stays NULL
+ * when not read or when the read failed (the caller reads again where a
+ * failure is reported). Cost: one dataset open for both. */
+int scope__h5_len_read(hid_t loc, const char *dset, const char *fpath, int64_t max,
+                       int64_t *n, int64_t **buf);
 int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
                            char ***out, int64_t *n);
 void scope__free_strings(char **s, int64_t n);
@@ -131,6 +175,16 @@ void *scope__malloc_big(size_t bytes);
 int scope__cell_load(scope_profile *p, scope__cell *c,
                      int64_t **starts, int64_t **ends);
 int scope__cell_summarize(scope_profile *p, scope__cell *c);
+/* 0 when every call's times are sane, else SCOPE_EFORMAT naming `fpath`
+ * (the one check of loaded times; profile_data.c). */
+int scope__times_check(const char *fpath, const int64_t *s, const int64_t *e,
+                       int64_t n);
+/* Computes a cell's statistics from its checked times s, e (c->n each)
+ * and marks it summarized; 0 or SCOPE_EFORMAT (a sum past int64). Used by
+ * _summarize and by opening, which reads small cells' arrays once and
+ * summarizes them there. */
+int scope__cell_stats(scope_profile *p, scope__cell *c, const int64_t *s,
+                      const int64_t *e);
 /* Reads a cell's thread_ids into a new malloc'd array, or stores NULL when
  * the cell has none (one thread, or a scope-profiler file). */
 /* Reads a cell's optional per-call integer column `name` (thread_ids,

@@ -16,9 +16,16 @@
  *     scope_profile_close(p);
  *
  * What it opens: an index file (its /rank<N> external links are followed
- * relative to the index file's folder), a merged file, one rank file, a
- * folder (every rank<N>.h5 in it), scope-profiler's schema 1, 2 and 3
- * files, or several of these at once, merged by rank.
+ * relative to the index file's folder, into rank files or host files), a
+ * merged file, one rank file, one host file, a folder (every rank<N>.h5
+ * and host-<name>.h5 in it), scope-profiler's schema 1, 2 and 3 files, or
+ * several of these at once, merged by rank.
+ *
+ * Cost of opening: per file, not per rank. Each file is opened once;
+ * every rank group's attributes and every region of up to 65,536 calls
+ * are read then, once, so per-rank attributes and statistics need no
+ * further file access (larger regions are read when asked for). At most
+ * 16 files stay open.
  *
  * Conventions:
  *  - Every function that can fail returns a negative SCOPE_E* code
@@ -108,13 +115,19 @@ SCOPE_READER_API int scope_profile_region_index(const scope_profile *p,
 SCOPE_READER_API int scope_profile_rank_count(const scope_profile *p);
 SCOPE_READER_API int scope_profile_rank(const scope_profile *p, int i);
 
-/* Ranks an index file links to whose rank file was never written (the
- * disk filled or failed between two ranks' conversions: the rank's
- * journal is still beside the rank files, for `scope recover`). They are
- * not part of the profile. Count, and the i-th (ascending order of the
- * index's links), or SCOPE_ENOTFOUND if i is out of range. */
+/* Ranks an index file links to whose file is missing: a rank file never
+ * written (the disk filled or failed between two ranks' conversions: the
+ * rank's journal is still beside the rank files, for `scope recover`), or
+ * a host file (host-<name>.h5, all ranks of one host) that is missing.
+ * They are not part of the profile; the other ranks are. Count, and the
+ * i-th (in the order of the index's links), or SCOPE_ENOTFOUND if i is
+ * out of range. */
 SCOPE_READER_API int scope_profile_missing_rank_count(const scope_profile *p);
 SCOPE_READER_API int scope_profile_missing_rank(const scope_profile *p, int i);
+/* The file the i-th missing rank's link names (beside the index, as
+ * opened), owned by the profile; NULL if i is out of range. */
+SCOPE_READER_API const char *scope_profile_missing_rank_file(const scope_profile *p,
+                                                             int i);
 
 /* Calls of `region` on `rank` (or SCOPE_ALL_RANKS); 0 when the rank never
  * entered it. Reads no event data. Negative SCOPE_ENOTFOUND for a bad

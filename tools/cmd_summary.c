@@ -150,6 +150,15 @@ static int fail(const char *msg)
     return 1;
 }
 
+/* Whether a missing file is a host file (host-<name>.h5): it held every
+ * rank of one host, and journals are not beside it. */
+static int is_host_file(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    return base && strncmp(base, "host-", 5) == 0;
+}
+
 /* Says first what the numbers below do not contain: processes that
  * claimed a rank another process of the run already had (their data is
  * kept aside, linked as /rank<N>.collision<K>; the first line, since the
@@ -176,13 +185,31 @@ static void warn_incomplete(scope_profile *p, FILE *out)
         if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && v == 0)
             recovered++;
     }
-    int nmissing = scope_profile_missing_rank_count(p);
-    if (nmissing) {
+    /* Missing rank files (their journals are kept), then each missing
+     * host file with the ranks it held. */
+    int nmissing = scope_profile_missing_rank_count(p), nrankfiles = 0;
+    for (int i = 0; i < nmissing; i++)
+        nrankfiles += !is_host_file(scope_profile_missing_rank_file(p, i));
+    if (nrankfiles) {
         fprintf(out, "warning: %d rank%s of the run ha%s no rank file (not written: the disk "
                      "filled or failed; its journal is kept, `scope recover` writes it):",
-                nmissing, nmissing == 1 ? "" : "s", nmissing == 1 ? "s" : "ve");
+                nrankfiles, nrankfiles == 1 ? "" : "s", nrankfiles == 1 ? "s" : "ve");
         for (int i = 0; i < nmissing; i++)
-            fprintf(out, " %d", scope_profile_missing_rank(p, i));
+            if (!is_host_file(scope_profile_missing_rank_file(p, i)))
+                fprintf(out, " %d", scope_profile_missing_rank(p, i));
+        fputc('\n', out);
+    }
+    for (int i = 0; i < nmissing; i++) {
+        const char *f = scope_profile_missing_rank_file(p, i);
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(scope_profile_missing_rank_file(p, j), f) != 0;
+        if (!first || !is_host_file(f))
+            continue;
+        fprintf(out, "warning: host file %s is missing; its ranks are not in this summary:", f);
+        for (int j = i; j < nmissing; j++)
+            if (strcmp(scope_profile_missing_rank_file(p, j), f) == 0)
+                fprintf(out, " %d", scope_profile_missing_rank(p, j));
         fputc('\n', out);
     }
     if (dropped)

@@ -274,4 +274,79 @@ with h5py.File(path("lossy.h5"), "w") as f:
         r.create_dataset("start_times", data=np.array([0, 10], np.int64))
         r.create_dataset("end_times", data=np.array([5, 20], np.int64))
 os.makedirs(path("empty_folder"))
+
+# 10. One run of 6 ranks on 2 hosts (docs/format.md "The files of a run"),
+# written in every layout a recorder may leave (test_hostfiles.c):
+#   rank r, region "solve": r + 1 calls, call i = [1000 r + 100 i,
+#           1000 r + 100 i + 10 (i + 1) + r]
+#   rank r, region "io" (odd ranks only): 1 call [1000 r + 90, 1000 r + 95]
+#   rank r attributes: pid = 100 + r, hostname, overhead_inside_ns = r / 2
+#   hosts: nodeA holds ranks 0, 2, 4; nodeB ranks 1, 3, 5
+# hosts/perrank   run.h5 + run.ranks/rank<N>.h5 (the reference)
+# hosts/perhost   run.h5 + run.ranks/host-node{A,B}.h5
+# hosts/mixed     run.h5 + run.ranks/host-nodeA.h5 + rank{1,3,5}.h5
+# hosts/missing   run.h5 linking to host-nodeA.h5 and a host-nodeB.h5
+#                 that is not there
+HOSTS = {"nodeA": [0, 2, 4], "nodeB": [1, 3, 5]}
+
+
+def host_rank_group(f, r, host):
+    g = f.create_group(f"rank{r}")
+    g.attrs["rank"] = np.int64(r)
+    g.attrs["pid"] = np.int64(100 + r)
+    g.attrs["hostname"] = host
+    g.attrs["complete"] = np.int8(1)
+    g.attrs["overhead_inside_ns"] = np.float64(r / 2)
+    i = np.arange(r + 1, dtype=np.int64)
+    solve = g.create_group("regions/solve")
+    solve.attrs["name"] = "solve"
+    solve.create_dataset("start_times", data=1000 * r + 100 * i)
+    solve.create_dataset("end_times", data=1000 * r + 100 * i + 10 * (i + 1) + r)
+    if r % 2:
+        io = g.create_group("regions/io")
+        io.create_dataset("start_times", data=np.array([1000 * r + 90], np.int64))
+        io.create_dataset("end_times", data=np.array([1000 * r + 95], np.int64))
+
+
+def host_root(f, host):
+    f.attrs["scope_format"] = np.int64(1)
+    f.attrs["scope_profiler_schema"] = np.int64(1)
+    m = f.create_group("metadata")
+    m.attrs["start_time_ns"] = np.int64(0)
+    m.attrs["mpi_size"] = np.int64(6)
+    m.attrs["hostname"] = host
+
+
+def host_layout(name, per_host, skip=()):
+    """per_host: hosts whose ranks share a host file; the others get rank
+    files. skip: host files linked to but not written."""
+    d = path("hosts", name)
+    os.makedirs(os.path.join(d, "run.ranks"))
+    target = {}
+    for host, ranks in HOSTS.items():
+        if host in per_host:
+            rel = f"run.ranks/host-{host}.h5"
+            if host not in skip:
+                with h5py.File(os.path.join(d, rel), "w") as f:
+                    host_root(f, host)
+                    for r in reversed(ranks):   # any order in the file
+                        host_rank_group(f, r, host)
+            target.update({r: rel for r in ranks})
+        else:
+            for r in ranks:
+                rel = f"run.ranks/rank{r}.h5"
+                with h5py.File(os.path.join(d, rel), "w") as f:
+                    host_root(f, host)
+                    host_rank_group(f, r, host)
+                target[r] = rel
+    with h5py.File(os.path.join(d, "run.h5"), "w") as f:
+        host_root(f, "nodeA")
+        for r in range(6):
+            f[f"rank{r}"] = h5py.ExternalLink(target[r], f"/rank{r}")
+
+
+host_layout("perrank", [])
+host_layout("perhost", ["nodeA", "nodeB"])
+host_layout("mixed", ["nodeA"])
+host_layout("missing", ["nodeA", "nodeB"], skip=["nodeB"])
 open(sys.argv[2] if len(sys.argv) > 2 else path("stamp"), "w").close()
