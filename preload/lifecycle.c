@@ -189,6 +189,30 @@ static void find_executable(void)
     snprintf(preload.exe, sizeof preload.exe, "%s", program_invocation_name);
 }
 
+/* A relative SCOPE_CONFIG names a file in the directory the job was
+ * started from; a child that runs elsewhere (a shell script's `cd`,
+ * pyenv's shims, mpirun -wdir) would look for it there and report it
+ * missing, once per process. The first process that reads it pins the
+ * absolute path into the environment its children inherit. */
+static void pin_config_path(void)
+{
+    /* the entry is replaced in place: a shell reads its variables from
+     * main's envp, the array environ starts as, which setenv() would
+     * leave behind when it copies the array */
+    static char pinned[PATH_MAX + sizeof "SCOPE_CONFIG="];
+    const char *p = getenv("SCOPE_CONFIG");
+    char abs[PATH_MAX];
+    if (p == NULL || p[0] == '\0' || p[0] == '/' || realpath(p, abs) == NULL)
+        return;
+    snprintf(pinned, sizeof pinned, "SCOPE_CONFIG=%s", abs);
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "SCOPE_CONFIG=", 13) == 0) {
+            *e = pinned;
+            return;
+        }
+    }
+}
+
 /* Runs when the loader maps the preload, before main, in every process the
  * preload lands in. Cost: one small file read and parse; no file created. */
 __attribute__((constructor)) static void preload_constructor(void)
@@ -218,6 +242,7 @@ __attribute__((constructor)) static void preload_constructor(void)
         errno = saved_errno;
         return;
     }
+    pin_config_path();
     preload.verbose = preload.verbose || preload.cfg->verbose;
     preload.phase = PHASE_IDLE;
     if (scope__config_wants_exe(preload.cfg, preload.exe))

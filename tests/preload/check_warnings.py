@@ -94,6 +94,20 @@ def cmd_helpers(a):
                           f"{label}: output")
             expect_eq(got.stderr, "", f"{label}: nothing on stderr")
             expect_eq(everything(tmp), [], f"{label}: nothing created")
+        # A config named relative to the job's folder, and helpers that
+        # run elsewhere (a script's cd, pyenv's shims): they find the same
+        # file (the first process pins its absolute path), so they say
+        # nothing either.
+        rel = clean_env(LD_PRELOAD=a.preload, SCOPE_CONFIG="app.conf")
+        for cmd in (["bash", "-c", "cd / && ls >/dev/null && hostname && bash -c 'cd /tmp; hostname'"],
+                    ["sh", "-c", "cd /usr && /usr/bin/python3 -c \"import os; os.chdir('/'); os.system('hostname')\""]):
+            label = " ".join(cmd)
+            want = run(cmd, base, tmp)
+            got = run(cmd, rel, tmp)
+            expect_eq(got.returncode, want.returncode, f"{label}: exit status")
+            expect_eq(got.stdout, want.stdout, f"{label}: output")
+            expect_eq(got.stderr, "", f"{label} (relative SCOPE_CONFIG): nothing on stderr")
+            expect_eq(everything(tmp), [], f"{label}: nothing created")
 
 
 def cmd_serial(a):
