@@ -228,6 +228,22 @@ static int sync_file(const struct scope_convert_request *req, const char *tmp, c
     return 0;
 }
 
+/* After a failed write (rc < 0): removes the temporary `tmp` and, unless
+ * a message was already set, says why `path` was not written. Returns rc. */
+static int drop_failed(const struct scope_convert_request *req, int rc, const char *tmp,
+                       const char *path)
+{
+    if (rc >= 0)
+        return rc;
+    unlink(tmp);
+    /* the storage's reason says more than any HDF5 message */
+    if (h5_errno)
+        msg(req, SCOPE_EIO, "%s: %s", path, strerror(h5_errno));
+    else if (req->err && !req->err[0])
+        msg(req, rc, "%s: %s", path, scope_strerror(rc));
+    return rc;
+}
+
 /* Closes a file written under the temporary name `tmp` and, when writing
  * it went well (rc == 0), puts it in place at `path`: a rank file (rank
  * != NULL) never over one of the same run, the index by rename. On failure
@@ -247,15 +263,7 @@ static int close_and_place(const struct scope_convert_request *req, hid_t f, int
         rc = rank ? place_rank(rank, tmp, path) : rename_into_place(req, tmp, path);
     if (rc == SCOPE_EACCES)
         return rc;
-    if (rc < 0) {
-        unlink(tmp);
-        /* the storage's reason says more than any HDF5 message */
-        if (h5_errno)
-            msg(req, SCOPE_EIO, "%s: %s", path, strerror(h5_errno));
-        else if (req->err && !req->err[0])
-            msg(req, rc, "%s: %s", path, scope_strerror(rc));
-    }
-    return rc;
+    return drop_failed(req, rc, tmp, path);
 }
 
 int scope__conv_close_sync(const struct scope_convert_request *req, int64_t f, int rc,
@@ -268,14 +276,7 @@ int scope__conv_close_sync(const struct scope_convert_request *req, int64_t f, i
     }
     if (rc == 0)
         rc = sync_file(req, tmp, path);
-    if (rc < 0) {
-        unlink(tmp);
-        if (h5_errno)
-            msg(req, SCOPE_EIO, "%s: %s", path, strerror(h5_errno));
-        else if (req->err && !req->err[0])
-            msg(req, rc, "%s: %s", path, scope_strerror(rc));
-    }
-    return rc;
+    return drop_failed(req, rc, tmp, path);
 }
 
 int64_t scope__conv_create(const struct scope_convert_request *req, const char *tmp,
