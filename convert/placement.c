@@ -268,7 +268,11 @@ int scope__index_link_collisions(hid_t index, const char *ranks_dir, int64_t sin
     return rc;
 }
 
-int scope__index_note_collision(const char *index_path, const char *ranks_dir, int64_t since_ns)
+/* Opens this run's index (if it is already there) and runs `link` on it,
+ * under the ranks folder's lock; the rank files and the host files relink
+ * their collisions the same way. Returns 0 or SCOPE_EHDF5. */
+static int relink_index(const char *index_path, const char *ranks_dir, int64_t since_ns,
+                        int (*link)(hid_t, const char *, int64_t))
 {
     int lock = scope__ranks_lock(ranks_dir);
     int rc = 0;
@@ -282,13 +286,18 @@ int scope__index_note_collision(const char *index_path, const char *ranks_dir, i
         rc = SCOPE_EHDF5;
         goto out;
     }
-    if (scope__index_link_collisions(f, ranks_dir, since_ns) < 0)
+    if (link(f, ranks_dir, since_ns) < 0)
         rc = SCOPE_EHDF5;
     if (H5Fclose(f) < 0)
         rc = SCOPE_EHDF5;
 out:
     scope__ranks_unlock(lock);
     return rc;
+}
+
+int scope__index_note_collision(const char *index_path, const char *ranks_dir, int64_t since_ns)
+{
+    return relink_index(index_path, ranks_dir, since_ns, scope__index_link_collisions);
 }
 
 /* ------------------------------------------------------------ host files */
@@ -393,23 +402,7 @@ int scope__index_link_host_collisions(hid_t index, const char *ranks_dir, int64_
 int scope__index_note_host_collision(const char *index_path, const char *ranks_dir,
                                      int64_t since_ns)
 {
-    int lock = scope__ranks_lock(ranks_dir);
-    int rc = 0;
-    struct stat st;
-    if (stat(index_path, &st) < 0 || mtime_ns(&st) < since_ns || !is_profile(index_path))
-        goto out; /* rank 0 links us when it writes the index */
-    hid_t f = H5Fopen(index_path, H5F_ACC_RDWR, H5P_DEFAULT);
-    if (f < 0) {
-        rc = SCOPE_EHDF5;
-        goto out;
-    }
-    if (scope__index_link_host_collisions(f, ranks_dir, since_ns) < 0)
-        rc = SCOPE_EHDF5;
-    if (H5Fclose(f) < 0)
-        rc = SCOPE_EHDF5;
-out:
-    scope__ranks_unlock(lock);
-    return rc;
+    return relink_index(index_path, ranks_dir, since_ns, scope__index_link_host_collisions);
 }
 
 /* 1 when the index's /rank<r> leads to an object (its file and group
