@@ -179,7 +179,7 @@ int scope_profile_rank_attr_string(scope_profile *p, int rank,
 int scope_profile_rank_attr_double(scope_profile *p, int rank,
                                    const char *name, double *out)
 {
-    hid_t g;
+    hid_t g = -1;
     const char *where = "";
     const scope__attr *at;
     if (!name || !out)
