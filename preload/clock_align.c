@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sched.h>
 #include <time.h>
 
 #include "clock.h"
@@ -91,7 +92,7 @@ typedef int (*irecv_fn)(void *, int, handle, int, int, handle, handle *);
 typedef int (*test_fn)(handle *, int *, void *);
 
 /* What a host's leader measured, as broadcast to the host's ranks. */
-enum { B_HOST, B_HOSTS, B_LOCAL, B_OFFSET, B_ERROR, B_RTT, B_WORST, B_COST, B_LEN };
+enum { B_HOST, B_HOSTS, B_LOCAL, B_OFFSET, B_ERROR, B_RTT, B_WORST, B_COST, B_ROUNDS, B_LEN };
 
 static struct {
     int ready;                  /* the init step completed: comms exist */
@@ -154,15 +155,17 @@ static void idle_pause(void)
     nanosleep(&ts, NULL);
 }
 
-/* Waits for a request: polls for spin_ns, then polls with short sleeps
- * instead of MPI's busy polling. While a leader waits for its turn (and
- * the host's other ranks wait for the result, spin_ns 0), its spinning
- * would, on a machine with fewer cores than ranks, delay the very
- * messages being timed. In the exchange itself (spin_ns > 0) a quiet
- * machine answers while we spin; on a busy one, a process that sleeps is
- * woken promptly by the scheduler when its turn comes, where a spinning
- * one waits for the end of its neighbours' time slices. Returns 0 or an
- * MPI error code. */
+/* Waits for a request: polls for spin_ns, yielding the core between
+ * polls, then polls with short sleeps instead of MPI's busy polling.
+ * While a leader waits for its turn (and the host's other ranks wait for
+ * the result, spin_ns 0), its spinning would, on a machine with fewer
+ * cores than ranks, delay the very messages being timed. In the exchange
+ * itself (spin_ns > 0) a quiet machine answers while we poll (a yield
+ * with nothing else to run returns at once); on a busy one the yield
+ * hands the core to whoever must run for the answer to come (the peer,
+ * the kernel's network work) instead of keeping it to the end of our
+ * time slice, and a process that sleeps is woken promptly by the
+ * scheduler when its turn comes. Returns 0 or an MPI error code. */
 static int wait_req(handle req, int64_t spin_ns)
 {
     req = scope__mpi_handle_out(A.abi, req);
@@ -173,8 +176,9 @@ static int wait_req(handle req, int64_t spin_ns)
         if (rc != 0 || done)
             return rc;
         if (spin_ns > 0 && scope__mono_ns() - t0 < spin_ns)
-            continue;
-        idle_pause();
+            sched_yield();
+        else
+            idle_pause();
     }
 }
 
@@ -248,6 +252,8 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
         }
         if (!any && (last == 0 || scope__mono_ns() - last >= SPIN_NS))
             idle_pause();
+        else if (!any)
+            sched_yield();
     }
     return 0;
 }
@@ -295,6 +301,7 @@ static int measure_edge(int parent, int64_t worst_below, int64_t latest, int64_t
             b[B_RTT] = t2 - t1;
         }
         parent_in = pong[1];
+        b[B_ROUNDS] = i + 1;
     }
     int64_t both_in = parent_in - b[B_OFFSET];
     b[B_COST] = scope__mono_ns() - (both_in > start ? both_in : start);
@@ -387,9 +394,10 @@ store:;
     snprintf(key, sizeof key, "scope.clock.worst_%s", when);
     snprintf(val, sizeof val, "%lld", (long long)b[B_WORST]);
     scope__set_metadata(key, val);
-    scope__preload_log("clock at %s: host %lld of %lld, offset %lld ns, within %lld ns (%lld ns spent)",
+    scope__preload_log("clock at %s: host %lld of %lld, offset %lld ns, within %lld ns "
+                       "(%lld round trips, %lld ns spent)",
                        when, (long long)b[B_HOST], (long long)b[B_HOSTS], (long long)b[B_OFFSET],
-                       (long long)b[B_ERROR], (long long)cost);
+                       (long long)b[B_ERROR], (long long)b[B_ROUNDS], (long long)cost);
     return 0;
 }
 
