@@ -44,6 +44,7 @@
 #include "death.h"
 #include "writer_spawn.h"
 #include "journal.h"
+#include "journal_dir.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
 #include "regions.h"
@@ -527,6 +528,8 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
         .errlen = sizeof err,
     };
     int rc = scope__writer_run(&req);
+    if (scope__rec.journal_apart)
+        scope__journal_pointer_drop(scope__rec.ranks_dir, scope__rec.host, scope__rec.journal_dir);
     if (rc < 0)
         scope__storage_say(scope__rec.ranks_dir, scope__rec.rank, "rank %d: could not write the "
                            "host file %s: %s; the journals not in it are kept (`scope recover %s` "

@@ -72,6 +72,11 @@ SCOPE_API void scope__end_unwound_at(int32_t id, uint64_t ticks);
  * Used to print job-wide messages once (rank 0) before MPI_Init. */
 SCOPE_API int scope__launcher_rank(void);
 
+/* The config file's journal folder (`journal_dir`, docs/config.md) and
+ * where it was set ("<file>:<line>"), for the next scope_init;
+ * SCOPE_JOURNAL_DIR wins over it. NULL or "" = none. */
+SCOPE_API void scope__set_journal_dir(const char *dir, const char *origin);
+
 /* What a launcher announced (launcher.c). */
 typedef struct scope__launcher {
     int rank;              /* -1: no launcher variable */
