@@ -48,6 +48,11 @@ struct scope_convert_request {
      * name in the ranks folder per rank (NULL or "" = rank<r>.h5). */
     const char *const *link_files;
     size_t n_link_files;
+    /* With host_path: add journal_path's group to the host file under
+     * the host's lock, and link it in index_path (convert/host_append.c;
+     * a process without MPI, SCOPE_HOST_FILES=1). The journal is removed
+     * once its group is in place and linked. */
+    int append;
 };
 
 /* Converts a journal into a rank file (written under a temporary name and

@@ -185,6 +185,62 @@ static int in_host_file(const char *folder, int rank, int64_t pid)
     return found;
 }
 
+static int read_header(const char *path, struct scope_journal_header *h);
+
+/* "host-<host>.h5" as the recorder names it (scope__host_file_name in
+ * runtime/recorder.c: letters, digits, '.', '-', '_' kept, the rest '_'). */
+static void host_file_name(const char *host, char *out, size_t len)
+{
+    char safe[72];
+    size_t n = 0;
+    for (const char *p = host; *p && n + 1 < sizeof safe; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+        safe[n++] = ok ? ch : '_';
+    }
+    safe[n] = 0;
+    snprintf(out, len, SCOPE_HOST_FILE_PREFIX "%s.h5", n ? safe : "unknown");
+}
+
+/* A journal of a host whose processes appended to its host file under
+ * the host's lock (no MPI, SCOPE_HOST_FILES=1: the lock file is there)
+ * joins them, complete = 0, in the same way (convert/host_append.c).
+ * Returns 1 when it applies (with the result in *status), else 0. */
+static int recover_by_append(const char *journal, const char *folder, int *status)
+{
+    struct scope_journal_header h;
+    char name[100], host_path[PATH_MAX + 100], lock[PATH_MAX + 110], index[PATH_MAX];
+    char err[PATH_MAX + 256] = "";
+    struct stat st;
+    if (read_header(journal, &h) < 0)
+        return 0;
+    host_file_name(h.hostname, name, sizeof name);
+    snprintf(host_path, sizeof host_path, "%s/%s", folder, name);
+    snprintf(lock, sizeof lock, "%s/.%s.lock", folder, name);
+    if (stat(lock, &st) != 0 || stat(host_path, &st) != 0 || index_of(folder, index, sizeof index))
+        return 0;
+    struct scope_convert_request req = {
+        .journal_path = journal,
+        .host_path = host_path,
+        .index_path = index,
+        .append = 1,
+        .complete = 0,
+        .err = err,
+        .errlen = sizeof err,
+    };
+    if (scope_convert(&req) < 0) {
+        fprintf(stderr, "scope: %s\n", err);
+        *status = 1;
+        return 1;
+    }
+    if (!quiet)
+        printf("%s -> %s (rank %d, a group of its host's file)\n", journal, host_path,
+               h.rank >= 0 ? h.rank : 0);
+    *status = 0;
+    return 1;
+}
+
 /* Recovers one journal into the ranks folder `folder`. Returns 0, or 1
  * when refused or failed. */
 static int recover_one(const char *journal, const char *folder, int write_index)
@@ -215,6 +271,11 @@ static int recover_one(const char *journal, const char *folder, int write_index)
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", folder, rank);
     struct stat st;
     int leftover = 0;
+    if (!in_host_file(folder, rank, pid) && recover_by_append(journal, folder, &rc)) {
+        unlink(journal);
+        close(fd);
+        return rc;
+    }
     if (in_host_file(folder, rank, pid)) {
         leftover = 1;
         snprintf(rank_path, sizeof rank_path, "%s/" SCOPE_HOST_FILE_PREFIX "*.h5", folder);
