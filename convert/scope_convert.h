@@ -71,6 +71,13 @@ int scope_convert(const struct scope_convert_request *req);
 int scope_convert_index_repair(const char *index_path, const char *ranks_dir, char *err,
                                size_t errlen);
 
+/* How many of the index's /rank<N> links (N < mpi_size) lead nowhere: 0
+ * when every rank's data is reachable, or SCOPE_EHDF5 when the index
+ * cannot be read. For `scope recover`, to tell a journal folder it cannot
+ * see from one whose journals all became files. Cost: opens the index
+ * and, through the links, each file once. */
+int scope_convert_index_broken(const char *index_path);
+
 /* 1 after a file could not be closed (its metadata could not reach a full
  * or failing disk): libhdf5 then holds it half-open and crashes when it
  * tries again at exit, so the caller must convert nothing more in this

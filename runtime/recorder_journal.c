@@ -45,10 +45,12 @@ static void storage_stop_why(int err, const char *what, const char *why, int kep
         return;
     scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
                        "%s %s: %s; recording stopped (later events are counted as dropped), the "
-                       "application goes on%s%s%s", what, scope__rec.journal_path, why,
+                       "application goes on%s%s%s%s%s", what, scope__rec.journal_path, why,
                        kept ? "; what was recorded is kept and written at the end, or, if "
                               "there is no room then, left for `scope recover " : "",
-                       kept ? scope__rec.output : "", kept ? "`" : "");
+                       kept ? scope__rec.output : "", kept ? "`" : "",
+                       kept && scope__rec.journal_apart ? " run on host " : "",
+                       kept && scope__rec.journal_apart ? scope__rec.host : "");
 }
 
 static void storage_stop(int err, const char *what)

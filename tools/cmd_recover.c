@@ -467,6 +467,20 @@ static int follow_pointers(const char *folder, int *found)
         }
         if (here)
             continue; /* what failed was said */
+        /* a journal there may have become a file anyway (the death
+         * handler on a catchable signal, a writer after a late start):
+         * every rank reachable through the index says nothing is left */
+        char index[PATH_MAX];
+        struct stat ist;
+        if (index_of(folder, index, sizeof index) == 0 && stat(index, &ist) == 0 &&
+            !scope_convert_hdf5_broken()) {
+            char err[PATH_MAX + 256] = "";
+            if (scope_convert_index_repair(index, folder, err, sizeof err) >= 0 &&
+                scope_convert_index_broken(index) == 0) {
+                unlink(ptr);
+                continue;
+            }
+        }
         fprintf(stderr, "scope: %s: host %s kept its journals in %s, %s; a process of that host "
                 "that died left its journal there: run `scope recover %s` on %s (node-local "
                 "storage is seen only there, and the scheduler may clean it when the job ends), "

@@ -9,7 +9,9 @@ TEST is one of:
   clean   6 ranks on 2 hosts with the config file's `journal_dir`: exact
           counts of every rank; the ranks folder holds the 2 host files
           only (no journal, no pointer); the journal folder was used (its
-          mtime moved) and is empty
+          mtime moved) and is empty; then SCOPE_JOURNAL_DIR with rank files
+          (mpirun -n 2, one host): rank0.h5 and rank1.h5 exact, no pointer
+          left, the journal folder empty
   kill    12 ranks on 4 hosts, rank 7 (hostC) SIGKILLed: hostC's 3
           journals are in the journal folder, not in the ranks folder,
           which has the pointer journals.hostC naming it; the folder then
@@ -66,6 +68,18 @@ def test_clean(a, tmp):
     where = chf.check_all(a, tmp, range(6), complete=lambda r: 1)
     for r in range(6):
         check(where[r] == f"host-host{'AB'[r // 3]}.h5", f"rank {r} linked to {where[r]}")
+    sub = os.path.join(tmp, "ranks")
+    os.mkdir(sub)
+    os.utime(jd, ns=(0, 0))
+    env = chf.clean_env(LD_PRELOAD=a.preload, SCOPE_OUTPUT=os.path.join(sub, "prof.h5"),
+                        SCOPE_JOURNAL_DIR=jd)
+    p = subprocess.run(chf.MPIRUN + ["-n", "2", a.prog], env=env, cwd=sub, capture_output=True,
+                       text=True, timeout=300)
+    check(p.returncode == 0 and not p.stderr.strip(), f"mpirun -n 2: {p.returncode} {p.stderr}")
+    check(chf.files_of(sub) == ["rank0.h5", "rank1.h5"], f"rank files: {chf.files_of(sub)}")
+    check(os.stat(jd).st_mtime_ns > 0 and os.listdir(jd) == [],
+          f"journal folder (rank files): {os.listdir(jd)}")
+    chf.check_all(a, sub, range(2), complete=lambda r: 1)
 
 
 def test_kill(a, tmp):
