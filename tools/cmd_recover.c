@@ -353,20 +353,29 @@ static int of_run(const struct scope_journal_header *h, const char *folder)
            a.st_ino == b.st_ino;
 }
 
-/* Hosts whose journals this invocation met outside the ranks folder. */
+/* Hosts whose journals this invocation met outside the ranks folder
+ * (a linear search: one entry per host, met once per journal). */
 static struct seen_host {
     char name[256];
     int recovered, left;
-} seen[256];
-static size_t n_seen;
+} *seen;
+static size_t n_seen, cap_seen;
 
+/* The entry of `host`, added when new; NULL when out of memory. */
 static struct seen_host *seen_of(const char *host)
 {
     for (size_t i = 0; i < n_seen; i++)
         if (strcmp(seen[i].name, host) == 0)
             return &seen[i];
-    if (n_seen == sizeof seen / sizeof *seen)
-        return NULL;
+    if (n_seen == cap_seen) {
+        size_t cap = cap_seen ? 2 * cap_seen : 64;
+        struct seen_host *s = realloc(seen, cap * sizeof *s);
+        if (!s)
+            return NULL;
+        seen = s;
+        cap_seen = cap;
+    }
+    memset(&seen[n_seen], 0, sizeof *seen);
     snprintf(seen[n_seen].name, sizeof seen[n_seen].name, "%s", host);
     return &seen[n_seen++];
 }
