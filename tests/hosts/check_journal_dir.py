@@ -20,7 +20,8 @@ TEST is one of:
           `scope recover --journals NEWDIR` brings the 3 ranks in with
           exact counts, removes the pointer, and every rank is complete
           through h5py and the reader
-  bad     SCOPE_JOURNAL_DIR relative, missing, a file, and a relative
+  bad     SCOPE_JOURNAL_DIR relative, missing, a file, a read-only folder
+          (a tmpfs mounted ro: root writes anywhere else), and a relative
           `journal_dir` in the config file (mpirun -n 2, one host): the program's exit status and output are those of the
           bare run, the problem is said once naming the value, and the
           run's profile is complete (the journals went to the ranks
@@ -143,10 +144,24 @@ def test_bad(a, tmp):
     conf = os.path.join(tmp, "scope.conf")
     with open(conf, "w") as f:
         f.write("MPI_*\njournal_dir = rel\n")
+    ro = os.path.join(tmp, "ro")
+    os.mkdir(ro)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", ro],
+                       capture_output=True, text=True)
+    check(m.returncode == 0, f"mount a read-only tmpfs: {m.stderr}")
     cases = [("local/journals", "not an absolute path", "SCOPE_JOURNAL_DIR"),
              (os.path.join(tmp, "missing"), "no such folder", "SCOPE_JOURNAL_DIR"),
              (afile, "not a folder", "SCOPE_JOURNAL_DIR"),
+             (ro, f"not writable ({os.strerror(30)})", "SCOPE_JOURNAL_DIR"),
              ("rel", "not an absolute path", f"journal_dir ({conf}:2)")]
+    try:
+        run_bad_cases(a, tmp, bare, cases, conf)
+    finally:
+        if m.returncode == 0:
+            subprocess.run(["umount", ro])
+
+
+def run_bad_cases(a, tmp, bare, cases, conf):
     for i, (value, why, origin) in enumerate(cases):
         sub = os.path.join(tmp, f"case{i}")
         os.mkdir(sub)
