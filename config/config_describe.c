@@ -86,6 +86,11 @@ void scope__config_describe(const scope_config *cfg, write_fn write, void *ctx)
     origin_text(&cfg->output_from, from, sizeof from);
     snprintf(line, sizeof line, "output: %s%s", cfg->output, from);
     write(ctx, line);
+    if (cfg->journal_dir) { /* the default (the ranks folder) goes unsaid */
+        origin_text(&cfg->journal_dir_from, from, sizeof from);
+        snprintf(line, sizeof line, "journal_dir: %s%s", cfg->journal_dir, from);
+        write(ctx, line);
+    }
     origin_text(&cfg->memory_budget_from, from, sizeof from);
     size_text(cfg->memory_budget, size, sizeof size);
     snprintf(line, sizeof line, "memory_budget: %s%s", size, from);

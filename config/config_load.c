@@ -68,6 +68,7 @@ void scope__config_free(scope_config *cfg)
         free(cfg->exclude_exe[i]);
     free(cfg->exclude_exe);
     free(cfg->output);
+    free(cfg->journal_dir);
     free(cfg->path);
     free(cfg->text);
     free(cfg);
@@ -85,10 +86,11 @@ int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
     const char *out = env_value("SCOPE_OUTPUT");
     const char *budget = env_value("SCOPE_MEMORY_BUDGET");
     const char *verbose = env_value("SCOPE_VERBOSE");
+    const char *jdir = env_value("SCOPE_JOURNAL_DIR");
     uint64_t bytes = 0;
     long v = 0;
     size_t bad;
-    char *out_copy = NULL;
+    char *out_copy = NULL, *jdir_copy = NULL;
 
     if (errlen)
         err[0] = '\0';
@@ -116,6 +118,17 @@ int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
         if (errlen)
             snprintf(err, errlen, "SCOPE_OUTPUT: out of memory");
         return SCOPE_ENOMEM;
+    }
+    if (jdir && !(jdir_copy = strdup(jdir))) {
+        free(out_copy);
+        if (errlen)
+            snprintf(err, errlen, "SCOPE_JOURNAL_DIR: out of memory");
+        return SCOPE_ENOMEM;
+    }
+    if (jdir_copy) {
+        free(cfg->journal_dir);
+        cfg->journal_dir = jdir_copy;
+        cfg->journal_dir_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_JOURNAL_DIR"};
     }
 
     if (out_copy) {

@@ -22,7 +22,8 @@
 #define MAX_SHOWN 60
 
 static const char after_pattern[] = "after the pattern (expected 'as NAME' or 'callsites=N')";
-static const char known_keys[] = "output, memory_budget, include, exclude, callsites, verbose";
+static const char known_keys[] = "output, memory_budget, include, exclude, callsites, "
+                                 "verbose, journal_dir";
 
 typedef struct parser {
     const char *name;           /* file name used in messages */
@@ -199,7 +200,7 @@ static int parse_setting(parser *p, const char *ks, const char *ke, const char *
     const char *s = skip_ws(p, eq + 1), *vs, *ve, *next;
     const char *key = NULL;
     static const char *const keys[] = {"output", "memory_budget", "include",
-                                       "exclude", "callsites", "verbose"};
+                                       "exclude", "callsites", "verbose", "journal_dir"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strlen(keys[i]) == klen && memcmp(keys[i], ks, klen) == 0)
             key = keys[i];
@@ -259,6 +260,14 @@ static int parse_setting(parser *p, const char *ks, const char *ke, const char *
         if (key == keys[2])
             return push_string(p, &cfg->include_exe, &cfg->n_include_exe, &p->cap_include, v);
         return push_string(p, &cfg->exclude_exe, &cfg->n_exclude_exe, &p->cap_exclude, v);
+    } else if (key == keys[6]) {                        /* journal_dir */
+        if ((rc = claim_setting(p, &cfg->journal_dir_from, ks, key)) < 0)
+            return rc;
+        char *v = scope__cfg_unescape(vs, vlen);
+        if (!v)
+            return fail_oom(p);
+        free(cfg->journal_dir);
+        cfg->journal_dir = v;
     } else if (key == keys[4]) {                        /* callsites */
         if ((rc = claim_setting(p, &cfg->callsites_from, ks, key)) < 0)
             return rc;

@@ -70,6 +70,9 @@ typedef struct scope_config {
     size_t n_entries;           /* never 0: a file naming no function gets the
                                    default list (every MPI_*) */
     char *output;               /* index file path (SCOPE_OUTPUT wins) */
+    char *journal_dir;          /* the journals' folder, NULL = the ranks
+                                   folder (SCOPE_JOURNAL_DIR wins; checked
+                                   by the recorder, runtime/journal_dir.c) */
     uint64_t memory_budget;     /* bytes, > 0 (SCOPE_MEMORY_BUDGET wins) */
     char **include_exe;         /* globs on the executable's basename/path */
     size_t n_include_exe;
@@ -81,7 +84,7 @@ typedef struct scope_config {
     int entries_defaulted;      /* a file named no function: entries are the
                                    built-in default list */
     scope_config_origin output_from, memory_budget_from, verbose_from,
-                        callsites_from;
+                        callsites_from, journal_dir_from;
 } scope_config;
 
 /* Parses `text` (named `path` in messages; "<config>" when NULL). On success

@@ -4,13 +4,15 @@
  *   scope-h5write [--remove-journal] --complete|--incomplete JOURNAL
  *                 RANK_FILE|- [INDEX_FILE]
  *   scope-h5write --host HOST_FILE INDEX_FILE|- [--links] JOURNAL...
+ *   scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL
  *
  * Converts one journal into its rank file (and the index file when given)
  * with scope_convert(), the converter's one entry point (scope_convert.h).
  * With --host, the journals of one host's ranks (its leader's first) into
  * one host file; with --links, stdin gives the index's targets: one line
  * per rank in rank order, the file in the ranks folder that holds its
- * group (an empty line: rank<N>.h5).
+ * group (an empty line: rank<N>.h5). With --append, one journal's group
+ * added to its host's file under a lock (host_append.c: no MPI).
  * Started by the recorder at finalize and by its death handler
  * (runtime/writer_spawn.c explains why it is a process of its own); not
  * meant to be run by hand. Exits 0 on success, 1 with a one-line "scope: ..."
@@ -90,10 +92,39 @@ static int host_main(int argc, char **argv)
     return 0;
 }
 
+/* scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL */
+static int append_main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL\n");
+        return 2;
+    }
+    char err[8192] = { 0 };
+    struct scope_convert_request req = {
+        .host_path = argv[2],
+        .index_path = strcmp(argv[3], "-") == 0 ? NULL : argv[3],
+        .journal_path = argv[4],
+        .append = 1,
+        .complete = 1,
+        .err = err,
+        .errlen = sizeof err,
+    };
+    if (scope_convert(&req) < 0) {
+        fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
+        fflush(stderr);
+        if (scope_convert_hdf5_broken())
+            _exit(1);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--host") == 0)
         return host_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "--append") == 0)
+        return append_main(argc, argv);
     /* --remove-journal: the recorder's death path, which cannot wait for
      * the journal to be removed after the file is in place */
     int remove_journal = argc > 1 && strcmp(argv[1], "--remove-journal") == 0;

@@ -913,7 +913,7 @@ int scope_convert(const struct scope_convert_request *req)
     H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
     h5_errno = 0;
     if (req->host_path) {
-        int rc = scope__convert_host(req);
+        int rc = req->append ? scope__convert_host_append(req) : scope__convert_host(req);
         if (rc < 0 && h5_errno)
             h5_broken = 1;
         if (!h5_broken)

@@ -98,4 +98,9 @@ int scope__conv_write_index(struct conv *c, const char *path, const char *rank_p
  * host file (docs/format.md "The files of a run"), one at a time. */
 int scope__convert_host(const struct scope_convert_request *req);
 
+/* Adds req->journal_path's group to the host file req->host_path under
+ * the host's lock and links it in the index (host_append.c). Returns 0 or
+ * SCOPE_E* with a message in req->err. */
+int scope__convert_host_append(const struct scope_convert_request *req);
+
 #endif /* SCOPE_H5WRITER_H */

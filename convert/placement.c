@@ -505,3 +505,33 @@ out:
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     return fixed;
 }
+
+int scope_convert_index_broken(const char *index_path)
+{
+    H5E_auto2_t old_fn;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* broken links are what we count */
+    int broken = SCOPE_EHDF5;
+    int64_t size = 0;
+    hid_t f = H5Fopen(index_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        goto out;
+    hid_t g = H5Gopen2(f, SCOPE_G_METADATA, H5P_DEFAULT);
+    if (g >= 0) {
+        hid_t a = H5Aopen(g, SCOPE_A_MPI_SIZE, H5P_DEFAULT);
+        if (a >= 0) {
+            if (H5Aread(a, H5T_NATIVE_INT64, &size) < 0)
+                size = 0;
+            H5Aclose(a);
+        }
+        H5Gclose(g);
+    }
+    broken = 0;
+    for (int64_t r = 0; r < size && r <= INT32_MAX; r++)
+        broken += !link_ok(f, (int)r);
+    H5Fclose(f);
+out:
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return broken;
+}

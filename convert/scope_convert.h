@@ -48,6 +48,11 @@ struct scope_convert_request {
      * name in the ranks folder per rank (NULL or "" = rank<r>.h5). */
     const char *const *link_files;
     size_t n_link_files;
+    /* With host_path: add journal_path's group to the host file under
+     * the host's lock, and link it in index_path (convert/host_append.c;
+     * a process without MPI, SCOPE_HOST_FILES=1). The journal is removed
+     * once its group is in place and linked. */
+    int append;
 };
 
 /* Converts a journal into a rank file (written under a temporary name and
@@ -65,6 +70,13 @@ int scope_convert(const struct scope_convert_request *req);
  * when a link is broken, each host and rank file of the folder once. */
 int scope_convert_index_repair(const char *index_path, const char *ranks_dir, char *err,
                                size_t errlen);
+
+/* How many of the index's /rank<N> links (N < mpi_size) lead nowhere: 0
+ * when every rank's data is reachable, or SCOPE_EHDF5 when the index
+ * cannot be read. For `scope recover`, to tell a journal folder it cannot
+ * see from one whose journals all became files. Cost: opens the index
+ * and, through the links, each file once. */
+int scope_convert_index_broken(const char *index_path);
 
 /* 1 after a file could not be closed (its metadata could not reach a full
  * or failing disk): libhdf5 then holds it half-open and crashes when it

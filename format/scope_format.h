@@ -27,6 +27,10 @@ extern "C" {
 /* --- files in the ranks folder ("<output stem>.ranks/") --- */
 #define SCOPE_RANKS_SUFFIX ".ranks"
 #define SCOPE_JOURNAL_PREFIX "journal."   /* journal.<host>.<pid>, format: journal.h */
+#define SCOPE_JOURNAL_POINTER_PREFIX "journals." /* journals.<host>: one line
+                                            naming the folder that holds the
+                                            host's journals when it is not the
+                                            ranks folder (SCOPE_JOURNAL_DIR) */
 #define SCOPE_HOST_FILE_PREFIX "host-"  /* host-<hostname>.h5: every rank of one
                                             host (docs/format.md) */
 #define SCOPE_STORAGE_MARKER ".scope_fault." /* .scope_fault.<job>: a storage

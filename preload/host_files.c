@@ -71,20 +71,11 @@ static struct {
     int host_size;
 } H;
 
-/* "host-<name>.h5", the name made safe for a file name (anything but
- * letters, digits, '.', '-' and '_' becomes '_'). */
+/* "host-<name>.h5" (scope__host_file_name: the runtime names the file
+ * the same way for processes without MPI). */
 static void host_file_name(const char *host, char *out, size_t len)
 {
-    char safe[NAME_LEN];
-    size_t n = 0;
-    for (const char *p = host; *p && n + 1 < sizeof safe; p++) {
-        char ch = *p;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
-        safe[n++] = ok ? ch : '_';
-    }
-    safe[n] = 0;
-    snprintf(out, len, SCOPE_HOST_FILE_PREFIX "%s.h5", n ? safe : "unknown");
+    scope__host_file_name(host, out, len);
 }
 
 /* Waits for a request, polling with sleeps that grow from 20 us to 1 ms.

@@ -155,6 +155,12 @@ static void calibrate_patched(void)
  * 0 when the recorder refused (the preload is then off in this process). */
 static int start_recording(void)
 {
+    char origin[PATH_MAX + 32] = "SCOPE_JOURNAL_DIR";
+    if (preload.cfg->journal_dir_from.source == SCOPE_SRC_FILE)
+        snprintf(origin, sizeof origin, "journal_dir (%s:%d)",
+                 preload.cfg->path ? preload.cfg->path : "<config>",
+                 preload.cfg->journal_dir_from.line);
+    scope__set_journal_dir(preload.cfg->journal_dir, origin);
     scope_options opts = {
         .output = preload.cfg->output,
         .memory_budget = preload.cfg->memory_budget,

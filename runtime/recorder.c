@@ -44,6 +44,7 @@
 #include "death.h"
 #include "writer_spawn.h"
 #include "journal.h"
+#include "journal_dir.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
 #include "regions.h"
@@ -527,6 +528,8 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
         .errlen = sizeof err,
     };
     int rc = scope__writer_run(&req);
+    if (scope__rec.journal_apart)
+        scope__journal_pointer_drop(scope__rec.ranks_dir, scope__rec.host, scope__rec.journal_dir);
     if (rc < 0)
         scope__storage_say(scope__rec.ranks_dir, scope__rec.rank, "rank %d: could not write the "
                            "host file %s: %s; the journals not in it are kept (`scope recover %s` "
@@ -536,6 +539,20 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
     return rc;
 }
 
+void scope__host_file_name(const char *host, char *out, size_t len)
+{
+    char safe[72];
+    size_t n = 0;
+    for (const char *p = host; *p && n + 1 < sizeof safe; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+        safe[n++] = ok ? ch : '_';
+    }
+    safe[n] = 0;
+    snprintf(out, len, SCOPE_HOST_FILE_PREFIX "%s.h5", n ? safe : "unknown");
+}
+
 int scope_finalize(void)
 {
     int rc = 0;
@@ -543,7 +560,7 @@ int scope_finalize(void)
     if (finish_journal() != 1)
         goto out;
 
-    char rank_path[PATH_MAX + 32], err[PATH_MAX + 256] = {0};
+    char rank_path[PATH_MAX + 32], err[PATH_MAX + 256] = {0}, host_path[PATH_MAX + 100];
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", scope__rec.ranks_dir, scope__rec.rank);
     struct scope_convert_request req = {
         .journal_path = scope__rec.journal_path,
@@ -553,6 +570,19 @@ int scope_finalize(void)
         .err = err,
         .errlen = sizeof err,
     };
+    /* SCOPE_HOST_FILES=1 and no MPI host leader to hand the journal to (a
+     * serial process, an MPI the preload cannot use): our group goes into
+     * the host's file under a lock (convert/host_append.c), and every
+     * such process links itself in the index */
+    const char *hf = getenv("SCOPE_HOST_FILES");
+    if (hf && strcmp(hf, "1") == 0) {
+        char name[100];
+        scope__host_file_name(scope__rec.host, name, sizeof name);
+        snprintf(host_path, sizeof host_path, "%s/%s", scope__rec.ranks_dir, name);
+        req.host_path = host_path;
+        req.append = 1;
+        req.index_path = scope__rec.output;
+    }
     rc = scope__writer_run(&req);
     if (rc < 0) {
         /* once per job, like every storage fault: the other ranks usually

@@ -60,6 +60,9 @@ struct scope__recorder {
     char output[PATH_MAX];      /* absolute index path */
     char ranks_dir[PATH_MAX];   /* absolute "<output stem>.ranks" */
     char journal_path[PATH_MAX + 512];
+    char journal_dir[PATH_MAX]; /* ranks_dir, or SCOPE_JOURNAL_DIR */
+    int journal_apart;          /* journal_dir is not ranks_dir */
+    char host[256];             /* gethostname, as in the journal's name */
     uint64_t budget;
     uint32_t chunk_size;
     uint32_t max_live;
@@ -86,8 +89,9 @@ extern struct scope__recorder scope__rec;
 
 /* --- recorder_settings.c ------------------------------------------------ */
 
-/* Sets scope__rec's output, ranks_dir, budget, chunk_size and max_live from
- * SCOPE_OUTPUT and SCOPE_MEMORY_BUDGET (which win), else `opts`, else the
+/* Sets scope__rec's output, ranks_dir, journal_dir, budget, chunk_size and
+ * max_live from SCOPE_OUTPUT, SCOPE_JOURNAL_DIR and SCOPE_MEMORY_BUDGET
+ * (which win), else `opts` (or scope__set_journal_dir), else the
  * defaults. A SCOPE_MEMORY_BUDGET that does not parse (size_parse.h) is
  * ignored, and said once on stderr. Returns 0 or SCOPE_ELIMIT / SCOPE_EIO
  * (the output path). Cost: a getcwd. */

@@ -29,6 +29,7 @@
 #include "full_io.h"
 #include "writer_spawn.h"
 #include "journal.h"
+#include "journal_dir.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
 
@@ -44,10 +45,12 @@ static void storage_stop_why(int err, const char *what, const char *why, int kep
         return;
     scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
                        "%s %s: %s; recording stopped (later events are counted as dropped), the "
-                       "application goes on%s%s%s", what, scope__rec.journal_path, why,
+                       "application goes on%s%s%s%s%s", what, scope__rec.journal_path, why,
                        kept ? "; what was recorded is kept and written at the end, or, if "
                               "there is no room then, left for `scope recover " : "",
-                       kept ? scope__rec.output : "", kept ? "`" : "");
+                       kept ? scope__rec.output : "", kept ? "`" : "",
+                       kept && scope__rec.journal_apart ? " run on host " : "",
+                       kept && scope__rec.journal_apart ? scope__rec.host : "");
 }
 
 static void storage_stop(int err, const char *what)
@@ -82,12 +85,13 @@ void *scope__rec_map_chunk(uint64_t idx)
  * Returns 0 or SCOPE_E* (recording then stays off for good). */
 static int journal_create(void)
 {
-    char host[256] = {0};
-    gethostname(host, sizeof host - 1);
+    char *host = scope__rec.host;
+    memset(host, 0, sizeof scope__rec.host);
+    gethostname(host, sizeof scope__rec.host - 1);
     if (scope__mkdir_p(scope__rec.ranks_dir) < 0)
         goto fail_dir;
     if ((size_t)snprintf(scope__rec.journal_path, sizeof scope__rec.journal_path, "%s/journal.%s.%ld",
-                         scope__rec.ranks_dir, host, (long)scope__rec.pid) >= sizeof scope__rec.journal_path) {
+                         scope__rec.journal_dir, host, (long)scope__rec.pid) >= sizeof scope__rec.journal_path) {
         errno = ENAMETOOLONG;
         goto fail_dir;
     }
@@ -117,6 +121,16 @@ static int journal_create(void)
     h->start_ns = scope__rec.start_ns;
     h->start_realtime_ns = scope__rec.start_real_ns;
     memcpy(h->hostname, host, sizeof h->hostname);
+    if (scope__rec.journal_apart) {
+        /* `scope recover` finds the host's journals through it */
+        int e = scope__journal_pointer_note(scope__rec.ranks_dir, host, scope__rec.journal_dir);
+        if (e)
+            scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
+                               "cannot leave the pointer " SCOPE_JOURNAL_POINTER_PREFIX "%s to "
+                               "the journal folder %s in %s: %s; after a crash, run `scope "
+                               "recover --journals %s` on host %s", host, scope__rec.journal_dir,
+                               scope__rec.ranks_dir, strerror(e), scope__rec.journal_dir, host);
+    }
     size_t olen = strnlen(scope__rec.output, sizeof h->output - 1);
     memcpy(h->output, scope__rec.output, olen); /* informational; may be cut */
     memcpy(h->magic, SCOPE_JOURNAL_MAGIC, 8);
@@ -137,7 +151,7 @@ fail_dir:
     /* once per job, not once per rank: the first event usually comes
      * before MPI_Init has told us the rank */
     scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
-                       "cannot create the journal in %s: %s; recording is off", scope__rec.ranks_dir,
+                       "cannot create the journal in %s: %s; recording is off", scope__rec.journal_dir,
                        strerror(errno));
     return SCOPE_EIO;
 }
@@ -295,6 +309,10 @@ void scope__rec_close_journal(int remove_file)
     if (scope__rec.fd >= 0)
         close(scope__rec.fd);
     scope__rec.fd = -1;
-    if (remove_file && scope__rec.journal_path[0])
+    if (remove_file && scope__rec.journal_path[0]) {
         unlink(scope__rec.journal_path);
+        if (scope__rec.journal_apart)
+            scope__journal_pointer_drop(scope__rec.ranks_dir, scope__rec.host,
+                                        scope__rec.journal_dir);
+    }
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "journal_dir.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
 #include "size_parse.h"
@@ -48,6 +49,19 @@ static uint64_t env_budget(uint64_t dflt)
     return dflt;
 }
 
+/* The config file's journal_dir (preload/lifecycle.c sets it before
+ * scope_init; SCOPE_JOURNAL_DIR wins). */
+static char cfg_journal_dir[PATH_MAX];
+static char cfg_journal_dir_origin[PATH_MAX + 32];
+
+void scope__set_journal_dir(const char *dir, const char *origin)
+{
+    snprintf(cfg_journal_dir, sizeof cfg_journal_dir, "%s",
+             dir ? dir : "");
+    snprintf(cfg_journal_dir_origin, sizeof cfg_journal_dir_origin, "%s",
+             origin ? origin : "journal_dir");
+}
+
 int scope__rec_settings(const scope_options *opts)
 {
     const char *out = getenv("SCOPE_OUTPUT");
@@ -57,6 +71,15 @@ int scope__rec_settings(const scope_options *opts)
     if (rc < 0)
         return rc;
     scope__ranks_dir_of(scope__rec.output, scope__rec.ranks_dir, sizeof scope__rec.ranks_dir);
+    const char *jd = getenv("SCOPE_JOURNAL_DIR");
+    const char *origin = "SCOPE_JOURNAL_DIR";
+    if (!jd || !*jd) {
+        jd = cfg_journal_dir;
+        origin = cfg_journal_dir_origin;
+    }
+    scope__rec.journal_apart = scope__journal_dir_choose(jd, origin, scope__rec.ranks_dir,
+                                                         scope__rec.journal_dir,
+                                                         sizeof scope__rec.journal_dir);
 
     uint64_t budget = env_budget(opts && opts->memory_budget ? opts->memory_budget : DEFAULT_BUDGET);
     if (budget < 4 * (uint64_t)MIN_CHUNK)

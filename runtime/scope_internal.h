@@ -72,6 +72,16 @@ SCOPE_API void scope__end_unwound_at(int32_t id, uint64_t ticks);
  * Used to print job-wide messages once (rank 0) before MPI_Init. */
 SCOPE_API int scope__launcher_rank(void);
 
+/* The config file's journal folder (`journal_dir`, docs/config.md) and
+ * where it was set ("<file>:<line>"), for the next scope_init;
+ * SCOPE_JOURNAL_DIR wins over it. NULL or "" = none. */
+SCOPE_API void scope__set_journal_dir(const char *dir, const char *origin);
+
+/* "host-<host>.h5", the host name made safe for a file name (anything but
+ * letters, digits, '.', '-' and '_' becomes '_'): the file of a host's
+ * ranks in the ranks folder (docs/format.md). */
+SCOPE_API void scope__host_file_name(const char *host, char *out, size_t len);
+
 /* What a launcher announced (launcher.c). */
 typedef struct scope__launcher {
     int rank;              /* -1: no launcher variable */

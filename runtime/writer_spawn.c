@@ -157,7 +157,12 @@ int scope__writer_run(const struct scope_convert_request *req)
     }
     size_t a = 0;
     argv[a++] = exe;
-    if (req->host_path) {
+    if (req->host_path && req->append) {
+        argv[a++] = "--append";
+        argv[a++] = req->host_path;
+        argv[a++] = req->index_path ? req->index_path : "-";
+        argv[a++] = req->journal_path;
+    } else if (req->host_path) {
         argv[a++] = "--host";
         argv[a++] = req->host_path;
         argv[a++] = req->index_path ? req->index_path : "-";

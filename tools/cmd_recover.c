@@ -18,6 +18,14 @@
  * (the disk filled between the two) gets its index written. The markers
  * the recorder leaves to say a storage fault once per job
  * (SCOPE_STORAGE_MARKER, docs/format.md) go once no journal is left.
+ *
+ * Journals kept outside the ranks folder (SCOPE_JOURNAL_DIR, usually
+ * node-local storage) are found through the pointers journals.<host> the
+ * recorder leaves in the ranks folder, or in the folders given with
+ * --journals. Only journals of this run (their header names this ranks
+ * folder's index) are taken from there: node-local folders such as
+ * /dev/shm hold other runs' journals too. A folder that is not visible
+ * here (the dead node's local disk) is said, with where to run recover.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,13 +41,14 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "journal.h"
 #include "commands.h"
 #include "scope_convert.h"
 #include "scope_format.h"
 #include "scope_reader.h"
 
 static const char recover_help[] =
-    "usage: scope recover [-q] PATH...\n"
+    "usage: scope recover [-q] [--journals DIR]... PATH...\n"
     "\n"
     "Converts the journals left by processes that died (killed, crashed, cut\n"
     "off by the scheduler, or exited without finalizing) into the same rank\n"
@@ -53,7 +62,14 @@ static const char recover_help[] =
     "PATH is an index file (run.h5: its run.ranks/ folder is searched), a\n"
     "folder of rank files, or one journal file.\n"
     "\n"
+    "Journals kept in a separate folder during the run (SCOPE_JOURNAL_DIR,\n"
+    "e.g. node-local /tmp) are found through the journals.<host> files the\n"
+    "run leaves in the ranks folder, when that folder is visible where\n"
+    "recover runs: run it on the node that has the folder (before the\n"
+    "scheduler cleans it), or name where it is mounted with --journals.\n"
+    "\n"
     "options:\n"
+    "  --journals DIR also recover this run's journals found in DIR\n"
     "  -q, --quiet    print only errors\n"
     "  -h, --help     this text\n"
     "\n"
@@ -169,8 +185,65 @@ static int in_host_file(const char *folder, int rank, int64_t pid)
     return found;
 }
 
-/* Recovers one journal. Returns 0, or 1 when refused or failed. */
-static int recover_one(const char *journal, int write_index)
+static int read_header(const char *path, struct scope_journal_header *h);
+
+/* "host-<host>.h5" as the recorder names it (scope__host_file_name in
+ * runtime/recorder.c: letters, digits, '.', '-', '_' kept, the rest '_'). */
+static void host_file_name(const char *host, char *out, size_t len)
+{
+    char safe[72];
+    size_t n = 0;
+    for (const char *p = host; *p && n + 1 < sizeof safe; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+        safe[n++] = ok ? ch : '_';
+    }
+    safe[n] = 0;
+    snprintf(out, len, SCOPE_HOST_FILE_PREFIX "%s.h5", n ? safe : "unknown");
+}
+
+/* A journal of a host whose processes appended to its host file under
+ * the host's lock (no MPI, SCOPE_HOST_FILES=1: the lock file is there)
+ * joins them, complete = 0, in the same way (convert/host_append.c).
+ * Returns 1 when it applies (with the result in *status), else 0. */
+static int recover_by_append(const char *journal, const char *folder, int *status)
+{
+    struct scope_journal_header h;
+    char name[100], host_path[PATH_MAX + 100], lock[PATH_MAX + 110], index[PATH_MAX];
+    char err[PATH_MAX + 256] = "";
+    struct stat st;
+    if (read_header(journal, &h) < 0)
+        return 0;
+    host_file_name(h.hostname, name, sizeof name);
+    snprintf(host_path, sizeof host_path, "%s/%s", folder, name);
+    snprintf(lock, sizeof lock, "%s/.%s.lock", folder, name);
+    if (stat(lock, &st) != 0 || stat(host_path, &st) != 0 || index_of(folder, index, sizeof index))
+        return 0;
+    struct scope_convert_request req = {
+        .journal_path = journal,
+        .host_path = host_path,
+        .index_path = index,
+        .append = 1,
+        .complete = 0,
+        .err = err,
+        .errlen = sizeof err,
+    };
+    if (scope_convert(&req) < 0) {
+        fprintf(stderr, "scope: %s\n", err);
+        *status = 1;
+        return 1;
+    }
+    if (!quiet)
+        printf("%s -> %s (rank %d, a group of its host's file)\n", journal, host_path,
+               h.rank >= 0 ? h.rank : 0);
+    *status = 0;
+    return 1;
+}
+
+/* Recovers one journal into the ranks folder `folder`. Returns 0, or 1
+ * when refused or failed. */
+static int recover_one(const char *journal, const char *folder, int write_index)
 {
     int fd = open(journal, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -184,13 +257,7 @@ static int recover_one(const char *journal, int write_index)
         return 1;
     }
     /* the lock is kept while converting, so two recovers cannot race */
-    char folder[PATH_MAX], rank_path[PATH_MAX + 32], index[PATH_MAX], err[PATH_MAX + 256] = "";
-    snprintf(folder, sizeof folder, "%s", journal);
-    char *slash = strrchr(folder, '/');
-    if (slash)
-        *slash = 0;
-    else
-        strcpy(folder, ".");
+    char rank_path[PATH_MAX + 32], index[PATH_MAX], err[PATH_MAX + 256] = "";
     struct scope_journal_info info;
     int rc = scope_convert_journal_info(journal, &info, err, sizeof err);
     if (rc < 0) {
@@ -204,6 +271,11 @@ static int recover_one(const char *journal, int write_index)
     snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", folder, rank);
     struct stat st;
     int leftover = 0;
+    if (!in_host_file(folder, rank, pid) && recover_by_append(journal, folder, &rc)) {
+        unlink(journal);
+        close(fd);
+        return rc;
+    }
     if (in_host_file(folder, rank, pid)) {
         leftover = 1;
         snprintf(rank_path, sizeof rank_path, "%s/" SCOPE_HOST_FILE_PREFIX "*.h5", folder);
@@ -254,14 +326,206 @@ static int recover_one(const char *journal, int write_index)
     return 0;
 }
 
-static int recover_path(const char *path, int *found)
+/* The header of journal `path`, with its strings terminated. Returns 0,
+ * or -1 when it cannot be read or is not a journal. */
+static int read_header(const char *path, struct scope_journal_header *h)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = pread(fd, h, sizeof *h, 0);
+    close(fd);
+    if (r != (ssize_t)sizeof *h || memcmp(h->magic, SCOPE_JOURNAL_MAGIC, 8) != 0)
+        return -1;
+    h->hostname[sizeof h->hostname - 1] = 0;
+    h->output[sizeof h->output - 1] = 0;
+    return 0;
+}
+
+/* 1 when the journal's run writes into the ranks folder `folder` (the
+ * same folder, however it is named). */
+static int of_run(const struct scope_journal_header *h, const char *folder)
+{
+    char mine[PATH_MAX];
+    struct stat a, b;
+    folder_of(h->output, mine, sizeof mine);
+    return stat(mine, &a) == 0 && stat(folder, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* Hosts whose journals this invocation met outside the ranks folder
+ * (a linear search: one entry per host, met once per journal). */
+static struct seen_host {
+    char name[256];
+    int recovered, left;
+} *seen;
+static size_t n_seen, cap_seen;
+
+/* The entry of `host`, added when new; NULL when out of memory. */
+static struct seen_host *seen_of(const char *host)
+{
+    for (size_t i = 0; i < n_seen; i++)
+        if (strcmp(seen[i].name, host) == 0)
+            return &seen[i];
+    if (n_seen == cap_seen) {
+        size_t cap = cap_seen ? 2 * cap_seen : 64;
+        struct seen_host *s = realloc(seen, cap * sizeof *s);
+        if (!s)
+            return NULL;
+        seen = s;
+        cap_seen = cap;
+    }
+    memset(&seen[n_seen], 0, sizeof *seen);
+    snprintf(seen[n_seen].name, sizeof seen[n_seen].name, "%s", host);
+    return &seen[n_seen++];
+}
+
+/* Recovers into `folder` the journals of its run found in `dir` (a
+ * journal folder apart from it), of `host` only unless NULL. Returns 0,
+ * or 1 when any was refused or failed. */
+static int recover_dir(const char *dir, const char *folder, const char *host, int *found)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "scope: --journals %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, SCOPE_JOURNAL_PREFIX "%s%s", host ? host : "", host ? "." : "");
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        char **nn = realloc(names, (n + 1) * sizeof *nn);
+        if (!nn || !(nn[n] = strdup(e->d_name))) {
+            free(nn ? nn : names);
+            closedir(d);
+            fprintf(stderr, "scope: out of memory\n");
+            return 1;
+        }
+        names = nn;
+        n++;
+    }
+    closedir(d);
+    int status = 0;
+    for (size_t i = 0; i < n; i++) {
+        char jp[PATH_MAX + 256];
+        struct scope_journal_header h;
+        snprintf(jp, sizeof jp, "%s/%s", dir, names[i]);
+        free(names[i]);
+        if (read_header(jp, &h) < 0 || !of_run(&h, folder))
+            continue; /* another run's, or not a journal */
+        (*found)++;
+        struct seen_host *sh = seen_of(h.hostname);
+        int rc = 1;
+        if (scope_convert_hdf5_broken())
+            fprintf(stderr, "scope: %s: not converted this time (run scope recover again)\n", jp);
+        else
+            rc = recover_one(jp, folder, 1);
+        status |= rc;
+        if (sh) {
+            sh->recovered += !rc;
+            sh->left += rc;
+        }
+    }
+    free(names);
+    return status;
+}
+
+/* Follows the pointers journals.<host> of ranks folder `folder`: the
+ * journals of each host are recovered when its folder is visible here;
+ * when it is not, where to run recover is said. A pointer goes once
+ * nothing of its host is left. Returns 0, or 1 when journals may remain. */
+static int follow_pointers(const char *folder, int *found)
+{
+    DIR *d = opendir(folder);
+    if (!d)
+        return 0;
+    char me[256] = "";
+    gethostname(me, sizeof me - 1);
+    size_t plen = strlen(SCOPE_JOURNAL_POINTER_PREFIX);
+    int status = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, SCOPE_JOURNAL_POINTER_PREFIX, plen) != 0 ||
+            strstr(e->d_name, ".tmp."))
+            continue;
+        const char *host = e->d_name + plen;
+        char ptr[PATH_MAX + 300], dir[PATH_MAX] = "";
+        snprintf(ptr, sizeof ptr, "%s/%s", folder, e->d_name);
+        FILE *f = fopen(ptr, "r");
+        if (!f || !fgets(dir, sizeof dir, f)) {
+            if (f)
+                fclose(f);
+            continue;
+        }
+        fclose(f);
+        dir[strcspn(dir, "\n")] = 0;
+        struct stat st;
+        int visible = dir[0] == '/' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+        if (visible)
+            status |= recover_dir(dir, folder, host, found);
+        struct seen_host *sh = seen_of(host);
+        int left = sh ? sh->left : 1;
+        int here = strcmp(me, host) == 0 || (sh && sh->recovered);
+        if (here && !left) {
+            unlink(ptr);
+            continue;
+        }
+        if (here)
+            continue; /* what failed was said */
+        /* a journal there may have become a file anyway (the death
+         * handler on a catchable signal, a writer after a late start):
+         * every rank reachable through the index says nothing is left */
+        char index[PATH_MAX];
+        struct stat ist;
+        if (index_of(folder, index, sizeof index) == 0 && stat(index, &ist) == 0 &&
+            !scope_convert_hdf5_broken()) {
+            char err[PATH_MAX + 256] = "";
+            if (scope_convert_index_repair(index, folder, err, sizeof err) >= 0 &&
+                scope_convert_index_broken(index) == 0) {
+                unlink(ptr);
+                continue;
+            }
+        }
+        fprintf(stderr, "scope: %s: host %s kept its journals in %s, %s; a process of that host "
+                "that died left its journal there: run `scope recover %s` on %s (node-local "
+                "storage is seen only there, and the scheduler may clean it when the job ends), "
+                "or `scope recover --journals DIR %s` where that folder is mounted as DIR\n",
+                ptr, host, dir, visible ? "which here (on a different host) holds none of them"
+                                        : "not visible here", folder, host, folder);
+        status = 1;
+    }
+    closedir(d);
+    return status;
+}
+
+static int recover_path(const char *path, char *const *jdirs, size_t n_jdirs, int *found)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         if (is_journal_name(base)) {
             (*found)++;
-            return recover_one(path, 1);
+            /* a journal outside its ranks folder (SCOPE_JOURNAL_DIR) goes
+             * to the run it names when that is here */
+            char folder[PATH_MAX], idx[PATH_MAX];
+            struct scope_journal_header h;
+            snprintf(folder, sizeof folder, "%s", path);
+            char *slash = strrchr(folder, '/');
+            if (!slash)
+                snprintf(folder, sizeof folder, ".");
+            else
+                slash[slash == folder] = 0;
+            if (index_of(folder, idx, sizeof idx) != 0 && read_header(path, &h) == 0) {
+                char run[PATH_MAX];
+                folder_of(h.output, run, sizeof run);
+                if (stat(run, &st) == 0 && S_ISDIR(st.st_mode))
+                    snprintf(folder, sizeof folder, "%s", run);
+            }
+            return recover_one(path, folder, 1);
         }
     }
     char folder[PATH_MAX];
@@ -301,10 +565,13 @@ static int recover_path(const char *path, int *found)
         if (scope_convert_hdf5_broken())
             fprintf(stderr, "scope: %s: not converted this time (run scope recover again)\n", jp);
         else
-            status |= recover_one(jp, 1);
+            status |= recover_one(jp, folder, 1);
         free(names[i]);
     }
     free(names);
+    for (size_t i = 0; i < n_jdirs; i++)
+        status |= recover_dir(jdirs[i], folder, NULL, found);
+    status |= follow_pointers(folder, found);
     /* links of ranks whose host file lacks them (a host writer that
      * failed, a rank that died) now lead to the rank files written */
     char index[PATH_MAX];
@@ -328,15 +595,22 @@ int scope_cmd_recover(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "quiet", no_argument, NULL, 'q' },
+        { "journals", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
+    char *jdirs[64];
+    size_t n_jdirs = 0;
     int c;
     opterr = 0;     /* one message, ours, not getopt's as well */
     optind = 1;
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         if (c == 'q') {
             quiet = 1;
+        } else if (c == 'j') {
+            if (n_jdirs == sizeof jdirs / sizeof *jdirs)
+                return scope__usage_error("recover", "--journals given more than 64 times");
+            jdirs[n_jdirs++] = optarg;
         } else if (c == 'h') {
             fputs(recover_help, stdout);
             return 0;
@@ -348,7 +622,7 @@ int scope_cmd_recover(int argc, char **argv)
         return scope__usage_error("recover", "no PATH given");
     int status = 0, found = 0;
     for (int i = optind; i < argc; i++)
-        status |= recover_path(argv[i], &found);
+        status |= recover_path(argv[i], jdirs, n_jdirs, &found);
     if (!found && !quiet)
         printf("nothing to recover\n");
     if (scope_convert_hdf5_broken()) {
