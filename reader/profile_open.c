@@ -222,7 +222,9 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
 {
     const char *fpath = b->p->sources[source].path;
     H5O_info_t oi;
-    if (H5Oget_info_by_name(regions, link, &oi, H5P_DEFAULT) < 0)
+    /* only the type: the full info counts attributes and sizes the
+     * object header, a tenth of opening a host file */
+    if (H5Oget_info_by_name2(regions, link, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
         return scope__h5_fail(SCOPE_EFORMAT, fpath, "cannot open a region");
     if (oi.type != H5O_TYPE_GROUP)
         return 0;   /* not a region: ignored like any unknown object */
@@ -319,7 +321,14 @@ static int add_rank_group(builder *b, int source, hid_t file,
     int rc = scope__open_add_rank(b, rank, source, gpath);
     if (rc < 0 || (rc = scope__rank_attrs_cache(&b->p->ranks[b->p->nranks - 1], g)) < 0)
         goto fail_group;
-    if (scope__h5_attr_int64(g, SCOPE_A_START_TIME_NS, &v) == 1)
+    /* the run's start, from the attributes just cached (HDF5 is asked
+     * only for one the cache does not mirror, as the getters do) */
+    const scope__attr *at;
+    int c = scope__rank_attr_lookup(&b->p->ranks[b->p->nranks - 1], SCOPE_A_START_TIME_NS,
+                                    &at);
+    if (c == 1 && at->kind == SCOPE__ATTR_INT)
+        scope__open_note_start(&b->have_rank_start, &b->rank_start, at->i);
+    else if (c < 0 && scope__h5_attr_int64(g, SCOPE_A_START_TIME_NS, &v) == 1)
         scope__open_note_start(&b->have_rank_start, &b->rank_start, v);
     if (H5Lexists(g, SCOPE_G_REGIONS, H5P_DEFAULT) <= 0)
         goto fail_group;    /* a rank that recorded nothing: rc == 0 */
