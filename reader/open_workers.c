@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,9 +138,27 @@ static int put_record(FILE *f, const builder *b, int rc, int r0, size_t c0)
     return bad || put_i64(f, END_MAGIC) || fflush(f) ? -1 : 0;
 }
 
-/* A worker: reads items [lo, hi), sends the record, never returns. */
-static void work(builder *b, scope__follow_fn one, size_t lo, size_t hi, int fd)
+static void worker_fault(int sig)
 {
+    (void)sig;
+    _exit(3);
+}
+
+/* A worker: reads items [lo, hi), sends the record, never returns.
+ * It dies with its parent (a parent stopped by its own time limit must
+ * not leave a worker looping in a damaged file), and a fault in it only
+ * ends it, silently: the parent then reads the slice itself and meets
+ * the same fault under its own handlers (the `scope` tool's message). */
+static void work(builder *b, scope__follow_fn one, size_t lo, size_t hi, int fd, pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(1);       /* the parent is already gone */
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL };
+    struct sigaction sa = { .sa_handler = worker_fault };
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
+        sigaction(faults[i], &sa, NULL);
     int r0 = b->p->nranks, rc = 0;
     size_t c0 = b->nfound;
     for (size_t i = lo; i < hi && rc >= 0; i++)
@@ -334,6 +353,7 @@ int scope__follow_parallel(builder *b, scope__follow_fn one, int *rc)
             cut[++k] = i;
     cut[++k] = n;
     int nslices = k;
+    pid_t self = getpid();
     for (int s = 1; s < nslices; s++) {
         int pfd[2];
         pid[s] = -1;
@@ -346,7 +366,7 @@ int scope__follow_parallel(builder *b, scope__follow_fn one, int *rc)
             for (int t = 1; t < s; t++)
                 if (fd[t] >= 0)
                     close(fd[t]);
-            work(b, one, cut[s], cut[s + 1], pfd[1]);
+            work(b, one, cut[s], cut[s + 1], pfd[1], self);
         }
         close(pfd[1]);
         if (c < 0) {
