@@ -18,8 +18,14 @@ then times, in interleaved rounds (every layout once per round, so a
 burst of load from other processes spreads over all of them):
 
   summary   `scope summary run.h5 > /dev/null`, wall time of the process
+            (the reader splits the rank groups among one worker process
+            per CPU: reader/README.md)
+  summary1  the same with SCOPE_READER_JOBS=1: one process, serial
   open      scope_profile_open(run.h5) + close through libscope_reader
             (ctypes, in this process), no statistics
+
+CPU is user + sys of the process and of the reader's workers (waited-for
+children count in RUSAGE_CHILDREN).
 
 and prints min / median / max per (layout, ranks) with the CPU model and
 the load average (the machine may be shared: wall times include other
@@ -150,12 +156,17 @@ def child_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def time_summary(scope, path):
-    """Wall and CPU (user + sys) seconds of one `scope summary`."""
+def time_summary(scope, path, jobs=None):
+    """Wall and CPU (user + sys) seconds of one `scope summary`; jobs sets
+    SCOPE_READER_JOBS (None: the reader's default)."""
+    env = dict(os.environ)
+    env.pop("SCOPE_READER_JOBS", None)
+    if jobs:
+        env["SCOPE_READER_JOBS"] = str(jobs)
     c = child_cpu()
     t = time.perf_counter()
     p = subprocess.run([scope, "summary", path], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, timeout=600)
+                       stderr=subprocess.PIPE, timeout=600, env=env)
     dt = time.perf_counter() - t
     if p.returncode != 0:
         sys.exit(f"scope summary {path} failed: {p.stderr.decode()[-2000:]}")
@@ -164,11 +175,11 @@ def time_summary(scope, path):
 
 def time_open(lib, path):
     prof = ctypes.c_void_p()
-    c = time.process_time()
+    c = time.process_time() + child_cpu()
     t = time.perf_counter()
     rc = lib.scope_profile_open(path.encode(), ctypes.byref(prof))
     dt = time.perf_counter() - t
-    dc = time.process_time() - c
+    dc = time.process_time() + child_cpu() - c
     if rc < 0:
         sys.exit(f"scope_profile_open({path}) failed: {lib.scope_reader_errmsg().decode()}")
     n = lib.scope_profile_rank_count(prof)
@@ -215,7 +226,7 @@ def main():
     folder = a.keep or tempfile.mkdtemp(prefix="bench_reader_scale.")
     os.makedirs(folder, exist_ok=True)
     try:
-        print(f"cpu: {cpu_model()}, {os.cpu_count()} cpus; "
+        print(f"cpu: {cpu_model()}, {len(os.sched_getaffinity(0))} cpus usable; "
               f"load average at start: {os.getloadavg()[0]:.2f}")
         print(f"profiles: {REGIONS.__len__()} regions x {CALLS} calls per rank, "
               f"{a.hosts} host files in the per-host layout; writing them ...")
@@ -228,10 +239,11 @@ def main():
             for n in a.ranks:
                 paths.update(generate(folder, n, a.hosts))
             print(f"written in {time.perf_counter() - t:.1f} s under {folder}")
-        times = {(k, what): [] for k in paths for what in ("summary", "open")}
+        times = {(k, what): [] for k in paths for what in ("summary", "summary1", "open")}
         for _ in range(a.rounds):
             for k, path in paths.items():
                 times[(k, "summary")].append(time_summary(scope, path))
+                times[(k, "summary1")].append(time_summary(scope, path, jobs=1))
                 dt, dc, n = time_open(lib, path)
                 if n != k[1]:
                     sys.exit(f"{path}: the reader found {n} ranks, not {k[1]}")

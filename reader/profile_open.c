@@ -24,33 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "reader_internal.h"
-
-/* One (region name, rank) found while scanning; sorted and merged into the
- * profile's regions and cell matrix by finish(). */
-typedef struct {
-    char *name;
-    int rank;
-    int region;         /* set by finish(): index among names, sorted */
-    scope__cell *cell;
-} found_cell;
-
-typedef struct {
-    scope_profile *p;
-    found_cell *found;
-    size_t nfound, capfound;
-    int names_moved;    /* found[].name now point at regions[].name */
-    int have_meta_start, have_rank_start;
-    int64_t meta_start, rank_start;
-    /* The files an index's external links name, by path (open
-     * addressing, power-of-two size): each is stat'ed and opened once
-     * however many ranks it holds. */
-    struct target { char *path; int source; } *targets; /* source -1: missing */
-    size_t ntargets, captargets;
-    /* The links of one index, followed file by file (add_groups_file). */
-    struct pending { int source, rank; char *obj; } *pending;
-    size_t npending, cappending;
-} builder;
+#include "open_builder.h"
 
 static int add_file(builder *b, const char *path);
 
@@ -107,7 +81,7 @@ static int add_source(builder *b, const char *path, hid_t file, int layout)
     return p->nsources++;
 }
 
-static int add_rank(builder *b, int rank, int source, const char *group)
+int scope__open_add_rank(builder *b, int rank, int source, const char *group)
 {
     char *g = NULL;
     if (group && !(g = strdup(group)))
@@ -128,9 +102,9 @@ static int add_rank(builder *b, int rank, int source, const char *group)
 }
 
 /* Takes ownership of `name` (freed on failure too). */
-static int add_cell(builder *b, char *name, int rank, int source,
-                    const char *group, int64_t offset, int64_t n,
-                    int64_t first_start, int64_t first_end)
+int scope__open_add_cell(builder *b, char *name, int rank, int source,
+                         const char *group, int64_t offset, int64_t n,
+                         int64_t first_start, int64_t first_end)
 {
     scope__cell *c = calloc(1, sizeof *c);
     if (!c || grow(&b->found, &b->capfound, b->nfound, sizeof *b->found) < 0)
@@ -153,7 +127,7 @@ fail_alloc:
     return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
 }
 
-static void note_start(int *have, int64_t *min, int64_t v)
+void scope__open_note_start(int *have, int64_t *min, int64_t v)
 {
     if (!*have || v < *min)
         *min = v;
@@ -248,7 +222,9 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
 {
     const char *fpath = b->p->sources[source].path;
     H5O_info_t oi;
-    if (H5Oget_info_by_name(regions, link, &oi, H5P_DEFAULT) < 0)
+    /* only the type: the full info counts attributes and sizes the
+     * object header, a tenth of opening a host file */
+    if (H5Oget_info_by_name2(regions, link, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
         return scope__h5_fail(SCOPE_EFORMAT, fpath, "cannot open a region");
     if (oi.type != H5O_TYPE_GROUP)
         return 0;   /* not a region: ignored like any unknown object */
@@ -310,7 +286,7 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         }
     }
     H5Gclose(g);
-    rc = add_cell(b, name, rank, source, gpath, 0, n, first, first_end);
+    rc = scope__open_add_cell(b, name, rank, source, gpath, 0, n, first, first_end);
     /* times a later load would refuse stay unsummarized: the same error
      * then comes from the same call as before */
     if (rc >= 0 && loaded && scope__times_check(fpath, st, en, n) == 0)
@@ -342,11 +318,18 @@ static int add_rank_group(builder *b, int source, hid_t file,
         return scope__h5_fail(SCOPE_EFORMAT, fpath, what);
     }
     int64_t v;
-    int rc = add_rank(b, rank, source, gpath);
+    int rc = scope__open_add_rank(b, rank, source, gpath);
     if (rc < 0 || (rc = scope__rank_attrs_cache(&b->p->ranks[b->p->nranks - 1], g)) < 0)
         goto fail_group;
-    if (scope__h5_attr_int64(g, SCOPE_A_START_TIME_NS, &v) == 1)
-        note_start(&b->have_rank_start, &b->rank_start, v);
+    /* the run's start, from the attributes just cached (HDF5 is asked
+     * only for one the cache does not mirror, as the getters do) */
+    const scope__attr *at;
+    int c = scope__rank_attr_lookup(&b->p->ranks[b->p->nranks - 1], SCOPE_A_START_TIME_NS,
+                                    &at);
+    if (c == 1 && at->kind == SCOPE__ATTR_INT)
+        scope__open_note_start(&b->have_rank_start, &b->rank_start, at->i);
+    else if (c < 0 && scope__h5_attr_int64(g, SCOPE_A_START_TIME_NS, &v) == 1)
+        scope__open_note_start(&b->have_rank_start, &b->rank_start, v);
     if (H5Lexists(g, SCOPE_G_REGIONS, H5P_DEFAULT) <= 0)
         goto fail_group;    /* a rank that recorded nothing: rc == 0 */
     hid_t r = H5Gopen2(g, SCOPE_G_REGIONS, H5P_DEFAULT);
@@ -588,21 +571,30 @@ static int cmp_pending(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* Adds the rank group of pending link i (a scope__follow_fn). */
+static int follow_one(builder *b, size_t i)
+{
+    hid_t tf;
+    int rc = scope__source_file(b->p, b->pending[i].source, &tf);
+    if (rc >= 0)
+        rc = add_rank_group(b, b->pending[i].source, tf, b->pending[i].obj,
+                            b->pending[i].rank);
+    return rc;
+}
+
 /* Adds the rank groups the index's links name, file by file: each file is
  * opened once (and stays among the reader's open files), whatever order
- * the link names sort in. Empties the queue, also on failure; `drop`:
- * only empties it (an earlier failure). */
+ * the link names sort in; many links are split among worker processes
+ * (open_workers.c). Empties the queue, also on failure; `drop`: only
+ * empties it (an earlier failure). */
 static int follow_links(builder *b, int drop)
 {
     int rc = 0;
     if (b->npending)
         qsort(b->pending, b->npending, sizeof *b->pending, cmp_pending);
-    for (size_t i = 0; i < b->npending && rc >= 0 && !drop; i++) {
-        hid_t tf;
-        if ((rc = scope__source_file(b->p, b->pending[i].source, &tf)) >= 0)
-            rc = add_rank_group(b, b->pending[i].source, tf, b->pending[i].obj,
-                                b->pending[i].rank);
-    }
+    if (drop || !scope__follow_parallel(b, follow_one, &rc))
+        for (size_t i = 0; i < b->npending && rc >= 0 && !drop; i++)
+            rc = follow_one(b, i);
     for (size_t i = 0; i < b->npending; i++)
         free(b->pending[i].obj);
     b->npending = 0;
@@ -702,7 +694,7 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
             rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
             goto fail_cols;
         }
-        if ((rc = add_cell(b, name, (int)rank, source, NULL, off, cnt,
+        if ((rc = scope__open_add_cell(b, name, (int)rank, source, NULL, off, cnt,
                            first, first_end)) < 0)
             goto fail_cols;
     }
@@ -712,7 +704,7 @@ static int add_columns_file(builder *b, int source, hid_t file, int schema)
         qsort(cols[1], (size_t)m, sizeof(int64_t), cmp_i64);
     for (int64_t i = 0; i < m && rc >= 0; i++)
         if (i == 0 || cols[1][i] != cols[1][i - 1])
-            rc = add_rank(b, (int)cols[1][i], source, NULL);
+            rc = scope__open_add_rank(b, (int)cols[1][i], source, NULL);
 fail_cols:
     for (int k = 0; k < 4; k++)
         free(cols[k]);
@@ -754,7 +746,7 @@ static int add_file(builder *b, const char *path)
             if (b->p->meta_source < 0)
                 b->p->meta_source = s;
             if (scope__h5_attr_int64(m, SCOPE_A_START_TIME_NS, &v) == 1)
-                note_start(&b->have_meta_start, &b->meta_start, v);
+                scope__open_note_start(&b->have_meta_start, &b->meta_start, v);
             H5Gclose(m);
         }
     }

@@ -349,4 +349,78 @@ host_layout("perrank", [])
 host_layout("perhost", ["nodeA", "nodeB"])
 host_layout("mixed", ["nodeA"])
 host_layout("missing", ["nodeA", "nodeB"], skip=["nodeB"])
+
+# 11. A run of 300 ranks, enough for the reader to split opening among
+# worker processes (test_parallel_open.c):
+#   rank r, region "solve": r % 7 + 1 calls, call i = [10000 r + 100 i,
+#           10000 r + 100 i + 3 i + r % 11 + 1]
+#   rank r, region "io" (r % 3 == 0): 2 calls [10000 r + 50, + 7], [.. + 60, + 9]
+#   rank r, region "big" (r == 150 only): 70,000 calls (above the reader's
+#           read-at-open limit), call i = [i * 10, i * 10 + i % 5]
+#   rank r attributes: pid = 5000 + r, hostname = host-<r // 75>,
+#           overhead_inside_ns = r / 4, complete = 1 (int8)
+# many/perrank   run.h5 + run.ranks/rank<N>.h5
+# many/perhost   run.h5 + 4 host files of 75 ranks (ranks 296..299 in rank
+#                files instead: a mixed run)
+# many/broken    as perhost, but ranks 80 (host 1) and 230 (host 3) have
+#                2 start times and 1 end time in "solve": the open fails,
+#                naming rank 80 (the first in file order)
+MANY = 300
+
+
+def many_rank_group(f, r, broken=False):
+    g = f.create_group(f"rank{r}")
+    g.attrs["rank"] = np.int64(r)
+    g.attrs["pid"] = np.int64(5000 + r)
+    g.attrs["hostname"] = f"host-{r // 75}"
+    g.attrs["complete"] = np.int8(1)
+    g.attrs["overhead_inside_ns"] = np.float64(r / 4)
+    i = np.arange(r % 7 + 1, dtype=np.int64)
+    solve = g.create_group("regions/solve")
+    solve.attrs["name"] = "solve"
+    starts = 10000 * r + 100 * i
+    solve.create_dataset("start_times", data=starts if not broken else starts[:2])
+    solve.create_dataset("end_times", data=(starts + 3 * i + r % 11 + 1) if not broken
+                         else starts[:1] + 1)
+    if r % 3 == 0:
+        io = g.create_group("regions/io")
+        io.create_dataset("start_times", data=np.array([10000 * r + 50, 10000 * r + 60], np.int64))
+        io.create_dataset("end_times", data=np.array([10000 * r + 57, 10000 * r + 69], np.int64))
+    if r == 150:
+        k = np.arange(70000, dtype=np.int64)
+        big = g.create_group("regions/big")
+        big.create_dataset("start_times", data=k * 10)
+        big.create_dataset("end_times", data=k * 10 + k % 5)
+
+
+def many_layout(name, per_host, broken=()):
+    d = path("many", name)
+    os.makedirs(os.path.join(d, "run.ranks"))
+    target = {}
+    files = {}
+    for r in range(MANY):
+        host = f"host-{r // 75}"
+        if per_host and r < 296:
+            rel = f"run.ranks/host-{host}.h5"
+            if rel not in files:
+                files[rel] = h5py.File(os.path.join(d, rel), "w")
+                host_root(files[rel], host)
+            many_rank_group(files[rel], r, r in broken)
+        else:
+            rel = f"run.ranks/rank{r}.h5"
+            with h5py.File(os.path.join(d, rel), "w") as f:
+                host_root(f, host)
+                many_rank_group(f, r, r in broken)
+        target[r] = rel
+    for f in files.values():
+        f.close()
+    with h5py.File(os.path.join(d, "run.h5"), "w") as f:
+        host_root(f, "host-0")
+        for r in range(MANY):
+            f[f"rank{r}"] = h5py.ExternalLink(target[r], f"/rank{r}")
+
+
+many_layout("perrank", False)
+many_layout("perhost", True)
+many_layout("broken", True, broken=(80, 230))
 open(sys.argv[2] if len(sys.argv) > 2 else path("stamp"), "w").close()
