@@ -66,7 +66,7 @@ struct loaded {
 
 /* Where a start-up (or a dlopen) spent its time, for SCOPE_VERBOSE. */
 struct timing {
-    double index, match, patch, got;    /* seconds */
+    double index, match, patch, got, disasm;    /* seconds */
     size_t objects, unread, symbols, demangled; /* unread: no name can match */
 };
 
@@ -748,6 +748,12 @@ static int apply_to(struct collect *c, int atomic, int startup)
         return SCOPE_ENOMEM;
     }
     prefault(cfg, objs, hits);
+    size_t n_hits = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++)
+        n_hits += hits[k].n;
+    double d0 = now_s();
+    if (n_hits && scope__patch_disassembler())  /* loaded by the first patch */
+        E.t.disasm = now_s() - d0;
     for (size_t k = 0; k < cfg->n_entries; k++) {
         const scope_config_entry *e = &cfg->entries[k];
         struct match *m = NULL;
@@ -814,7 +820,7 @@ static int apply_to(struct collect *c, int atomic, int startup)
         free(m);
     }
     free(hits);
-    E.t.match += now_s() - t_start - t_instr;
+    E.t.match += now_s() - t_start - t_instr - E.t.disasm;
     E.t.patch += t_instr - (E.t.got - got0);
     return total;
 }
@@ -934,10 +940,12 @@ static int run(int atomic, int startup)
     if (E.cfg->verbose && E.rank0 && (startup || n > 0))
         fprintf(stderr, "scope: %s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
                 "%zu objects read, %zu skipped, "
-                "%zu symbols; match %.1f ms: %zu demangled; patch %.1f ms; GOT %.1f ms; "
+                "%zu symbols; match %.1f ms: %zu demangled; disassembler load %.1f ms; "
+                "patch %.1f ms; GOT %.1f ms; "
                 "%zu mprotect calls)\n", startup ? "start-up" : "dlopen",
-                1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0), n > 0 ? n : 0, 1e3 * E.t.index, E.t.objects,
-                E.t.unread, E.t.symbols, 1e3 * E.t.match, E.t.demangled, 1e3 * E.t.patch, 1e3 * E.t.got,
+                1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0), n > 0 ? n : 0, 1e3 * E.t.index,
+                E.t.objects, E.t.unread, E.t.symbols, 1e3 * E.t.match, E.t.demangled,
+                1e3 * E.t.disasm, 1e3 * E.t.patch, 1e3 * E.t.got,
                 scope__patch_mprotects() - mprotects);
     return n;
 }
