@@ -421,33 +421,6 @@ static size_t find_fortran(const scope_config_entry *e, struct loaded *objs, siz
 
 /* ------------------------------------------------------------- suggestions */
 
-static size_t edit_distance(const char *a, const char *b, size_t limit)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 200 || lb > 200 || (la > lb ? la - lb : lb - la) > limit)
-        return limit + 1;
-    size_t row[201];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0], best = row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
-                                 tolower((unsigned char)b[j - 1]));
-            size_t v = sub;
-            if (row[j] + 1 < v) v = row[j] + 1;
-            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-            row[j] = v;
-            prev = cur;
-            if (v < best) best = v;
-        }
-        if (best > limit)
-            return limit + 1;
-    }
-    return row[lb];
-}
-
 /* "did you mean: a, b, c" for an exact pattern that matched nothing. */
 static void suggest(const scope_config_entry *e, struct loaded *objs, size_t n_objs, char *buf,
                     size_t len)
@@ -467,7 +440,7 @@ static void suggest(const scope_config_entry *e, struct loaded *objs, size_t n_o
                 if (!nm)
                     continue;
             }
-            size_t d = edit_distance(e->pattern, nm, limit);
+            size_t d = scope__edit_distance(e->pattern, nm, limit);
             if (d > limit)
                 continue;
             int dup = 0;
