@@ -8,16 +8,37 @@ per rank (SCOPE_HOST_FILES=0). Not a test.
 
 Needs root (tests/hosts/fakehost: one Open MPI daemon per host in its own
 UTS namespace, TCP over loopback). For each rank count, each round runs
-tests/hosts/hostfiles_prog bare, profiled with host files and profiled
-with rank files, one after the other (interleaved, so that a loaded moment
-hits all three alike), and times each whole mpirun. Printed: the CPU
-model; per variant min / median / max of the wall time; and the time
-added per rank, (profiled - bare of the same round) / ranks, min / median
-/ max over the rounds. The profiled runs' files are checked (every rank
-present) so that a broken run is not a fast one.
+bench/finalize_prog (the calls of tests/hosts/hostfiles_prog) bare,
+profiled with host files and profiled with rank files, one after the
+other (interleaved, so that a loaded moment hits all three alike), and
+times each whole mpirun. Printed: the CPU
+model; per variant min / median / max of the wall time and of the CPU
+time; and the time added per rank, (profiled - bare of the same round) /
+ranks, wall and CPU, min / median / max over the rounds. The profiled
+runs' files are checked (every rank present) so that a broken run is not
+a fast one.
+
+Every variant, bare too, runs with OMPI_MCA_mpi_yield_when_idle=1: a
+rank waiting in MPI yields its core instead of busy-polling. Open MPI
+sets this itself when it knows the node is oversubscribed; here each
+simulated host claims enough slots for its ranks, so it does not know that
+16 to 128 ranks share 2 cores. Busy-polling, a bare 2-rank ping-pong
+across two simulated hosts takes 7.8 ms a round trip (69 us yielding):
+the wall time then measures the scheduler's time slices, not scope.
+
+CPU time (less noisy than the wall time on a shared machine) is the sum
+over the ranks of each rank's user + system time, its scope-h5write
+writer included (the rank waits for it), which each rank reports itself
+after MPI_Finalize (getrusage, in finalize_prog: a wrapper process around
+each rank would be one more process the preload lands in, in the
+profiled runs only). The launcher's processes (mpirun, the agents and
+daemons, which the preload is loaded into too) are shown apart:
+getrusage(RUSAGE_CHILDREN) around mpirun, which counts what mpirun waits
+for; Open MPI's daemons do not hand their ranks' time up.
 """
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,6 +78,7 @@ def one_run(build, hosts, ranks, tmp, variant):
     out = os.path.join(tmp, "bench.h5")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
     env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    env["OMPI_MCA_mpi_yield_when_idle"] = "1"  # one core per rank: see the docstring
     if variant != "bare":
         env.update(LD_PRELOAD=os.path.join(build, "preload/libscope_preload.so"), SCOPE_OUTPUT=out,
                    SCOPE_HOST_FILES="1" if variant == "host files" else "0")
@@ -64,12 +86,21 @@ def one_run(build, hosts, ranks, tmp, variant):
            "--mca", "plm_rsh_agent", os.path.join(SRC, "tests/hosts/fakehost"),
            "--mca", "plm_rsh_no_tree_spawn", "1",
            "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-           "-n", str(ranks), os.path.join(build, "tests/hosts/hostfiles_prog")]
+           "-n", str(ranks), os.path.join(build, "bench/finalize_prog")]
+    env["BENCH_CPU_FILE"] = os.path.join(tmp, "cpu.txt")
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=1200)
     wall = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    launcher = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         sys.exit(f"mpirun ({variant}, {ranks} ranks) failed: {p.stderr}")
+    with open(os.path.join(tmp, "cpu.txt")) as f:
+        lines = [ln.split() for ln in f if ln.strip()]
+    if len(lines) != ranks:
+        sys.exit(f"{variant}, {ranks} ranks: CPU times of {len(lines)} ranks, not {ranks}")
+    cpu = sum(int(u) + int(s) for u, s in lines) / 1e6
     if variant != "bare":
         with h5py.File(out, "r") as f:
             missing = [r for r in range(ranks) if f"rank{r}" not in f]
@@ -79,7 +110,7 @@ def one_run(build, hosts, ranks, tmp, variant):
         want = hosts if variant == "host files" else ranks
         if len(files) != want:
             sys.exit(f"{variant}, {ranks} ranks: {len(files)} files, not {want}: {files[:8]}")
-    return wall
+    return wall, cpu, launcher
 
 
 def mmm(xs, scale, unit):
@@ -98,7 +129,7 @@ def main():
                     help="interleaved rounds per rank count (default 3)")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
-    for need in ("preload/libscope_preload.so", "tests/hosts/hostfiles_prog"):
+    for need in ("preload/libscope_preload.so", "bench/finalize_prog"):
         if not os.path.exists(os.path.join(build, need)):
             ap.error(f"{build}: no {need}; build first (meson compile -C {a.build})")
     if os.geteuid() != 0:
@@ -110,15 +141,26 @@ def main():
     variants = ["bare", "host files", "rank files"]
     for ranks in a.ranks:
         walls = {v: [] for v in variants}
+        cpus = {v: [] for v in variants}
+        launchers = {v: [] for v in variants}
         for _ in range(a.rounds):
             for v in variants:
                 with tempfile.TemporaryDirectory() as tmp:
-                    walls[v].append(one_run(build, a.hosts, ranks, tmp, v))
-        print(f"{ranks} ranks: wall " +
+                    wall, cpu, launcher = one_run(build, a.hosts, ranks, tmp, v)
+                walls[v].append(wall)
+                cpus[v].append(cpu)
+                launchers[v].append(launcher)
+        print(f"{ranks} ranks (load average {os.getloadavg()[0]:.1f}): wall " +
               "; ".join(f"{v} {mmm(walls[v], 1, 's')}" for v in variants))
+        print(f"{ranks} ranks: CPU of the ranks " +
+              "; ".join(f"{v} {mmm(cpus[v], 1, 's')}" for v in variants))
+        print(f"{ranks} ranks: CPU of mpirun and what it waits for " +
+              "; ".join(f"{v} {mmm(launchers[v], 1, 's')}" for v in variants))
         for v in variants[1:]:
             added = [(p - b) / ranks for p, b in zip(walls[v], walls["bare"])]
-            print(f"{ranks} ranks, {v}: added per rank {mmm(added, 1e3, 'ms')}", flush=True)
+            added_cpu = [(p - b) / ranks for p, b in zip(cpus[v], cpus["bare"])]
+            print(f"{ranks} ranks, {v}: added per rank: wall {mmm(added, 1e3, 'ms')}; "
+                  f"ranks' CPU {mmm(added_cpu, 1e3, 'ms')}", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

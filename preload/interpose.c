@@ -23,8 +23,9 @@
  * Method: inline patching (patch.c) first; for a library function it
  * refuses, the GOT slots that import it (got.c); never both.
  *
- * Cost: each new object's symbols are read and hashed once
- * (symbol_index.c), every entry is matched in one pass per object, and the
+ * Cost: an object is read only when its string table can hold a name
+ * some entry matches (object_filter.c); its symbols are read and hashed
+ * once (symbol_index.c), every entry is matched in one pass per object, and the
  * patches of one look (start-up, or a dlopen) are written as one batch
  * (code made writable once per segment, GOT relocations read once), so a
  * start-up grows with what it patches (docs/interposition.md).
@@ -34,7 +35,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
-#include <fnmatch.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "got.h"
+#include "object_filter.h"
 #include "patch.h"
 #include "scope_internal.h"
 #include "callsites.h"
@@ -65,8 +66,8 @@ struct loaded {
 
 /* Where a start-up (or a dlopen) spent its time, for SCOPE_VERBOSE. */
 struct timing {
-    double index, match, patch, got;    /* seconds */
-    size_t objects, symbols, demangled;
+    double index, match, patch, got, disasm;    /* seconds */
+    size_t objects, unread, symbols, demangled; /* unread: no name can match */
 };
 
 /* One function an entry matched. */
@@ -79,6 +80,7 @@ struct match {
 
 static struct {
     const scope_config *cfg;
+    struct scope__objfilter *filter; /* which objects to read (NULL: all) */
     char *seen[MAX_OBJECTS];    /* paths of objects already handled */
     uintptr_t seen_bias[MAX_OBJECTS];
     uintptr_t seen_lo[MAX_OBJECTS], seen_hi[MAX_OBJECTS];  /* their mapped range */
@@ -132,9 +134,20 @@ static int skipped(const struct match *m, size_t n)
 
 /* ---------------------------------------------------------------- objects */
 
+/* An object the filter said cannot match (object_filter.c): read only if
+ * a "did you mean" needs its names, and its GOT still redirected. */
+struct unread {
+    char *path;
+    uintptr_t bias;
+    int is_main;
+};
+
 struct collect {
     struct loaded *list;
-    size_t n;
+    size_t n, cap;              /* cap: room kept to read the unread ones */
+    struct unread *unread;
+    size_t n_unread;
+    int unread_done;            /* they were read (for suggestions) */
 };
 
 static int seen_before(const char *path, uintptr_t bias)
@@ -179,10 +192,20 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
     E.seen_lo[E.n_seen] = lo;
     E.seen_hi[E.n_seen] = hi;
     E.seen_bias[E.n_seen++] = info->dlpi_addr;
+    if (!scope__objfilter_may_match(E.filter, info, name, is_main)) {
+        struct unread *u = realloc(c->unread, (c->n_unread + 1) * sizeof *u);
+        if (!u)
+            return 1;
+        c->unread = u;
+        u[c->n_unread] = (struct unread){ strdup(name), info->dlpi_addr, is_main };
+        c->n_unread += u[c->n_unread].path != NULL;
+        return 0;
+    }
     struct loaded *l = realloc(c->list, (c->n + 1) * sizeof *l);
     if (!l)
         return 1;
     c->list = l;
+    c->cap = c->n + 1;
     memset(&l[c->n], 0, sizeof *l);
     if (scope__object_read(&l[c->n].o, name, info->dlpi_addr, is_main) == 0)
         c->n++;
@@ -192,6 +215,27 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
 static const char *demangled(struct loaded *l, size_t i)
 {
     return scope__symindex_demangled(&l->ix, i);
+}
+
+/* Reads and indexes the objects the filter passed over, into the room
+ * run() kept for them, once: only a "did you mean" for an exact name that
+ * matched nothing looks at every loaded name. */
+static void read_unread(struct collect *c)
+{
+    if (c->unread_done)
+        return;
+    c->unread_done = 1;
+    for (size_t i = 0; i < c->n_unread && c->n < c->cap; i++) {
+        struct loaded *l = &c->list[c->n];
+        memset(l, 0, sizeof *l);
+        if (scope__object_read(&l->o, c->unread[i].path, c->unread[i].bias,
+                               c->unread[i].is_main) < 0)
+            continue;
+        if (scope__symindex_build(&l->ix, &l->o) == 0)
+            c->n++;
+        else
+            scope__object_close(&l->o);
+    }
 }
 
 static void free_objects(struct loaded *list, size_t n)
@@ -207,15 +251,7 @@ static void free_objects(struct loaded *list, size_t n)
 
 static int object_matches(const scope_config_entry *e, const struct scope__object *o)
 {
-    if (!e->object)
-        return 1;
-    if (strchr(e->object, '/'))
-        return e->object_is_glob ? fnmatch(e->object, o->path, 0) == 0
-                                 : strcmp(e->object, o->path) == 0;
-    if (e->object_is_glob)
-        return fnmatch(e->object, o->base, 0) == 0 ||
-               (o->soname && fnmatch(e->object, o->soname, 0) == 0);
-    return strcmp(e->object, o->base) == 0 || (o->soname && strcmp(e->object, o->soname) == 0);
+    return scope__entry_names_object(e, o->path, o->base, o->soname);
 }
 
 /* ---------------------------------------------------------------- matching */
@@ -234,17 +270,6 @@ static uintptr_t resolve_ifunc(const struct scope__object *o, const struct scope
     }
     typedef uintptr_t (*resolver)(unsigned long, unsigned long);
     return ((resolver)s->addr)(getauxval(AT_HWCAP), getauxval(AT_HWCAP2));
-}
-
-/* Whether a name is a plain identifier (a Fortran rule candidate). */
-static int plain_identifier(const char *p)
-{
-    if (!isalpha((unsigned char)*p) && *p != '_')
-        return 0;
-    for (; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_')
-            return 0;
-    return 1;
 }
 
 /* Appends symbol i of l to *out as a match, an IFUNC resolved to the
@@ -396,33 +421,6 @@ static size_t find_fortran(const scope_config_entry *e, struct loaded *objs, siz
 
 /* ------------------------------------------------------------- suggestions */
 
-static size_t edit_distance(const char *a, const char *b, size_t limit)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 200 || lb > 200 || (la > lb ? la - lb : lb - la) > limit)
-        return limit + 1;
-    size_t row[201];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0], best = row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
-                                 tolower((unsigned char)b[j - 1]));
-            size_t v = sub;
-            if (row[j] + 1 < v) v = row[j] + 1;
-            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-            row[j] = v;
-            prev = cur;
-            if (v < best) best = v;
-        }
-        if (best > limit)
-            return limit + 1;
-    }
-    return row[lb];
-}
-
 /* "did you mean: a, b, c" for an exact pattern that matched nothing. */
 static void suggest(const scope_config_entry *e, struct loaded *objs, size_t n_objs, char *buf,
                     size_t len)
@@ -442,7 +440,7 @@ static void suggest(const scope_config_entry *e, struct loaded *objs, size_t n_o
                 if (!nm)
                     continue;
             }
-            size_t d = edit_distance(e->pattern, nm, limit);
+            size_t d = scope__edit_distance(e->pattern, nm, limit);
             if (d > limit)
                 continue;
             int dup = 0;
@@ -708,9 +706,11 @@ static void prefault(const scope_config *cfg, struct loaded *objs, const struct 
 
 /* Matches the config against objs, then instruments entry by entry, in
  * config order (an alias goes to the first entry that names it). */
-static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
+static int apply_to(struct collect *c, int atomic, int startup)
 {
     const scope_config *cfg = E.cfg;
+    struct loaded *objs = c->list;
+    size_t n_objs = c->n;
     int total = 0;
     double t_start = now_s(), t_instr = 0, got0 = E.t.got;
     struct hits *hits = calloc(cfg->n_entries, sizeof *hits);
@@ -721,6 +721,12 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
         return SCOPE_ENOMEM;
     }
     prefault(cfg, objs, hits);
+    size_t n_hits = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++)
+        n_hits += hits[k].n;
+    double d0 = now_s();
+    if (n_hits && scope__patch_disassembler())  /* loaded by the first patch */
+        E.t.disasm = now_s() - d0;
     for (size_t k = 0; k < cfg->n_entries; k++) {
         const scope_config_entry *e = &cfg->entries[k];
         struct match *m = NULL;
@@ -729,7 +735,7 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
             add_match(&objs[hits[k].v[i].obj], hits[k].v[i].sym, &m, &nm);
         free(hits[k].v);
         int fortran = 0;
-        if (nm == 0 && !e->is_glob && !e->demangled && plain_identifier(e->pattern)) {
+        if (nm == 0 && !e->is_glob && !e->demangled && scope__plain_identifier(e->pattern)) {
             find_fortran(e, objs, n_objs, &m, &nm);
             fortran = nm > 0;
         }
@@ -741,11 +747,14 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
                 int loaded = !e->object;
                 for (size_t j = 0; j < n_objs && !loaded; j++)
                     loaded = object_matches(e, &objs[j].o);
-                if (loaded)
-                    suggest(e, objs, n_objs, sug, sizeof sug);
-                else
+                if (loaded) {
+                    if (!e->is_glob)    /* its "did you mean" sees every name */
+                        read_unread(c);
+                    suggest(e, c->list, c->n, sug, sizeof sug);
+                } else {
                     snprintf(sug, sizeof sug, "no loaded object is '%s' yet (looked for "
                              "again at each dlopen)", e->object);
+                }
                 scope__note_interposition(label, "", "", "symbol", "not found", sug);
                 /* the built-in default (every MPI_*) finding nothing just
                  * means a program without MPI: no warning for it. The
@@ -784,7 +793,7 @@ static int apply_to(struct loaded *objs, size_t n_objs, int atomic, int startup)
         free(m);
     }
     free(hits);
-    E.t.match += now_s() - t_start - t_instr;
+    E.t.match += now_s() - t_start - t_instr - E.t.disasm;
     E.t.patch += t_instr - (E.t.got - got0);
     return total;
 }
@@ -853,6 +862,13 @@ static int run(int atomic, int startup)
     memset(&E.t, 0, sizeof E.t);
     struct collect c = { 0 };
     dl_iterate_phdr(collect_object, &c);
+    if (startup && c.n_unread) {    /* room to read them for a "did you mean" */
+        struct loaded *l = realloc(c.list, (c.n + c.n_unread) * sizeof *l);
+        if (l) {
+            c.list = l;
+            c.cap = c.n + c.n_unread;
+        }
+    }
     /* indexed once the list stops moving: an index points at its object */
     size_t k = 0;
     for (size_t i = 0; i < c.n; i++) {
@@ -865,22 +881,29 @@ static int run(int atomic, int startup)
     }
     c.n = k;
     E.t.objects = c.n;
+    E.t.unread = c.n_unread;
     E.t.index = now_s() - t0;
     scope__patch_batch_begin();
     scope__got_begin();
-    int n = c.n ? apply_to(c.list, c.n, atomic, startup) : 0;
-    uintptr_t *bias = !startup && E.n_got && c.n ? malloc(c.n * sizeof *bias) : NULL;
+    int n = c.n || (startup && c.n_unread) ? apply_to(&c, atomic, startup) : 0;
+    size_t n_new = c.n + c.n_unread;
+    uintptr_t *bias = !startup && E.n_got && n_new ? malloc(n_new * sizeof *bias) : NULL;
     if (bias) {             /* the new objects import GOT-timed functions too */
         double g0 = now_s();
         for (size_t i = 0; i < c.n; i++)
             bias[i] = c.list[i].o.bias;
-        scope__got_redirect_new(E.got, E.n_got, bias, c.n);
+        for (size_t i = 0; i < c.n_unread; i++)
+            bias[c.n + i] = c.unread[i].bias;
+        scope__got_redirect_new(E.got, E.n_got, bias, n_new);
         free(bias);
         E.t.got += now_s() - g0;
     }
     scope__got_end();
     scope__patch_batch_end();
     free_objects(c.list, c.n);
+    for (size_t i = 0; i < c.n_unread; i++)
+        free(c.unread[i].path);
+    free(c.unread);
     if (!startup) {
         E.n_late++;
         E.late_wall += now_s() - t0;
@@ -889,11 +912,13 @@ static int run(int atomic, int startup)
     }
     if (E.cfg->verbose && E.rank0 && (startup || n > 0))
         fprintf(stderr, "scope: %s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
-                "%zu objects, "
-                "%zu symbols; match %.1f ms: %zu demangled; patch %.1f ms; GOT %.1f ms; "
+                "%zu objects read, %zu skipped, "
+                "%zu symbols; match %.1f ms: %zu demangled; disassembler load %.1f ms; "
+                "patch %.1f ms; GOT %.1f ms; "
                 "%zu mprotect calls)\n", startup ? "start-up" : "dlopen",
-                1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0), n > 0 ? n : 0, 1e3 * E.t.index, E.t.objects,
-                E.t.symbols, 1e3 * E.t.match, E.t.demangled, 1e3 * E.t.patch, 1e3 * E.t.got,
+                1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0), n > 0 ? n : 0, 1e3 * E.t.index,
+                E.t.objects, E.t.unread, E.t.symbols, 1e3 * E.t.match, E.t.demangled,
+                1e3 * E.t.disasm, 1e3 * E.t.patch, 1e3 * E.t.got,
                 scope__patch_mprotects() - mprotects);
     return n;
 }
@@ -925,6 +950,8 @@ int scope__interpose_apply(const scope_config *cfg)
     if (!E.found || !E.matched || !E.pending)
         return SCOPE_ENOMEM;
     E.cfg = cfg;
+    if (scope__objfilter_build(&E.filter, cfg) < 0)
+        E.filter = NULL;                    /* out of memory: read every object */
     Dl_info self;
     if (dladdr((void *)scope__interpose_apply, &self) && self.dli_fname)
         snprintf(E.self_path, sizeof E.self_path, "%s", self.dli_fname);

@@ -37,6 +37,7 @@
 #include "patch.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
@@ -68,8 +69,20 @@ struct pool {
 #endif
 #define POPULATE_CHUNK (64u << 10)
 
+/* capstone, opened (RTLD_LOCAL) by the first patch: the preload is
+ * loaded into every process of a job (mpirun, its daemons, shells), and
+ * loading libcapstone (77,000 relocations over 1.7 MB of tables for every
+ * architecture it knows) costs ~7 ms of CPU in each, while only the
+ * processes that patch something need it. */
 static struct {
+    int tried, ok;
     csh cs;
+    cs_insn *(*malloc)(csh);
+    bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+    void (*free)(cs_insn *, size_t);
+} CS;
+
+static struct {
     int ready;
     uintptr_t entry_tramp;      /* generic entry for this CPU */
     struct pool *pools;
@@ -93,13 +106,39 @@ static void say(char *why, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Opens capstone on first use. Returns 1 when it is usable; else 0, with
+ * the reason in why. Through the real dlopen: the preload's own dlopen
+ * hook would look for functions to patch in it. */
+static int capstone(char *why, size_t whylen)
+{
+    if (!CS.tried) {
+        CS.tried = 1;
+        typedef void *(*dlopen_fn)(const char *, int);
+        dlopen_fn real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+        void *h = real ? real(SCOPE_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
+        cs_err (*open)(cs_arch, cs_mode, csh *) = h ? dlsym(h, "cs_open") : NULL;
+        cs_err (*option)(csh, cs_opt_type, size_t) = h ? dlsym(h, "cs_option") : NULL;
+        CS.malloc = h ? dlsym(h, "cs_malloc") : NULL;
+        CS.disasm_iter = h ? dlsym(h, "cs_disasm_iter") : NULL;
+        CS.free = h ? dlsym(h, "cs_free") : NULL;
+        CS.ok = open && option && CS.malloc && CS.disasm_iter && CS.free &&
+                open(CS_ARCH_X86, CS_MODE_64, &CS.cs) == CS_ERR_OK &&
+                option(CS.cs, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
+    }
+    if (!CS.ok)
+        say(why, whylen, "the disassembler " SCOPE_CAPSTONE_SONAME " cannot be loaded");
+    return CS.ok;
+}
+
+int scope__patch_disassembler(void)
+{
+    return capstone(NULL, 0);
+}
+
 int scope__patch_init(void)
 {
     if (P.ready)
         return 0;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &P.cs) != CS_ERR_OK)
-        return SCOPE_EINVAL;
-    cs_option(P.cs, CS_OPT_DETAIL, CS_OPT_ON);
     scope__tramp_select();
     P.entry_tramp = scope__tramp_entry_addr;
     P.ready = 1;
@@ -562,7 +601,7 @@ static int body_branches_into(uintptr_t from, uintptr_t to, uintptr_t lo, uintpt
         return 0;
     if (last + 15 < to)
         to = last + 15;                 /* an instruction is at most 15 bytes */
-    cs_insn *in = cs_malloc(P.cs);
+    cs_insn *in = CS.malloc(CS.cs);
     if (!in)
         return 0;
     const uint8_t *code = (const uint8_t *)from;
@@ -570,7 +609,7 @@ static int body_branches_into(uintptr_t from, uintptr_t to, uintptr_t lo, uintpt
     uint64_t ip = from;
     int hit = 0;
     while (left > 0) {
-        if (!cs_disasm_iter(P.cs, &code, &left, &ip, in)) {
+        if (!CS.disasm_iter(CS.cs, &code, &left, &ip, in)) {
             code++; left--; ip++;       /* data or padding: step over a byte */
             continue;
         }
@@ -581,22 +620,24 @@ static int body_branches_into(uintptr_t from, uintptr_t to, uintptr_t lo, uintpt
             break;
         }
     }
-    cs_free(in, 1);
+    CS.free(in, 1);
     return hit;
 }
 
 /* Is `addr` an instruction boundary of the code starting at `from`? */
 static int at_boundary(uintptr_t from, uintptr_t addr)
 {
-    cs_insn *in = cs_malloc(P.cs);
+    if (!capstone(NULL, 0))
+        return 1;               /* the patch itself then says why it cannot */
+    cs_insn *in = CS.malloc(CS.cs);
     if (!in)
         return 0;
     const uint8_t *code = (const uint8_t *)from;
     size_t left = addr - from;
     uint64_t ip = from;
-    while (left > 0 && cs_disasm_iter(P.cs, &code, &left, &ip, in))
+    while (left > 0 && CS.disasm_iter(CS.cs, &code, &left, &ip, in))
         ;
-    cs_free(in, 1);
+    CS.free(in, 1);
     return ip == addr;
 }
 
@@ -651,6 +692,8 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
 {
     if (!P.ready)
         return SCOPE_ESTATE;
+    if (!capstone(why, whylen))
+        return SCOPE_ENOENT;
     const uint8_t *code = (const uint8_t *)addr;
     uintptr_t start = addr;
     static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
@@ -674,13 +717,13 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
     uint64_t ip = start;
     int rc = SCOPE_EINVAL;
     while (covered < PATCH_LEN) {
-        ins[n_ins] = cs_malloc(P.cs);
+        ins[n_ins] = CS.malloc(CS.cs);
         if (!ins[n_ins]) {
             rc = SCOPE_ENOMEM;
             goto fail_decode;
         }
         n_ins++;
-        if (!cs_disasm_iter(P.cs, &c, &left, &ip, ins[n_ins - 1])) {
+        if (!CS.disasm_iter(CS.cs, &c, &left, &ip, ins[n_ins - 1])) {
             say(why, whylen, "cannot decode the instruction at +0x%lx",
                 (unsigned long)(start + covered - addr));
             goto fail_decode;
@@ -734,7 +777,7 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
     write_jump((uint8_t *)start, jmp, atomic);
     code_writable((void *)start, PATCH_LEN, 0);
     for (size_t i = 0; i < n_ins; i++)
-        cs_free(ins[i], 1);
+        CS.free(ins[i], 1);
     scope__patch_mark(addr);
     return 0;
 
@@ -742,7 +785,7 @@ fail_stub:
     code_writable(stub, STUB_SIZE, 0);
 fail_decode:
     for (size_t i = 0; i < n_ins; i++)
-        cs_free(ins[i], 1);
+        CS.free(ins[i], 1);
     return rc;
 }
 

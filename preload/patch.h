@@ -28,10 +28,14 @@ struct scope__fn {
     uintptr_t entry;        /* the function's address */
 };
 
-/* Sets up the disassembler and picks the trampoline variant for this CPU
- * (saving xmm, ymm or zmm argument registers). Idempotent. Returns 0 or
- * SCOPE_ENOMEM / SCOPE_EINVAL when capstone cannot be opened. */
+/* Picks the trampoline variant for this CPU (saving xmm, ymm or zmm
+ * argument registers). Idempotent. Returns 0. The disassembler is loaded
+ * by the first patch (scope__patch_disassembler). */
 int scope__patch_init(void);
+
+/* Loads the disassembler (capstone, dlopened on first use) now, so that a
+ * caller can time it apart. Returns 1 when it is usable, else 0. */
+int scope__patch_disassembler(void);
 
 /* Patches the entry of the function at `addr` (`size` bytes long, from its
  * symbol) to record region `id` (flags: SCOPE_FN_*). `atomic` asks for a write sequence that

@@ -30,6 +30,7 @@
  */
 #include "symbol_index.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,4 +268,33 @@ int scope__namepat_match(const struct scope__namepat *np, struct scope__symindex
         return 0;
     const char *d = scope__symindex_demangled(x, i);
     return d && strcmp(np->pattern, d) == 0;
+}
+
+/* ------------------------------------------------------------- suggestions */
+
+size_t scope__edit_distance(const char *a, const char *b, size_t limit)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 200 || lb > 200 || (la > lb ? la - lb : lb - la) > limit)
+        return limit + 1;
+    size_t row[201];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0], best = row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
+                                 tolower((unsigned char)b[j - 1]));
+            size_t v = sub;
+            if (row[j] + 1 < v) v = row[j] + 1;
+            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+            row[j] = v;
+            prev = cur;
+            if (v < best) best = v;
+        }
+        if (best > limit)
+            return limit + 1;
+    }
+    return row[lb];
 }

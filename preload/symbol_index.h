@@ -71,4 +71,9 @@ void scope__namepat_free(struct scope__namepat *np);
  * literal-word test. */
 int scope__namepat_match(const struct scope__namepat *np, struct scope__symindex *x, size_t i);
 
+/* Case-insensitive edit distance between a and b, or limit + 1 as soon as
+ * it must exceed limit (the "did you mean" of an unmatched name). Cost:
+ * O(len(a) x len(b)), names over 200 characters are never close. */
+size_t scope__edit_distance(const char *a, const char *b, size_t limit);
+
 #endif /* SCOPE_SYMBOL_INDEX_H */

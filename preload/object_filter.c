@@ -1,0 +1,281 @@
+/*
+ * object_filter.c - skips the loaded objects that cannot define a function
+ * the config names, before their symbol tables are read.
+ *
+ * Why: reading an object's symbols (libelf maps the file, the table is
+ * copied, sorted and hashed, the mapping torn down) costs some hundreds of
+ * microseconds on a busy VM, and an MPI rank has ~14 objects at start-up
+ * and dlopens ~50 more in MPI_Init (Open MPI's components): with the
+ * default `MPI_*` that was ~40 ms of CPU per rank, times every rank of
+ * the job, for one library that matches. A name can only match if its
+ * text is in the object's string table: an exact name is there whole, a
+ * glob's mangled match starts with the glob's literal prefix (`MPI_`),
+ * and a demangled match needs a mangled `_Z` name containing every word
+ * the pattern requires (symbol_index.c explains the words). So an object
+ * whose string table contains none of an entry's needles is skipped for
+ * that entry, and for good when no entry is left.
+ *
+ * What is tested is the .dynstr the loader already mapped (no copy, no
+ * file read), found through the section headers (two preads). An object
+ * with a .symtab (an unstripped program or library: file-local functions
+ * are only there) is always read, as is one an entry's object qualifier
+ * names (so that "matched nothing in libfoo.so" keeps meaning it was
+ * looked at), or anything unusual (not a native 64-bit ELF, .dynstr not
+ * in a readable loaded segment). The answer is a necessary condition only:
+ * an object that passes is read and matched as before.
+ *
+ * A config with a glob that has no literal start (`*_solve`) or many
+ * entries (a scan per needle would cost more than the read it saves)
+ * gets no filter: every object is read, as before.
+ */
+#include "object_filter.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scope_error.h"
+#include "symbol_index.h"
+
+#define MAX_NEEDS 64        /* entries; beyond, the scans cost more than reads */
+#define MAX_SECTIONS 4096   /* section headers read (256 KiB); beyond: read */
+
+/* What one entry requires of a string table: one of alt[] (its mangled
+ * match), or `_Z` and every word of np (its demangled match, when dem). */
+struct need {
+    const scope_config_entry *e;
+    const char *alt[2];
+    size_t alt_len[2];
+    int n_alt;
+    char *lower;                /* alt[1] when set: the Fortran rule's name */
+    int dem;
+    struct scope__namepat np;   /* words */
+};
+
+struct scope__objfilter {
+    struct need *v;
+    size_t n;
+    int any_qualified;          /* some entry names an object */
+};
+
+int scope__entry_names_object(const scope_config_entry *e, const char *path, const char *base,
+                              const char *soname)
+{
+    if (!e->object)
+        return 1;
+    if (strchr(e->object, '/'))
+        return e->object_is_glob ? fnmatch(e->object, path, 0) == 0
+                                 : strcmp(e->object, path) == 0;
+    if (e->object_is_glob)
+        return fnmatch(e->object, base, 0) == 0 || (soname && fnmatch(e->object, soname, 0) == 0);
+    return strcmp(e->object, base) == 0 || (soname && strcmp(e->object, soname) == 0);
+}
+
+int scope__plain_identifier(const char *p)
+{
+    if (!isalpha((unsigned char)*p) && *p != '_')
+        return 0;
+    for (; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return 0;
+    return 1;
+}
+
+void scope__objfilter_free(struct scope__objfilter *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->v[i].lower);
+        scope__namepat_free(&f->v[i].np);
+    }
+    free(f->v);
+    free(f);
+}
+
+/* Fills *nd for entry e. Returns 1 when done, 0 when the entry can match
+ * in any object (no filter), SCOPE_ENOMEM. */
+static int compile_need(struct need *nd, const scope_config_entry *e)
+{
+    nd->e = e;
+    if (scope__namepat_compile(&nd->np, e->pattern, e->is_glob, e->demangled) < 0)
+        return SCOPE_ENOMEM;
+    if (e->demangled) {                 /* only a demangled name can match */
+        nd->dem = 1;
+        return 1;
+    }
+    if (e->is_glob) {
+        if (nd->np.prefix_len == 0)
+            return 0;                   /* `*_solve`: anything may match */
+        nd->alt[0] = e->pattern;
+        nd->alt_len[0] = nd->np.prefix_len;
+        nd->n_alt = 1;
+        nd->dem = 1;                    /* a glob is tried on demangled names too */
+        return 1;
+    }
+    nd->alt[0] = e->pattern;
+    nd->alt_len[0] = strlen(e->pattern);
+    nd->n_alt = 1;
+    if (scope__plain_identifier(e->pattern)) {
+        /* the Fortran rule: `Compute` also finds compute_ and
+         * __mod_MOD_compute, which both contain "compute" */
+        if (!(nd->lower = strdup(e->pattern)))
+            return SCOPE_ENOMEM;
+        for (char *p = nd->lower; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (strcmp(nd->lower, e->pattern) != 0) {
+            nd->alt[1] = nd->lower;
+            nd->alt_len[1] = nd->alt_len[0];
+            nd->n_alt = 2;
+        }
+    }
+    return 1;
+}
+
+int scope__objfilter_build(struct scope__objfilter **out, const scope_config *cfg)
+{
+    *out = NULL;
+    if (cfg->n_entries == 0 || cfg->n_entries > MAX_NEEDS)
+        return 0;
+    struct scope__objfilter *f = calloc(1, sizeof *f);
+    if (!f || !(f->v = calloc(cfg->n_entries, sizeof *f->v))) {
+        free(f);
+        return SCOPE_ENOMEM;
+    }
+    for (size_t k = 0; k < cfg->n_entries; k++) {
+        int rc = compile_need(&f->v[k], &cfg->entries[k]);
+        f->n = k + 1;                   /* freed with the others from now on */
+        if (rc <= 0) {
+            scope__objfilter_free(f);
+            return rc;
+        }
+        f->any_qualified |= cfg->entries[k].object != NULL;
+    }
+    *out = f;
+    return 0;
+}
+
+static int has(const char *tab, size_t len, const char *needle, size_t n)
+{
+    return memmem(tab, len, needle, n) != NULL;
+}
+
+/* Whether the string table tab[0..len) can hold a name nd matches. */
+static int need_met(const struct need *nd, const char *tab, size_t len)
+{
+    for (int i = 0; i < nd->n_alt; i++)
+        if (has(tab, len, nd->alt[i], nd->alt_len[i]))
+            return 1;
+    if (!nd->dem || !has(tab, len, "_Z", 2))
+        return 0;
+    for (size_t w = 0; w < nd->np.n_words; w++)
+        if (!has(tab, len, nd->np.words[w], strlen(nd->np.words[w])))
+            return 0;
+    return 1;
+}
+
+/* The loaded segment of info that holds [addr, addr+len) from the file
+ * and is readable: 1 when there is one. */
+static int mapped_readable(const struct dl_phdr_info *info, uintptr_t addr, size_t len)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && addr >= lo &&
+            len <= ph->p_filesz && addr - lo <= ph->p_filesz - len)
+            return 1;
+    }
+    return 0;
+}
+
+/* DT_SONAME of info, as an offset into its .dynstr, or -1. */
+static long soname_offset(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_DYNAMIC)
+            continue;
+        const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+        for (size_t k = 0; k < ph->p_memsz / sizeof *d && d[k].d_tag != DT_NULL; k++)
+            if (d[k].d_tag == DT_SONAME)
+                return (long)d[k].d_un.d_val;
+    }
+    return -1;
+}
+
+/* The object's .dynstr as mapped: *tab, *len. Returns 1 when found, 0
+ * when the object has no dynamic symbols at all, -1 when it must be read
+ * (a .symtab, or anything unclear). */
+static int find_dynstr(const struct dl_phdr_info *info, const char *path, int is_main,
+                       const char **tab, size_t *len)
+{
+    int fd = open(is_main ? "/proc/self/exe" : path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = -1;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof *sh || eh.e_shnum == 0 || eh.e_shnum > MAX_SECTIONS)
+        goto out;
+    size_t bytes = (size_t)eh.e_shnum * sizeof *sh;
+    if (!(sh = malloc(bytes)) || pread(fd, sh, bytes, (off_t)eh.e_shoff) != (ssize_t)bytes)
+        goto out;
+    int dynsym = -1;
+    for (int i = 0; i < eh.e_shnum; i++) {
+        if (sh[i].sh_type == SHT_SYMTAB)
+            goto out;                   /* file-local functions: read it */
+        if (sh[i].sh_type == SHT_DYNSYM && dynsym < 0)
+            dynsym = i;
+    }
+    if (dynsym < 0) {
+        rc = 0;                         /* no symbols: nothing can match */
+        goto out;
+    }
+    Elf64_Word link = sh[dynsym].sh_link;
+    if (link >= eh.e_shnum || sh[link].sh_type != SHT_STRTAB || !(sh[link].sh_flags & SHF_ALLOC))
+        goto out;
+    uintptr_t addr = info->dlpi_addr + sh[link].sh_addr;
+    if (!mapped_readable(info, addr, sh[link].sh_size))
+        goto out;
+    *tab = (const char *)addr;
+    *len = sh[link].sh_size;
+    rc = 1;
+out:
+    free(sh);
+    close(fd);
+    return rc;
+}
+
+int scope__objfilter_may_match(const struct scope__objfilter *f, const struct dl_phdr_info *info,
+                               const char *path, int is_main)
+{
+    if (!f)
+        return 1;
+    const char *tab = NULL;
+    size_t len = 0;
+    int found = find_dynstr(info, path, is_main, &tab, &len);
+    if (found < 0)
+        return 1;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *soname = NULL;
+    if (f->any_qualified && found) {
+        long off = soname_offset(info);
+        if (off >= 0 && (size_t)off < len && memchr(tab + off, 0, len - (size_t)off))
+            soname = tab + off;
+    }
+    for (size_t k = 0; k < f->n; k++) {
+        const struct need *nd = &f->v[k];
+        if (!scope__entry_names_object(nd->e, path, base, soname))
+            continue;
+        if (nd->e->object || (found && need_met(nd, tab, len)))
+            return 1;
+    }
+    return 0;
+}
