@@ -77,7 +77,8 @@
 #define TAG_PING 1
 #define TAG_PONG 2
 #define TAG_RESULT 3
-#define IDLE_SLEEP_NS 20000 /* between polls while waiting */
+#define IDLE_SLEEP_NS 20000 /* between polls while waiting: the first */
+#define IDLE_MAX_NS 1000000 /* sleeps double up to this */
 #define SPIN_NS 100000      /* polling before sleeping, in an exchange */
 
 typedef scope__mpi_handle handle;
@@ -148,11 +149,19 @@ static int read_fanout(void)
     return (int)k;
 }
 
-/* Sleeps IDLE_SLEEP_NS: the pause between polls once spinning is over. */
-static void idle_pause(void)
+/* Sleeps *ns, the pause between polls once spinning is over, and doubles
+ * it up to IDLE_MAX_NS for the next time. Growing: the ranks that only
+ * wait (a host's other ranks, for the whole step; leaders, for their
+ * turn) must not wake every 20 us for milliseconds: with 16 ranks per
+ * core each wake-up (and Open MPI's sched_yield in the poll when it
+ * yields when idle) takes the core from the two leaders being timed. A
+ * waiter learns the result at most IDLE_MAX_NS late. */
+static void idle_pause(long *ns)
 {
-    struct timespec ts = { 0, IDLE_SLEEP_NS };
+    struct timespec ts = { 0, *ns };
     nanosleep(&ts, NULL);
+    if (*ns < IDLE_MAX_NS)
+        *ns = *ns * 2 > IDLE_MAX_NS ? IDLE_MAX_NS : *ns * 2;
 }
 
 /* Waits for a request: polls for spin_ns, yielding the core between
@@ -170,6 +179,7 @@ static int wait_req(handle req, int64_t spin_ns)
 {
     req = scope__mpi_handle_out(A.abi, req);
     int64_t t0 = spin_ns > 0 ? scope__mono_ns() : 0;
+    long pause_ns = IDLE_SLEEP_NS;
     for (;;) {
         int done = 0;
         int rc = A.test(&req, &done, A.abi->status_ignore);
@@ -178,7 +188,7 @@ static int wait_req(handle req, int64_t spin_ns)
         if (spin_ns > 0 && scope__mono_ns() - t0 < spin_ns)
             sched_yield();
         else
-            idle_pause();
+            idle_pause(&pause_ns);
     }
 }
 
@@ -250,8 +260,10 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
                 return rc;
             req[c] = scope__mpi_handle_out(abi, req[c]);
         }
+        /* short sleeps, not growing ones: a child's first ping waits for
+         * this one to wake, and that wait counts in the cost */
         if (!any && (last == 0 || scope__mono_ns() - last >= SPIN_NS))
-            idle_pause();
+            idle_pause(&(long){ IDLE_SLEEP_NS });
         else if (!any)
             sched_yield();
     }
