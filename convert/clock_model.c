@@ -68,13 +68,17 @@ static int64_t parse_i64(const char *v)
 }
 
 /* Two usable measurements: apart in time, and no more than 10 % apart in
- * rate (real clocks differ by ppm; more is a damaged journal). */
+ * rate beyond what their error bounds allow (real clocks differ by ppm;
+ * more is a damaged journal). The bounds count: in a run of a few
+ * milliseconds two honest offsets, each within a few hundred us, may
+ * differ by more than a tenth of the span. */
 static int has_drift(const struct scope__clock_model *m)
 {
     if (!m->init.valid || !m->fin.valid || m->fin.local_ns <= m->init.local_ns)
         return 0;
     int64_t d = m->fin.offset_ns - m->init.offset_ns;
-    return (d < 0 ? -d : d) <= (m->fin.local_ns - m->init.local_ns) / 10;
+    int64_t noise = m->init.error_ns + m->fin.error_ns; /* each < SANE_NS */
+    return (d < 0 ? -d : d) - noise <= (m->fin.local_ns - m->init.local_ns) / 10;
 }
 
 /* The error bound at local time t (see the file comment), rounded up. */

@@ -47,8 +47,9 @@
 #include "preload_state.h"
 #include "scope_internal.h"
 
-/* Round trips per edge of the tree: WARMUP first (connection set-up,
- * cold caches), then until one was as short as GOOD_RTT_NS (near
+/* Round trips per edge of the tree: at MPI_Init WARMUP first (connection
+ * set-up, cold caches; at MPI_Finalize the connection exists and the
+ * first round trip is kept if it is the shortest), then until one was as short as GOOD_RTT_NS (near
  * loopback's floor: a bound of 20 us or less, no point in more), or at
  * least MIN_ROUNDS were made, the shortest stopped improving by more than
  * a tenth (STALE_ROUNDS without such an improvement: the minimum is
@@ -60,11 +61,11 @@
  * is half the kept round trip whatever the number of rounds: stopping
  * early costs precision, never honesty. */
 #define WARMUP 1
-#define MIN_ROUNDS 3
-#define STALE_ROUNDS 3
+#define MIN_ROUNDS 2
+#define STALE_ROUNDS 2
 #define MAX_ROUNDS 100
 #define GOOD_RTT_NS 40000
-#define FAIR_RTT_NS 500000
+#define FAIR_RTT_NS 1000000
 #define POOR_RTT_NS 1500000
 #define MAX_EDGE_NS 20000000
 #define LAST_EDGE_NS 200000000
@@ -79,7 +80,7 @@
 #define TAG_RESULT 3
 #define IDLE_SLEEP_NS 20000 /* between polls while waiting: the first */
 #define IDLE_MAX_NS 1000000 /* sleeps double up to this */
-#define SPIN_NS 100000      /* polling before sleeping, in an exchange */
+#define SPIN_NS 2000000     /* polling before sleeping, in an exchange */
 
 typedef scope__mpi_handle handle;
 typedef int (*comm_dup_fn)(handle, handle *);
@@ -262,7 +263,7 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
         }
         /* short sleeps, not growing ones: a child's first ping waits for
          * this one to wake, and that wait counts in the cost */
-        if (!any && (last == 0 || scope__mono_ns() - last >= SPIN_NS))
+        if (!any && scope__mono_ns() - (last ? last : arrived) >= SPIN_NS)
             idle_pause(&(long){ IDLE_SLEEP_NS });
         else if (!any)
             sched_yield();
@@ -280,16 +281,16 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
  * tells the parent it is done, with that bound, `worst_below` and
  * `latest` (this subtree's last entry into the step, on our clock) put
  * on the parent's clock. Returns 0 or an MPI error code. */
-static int measure_edge(int parent, int64_t worst_below, int64_t latest, int64_t *b)
+static int measure_edge(int parent, int warmup, int64_t worst_below, int64_t latest, int64_t *b)
 {
     const scope__mpi_abi *abi = A.abi;
     int64_t best = INT64_MAX, start = scope__mono_ns(), parent_in = 0;
     int last_better = 0;
     for (int i = 0;; i++) {
         if (best <= GOOD_RTT_NS ||
-            (i >= WARMUP + MIN_ROUNDS &&
+            (i >= warmup + MIN_ROUNDS &&
              ((i - last_better >= STALE_ROUNDS && best <= FAIR_RTT_NS) ||
-              i >= WARMUP + MAX_ROUNDS ||
+              i >= warmup + MAX_ROUNDS ||
               (scope__mono_ns() - start >= MAX_EDGE_NS && best <= POOR_RTT_NS) ||
               scope__mono_ns() - start >= LAST_EDGE_NS)))
             break;
@@ -301,7 +302,7 @@ static int measure_edge(int parent, int64_t worst_below, int64_t latest, int64_t
         int64_t t2 = scope__mono_ns();
         if (rc != 0)
             return rc;
-        if (i >= WARMUP && t2 - t1 < best) {
+        if (i >= warmup && t2 - t1 < best) {
             /* stable = no improvement by more than a tenth lately */
             if (best == INT64_MAX || (t2 - t1) < best - best / 10)
                 last_better = i;
@@ -332,7 +333,7 @@ static int measure_edge(int parent, int64_t worst_below, int64_t latest, int64_t
  * it (entry times travel up the tree, each put on the parent's clock) to
  * the end; elsewhere, the edge's cost (measure_edge). Returns 0 or an
  * MPI error code. */
-static int measure_tree(int64_t *b)
+static int measure_tree(int warmup, int64_t *b)
 {
     const scope__mpi_abi *abi = A.abi;
     int me = A.leader_rank, k = A.fanout;
@@ -347,7 +348,7 @@ static int measure_tree(int64_t *b)
         up[2] = worst;
     } else {
         int parent = (me - 1) / k;
-        rc = measure_edge(parent, worst, latest, b);
+        rc = measure_edge(parent, warmup, worst, latest, b);
         if (rc == 0)
             rc = recv_leader(up, 3, parent, TAG_RESULT, 0);
         if (rc != 0)
@@ -384,7 +385,7 @@ static int measure_body(const char *when)
     if (A.host_rank == 0) {
         b[B_HOST] = A.leader_rank;
         b[B_HOSTS] = A.n_leaders;
-        rc = measure_tree(b);
+        rc = measure_tree(strcmp(when, "init") == 0 ? WARMUP : 0, b);
     }
     if (rc == 0)
         rc = A.ibcast(b, B_LEN, abi->dt_int64, 0, A.host, &req);
