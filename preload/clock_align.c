@@ -47,19 +47,22 @@
 #include "preload_state.h"
 #include "scope_internal.h"
 
-/* Round trips per edge of the tree: at MPI_Init WARMUP first (connection
- * set-up, cold caches; at MPI_Finalize the connection exists and the
- * first round trip is kept if it is the shortest), then until one was as short as GOOD_RTT_NS (near
- * loopback's floor: a bound of 20 us or less, no point in more), or at
- * least MIN_ROUNDS were made, the shortest stopped improving by more than
- * a tenth (STALE_ROUNDS without such an improvement: the minimum is
- * stable) and is under FAIR_RTT_NS, or MAX_ROUNDS, or MAX_EDGE_NS spent
- * with one under POOR_RTT_NS, or LAST_EDGE_NS spent. On a busy machine
- * (ranks waiting for a core, round trips of milliseconds) one exchange
- * where both sides happened to run at once is all it takes, so while the
- * bound is poor more tries are worth it, but not without end. The bound
- * is half the kept round trip whatever the number of rounds: stopping
- * early costs precision, never honesty. */
+/* Round trips per edge of the tree: at MPI_Init a WARMUP first
+ * (connection set-up, cold caches; at MPI_Finalize the connection exists
+ * and the first round trip counts), then until one was as short as
+ * GOOD_RTT_NS (near loopback's floor: a bound of 20 us or less, no point
+ * in more), or at least MIN_ROUNDS were made and: the shortest stopped
+ * improving by more than a tenth (STALE_ROUNDS without such an
+ * improvement) and is under FAIR_RTT_NS; or FAIR_EDGE_NS were spent with
+ * one under FAIR_RTT_NS (when cores are short, round trips scatter and
+ * the minimum keeps improving a little: more rounds buy little); or
+ * MAX_ROUNDS; or MAX_EDGE_NS spent with one under POOR_RTT_NS; or
+ * LAST_EDGE_NS spent. On a busy machine (ranks waiting for a core, round
+ * trips of milliseconds) one exchange where both sides happened to run
+ * at once is all it takes, so while the bound is poor more tries are
+ * worth it, but not without end. The bound is half the kept round trip
+ * whatever the number of rounds: stopping early costs precision, never
+ * honesty. */
 #define WARMUP 1
 #define MIN_ROUNDS 2
 #define STALE_ROUNDS 2
@@ -67,6 +70,7 @@
 #define GOOD_RTT_NS 40000
 #define FAIR_RTT_NS 1000000
 #define POOR_RTT_NS 1500000
+#define FAIR_EDGE_NS 2000000
 #define MAX_EDGE_NS 20000000
 #define LAST_EDGE_NS 200000000
 /* Children per parent in the tree of host leaders: a parent answers all
@@ -290,6 +294,7 @@ static int measure_edge(int parent, int warmup, int64_t worst_below, int64_t lat
         if (best <= GOOD_RTT_NS ||
             (i >= warmup + MIN_ROUNDS &&
              ((i - last_better >= STALE_ROUNDS && best <= FAIR_RTT_NS) ||
+              (scope__mono_ns() - start >= FAIR_EDGE_NS && best <= FAIR_RTT_NS) ||
               i >= warmup + MAX_ROUNDS ||
               (scope__mono_ns() - start >= MAX_EDGE_NS && best <= POOR_RTT_NS) ||
               scope__mono_ns() - start >= LAST_EDGE_NS)))

@@ -46,8 +46,12 @@ def env_for(a, tmp, profiled):
            not k.startswith(("OMPI_", "PMIX_", "PMI_", "SLURM_", "HYDRA_"))}
     if profiled:
         conf = os.path.join(tmp, "work.conf")
-        with open(conf, "w") as f:
-            f.write("work\n")
+        # written once: rewritten for each process, it was truncated while
+        # an earlier one read it, which then recorded nothing
+        if not os.path.exists(conf):
+            with open(conf + ".tmp", "w") as f:
+                f.write("work\n")
+            os.replace(conf + ".tmp", conf)
         env.update(LD_PRELOAD=a.preload, SCOPE_CONFIG=conf, SCOPE_HOST_FILES="1",
                    SCOPE_OUTPUT=os.path.join(tmp, "prof.h5"))
     return env
