@@ -405,6 +405,24 @@ int scope__index_note_host_collision(const char *index_path, const char *ranks_d
     return relink_index(index_path, ranks_dir, since_ns, scope__index_link_host_collisions);
 }
 
+/* The index's /metadata mpi_size: the ranks it should link; 0 when it
+ * has none or it cannot be read. */
+static int64_t index_size(hid_t f)
+{
+    int64_t size = 0;
+    hid_t g = H5Gopen2(f, SCOPE_G_METADATA, H5P_DEFAULT);
+    if (g >= 0) {
+        hid_t a = H5Aopen(g, SCOPE_A_MPI_SIZE, H5P_DEFAULT);
+        if (a >= 0) {
+            if (H5Aread(a, H5T_NATIVE_INT64, &size) < 0)
+                size = 0;
+            H5Aclose(a);
+        }
+        H5Gclose(g);
+    }
+    return size;
+}
+
 /* 1 when the index's /rank<r> leads to an object (its file and group
  * exist). */
 static int link_ok(hid_t index, int r)
@@ -434,17 +452,7 @@ int scope_convert_index_repair(const char *index_path, const char *ranks_dir, ch
         fixed = SCOPE_EHDF5;
         goto out;
     }
-    int64_t size = 0;
-    hid_t g = H5Gopen2(f, SCOPE_G_METADATA, H5P_DEFAULT);
-    if (g >= 0) {
-        hid_t a = H5Aopen(g, SCOPE_A_MPI_SIZE, H5P_DEFAULT);
-        if (a >= 0) {
-            if (H5Aread(a, H5T_NATIVE_INT64, &size) < 0)
-                size = 0;
-            H5Aclose(a);
-        }
-        H5Gclose(g);
-    }
+    int64_t size = index_size(f);
     if (size <= 0 || size > INT32_MAX)
         goto done;
     broken = calloc((size_t)size, 1);
@@ -517,16 +525,7 @@ int scope_convert_index_broken(const char *index_path)
     hid_t f = H5Fopen(index_path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         goto out;
-    hid_t g = H5Gopen2(f, SCOPE_G_METADATA, H5P_DEFAULT);
-    if (g >= 0) {
-        hid_t a = H5Aopen(g, SCOPE_A_MPI_SIZE, H5P_DEFAULT);
-        if (a >= 0) {
-            if (H5Aread(a, H5T_NATIVE_INT64, &size) < 0)
-                size = 0;
-            H5Aclose(a);
-        }
-        H5Gclose(g);
-    }
+    size = index_size(f);
     broken = 0;
     for (int64_t r = 0; r < size && r <= INT32_MAX; r++)
         broken += !link_ok(f, (int)r);

@@ -15,6 +15,8 @@
 #ifndef SCOPE_FORMAT_H
 #define SCOPE_FORMAT_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -126,6 +128,35 @@ static inline const char *scope_kind_name(int kind)
 {
     static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual" };
     return kind >= 0 && kind < SCOPE_KIND_COUNT ? names[kind] : names[SCOPE_KIND_MANUAL];
+}
+
+/* The name of a host's file in the ranks folder, "host-<host>.h5", into
+ * out[len]: letters, digits, '.', '-' and '_' of the host name are kept
+ * (at most 71 of them), anything else becomes '_', an empty name
+ * "unknown"; cut to fit len (len >= 1). The recorder, the preload, the
+ * converter and `scope recover` must all agree on it. Cost: O(len). */
+static inline void scope_host_file_name(const char *host, char *out, size_t len)
+{
+    static const char prefix[] = SCOPE_HOST_FILE_PREFIX, unknown[] = "unknown";
+    char name[sizeof prefix - 1 + 72 + 4];
+    size_t n = 0, kept = 0;
+    for (const char *p = prefix; *p; p++)
+        name[n++] = *p;
+    for (const char *p = host; p && *p && kept < 71; p++, kept++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+        name[n++] = ok ? ch : '_';
+    }
+    for (const char *p = unknown; kept == 0 && *p; p++)
+        name[n++] = *p;
+    for (const char *p = ".h5"; *p; p++)
+        name[n++] = *p;
+    size_t i = 0;
+    for (; i + 1 < len && i < n; i++)
+        out[i] = name[i];
+    if (len > 0)
+        out[i] = '\0';
 }
 
 #ifdef __cplusplus

@@ -71,13 +71,6 @@ static struct {
     int host_size;
 } H;
 
-/* "host-<name>.h5" (scope__host_file_name: the runtime names the file
- * the same way for processes without MPI). */
-static void host_file_name(const char *host, char *out, size_t len)
-{
-    scope__host_file_name(host, out, len);
-}
-
 /* Waits for a request, polling with sleeps that grow from 20 us to 1 ms.
  * Returns 0 or an MPI error code. */
 static int wait_req(handle req)
@@ -194,7 +187,7 @@ static int write_host(const char *all, int host_size)
             char *f = files + (size_t)r * FILE_LEN;
             char *name = H.names + (size_t)r * NAME_LEN;
             name[NAME_LEN - 1] = 0;
-            host_file_name(name, f, FILE_LEN);
+            scope_host_file_name(name, f, FILE_LEN);
             links[r] = f;
         }
         n_links = (size_t)H.world_size;
@@ -202,7 +195,7 @@ static int write_host(const char *all, int host_size)
     char me[NAME_LEN] = { 0 }, mine[FILE_LEN];
     if (gethostname(me, sizeof me - 1) < 0)
         me[0] = 0;
-    host_file_name(me, mine, sizeof mine);
+    scope_host_file_name(me, mine, sizeof mine);
     rc = scope__finalize_host(mine, journals, n, links, n_links);
     scope__preload_log("host files: %s with %zu rank%s: %s", mine, n, n == 1 ? "" : "s",
                        rc < 0 ? scope_strerror(rc) : "written");

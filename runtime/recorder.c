@@ -539,20 +539,6 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
     return rc;
 }
 
-void scope__host_file_name(const char *host, char *out, size_t len)
-{
-    char safe[72];
-    size_t n = 0;
-    for (const char *p = host; *p && n + 1 < sizeof safe; p++) {
-        char ch = *p;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
-        safe[n++] = ok ? ch : '_';
-    }
-    safe[n] = 0;
-    snprintf(out, len, SCOPE_HOST_FILE_PREFIX "%s.h5", n ? safe : "unknown");
-}
-
 int scope_finalize(void)
 {
     int rc = 0;
@@ -577,7 +563,7 @@ int scope_finalize(void)
     const char *hf = getenv("SCOPE_HOST_FILES");
     if (hf && strcmp(hf, "1") == 0) {
         char name[100];
-        scope__host_file_name(scope__rec.host, name, sizeof name);
+        scope_host_file_name(scope__rec.host, name, sizeof name);
         snprintf(host_path, sizeof host_path, "%s/%s", scope__rec.ranks_dir, name);
         req.host_path = host_path;
         req.append = 1;

@@ -77,11 +77,6 @@ SCOPE_API int scope__launcher_rank(void);
  * SCOPE_JOURNAL_DIR wins over it. NULL or "" = none. */
 SCOPE_API void scope__set_journal_dir(const char *dir, const char *origin);
 
-/* "host-<host>.h5", the host name made safe for a file name (anything but
- * letters, digits, '.', '-' and '_' becomes '_'): the file of a host's
- * ranks in the ranks folder (docs/format.md). */
-SCOPE_API void scope__host_file_name(const char *host, char *out, size_t len);
-
 /* What a launcher announced (launcher.c). */
 typedef struct scope__launcher {
     int rank;              /* -1: no launcher variable */

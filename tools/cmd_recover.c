@@ -187,21 +187,6 @@ static int in_host_file(const char *folder, int rank, int64_t pid)
 
 static int read_header(const char *path, struct scope_journal_header *h);
 
-/* "host-<host>.h5" as the recorder names it (scope__host_file_name in
- * runtime/recorder.c: letters, digits, '.', '-', '_' kept, the rest '_'). */
-static void host_file_name(const char *host, char *out, size_t len)
-{
-    char safe[72];
-    size_t n = 0;
-    for (const char *p = host; *p && n + 1 < sizeof safe; p++) {
-        char ch = *p;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
-        safe[n++] = ok ? ch : '_';
-    }
-    safe[n] = 0;
-    snprintf(out, len, SCOPE_HOST_FILE_PREFIX "%s.h5", n ? safe : "unknown");
-}
 
 /* A journal of a host whose processes appended to its host file under
  * the host's lock (no MPI, SCOPE_HOST_FILES=1: the lock file is there)
@@ -215,7 +200,7 @@ static int recover_by_append(const char *journal, const char *folder, int *statu
     struct stat st;
     if (read_header(journal, &h) < 0)
         return 0;
-    host_file_name(h.hostname, name, sizeof name);
+    scope_host_file_name(h.hostname, name, sizeof name);
     snprintf(host_path, sizeof host_path, "%s/%s", folder, name);
     snprintf(lock, sizeof lock, "%s/.%s.lock", folder, name);
     if (stat(lock, &st) != 0 || stat(host_path, &st) != 0 || index_of(folder, index, sizeof index))
@@ -380,6 +365,52 @@ static struct seen_host *seen_of(const char *host)
     return &seen[n_seen++];
 }
 
+/* Reads the names in `d` that keep(name, arg) accepts into a new array
+ * *names (each strdup'ed; the caller frees them and it) of *n, and closes
+ * d. Returns 0, or -1 out of memory (said; nothing to free). Cost: one
+ * pass over the folder. */
+static int read_names(DIR *d, int (*keep)(const char *name, const void *arg), const void *arg,
+                      char ***names, size_t *n)
+{
+    char **all = NULL;
+    size_t k = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!keep(e->d_name, arg))
+            continue;
+        char **nn = realloc(all, (k + 1) * sizeof *nn);
+        if (!nn)
+            goto fail_memory;
+        all = nn;
+        if (!(all[k] = strdup(e->d_name)))
+            goto fail_memory;
+        k++;
+    }
+    closedir(d);
+    *names = all;
+    *n = k;
+    return 0;
+
+fail_memory:
+    for (size_t i = 0; i < k; i++)
+        free(all[i]);
+    free(all);
+    closedir(d);
+    fprintf(stderr, "scope: out of memory\n");
+    return -1;
+}
+
+static int has_prefix(const char *name, const void *prefix)
+{
+    return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+static int is_journal_file(const char *name, const void *unused)
+{
+    (void)unused;
+    return is_journal_name(name);
+}
+
 /* Recovers into `folder` the journals of its run found in `dir` (a
  * journal folder apart from it), of `host` only unless NULL. Returns 0,
  * or 1 when any was refused or failed. */
@@ -394,21 +425,8 @@ static int recover_dir(const char *dir, const char *folder, const char *host, in
     snprintf(prefix, sizeof prefix, SCOPE_JOURNAL_PREFIX "%s%s", host ? host : "", host ? "." : "");
     char **names = NULL;
     size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
-            continue;
-        char **nn = realloc(names, (n + 1) * sizeof *nn);
-        if (!nn || !(nn[n] = strdup(e->d_name))) {
-            free(nn ? nn : names);
-            closedir(d);
-            fprintf(stderr, "scope: out of memory\n");
-            return 1;
-        }
-        names = nn;
-        n++;
-    }
-    closedir(d);
+    if (read_names(d, has_prefix, prefix, &names, &n) < 0)
+        return 1;
     int status = 0;
     for (size_t i = 0; i < n; i++) {
         char jp[PATH_MAX + 256];
@@ -540,21 +558,8 @@ static int recover_path(const char *path, char *const *jdirs, size_t n_jdirs, in
      * metadata; any journal writes it when rank 0 finished cleanly */
     char **names = NULL;
     size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!is_journal_name(e->d_name))
-            continue;
-        char **nn = realloc(names, (n + 1) * sizeof *nn);
-        if (!nn || !(nn[n] = strdup(e->d_name))) {
-            free(nn ? nn : names);
-            closedir(d);
-            fprintf(stderr, "scope: out of memory\n");
-            return 1;
-        }
-        names = nn;
-        n++;
-    }
-    closedir(d);
+    if (read_names(d, is_journal_file, NULL, &names, &n) < 0)
+        return 1;
     int status = 0;
     for (size_t i = 0; i < n; i++) {
         char jp[PATH_MAX + 256];
