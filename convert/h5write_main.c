@@ -50,6 +50,20 @@ static long read_links(char ***out)
     return (long)n;
 }
 
+/* The command's status for scope_convert()'s rc: 0, or 1 after saying
+ * err on standard error. After a file libhdf5 could not close it leaves
+ * at once: libhdf5's exit handler would crash (h5writer.c). */
+static int finish(int rc, const char *err)
+{
+    if (rc >= 0)
+        return 0;
+    fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
+    fflush(stderr);
+    if (scope_convert_hdf5_broken())
+        _exit(1);
+    return 1;
+}
+
 static int host_main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -82,14 +96,7 @@ static int host_main(int argc, char **argv)
     for (long i = 0; i < n_links; i++)
         free(links[i]);
     free(links);
-    if (rc < 0) {
-        fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
-        fflush(stderr);
-        if (scope_convert_hdf5_broken())
-            _exit(1);
-        return 1;
-    }
-    return 0;
+    return finish(rc, err);
 }
 
 /* scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL */
@@ -109,14 +116,7 @@ static int append_main(int argc, char **argv)
         .err = err,
         .errlen = sizeof err,
     };
-    if (scope_convert(&req) < 0) {
-        fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
-        fflush(stderr);
-        if (scope_convert_hdf5_broken())
-            _exit(1);
-        return 1;
-    }
-    return 0;
+    return finish(scope_convert(&req), err);
 }
 
 int main(int argc, char **argv)
@@ -147,13 +147,8 @@ int main(int argc, char **argv)
         .err = err,
         .errlen = sizeof err,
     };
-    if (scope_convert(&req) < 0) {
-        fprintf(stderr, "scope: %s\n", err[0] ? err : "writing the profile failed");
-        fflush(stderr);
-        if (scope_convert_hdf5_broken())
-            _exit(1); /* libhdf5's exit handler would crash (h5writer.c) */
+    if (finish(scope_convert(&req), err) != 0)
         return 1;
-    }
     if (remove_journal)
         unlink(argv[2]);
     return 0;
