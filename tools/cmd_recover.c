@@ -365,6 +365,19 @@ static struct seen_host *seen_of(const char *host)
     return &seen[n_seen++];
 }
 
+/* recover_one(jp, folder, 1), unless libhdf5 could not close a file
+ * earlier in this run: its library state is then not to be trusted, and
+ * the journal waits for the next run (said). Returns 0, or 1 when not
+ * converted. */
+static int recover_unless_broken(const char *jp, const char *folder)
+{
+    if (scope_convert_hdf5_broken()) {
+        fprintf(stderr, "scope: %s: not converted this time (run scope recover again)\n", jp);
+        return 1;
+    }
+    return recover_one(jp, folder, 1);
+}
+
 /* Reads the names in `d` that keep(name, arg) accepts into a new array
  * *names (each strdup'ed; the caller frees them and it) of *n, and closes
  * d. Returns 0, or -1 out of memory (said; nothing to free). Cost: one
@@ -437,11 +450,7 @@ static int recover_dir(const char *dir, const char *folder, const char *host, in
             continue; /* another run's, or not a journal */
         (*found)++;
         struct seen_host *sh = seen_of(h.hostname);
-        int rc = 1;
-        if (scope_convert_hdf5_broken())
-            fprintf(stderr, "scope: %s: not converted this time (run scope recover again)\n", jp);
-        else
-            rc = recover_one(jp, folder, 1);
+        int rc = recover_unless_broken(jp, folder);
         status |= rc;
         if (sh) {
             sh->recovered += !rc;
@@ -565,12 +574,7 @@ static int recover_path(const char *path, char *const *jdirs, size_t n_jdirs, in
         char jp[PATH_MAX + 256];
         snprintf(jp, sizeof jp, "%s/%s", folder, names[i]);
         (*found)++;
-        /* after a file HDF5 could not close, its library state is not to
-         * be trusted: the rest wait for the next run */
-        if (scope_convert_hdf5_broken())
-            fprintf(stderr, "scope: %s: not converted this time (run scope recover again)\n", jp);
-        else
-            status |= recover_one(jp, folder, 1);
+        status |= recover_unless_broken(jp, folder);
         free(names[i]);
     }
     free(names);
