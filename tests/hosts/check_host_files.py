@@ -129,6 +129,28 @@ def check_counts_reader(a, path, ranks):
         check(got.get(r) == expected(r), f"rank {r} (reader, {path}): {got.get(r)}")
 
 
+def kill_victim(tmp, pidfile, run, want):
+    """Waits until the victim rank said its pid and the other hosts' files
+    `want` and the index are written, kills it with SIGKILL, and waits for
+    mpirun (`run`) to end."""
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        have = files_of(tmp)
+        if os.path.exists(pidfile) and all(w in have for w in want) and \
+                os.path.exists(os.path.join(tmp, "prof.h5")):
+            break
+        time.sleep(0.2)
+    check(os.path.exists(pidfile), "the victim never said its pid")
+    if os.path.exists(pidfile):
+        os.kill(int(open(pidfile).read()), 9)
+    try:
+        run.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.communicate()
+        check(False, "mpirun did not end after the kill")
+
+
 def check_all(a, tmp, ranks, complete=None):
     out = os.path.join(tmp, "prof.h5")
     where = check_counts_h5py(out, ranks, complete)
@@ -171,22 +193,7 @@ def test_kill(a, tmp):
     run = subprocess.Popen(mpirun_cmd(a, tmp, hosts, 3) + [a.prog, "7", pidfile], env=env,
                            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     want = [f"host-{h}.h5" for h in ("hostA", "hostB", "hostD")]
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        have = files_of(tmp)
-        if os.path.exists(pidfile) and all(w in have for w in want) and \
-                os.path.exists(os.path.join(tmp, "prof.h5")):
-            break
-        time.sleep(0.2)
-    check(os.path.exists(pidfile), "the victim never said its pid")
-    if os.path.exists(pidfile):
-        os.kill(int(open(pidfile).read()), 9)
-    try:
-        run.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        run.kill()
-        run.communicate()
-        check(False, "mpirun did not end after the kill")
+    kill_victim(tmp, pidfile, run, want)
     files = files_of(tmp)
     check([f for f in files if f.endswith(".h5")] == want, f"before recover: {files}")
     journals = [f for f in files if f.startswith("journal.hostC.")]

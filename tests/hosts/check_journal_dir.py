@@ -89,22 +89,7 @@ def test_kill(a, tmp):
     pidfile = os.path.join(tmp, "victim.pid")
     p = run(a, tmp, ["hostA", "hostB", "hostC", "hostD"], 3, jd, ["7", pidfile], popen=True)
     want = [f"host-{h}.h5" for h in ("hostA", "hostB", "hostD")]
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        have = chf.files_of(tmp)
-        if os.path.exists(pidfile) and all(w in have for w in want) and \
-                os.path.exists(os.path.join(tmp, "prof.h5")):
-            break
-        time.sleep(0.2)
-    check(os.path.exists(pidfile), "the victim never said its pid")
-    if os.path.exists(pidfile):
-        os.kill(int(open(pidfile).read()), 9)
-    try:
-        p.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        check(False, "mpirun did not end after the kill")
+    chf.kill_victim(tmp, pidfile, p, want)
     files = chf.files_of(tmp)
     check(files == sorted(want + ["journals.hostC"]), f"ranks folder before recover: {files}")
     journals = sorted(os.listdir(jd))
