@@ -143,14 +143,17 @@ void scope__clock_model_fold(const struct scope__clock_model *m, struct scope_jr
 {
     if (!m->init.valid)
         return;
-    /* ns(ticks) = base_ns + (d * mult) >> 32 is linear, and so is align():
+    /* ns(ticks) = base_ns + (d * mult) >> 64 is linear, and so is align():
      * the composition is the same form with base_ns -> align(base_ns) and
      * mult scaled by 1 + drift. */
     if (has_drift(m)) {
-        /* mult * D / T in two parts, so no product leaves __int128 range
-         * (|D| <= T / 10, see has_drift) */
+        /* mult * D / T in two parts: the remainder's product stays in
+         * range (|mult % T| < T < 2^62, |D| < 2^62), the quotient's wraps
+         * (unsigned) on a damaged journal instead of overflowing */
         __int128 d = m->fin.offset_ns - m->init.offset_ns, t = m->fin.local_ns - m->init.local_ns;
-        jr->mult += jr->mult / t * d + jr->mult % t * d / t;
+        unsigned __int128 q = (unsigned __int128)(jr->mult / t) * (unsigned __int128)d;
+        jr->mult = (__int128)((unsigned __int128)jr->mult + q +
+                              (unsigned __int128)(jr->mult % t * d / t));
     }
     jr->base_ns = align(m, jr->base_ns);
     jr->hdr.start_ns = align(m, jr->hdr.start_ns);

@@ -262,13 +262,17 @@ static double local_tsc_ns_per_tick(void)
     return t1 > t0 ? ns / (double)(t1 - t0) : 1.0;
 }
 
-static void calibrate(struct scope_jr *jr)
+/* Sane spans for a rate: beyond 2^62 ns (146 years) a journal is
+ * damaged, and the shift below would leave __int128. */
+#define SPAN_MAX_NS ((int64_t)1 << 62)
+
+void scope__jr_calibrate(struct scope_jr *jr)
 {
     const struct scope_journal_header *h = &jr->hdr;
     if (h->clock_kind != SCOPE_CLOCK_TSC) {
         jr->base_ticks = 0;
         jr->base_ns = 0;
-        jr->mult = (__int128)1 << 32;
+        jr->mult = (__int128)1 << 64;
         return;
     }
     jr->base_ticks = h->start_ticks;
@@ -279,11 +283,12 @@ static void calibrate(struct scope_jr *jr)
         end_t = jr->last_calib_ticks;
         end_ns = jr->last_calib_ns;
     }
-    if (end_t > h->start_ticks && end_ns - h->start_ns >= 10000000) {
-        jr->mult = ((__int128)(end_ns - h->start_ns) << 32) / (__int128)(end_t - h->start_ticks);
+    __int128 span = (__int128)end_ns - h->start_ns;
+    if (end_t > h->start_ticks && span >= 10000000 && span < SPAN_MAX_NS) {
+        jr->mult = (span << 64) / (__int128)(end_t - h->start_ticks);
     } else {
         double r = local_tsc_ns_per_tick();
-        jr->mult = (__int128)(r * 4294967296.0);
+        jr->mult = (__int128)(r * 18446744073709551616.0);
     }
 }
 
@@ -352,7 +357,7 @@ int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errl
             goto fail_parse;
         }
     }
-    calibrate(jr);
+    scope__jr_calibrate(jr);
     return 0;
 
 fail_parse:

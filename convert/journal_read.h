@@ -56,7 +56,12 @@ struct scope_jr {
     uint32_t n_sites;
     struct scope_jr_thread *threads;
     uint32_t n_threads;
-    /* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 32 */
+    /* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 64.
+     * 64 fraction bits, not 32: mult is rounded to 2^-64 ns per tick, so
+     * even a timestamp 10^14 ticks from base_ticks (a CLOCK_MONOTONIC
+     * journal, whose base is 0, on a machine up for a day) is off by less
+     * than a ns; with 32 bits the rounding alone moved it by microseconds,
+     * more than the clock alignment's bounds (docs/clocks.md). */
     uint64_t base_ticks;
     int64_t base_ns;
     __int128 mult;
@@ -70,11 +75,20 @@ struct scope_jr {
 int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errlen);
 void scope__jr_close(struct scope_jr *jr);
 
-/* Converts journal ticks to CLOCK_MONOTONIC ns. */
+/* Sets jr's ticks -> ns map from its header: the identity for a
+ * CLOCK_MONOTONIC journal, else the line through the first and last
+ * calibration pairs (a short run: the local TSC rate). Cost: a 10 ms
+ * measurement for a TSC journal of under 10 ms, else O(1). */
+void scope__jr_calibrate(struct scope_jr *jr);
+
+/* Converts journal ticks to CLOCK_MONOTONIC ns. The products are taken
+ * modulo 2^128 and the sum modulo 2^64: a damaged journal gives wrong
+ * times, never undefined behaviour. */
 static inline int64_t scope__jr_ns(const struct scope_jr *jr, uint64_t ticks)
 {
     __int128 d = (__int128)((int64_t)(ticks - jr->base_ticks));
-    return jr->base_ns + (int64_t)((d * jr->mult) >> 32);
+    unsigned __int128 p = (unsigned __int128)d * (unsigned __int128)jr->mult;
+    return (int64_t)((uint64_t)jr->base_ns + (uint64_t)(int64_t)((__int128)p >> 64));
 }
 
 /* A reader of one thread's records in order, with a bounded buffer. */
