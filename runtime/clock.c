@@ -72,21 +72,30 @@ static uint64_t read_ticks(void)
     return scope__ticks();
 }
 
+/* This thread's CPU time in ns. The time limits below count it, not the
+ * wall clock: on a loaded machine the process may lose the core for
+ * milliseconds between two reads, and a wall-clock limit then ended the
+ * measurement after two samples, whose common divisor could be anything
+ * (a TSC reported as "30 ns" resolution). */
+static int64_t cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 /* Waits for the chosen clock to move on from `from`, for at most 2 ms of
- * raw CLOCK_MONOTONIC. Returns the new reading, or `from` if it never moved. */
+ * this thread's CPU time. Returns the new reading, or `from` if it never
+ * moved. */
 static uint64_t next_step(uint64_t from)
 {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+    int64_t a = cpu_ns();
     for (unsigned n = 1;; n++) {
         uint64_t t = read_ticks();
         if (t != from)
             return t;
-        if ((n & 63) == 0) {
-            clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-            if ((int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec) > 2000000)
-                return from;
-        }
+        if ((n & 63) == 0 && cpu_ns() - a > 2000000)
+            return from;
     }
 }
 
@@ -102,8 +111,8 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 
 /* The step of the chosen clock, in ticks: the greatest common divisor of
  * the changes seen between successive distinct readings (up to 100 of
- * them, at least 2; no more once 2 ms have passed, which only a very
- * coarse clock takes). A clock that ticks in steps of s only ever changes
+ * them, at least 2; no more once 2 ms of this thread's CPU time are
+ * spent, which only a very coarse clock takes). A clock that ticks in steps of s only ever changes
  * by multiples of s; a fine clock's changes (a read costs tens of ticks,
  * and varies) have no common divisor beyond 1 after a few reads. So this
  * is the clock's granularity, not the cost of reading it: a TSC gives 1,
@@ -111,9 +120,8 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
  * 2 ms is given a 2 ms step (in ns mode; the TSC always moves). */
 static uint64_t measure_resolution(void)
 {
-    struct timespec a, b;
     uint64_t t = next_step(read_ticks()), step = 0;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+    int64_t a = cpu_ns();
     for (int i = 0; i < 100; i++) {
         uint64_t n = next_step(t);
         if (n > t)
@@ -121,11 +129,8 @@ static uint64_t measure_resolution(void)
         t = n;
         if (step == 1)
             break;
-        if (i >= 1) {
-            clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-            if ((int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec) > 2000000)
-                break;
-        }
+        if (i >= 1 && cpu_ns() - a > 2000000)
+            break;
     }
     if (step == 0)
         return scope__clock_tsc ? 1 : 2000000;
