@@ -48,6 +48,24 @@ extern "C" {
 #define SCOPE_T_THREADS "threads"         /* /rank<N>/threads */
 #define SCOPE_T_INTERPOSITION "interposition"
 #define SCOPE_T_CALLSITES "callsites"     /* /rank<N>/callsites, one row per frame */
+/* /scope_host_summary of a host file: a cache of what the reader's open
+ * reads from every /rank<N> group in the file (docs/format.md "The host
+ * summary table"); the rank groups stay the truth. */
+#define SCOPE_G_HOST_SUMMARY "scope_host_summary"
+#define SCOPE_HS_VERSION_ATTR "version"
+#define SCOPE_HOST_SUMMARY_VERSION 1      /* its `version` attribute */
+#define SCOPE_HS_RANKS "ranks"            /* int64 [R][4] */
+#define SCOPE_HS_ATTRS "attrs"            /* int64 [A][5] */
+#define SCOPE_HS_CELLS "cells"            /* int64 [C][12] */
+#define SCOPE_HS_STRINGS "strings"        /* uint8 [S], NUL-terminated strings */
+#define SCOPE_HS_RANK_COLS 4
+#define SCOPE_HS_ATTR_COLS 5
+#define SCOPE_HS_CELL_COLS 12
+/* attrs column `kind`: what the reader's rank attribute cache holds */
+#define SCOPE_HS_KIND_INT 1               /* i, and d = (double)i */
+#define SCOPE_HS_KIND_FLOAT 2             /* d */
+#define SCOPE_HS_KIND_STRING 3            /* s */
+#define SCOPE_HS_KIND_OTHER 4             /* not one int, float or string */
 
 /* --- per-region datasets (/rank<N>/regions/<name>/...) --- */
 #define SCOPE_D_START_TIMES "start_times"
