@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "host_summary.h"
 #include "open_builder.h"
 
 static int add_file(builder *b, const char *path);
@@ -582,18 +583,23 @@ static int follow_one(builder *b, size_t i)
     return rc;
 }
 
-/* Adds the rank groups the index's links name, file by file: each file is
- * opened once (and stays among the reader's open files), whatever order
- * the link names sort in; many links are split among worker processes
- * (open_workers.c). Empties the queue, also on failure; `drop`: only
+/* Adds the rank groups the index's links name, file by file: a host file
+ * with a consistent summary table from the table alone (host_summary.c);
+ * otherwise each file is opened once (and stays among the reader's open
+ * files), whatever order the link names sort in; many links are split
+ * among worker processes (open_workers.c). Empties the queue, also on failure; `drop`: only
  * empties it (an earlier failure). */
 static int follow_links(builder *b, int drop)
 {
     int rc = 0;
     if (b->npending)
         qsort(b->pending, b->npending, sizeof *b->pending, cmp_pending);
-    if (drop || !scope__follow_parallel(b, follow_one, &rc))
-        for (size_t i = 0; i < b->npending && rc >= 0 && !drop; i++)
+    /* host files with a summary table first, one read each; their links
+     * leave the queue (host_summary.c) */
+    if (!drop)
+        rc = scope__host_summary_take(b);
+    if (!drop && rc >= 0 && !scope__follow_parallel(b, follow_one, &rc))
+        for (size_t i = 0; i < b->npending && rc >= 0; i++)
             rc = follow_one(b, i);
     for (size_t i = 0; i < b->npending; i++)
         free(b->pending[i].obj);
