@@ -107,23 +107,28 @@ done:
     return ok;
 }
 
-/* Reads the table of the host file at fpath. 1 read, 0 none or not sane
- * in shape, SCOPE_ENOMEM. */
-static int read_table(const char *fpath, table *t)
+/* Reads the table of the host file at fpath (`open`: the file, already
+ * open, else H5I_INVALID_HID). 1 read, 0 none or not sane in shape,
+ * SCOPE_ENOMEM. */
+static int read_table(const char *fpath, hid_t open, table *t)
 {
     memset(t, 0, sizeof *t);
-    /* its own light open: only the table is read here (the rank groups
-     * are opened, through scope__source_file, when their arrays are) */
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0)
-        return 0;
-    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-    H5Pset_evict_on_close(fapl, 1);
-    hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
-    H5Pclose(fapl);
+    hid_t f = open;
     if (f < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
+        /* its own light open: only the table is read here (the rank
+         * groups are opened, through scope__source_file, when their
+         * arrays are) */
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (fapl < 0)
+            return 0;
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+        H5Pset_evict_on_close(fapl, 1);
+        f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
+        H5Pclose(fapl);
+        if (f < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            return 0;
+        }
     }
     int rc = 0;
     int64_t version = 0;
@@ -140,7 +145,8 @@ static int read_table(const char *fpath, table *t)
         rc = read_rows(g, SCOPE_HS_STRINGS, 0, MAX_STRINGS, &t->ns, (void **)&t->s);
     if (g >= 0)
         H5Gclose(g);
-    H5Fclose(f);
+    if (open < 0)
+        H5Fclose(f);
     H5Eclear2(H5E_DEFAULT);
     if (rc != 1)
         table_free(t);
@@ -167,19 +173,20 @@ static double double_of(int64_t v)
     return d;
 }
 
-/* Whether the table says exactly what the rank groups of pending links
- * [lo, hi) would (as far as can be told without reading them). */
-static int consistent(const builder *b, size_t lo, size_t hi, const table *t)
+/* Whether the table says exactly what the rank groups of the n links
+ * `pend` (one file's, ascending by rank) would (as far as can be told
+ * without reading them). */
+static int consistent(const struct pending *pend, size_t n, const table *t)
 {
-    if (t->ns < 1 || t->s[t->ns - 1] != 0 || t->nr != (int64_t)(hi - lo))
+    if (t->ns < 1 || t->s[t->ns - 1] != 0 || t->nr != (int64_t)n)
         return 0;
     int64_t na = 0, nc = 0;
     for (int64_t i = 0; i < t->nr; i++) {
         const int64_t *r = t->ranks + i * SCOPE_HS_RANK_COLS;
-        const char *obj = b->pending[lo + (size_t)i].obj;
+        const char *obj = pend[i].obj;
         /* the ranks the index links into this file, at the groups the
          * links name ("/rank<N>"), in the same (ascending) order */
-        if (r[0] != b->pending[lo + (size_t)i].rank || !str_ok(t, r[1]) || obj[0] != '/' ||
+        if (r[0] != pend[i].rank || !str_ok(t, r[1]) || obj[0] != '/' ||
             strcmp(obj + 1, t->s + r[1]) != 0 || r[2] < 0 || r[3] < 0 ||
             r[2] > t->na - na || r[3] > t->nc - nc)
             return 0;
@@ -212,15 +219,15 @@ static int consistent(const builder *b, size_t lo, size_t hi, const table *t)
     return 1;
 }
 
-/* Adds the table's ranks and cells for pending links [lo, hi) of one
- * source. 0 or SCOPE_ENOMEM. */
-static int add_all(builder *b, size_t lo, const table *t)
+/* Adds the table's ranks and cells for the links `pend` of one file
+ * (consistent() said yes). 0 or SCOPE_ENOMEM. */
+static int add_all(builder *b, const struct pending *pend, const table *t)
 {
-    int source = b->pending[lo].source;
+    int source = pend[0].source;
     const int64_t *a = t->attrs, *c = t->cells;
     for (int64_t i = 0; i < t->nr; i++) {
         const int64_t *row = t->ranks + i * SCOPE_HS_RANK_COLS;
-        const char *obj = b->pending[lo + (size_t)i].obj;
+        const char *obj = pend[i].obj;
         int rank = (int)row[0], rc = scope__open_add_rank(b, rank, source, obj);
         if (rc < 0)
             return rc;
@@ -281,25 +288,32 @@ _Static_assert(SCOPE_HS_KIND_INT == SCOPE__ATTR_INT && SCOPE_HS_KIND_FLOAT == SC
                SCOPE_HS_KIND_OTHER == SCOPE__ATTR_OTHER,
                "the table's attribute kinds are the cache's");
 
+/* The n links `pend` of one host file (`open`, or H5I_INVALID_HID) from
+ * its table: 1 when added, 0 when the table is missing or in doubt
+ * (nothing added), SCOPE_ENOMEM. */
+static int from_table(builder *b, hid_t open, const struct pending *pend, size_t n)
+{
+    table t;
+    int rc = read_table(b->p->sources[pend[0].source].path, open, &t);
+    if (rc != 1)
+        return rc;
+    rc = 0;
+    if (consistent(pend, n, &t))
+        rc = add_all(b, pend, &t) < 0 ? SCOPE_ENOMEM : 1;
+    table_free(&t);
+    return rc;
+}
+
 int scope__host_summary_take(builder *b)
 {
     size_t out = 0;
     int rc = 0;
     for (size_t lo = 0, hi; lo < b->npending; lo = hi) {
-        int source = b->pending[lo].source;
+        int source = b->pending[lo].source, used = 0;
         for (hi = lo + 1; hi < b->npending && b->pending[hi].source == source; hi++)
             ;
-        table t;
-        int used = 0;
-        if (rc >= 0 && is_host_path(b->p->sources[source].path) &&
-            (rc = read_table(b->p->sources[source].path, &t)) == 1) {
-            rc = 0;
-            if (consistent(b, lo, hi, &t)) {
-                rc = add_all(b, lo, &t);
-                used = 1;
-            }
-            table_free(&t);
-        }
+        if (rc >= 0 && is_host_path(b->p->sources[source].path))
+            used = (rc = from_table(b, H5I_INVALID_HID, b->pending + lo, hi - lo)) == 1;
         for (size_t i = lo; i < hi; i++) {
             if (used)
                 free(b->pending[i].obj);
@@ -309,4 +323,46 @@ int scope__host_summary_take(builder *b)
     }
     b->npending = out;
     return rc < 0 ? rc : 0;
+}
+
+static int cmp_by_rank(const void *a, const void *b)
+{
+    const struct pending *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int scope__host_summary_file(builder *b, int source, hid_t file, char *const *names, size_t nn)
+{
+    const char *fpath = b->p->sources[source].path;
+    if (!is_host_path(fpath))
+        return 0;
+    struct pending *pend = calloc(nn ? nn : 1, sizeof *pend);
+    size_t n = 0;
+    int rc = pend ? 1 : SCOPE_ENOMEM;
+    for (size_t i = 0; i < nn && rc == 1; i++) {
+        int rank = scope__open_parse_rank(names[i], "");
+        H5L_info_t li;
+        if (rank < 0)
+            continue;
+        if (H5Lget_info(file, names[i], &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD) {
+            H5Eclear2(H5E_DEFAULT);
+            rc = 0;     /* a link to elsewhere: the groups' path says what it is */
+        } else if (asprintf(&pend[n].obj, "/%s", names[i]) < 0) {
+            pend[n].obj = NULL;
+            rc = SCOPE_ENOMEM;
+        } else {
+            pend[n].source = source;
+            pend[n++].rank = rank;
+        }
+    }
+    if (rc == 1 && n) {
+        qsort(pend, n, sizeof *pend, cmp_by_rank);
+        rc = from_table(b, file, pend, n);
+    } else if (rc == 1) {
+        rc = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(pend[i].obj);
+    free(pend);
+    return rc == SCOPE_ENOMEM ? scope__fail(rc, "%s: out of memory", fpath) : rc;
 }

@@ -16,4 +16,11 @@
  * that are not host files. */
 int scope__host_summary_take(builder *b);
 
+/* The same for a host file opened itself (or found in a folder), open as
+ * `file`, whose root links are names[0 .. n): when it is a host file whose
+ * /rank<N> links are all groups (hard links) and its table lists exactly
+ * them, they are added from the table. Returns 1 (added: the caller adds
+ * none of them), 0 (read the groups), SCOPE_ENOMEM. */
+int scope__host_summary_file(builder *b, int source, hid_t file, char *const *names, size_t n);
+
 #endif

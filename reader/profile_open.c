@@ -51,7 +51,7 @@ static int grow(void *arr, size_t *cap, size_t n, size_t size)
 /* Parses "rank<digits>" followed by exactly `suffix`; returns the rank or
  * -1. Rejects signs, spaces and overflow, so "rank-1" or "rank1x" are not
  * rank groups (unknown groups are ignored, docs/format.md). */
-static int parse_rank(const char *s, const char *suffix)
+int scope__open_parse_rank(const char *s, const char *suffix)
 {
     if (strncmp(s, SCOPE_G_RANK_PREFIX, 4) != 0 || s[4] < '0' || s[4] > '9')
         return -1;
@@ -614,8 +614,10 @@ static int add_groups_file(builder *b, int source, hid_t file)
     const char *fpath = b->p->sources[source].path;
     link_list l;
     int rc = list_links(file, fpath, "/", &l), found = 0;
-    for (size_t i = 0; i < l.n && rc >= 0; i++) {
-        int rank = parse_rank(l.names[i], "");
+    if (rc >= 0 && (rc = scope__host_summary_file(b, source, file, l.names, l.n)) == 1)
+        found = 1;
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        int rank = scope__open_parse_rank(l.names[i], "");
         if (rank < 0)
             continue;
         found++;
@@ -792,7 +794,7 @@ static int add_folder(builder *b, const char *path)
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (parse_rank(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
+        if (scope__open_parse_rank(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
             continue;
         char *s;
         size_t len = strlen(path) + strlen(e->d_name) + 2;

@@ -19,8 +19,10 @@ copied twice: "plain" as written (no table) and "table" after
      start and end times, the rank attributes (int, float, string, absent),
      run start, max end, span, and the call stacks of a few ranks; and
      `scope summary` prints the same text;
+     the same holds for a host file opened itself and for the run's folder;
   3. the table is what is read: a pid and a cell's max changed inside the
-     table (consistently) show through, so the rank groups were not read;
+     table (consistently) show through, so the rank groups were not read
+     (through the index, a host file opened itself, the folder);
   4. every kind of damage, done to the table of (3) (wrong version, a rank missing, a wrong rank,
      a wrong group name, a cut string blob, absurd counts, offsets out of
      range, an unknown kind, a chunked or wrongly shaped dataset, a float
@@ -298,6 +300,11 @@ def main():
             check(want[0][0] != "error", f"{plain}: {want[0]}")
             same(describe(table, stack_ranks), want, f"{run}: table vs plain")
             same(summary_text(table), summary_text(plain), f"{run}: scope summary")
+            # 2b. the same for a host file opened itself and for the folder
+            for rel in (os.path.join("run.ranks", victim), "run.ranks"):
+                same(describe(os.path.join(base + ".table", rel), stack_ranks[:1]),
+                     describe(os.path.join(base + ".plain", rel), stack_ranks[:1]),
+                     f"{run}: {rel} opened itself, table vs plain")
             # 3. the table is what is read
             probe, _ = copy_run(base + ".table", base + ".probe", False)
             vh = os.path.join(base + ".probe", "run.ranks", victim)
@@ -329,6 +336,12 @@ def main():
             old = Stats.from_buffer_copy(ref[(region, rank0, 0)])
             check(st.max_ns == old.max_ns + 1000, f"{run}: max from the table: {st.max_ns}")
             lib.scope_profile_close(p)
+            for rel in (os.path.join("run.ranks", victim), "run.ranks"):
+                q = os.path.join(base + ".probe", rel)
+                check(lib.scope_profile_open(q.encode(), ctypes.byref(p)) == 0, f"{q}: open")
+                lib.scope_profile_rank_attr_int(p, rank0, b"pid", ctypes.byref(v))
+                check(v.value == 777777, f"{q}: pid from the table: {v.value}")
+                lib.scope_profile_close(p)
             # 4. damaged tables are ignored: the plain profile again. Each
             # damage is done to the probe's table, whose pid and max differ
             # from the groups': a table wrongly trusted shows.
@@ -338,6 +351,9 @@ def main():
                 with h5py.File(os.path.join(d, "run.ranks", victim), "r+") as f:
                     damage(f["scope_host_summary"])
                 same(describe(path, stack_ranks), want, f"{run}: damage {damage.__name__}")
+                host = os.path.join(d, "run.ranks", victim)
+                same(describe(host, []), describe(os.path.join(base + ".plain", "run.ranks", victim), []),
+                     f"{run}: damage {damage.__name__}, the host file opened itself")
         # 5. damaged rank groups: no table where they are, the same error
         src = os.path.join(PROFILES, "many/broken")
         plain, _ = copy_run(src, os.path.join(tmp, "broken.plain"), False)
