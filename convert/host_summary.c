@@ -260,10 +260,11 @@ static int storage_ok(hid_t d, int64_t n)
     return ok;
 }
 
-/* A 1-D dataset's length and its first `k` values (all when k == n),
- * read as the reader reads them. 0, or -1 (the reader's answer would not
- * be a plain read: give up). k <= n is the caller's. */
-static int read_column(hid_t g, const char *name, int64_t *n, int64_t k, int64_t **out)
+/* A 1-D dataset's length *n and what the reader reads of it at open: all
+ * of it up to READ_ONCE_MAX values, else the first FIRST_MAX (*out,
+ * malloc'd; NULL when n == 0). 0, or -1 (the reader's answer would not be
+ * a plain read: give up). One dataset open. */
+static int read_column(hid_t g, const char *name, int64_t *n, int64_t **out)
 {
     *out = NULL;
     hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
@@ -276,12 +277,7 @@ static int read_column(hid_t g, const char *name, int64_t *n, int64_t k, int64_t
         H5Sget_simple_extent_dims(fs, dims, NULL) != 1)
         goto done;
     *n = (int64_t)dims[0];
-    if (k < 0) {
-        rc = 0;     /* the length only */
-        goto done;
-    }
-    if (k > *n)
-        k = *n;
+    int64_t k = *n <= READ_ONCE_MAX ? *n : FIRST_MAX;
     if (k == 0 || !storage_ok(d, *n)) {
         rc = k == 0 ? 0 : -1;
         goto done;
@@ -424,16 +420,10 @@ static void add_region(table *t, hid_t r, const char *link)
     H5Eclear2(H5E_DEFAULT);
     if (t->nomem)
         goto done;
-    /* lengths first, then what the reader reads: all of a small region,
-     * the first calls of a large one */
-    if (read_column(g, SCOPE_D_START_TIMES, &n, -1, &st) < 0 ||
-        read_column(g, SCOPE_D_END_TIMES, &ne, -1, &en) < 0 || n != ne) {
-        t->give_up = 1;
-        goto done;
-    }
-    int64_t k = n <= READ_ONCE_MAX ? n : FIRST_MAX;
-    if (read_column(g, SCOPE_D_START_TIMES, &n, k, &st) < 0 ||
-        read_column(g, SCOPE_D_END_TIMES, &ne, k, &en) < 0) {
+    /* what the reader reads: all of a small region, the first calls of a
+     * large one */
+    if (read_column(g, SCOPE_D_START_TIMES, &n, &st) < 0 ||
+        read_column(g, SCOPE_D_END_TIMES, &ne, &en) < 0 || n != ne) {
         t->give_up = 1;
         goto done;
     }
