@@ -511,6 +511,14 @@ static int write_rows(hid_t grp, const char *name, const void *v, size_t rows, s
     return rc;
 }
 
+static uint64_t checksum(const table *t)
+{
+    uint64_t h = scope_hs_hash_i64(SCOPE_HS_HASH_SEED, t->ranks.v, t->ranks.n);
+    h = scope_hs_hash_i64(h, t->attrs.v, t->attrs.n);
+    h = scope_hs_hash_i64(h, t->cells.v, t->cells.n);
+    return scope_hs_hash_bytes(h, t->s, t->ns);
+}
+
 static int write_table(hid_t f, const table *t)
 {
     hid_t g = H5Gcreate2(f, SCOPE_G_HOST_SUMMARY, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -525,6 +533,7 @@ static int write_table(hid_t f, const table *t)
              write_rows(g, SCOPE_HS_CELLS, t->cells.v, t->cells.n / SCOPE_HS_CELL_COLS,
                         SCOPE_HS_CELL_COLS) < 0 ||
              write_rows(g, SCOPE_HS_STRINGS, t->s, t->ns, 0) < 0 ||
+             scope__h5_attr_i64(g, SCOPE_HS_CHECKSUM_ATTR, (int64_t)checksum(t)) < 0 ||
              scope__h5_attr_i64(g, SCOPE_HS_VERSION_ATTR, SCOPE_HOST_SUMMARY_VERSION) < 0 ? -1 : 0;
     H5Gclose(g);
     return rc;

@@ -15,7 +15,8 @@
  * ids, call stacks) go to the rank groups as before.
  *
  * A file is untrusted input, so the table is used only when everything in
- * it is consistent: its version is ours; its ranks, in order, are exactly
+ * it is consistent: its version is ours; its checksum (scope_format.h)
+ * matches, so a table damaged on disk is not used; its ranks, in order, are exactly
  * the ranks the index links into this file, each at the group the link
  * names; every count adds up to its dataset's rows; every string offset
  * lies inside the string blob, which ends with a NUL; every dataset's
@@ -36,6 +37,7 @@
 #define MAX_STRINGS ((int64_t)1 << 30)
 
 typedef struct {
+    int64_t checksum;
     int64_t nr, na, nc, ns;
     int64_t *ranks, *attrs, *cells;
     char *s;
@@ -136,6 +138,7 @@ static int read_table(const char *fpath, hid_t open, table *t)
                   ? H5Gopen2(f, SCOPE_G_HOST_SUMMARY, H5P_DEFAULT) : H5I_INVALID_HID;
     if (g >= 0 && scope__h5_attr_int64(g, SCOPE_HS_VERSION_ATTR, &version) == 1 &&
         version == SCOPE_HOST_SUMMARY_VERSION &&
+        scope__h5_attr_int64(g, SCOPE_HS_CHECKSUM_ATTR, &t->checksum) == 1 &&
         (rc = read_rows(g, SCOPE_HS_RANKS, SCOPE_HS_RANK_COLS, MAX_ROWS, &t->nr,
                         (void **)&t->ranks)) == 1 &&
         (rc = read_rows(g, SCOPE_HS_ATTRS, SCOPE_HS_ATTR_COLS, MAX_ROWS, &t->na,
@@ -180,6 +183,12 @@ static int consistent(const struct pending *pend, size_t n, const table *t)
 {
     if (t->ns < 1 || t->s[t->ns - 1] != 0 || t->nr != (int64_t)n)
         return 0;
+    uint64_t h = scope_hs_hash_i64(SCOPE_HS_HASH_SEED, t->ranks,
+                                   (size_t)t->nr * SCOPE_HS_RANK_COLS);
+    h = scope_hs_hash_i64(h, t->attrs, (size_t)t->na * SCOPE_HS_ATTR_COLS);
+    h = scope_hs_hash_i64(h, t->cells, (size_t)t->nc * SCOPE_HS_CELL_COLS);
+    if ((int64_t)scope_hs_hash_bytes(h, t->s, (size_t)t->ns) != t->checksum)
+        return 0;   /* damaged on disk */
     int64_t na = 0, nc = 0;
     for (int64_t i = 0; i < t->nr; i++) {
         const int64_t *r = t->ranks + i * SCOPE_HS_RANK_COLS;

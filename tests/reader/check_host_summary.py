@@ -12,7 +12,8 @@ without a name attribute, float, int8 and string rank attributes), each
 copied twice: "plain" as written (no table) and "table" after
 `scope-h5write --host-summary` on its host files. Asserted:
 
-  1. the table is there (version 1, one row per rank group);
+  1. the table is there (version 1, one row per rank group, its checksum
+     right);
   2. plain and table open to the same profile, compared through
      libscope_reader bit for bit: ranks, missing ranks, regions in
      order, per (region, rank) calls, statistics (the scope_stats bytes),
@@ -21,9 +22,10 @@ copied twice: "plain" as written (no table) and "table" after
      `scope summary` prints the same text;
      the same holds for a host file opened itself and for the run's folder;
   3. the table is what is read: a pid and a cell's max changed inside the
-     table (consistently) show through, so the rank groups were not read
+     table (consistently, checksum included) show through, so the rank groups were not read
      (through the index, a host file opened itself, the folder);
-  4. every kind of damage, done to the table of (3) (wrong version, a rank missing, a wrong rank,
+  4. every kind of damage, done to the table of (3) (a flipped bit the
+     checksum catches, no checksum, and with a right checksum: wrong version, a rank missing, a wrong rank,
      a wrong group name, a cut string blob, absurd counts, offsets out of
      range, an unknown kind, a chunked or wrongly shaped dataset, a float
      table, a mean that is not total / n, a missing dataset) makes the
@@ -194,7 +196,27 @@ def rewrite(g, name, data, **kw):
     g.create_dataset(name, data=data, **kw)
 
 
-# Each damage: a function of the table group of one host file.
+def checksum(g):
+    """scope_hs_hash (format/scope_format.h): FNV-1a 64 over the
+    little-endian bytes of ranks, attrs, cells, then strings."""
+    h = 14695981039346656037
+    data = b"".join(g[k][()].astype("<i8").tobytes() for k in ("ranks", "attrs", "cells"))
+    data += g["strings"][()].tobytes() if "strings" in g else b""
+    for byte in data:
+        h = ((h ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return np.int64(h - (1 << 64) if h >= 1 << 63 else h)
+
+
+def resign(g):
+    """A damage that keeps the checksum right (a wrong writer, not bit rot):
+    the reader's other checks must catch it."""
+    if g.get("cells") is not None and g["cells"].shape[0] > 1 << 20:
+        return      # huge_rows: caught by its shape before any checksum
+    g.attrs["checksum"] = checksum(g)
+
+
+# Each damage: a function of the table group of one host file; all but
+# bit_rot are re-signed with a right checksum.
 def set_version(g):
     g.attrs["version"] = np.int64(2)
 
@@ -273,7 +295,17 @@ def huge_rows(g):
     g.create_dataset("cells", shape=(1 << 30, 12), dtype=np.int64, chunks=(1, 12))
 
 
-DAMAGES = [set_version, drop_rank, wrong_rank, wrong_group, cut_strings, absurd_count,
+def bit_rot(g):
+    c = g["cells"][()]
+    c[0, 7] ^= 1 << 3  # a min, still <= max: only the checksum tells
+    rewrite(g, "cells", c)
+
+
+def no_checksum(g):
+    del g.attrs["checksum"]
+
+
+DAMAGES = [bit_rot, no_checksum, set_version, drop_rank, wrong_rank, wrong_group, cut_strings, absurd_count,
            negative_count, offset_out, bad_kind, chunked, wrong_shape, float_table, bad_mean,
            no_strings, huge_rows]
 
@@ -295,6 +327,7 @@ def main():
                     if g is not None:
                         groups = sorted(int(k[4:]) for k in f if k.startswith("rank"))
                         check(list(g["ranks"][:, 0]) == groups, f"{h}: table ranks {groups}")
+                        check(g.attrs["checksum"] == checksum(g), f"{h}: checksum")
             # 2. the same profile, bit for bit
             want = describe(plain, stack_ranks)
             check(want[0][0] != "error", f"{plain}: {want[0]}")
@@ -321,6 +354,8 @@ def main():
                 c = g["cells"][()]
                 c[0, 8] += 1000     # rank0's first cell: max
                 rewrite(g, "cells", c)
+                check(g.attrs["checksum"] != checksum(g), "the probe's edit changes the checksum")
+                g.attrs["checksum"] = checksum(g)
             p = P()
             check(lib.scope_profile_open(probe.encode(), ctypes.byref(p)) == 0, f"{probe}: open")
             v = ctypes.c_int64()
@@ -350,6 +385,8 @@ def main():
                 path, _ = copy_run(base + ".probe", d, False)
                 with h5py.File(os.path.join(d, "run.ranks", victim), "r+") as f:
                     damage(f["scope_host_summary"])
+                    if damage not in (bit_rot, no_checksum):
+                        resign(f["scope_host_summary"])
                 same(describe(path, stack_ranks), want, f"{run}: damage {damage.__name__}")
                 host = os.path.join(d, "run.ranks", victim)
                 same(describe(host, []), describe(os.path.join(base + ".plain", "run.ranks", victim), []),
