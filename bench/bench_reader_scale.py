@@ -12,7 +12,11 @@ rank, each rank group with the attributes the converter writes,
   per-rank  run.h5 (index: /metadata, /rank<N> -> run.ranks/rank<N>.h5)
             + one run.ranks/rank<N>.h5 per rank
   per-host  run.h5 (index: /rank<N> -> run.ranks/host-<h>.h5:/rank<N>)
-            + HOSTS run.ranks/host-node<h>.h5, ranks dealt out in blocks
+            + HOSTS run.ranks/host-node<h>.h5, ranks dealt out in blocks,
+            as files written before the summary table existed (none)
+  host+tab  the same per-host files with their summary table, written by
+            `scope-h5write --host-summary` (docs/format.md "The host
+            summary table"), as the converter writes host files now
 
 then times, in interleaved rounds (every layout once per round, so a
 burst of load from other processes spreads over all of them):
@@ -119,7 +123,7 @@ def host_of(rank, nranks, hosts):
     return rank * hosts // nranks
 
 
-def generate(folder, nranks, hosts):
+def generate(folder, nranks, hosts, h5write):
     """Writes folder/{rank,host}/run.h5 and their .ranks folders."""
     paths = {}
     for layout in ("per-rank", "per-host"):
@@ -148,6 +152,13 @@ def generate(folder, nranks, hosts):
             for r in range(nranks):
                 f[f"rank{r}"] = h5py.ExternalLink(*target[r])
         paths[(layout, nranks)] = os.path.join(d, "run.h5")
+    # the per-host files again, with their summary tables
+    src = os.path.join(folder, f"per-host-{nranks}")
+    d = os.path.join(folder, f"host+tab-{nranks}")
+    shutil.copytree(src, d)
+    hosts = sorted(os.path.join(d, "run.ranks", f) for f in os.listdir(os.path.join(d, "run.ranks")))
+    subprocess.run([h5write, "--host-summary"] + hosts, check=True)
+    paths[("host+tab", nranks)] = os.path.join(d, "run.h5")
     return paths
 
 
@@ -191,7 +202,7 @@ def reuse(folder, ranks):
     """The profiles a previous --keep run wrote into folder, if complete."""
     paths = {}
     for n in ranks:
-        for layout in ("per-rank", "per-host"):
+        for layout in ("per-rank", "per-host", "host+tab"):
             p = os.path.join(folder, f"{layout}-{n}", "run.h5")
             if not os.path.exists(p):
                 return None
@@ -214,7 +225,8 @@ def main():
     a = ap.parse_args()
     scope = os.path.join(a.build, "tools", "scope")
     libpath = os.path.join(a.build, "reader", "libscope_reader.so")
-    for p in (scope, libpath):
+    h5write = os.path.join(a.build, "runtime", "scope-h5write")
+    for p in (scope, libpath, h5write):
         if not os.path.exists(p):
             sys.exit(f"{p} does not exist: build first (meson compile -C {a.build})")
     lib = ctypes.CDLL(libpath)
@@ -237,7 +249,7 @@ def main():
         else:
             paths = {}
             for n in a.ranks:
-                paths.update(generate(folder, n, a.hosts))
+                paths.update(generate(folder, n, a.hosts, h5write))
             print(f"written in {time.perf_counter() - t:.1f} s under {folder}")
         times = {(k, what): [] for k in paths for what in ("summary", "summary1", "open")}
         for _ in range(a.rounds):

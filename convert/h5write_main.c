@@ -5,6 +5,7 @@
  *                 RANK_FILE|- [INDEX_FILE]
  *   scope-h5write --host HOST_FILE INDEX_FILE|- [--links] JOURNAL...
  *   scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL
+ *   scope-h5write --host-summary HOST_FILE...
  *
  * Converts one journal into its rank file (and the index file when given)
  * with scope_convert(), the converter's one entry point (scope_convert.h).
@@ -12,7 +13,9 @@
  * one host file; with --links, stdin gives the index's targets: one line
  * per rank in rank order, the file in the ranks folder that holds its
  * group (an empty line: rank<N>.h5). With --append, one journal's group
- * added to its host's file under a lock (host_append.c: no MPI).
+ * added to its host's file under a lock (host_append.c: no MPI). With
+ * --host-summary, the summary table of host files written without it
+ * (host_summary.c; benchmarks and tests use it on generated files).
  * Started by the recorder at finalize and by its death handler
  * (runtime/writer_spawn.c explains why it is a process of its own); not
  * meant to be run by hand. Exits 0 on success, 1 with a one-line "scope: ..."
@@ -119,8 +122,26 @@ static int append_main(int argc, char **argv)
     return finish(scope_convert(&req), err);
 }
 
+/* scope-h5write --host-summary HOST_FILE... */
+static int summary_main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: scope-h5write --host-summary HOST_FILE...\n");
+        return 2;
+    }
+    int status = 0;
+    for (int i = 2; i < argc; i++) {
+        char err[8192] = { 0 };
+        if (finish(scope_convert_host_summary(argv[i], err, sizeof err), err))
+            status = 1;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--host-summary") == 0)
+        return summary_main(argc, argv);
     if (argc > 1 && strcmp(argv[1], "--host") == 0)
         return host_main(argc, argv);
     if (argc > 1 && strcmp(argv[1], "--append") == 0)

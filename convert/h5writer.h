@@ -103,4 +103,15 @@ int scope__convert_host(const struct scope_convert_request *req);
  * SCOPE_E* with a message in req->err. */
 int scope__convert_host_append(const struct scope_convert_request *req);
 
+/* --- host_summary.c --- */
+
+/* (Re)writes /scope_host_summary of the open host file `file` from all of
+ * its /rank<N> groups (any old table is deleted first). Writes none when
+ * a group holds something the reader would not answer from a table (the
+ * reader then reads the groups). Returns 0 (written or not needed), or
+ * SCOPE_ENOMEM / SCOPE_EHDF5 (nothing stale is left behind on EHDF5
+ * unless even deleting failed). Cost: a read of every rank group, about
+ * what the reader's open of the file costs. */
+int scope__host_summary_write(int64_t file);
+
 #endif /* SCOPE_H5WRITER_H */

@@ -18,7 +18,9 @@
  *   2. the journal's group is added: /rank<N>, or /rank<N>.collision<K>
  *      when the file has a /rank<N> already (serial processes are all
  *      rank 0 of 1, as they are today in rank files);
- *   3. the temporary is fsync'd and renamed over the host file;
+ *   3. the summary table (host_summary.c) is rewritten from all groups,
+ *      ours included, and the temporary is fsync'd and renamed over the
+ *      host file;
  *   4. under the ranks folder's lock (the index is one for all hosts), the
  *      index gets a link to the group: /rank<N>, or /rank<N>.collision<K>
  *      when the index has /rank<N> already (counted in rank_collisions, as
@@ -163,6 +165,11 @@ static int write_group(const struct scope_convert_request *req, struct conv *c, 
     if (rc == 0 && k > 0 && (H5Lmove(f, plain, f, group, H5P_DEFAULT, H5P_DEFAULT) < 0 ||
                              H5Lmove(f, ASIDE, f, plain, H5P_DEFAULT, H5P_DEFAULT) < 0))
         rc = SCOPE_EHDF5;
+    /* the table lists every group of the file: rewritten with ours in it
+     * (a table left as it was would miss our rank, and the reader would
+     * fall back to reading the groups; rewritten, it stays one read) */
+    if (rc == 0)
+        rc = scope__host_summary_write(f);
     if (rc < 0 && !req->err[0])
         snprintf(req->err, req->errlen, "%s: cannot add %s: %s", path, group, scope_strerror(rc));
     return scope__conv_close_sync(req, f, rc, tmp, path);

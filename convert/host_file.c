@@ -19,6 +19,8 @@
  *     temporary is removed and every journal is kept;
  *   - a journal is removed only once the file holding its group is in
  *     place (fsync'd, renamed).
+ * Once every group is written, the file gets its summary table
+ * (host_summary.c), a cache of what the reader's open reads from them.
  * The file is placed like a rank file (placement.c): never over a file of
  * another host of the same run; on a collision it becomes
  * host-<name>.collision<K>.h5 and the index's links follow it.
@@ -97,6 +99,11 @@ int scope__convert_host(const struct scope_convert_request *req)
         free(written);
         return SCOPE_EJOURNAL;
     }
+    /* every group is in: the reader's summary of them, so that opening
+     * the file costs one read, not one per rank (host_summary.c) */
+    if (f >= 0 && rc == 0 && (rc = scope__host_summary_write(f)) < 0)
+        snprintf(req->err, req->errlen, "%s: cannot write its summary table: %s", path,
+                 scope_strerror(rc));
     if (f >= 0)
         rc = scope__conv_close_sync(req, f, rc, tmp, path);
     char placed[PATH_MAX + 64] = "";

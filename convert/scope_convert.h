@@ -78,6 +78,12 @@ int scope_convert_index_repair(const char *index_path, const char *ranks_dir, ch
  * and, through the links, each file once. */
 int scope_convert_index_broken(const char *index_path);
 
+/* Writes (or rewrites) the summary table of the host file `path` in place
+ * from its /rank<N> groups (docs/format.md "The host summary table"), for
+ * files written without it; `scope-h5write --host-summary`. Returns 0 or
+ * SCOPE_E* with a message in err. Cost: reading every rank group once. */
+int scope_convert_host_summary(const char *path, char *err, size_t errlen);
+
 /* 1 after a file could not be closed (its metadata could not reach a full
  * or failing disk): libhdf5 then holds it half-open and crashes when it
  * tries again at exit, so the caller must convert nothing more in this

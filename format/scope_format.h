@@ -16,6 +16,7 @@
 #define SCOPE_FORMAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,25 @@ extern "C" {
 #define SCOPE_T_THREADS "threads"         /* /rank<N>/threads */
 #define SCOPE_T_INTERPOSITION "interposition"
 #define SCOPE_T_CALLSITES "callsites"     /* /rank<N>/callsites, one row per frame */
+/* /scope_host_summary of a host file: a cache of what the reader's open
+ * reads from every /rank<N> group in the file (docs/format.md "The host
+ * summary table"); the rank groups stay the truth. */
+#define SCOPE_G_HOST_SUMMARY "scope_host_summary"
+#define SCOPE_HS_VERSION_ATTR "version"
+#define SCOPE_HS_CHECKSUM_ATTR "checksum" /* int64: scope_hs_hash() of the four datasets */
+#define SCOPE_HOST_SUMMARY_VERSION 1      /* its `version` attribute */
+#define SCOPE_HS_RANKS "ranks"            /* int64 [R][4] */
+#define SCOPE_HS_ATTRS "attrs"            /* int64 [A][5] */
+#define SCOPE_HS_CELLS "cells"            /* int64 [C][12] */
+#define SCOPE_HS_STRINGS "strings"        /* uint8 [S], NUL-terminated strings */
+#define SCOPE_HS_RANK_COLS 4
+#define SCOPE_HS_ATTR_COLS 5
+#define SCOPE_HS_CELL_COLS 12
+/* attrs column `kind`: what the reader's rank attribute cache holds */
+#define SCOPE_HS_KIND_INT 1               /* i, and d = (double)i */
+#define SCOPE_HS_KIND_FLOAT 2             /* d */
+#define SCOPE_HS_KIND_STRING 3            /* s */
+#define SCOPE_HS_KIND_OTHER 4             /* not one int, float or string */
 
 /* --- per-region datasets (/rank<N>/regions/<name>/...) --- */
 #define SCOPE_D_START_TIMES "start_times"
@@ -157,6 +177,27 @@ static inline void scope_host_file_name(const char *host, char *out, size_t len)
         out[i] = name[i];
     if (len > 0)
         out[i] = '\0';
+}
+
+/* The host summary table's checksum: FNV-1a (64-bit) over the
+ * little-endian bytes of ranks, attrs and cells (row by row), then the
+ * strings' bytes; start with h = SCOPE_HS_HASH_SEED and feed each part in
+ * that order. It catches a table damaged on disk (a reader then reads the
+ * rank groups), not a deliberate edit. */
+#define SCOPE_HS_HASH_SEED UINT64_C(14695981039346656037)
+static inline uint64_t scope_hs_hash_i64(uint64_t h, const int64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 8; k++)
+            h = (h ^ (uint8_t)((uint64_t)v[i] >> (8 * k))) * UINT64_C(1099511628211);
+    return h;
+}
+
+static inline uint64_t scope_hs_hash_bytes(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * UINT64_C(1099511628211);
+    return h;
 }
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "host_summary.h"
 #include "open_builder.h"
 
 static int add_file(builder *b, const char *path);
@@ -50,7 +51,7 @@ static int grow(void *arr, size_t *cap, size_t n, size_t size)
 /* Parses "rank<digits>" followed by exactly `suffix`; returns the rank or
  * -1. Rejects signs, spaces and overflow, so "rank-1" or "rank1x" are not
  * rank groups (unknown groups are ignored, docs/format.md). */
-static int parse_rank(const char *s, const char *suffix)
+int scope__open_parse_rank(const char *s, const char *suffix)
 {
     if (strncmp(s, SCOPE_G_RANK_PREFIX, 4) != 0 || s[4] < '0' || s[4] > '9')
         return -1;
@@ -582,18 +583,23 @@ static int follow_one(builder *b, size_t i)
     return rc;
 }
 
-/* Adds the rank groups the index's links name, file by file: each file is
- * opened once (and stays among the reader's open files), whatever order
- * the link names sort in; many links are split among worker processes
- * (open_workers.c). Empties the queue, also on failure; `drop`: only
+/* Adds the rank groups the index's links name, file by file: a host file
+ * with a consistent summary table from the table alone (host_summary.c);
+ * otherwise each file is opened once (and stays among the reader's open
+ * files), whatever order the link names sort in; many links are split
+ * among worker processes (open_workers.c). Empties the queue, also on failure; `drop`: only
  * empties it (an earlier failure). */
 static int follow_links(builder *b, int drop)
 {
     int rc = 0;
     if (b->npending)
         qsort(b->pending, b->npending, sizeof *b->pending, cmp_pending);
-    if (drop || !scope__follow_parallel(b, follow_one, &rc))
-        for (size_t i = 0; i < b->npending && rc >= 0 && !drop; i++)
+    /* host files with a summary table first, one read each; their links
+     * leave the queue (host_summary.c) */
+    if (!drop)
+        rc = scope__host_summary_take(b);
+    if (!drop && rc >= 0 && !scope__follow_parallel(b, follow_one, &rc))
+        for (size_t i = 0; i < b->npending && rc >= 0; i++)
             rc = follow_one(b, i);
     for (size_t i = 0; i < b->npending; i++)
         free(b->pending[i].obj);
@@ -608,8 +614,10 @@ static int add_groups_file(builder *b, int source, hid_t file)
     const char *fpath = b->p->sources[source].path;
     link_list l;
     int rc = list_links(file, fpath, "/", &l), found = 0;
-    for (size_t i = 0; i < l.n && rc >= 0; i++) {
-        int rank = parse_rank(l.names[i], "");
+    if (rc >= 0 && (rc = scope__host_summary_file(b, source, file, l.names, l.n)) == 1)
+        found = 1;
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        int rank = scope__open_parse_rank(l.names[i], "");
         if (rank < 0)
             continue;
         found++;
@@ -786,7 +794,7 @@ static int add_folder(builder *b, const char *path)
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (parse_rank(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
+        if (scope__open_parse_rank(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
             continue;
         char *s;
         size_t len = strlen(path) + strlen(e->d_name) + 2;

@@ -37,6 +37,7 @@ import argparse
 import csv
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -184,6 +185,35 @@ def test_many(a, tmp):
               f"host-hostB.h5 holds {sorted(f)}")
         check(f["metadata"].attrs["hostname"] == "hostB" and int(f.attrs["scope_format"]) == 1,
               "host-hostB.h5: root attributes and /metadata")
+    check_summary_tables(a, tmp, hosts)
+
+
+def check_summary_tables(a, tmp, hosts):
+    """Each host file carries its summary table (docs/format.md "The host
+    summary table"), listing exactly its rank groups, and the reader gives
+    the same per-rank summary with the tables as with them deleted."""
+    for h in hosts:
+        with h5py.File(os.path.join(tmp, "prof.ranks", f"host-{h}.h5"), "r") as f:
+            groups = sorted(int(k[4:]) for k in f if k.startswith("rank"))
+            g = f.get("scope_host_summary")
+            check(g is not None and int(g.attrs.get("version", 0)) == 1,
+                  f"host-{h}.h5: no summary table")
+            if g is not None:
+                check(list(g["ranks"][:, 0]) == groups, f"host-{h}.h5: table ranks")
+    plain = os.path.join(tmp, "plain")
+    os.makedirs(plain)
+    shutil.copy(os.path.join(tmp, "prof.h5"), plain)
+    shutil.copytree(os.path.join(tmp, "prof.ranks"), os.path.join(plain, "prof.ranks"))
+    for h in hosts:
+        with h5py.File(os.path.join(plain, "prof.ranks", f"host-{h}.h5"), "r+") as f:
+            del f["scope_host_summary"]
+    texts = []
+    for d in (tmp, plain):
+        p = subprocess.run([a.scope, "summary", "--per-rank", "--format", "csv",
+                            os.path.join(d, "prof.h5")], capture_output=True, text=True,
+                           timeout=120)
+        texts.append((p.returncode, p.stdout))
+    check(texts[0] == texts[1], "scope summary differs with and without the summary tables")
 
 
 def test_kill(a, tmp):

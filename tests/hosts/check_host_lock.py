@@ -91,6 +91,23 @@ def groups(path):
                 for k in f if k.startswith("rank")}
 
 
+def check_table(path):
+    """The host file's summary table (docs/format.md "The host summary
+    table"), rewritten at every append, lists exactly its rank groups
+    (rank<N>; the collision groups are not ranks) with their pids."""
+    with h5py.File(path, "r") as f:
+        g = f.get("scope_host_summary")
+        check(g is not None and int(g.attrs.get("version", 0)) == 1, f"{path}: no summary table")
+        if g is None:
+            return
+        ranks = sorted(int(k[4:]) for k in f if k.startswith("rank") and k[4:].isdigit())
+        check(list(g["ranks"][:, 0]) == ranks, f"{path}: table ranks {g['ranks'][:, 0]}")
+        s = g["strings"][()].tobytes()
+        text = lambda o: s[o:s.index(b"\0", o)].decode()
+        pids = [int(a[2]) for a in g["attrs"][()] if text(a[0]) == "pid"]
+        check(pids == [int(f[f"rank{r}"].attrs["pid"]) for r in ranks], f"{path}: pids {pids}")
+
+
 def run_bare(a, tmp, counts):
     bare = os.path.join(tmp, "bare")
     os.mkdir(bare)
@@ -117,6 +134,7 @@ def test_four(a, tmp):
     check(sorted(n for n, _, _ in got.values()) == counts, f"counts: {got}")
     check(len({pid for _, pid, _ in got.values()}) == 4, f"pids: {got}")
     check(all(c == 1 for _, _, c in got.values()), f"complete: {got}")
+    check_table(os.path.join(ranks, host[0]))
     with h5py.File(os.path.join(tmp, "prof.h5"), "r") as f:
         links = sorted(k for k in f if k.startswith("rank"))
         check(links == names, f"index links: {links}")
@@ -163,6 +181,7 @@ def test_kill(a, tmp):
           "the 3 groups unchanged")
     check(sorted(after) == ["rank0"] + [f"rank0.collision{k}" for k in (1, 2, 3)] and
           after["rank0.collision3"][0::2] == (7, 0), f"recovered group: {after}")
+    check_table(os.path.join(ranks, host[0]))
     with h5py.File(os.path.join(tmp, "prof.h5"), "r") as f:
         via = sorted((len(f[k]["regions"]["work"]["start_times"]), int(f[k].attrs["complete"]))
                      for k in f if k.startswith("rank"))
