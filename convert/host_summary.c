@@ -38,6 +38,7 @@
 #include "h5writer.h"
 #include "scope_error.h"
 #include "scope_format.h"
+#include "scope_h5_string.h"
 
 #define READ_ONCE_MAX 65536 /* reader/profile_open.c: small regions are read whole */
 #define FIRST_MAX 64        /* reader/profile_open.c: calls looked at for the first */
@@ -101,64 +102,7 @@ static int64_t bits_of(double d)
     return v;
 }
 
-/* reader/profile_open.c parse_rank: "rank<digits>" exactly, or -1. */
-static int parse_rank(const char *s)
-{
-    if (strncmp(s, SCOPE_G_RANK_PREFIX, 4) != 0 || s[4] < '0' || s[4] > '9')
-        return -1;
-    long v = 0;
-    const char *q = s + 4;
-    for (; *q >= '0' && *q <= '9'; q++) {
-        v = v * 10 + (*q - '0');
-        if (v > INT_MAX)
-            return -1;
-    }
-    return *q == 0 ? (int)v : -1;
-}
-
 /* ---- the reader's reading rules, mirrored ---- */
-
-/* reader/h5_util.c scope__h5_attr_string_read: 1 with a malloc'd string,
- * 0 when not one string, -1 out of memory. */
-static int attr_string_read(hid_t a, char **out)
-{
-    int rc = 0;
-    hid_t t = H5Aget_type(a), s = H5Aget_space(a), mt = H5Tcopy(H5T_C_S1);
-    *out = NULL;
-    if (t < 0 || s < 0 || mt < 0 || H5Tget_class(t) != H5T_STRING ||
-        H5Sget_simple_extent_npoints(s) != 1)
-        goto done;
-    if (H5Tis_variable_str(t) > 0) {
-        char *v = NULL;
-        H5Tset_size(mt, H5T_VARIABLE);
-        H5Tset_cset(mt, H5Tget_cset(t));
-        if (H5Aread(a, mt, &v) < 0)
-            goto done;
-        *out = strdup(v ? v : "");
-        H5Dvlen_reclaim(mt, s, H5P_DEFAULT, &v);
-    } else {
-        size_t sz = H5Tget_size(t);
-        char *buf = calloc(1, sz + 1);
-        if (!buf) {
-            rc = -1;
-            goto done;
-        }
-        H5Tset_size(mt, sz + 1);
-        H5Tset_strpad(mt, H5T_STR_NULLTERM);
-        if (H5Aread(a, mt, buf) < 0) {
-            free(buf);
-            goto done;
-        }
-        *out = buf;
-    }
-    rc = *out ? 1 : -1;
-done:
-    if (mt >= 0) H5Tclose(mt);
-    if (s >= 0) H5Sclose(s);
-    if (t >= 0) H5Tclose(t);
-    H5Eclear2(H5E_DEFAULT);
-    return rc;
-}
 
 /* One rank attribute as reader/rank_attrs.c fill() caches it. */
 static herr_t attr_cb(hid_t g, const char *name, const H5A_info_t *info, void *arg)
@@ -196,7 +140,7 @@ static herr_t attr_cb(hid_t g, const char *name, const H5A_info_t *info, void *a
         if (size <= 8 && H5Aread(a, H5T_NATIVE_DOUBLE, &d) >= 0)
             kind = SCOPE_HS_KIND_FLOAT;
     } else {
-        int rc = attr_string_read(a, &s);
+        int rc = scope_h5_string_attr_read(a, &s);
         if (rc == 1)
             kind = SCOPE_HS_KIND_STRING;
         else if (rc == 0)
@@ -412,7 +356,7 @@ static void add_region(table *t, hid_t r, const char *link)
     if (H5Aexists(g, SCOPE_A_NAME) > 0) {
         hid_t a = H5Aopen(g, SCOPE_A_NAME, H5P_DEFAULT);
         if (a >= 0) {
-            if (attr_string_read(a, &name) < 0)
+            if (scope_h5_string_attr_read(a, &name) < 0)
                 t->nomem = 1;
             H5Aclose(a);
         }
@@ -552,7 +496,7 @@ static void build(table *t, hid_t f)
     size_t nrl = 0;
     t->nomem |= !rl;
     for (size_t i = 0; i < l.n && rl && !t->give_up; i++) {
-        int rank = parse_rank(l.v[i]);
+        int rank = scope_rank_of_name(l.v[i], "");
         H5L_info_t li;
         if (rank < 0)
             continue;

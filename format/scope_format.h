@@ -179,6 +179,32 @@ static inline void scope_host_file_name(const char *host, char *out, size_t len)
         out[i] = '\0';
 }
 
+/* The rank of a group named "rank<digits>" followed by exactly `suffix`
+ * ("" for a group, ".h5" for a rank file), or -1: no sign, space or
+ * leading character, and nothing beyond INT32_MAX, so "rank-1" and
+ * "rank1x" are not ranks (unknown names are ignored, docs/format.md).
+ * The reader and the converter's host summary table must agree on it.
+ * Cost: O(length). */
+static inline int scope_rank_of_name(const char *s, const char *suffix)
+{
+    const char *p = SCOPE_G_RANK_PREFIX;
+    for (; *p; p++, s++)
+        if (*s != *p)
+            return -1;
+    if (*s < '0' || *s > '9')
+        return -1;
+    int64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        v = v * 10 + (*s - '0');
+        if (v > INT32_MAX)
+            return -1;
+    }
+    for (; *suffix; suffix++, s++)
+        if (*s != *suffix)
+            return -1;
+    return *s == '\0' ? (int)v : -1;
+}
+
 /* The host summary table's checksum: FNV-1a (64-bit) over the
  * little-endian bytes of ranks, attrs and cells (row by row), then the
  * strings' bytes; start with h = SCOPE_HS_HASH_SEED and feed each part in

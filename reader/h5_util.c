@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "reader_internal.h"
+#include "scope_h5_string.h"
 
 /* Saves the caller's automatic error handler and installs none, so that no
  * HDF5 failure inside the reader is printed. Restored by _end() so a host
@@ -170,44 +171,9 @@ int scope__h5_attr_string(hid_t obj, const char *name, char **out)
  * `a`. */
 int scope__h5_attr_string_read(hid_t a, const char *name, char **out)
 {
-    int rc = 0;
-    hid_t t = H5Aget_type(a);
-    hid_t s = H5Aget_space(a);
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    if (t < 0 || s < 0 || mt < 0 || H5Tget_class(t) != H5T_STRING ||
-        H5Sget_simple_extent_npoints(s) != 1)
-        goto done;
-    if (H5Tis_variable_str(t) > 0) {
-        char *v = NULL;
-        H5Tset_size(mt, H5T_VARIABLE);
-        H5Tset_cset(mt, H5Tget_cset(t));
-        if (H5Aread(a, mt, &v) < 0)
-            goto done;
-        *out = strdup(v ? v : "");
-        H5Dvlen_reclaim(mt, s, H5P_DEFAULT, &v);
-    } else {
-        size_t sz = H5Tget_size(t);
-        char *buf = calloc(1, sz + 1);
-        if (!buf) {
-            rc = SCOPE_ENOMEM;
-            goto done;
-        }
-        H5Tset_size(mt, sz + 1);
-        H5Tset_strpad(mt, H5T_STR_NULLTERM);
-        if (H5Aread(a, mt, buf) < 0) {
-            free(buf);
-            goto done;
-        }
-        *out = buf;
-    }
-    rc = *out ? 1 : SCOPE_ENOMEM;
-done:
-    if (mt >= 0) H5Tclose(mt);
-    if (s >= 0) H5Sclose(s);
-    if (t >= 0) H5Tclose(t);
-    H5Eclear2(H5E_DEFAULT);
-    if (rc == SCOPE_ENOMEM)
-        return scope__fail(rc, "out of memory reading attribute %s", name);
+    int rc = scope_h5_string_attr_read(a, out);
+    if (rc < 0)
+        return scope__fail(SCOPE_ENOMEM, "out of memory reading attribute %s", name);
     return rc;
 }
 

@@ -349,7 +349,7 @@ int scope__host_summary_file(builder *b, int source, hid_t file, char *const *na
     size_t n = 0;
     int rc = pend ? 1 : SCOPE_ENOMEM;
     for (size_t i = 0; i < nn && rc == 1; i++) {
-        int rank = scope__open_parse_rank(names[i], "");
+        int rank = scope_rank_of_name(names[i], "");
         H5L_info_t li;
         if (rank < 0)
             continue;

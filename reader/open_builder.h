@@ -43,9 +43,6 @@ int scope__open_add_cell(builder *b, char *name, int rank, int source,
                          const char *group, int64_t offset, int64_t n,
                          int64_t first_start, int64_t first_end);
 void scope__open_note_start(int *have, int64_t *min, int64_t v);
-/* "rank<digits>" followed by exactly `suffix`: the rank, or -1 (signs,
- * spaces, overflow and other names are not ranks). */
-int scope__open_parse_rank(const char *s, const char *suffix);
 
 /* Adds pending link i (b->pending[i]) in the calling process: opens its
  * file (kept among the open ones) and reads its rank group. */

@@ -48,23 +48,6 @@ static int grow(void *arr, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-/* Parses "rank<digits>" followed by exactly `suffix`; returns the rank or
- * -1. Rejects signs, spaces and overflow, so "rank-1" or "rank1x" are not
- * rank groups (unknown groups are ignored, docs/format.md). */
-int scope__open_parse_rank(const char *s, const char *suffix)
-{
-    if (strncmp(s, SCOPE_G_RANK_PREFIX, 4) != 0 || s[4] < '0' || s[4] > '9')
-        return -1;
-    long v = 0;
-    const char *q = s + 4;
-    for (; *q >= '0' && *q <= '9'; q++) {
-        v = v * 10 + (*q - '0');
-        if (v > INT_MAX)
-            return -1;
-    }
-    return strcmp(q, suffix) == 0 ? (int)v : -1;
-}
-
 static int add_source(builder *b, const char *path, hid_t file, int layout)
 {
     scope_profile *p = b->p;
@@ -617,7 +600,7 @@ static int add_groups_file(builder *b, int source, hid_t file)
     if (rc >= 0 && (rc = scope__host_summary_file(b, source, file, l.names, l.n)) == 1)
         found = 1;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
-        int rank = scope__open_parse_rank(l.names[i], "");
+        int rank = scope_rank_of_name(l.names[i], "");
         if (rank < 0)
             continue;
         found++;
@@ -794,7 +777,7 @@ static int add_folder(builder *b, const char *path)
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (scope__open_parse_rank(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
+        if (scope_rank_of_name(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
             continue;
         char *s;
         size_t len = strlen(path) + strlen(e->d_name) + 2;
