@@ -38,7 +38,7 @@
 #include "h5writer.h"
 #include "scope_error.h"
 #include "scope_format.h"
-#include "scope_h5_string.h"
+#include "scope_h5_read.h"
 
 #define READ_ONCE_MAX 65536 /* reader/profile_open.c: small regions are read whole */
 #define FIRST_MAX 64        /* reader/profile_open.c: calls looked at for the first */
@@ -169,39 +169,11 @@ static herr_t attr_cb(hid_t g, const char *name, const H5A_info_t *info, void *a
     return 0;
 }
 
-/* reader/h5_util.c check_storage: whether the reader reads the dataset. */
+/* Whether the reader reads the dataset (reader/h5_util.c check_storage). */
 static int storage_ok(hid_t d, int64_t n)
 {
-    hid_t t = H5Dget_type(d);
-    size_t size = t >= 0 ? H5Tget_size(t) : 0;
-    int integer = t >= 0 && H5Tget_class(t) == H5T_INTEGER;
-    if (t >= 0)
-        H5Tclose(t);
-    if (!integer || size == 0 || size > 8)
-        return 0;
-    hid_t pl = H5Dget_create_plist(d);
-    H5D_layout_t layout = pl >= 0 ? H5Pget_layout(pl) : H5D_LAYOUT_ERROR;
-    if (pl >= 0)
-        H5Pclose(pl);
-    int ok = 1;
-    if (layout == H5D_CHUNKED && n > 0) {
-        hsize_t stored = H5Dget_storage_size(d);
-        ok = !(stored == 0 || (hsize_t)n * size / 1000 > stored);
-    }
-    if (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) {
-        hsize_t stored = H5Dget_storage_size(d), fsize = 0;
-        haddr_t addr = layout == H5D_CONTIGUOUS ? H5Dget_offset(d) : HADDR_UNDEF;
-        hid_t f = H5Iget_file_id(d);
-        if (f >= 0) {
-            H5Fget_filesize(f, &fsize);
-            H5Fclose(f);
-        }
-        ok = n == 0 || stored == (hsize_t)n * size;
-        if (ok && layout == H5D_CONTIGUOUS && n > 0)
-            ok = addr != HADDR_UNDEF && addr < fsize && stored <= fsize - addr;
-    }
-    H5Eclear2(H5E_DEFAULT);
-    return ok;
+    hsize_t stored;
+    return scope_h5_storage_check(d, n, &stored) == SCOPE_H5_STORAGE_OK;
 }
 
 /* A 1-D dataset's length *n and what the reader reads of it at open: all

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "reader_internal.h"
-#include "scope_h5_string.h"
+#include "scope_h5_read.h"
 
 /* Saves the caller's automatic error handler and installs none, so that no
  * HDF5 failure inside the reader is printed. Restored by _end() so a host
@@ -224,54 +224,23 @@ int scope__h5_len(hid_t loc, const char *dset, const char *fpath, int64_t *n)
     return 0;
 }
 
-/* Checks that a dataset's storage can hold what its dataspace claims
- * before HDF5 is asked to read it: on a damaged file, libhdf5 1.10 trusts
- * a contiguous layout's size and address and copies out of bounds (a
- * crash found by flipping bits in profiles). Returns 0 or EFORMAT/ETRUNC. */
+/* scope_h5_storage_check() with the reader's messages. Returns 0 or
+ * EFORMAT/ETRUNC. */
 static int check_storage(hid_t d, int64_t n, const char *fpath, const char *dset)
 {
-    hid_t t = H5Dget_type(d);
-    size_t size = t >= 0 ? H5Tget_size(t) : 0;
-    int integer = t >= 0 && H5Tget_class(t) == H5T_INTEGER;
-    if (t >= 0)
-        H5Tclose(t);
-    if (!integer || size == 0 || size > 8)
+    hsize_t stored;
+    switch (scope_h5_storage_check(d, n, &stored)) {
+    case SCOPE_H5_STORAGE_NOT_INTEGERS:
         return scope__fail(SCOPE_EFORMAT, "%s: dataset %s does not hold integers", fpath, dset);
-    hid_t pl = H5Dget_create_plist(d);
-    H5D_layout_t layout = pl >= 0 ? H5Pget_layout(pl) : H5D_LAYOUT_ERROR;
-    if (pl >= 0)
-        H5Pclose(pl);
-    if (layout == H5D_CHUNKED && n > 0) {
-        /* chunks never written read as the fill value: a damaged or hostile
-         * file could claim billions of calls in a few bytes. Timestamps do
-         * not compress 1000-fold. */
-        hsize_t stored = H5Dget_storage_size(d);
-        H5Eclear2(H5E_DEFAULT);
-        if (stored == 0 || (hsize_t)n * size / 1000 > stored)
-            return scope__fail(SCOPE_ETRUNC, "%s: dataset %s claims %lld elements but stores "
-                               "%llu bytes", fpath, dset, (long long)n,
-                               (unsigned long long)stored);
+    case SCOPE_H5_STORAGE_SPARSE:
+        return scope__fail(SCOPE_ETRUNC, "%s: dataset %s claims %lld elements but stores "
+                           "%llu bytes", fpath, dset, (long long)n, (unsigned long long)stored);
+    case SCOPE_H5_STORAGE_DAMAGED:
+        return scope__fail(SCOPE_ETRUNC, "%s: dataset %s is damaged (its storage does not "
+                           "match its %lld elements)", fpath, dset, (long long)n);
+    default:
+        return 0;
     }
-    if (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) {
-        hsize_t stored = H5Dget_storage_size(d);
-        haddr_t addr = layout == H5D_CONTIGUOUS ? H5Dget_offset(d) : HADDR_UNDEF;
-        hsize_t fsize = 0;
-        hid_t f = H5Iget_file_id(d);
-        if (f >= 0) {
-            H5Fget_filesize(f, &fsize);
-            H5Fclose(f);
-        }
-        /* n > 0 elements but no storage: never written, or a damaged
-         * layout message (libhdf5 then copies from nowhere) */
-        int ok = n == 0 || stored == (hsize_t)n * size;
-        if (ok && layout == H5D_CONTIGUOUS && n > 0)
-            ok = addr != HADDR_UNDEF && addr < fsize && stored <= fsize - addr;
-        H5Eclear2(H5E_DEFAULT);
-        if (!ok)
-            return scope__fail(SCOPE_ETRUNC, "%s: dataset %s is damaged (its storage does not "
-                               "match its %lld elements)", fpath, dset, (long long)n);
-    }
-    return 0;
 }
 
 /* Reads elements [offset, offset + count) converted to int64. Cost: one
