@@ -14,8 +14,11 @@
  * with the very rules of the reader's open (reader/profile_open.c
  * add_rank_group and add_region_group, reader/rank_attrs.c fill,
  * reader/h5_util.c, reader/profile_data.c scope__cell_stats), so that the
- * reader builds the same profile from it, bit for bit (the statistics are
- * the same int64 sums and double expressions on the same stored values).
+ * reader builds the same profile from it, bit for bit. What can be one
+ * function is: the string attribute read, the storage check, the first
+ * call, the times check and the statistics are format/scope_h5_read.h's,
+ * called by both sides; what remains here walks the groups as the reader
+ * does.
  * Where the reader's answer would depend on something odd (an attribute it
  * does not mirror, a dataset it cannot read whole, a rank group reached by
  * a link), no table is written: the reader then reads the rank groups, as
@@ -40,8 +43,6 @@
 #include "scope_format.h"
 #include "scope_h5_read.h"
 
-#define READ_ONCE_MAX 65536 /* reader/profile_open.c: small regions are read whole */
-#define FIRST_MAX 64        /* reader/profile_open.c: calls looked at for the first */
 
 /* The table being built: int64 rows and one string blob. */
 typedef struct {
@@ -102,7 +103,7 @@ static int64_t bits_of(double d)
     return v;
 }
 
-/* ---- the reader's reading rules, mirrored ---- */
+/* ---- the reader's walk over a rank group, mirrored ---- */
 
 /* One rank attribute as reader/rank_attrs.c fill() caches it. */
 static herr_t attr_cb(hid_t g, const char *name, const H5A_info_t *info, void *arg)
@@ -177,8 +178,8 @@ static int storage_ok(hid_t d, int64_t n)
 }
 
 /* A 1-D dataset's length *n and what the reader reads of it at open: all
- * of it up to READ_ONCE_MAX values, else the first FIRST_MAX (*out,
- * malloc'd; NULL when n == 0). 0, or -1 (the reader's answer would not be
+ * of it up to SCOPE_READ_WHOLE_MAX values, else the first
+ * SCOPE_FIRST_CALLS (*out, malloc'd; NULL when n == 0). 0, or -1 (the reader's answer would not be
  * a plain read: give up). One dataset open. */
 static int read_column(hid_t g, const char *name, int64_t *n, int64_t **out)
 {
@@ -193,7 +194,7 @@ static int read_column(hid_t g, const char *name, int64_t *n, int64_t **out)
         H5Sget_simple_extent_dims(fs, dims, NULL) != 1)
         goto done;
     *n = (int64_t)dims[0];
-    int64_t k = *n <= READ_ONCE_MAX ? *n : FIRST_MAX;
+    int64_t k = *n <= SCOPE_READ_WHOLE_MAX ? *n : SCOPE_FIRST_CALLS;
     if (k == 0 || !storage_ok(d, *n)) {
         rc = k == 0 ? 0 : -1;
         goto done;
@@ -219,55 +220,21 @@ done:
     return rc;
 }
 
-/* reader/profile_open.c first_of (times, not durations). */
-static void first_of(const int64_t *st, const int64_t *en, int64_t k, int64_t *first,
-                     int64_t *end)
+/* reader/profile_data.c scope__cell_stats into row[5 ..]: the same
+ * function (scope_h5_read.h). The cell stays unsummarised when the total
+ * overflows, as in the reader. */
+static void cell_stats(const int64_t *s, const int64_t *e, int64_t n, int64_t *row)
 {
-    *first = st[0];
-    *end = INT64_MIN;
-    for (int64_t i = 0; i < k && st[i] == *first; i++)
-        if (en[i] > *end)
-            *end = en[i];
-}
-
-/* reader/profile_data.c scope__times_check: 1 when every call is sane. */
-static int times_sane(const int64_t *s, const int64_t *e, int64_t n)
-{
-    const int64_t lim = INT64_C(1) << 61;
-    for (int64_t i = 0; i < n; i++)
-        if (s[i] < -lim || s[i] > lim || e[i] < s[i] || e[i] > lim ||
-            e[i] - s[i] > (INT64_C(1) << 56))
-            return 0;
-    return 1;
-}
-
-/* reader/profile_data.c scope__cell_stats into row[5 ..]: the same sums
- * and double expressions, in the same order. 0 when the total overflows
- * (the reader then leaves the cell unsummarized). */
-static int cell_stats(const int64_t *s, const int64_t *e, int64_t n, int64_t *row)
-{
-    int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN, max_end = INT64_MIN;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t d = e[i] - s[i];
-        if (__builtin_add_overflow(total, d, &total))
-            return 0;
-        if (d < mn) mn = d;
-        if (d > mx) mx = d;
-        if (e[i] > max_end) max_end = e[i];
-    }
-    double mean = n ? (double)total / (double)n : 0.0, m2 = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        double dev = (double)(e[i] - s[i]) - mean;
-        m2 += dev * dev;
-    }
+    struct scope_call_stats st;
+    if (scope_call_stats_of(s, e, n, &st) < 0)
+        return;
     row[5] = 1;
-    row[6] = total;
-    row[7] = mn;
-    row[8] = mx;
-    row[9] = max_end;
-    row[10] = bits_of(mean);
-    row[11] = bits_of(m2);
-    return 1;
+    row[6] = st.total;
+    row[7] = st.min;
+    row[8] = st.max;
+    row[9] = st.max_end;
+    row[10] = bits_of(st.mean);
+    row[11] = bits_of(st.m2);
 }
 
 typedef struct {
@@ -351,8 +318,9 @@ static void add_region(table *t, hid_t r, const char *link)
     row[10] = bits_of(0.0);
     row[11] = bits_of(0.0);
     if (n > 0)
-        first_of(st, en, n < FIRST_MAX ? n : FIRST_MAX, &row[3], &row[4]);
-    if (n > 0 && n <= READ_ONCE_MAX && times_sane(st, en, n))
+        scope_first_call_of(st, en, n < SCOPE_FIRST_CALLS ? n : SCOPE_FIRST_CALLS, 0, &row[3],
+                            &row[4]);
+    if (n > 0 && n <= SCOPE_READ_WHOLE_MAX && scope_times_first_bad(st, en, n) < 0)
         cell_stats(st, en, n, row);
     if (t->nomem || push(&t->cells, row, SCOPE_HS_CELL_COLS) < 0)
         t->nomem = 1;
@@ -427,19 +395,13 @@ static int write_rows(hid_t grp, const char *name, const void *v, size_t rows, s
     return rc;
 }
 
-static uint64_t checksum(const table *t)
-{
-    uint64_t h = scope_hs_hash_i64(SCOPE_HS_HASH_SEED, t->ranks.v, t->ranks.n);
-    h = scope_hs_hash_i64(h, t->attrs.v, t->attrs.n);
-    h = scope_hs_hash_i64(h, t->cells.v, t->cells.n);
-    return scope_hs_hash_bytes(h, t->s, t->ns);
-}
-
 static int write_table(hid_t f, const table *t)
 {
     hid_t g = H5Gcreate2(f, SCOPE_G_HOST_SUMMARY, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0)
         return -1;
+    uint64_t sum = scope_hs_checksum(t->ranks.v, t->ranks.n, t->attrs.v, t->attrs.n,
+                                     t->cells.v, t->cells.n, t->s, t->ns);
     /* the version last: a table cut short by a failure has none, and the
      * reader does not use it */
     int rc = write_rows(g, SCOPE_HS_RANKS, t->ranks.v, t->ranks.n / SCOPE_HS_RANK_COLS,
@@ -449,7 +411,7 @@ static int write_table(hid_t f, const table *t)
              write_rows(g, SCOPE_HS_CELLS, t->cells.v, t->cells.n / SCOPE_HS_CELL_COLS,
                         SCOPE_HS_CELL_COLS) < 0 ||
              write_rows(g, SCOPE_HS_STRINGS, t->s, t->ns, 0) < 0 ||
-             scope__h5_attr_i64(g, SCOPE_HS_CHECKSUM_ATTR, (int64_t)checksum(t)) < 0 ||
+             scope__h5_attr_i64(g, SCOPE_HS_CHECKSUM_ATTR, (int64_t)sum) < 0 ||
              scope__h5_attr_i64(g, SCOPE_HS_VERSION_ATTR, SCOPE_HOST_SUMMARY_VERSION) < 0 ? -1 : 0;
     H5Gclose(g);
     return rc;

@@ -226,6 +226,18 @@ static inline uint64_t scope_hs_hash_bytes(uint64_t h, const char *s, size_t n)
     return h;
 }
 
+/* The checksum of a whole table: ranks, attrs and cells (n values each,
+ * row by row), then the strings, in that order. */
+static inline uint64_t scope_hs_checksum(const int64_t *ranks, size_t nr, const int64_t *attrs,
+                                         size_t na, const int64_t *cells, size_t nc,
+                                         const char *s, size_t ns)
+{
+    uint64_t h = scope_hs_hash_i64(SCOPE_HS_HASH_SEED, ranks, nr);
+    h = scope_hs_hash_i64(h, attrs, na);
+    h = scope_hs_hash_i64(h, cells, nc);
+    return scope_hs_hash_bytes(h, s, ns);
+}
+
 #ifdef __cplusplus
 }
 #endif

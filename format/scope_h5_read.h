@@ -2,8 +2,10 @@
  * scope_h5_read.h - the rules by which a scope file is read, where both
  * the reader and the converter's host summary table apply them: the table
  * caches what the reader would read, so the two must not differ by a
- * byte. One string attribute (fixed or variable length), and whether a
- * dataset's storage can hold what it claims. For HDF5-linked code only
+ * byte. One string attribute (fixed or variable length), whether a
+ * dataset's storage can hold what it claims, and what is made of a
+ * region's calls at open: its first call, the check of its times and its
+ * statistics. For HDF5-linked code only
  * (convert/, reader/); the recorder and the preload never include it.
  * Header-only, like the rest of format/.
  */
@@ -11,8 +13,15 @@
 #define SCOPE_H5_READ_H
 
 #include <hdf5.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A region with at most this many calls is read whole when a profile is
+ * opened, and summarised then; a larger one is read when asked. */
+#define SCOPE_READ_WHOLE_MAX 65536
+/* The calls looked at for a region's first call (scope_first_call_of). */
+#define SCOPE_FIRST_CALLS 64
 
 /* Reads attribute `a` (left open) when it holds exactly one string, into
  * a malloc'd copy in *out (fixed-length strings cut at their first NUL).
@@ -119,6 +128,82 @@ static inline int scope_h5_storage_check(hid_t d, int64_t n, hsize_t *stored)
     }
     H5Eclear2(H5E_DEFAULT);
     return rc;
+}
+
+/* The start of a region's first call (*first) and the latest end among
+ * the calls that start then (*end), over its first k >= 1 calls st, en
+ * (sorted by start, those come first). `durations`: en holds durations and
+ * st, after the first, deltas (schema 3). Sums are unsigned: a damaged
+ * file must not overflow here (its times are refused when the calls are
+ * loaded). Cost: O(k). */
+static inline void scope_first_call_of(const int64_t *st, const int64_t *en, int64_t k,
+                                       int durations, int64_t *first, int64_t *end)
+{
+    int64_t s = st[0];
+    *first = s;
+    *end = INT64_MIN;
+    for (int64_t i = 0; i < k; i++) {
+        if (durations && i > 0)
+            s = (int64_t)((uint64_t)s + (uint64_t)st[i]); /* cumulative */
+        else if (!durations)
+            s = st[i];
+        if (s != *first)
+            break;
+        int64_t e = durations ? (int64_t)((uint64_t)s + (uint64_t)en[i]) : en[i];
+        if (e > *end)
+            *end = e;
+    }
+}
+
+/* The first of n calls (s, e) whose times are impossible (beyond 2^61 ns,
+ * ending before they start, or lasting over 2^56 ns), or -1 when all are
+ * sane. Cost: O(n). */
+static inline int64_t scope_times_first_bad(const int64_t *s, const int64_t *e, int64_t n)
+{
+    const int64_t lim = INT64_C(1) << 61;
+    for (int64_t i = 0; i < n; i++)
+        if (s[i] < -lim || s[i] > lim || e[i] < s[i] || e[i] > lim ||
+            e[i] - s[i] > (INT64_C(1) << 56))
+            return i;
+    return -1;
+}
+
+/* A region's statistics over its calls on one rank. */
+struct scope_call_stats {
+    int64_t total, min, max, max_end;
+    double mean, m2;    /* m2: the sum of squared deviations from mean */
+};
+
+/* The statistics of n calls (s, e): exact int64 sums, then a second pass
+ * for the squared deviations (stable). Returns 0, or -1 when the total
+ * overflows int64 (*out then unset). Cost: two passes over the calls. */
+static inline int scope_call_stats_of(const int64_t *s, const int64_t *e, int64_t n,
+                                      struct scope_call_stats *out)
+{
+    int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN, max_end = INT64_MIN;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t d = e[i] - s[i];
+        if (__builtin_add_overflow(total, d, &total))
+            return -1;
+        if (d < mn)
+            mn = d;
+        if (d > mx)
+            mx = d;
+        if (e[i] > max_end)
+            max_end = e[i];
+    }
+    double mean = n ? (double)total / (double)n : 0.0, m2 = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double dev = (double)(e[i] - s[i]) - mean;
+        m2 += dev * dev;
+    }
+    out->total = total;
+    out->min = mn;
+    out->max = mx;
+    out->max_end = max_end;
+    out->mean = mean;
+    out->m2 = m2;
+    return 0;
 }
 
 #endif

@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "host_summary.h"
+#include "scope_h5_read.h"
 
-#define READ_ONCE_MAX 65536     /* profile_open.c: cells summarized at open */
 #define MAX_ROWS ((int64_t)1 << 26)
 #define MAX_STRINGS ((int64_t)1 << 30)
 
@@ -71,21 +71,15 @@ static int read_rows(hid_t g, const char *name, int cols, int64_t max, int64_t *
         H5Tget_size(t) != esize || (cols && dims[1] != (hsize_t)cols) ||
         dims[0] > (hsize_t)max)
         goto done;
+    /* written whole by one writer: not chunked, and storing exactly the
+     * bytes the shape claims, inside the file */
     H5D_layout_t layout = H5Pget_layout(pl);
-    hsize_t bytes = dims[0] * (cols ? (hsize_t)cols : 1) * esize;
-    hsize_t stored = H5Dget_storage_size(d), fsize = 0;
-    if ((layout != H5D_CONTIGUOUS && layout != H5D_COMPACT) || stored != bytes)
+    int64_t elems = (int64_t)dims[0] * (cols ? cols : 1);
+    hsize_t bytes = (hsize_t)elems * esize, stored;
+    if ((layout != H5D_CONTIGUOUS && layout != H5D_COMPACT) ||
+        scope_h5_storage_check(d, elems, &stored) != SCOPE_H5_STORAGE_OK ||
+        (elems == 0 && H5Dget_storage_size(d) != 0))
         goto done;
-    if (layout == H5D_CONTIGUOUS && bytes) {
-        haddr_t addr = H5Dget_offset(d);
-        hid_t f = H5Iget_file_id(d);
-        if (f >= 0) {
-            H5Fget_filesize(f, &fsize);
-            H5Fclose(f);
-        }
-        if (addr == HADDR_UNDEF || addr >= fsize || bytes > fsize - addr)
-            goto done;
-    }
     *rows = (int64_t)dims[0];
     ok = 1;
     if (!bytes)
@@ -183,11 +177,10 @@ static int consistent(const struct pending *pend, size_t n, const table *t)
 {
     if (t->ns < 1 || t->s[t->ns - 1] != 0 || t->nr != (int64_t)n)
         return 0;
-    uint64_t h = scope_hs_hash_i64(SCOPE_HS_HASH_SEED, t->ranks,
-                                   (size_t)t->nr * SCOPE_HS_RANK_COLS);
-    h = scope_hs_hash_i64(h, t->attrs, (size_t)t->na * SCOPE_HS_ATTR_COLS);
-    h = scope_hs_hash_i64(h, t->cells, (size_t)t->nc * SCOPE_HS_CELL_COLS);
-    if ((int64_t)scope_hs_hash_bytes(h, t->s, (size_t)t->ns) != t->checksum)
+    if ((int64_t)scope_hs_checksum(t->ranks, (size_t)t->nr * SCOPE_HS_RANK_COLS, t->attrs,
+                                   (size_t)t->na * SCOPE_HS_ATTR_COLS, t->cells,
+                                   (size_t)t->nc * SCOPE_HS_CELL_COLS, t->s,
+                                   (size_t)t->ns) != t->checksum)
         return 0;   /* damaged on disk */
     int64_t na = 0, nc = 0;
     for (int64_t i = 0; i < t->nr; i++) {
@@ -221,7 +214,7 @@ static int consistent(const struct pending *pend, size_t n, const table *t)
         if (!link[0] || strchr(link, '/') || strcmp(link, ".") == 0 || n < 0 ||
             (n == 0 && (c[3] != INT64_MAX || c[4] != INT64_MIN)) || (c[5] != 0 && c[5] != 1))
             return 0;
-        if (c[5] && (n < 1 || n > READ_ONCE_MAX || c[7] > c[8] || c[6] < 0 ||
+        if (c[5] && (n < 1 || n > SCOPE_READ_WHOLE_MAX || c[7] > c[8] || c[6] < 0 ||
                      c[10] != bits_of((double)c[6] / (double)n)))
             return 0;
     }

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "reader_internal.h"
+#include "scope_h5_read.h"
 
 /* Each open HDF5 file holds a descriptor and a metadata cache of up to a
  * few MB: 64 open files made a 100-rank summary use 130 MB, 16 use 43 MB
@@ -222,13 +223,11 @@ int scope__source_file(scope_profile *p, int s, hid_t *out)
 int scope__times_check(const char *fpath, const int64_t *s, const int64_t *e,
                        int64_t n)
 {
-    const int64_t lim = INT64_C(1) << 61;
-    for (int64_t i = 0; i < n; i++)
-        if (s[i] < -lim || s[i] > lim || e[i] < s[i] || e[i] > lim ||
-            e[i] - s[i] > (INT64_C(1) << 56))
-            return scope__fail(SCOPE_EFORMAT, "%s: call %lld of a region has impossible times "
-                               "(start %lld, end %lld)", fpath, (long long)i,
-                               (long long)s[i], (long long)e[i]);
+    int64_t i = scope_times_first_bad(s, e, n);
+    if (i >= 0)
+        return scope__fail(SCOPE_EFORMAT, "%s: call %lld of a region has impossible times "
+                           "(start %lld, end %lld)", fpath, (long long)i,
+                           (long long)s[i], (long long)e[i]);
     return 0;
 }
 
@@ -296,26 +295,16 @@ fail_read:
 int scope__cell_stats(scope_profile *p, scope__cell *c, const int64_t *s,
                       const int64_t *e)
 {
-    int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN, max_end = INT64_MIN;
-    for (int64_t i = 0; i < c->n; i++) {
-        int64_t d = e[i] - s[i];
-        if (__builtin_add_overflow(total, d, &total))
-            return scope__fail(SCOPE_EFORMAT, "%s: the durations of a region add up to more "
-                               "than 292 years", p->sources[c->source].path);
-        if (d < mn) mn = d;
-        if (d > mx) mx = d;
-        if (e[i] > max_end) max_end = e[i];
-    }
-    c->total = total;
-    c->min = mn;
-    c->max = mx;
-    c->max_end = max_end;
-    c->mean = c->n ? (double)c->total / (double)c->n : 0.0;
-    c->m2 = 0.0;
-    for (int64_t i = 0; i < c->n; i++) {
-        double dev = (double)(e[i] - s[i]) - c->mean;
-        c->m2 += dev * dev;
-    }
+    struct scope_call_stats st;
+    if (scope_call_stats_of(s, e, c->n, &st) < 0)
+        return scope__fail(SCOPE_EFORMAT, "%s: the durations of a region add up to more "
+                           "than 292 years", p->sources[c->source].path);
+    c->total = st.total;
+    c->min = st.min;
+    c->max = st.max;
+    c->max_end = st.max_end;
+    c->mean = st.mean;
+    c->m2 = st.m2;
     c->summarized = 1;
     return 0;
 }

@@ -26,13 +26,13 @@
 
 #include "host_summary.h"
 #include "open_builder.h"
+#include "scope_h5_read.h"
 
 static int add_file(builder *b, const char *path);
 
 /* Regions of at most this many calls are read whole when the profile is
  * opened (2 x 512 KiB): their statistics are then known without another
  * read. Larger ones are read when asked for, one at a time. */
-#define READ_ONCE_MAX 65536
 
 /* Grows *arr (of *cap elements of `size` bytes) to hold n + 1. */
 static int grow(void *arr, size_t *cap, size_t n, size_t size)
@@ -159,9 +159,6 @@ static int list_links(hid_t g, const char *fpath, const char *gpath,
     return 0;
 }
 
-static void first_of(const int64_t *st, const int64_t *en, int64_t k, int durations,
-                     int64_t *first, int64_t *end);
-
 /* The start of a (region, rank)'s first call and the latest end among the
  * calls that start then (sorted by start, they come first; the first 64
  * are looked at). `durations`: the end column holds durations (schema 3),
@@ -169,35 +166,14 @@ static void first_of(const int64_t *st, const int64_t *en, int64_t k, int durati
 static int first_call(hid_t loc, const char *scol, const char *ecol, const char *fpath,
                       int64_t off, int64_t n, int durations, int64_t *first, int64_t *end)
 {
-    int64_t k = n < 64 ? n : 64, st[64], en[64];
+    int64_t k = n < SCOPE_FIRST_CALLS ? n : SCOPE_FIRST_CALLS;
+    int64_t st[SCOPE_FIRST_CALLS], en[SCOPE_FIRST_CALLS];
     int rc;
     if ((rc = scope__h5_read_int64(loc, scol, fpath, off, k, st)) < 0 ||
         (rc = scope__h5_read_int64(loc, ecol, fpath, off, k, en)) < 0)
         return rc;
-    first_of(st, en, k, durations, first, end);
+    scope_first_call_of(st, en, k, durations, first, end);
     return 0;
-}
-
-/* first_call's computation over the first k (>= 1) calls st, en. */
-static void first_of(const int64_t *st, const int64_t *en, int64_t k, int durations,
-                     int64_t *first, int64_t *end)
-{
-    int64_t s = st[0];
-    *first = s;
-    *end = INT64_MIN;
-    for (int64_t i = 0; i < k; i++) {
-        /* unsigned sums: a damaged file must not overflow here (its times
-         * are refused when the calls are loaded) */
-        if (durations && i > 0)
-            s = (int64_t)((uint64_t)s + (uint64_t)st[i]); /* cumulative */
-        else if (!durations)
-            s = st[i];
-        if (s != *first)
-            break;
-        int64_t e = durations ? (int64_t)((uint64_t)s + (uint64_t)en[i]) : en[i];
-        if (e > *end)
-            *end = e;
-    }
 }
 
 /* Adds one region group (a cell) of a rank group. */
@@ -246,8 +222,8 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
      * are read as before, and the failure is reported where it was
      * (loading). */
     int64_t *st = NULL, *en = NULL;
-    if ((rc = scope__h5_len_read(g, spath, fpath, READ_ONCE_MAX, &n, &st)) < 0 ||
-        (rc = scope__h5_len_read(g, epath, fpath, st ? READ_ONCE_MAX : 0, &ne, &en)) < 0) {
+    if ((rc = scope__h5_len_read(g, spath, fpath, SCOPE_READ_WHOLE_MAX, &n, &st)) < 0 ||
+        (rc = scope__h5_len_read(g, epath, fpath, st ? SCOPE_READ_WHOLE_MAX : 0, &ne, &en)) < 0) {
         free(st);
         goto fail_read;
     }
@@ -261,7 +237,8 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
     }
     int loaded = st && en;
     if (loaded) {
-        first_of(st, en, n < 64 ? n : 64, 0, &first, &first_end);
+        scope_first_call_of(st, en, n < SCOPE_FIRST_CALLS ? n : SCOPE_FIRST_CALLS, 0, &first,
+                            &first_end);
     } else if (n > 0) {
         if ((rc = first_call(g, spath, epath, fpath, 0, n, 0, &first, &first_end)) < 0) {
             free(st);
