@@ -1,7 +1,6 @@
 /*
  * finalize_prog.c - the MPI program bench_finalize.py times: the calls of
- * tests/hosts/hostfiles_prog (rank r: MPI_Comm_rank once, MPI_Comm_size
- * 2 + r % 13 times, MPI_Barrier once), and, after MPI_Finalize, when
+ * tests/hosts/hostfiles_prog (tests/hosts/hostfiles_calls.h), and, after MPI_Finalize, when
  * BENCH_CPU_FILE is set, one line "USER_US SYS_US" appended to that file:
  * this process's CPU time and that of the children it waited for (the
  * preload's scope-h5write writer on a host's leader).
@@ -19,6 +18,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "hostfiles_calls.h"
+
 static long long usec(struct timeval tv)
 {
     return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
@@ -26,13 +27,7 @@ static long long usec(struct timeval tv)
 
 int main(int argc, char **argv)
 {
-    int r, n;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    for (int i = 0; i < r % 13 + 1; i++)
-        MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Barrier(MPI_COMM_WORLD);
+    hostfiles_calls(&argc, &argv);
     MPI_Finalize();
     const char *out = getenv("BENCH_CPU_FILE");
     if (!out || !*out)

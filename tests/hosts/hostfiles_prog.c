@@ -15,15 +15,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "hostfiles_calls.h"
+
 int main(int argc, char **argv)
 {
-    int r, n;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    for (int i = 0; i < r % 13 + 1; i++)
-        MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Barrier(MPI_COMM_WORLD);
+    int r = hostfiles_calls(&argc, &argv);
     if (argc > 2 && r == atoi(argv[1])) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s.tmp", argv[2]);
