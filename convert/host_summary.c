@@ -115,39 +115,14 @@ static herr_t attr_cb(hid_t g, const char *name, const H5A_info_t *info, void *a
         t->give_up = 1; /* the reader leaves it UNCACHED */
         return -1;
     }
-    hid_t ty = H5Aget_type(a), sp = H5Aget_space(a);
-    H5T_class_t cl = ty >= 0 ? H5Tget_class(ty) : H5T_NO_CLASS;
-    hssize_t npoints = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-    size_t size = ty >= 0 ? H5Tget_size(ty) : 0;
-    H5T_sign_t sign = cl == H5T_INTEGER ? H5Tget_sign(ty) : H5T_SGN_ERROR;
-    if (sp >= 0) H5Sclose(sp);
-    if (ty >= 0) H5Tclose(ty);
     int64_t row[SCOPE_HS_ATTR_COLS] = { 0, 0, 0, 0, -1 };
     int64_t i = 0;
     double d = 0.0;
     char *s = NULL;
-    int kind = 0;   /* 0: the reader would not cache it */
-    if (ty < 0 || sp < 0)
-        ;
-    else if (npoints != 1 || (cl != H5T_INTEGER && cl != H5T_FLOAT && cl != H5T_STRING))
-        kind = SCOPE_HS_KIND_OTHER;
-    else if (cl == H5T_INTEGER) {
-        if ((sign == H5T_SGN_2 || size < 8) && size <= 8 &&
-            H5Aread(a, H5T_NATIVE_INT64, &i) >= 0) {
-            d = (double)i;
-            kind = SCOPE_HS_KIND_INT;
-        }
-    } else if (cl == H5T_FLOAT) {
-        if (size <= 8 && H5Aread(a, H5T_NATIVE_DOUBLE, &d) >= 0)
-            kind = SCOPE_HS_KIND_FLOAT;
-    } else {
-        int rc = scope_h5_string_attr_read(a, &s);
-        if (rc == 1)
-            kind = SCOPE_HS_KIND_STRING;
-        else if (rc == 0)
-            kind = SCOPE_HS_KIND_OTHER;
-        else
-            t->nomem = 1;
+    int kind = scope_h5_attr_value(a, &i, &d, &s);   /* 0: the reader would not cache it */
+    if (kind < 0) {
+        t->nomem = 1;
+        kind = 0;
     }
     H5Aclose(a);
     H5Eclear2(H5E_DEFAULT);

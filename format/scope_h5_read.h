@@ -2,7 +2,8 @@
  * scope_h5_read.h - the rules by which a scope file is read, where both
  * the reader and the converter's host summary table apply them: the table
  * caches what the reader would read, so the two must not differ by a
- * byte. One string attribute (fixed or variable length), whether a
+ * byte. One string attribute (fixed or variable length), what any one
+ * attribute holds, whether a
  * dataset's storage can hold what it claims, and what is made of a
  * region's calls at open: its first call, the check of its times and its
  * statistics. For HDF5-linked code only
@@ -16,6 +17,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "scope_format.h"
 
 /* A region with at most this many calls is read whole when a profile is
  * opened, and summarised then; a larger one is read when asked. */
@@ -69,6 +72,48 @@ done:
         H5Tclose(t);
     H5Eclear2(H5E_DEFAULT);
     return rc;
+}
+
+/* What attribute `a` (left open) holds, as the reader caches a rank's
+ * attributes and the host summary table stores them: SCOPE_HS_KIND_INT
+ * (*i, and *d = (double)*i: the number getter's C cast), _FLOAT (*d),
+ * _STRING (*s, malloc'd), _OTHER (not one integer, float or string), or 0
+ * when libhdf5 cannot say or read it (the reader then asks libhdf5 again
+ * when the attribute is wanted); -1 when out of memory. An integer counts
+ * when signed, or unsigned of fewer than 8 bytes (a 64-bit unsigned value
+ * above INT64_MAX has no int64). Clears libhdf5's error stack. Cost: one
+ * attribute read. */
+static inline int scope_h5_attr_value(hid_t a, int64_t *i, double *d, char **s)
+{
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    hssize_t npoints = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    size_t size = t >= 0 ? H5Tget_size(t) : 0;
+    H5T_sign_t sign = cl == H5T_INTEGER ? H5Tget_sign(t) : H5T_SGN_ERROR;
+    int kind = 0;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    if (t < 0 || sp < 0)
+        ;
+    else if (npoints != 1 || (cl != H5T_INTEGER && cl != H5T_FLOAT && cl != H5T_STRING))
+        kind = SCOPE_HS_KIND_OTHER;
+    else if (cl == H5T_INTEGER) {
+        if ((sign == H5T_SGN_2 || size < 8) && size <= 8 &&
+            H5Aread(a, H5T_NATIVE_INT64, i) >= 0) {
+            *d = (double)*i;
+            kind = SCOPE_HS_KIND_INT;
+        }
+    } else if (cl == H5T_FLOAT) {
+        if (size <= 8 && H5Aread(a, H5T_NATIVE_DOUBLE, d) >= 0)
+            kind = SCOPE_HS_KIND_FLOAT;
+    } else {
+        int rc = scope_h5_string_attr_read(a, s);
+        kind = rc == 1 ? SCOPE_HS_KIND_STRING : rc == 0 ? SCOPE_HS_KIND_OTHER : -1;
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return kind;
 }
 
 /* What scope_h5_storage_check() finds. */

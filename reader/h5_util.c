@@ -124,7 +124,7 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
 
 /* Returns 1 and stores the value if the open attribute `a` is one integer,
  * 0 if not. Does not close `a`. */
-int scope__h5_attr_int64_read(hid_t a, int64_t *out)
+static int attr_int64_read(hid_t a, int64_t *out)
 {
     int rc = 0;
     hid_t t = H5Aget_type(a);
@@ -148,7 +148,7 @@ int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out)
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0)
         return 0;
-    int rc = scope__h5_attr_int64_read(a, out);
+    int rc = attr_int64_read(a, out);
     H5Aclose(a);
     return rc;
 }
@@ -162,16 +162,8 @@ int scope__h5_attr_string(hid_t obj, const char *name, char **out)
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0)
         return 0;
-    int rc = scope__h5_attr_string_read(a, name, out);
-    H5Aclose(a);
-    return rc;
-}
-
-/* The same for an open attribute (`name` for the message); does not close
- * `a`. */
-int scope__h5_attr_string_read(hid_t a, const char *name, char **out)
-{
     int rc = scope_h5_string_attr_read(a, out);
+    H5Aclose(a);
     if (rc < 0)
         return scope__fail(SCOPE_ENOMEM, "out of memory reading attribute %s", name);
     return rc;

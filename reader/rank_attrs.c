@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "scope_h5_read.h"
 
 typedef struct {
     scope__rank *r;
@@ -28,41 +29,11 @@ typedef struct {
  * profile_attrs.c would answer. Returns 0 or SCOPE_ENOMEM. */
 static int fill(scope__attr *at, hid_t a, const char *name)
 {
-    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
-    H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-    hssize_t npoints = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-    size_t size = t >= 0 ? H5Tget_size(t) : 0;
-    H5T_sign_t sign = cl == H5T_INTEGER ? H5Tget_sign(t) : H5T_SGN_ERROR;
-    int rc = 0;
-    if (sp >= 0) H5Sclose(sp);
-    if (t >= 0) H5Tclose(t);
-    at->kind = SCOPE__ATTR_UNCACHED;
-    if (t < 0 || sp < 0)
-        ;   /* HDF5 will say what is wrong when asked */
-    else if (npoints != 1 ||
-             (cl != H5T_INTEGER && cl != H5T_FLOAT && cl != H5T_STRING))
-        at->kind = SCOPE__ATTR_OTHER;
-    else if (cl == H5T_INTEGER) {
-        /* read as int64 by the integer getter; as double by the number
-         * getter, which HDF5 converts with a C cast, (double)i, except
-         * for 64-bit unsigned values above INT64_MAX (clamped as int64) */
-        if ((sign == H5T_SGN_2 || size < 8) && size <= 8 &&
-            scope__h5_attr_int64_read(a, &at->i) == 1) {
-            at->d = (double)at->i;
-            at->kind = SCOPE__ATTR_INT;
-        }
-    } else if (cl == H5T_FLOAT) {
-        if (size <= 8 && H5Aread(a, H5T_NATIVE_DOUBLE, &at->d) >= 0)
-            at->kind = SCOPE__ATTR_FLOAT;
-    } else {
-        rc = scope__h5_attr_string_read(a, name, &at->s);
-        if (rc == 1)
-            at->kind = SCOPE__ATTR_STRING;
-        else if (rc == 0)
-            at->kind = SCOPE__ATTR_OTHER;  /* the string getter says absent too */
-    }
-    H5Eclear2(H5E_DEFAULT);
-    return rc < 0 ? rc : 0;
+    int kind = scope_h5_attr_value(a, &at->i, &at->d, &at->s);
+    if (kind < 0)
+        return scope__fail(SCOPE_ENOMEM, "out of memory reading attribute %s", name);
+    at->kind = kind;    /* SCOPE_HS_KIND_* are scope__attr_kind's values, 0 UNCACHED */
+    return 0;
 }
 
 static herr_t attr_cb(hid_t g, const char *name, const H5A_info_t *info,

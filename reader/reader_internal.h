@@ -139,9 +139,6 @@ int scope__h5_fail(int code, const char *fpath, const char *what);
 int scope__h5_open_file(const char *fpath, hid_t *out);
 int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out);
 int scope__h5_attr_string(hid_t obj, const char *name, char **out);
-/* The same two for an attribute already open (not closed by them). */
-int scope__h5_attr_int64_read(hid_t a, int64_t *out);
-int scope__h5_attr_string_read(hid_t a, const char *name, char **out);
 
 /* Rank attributes (rank_attrs.c). _cache reads every attribute of the
  * open rank group `g` into r (0 or SCOPE_ENOMEM; attributes it cannot
