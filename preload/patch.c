@@ -16,7 +16,7 @@
  * caller's value below the return address (the trampoline puts it back):
  * a caller compiled with -fipa-ra may rely on %r11 surviving the call.
  *
- * The displaced instructions are decoded with capstone and rewritten for
+ * The displaced instructions are decoded with Zydis and rewritten for
  * their new address: RIP-relative operands get a new displacement, short
  * branches become rel32 ones, a `call` becomes a push of the original
  * return address and a jump (so unwinders still see the real caller).
@@ -36,7 +36,7 @@
  */
 #include "patch.h"
 
-#include <capstone/capstone.h>
+#include <Zydis/Zydis.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -69,18 +69,31 @@ struct pool {
 #endif
 #define POPULATE_CHUNK (64u << 10)
 
-/* capstone, opened (RTLD_LOCAL) by the first patch: the preload is
- * loaded into every process of a job (mpirun, its daemons, shells), and
- * loading libcapstone (77,000 relocations over 1.7 MB of tables for every
- * architecture it knows) costs ~7 ms of CPU in each, while only the
- * processes that patch something need it. */
+/* Zydis, opened (RTLD_LOCAL) by the first patch: the preload is loaded
+ * into every process of a job (mpirun, its daemons, shells), and only the
+ * processes that patch something need a disassembler. Zydis rather than
+ * capstone: it decodes only x86, and its tables hold no pointers, so its
+ * load costs ~0.4 ms of CPU where libcapstone's (77,000 relocations over
+ * the tables of every architecture it knows) cost 7-11 ms in every rank,
+ * most of the default config's start-up (bench/README.md). */
 static struct {
     int tried, ok;
-    csh cs;
-    cs_insn *(*malloc)(csh);
-    bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
-    void (*free)(cs_insn *, size_t);
-} CS;
+    ZydisDecoder dec;
+    __typeof__(ZydisDecoderDecodeFull) *full;
+    __typeof__(ZydisDecoderDecodeInstruction) *one;
+    __typeof__(ZydisMnemonicGetString) *name;
+} ZY;
+
+/* One decoded instruction: what relocation and the branch checks need. */
+struct insn {
+    uintptr_t address;
+    uint8_t size;
+    uint8_t bytes[ZYDIS_MAX_INSTRUCTION_LENGTH];
+    int mnemonic;               /* a ZydisMnemonic */
+    uintptr_t target;           /* of a relative branch (or xbegin), else 0 */
+    int rip_at;                 /* offset of a RIP-relative disp32, or -1 */
+    int32_t rip_disp;
+};
 
 static struct {
     int ready;
@@ -106,33 +119,61 @@ static void say(char *why, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Opens capstone on first use. Returns 1 when it is usable; else 0, with
- * the reason in why. Through the real dlopen: the preload's own dlopen
- * hook would look for functions to patch in it. */
-static int capstone(char *why, size_t whylen)
+/* Opens Zydis on first use. Returns 1 when it is usable; else 0, with the
+ * reason in why. Through the real dlopen: the preload's own dlopen hook
+ * would look for functions to patch in it. */
+static int disassembler(char *why, size_t whylen)
 {
-    if (!CS.tried) {
-        CS.tried = 1;
+    if (!ZY.tried) {
+        ZY.tried = 1;
         typedef void *(*dlopen_fn)(const char *, int);
         dlopen_fn real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-        void *h = real ? real(SCOPE_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
-        cs_err (*open)(cs_arch, cs_mode, csh *) = h ? dlsym(h, "cs_open") : NULL;
-        cs_err (*option)(csh, cs_opt_type, size_t) = h ? dlsym(h, "cs_option") : NULL;
-        CS.malloc = h ? dlsym(h, "cs_malloc") : NULL;
-        CS.disasm_iter = h ? dlsym(h, "cs_disasm_iter") : NULL;
-        CS.free = h ? dlsym(h, "cs_free") : NULL;
-        CS.ok = open && option && CS.malloc && CS.disasm_iter && CS.free &&
-                open(CS_ARCH_X86, CS_MODE_64, &CS.cs) == CS_ERR_OK &&
-                option(CS.cs, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
+        void *h = real ? real(SCOPE_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
+        __typeof__(ZydisDecoderInit) *init = h ? dlsym(h, "ZydisDecoderInit") : NULL;
+        ZY.full = h ? dlsym(h, "ZydisDecoderDecodeFull") : NULL;
+        ZY.one = h ? dlsym(h, "ZydisDecoderDecodeInstruction") : NULL;
+        ZY.name = h ? dlsym(h, "ZydisMnemonicGetString") : NULL;
+        ZY.ok = init && ZY.full && ZY.one && ZY.name &&
+                ZYAN_SUCCESS(init(&ZY.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64));
     }
-    if (!CS.ok)
-        say(why, whylen, "the disassembler " SCOPE_CAPSTONE_SONAME " cannot be loaded");
-    return CS.ok;
+    if (!ZY.ok)
+        say(why, whylen, "the disassembler " SCOPE_ZYDIS_SONAME " cannot be loaded");
+    return ZY.ok;
+}
+
+/* Decodes the instruction at `ip`, reading at most `left` bytes. `full`
+ * also decodes the operands, for a RIP-relative one (relocation needs it;
+ * the branch scans do not). Returns its length, or 0 when the bytes are
+ * not a valid instruction. */
+static size_t decode(uintptr_t ip, size_t left, struct insn *in, int full)
+{
+    ZydisDecodedInstruction d;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    const void *code = (const void *)ip;
+    ZyanStatus st = full ? ZY.full(&ZY.dec, code, left, &d, ops)
+                         : ZY.one(&ZY.dec, NULL, code, left, &d);
+    if (!ZYAN_SUCCESS(st) || d.length == 0 || d.length > sizeof in->bytes)
+        return 0;
+    in->address = ip;
+    in->size = d.length;
+    memcpy(in->bytes, code, d.length);
+    in->mnemonic = (int)d.mnemonic;
+    in->target = d.raw.imm[0].is_relative
+                     ? ip + d.length + (uintptr_t)(intptr_t)d.raw.imm[0].value.s : 0;
+    in->rip_at = -1;
+    in->rip_disp = 0;
+    for (int i = 0; full && i < d.operand_count; i++)
+        if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[i].mem.base == ZYDIS_REGISTER_RIP) {
+            /* a disp32 that does not hold the displacement is refused */
+            in->rip_at = d.raw.disp.size == 32 ? d.raw.disp.offset : 0xff;
+            in->rip_disp = (int32_t)ops[i].mem.disp.value;
+        }
+    return d.length;
 }
 
 int scope__patch_disassembler(void)
 {
-    return capstone(NULL, 0);
+    return disassembler(NULL, 0);
 }
 
 int scope__patch_init(void)
@@ -445,28 +486,15 @@ static void put_rel32(uint8_t *at, uintptr_t next_ip, uintptr_t target)
     memcpy(at, &rel, 4);
 }
 
-/* The immediate target of a relative branch, or 0. */
-static uintptr_t branch_target(const cs_insn *in)
-{
-    const cs_detail *d = in->detail;
-    int rel = 0;
-    for (int g = 0; g < d->groups_count; g++)
-        if (d->groups[g] == CS_GRP_BRANCH_RELATIVE)
-            rel = 1;
-    if (!rel || d->x86.op_count < 1 || d->x86.operands[0].type != X86_OP_IMM)
-        return 0;
-    return (uintptr_t)d->x86.operands[0].imm;
-}
-
 /* Copies one displaced instruction to `out` (its new address), rewritten
  * for that address. Returns the bytes written, or 0 with a reason. */
-static size_t relocate(const cs_insn *in, uint8_t *out, uintptr_t lo, uintptr_t hi,
+static size_t relocate(const struct insn *in, uint8_t *out, uintptr_t lo, uintptr_t hi,
                        char *why, size_t whylen)
 {
     const uint8_t *b = in->bytes;
     size_t n = in->size;
     uintptr_t out_ip = (uintptr_t)out;
-    uintptr_t target = branch_target(in);
+    uintptr_t target = in->target;
     if (target) {
         if (target > lo && target < hi) {
             say(why, whylen, "a branch in the patched bytes targets the patched bytes");
@@ -477,15 +505,15 @@ static size_t relocate(const cs_insn *in, uint8_t *out, uintptr_t lo, uintptr_t 
             return 0;
         }
         size_t op; int cc, wide;
-        if (in->id == X86_INS_JMP) {
+        if (in->mnemonic == ZYDIS_MNEMONIC_JMP) {
             out[0] = 0xe9;
             put_rel32(out + 1, out_ip + 5, target);
             return 5;
         }
-        if (in->id == X86_INS_CALL) {
+        if (in->mnemonic == ZYDIS_MNEMONIC_CALL) {
             /* push the original return address, then jump: the callee
              * returns into the function itself, not into the stub */
-            uintptr_t ret = (uintptr_t)in->address + n;
+            uintptr_t ret = in->address + n;
             uint32_t lo32 = (uint32_t)ret, hi32 = (uint32_t)(ret >> 32);
             static const uint8_t lea[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 };
             memcpy(out, lea, 5);                       /* lea -8(%rsp),%rsp */
@@ -503,34 +531,28 @@ static size_t relocate(const cs_insn *in, uint8_t *out, uintptr_t lo, uintptr_t 
             put_rel32(out + 2, out_ip + 6, target);
             return 6;
         }
-        say(why, whylen, "cannot relocate '%s %s' (loop or jrcxz in the patched bytes)",
-            in->mnemonic, in->op_str);
+        say(why, whylen, "cannot relocate '%s' (loop, jrcxz or xbegin in the patched bytes)",
+            ZY.name((ZydisMnemonic)in->mnemonic));
         return 0;
     }
     memcpy(out, b, n);
-    const cs_x86 *x = &in->detail->x86;
-    for (int i = 0; i < x->op_count; i++) {
-        const cs_x86_op *o = &x->operands[i];
-        if (o->type != X86_OP_MEM || o->mem.base != X86_REG_RIP)
-            continue;
-        uintptr_t t = (uintptr_t)in->address + n + (intptr_t)o->mem.disp;
-        /* disp32 precedes any immediate; capstone 4 does not always fill
-         * disp_offset, so locate it and check it holds the displacement */
-        size_t at = x->encoding.disp_offset ? x->encoding.disp_offset
-                                            : n - 4 - x->encoding.imm_size;
-        int32_t old;
+    if (in->rip_at < 0)
+        return n;
+    uintptr_t t = in->address + n + (uintptr_t)(intptr_t)in->rip_disp;
+    size_t at = (size_t)in->rip_at;
+    int32_t old = 0;
+    if (at + 4 <= n)
         memcpy(&old, b + at, 4);
-        if (at + 4 > n || old != (int32_t)o->mem.disp) {
-            say(why, whylen, "cannot locate the displacement of '%s %s'", in->mnemonic,
-                in->op_str);
-            return 0;
-        }
-        if (!near(t, out_ip + n)) {
-            say(why, whylen, "RIP-relative operand out of reach of the stub");
-            return 0;
-        }
-        put_rel32(out + at, out_ip + n, t);
+    if (at + 4 > n || old != in->rip_disp) {
+        say(why, whylen, "cannot locate the displacement of '%s'",
+            ZY.name((ZydisMnemonic)in->mnemonic));
+        return 0;
     }
+    if (!near(t, out_ip + n)) {
+        say(why, whylen, "RIP-relative operand out of reach of the stub");
+        return 0;
+    }
+    put_rel32(out + at, out_ip + n, t);
     return n;
 }
 
@@ -552,7 +574,7 @@ static int32_t rel_at(const uint8_t *b, int width)
  * opcode: every byte offset is read as if an opcode of each relative
  * branch form started there (jmp, call, jcc, loop, jrcxz, xbegin; rel8,
  * rel16 and rel32), whatever the real instruction boundaries. Returns the
- * last such offset + 1, or `from` when there is none: capstone, which
+ * last such offset + 1, or `from` when there is none: the disassembler, which
  * decodes from the entry and knows the boundaries, then has nothing to
  * find, and otherwise needs to look no further than that offset plus
  * the longest instruction. A large function is thus decoded only near
@@ -601,43 +623,32 @@ static int body_branches_into(uintptr_t from, uintptr_t to, uintptr_t lo, uintpt
         return 0;
     if (last + 15 < to)
         to = last + 15;                 /* an instruction is at most 15 bytes */
-    cs_insn *in = CS.malloc(CS.cs);
-    if (!in)
-        return 0;
-    const uint8_t *code = (const uint8_t *)from;
-    size_t left = to - from;
-    uint64_t ip = from;
-    int hit = 0;
-    while (left > 0) {
-        if (!CS.disasm_iter(CS.cs, &code, &left, &ip, in)) {
-            code++; left--; ip++;       /* data or padding: step over a byte */
+    struct insn in;
+    for (uintptr_t ip = from; ip < to;) {
+        size_t n = decode(ip, to - ip, &in, 0);
+        if (!n) {
+            ip++;                       /* data or padding: step over a byte */
             continue;
         }
-        uintptr_t t = branch_target(in);
-        if (t > lo && t < hi) {
-            *where = (uintptr_t)in->address;
-            hit = 1;
-            break;
+        if (in.target > lo && in.target < hi) {
+            *where = ip;
+            return 1;
         }
+        ip += n;
     }
-    CS.free(in, 1);
-    return hit;
+    return 0;
 }
 
 /* Is `addr` an instruction boundary of the code starting at `from`? */
 static int at_boundary(uintptr_t from, uintptr_t addr)
 {
-    if (!capstone(NULL, 0))
+    if (!disassembler(NULL, 0))
         return 1;               /* the patch itself then says why it cannot */
-    cs_insn *in = CS.malloc(CS.cs);
-    if (!in)
-        return 0;
-    const uint8_t *code = (const uint8_t *)from;
-    size_t left = addr - from;
-    uint64_t ip = from;
-    while (left > 0 && CS.disasm_iter(CS.cs, &code, &left, &ip, in))
-        ;
-    CS.free(in, 1);
+    struct insn in;
+    uintptr_t ip = from;
+    size_t n;
+    while (ip < addr && (n = decode(ip, addr - ip, &in, 0)) != 0)
+        ip += n;
     return ip == addr;
 }
 
@@ -692,7 +703,7 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
 {
     if (!P.ready)
         return SCOPE_ESTATE;
-    if (!capstone(why, whylen))
+    if (!disassembler(why, whylen))
         return SCOPE_ENOENT;
     const uint8_t *code = (const uint8_t *)addr;
     uintptr_t start = addr;
@@ -710,44 +721,35 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
         return SCOPE_EINVAL;
     }
     /* Decode whole instructions until the patch fits. */
-    cs_insn *ins[PATCH_LEN];
+    struct insn ins[PATCH_LEN];
     size_t n_ins = 0, covered = 0;
-    const uint8_t *c = (const uint8_t *)start;
-    size_t left = addr + size - start;
-    uint64_t ip = start;
     int rc = SCOPE_EINVAL;
     while (covered < PATCH_LEN) {
-        ins[n_ins] = CS.malloc(CS.cs);
-        if (!ins[n_ins]) {
-            rc = SCOPE_ENOMEM;
-            goto fail_decode;
-        }
-        n_ins++;
-        if (!CS.disasm_iter(CS.cs, &c, &left, &ip, ins[n_ins - 1])) {
+        size_t n = decode(start + covered, addr + size - (start + covered), &ins[n_ins], 1);
+        if (!n) {
             say(why, whylen, "cannot decode the instruction at +0x%lx",
                 (unsigned long)(start + covered - addr));
-            goto fail_decode;
+            return rc;
         }
-        covered += ins[n_ins - 1]->size;
+        covered += n;
+        n_ins++;
     }
     uintptr_t end = start + covered;
     uintptr_t where;
     if (body_branches_into(start, addr + size, start, end, &where)) {
         say(why, whylen, "a branch at +0x%lx jumps back into the patched bytes",
             (unsigned long)(where - addr));
-        goto fail_decode;
+        return rc;
     }
     struct pool *pool;
     uint8_t *stub = stub_alloc(addr, &pool);
     if (!stub) {
         say(why, whylen, "no free address within 2 GiB for the stub");
-        rc = SCOPE_ENOMEM;
-        goto fail_decode;
+        return SCOPE_ENOMEM;
     }
     if (code_writable(stub, STUB_SIZE, 1) < 0) {
         say(why, whylen, "cannot make stub memory writable: %s", strerror(errno));
-        rc = SCOPE_EACCES;
-        goto fail_decode;
+        return SCOPE_EACCES;
     }
     uint8_t *reloc = stub + STUB_CODE + STUB_HEAD;
     uint8_t *o = reloc;
@@ -756,7 +758,7 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
             say(why, whylen, "the relocated entry does not fit in a stub");
             goto fail_stub;
         }
-        size_t w = relocate(ins[i], o, start, end, why, whylen);
+        size_t w = relocate(&ins[i], o, start, end, why, whylen);
         if (!w)
             goto fail_stub;
         o += w;
@@ -771,21 +773,15 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
     put_rel32(jmp + 1, start + PATCH_LEN, (uintptr_t)stub + STUB_CODE);
     if (code_writable((void *)start, PATCH_LEN, 1) < 0) {
         say(why, whylen, "cannot make the code writable: %s", strerror(errno));
-        rc = SCOPE_EACCES;
-        goto fail_decode;       /* the stub slot is used but harmless */
+        return SCOPE_EACCES;    /* the stub slot is used but harmless */
     }
     write_jump((uint8_t *)start, jmp, atomic);
     code_writable((void *)start, PATCH_LEN, 0);
-    for (size_t i = 0; i < n_ins; i++)
-        CS.free(ins[i], 1);
     scope__patch_mark(addr);
     return 0;
 
 fail_stub:
     code_writable(stub, STUB_SIZE, 0);
-fail_decode:
-    for (size_t i = 0; i < n_ins; i++)
-        CS.free(ins[i], 1);
     return rc;
 }
 

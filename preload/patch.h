@@ -33,7 +33,7 @@ struct scope__fn {
  * by the first patch (scope__patch_disassembler). */
 int scope__patch_init(void);
 
-/* Loads the disassembler (capstone, dlopened on first use) now, so that a
+/* Loads the disassembler (Zydis, dlopened on first use) now, so that a
  * caller can time it apart. Returns 1 when it is usable, else 0. */
 int scope__patch_disassembler(void);
 

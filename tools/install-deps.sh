@@ -10,7 +10,7 @@ pkgs=(
   libhdf5-dev hdf5-tools                              # the HDF5 writer and reader; h5dump to look inside
   openmpi-bin libopenmpi-dev                          # mpirun and MPI programs (the default mpicc/mpirun)
   mpich libmpich-dev                                  # the MPICH ABI: mpicc.mpich, mpif90.mpich, mpirun.mpich (tests/mpi); Open MPI stays the default
-  libelf-dev libcapstone-dev                          # symbol lookup and x86 disassembly (preload)
+  libelf-dev libzydis-dev                             # symbol lookup and x86 disassembly (preload)
   libdw-dev                                           # scope callsites: DWARF/ELF symbolization of call sites (the tool only)
   libunwind8                                          # call-site walks deeper than 1 frame (preload dlopen()s it, RTLD_LOCAL)
   python3-h5py python3-numpy python3-pandas           # the Python module's numpy/pandas; h5py for checks

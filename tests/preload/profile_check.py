@@ -183,7 +183,7 @@ INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread",
                      "scope_scoped_begin", "scope_scoped_end"])
 # Libraries the preload may need: libc-level ones and leaf libraries.
 ALLOWED_NEEDED = re.compile(r"^(libc|libdl|libpthread|libm|librt|ld-linux-x86-64|libelf|"
-                            r"libcapstone|libz|libzstd)\.so")
+                            r"libZydis|libz|libzstd)\.so")
 FORBIDDEN_NEEDED = re.compile(r"libmpi|libhdf5|libunwind|libstdc\+\+|libgfortran|libopen-")
 
 
