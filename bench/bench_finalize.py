@@ -18,6 +18,17 @@ ranks, wall and CPU, min / median / max over the rounds. The profiled
 runs' files are checked (every rank present) so that a broken run is not
 a fast one.
 
+The wall time is also split into phases, from the times each rank
+reports (finalize_prog.c; the simulated hosts share one clock): launch
+to main (until every rank is in main: the launcher and the preload's
+constructor), MPI_Init and the calls (until every rank calls
+MPI_Finalize; with 64 ranks on 2 cores this is the noisy part, Open
+MPI's wire-up), MPI_Finalize (until the last rank returns from it: the
+journals handed to the host writers, the files written) and exit (until
+mpirun returns). Each phase's added time per rank is printed, and the
+CPU time before main added per rank. Finalize, the phase the issue
+names, can then be told apart from the noise of MPI_Init.
+
 Every variant, bare too, runs with OMPI_MCA_mpi_yield_when_idle=1: a
 rank waiting in MPI yields its core instead of busy-polling. Open MPI
 sets this itself when it knows the node is oversubscribed; here each
@@ -90,17 +101,26 @@ def one_run(build, hosts, ranks, tmp, variant):
     env["BENCH_CPU_FILE"] = os.path.join(tmp, "cpu.txt")
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
+    start_ns = time.time_ns()
     p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=1200)
+    end_ns = time.time_ns()
     wall = time.monotonic() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     launcher = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         sys.exit(f"mpirun ({variant}, {ranks} ranks) failed: {p.stderr}")
     with open(os.path.join(tmp, "cpu.txt")) as f:
-        lines = [ln.split() for ln in f if ln.strip()]
-    if len(lines) != ranks:
+        lines = [[int(x) for x in ln.split()] for ln in f if ln.strip()]
+    if len(lines) != ranks or any(len(ln) != 6 for ln in lines):
         sys.exit(f"{variant}, {ranks} ranks: CPU times of {len(lines)} ranks, not {ranks}")
-    cpu = sum(int(u) + int(s) for u, s in lines) / 1e6
+    cpu = sum(ln[0] + ln[1] for ln in lines) / 1e6
+    # phases of the whole run on the one clock of the simulated hosts: until
+    # every rank is in main, until every rank calls MPI_Finalize, until the
+    # last returns from it, until mpirun returns (docstring)
+    marks = [start_ns, max(ln[3] for ln in lines), max(ln[4] for ln in lines),
+             max(ln[5] for ln in lines), end_ns]
+    phases = [max(0, b - a) / 1e9 for a, b in zip(marks, marks[1:])]
+    premain = sum(ln[2] for ln in lines) / 1e6
     if variant != "bare":
         with h5py.File(out, "r") as f:
             missing = [r for r in range(ranks) if f"rank{r}" not in f]
@@ -110,7 +130,10 @@ def one_run(build, hosts, ranks, tmp, variant):
         want = hosts if variant == "host files" else ranks
         if len(files) != want:
             sys.exit(f"{variant}, {ranks} ranks: {len(files)} files, not {want}: {files[:8]}")
-    return wall, cpu, launcher
+    return wall, cpu, launcher, phases, premain
+
+
+PHASES = ["launch to main", "MPI_Init and the calls", "MPI_Finalize", "exit"]
 
 
 def mmm(xs, scale, unit):
@@ -143,13 +166,17 @@ def main():
         walls = {v: [] for v in variants}
         cpus = {v: [] for v in variants}
         launchers = {v: [] for v in variants}
+        phases = {v: [] for v in variants}
+        premains = {v: [] for v in variants}
         for _ in range(a.rounds):
             for v in variants:
                 with tempfile.TemporaryDirectory() as tmp:
-                    wall, cpu, launcher = one_run(build, a.hosts, ranks, tmp, v)
+                    wall, cpu, launcher, ph, pre = one_run(build, a.hosts, ranks, tmp, v)
                 walls[v].append(wall)
                 cpus[v].append(cpu)
                 launchers[v].append(launcher)
+                phases[v].append(ph)
+                premains[v].append(pre)
         print(f"{ranks} ranks (load average {os.getloadavg()[0]:.1f}): wall " +
               "; ".join(f"{v} {mmm(walls[v], 1, 's')}" for v in variants))
         print(f"{ranks} ranks: CPU of the ranks " +
@@ -161,6 +188,13 @@ def main():
             added_cpu = [(p - b) / ranks for p, b in zip(cpus[v], cpus["bare"])]
             print(f"{ranks} ranks, {v}: added per rank: wall {mmm(added, 1e3, 'ms')}; "
                   f"ranks' CPU {mmm(added_cpu, 1e3, 'ms')}", flush=True)
+            parts = []
+            for i, name in enumerate(PHASES):
+                d = [(p[i] - b[i]) / ranks for p, b in zip(phases[v], phases["bare"])]
+                parts.append(f"{name} {mmm(d, 1e3, 'ms')}")
+            pre = [(p - b) / ranks for p, b in zip(premains[v], premains["bare"])]
+            print(f"{ranks} ranks, {v}: added per rank by phase (wall): " + "; ".join(parts) +
+                  f"; CPU before main {mmm(pre, 1e3, 'ms')}", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

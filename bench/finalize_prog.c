@@ -1,9 +1,17 @@
 /*
  * finalize_prog.c - the MPI program bench_finalize.py times: the calls of
- * tests/hosts/hostfiles_prog (tests/hosts/hostfiles_calls.h), and, after MPI_Finalize, when
- * BENCH_CPU_FILE is set, one line "USER_US SYS_US" appended to that file:
+ * tests/hosts/hostfiles_prog (tests/hosts/hostfiles_calls.h), and, after
+ * MPI_Finalize, when BENCH_CPU_FILE is set, one line appended to that file:
+ *
+ *   USER_US SYS_US MAIN_CPU_US T_MAIN_NS T_FINALIZE_NS T_FINALIZED_NS
+ *
  * this process's CPU time and that of the children it waited for (the
- * preload's scope-h5write writer on a host's leader).
+ * preload's scope-h5write writer on a host's leader); its CPU time when
+ * main began (the preload's constructor is in it); and CLOCK_REALTIME when
+ * main began, when MPI_Finalize was called and when it returned. The
+ * simulated hosts share one kernel, so these times are on one clock and
+ * the benchmark can split the run into phases: the noisy MPI_Init of 64
+ * oversubscribed ranks apart from the finalize that scope adds to.
  *
  * Why the program reports it itself: a wrapper around each rank (GNU
  * time) would be one more process the preload is loaded into in the
@@ -16,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hostfiles_calls.h"
@@ -25,19 +34,37 @@ static long long usec(struct timeval tv)
     return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
 }
 
+static long long cpu_us(void)
+{
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    return usec(self.ru_utime) + usec(self.ru_stime);
+}
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
+    long long t_main = now_ns(), main_cpu = cpu_us();
     hostfiles_calls(&argc, &argv);
+    long long t_fin = now_ns();
     MPI_Finalize();
+    long long t_done = now_ns();
     const char *out = getenv("BENCH_CPU_FILE");
     if (!out || !*out)
         return 0;
     struct rusage self, kids;
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &kids);
-    char line[64];
-    int len = snprintf(line, sizeof line, "%lld %lld\n", usec(self.ru_utime) + usec(kids.ru_utime),
-                       usec(self.ru_stime) + usec(kids.ru_stime));
+    char line[160];
+    int len = snprintf(line, sizeof line, "%lld %lld %lld %lld %lld %lld\n",
+                       usec(self.ru_utime) + usec(kids.ru_utime),
+                       usec(self.ru_stime) + usec(kids.ru_stime), main_cpu, t_main, t_fin, t_done);
     int fd = open(out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     /* one write with O_APPEND: the ranks' lines do not mix */
     if (fd < 0 || write(fd, line, (size_t)len) != len) {
