@@ -84,6 +84,7 @@
 #define TAG_RESULT 3
 #define IDLE_SLEEP_NS 20000 /* between polls while waiting: the first */
 #define IDLE_MAX_NS 1000000 /* sleeps double up to this */
+#define SETTLE_MAX_NS 4000000 /* in scope__clock_align_settle: see there */
 #define SPIN_NS 2000000     /* polling before sleeping, in an exchange */
 
 typedef scope__mpi_handle handle;
@@ -96,6 +97,7 @@ typedef int (*comm_free_fn)(handle *);
 typedef int (*ibcast_fn)(void *, int, handle, int, handle, handle *);
 typedef int (*irecv_fn)(void *, int, handle, int, int, handle, handle *);
 typedef int (*test_fn)(handle *, int *, void *);
+typedef int (*ibarrier_fn)(handle, handle *);
 
 /* What a host's leader measured, as broadcast to the host's ranks. */
 enum { B_HOST, B_HOSTS, B_LOCAL, B_OFFSET, B_ERROR, B_RTT, B_WORST, B_COST, B_ROUNDS, B_LEN };
@@ -112,6 +114,7 @@ static struct {
     ibcast_fn ibcast;
     irecv_fn irecv;
     test_fn test;
+    ibarrier_fn ibarrier;       /* optional: scope__clock_align_settle */
     int comms;                  /* dup, host, leaders exist until release */
     handle dup, host, leaders;  /* leaders: comm_null on non-leaders */
     int host_rank, leader_rank, n_leaders;
@@ -134,6 +137,7 @@ static int resolve(void)
     A.ibcast = (ibcast_fn)scope__next_symbol("PMPI_Ibcast");
     A.irecv = (irecv_fn)scope__next_symbol("PMPI_Irecv");
     A.test = (test_fn)scope__next_symbol("PMPI_Test");
+    A.ibarrier = (ibarrier_fn)scope__next_symbol("PMPI_Ibarrier");
     if (!A.abi || !A.comm_dup || !A.comm_split_type || !A.comm_split || !A.comm_rank ||
         !A.comm_size || !A.send || !A.comm_free || !A.ibcast ||
         !A.irecv || !A.test)
@@ -161,12 +165,12 @@ static int read_fanout(void)
  * core each wake-up (and Open MPI's sched_yield in the poll when it
  * yields when idle) takes the core from the two leaders being timed. A
  * waiter learns the result at most IDLE_MAX_NS late. */
-static void idle_pause(long *ns)
+static void idle_pause(long *ns, long max_ns)
 {
     struct timespec ts = { 0, *ns };
     nanosleep(&ts, NULL);
-    if (*ns < IDLE_MAX_NS)
-        *ns = *ns * 2 > IDLE_MAX_NS ? IDLE_MAX_NS : *ns * 2;
+    if (*ns < max_ns)
+        *ns = *ns * 2 > max_ns ? max_ns : *ns * 2;
 }
 
 /* Waits for a request: polls for spin_ns, yielding the core between
@@ -180,7 +184,7 @@ static void idle_pause(long *ns)
  * the kernel's network work) instead of keeping it to the end of our
  * time slice, and a process that sleeps is woken promptly by the
  * scheduler when its turn comes. Returns 0 or an MPI error code. */
-static int wait_req(handle req, int64_t spin_ns)
+static int wait_req_max(handle req, int64_t spin_ns, long max_pause_ns)
 {
     req = scope__mpi_handle_out(A.abi, req);
     int64_t t0 = spin_ns > 0 ? scope__mono_ns() : 0;
@@ -193,8 +197,13 @@ static int wait_req(handle req, int64_t spin_ns)
         if (spin_ns > 0 && scope__mono_ns() - t0 < spin_ns)
             sched_yield();
         else
-            idle_pause(&pause_ns);
+            idle_pause(&pause_ns, max_pause_ns);
     }
+}
+
+static int wait_req(handle req, int64_t spin_ns)
+{
+    return wait_req_max(req, spin_ns, IDLE_MAX_NS);
 }
 
 /* Receives n int64 from `peer` on the leaders' communicator, spinning
@@ -268,7 +277,7 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
         /* short sleeps, not growing ones: a child's first ping waits for
          * this one to wake, and that wait counts in the cost */
         if (!any && scope__mono_ns() - (last ? last : arrived) >= SPIN_NS)
-            idle_pause(&(long){ IDLE_SLEEP_NS });
+            idle_pause(&(long){ IDLE_SLEEP_NS }, IDLE_MAX_NS);
         else if (!any)
             sched_yield();
     }
@@ -482,6 +491,17 @@ void scope__clock_align_finalize(void)
         return;
     A.ready = 0;
     measure("finalize");
+}
+
+void scope__clock_align_settle(void)
+{
+    if (!A.comms || !A.ibarrier)
+        return;
+    handle req = 0;
+    int saved_errno = errno;
+    if (A.ibarrier(A.dup, &req) == 0)
+        wait_req_max(req, 0, SETTLE_MAX_NS);
+    errno = saved_errno;
 }
 
 int scope__clock_align_comms(handle *dup, handle *host, int *host_rank, int64_t *n_hosts)

@@ -38,6 +38,19 @@ void scope__clock_align_finalize(void);
 int scope__clock_align_comms(scope__mpi_handle *dup, scope__mpi_handle *host, int *host_rank,
                              int64_t *n_hosts);
 
+/* Waits, asleep, until every rank has called it: at the end of scope's
+ * work in MPI_Init and before the real MPI_Finalize. Why: a rank done
+ * early goes on into MPI, which with more ranks than cores waits by
+ * spinning (sched_yield); at 64 ranks on 2 cores a host's 16 spinning
+ * ranks took the cores from the other hosts' clock exchanges and
+ * scope-h5write writers, and the run's wall time grew by seconds
+ * (bench/README.md). Collective over the private duplicate of
+ * MPI_COMM_WORLD (a nonblocking barrier, polled with sleeps up to 4 ms:
+ * waiting ranks wake rarely, and the barrier ends a few ms after the
+ * last rank arrives). Does nothing without the communicators or without
+ * MPI_Ibarrier in the library (the same on every rank). */
+void scope__clock_align_settle(void);
+
 /* Frees the private communicators, after scope__clock_align_finalize and
  * whatever else used them at MPI_Finalize. Does nothing if there are none. */
 void scope__clock_align_release(void);

@@ -71,9 +71,15 @@ static struct {
     int host_size;
 } H;
 
-/* Waits for a request, polling with sleeps that grow from 20 us to 1 ms.
- * Returns 0 or an MPI error code. */
-static int wait_req(handle req)
+/* Polls between sleeps when waiting for the host's writer: it takes tens
+ * of ms, and a host's ranks polling every ms (each poll a wake-up and a
+ * pass of MPI's progress engine) took the cores that writer needed. */
+#define WRITER_POLL_NS 4000000
+#define POLL_NS 1000000
+
+/* Waits for a request, polling with sleeps that grow from 20 us to
+ * max_sleep_ns. Returns 0 or an MPI error code. */
+static int wait_req(handle req, long max_sleep_ns)
 {
     req = scope__mpi_handle_out(H.abi, req);
     long sleep_ns = 20000;
@@ -84,8 +90,8 @@ static int wait_req(handle req)
             return rc;
         struct timespec ts = { 0, sleep_ns };
         nanosleep(&ts, NULL);
-        if (sleep_ns < 1000000)
-            sleep_ns *= 2;
+        if (sleep_ns < max_sleep_ns)
+            sleep_ns = sleep_ns * 2 < max_sleep_ns ? sleep_ns * 2 : max_sleep_ns;
     }
 }
 
@@ -142,7 +148,7 @@ void scope__host_files_init(void)
     int rc = H.igather(me, NAME_LEN, H.abi->dt_byte, H.names, NAME_LEN, H.abi->dt_byte, 0, H.dup,
                        &req);
     if (rc == 0)
-        rc = wait_req(req);
+        rc = wait_req(req, POLL_NS);
     if (rc != 0) {
         free(H.names);
         free(H.all);
@@ -217,7 +223,7 @@ int scope__host_files_finalize(void)
     int mrc = H.igather(path, JOURNAL_LEN, H.abi->dt_byte, H.all, JOURNAL_LEN, H.abi->dt_byte, 0,
                         H.host, &req);
     if (mrc == 0)
-        mrc = wait_req(req);
+        mrc = wait_req(req, POLL_NS);
     H.active = 0;
     if (H.host_rank == 0 && mrc == 0)
         rc = write_host(H.all, H.host_size);
@@ -230,7 +236,7 @@ int scope__host_files_finalize(void)
     int64_t done = 0;
     handle breq = 0;
     if (mrc == 0 && H.ibcast(&done, 1, H.abi->dt_int64, 0, H.host, &breq) == 0)
-        wait_req(breq);
+        wait_req(breq, H.host_rank == 0 ? POLL_NS : WRITER_POLL_NS);
     free(H.all);
     H.all = NULL;
     free(H.names);

@@ -183,6 +183,7 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
         if (rc == MPI_SUCCESS_ANY) {
             scope__clock_align_init(); /* collective: every recording rank */
             scope__host_files_init();  /* collective too, on its communicators */
+            scope__clock_align_settle(); /* no rank spins in MPI while others align */
         }
     }
     mpi_depth--;
@@ -198,6 +199,7 @@ static int intercept_finalize(next_fn *next)
          * by its launcher, and the file must already be complete. */
         scope__clock_align_finalize();
         scope__preload_mpi_finalizing(); /* host files use the comms */
+        scope__clock_align_settle(); /* nobody spins in MPI_Finalize meanwhile */
         scope__clock_align_release();
         mpi_depth--;
     }
