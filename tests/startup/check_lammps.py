@@ -11,7 +11,13 @@ and 13 of LAMMPS_NS::Neighbor::build(int) (setup + 12 rebuilds), that both
 ranks patched the same functions the same way, and, for the LAMMPS version
 Debian 12 ships, the exact numbers of the issue (9,494 inline, 202 through
 the GOT, 156 refused). LAMMPS missing is a failure that says what to
-install: the CI installs it (tools/install-deps.sh)."""
+install: the CI installs it (tools/install-deps.sh).
+
+Then `lmp` alone with the default `MPI_*`: liblammps.so names ~100 MPI_*
+functions it imports but defines none, so the object filter must not read
+its 16,000 symbols (the start-up line says 1 object read: libmpi; `lmp`
+itself is stripped), and every MPI_* function is still found: the same
+functions, all in libmpi, and MPI_Init recorded once."""
 import collections
 import os
 import re
@@ -95,7 +101,39 @@ def main():
     methods = collections.Counter((r[3], r[4]) for r in tables[0] if r[0] == "LAMMPS_NS::*")
     if version in KNOWN and dict(methods) != KNOWN[version]:
         fail(f"{version}: {dict(methods)}, want {KNOWN[version]}")
+    check_default_config(lmp, env, out, preload)
     print(f"ok: {version}: {dict(methods)}; per rank {WANT}")
+
+
+def check_default_config(lmp, env, out, preload):
+    conf = os.path.join(out, "mpi.conf")
+    with open(conf, "w") as f:
+        f.write("MPI_*\n")
+    h5 = os.path.join(out, "mpi.h5")
+    penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_VERBOSE="1", SCOPE_OUTPUT=h5)
+    if os.environ.get("SCOPE_H5WRITER"):
+        penv["SCOPE_H5WRITER"] = os.environ["SCOPE_H5WRITER"]
+    p = subprocess.run([lmp, "-log", "none", "-in", "in.melt"], env=penv, cwd=out,
+                       capture_output=True, timeout=900)
+    err = p.stderr.decode(errors="replace")
+    if p.returncode != 0:
+        fail(f"lmp with MPI_*: exit status {p.returncode}:\n{err[-3000:]}")
+    line = next((l for l in err.splitlines() if "start-up:" in l), "")
+    sys.stderr.write(line[:300] + "\n")
+    m = re.search(r"(\d+) objects read, (\d+) skipped", line)
+    if not m or m.group(1) != "1":
+        fail(f"MPI_* on lmp: want 1 object read (libmpi; liblammps.so only imports MPI_*): "
+             f"{line!r}")
+    with h5py.File(h5, "r") as f:
+        rows = [tuple(text(x) for x in row) for row in f["rank0"]["interposition"][()]]
+        names = {text(g.attrs.get("name", k)): len(g["start_times"])
+                 for k, g in f["rank0"]["regions"].items()}
+    mine = [r for r in rows if r[0] == "MPI_*"]
+    libs = {os.path.basename(r[2]).split(".so")[0] for r in mine}
+    if len(mine) < 300 or libs != {"libmpi"}:
+        fail(f"MPI_* on lmp: {len(mine)} functions in {sorted(libs)}, want 300+ in libmpi")
+    if names.get("MPI_Init") != 1:
+        fail(f"MPI_* on lmp: MPI_Init recorded {names.get('MPI_Init')} times, want 1")
 
 
 if __name__ == "__main__":
