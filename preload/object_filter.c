@@ -211,19 +211,101 @@ static long soname_offset(const struct dl_phdr_info *info)
     return -1;
 }
 
+/* Ranges [lo, hi] of string-table offsets from which a name holds a key. */
+struct holders {
+    struct span { size_t lo, hi; } *v;
+    size_t n, cap;
+    int failed;                 /* out of memory: answer "may match" */
+};
+
+/* Adds, for each occurrence of `key` in tab[0..len), the offsets from the
+ * start of the string holding it up to the key: a name starting there
+ * holds the key. The occurrences are few (an import's name), so this is a
+ * scan of the table at memmem's speed, not a pass over every symbol. */
+static void add_holders(struct holders *h, const char *tab, size_t len, const char *key,
+                        size_t klen)
+{
+    const char *p = tab, *end = tab + len, *q;
+    while (!h->failed && p < end && (q = memmem(p, (size_t)(end - p), key, klen)) != NULL) {
+        const char *s = q;
+        while (s > tab && s[-1] != 0)
+            s--;
+        if (h->n == h->cap) {
+            size_t cap = h->cap ? 2 * h->cap : 64;
+            struct span *v = realloc(h->v, cap * sizeof *v);
+            if (!v) {
+                h->failed = 1;
+                return;
+            }
+            h->v = v;
+            h->cap = cap;
+        }
+        h->v[h->n++] = (struct span){ (size_t)(s - tab), (size_t)(q - tab) };
+        p = q + 1;
+    }
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Whether offset `at` lies in one of h's ranges (sorted and merged). */
+static int held(const struct holders *h, size_t at)
+{
+    size_t lo = 0, hi = h->n;          /* the last range starting at or before at */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->v[mid].lo <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && at <= h->v[lo - 1].hi;
+}
+
 /* Whether a symbol the object defines (syms[0..n), names in tab[0..len))
- * has a name nd matches. */
+ * has a name nd matches. A name nd matches holds one of its alternatives,
+ * or (a demangled match) `_Z` and every word; the offsets from which a
+ * name holds one of those keys are found first, and only the defined
+ * symbols whose name starts at one are tested: liblammps.so's 16,000 in
+ * well under a millisecond instead of 2. Returns 1 also when unsure (no
+ * memory: the object is then read). */
 static int defined_meets(const struct need *nd, const char *tab, size_t len,
                          const Elf64_Sym *syms, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_name >= len)
-            continue;
-        const char *name = tab + syms[i].st_name;
-        if (need_met(nd, name, strnlen(name, len - syms[i].st_name)))
-            return 1;
+    struct holders h = { 0 };
+    for (int i = 0; i < nd->n_alt; i++)
+        add_holders(&h, tab, len, nd->alt[i], nd->alt_len[i]);
+    if (nd->dem) {
+        const char *w = nd->np.n_words ? nd->np.words[0] : "_Z";
+        add_holders(&h, tab, len, w, strlen(w));
     }
-    return 0;
+    if (h.failed) {
+        free(h.v);
+        return 1;
+    }
+    qsort(h.v, h.n, sizeof *h.v, cmp_span);
+    size_t k = 0;                       /* merge overlaps: held() needs disjoint ranges */
+    for (size_t i = 0; i < h.n; i++) {
+        if (k > 0 && h.v[i].lo <= h.v[k - 1].hi + 1) {
+            if (h.v[i].hi > h.v[k - 1].hi)
+                h.v[k - 1].hi = h.v[i].hi;
+        } else {
+            h.v[k++] = h.v[i];
+        }
+    }
+    h.n = k;
+    int met = 0;
+    for (size_t i = 0; i < n && !met && h.n; i++) {
+        Elf64_Word at = syms[i].st_name;
+        if (syms[i].st_shndx == SHN_UNDEF || at >= len || !held(&h, at))
+            continue;
+        met = need_met(nd, tab + at, strnlen(tab + at, len - at));
+    }
+    free(h.v);
+    return met;
 }
 
 /* The object's .dynstr as mapped: *tab, *len; and its .dynsym as mapped,
