@@ -26,8 +26,14 @@ MPI_Finalize; with 64 ranks on 2 cores this is the noisy part, Open
 MPI's wire-up), MPI_Finalize (until the last rank returns from it: the
 journals handed to the host writers, the files written) and exit (until
 mpirun returns). Each phase's added time per rank is printed, and the
-CPU time before main added per rank. Finalize, the phase the issue
-names, can then be told apart from the noise of MPI_Init.
+CPU time before main added per rank.
+
+The bare run's own MPI_Finalize of 64 oversubscribed ranks varies by
+seconds, so even that phase is noisy. What scope adds to it is the work
+it does before forwarding the call: the profiled runs set SCOPE_VERBOSE=1,
+each rank prints "finalize: scope's part N ms ..., from <wall clock> s",
+and the benchmark prints that part's span over the job (from the first
+rank entering MPI_Finalize to the last leaving scope's part) per rank.
 
 Every variant, bare too, runs with OMPI_MCA_mpi_yield_when_idle=1: a
 rank waiting in MPI yields its core instead of busy-polling. Open MPI
@@ -49,6 +55,7 @@ for; Open MPI's daemons do not hand their ranks' time up.
 """
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -92,7 +99,8 @@ def one_run(build, hosts, ranks, tmp, variant):
     env["OMPI_MCA_mpi_yield_when_idle"] = "1"  # one core per rank: see the docstring
     if variant != "bare":
         env.update(LD_PRELOAD=os.path.join(build, "preload/libscope_preload.so"), SCOPE_OUTPUT=out,
-                   SCOPE_HOST_FILES="1" if variant == "host files" else "0")
+                   SCOPE_HOST_FILES="1" if variant == "host files" else "0",
+                   SCOPE_VERBOSE="1")  # each rank's "finalize: scope's part" line
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--hostfile", hf,
            "--mca", "plm_rsh_agent", os.path.join(SRC, "tests/hosts/fakehost"),
            "--mca", "plm_rsh_no_tree_spawn", "1",
@@ -121,6 +129,15 @@ def one_run(build, hosts, ranks, tmp, variant):
              max(ln[5] for ln in lines), end_ns]
     phases = [max(0, b - a) / 1e9 for a, b in zip(marks, marks[1:])]
     premain = sum(ln[2] for ln in lines) / 1e6
+    part = None
+    if variant != "bare":
+        spans = [(int(s) * 10**9 + int(ns), float(ms) * 1e6)
+                 for ms, s, ns in SCOPE_PART.findall(p.stderr)]
+        if len(spans) != ranks:
+            sys.exit(f"{variant}, {ranks} ranks: {len(spans)} 'scope's part' lines, not {ranks}")
+        # from the first rank entering MPI_Finalize to the last leaving
+        # scope's part of it (the real MPI_Finalize follows)
+        part = (max(e + d for e, d in spans) - min(e for e, _ in spans)) / 1e9
     if variant != "bare":
         with h5py.File(out, "r") as f:
             missing = [r for r in range(ranks) if f"rank{r}" not in f]
@@ -130,9 +147,10 @@ def one_run(build, hosts, ranks, tmp, variant):
         want = hosts if variant == "host files" else ranks
         if len(files) != want:
             sys.exit(f"{variant}, {ranks} ranks: {len(files)} files, not {want}: {files[:8]}")
-    return wall, cpu, launcher, phases, premain
+    return wall, cpu, launcher, phases, premain, part
 
 
+SCOPE_PART = re.compile(r"finalize: scope's part ([\d.]+) ms .*?, from (\d+)\.(\d+) s")
 PHASES = ["launch to main", "MPI_Init and the calls", "MPI_Finalize", "exit"]
 
 
@@ -168,15 +186,17 @@ def main():
         launchers = {v: [] for v in variants}
         phases = {v: [] for v in variants}
         premains = {v: [] for v in variants}
+        scope_parts = {v: [] for v in variants}
         for _ in range(a.rounds):
             for v in variants:
                 with tempfile.TemporaryDirectory() as tmp:
-                    wall, cpu, launcher, ph, pre = one_run(build, a.hosts, ranks, tmp, v)
+                    wall, cpu, launcher, ph, pre, part = one_run(build, a.hosts, ranks, tmp, v)
                 walls[v].append(wall)
                 cpus[v].append(cpu)
                 launchers[v].append(launcher)
                 phases[v].append(ph)
                 premains[v].append(pre)
+                scope_parts[v].append(part)
         print(f"{ranks} ranks (load average {os.getloadavg()[0]:.1f}): wall " +
               "; ".join(f"{v} {mmm(walls[v], 1, 's')}" for v in variants))
         print(f"{ranks} ranks: CPU of the ranks " +
@@ -195,6 +215,9 @@ def main():
             pre = [(p - b) / ranks for p, b in zip(premains[v], premains["bare"])]
             print(f"{ranks} ranks, {v}: added per rank by phase (wall): " + "; ".join(parts) +
                   f"; CPU before main {mmm(pre, 1e3, 'ms')}", flush=True)
+            sp = [x / ranks for x in scope_parts[v]]
+            print(f"{ranks} ranks, {v}: scope's part of MPI_Finalize, first rank in to last "
+                  f"out, per rank: {mmm(sp, 1e3, 'ms')}", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
