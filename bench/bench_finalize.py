@@ -33,7 +33,9 @@ seconds, so even that phase is noisy. What scope adds to it is the work
 it does before forwarding the call: the profiled runs set SCOPE_VERBOSE=1,
 each rank prints "finalize: scope's part N ms ..., from <wall clock> s",
 and the benchmark prints that part's span over the job (from the first
-rank entering MPI_Finalize to the last leaving scope's part) per rank.
+rank entering MPI_Finalize to the last leaving scope's part) per rank;
+the same for scope's part of MPI_Init (after the real MPI_Init: the
+clocks, the host names, the wait for every rank).
 
 Every variant, bare too, runs with OMPI_MCA_mpi_yield_when_idle=1: a
 rank waiting in MPI yields its core instead of busy-polling. Open MPI
@@ -129,15 +131,19 @@ def one_run(build, hosts, ranks, tmp, variant):
              max(ln[5] for ln in lines), end_ns]
     phases = [max(0, b - a) / 1e9 for a, b in zip(marks, marks[1:])]
     premain = sum(ln[2] for ln in lines) / 1e6
-    part = None
-    if variant != "bare":
-        spans = [(int(s) * 10**9 + int(ns), float(ms) * 1e6)
-                 for ms, s, ns in SCOPE_PART.findall(p.stderr)]
+    part = {}
+    for step, pat in SCOPE_PART.items():
+        if variant == "bare":
+            break
+        spans = [(int(sec) * 10**9 + int(ns), float(ms) * 1e6)
+                 for ms, sec, ns in pat.findall(p.stderr)]
         if len(spans) != ranks:
-            sys.exit(f"{variant}, {ranks} ranks: {len(spans)} 'scope's part' lines, not {ranks}")
-        # from the first rank entering MPI_Finalize to the last leaving
-        # scope's part of it (the real MPI_Finalize follows)
-        part = (max(e + d for e, d in spans) - min(e for e, _ in spans)) / 1e9
+            sys.exit(f"{variant}, {ranks} ranks: {len(spans)} '{step}: scope's part' lines, "
+                     f"not {ranks}")
+        # from the first rank beginning scope's part of the step to the
+        # last ending it (the real MPI_Finalize follows; at init, the
+        # real MPI_Init came before)
+        part[step] = (max(e + d for e, d in spans) - min(e for e, _ in spans)) / 1e9
     if variant != "bare":
         with h5py.File(out, "r") as f:
             missing = [r for r in range(ranks) if f"rank{r}" not in f]
@@ -150,7 +156,8 @@ def one_run(build, hosts, ranks, tmp, variant):
     return wall, cpu, launcher, phases, premain, part
 
 
-SCOPE_PART = re.compile(r"finalize: scope's part ([\d.]+) ms .*?, from (\d+)\.(\d+) s")
+SCOPE_PART = {step: re.compile(step + r": scope's part ([\d.]+) ms .*?, from (\d+)\.(\d+) s")
+              for step in ("init", "finalize")}
 PHASES = ["launch to main", "MPI_Init and the calls", "MPI_Finalize", "exit"]
 
 
@@ -215,9 +222,12 @@ def main():
             pre = [(p - b) / ranks for p, b in zip(premains[v], premains["bare"])]
             print(f"{ranks} ranks, {v}: added per rank by phase (wall): " + "; ".join(parts) +
                   f"; CPU before main {mmm(pre, 1e3, 'ms')}", flush=True)
-            sp = [x / ranks for x in scope_parts[v]]
-            print(f"{ranks} ranks, {v}: scope's part of MPI_Finalize, first rank in to last "
-                  f"out, per rank: {mmm(sp, 1e3, 'ms')}", flush=True)
+            spans = []
+            for step in SCOPE_PART:
+                sp = [x[step] / ranks for x in scope_parts[v]]
+                spans.append(f"MPI_{step.capitalize()} {mmm(sp, 1e3, 'ms')}")
+            print(f"{ranks} ranks, {v}: scope's part of each step, first rank in to last out, "
+                  f"per rank: " + "; ".join(spans), flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

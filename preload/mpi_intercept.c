@@ -183,9 +183,20 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
         }
         scope__preload_mpi_started(rc == MPI_SUCCESS_ANY, rank, size);
         if (rc == MPI_SUCCESS_ANY) {
+            struct timespec real;
+            clock_gettime(CLOCK_REALTIME, &real);
+            int64_t t0 = scope__mono_ns();
             scope__clock_align_init(); /* collective: every recording rank */
+            int64_t t1 = scope__mono_ns();
             scope__host_files_init();  /* collective too, on its communicators */
+            int64_t t2 = scope__mono_ns();
             scope__clock_align_settle(); /* no rank spins in MPI while others align */
+            int64_t t3 = scope__mono_ns();
+            scope__preload_log("init: scope's part %.1f ms (clocks %.1f, host names %.1f, "
+                               "waiting for every rank %.1f), from %lld.%09ld s",
+                               1e-6 * (double)(t3 - t0), 1e-6 * (double)(t1 - t0),
+                               1e-6 * (double)(t2 - t1), 1e-6 * (double)(t3 - t2),
+                               (long long)real.tv_sec, real.tv_nsec);
         }
     }
     mpi_depth--;
