@@ -504,12 +504,14 @@ void scope__clock_align_settle(void)
     errno = saved_errno;
 }
 
-int scope__clock_align_comms(handle *dup, handle *host, int *host_rank, int64_t *n_hosts)
+int scope__clock_align_comms(handle *dup, handle *host, handle *leaders, int *host_rank,
+                             int64_t *n_hosts)
 {
     if (!A.comms || A.n_hosts < 1)
         return -1;
     *dup = A.dup;
     *host = A.host;
+    *leaders = A.leaders;
     *host_rank = A.host_rank;
     *n_hosts = A.n_hosts;
     return 0;

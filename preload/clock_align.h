@@ -31,11 +31,13 @@ void scope__clock_align_finalize(void);
 /* The communicators the init step made, for host files (host_files.c):
  * the private duplicate of MPI_COMM_WORLD, this host's
  * MPI_COMM_TYPE_SHARED split of it (ordered by world rank, so its rank 0
- * is the host's lowest world rank), this rank's place in it, and the
- * number of hosts. Returns 0, or -1 when the init step did not complete
+ * is the host's lowest world rank), the hosts' leaders (ordered by world
+ * rank: world rank 0 is its rank 0; MPI_COMM_NULL on the other ranks),
+ * this rank's place in its host, and the number of hosts. Returns 0, or -1 when the init step did not complete
  * (no communicators: nobody has them, the library is the same on every
  * rank) or they were released. */
-int scope__clock_align_comms(scope__mpi_handle *dup, scope__mpi_handle *host, int *host_rank,
+int scope__clock_align_comms(scope__mpi_handle *dup, scope__mpi_handle *host,
+                             scope__mpi_handle *leaders, int *host_rank,
                              int64_t *n_hosts);
 
 /* Waits, asleep, until every rank has called it: at the end of scope's
