@@ -173,6 +173,7 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
         name = exe;
     }
     if (strcmp(name, E.self_path) == 0 || strstr(name, "linux-vdso") ||
+        (info->dlpi_addr && info->dlpi_addr == scope__patch_disassembler_bias()) ||
         seen_before(name, info->dlpi_addr) || E.n_seen >= MAX_OBJECTS)
         return 0;
     if (access(name, R_OK) != 0)

@@ -78,6 +78,7 @@ struct pool {
  * most of the default config's start-up (bench/README.md). */
 static struct {
     int tried, ok;
+    uintptr_t own_bias;         /* its load bias when the preload loaded it */
     ZydisDecoder dec;
     __typeof__(ZydisDecoderDecodeFull) *full;
     __typeof__(ZydisDecoderDecodeInstruction) *one;
@@ -128,7 +129,14 @@ static int disassembler(char *why, size_t whylen)
         ZY.tried = 1;
         typedef void *(*dlopen_fn)(const char *, int);
         dlopen_fn real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+        /* loaded by the application already: then it is the application's */
+        void *had = real ? real(SCOPE_ZYDIS_SONAME, RTLD_NOW | RTLD_NOLOAD) : NULL;
         void *h = real ? real(SCOPE_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
+        struct link_map *lm = NULL;
+        if (h && !had && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm)
+            ZY.own_bias = (uintptr_t)lm->l_addr;
+        if (had)
+            dlclose(had);               /* the reference RTLD_NOLOAD took */
         __typeof__(ZydisDecoderInit) *init = h ? dlsym(h, "ZydisDecoderInit") : NULL;
         ZY.full = h ? dlsym(h, "ZydisDecoderDecodeFull") : NULL;
         ZY.one = h ? dlsym(h, "ZydisDecoderDecodeInstruction") : NULL;
@@ -174,6 +182,11 @@ static size_t decode(uintptr_t ip, size_t left, struct insn *in, int full)
 int scope__patch_disassembler(void)
 {
     return disassembler(NULL, 0);
+}
+
+uintptr_t scope__patch_disassembler_bias(void)
+{
+    return ZY.own_bias;
 }
 
 int scope__patch_init(void)

@@ -37,6 +37,11 @@ int scope__patch_init(void);
  * caller can time it apart. Returns 1 when it is usable, else 0. */
 int scope__patch_disassembler(void);
 
+/* The load bias (dlpi_addr) of the disassembler's library when the
+ * preload loaded it for itself, else 0: the dlopen looks must not
+ * instrument the profiler's own helper (with a config of `*` they did). */
+uintptr_t scope__patch_disassembler_bias(void);
+
 /* Patches the entry of the function at `addr` (`size` bytes long, from its
  * symbol) to record region `id` (flags: SCOPE_FN_*). `atomic` asks for a write sequence that
  * is safe while other threads run. Returns 0, or SCOPE_EINVAL with a
