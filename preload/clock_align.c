@@ -493,6 +493,11 @@ void scope__clock_align_finalize(void)
     measure("finalize");
 }
 
+int scope__clock_align_wait(handle req, long max_pause_ns)
+{
+    return wait_req_max(req, 0, max_pause_ns);
+}
+
 void scope__clock_align_settle(void)
 {
     if (!A.comms || !A.ibarrier)
@@ -500,7 +505,7 @@ void scope__clock_align_settle(void)
     handle req = 0;
     int saved_errno = errno;
     if (A.ibarrier(A.dup, &req) == 0)
-        wait_req_max(req, 0, SETTLE_MAX_NS);
+        scope__clock_align_wait(req, SETTLE_MAX_NS);
     errno = saved_errno;
 }
 

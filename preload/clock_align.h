@@ -40,6 +40,12 @@ int scope__clock_align_comms(scope__mpi_handle *dup, scope__mpi_handle *host,
                              scope__mpi_handle *leaders, int *host_rank,
                              int64_t *n_hosts);
 
+/* Waits for a request on the private communicators (or one lent from
+ * them) without MPI's busy polling: MPI_Test, then sleeps that double
+ * from 20 us up to max_pause_ns. Only when the communicators exist (the
+ * PMPI functions were found). Returns 0 or an MPI error code. */
+int scope__clock_align_wait(scope__mpi_handle req, long max_pause_ns);
+
 /* Waits, asleep, until every rank has called it: at the end of scope's
  * work in MPI_Init and before the real MPI_Finalize. Why: a rank done
  * early goes on into MPI, which with more ranks than cores waits by

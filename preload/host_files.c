@@ -18,7 +18,7 @@
  *   collective step), not at finalize: at finalize a rank waits only for
  *   the ranks of its own host, never for the whole job, and a rank that
  *   dies on one host does not stop the other hosts' files.
- * - Waiting is by polling with short sleeps (as in clock_align.c): with
+ * - Waiting is by polling with short sleeps (clock_align.c's wait): with
  *   more ranks than cores, spinning ranks would slow the very writer they
  *   wait for. For the same reason the host's ranks wait for the writer
  *   here, asleep, before they enter MPI_Finalize, where an oversubscribed
@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock_align.h"
@@ -54,7 +53,6 @@
 typedef scope__mpi_handle handle;
 typedef int (*comm_query_fn)(handle, int *);
 typedef int (*igather_fn)(const void *, int, handle, void *, int, handle, int, handle, handle *);
-typedef int (*test_fn)(handle *, int *, void *);
 typedef int (*ibcast_fn)(void *, int, handle, int, handle, handle *);
 typedef int (*igatherv_fn)(const void *, int, handle, void *, const int *, const int *, handle,
                            int, handle, handle *);
@@ -72,7 +70,6 @@ static struct {
     translate_fn translate;
     group_free_fn group_free;
     ibcast_fn ibcast;
-    test_fn test;
     handle dup, host, leaders;
     int host_rank, world_rank, world_size;
     char *names;        /* rank 0: world_size host names, NAME_LEN each */
@@ -85,24 +82,6 @@ static struct {
  * pass of MPI's progress engine) took the cores that writer needed. */
 #define WRITER_POLL_NS 4000000
 #define POLL_NS 1000000
-
-/* Waits for a request, polling with sleeps that grow from 20 us to
- * max_sleep_ns. Returns 0 or an MPI error code. */
-static int wait_req(handle req, long max_sleep_ns)
-{
-    req = scope__mpi_handle_out(H.abi, req);
-    long sleep_ns = 20000;
-    for (;;) {
-        int done = 0;
-        int rc = H.test(&req, &done, H.abi->status_ignore);
-        if (rc != 0 || done)
-            return rc;
-        struct timespec ts = { 0, sleep_ns };
-        nanosleep(&ts, NULL);
-        if (sleep_ns < max_sleep_ns)
-            sleep_ns = sleep_ns * 2 < max_sleep_ns ? sleep_ns * 2 : max_sleep_ns;
-    }
-}
 
 /* SCOPE_HOST_FILES: 1 on, 0 off, -1 auto (unset, empty, "auto"). A bad
  * value is said once (rank 0) and taken as auto. */
@@ -181,7 +160,8 @@ static int gather_names(void)
         goto out;
     handle req = 0;
     if (H.igather(&me, (int)sizeof me, H.abi->dt_byte, heads, (int)sizeof me, H.abi->dt_byte, 0,
-                  H.leaders, &req) != 0 || wait_req(req, POLL_NS) != 0)
+                  H.leaders, &req) != 0 ||
+        scope__clock_align_wait(req, POLL_NS) != 0)
         goto out;
     size_t total = 0;
     for (int i = 0; lrank == 0 && i < n_leaders; i++) {
@@ -196,7 +176,8 @@ static int gather_names(void)
         goto out;
     req = 0;
     if (H.igatherv(mine, H.host_size * (int)sizeof(int), H.abi->dt_byte, ranks, counts, displs,
-                   H.abi->dt_byte, 0, H.leaders, &req) != 0 || wait_req(req, POLL_NS) != 0)
+                   H.abi->dt_byte, 0, H.leaders, &req) != 0 ||
+        scope__clock_align_wait(req, POLL_NS) != 0)
         goto out;
     for (int i = 0; lrank == 0 && H.names && i < n_leaders; i++)
         for (int k = 0; k < heads[i].count; k++) {
@@ -224,14 +205,13 @@ void scope__host_files_init(void)
     H.comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
     H.comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
     H.igather = (igather_fn)scope__next_symbol("PMPI_Igather");
-    H.test = (test_fn)scope__next_symbol("PMPI_Test");
     H.ibcast = (ibcast_fn)scope__next_symbol("PMPI_Ibcast");
     H.igatherv = (igatherv_fn)scope__next_symbol("PMPI_Igatherv");
     H.comm_group = (comm_group_fn)scope__next_symbol("PMPI_Comm_group");
     H.translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
     H.group_free = (group_free_fn)scope__next_symbol("PMPI_Group_free");
     /* the same library on every rank: all or none go on */
-    if (!H.abi || !H.comm_rank || !H.comm_size || !H.igather || !H.test || !H.ibcast ||
+    if (!H.abi || !H.comm_rank || !H.comm_size || !H.igather || !H.ibcast ||
         !H.igatherv || !H.comm_group || !H.translate || !H.group_free ||
         H.comm_rank(H.dup, &H.world_rank) != 0 || H.comm_size(H.dup, &H.world_size) != 0)
         return;
@@ -321,7 +301,7 @@ int scope__host_files_finalize(void)
     int mrc = H.igather(path, JOURNAL_LEN, H.abi->dt_byte, H.all, JOURNAL_LEN, H.abi->dt_byte, 0,
                         H.host, &req);
     if (mrc == 0)
-        mrc = wait_req(req, POLL_NS);
+        mrc = scope__clock_align_wait(req, POLL_NS);
     H.active = 0;
     if (H.host_rank == 0 && mrc == 0)
         rc = write_host(H.all, H.host_size);
@@ -334,7 +314,7 @@ int scope__host_files_finalize(void)
     int64_t done = 0;
     handle breq = 0;
     if (mrc == 0 && H.ibcast(&done, 1, H.abi->dt_int64, 0, H.host, &breq) == 0)
-        wait_req(breq, H.host_rank == 0 ? POLL_NS : WRITER_POLL_NS);
+        scope__clock_align_wait(breq, H.host_rank == 0 ? POLL_NS : WRITER_POLL_NS);
     free(H.all);
     H.all = NULL;
     free(H.names);
