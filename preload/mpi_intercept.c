@@ -157,6 +157,20 @@ static int call_init(void *fn, const init_args *a)
     return ((init_fn)fn)(a->argc, a->argv);
 }
 
+/* SCOPE_VERBOSE's account of scope's part of MPI_Init or MPI_Finalize:
+ * its three steps, timed t[0] < t[1] < t[2] < t[3] (the clocks, the host
+ * names or files, the wait for every rank), and the wall-clock time it
+ * began, which bench/bench_finalize.py uses to span the part over the
+ * job's ranks. */
+static void say_part(const char *step, const char *middle, const struct timespec *real,
+                     const int64_t t[4])
+{
+    scope__preload_log("%s: scope's part %.1f ms (clocks %.1f, %s %.1f, waiting for every "
+                       "rank %.1f), from %lld.%09ld s", step, 1e-6 * (double)(t[3] - t[0]),
+                       1e-6 * (double)(t[1] - t[0]), middle, 1e-6 * (double)(t[2] - t[1]),
+                       1e-6 * (double)(t[3] - t[2]), (long long)real->tv_sec, real->tv_nsec);
+}
+
 /* Shared body of the four init entry points. The outermost call records
  * `region` around the forwarded call, then learns rank and size and opens
  * the span region; nested calls only forward. */
@@ -185,18 +199,14 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
         if (rc == MPI_SUCCESS_ANY) {
             struct timespec real;
             clock_gettime(CLOCK_REALTIME, &real);
-            int64_t t0 = scope__mono_ns();
+            int64_t t[4] = { scope__mono_ns() };
             scope__clock_align_init(); /* collective: every recording rank */
-            int64_t t1 = scope__mono_ns();
+            t[1] = scope__mono_ns();
             scope__host_files_init();  /* collective too, on its communicators */
-            int64_t t2 = scope__mono_ns();
+            t[2] = scope__mono_ns();
             scope__clock_align_settle(); /* no rank spins in MPI while others align */
-            int64_t t3 = scope__mono_ns();
-            scope__preload_log("init: scope's part %.1f ms (clocks %.1f, host names %.1f, "
-                               "waiting for every rank %.1f), from %lld.%09ld s",
-                               1e-6 * (double)(t3 - t0), 1e-6 * (double)(t1 - t0),
-                               1e-6 * (double)(t2 - t1), 1e-6 * (double)(t3 - t2),
-                               (long long)real.tv_sec, real.tv_nsec);
+            t[3] = scope__mono_ns();
+            say_part("init", "host names", &real, t);
         }
     }
     mpi_depth--;
@@ -212,19 +222,15 @@ static int intercept_finalize(next_fn *next)
          * by its launcher, and the file must already be complete. */
         struct timespec real;
         clock_gettime(CLOCK_REALTIME, &real);
-        int64_t t0 = scope__mono_ns();
+        int64_t t[4] = { scope__mono_ns() };
         scope__clock_align_finalize();
-        int64_t t1 = scope__mono_ns();
+        t[1] = scope__mono_ns();
         scope__preload_mpi_finalizing(); /* host files use the comms */
-        int64_t t2 = scope__mono_ns();
+        t[2] = scope__mono_ns();
         scope__clock_align_settle(); /* nobody spins in MPI_Finalize meanwhile */
-        int64_t t3 = scope__mono_ns();
+        t[3] = scope__mono_ns();
         scope__clock_align_release();
-        /* wall clock of the entry: bench_finalize.py spans the job's ranks */
-        scope__preload_log("finalize: scope's part %.1f ms (clocks %.1f, files %.1f, waiting "
-                           "for every rank %.1f), from %lld.%09ld s", 1e-6 * (double)(t3 - t0),
-                           1e-6 * (double)(t1 - t0), 1e-6 * (double)(t2 - t1),
-                           1e-6 * (double)(t3 - t2), (long long)real.tv_sec, real.tv_nsec);
+        say_part("finalize", "files", &real, t);
         mpi_depth--;
     }
     if (fn == NULL) {
