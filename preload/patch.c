@@ -583,20 +583,6 @@ static int32_t rel_at(const uint8_t *b, int width)
     return v;
 }
 
-/* Where in [from, to) a relative branch into (lo, hi) could have its
- * opcode: every byte offset is read as if an opcode of each relative
- * branch form started there (jmp, call, jcc, loop, jrcxz, xbegin; rel8,
- * rel16 and rel32), whatever the real instruction boundaries. Returns the
- * last such offset + 1, or `from` when there is none: the disassembler,
- * which decodes from the entry and knows the boundaries, then has nothing
- * to find, and otherwise needs to look no further than that offset plus
- * the longest instruction. A large function is thus decoded only near its
- * entry (rel8 targets reach 128 bytes back), not to its end. The rel32
- * opcodes are found with memchr: the scan reads every byte of every
- * patched function (1 MB for MPICH's 616 MPI_* functions), and a byte
- * loop testing each form cost 2.5 ns a byte, memchr 0.7. */
-static uintptr_t branch_candidates(uintptr_t from, uintptr_t to, uintptr_t lo, uintptr_t hi);
-
 /* A relative branch of opcode length `len` and displacement `width` at
  * offset j into (lo, hi): then *last = at least from + j + 1. */
 static void try_form(const uint8_t *b, size_t n, size_t j, size_t len, int width,
@@ -610,6 +596,18 @@ static void try_form(const uint8_t *b, size_t n, size_t j, size_t len, int width
         *last = from + j + 1;
 }
 
+/* Where in [from, to) a relative branch into (lo, hi) could have its
+ * opcode: every byte offset is read as if an opcode of each relative
+ * branch form started there (jmp, call, jcc, loop, jrcxz, xbegin; rel8,
+ * rel16 and rel32), whatever the real instruction boundaries. Returns the
+ * last such offset + 1, or `from` when there is none: the disassembler,
+ * which decodes from the entry and knows the boundaries, then has nothing
+ * to find, and otherwise needs to look no further than that offset plus
+ * the longest instruction. A large function is thus decoded only near its
+ * entry (rel8 targets reach 128 bytes back), not to its end. The rel32
+ * opcodes are found with memchr: the scan reads every byte of every
+ * patched function (1 MB for MPICH's 616 MPI_* functions), and a byte
+ * loop testing each form cost 2.5 ns a byte, memchr 0.7. */
 static uintptr_t branch_candidates(uintptr_t from, uintptr_t to, uintptr_t lo, uintptr_t hi)
 {
     const uint8_t *b = (const uint8_t *)from;
