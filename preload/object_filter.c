@@ -57,6 +57,8 @@ struct need {
     int n_alt;
     char *lower;                /* alt[1] when set: the Fortran rule's name */
     int dem;
+    int word_is_alt;            /* words[0] is one of alt[] (`MPI_*`): without
+                                   an alt, no demangled match either */
     struct scope__namepat np;   /* words */
 };
 
@@ -151,12 +153,16 @@ int scope__objfilter_build(struct scope__objfilter **out, const scope_config *cf
         return SCOPE_ENOMEM;
     }
     for (size_t k = 0; k < cfg->n_entries; k++) {
-        int rc = compile_need(&f->v[k], &cfg->entries[k]);
+        struct need *nd = &f->v[k];
+        int rc = compile_need(nd, &cfg->entries[k]);
         f->n = k + 1;                   /* freed with the others from now on */
         if (rc <= 0) {
             scope__objfilter_free(f);
             return rc;
         }
+        for (int i = 0; nd->dem && nd->np.n_words && i < nd->n_alt; i++)
+            nd->word_is_alt |= strlen(nd->np.words[0]) == nd->alt_len[i] &&
+                               memcmp(nd->np.words[0], nd->alt[i], nd->alt_len[i]) == 0;
         f->any_qualified |= cfg->entries[k].object != NULL;
     }
     *out = f;
@@ -174,7 +180,7 @@ static int need_met(const struct need *nd, const char *tab, size_t len)
     for (int i = 0; i < nd->n_alt; i++)
         if (has(tab, len, nd->alt[i], nd->alt_len[i]))
             return 1;
-    if (!nd->dem || !has(tab, len, "_Z", 2))
+    if (!nd->dem || nd->word_is_alt || !has(tab, len, "_Z", 2))
         return 0;
     for (size_t w = 0; w < nd->np.n_words; w++)
         if (!has(tab, len, nd->np.words[w], strlen(nd->np.words[w])))
@@ -278,7 +284,7 @@ static int defined_meets(const struct need *nd, const char *tab, size_t len,
     struct holders h = { 0 };
     for (int i = 0; i < nd->n_alt; i++)
         add_holders(&h, tab, len, nd->alt[i], nd->alt_len[i]);
-    if (nd->dem) {
+    if (nd->dem && !nd->word_is_alt) {
         const char *w = nd->np.n_words ? nd->np.words[0] : "_Z";
         add_holders(&h, tab, len, w, strlen(w));
     }
