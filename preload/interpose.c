@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "got.h"
 #include "object_filter.h"
 #include "patch.h"
@@ -113,9 +114,7 @@ static double now_s(void)
  * time other processes had the CPU. */
 static double cpu_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return 1e-9 * (double)scope__thread_cpu_ns();
 }
 
 void scope__interpose_skip(const char *const *names)

@@ -42,10 +42,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "interpose.h"
+#include "clock.h"
 #include "host_files.h"
 #include "preload_state.h"
 #include "scope_config.h"
@@ -152,19 +152,11 @@ static void calibrate_patched(void)
                              ? "trampoline (call mode)" : "trampoline (redirect mode)");
 }
 
-/* This thread's CPU time in ms, for SCOPE_VERBOSE's account of start-up. */
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
 /* Starts the recorder with the config's options. Returns 1 when recording,
  * 0 when the recorder refused (the preload is then off in this process). */
 static int start_recording(void)
 {
-    double c0 = cpu_ms();
+    int64_t c0 = scope__thread_cpu_ns(); /* for SCOPE_VERBOSE's account */
     char origin[PATH_MAX + 32] = "SCOPE_JOURNAL_DIR";
     if (preload.cfg->journal_dir_from.source == SCOPE_SRC_FILE)
         snprintf(origin, sizeof origin, "journal_dir (%s:%d)",
@@ -177,7 +169,7 @@ static int start_recording(void)
         .config_text = preload.cfg->text,
     };
     int rc = scope_init(&opts);
-    double c1 = cpu_ms();
+    int64_t c1 = scope__thread_cpu_ns();
     if (rc < 0) {
         scope__preload_log("%s: cannot start recording: %s", preload.exe, scope_strerror(rc));
         preload.phase = PHASE_OFF;
@@ -188,17 +180,18 @@ static int start_recording(void)
     scope__interpose_skip(intercepted_by_symbol);
     preload.recorder_pid = getpid();
     atexit(warn_at_exit);
-    double c2 = cpu_ms();
+    int64_t c2 = scope__thread_cpu_ns();
     rc = scope__interpose_apply(preload.cfg);
-    double c3 = cpu_ms();
+    int64_t c3 = scope__thread_cpu_ns();
     if (rc < 0)
         scope__preload_log("%s: interposition engine: %s", preload.exe, scope_strerror(rc));
     else
         calibrate_patched();
     scope__preload_log("%s: recording started in %.1f ms CPU (recorder, its clock and the C "
                        "API's calibration %.1f ms; start-up %.1f ms; the trampoline's "
-                       "calibration %.1f ms)", preload.exe, cpu_ms() - c0, c1 - c0, c3 - c2,
-                       cpu_ms() - c3);
+                       "calibration %.1f ms)", preload.exe,
+                       1e-6 * (double)(scope__thread_cpu_ns() - c0), 1e-6 * (double)(c1 - c0),
+                       1e-6 * (double)(c3 - c2), 1e-6 * (double)(scope__thread_cpu_ns() - c3));
     return 1;
 }
 

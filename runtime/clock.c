@@ -72,29 +72,23 @@ static uint64_t read_ticks(void)
     return scope__ticks();
 }
 
-/* This thread's CPU time in ns. The time limits below count it, not the
- * wall clock: on a loaded machine the process may lose the core for
+/* The time limits below count this thread's CPU time, not the wall
+ * clock: on a loaded machine the process may lose the core for
  * milliseconds between two reads, and a wall-clock limit then ended the
  * measurement after two samples, whose common divisor could be anything
  * (a TSC reported as "30 ns" resolution). */
-static int64_t cpu_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* Waits for the chosen clock to move on from `from`, for at most 2 ms of
  * this thread's CPU time. Returns the new reading, or `from` if it never
  * moved. */
 static uint64_t next_step(uint64_t from)
 {
-    int64_t a = cpu_ns();
+    int64_t a = scope__thread_cpu_ns();
     for (unsigned n = 1;; n++) {
         uint64_t t = read_ticks();
         if (t != from)
             return t;
-        if ((n & 63) == 0 && cpu_ns() - a > 2000000)
+        if ((n & 63) == 0 && scope__thread_cpu_ns() - a > 2000000)
             return from;
     }
 }
@@ -121,7 +115,7 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 static uint64_t measure_resolution(void)
 {
     uint64_t t = next_step(read_ticks()), step = 0;
-    int64_t a = cpu_ns();
+    int64_t a = scope__thread_cpu_ns();
     for (int i = 0; i < 100; i++) {
         uint64_t n = next_step(t);
         if (n > t)
@@ -129,7 +123,7 @@ static uint64_t measure_resolution(void)
         t = n;
         if (step == 1)
             break;
-        if (i >= 1 && cpu_ns() - a > 2000000)
+        if (i >= 1 && scope__thread_cpu_ns() - a > 2000000)
             break;
     }
     if (step == 0)

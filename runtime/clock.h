@@ -36,6 +36,16 @@ extern int64_t scope__clock_round_ns;
  * scope__clock_setup(). */
 extern uint64_t scope__clock_resolution;
 
+/* This thread's CPU time in ns: what start-up accounts and time limits
+ * count, since on a loaded machine the wall clock also counts the turns
+ * other processes had. */
+static inline int64_t scope__thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static inline int64_t scope__mono_ns(void)
 {
     struct timespec ts;
