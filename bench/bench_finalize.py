@@ -132,9 +132,7 @@ def one_run(build, hosts, ranks, tmp, variant):
     phases = [max(0, b - a) / 1e9 for a, b in zip(marks, marks[1:])]
     premain = sum(ln[2] for ln in lines) / 1e6
     part = {}
-    for step, pat in SCOPE_PART.items():
-        if variant == "bare":
-            break
+    for step, pat in SCOPE_PART.items() if variant != "bare" else ():
         spans = [(int(sec) * 10**9 + int(ns), float(ms) * 1e6)
                  for ms, sec, ns in pat.findall(p.stderr)]
         if len(spans) != ranks:
