@@ -48,6 +48,22 @@ def text(x):
     return x.decode() if isinstance(x, bytes) else str(x)
 
 
+def profiled_env(env, preload, conf, h5):
+    penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_VERBOSE="1", SCOPE_OUTPUT=h5)
+    if os.environ.get("SCOPE_H5WRITER"):
+        penv["SCOPE_H5WRITER"] = os.environ["SCOPE_H5WRITER"]
+    return penv
+
+
+def calls_and_rows(rank):
+    """{region name: calls} and the interposition rows (tuples of str) of
+    a /rank<N> group."""
+    counts = {text(g.attrs.get("name", k)): len(g["start_times"])
+              for k, g in rank["regions"].items()}
+    rows = [tuple(text(x) for x in row) for row in rank["interposition"][()]]
+    return counts, rows
+
+
 def main():
     preload, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     lmp = shutil.which("lmp")
@@ -65,10 +81,7 @@ def main():
                OMP_NUM_THREADS="1")
     cmd = MPIRUN + [lmp, "-log", "none", "-in", "in.melt"]
     bare = subprocess.run(cmd, env=env, cwd=out, capture_output=True, timeout=900)
-    penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_VERBOSE="1",
-                SCOPE_OUTPUT=os.path.join(out, "lmp.h5"))
-    if os.environ.get("SCOPE_H5WRITER"):
-        penv["SCOPE_H5WRITER"] = os.environ["SCOPE_H5WRITER"]
+    penv = profiled_env(env, preload, conf, os.path.join(out, "lmp.h5"))
     prof = subprocess.run(cmd, env=penv, cwd=out, capture_output=True, timeout=900)
     err = prof.stderr.decode(errors="replace")
     sys.stderr.write("".join(l[:300] + "\n" for l in err.splitlines()
@@ -88,14 +101,11 @@ def main():
         if ranks != ["rank0", "rank1"]:
             fail(f"rank groups {ranks}")
         for rk in ranks:
-            counts = {}
-            for link, g in f[rk]["regions"].items():
-                counts[text(g.attrs.get("name", link))] = len(g["start_times"])
+            counts, rows = calls_and_rows(f[rk])
             got = {k: counts.get(k) for k in WANT}
             if got != WANT:
                 fail(f"{rk}: {got}, want {WANT}")
-            rows = sorted(tuple(text(x) for x in row) for row in f[rk]["interposition"][()])
-            tables.append(rows)
+            tables.append(sorted(rows))
     if tables[0] != tables[1]:
         fail("the two ranks instrumented different functions")
     methods = collections.Counter((r[3], r[4]) for r in tables[0] if r[0] == "LAMMPS_NS::*")
@@ -110,9 +120,7 @@ def check_default_config(lmp, env, out, preload):
     with open(conf, "w") as f:
         f.write("MPI_*\n")
     h5 = os.path.join(out, "mpi.h5")
-    penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_VERBOSE="1", SCOPE_OUTPUT=h5)
-    if os.environ.get("SCOPE_H5WRITER"):
-        penv["SCOPE_H5WRITER"] = os.environ["SCOPE_H5WRITER"]
+    penv = profiled_env(env, preload, conf, h5)
     p = subprocess.run([lmp, "-log", "none", "-in", "in.melt"], env=penv, cwd=out,
                        capture_output=True, timeout=900)
     err = p.stderr.decode(errors="replace")
@@ -125,9 +133,7 @@ def check_default_config(lmp, env, out, preload):
         fail(f"MPI_* on lmp: want 1 object read (libmpi; liblammps.so only imports MPI_*): "
              f"{line!r}")
     with h5py.File(h5, "r") as f:
-        rows = [tuple(text(x) for x in row) for row in f["rank0"]["interposition"][()]]
-        names = {text(g.attrs.get("name", k)): len(g["start_times"])
-                 for k, g in f["rank0"]["regions"].items()}
+        names, rows = calls_and_rows(f["rank0"])
     mine = [r for r in rows if r[0] == "MPI_*"]
     libs = {os.path.basename(r[2]).split(".so")[0] for r in mine}
     if len(mine) < 300 or libs != {"libmpi"}:
