@@ -12,6 +12,7 @@
 
 #include "clock_model.h"
 #include "journal_read.h"
+#include "h5writer.h"
 #include "scope_convert.h"
 
 struct region_out {
@@ -47,6 +48,7 @@ struct thread_in {
 
 struct conv {
     struct scope_jr jr;
+    struct scope__shared_table *shared; /* host files only, else NULL */
     const struct scope_convert_request *req;
     int rank;
     hid_t file, rank_grp, regions_grp;

@@ -888,11 +888,13 @@ int scope__conv_write_metadata(struct conv *c, int64_t file)
     return write_metadata(file, c) < 0 ? SCOPE_EHDF5 : 0;
 }
 
-int scope__conv_write_rank(struct conv *c, int64_t file)
+int scope__conv_write_rank(struct conv *c, int64_t file, struct scope__shared_table *shared)
 {
     c->file = file;
+    c->shared = shared;
     int rc = write_rank_group(c);
     c->file = H5I_INVALID_HID;
+    c->shared = NULL;
     return rc;
 }
 

@@ -57,6 +57,19 @@ int scope__index_note_host_collision(const char *index_path, const char *ranks_d
 
 /* --- h5writer.c: one journal at a time, for host files (host_file.c) --- */
 
+/* The interposition table last written into a host file, so that the next
+ * rank with the same table (the usual case: one program and one config on
+ * every rank of a host) gets a hard link to it instead of a copy
+ * (rank_tables.c). Owned by host_file.c for one file. */
+struct scope__shared_table {
+    char path[40];          /* "/rank<N>/interposition", "" = none yet */
+    char **rows;            /* a copy of its cells, 6 per row */
+    size_t n_cells;
+};
+
+/* Frees the copy; the struct is then empty and reusable. */
+void scope__shared_table_free(struct scope__shared_table *t);
+
 struct conv;
 
 /* Opens a journal for conversion (its clock model applied); with `events`
@@ -71,8 +84,10 @@ int64_t scope__conv_since(const struct conv *c);   /* the process's start, CLOCK
 void scope__conv_output(const struct conv *c, char *buf, size_t len);
 /* The root attributes and /metadata of the journal's process into file. */
 int scope__conv_write_metadata(struct conv *c, int64_t file);
-/* /rank<N> of the journal into file (pass 2). Returns 0 or SCOPE_E*. */
-int scope__conv_write_rank(struct conv *c, int64_t file);
+/* /rank<N> of the journal into file (pass 2); its interposition table
+ * shared with the ranks written before through `shared` (may be NULL).
+ * Returns 0 or SCOPE_E*. */
+int scope__conv_write_rank(struct conv *c, int64_t file, struct scope__shared_table *shared);
 void scope__conv_free(struct conv *c);
 
 /* Creates `tmp` for a file that will be `path` (removing a stale tmp).

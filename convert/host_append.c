@@ -161,7 +161,7 @@ static int write_group(const struct scope_convert_request *req, struct conv *c, 
     if (rc == 0 && k > 0 && H5Lmove(f, plain, f, ASIDE, H5P_DEFAULT, H5P_DEFAULT) < 0)
         rc = SCOPE_EHDF5;
     if (rc == 0)
-        rc = scope__conv_write_rank(c, f);
+        rc = scope__conv_write_rank(c, f, NULL);
     if (rc == 0 && k > 0 && (H5Lmove(f, plain, f, group, H5P_DEFAULT, H5P_DEFAULT) < 0 ||
                              H5Lmove(f, ASIDE, f, plain, H5P_DEFAULT, H5P_DEFAULT) < 0))
         rc = SCOPE_EHDF5;

@@ -70,6 +70,7 @@ int scope__convert_host(const struct scope_convert_request *req)
     hid_t f = H5I_INVALID_HID;
     int64_t since = 0;
     size_t missing = 0;
+    struct scope__shared_table shared = { "", NULL, 0 };
     int rc = 0;
     for (size_t i = 0; i < req->n_journals && rc == 0; i++) {
         struct conv *c = NULL;
@@ -86,7 +87,7 @@ int scope__convert_host(const struct scope_convert_request *req)
             rc = f < 0 ? (int)f : scope__conv_write_metadata(c, f);
         }
         if (rc == 0)
-            rc = scope__conv_write_rank(c, f);
+            rc = scope__conv_write_rank(c, f, &shared);
         if (rc < 0 && !req->err[0])
             snprintf(req->err, req->errlen, "%s", jerr[0] ? jerr : scope_strerror(rc));
         scope__conv_free(c);
@@ -101,6 +102,7 @@ int scope__convert_host(const struct scope_convert_request *req)
     }
     /* every group is in: the reader's summary of them, so that opening
      * the file costs one read, not one per rank (host_summary.c) */
+    scope__shared_table_free(&shared);
     if (f >= 0 && rc == 0 && (rc = scope__host_summary_write(f)) < 0)
         snprintf(req->err, req->errlen, "%s: cannot write its summary table: %s", path,
                  scope_strerror(rc));

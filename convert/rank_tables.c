@@ -5,7 +5,9 @@
  * metadata after the events (h5writer.c).
  */
 #include <hdf5.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conv.h"
 #include "h5_util.h"
@@ -48,12 +50,61 @@ int scope__conv_write_threads(struct conv *c)
     return rc ? SCOPE_EHDF5 : 0;
 }
 
-/* /rank<N>/interposition: one row per config entry and matched symbol. */
+void scope__shared_table_free(struct scope__shared_table *t)
+{
+    for (size_t i = 0; t->rows && i < t->n_cells; i++)
+        free(t->rows[i]);
+    free(t->rows);
+    t->rows = NULL;
+    t->n_cells = 0;
+    t->path[0] = 0;
+}
+
+/* Whether the journal's table holds the same cells as the shared one. */
+static int same_table(const struct scope__shared_table *t, char *const *cells, size_t n)
+{
+    if (!t->path[0] || t->n_cells != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t->rows[i] ? t->rows[i] : "", cells[i] ? cells[i] : "") != 0)
+            return 0;
+    return 1;
+}
+
+/* Makes this rank's table the shared one (a copy of its cells). Without
+ * memory for the copy there is just no sharing. */
+static void share_table(struct scope__shared_table *t, int rank, char *const *cells, size_t n)
+{
+    scope__shared_table_free(t);
+    char **rows = calloc(n, sizeof *rows);
+    if (!rows)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (cells[i] && !(rows[i] = strdup(cells[i]))) {
+            t->rows = rows;
+            t->n_cells = i;
+            scope__shared_table_free(t);
+            return;
+        }
+    t->rows = rows;
+    t->n_cells = n;
+    snprintf(t->path, sizeof t->path, "/" SCOPE_G_RANK_FMT "/%s", rank, SCOPE_T_INTERPOSITION);
+}
+
+/* /rank<N>/interposition: one row per config entry and matched symbol. In
+ * a host file, a rank whose table equals the one written just before gets
+ * a hard link to that dataset: a reader sees the same table at its path
+ * (HDF5 resolves hard links like any other), and the file does not hold
+ * one copy per rank of the default config's ~430 rows of six strings,
+ * which were a quarter of a host writer's time. */
 int scope__conv_write_interposition(struct conv *c)
 {
     size_t n = c->jr.n_rows / 6;
     if (n == 0)
         return 0;
+    if (c->shared && same_table(c->shared, c->jr.rows, 6 * n))
+        return H5Lcreate_hard(c->file, c->shared->path, c->rank_grp, SCOPE_T_INTERPOSITION,
+                              H5P_DEFAULT, H5P_DEFAULT) < 0 ? SCOPE_EHDF5 : 0;
     static const char *const fields[6] = { SCOPE_C_PATTERN, SCOPE_C_SYMBOL, SCOPE_C_OBJECT,
                                            SCOPE_C_METHOD, SCOPE_C_STATUS, SCOPE_C_REASON };
     hid_t str = scope__h5_vlen_utf8();
@@ -63,6 +114,8 @@ int scope__conv_write_interposition(struct conv *c)
     int rc = scope__h5_write_table(c->rank_grp, SCOPE_T_INTERPOSITION, type, n, c->jr.rows);
     H5Tclose(type);
     H5Tclose(str);
+    if (rc == 0 && c->shared)
+        share_table(c->shared, c->rank, c->jr.rows, 6 * n);
     return rc ? SCOPE_EHDF5 : 0;
 }
 

@@ -10,7 +10,8 @@ the index's external links) and with the reader (`scope summary
 TEST is one of:
   many          64 ranks on 4 hosts: exact per-rank counts of every rank
                 (h5py and reader), files = 4 host files + the index, each
-                rank's link names its host's file, no journal left
+                rank's link names its host's file, no journal left; a
+                host's ranks share one interposition table (hard links)
   kill          12 ranks on 4 hosts; rank 7 (hostC) is SIGKILLed after the
                 barrier: hosts A, B, D are complete in their host files
                 (exact counts, complete = 1); hostC's journals are kept;
@@ -185,6 +186,18 @@ def test_many(a, tmp):
               f"host-hostB.h5 holds {sorted(f)}")
         check(f["metadata"].attrs["hostname"] == "hostB" and int(f.attrs["scope_format"]) == 1,
               "host-hostB.h5: root attributes and /metadata")
+        # one program, one config: the 16 ranks' interposition tables are
+        # one dataset, hard-linked into each group (rank_tables.c)
+        addrs = {h5py.h5o.get_info(f[f"rank{r}/interposition"].id).addr for r in range(16, 32)}
+        table = f["rank16/interposition"]
+        rows = {(p.decode(), s.decode(), m.decode(), st.decode())
+                for p, s, _, m, st, _ in table[()]}
+        check(len(addrs) == 1 and h5py.h5o.get_info(table.id).rc == 16,
+              f"host-hostB.h5: interposition tables at {len(addrs)} addresses, "
+              f"{h5py.h5o.get_info(table.id).rc} links")
+        check(("MPI_*", "MPI_Barrier", "inline", "patched") in rows and
+              ("MPI_*", "MPI_Comm_size", "inline", "patched") in rows,
+              f"host-hostB.h5: interposition table of {len(rows)} rows lacks MPI_Barrier/Comm_size")
     check_summary_tables(a, tmp, hosts)
 
 
