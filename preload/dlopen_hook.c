@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "interpose.h"
+#include "scope_internal.h"
 #include "self.h"
 
 #define HOOK __attribute__((visibility("default")))
@@ -31,8 +32,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void after_load(void)
 {
     pthread_mutex_lock(&lock);
-    scope__interpose_new_objects();
+    int n = scope__interpose_new_objects();
     pthread_mutex_unlock(&lock);
+    if (n > 0) /* the first function instrumented: calibrate now (lifecycle.c) */
+        scope__calibrate_pending();
 }
 
 HOOK void *dlopen(const char *file, int mode)

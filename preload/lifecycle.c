@@ -152,6 +152,19 @@ static void calibrate_patched(void)
                              ? "trampoline (call mode)" : "trampoline (redirect mode)");
 }
 
+/* The whole calibration (runtime/calibrate.c): the C API's pair, then the
+ * patched path's when the interposition engine started. Handed to the
+ * runtime before scope_init() so that it runs only when this process
+ * instruments or records something (scope__calibrate_later). */
+static int engine_started;
+
+static void calibrate_all(void)
+{
+    scope__calibrate();
+    if (engine_started)
+        calibrate_patched();
+}
+
 /* Starts the recorder with the config's options. Returns 1 when recording,
  * 0 when the recorder refused (the preload is then off in this process). */
 static int start_recording(void)
@@ -168,6 +181,7 @@ static int start_recording(void)
         .memory_budget = preload.cfg->memory_budget,
         .config_text = preload.cfg->text,
     };
+    scope__calibrate_later(calibrate_all);
     int rc = scope_init(&opts);
     int64_t c1 = scope__thread_cpu_ns();
     if (rc < 0) {
@@ -185,13 +199,20 @@ static int start_recording(void)
     int64_t c3 = scope__thread_cpu_ns();
     if (rc < 0)
         scope__preload_log("%s: interposition engine: %s", preload.exe, scope_strerror(rc));
-    else
-        calibrate_patched();
-    scope__preload_log("%s: recording started in %.1f ms CPU (recorder, its clock and the C "
-                       "API's calibration %.1f ms; start-up %.1f ms; the trampoline's "
-                       "calibration %.1f ms)", preload.exe,
-                       1e-6 * (double)(scope__thread_cpu_ns() - c0), 1e-6 * (double)(c1 - c0),
-                       1e-6 * (double)(c3 - c2), 1e-6 * (double)(scope__thread_cpu_ns() - c3));
+    engine_started = rc >= 0;
+    /* nothing instrumented: calibrate at the first dlopen that instruments
+     * something (dlopen_hook.c), or before the journal is finished if the
+     * process recorded anyway (MPI_Init, the C API), else never */
+    if (rc != 0)
+        scope__calibrate_pending();
+    int64_t c4 = scope__thread_cpu_ns();
+    char cal[64] = "deferred: nothing instrumented";
+    if (rc != 0)
+        snprintf(cal, sizeof cal, "%.1f ms", 1e-6 * (double)(c4 - c3));
+    scope__preload_log("%s: recording started in %.1f ms CPU (recorder and its clock %.1f ms; "
+                       "start-up %.1f ms; calibration %s)", preload.exe,
+                       1e-6 * (double)(c4 - c0), 1e-6 * (double)(c1 - c0),
+                       1e-6 * (double)(c3 - c2), cal);
     return 1;
 }
 

@@ -32,8 +32,10 @@
  * blocked on this thread for that millisecond: a handler's own records
  * would land in the throwaway buffer and be lost.
  *
- * Cost: ROUNDS * PAIRS * 6 reference calls, about a millisecond, once per
- * process.
+ * Cost: ROUNDS * PAIRS * 6 reference calls, about a millisecond per path,
+ * once per process. The preload defers it (scope__calibrate_later) in a
+ * process that instruments nothing at start: under a broad LD_PRELOAD
+ * every command of a job script would otherwise pay it for nothing.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -219,6 +221,25 @@ void scope__calibrate(void)
     store("rank/overhead_caller_ns", api.caller);
     store("rank/overhead_empty_pair_ns", api.empty);
     scope__set_metadata("rank/overhead_path", "scope_begin/scope_end");
+}
+
+static void (*later)(void);
+
+void scope__calibrate_later(void (*fn)(void))
+{
+    later = fn;
+}
+
+void scope__calibrate_pending(void)
+{
+    void (*fn)(void) = __atomic_exchange_n(&later, NULL, __ATOMIC_ACQ_REL);
+    if (fn)
+        fn();
+}
+
+int scope__calibrate_deferred(void)
+{
+    return __atomic_load_n(&later, __ATOMIC_ACQUIRE) != NULL;
 }
 
 void scope__calibrate_patched(void (*stub)(void), const char *path)

@@ -126,7 +126,7 @@ int scope_init(const scope_options *opts)
     started = 1;
 out:
     pthread_mutex_unlock(&scope__rec.lock);
-    if (started)
+    if (started && !scope__calibrate_deferred())
         scope__calibrate(); /* calibrate.c: stores metadata, takes the lock */
     return rc;
 }
@@ -496,8 +496,24 @@ static int finish_journal(void)
     return 1;
 }
 
+/* A calibration deferred by the preload (scope__calibrate_later) runs
+ * before the journal is finished if anything was recorded: the file's
+ * overhead attributes then exist whenever it has calls. */
+static void calibrate_if_recorded(void)
+{
+    if (!scope__calibrate_deferred())
+        return;
+    pthread_mutex_lock(&scope__rec.lock);
+    int recorded = scope__rec.hdr != NULL && atomic_load(&scope__rec.state) == ST_READY &&
+                   scope__rec.pid == getpid();
+    pthread_mutex_unlock(&scope__rec.lock);
+    if (recorded)
+        scope__calibrate_pending();
+}
+
 int scope__finalize_journal(char *journal, size_t len)
 {
+    calibrate_if_recorded();
     pthread_mutex_lock(&scope__rec.lock);
     int rc = finish_journal();
     if (rc == 1) {
@@ -542,6 +558,7 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
 int scope_finalize(void)
 {
     int rc = 0;
+    calibrate_if_recorded();
     pthread_mutex_lock(&scope__rec.lock);
     if (finish_journal() != 1)
         goto out;

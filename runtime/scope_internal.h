@@ -130,8 +130,24 @@ void scope__swap_records(struct scope_rec **cur, struct scope_rec **end);
 
 /* Measures this process's cost per recorded call and stores it as the
  * rank attributes overhead_inside_ns / overhead_caller_ns / overhead_path
- * (calibrate.c). Called once by scope_init(); under a millisecond. */
+ * (calibrate.c). Called once by scope_init() (unless deferred, below);
+ * about a millisecond. */
 void scope__calibrate(void);
+
+/* Calibration on demand, for the preload. Before scope_init(), a process
+ * may hand over the whole calibration it wants (`fn`: scope__calibrate and
+ * its own): scope_init() then does not calibrate, and `fn` runs once, at
+ * the first scope__calibrate_pending() or, if the process recorded
+ * something and it never ran, when the journal is finished (scope_finalize
+ * and scope__finalize_journal, before they take the lock). A process that
+ * instruments nothing at start (a shell's `ls` under the default config)
+ * thus does not pay 2-4 ms of calibration it will never use. */
+void scope__calibrate_later(void (*fn)(void));
+/* Runs the calibration handed over, if still pending. Call it where no
+ * recorded call is open on this thread (not from inside a timed call). */
+void scope__calibrate_pending(void);
+/* 1 while a calibration handed over has not run. */
+int scope__calibrate_deferred(void);
 
 /* The reference body calibrate.c times (about 40 ns of arithmetic). */
 void scope__calibrate_body(void);
