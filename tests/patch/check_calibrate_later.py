@@ -45,6 +45,16 @@ def clean_env(**extra):
     return env
 
 
+def case_env(pre, out, name, config_line):
+    """A case's folder and its profiled environment with a one-line config."""
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    conf = os.path.join(d, "scope.conf")
+    with open(conf, "w") as f:
+        f.write(config_line + "\n")
+    return d, clean_env(LD_PRELOAD=pre, SCOPE_CONFIG=conf, SCOPE_OUTPUT=f"{d}/p.h5")
+
+
 def check_overhead(g, where):
     a = g.attrs
     missing = [k for k in OVERHEAD if k not in a]
@@ -73,12 +83,7 @@ def test_nothing(pre, out):
 
 
 def test_dlopen(pre, prog, dyn, out):
-    d = os.path.join(out, "dlopen")
-    os.makedirs(d, exist_ok=True)
-    conf = os.path.join(d, "dyn.conf")
-    with open(conf, "w") as f:
-        f.write("dyn_compute\n")
-    env = clean_env(LD_PRELOAD=pre, SCOPE_CONFIG=conf, SCOPE_OUTPUT=f"{d}/p.h5")
+    d, env = case_env(pre, out, "dlopen", "dyn_compute")
     p = subprocess.run([prog, dyn], env=env, cwd=d, capture_output=True, text=True, timeout=120)
     check(p.returncode == 0 and "dyn again" in p.stdout, f"prog_libs: {p.returncode} {p.stdout!r}")
     check(DEFERRED in p.stderr, f"prog_libs: calibrated at start: {p.stderr!r}")
@@ -89,12 +94,7 @@ def test_dlopen(pre, prog, dyn, out):
 
 
 def test_finalize(pre, mpi_prog, out):
-    d = os.path.join(out, "finalize")
-    os.makedirs(d, exist_ok=True)
-    conf = os.path.join(d, "none.conf")
-    with open(conf, "w") as f:
-        f.write("scope_test_no_such_function_*\n")
-    env = clean_env(LD_PRELOAD=pre, SCOPE_CONFIG=conf, SCOPE_OUTPUT=f"{d}/p.h5")
+    d, env = case_env(pre, out, "finalize", "scope_test_no_such_function_*")
     p = subprocess.run(MPIRUN + ["-n", "2", mpi_prog], env=env, cwd=d, capture_output=True,
                        text=True, timeout=300)
     check(p.returncode == 0, f"mpirun: {p.returncode} {p.stderr[-2000:]}")
