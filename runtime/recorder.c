@@ -360,9 +360,18 @@ int scope__note_interposition(const char *pattern, const char *symbol, const cha
         if (!(r.f[i] = strdup(in[i] ? in[i] : "")))
             goto fail_copy;
     pthread_mutex_lock(&scope__rec.lock);
-    struct scope__rec_row *rows = realloc(scope__rec.rows, (scope__rec.n_rows + 1) * sizeof *rows);
+    struct scope__rec_row *rows = scope__rec.rows;
+    if (scope__rec.n_rows == scope__rec.cap_rows) {
+        /* doubled, not grown by one row: a start-up adds a row per
+         * function (thousands), and each move copied the whole table */
+        size_t cap = scope__rec.cap_rows ? 2 * scope__rec.cap_rows : 256;
+        rows = realloc(scope__rec.rows, cap * sizeof *rows);
+        if (rows) {
+            scope__rec.rows = rows;
+            scope__rec.cap_rows = cap;
+        }
+    }
     if (rows) {
-        scope__rec.rows = rows;
         rows[scope__rec.n_rows++] = r;
         if (scope__rec.hdr)
             rc = scope__rec_meta_row(&r);

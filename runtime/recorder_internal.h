@@ -80,7 +80,7 @@ struct scope__recorder {
     struct kv { char *key, *value; } *kv;
     size_t n_kv;
     struct scope__rec_row *rows;            /* interposition table */
-    size_t n_rows;
+    size_t n_rows, cap_rows;
     struct scope__rec_site *sites;          /* call paths */
     size_t n_sites;
     pthread_key_t key;
