@@ -43,7 +43,8 @@ struct scope__rec_hot {
 };
 extern struct scope__rec_hot scope__hot;
 
-struct scope__rec_row { char *f[6]; };  /* one interposition table row */
+struct scope__rec_row { char *f[6]; };  /* one interposition table row (f[0]
+                                           owns the block of all six) */
 
 struct scope__rec_site {                /* one call path; id = index + 1 */
     int depth;
