@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_startup.py [BUILD_DIR] [ROUNDS]
+"""bench_startup.py [BUILD_DIR] [ROUNDS] [CASES]
 
 Start-up cost of the interposition engine (issue 12): how long the
 preload's constructor takes to find and patch what a config names, read
@@ -23,6 +23,9 @@ patched function, the parts, and the whole run's wall time bare and
 profiled (the profiled run also records and writes: that ratio is not the
 start-up alone). Prints the CPU model and the load average: on a shared
 machine wall times include other processes' turns, CPU times do not.
+CASES (comma-separated, default all) runs only those, e.g. `mpich-c` or
+`mpi-c,mpich-c`: lmp alone takes a minute a round.
+
 Targets: lmp <= 200 ms per process; genlib <= 20 us per function; default
 MPI_* <= 10 ms. Not a test: nothing is asserted.
 """
@@ -95,6 +98,11 @@ def bench(name, cmd, conf, build, tmp, rounds):
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    known = ("genlib", "lmp", "mpi-lmp", "mpi-c", "mpich-c")
+    cases = sys.argv[3].split(",") if len(sys.argv) > 3 else list(known)
+    for c in cases:
+        if c not in known:
+            sys.exit(f"bench_startup.py: unknown case '{c}' (cases: {', '.join(known)})")
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; load average "
           f"{os.getloadavg()[0]:.1f} (a shared machine: compare CPU ms, and wall ratios "
           f"taken in the same minute)")
@@ -104,27 +112,30 @@ def main():
     tmp = tempfile.mkdtemp(prefix="scope-bench-startup-")
     try:
         gen = os.path.join(build, "tests", "startup", "startup_genprog")
-        if os.path.exists(gen):
-            bench("genlib", [gen], "gen_f*", build, tmp, rounds)
-        else:
-            print("genlib: not built (tests/startup)")
+        if "genlib" in cases:
+            if os.path.exists(gen):
+                bench("genlib", [gen], "gen_f*", build, tmp, rounds)
+            else:
+                print("genlib: not built (tests/startup)")
         lmp = shutil.which("lmp")
         melt = "/usr/share/lammps/examples/melt/in.melt"
-        if lmp and os.path.exists(melt):
+        lmp_cases = [c for c in ("lmp", "mpi-lmp") if c in cases]
+        if lmp_cases and not (lmp and os.path.exists(melt)):
+            print("lmp: LAMMPS not installed (Debian lammps, lammps-examples)")
+        elif lmp_cases:
             shutil.copy(melt, tmp)
             cmd = MPIRUN + [lmp, "-log", "none", "-in", "in.melt"]
-            bench("lmp", cmd, "LAMMPS_NS::*", build, tmp, rounds)
-            bench("mpi-lmp", cmd, None, build, tmp, rounds)
-        else:
-            print("lmp: LAMMPS not installed (Debian lammps, lammps-examples)")
+            for c in lmp_cases:
+                bench(c, cmd, "LAMMPS_NS::*" if c == "lmp" else None, build, tmp, rounds)
         mpic = os.path.join(build, "tests", "patch", "mpi_calls_c")
-        if os.path.exists(mpic):
+        if "mpi-c" in cases and os.path.exists(mpic):
             bench("mpi-c", MPIRUN + [mpic], None, build, tmp, rounds)
         mpich = os.path.join(build, "tests", "mpi", "mpi_app_c_mpich")
-        if os.path.exists(mpich) and shutil.which("mpirun.mpich"):
-            bench("mpich-c", ["mpirun.mpich", "-n", "2", mpich], None, build, tmp, rounds)
-        else:
-            print("mpich-c: MPICH or tests/mpi/mpi_app_c_mpich missing")
+        if "mpich-c" in cases:
+            if os.path.exists(mpich) and shutil.which("mpirun.mpich"):
+                bench("mpich-c", ["mpirun.mpich", "-n", "2", mpich], None, build, tmp, rounds)
+            else:
+                print("mpich-c: MPICH or tests/mpi/mpi_app_c_mpich missing")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

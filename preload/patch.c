@@ -48,6 +48,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "branch_scan.h"
 #include "scope_error.h"
 #include "shadow_stack.h"
 
@@ -120,23 +121,49 @@ static void say(char *why, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The load biases of the objects loaded now, to tell afterwards whether
+ * an object was among them. */
+struct biases {
+    uintptr_t v[1024];
+    size_t n;
+};
+
+static int note_bias(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct biases *b = arg;
+    if (b->n < sizeof b->v / sizeof *b->v)
+        b->v[b->n++] = info->dlpi_addr;
+    return 0;
+}
+
 /* Opens Zydis on first use. Returns 1 when it is usable; else 0, with the
  * reason in why. Through the real dlopen: the preload's own dlopen hook
- * would look for functions to patch in it. */
+ * would look for functions to patch in it. Whether the application had
+ * loaded it already (then it is the application's, and may be patched) is
+ * told by the load biases before the dlopen, not by a first dlopen with
+ * RTLD_NOLOAD: that one searches the library path and opens the file
+ * again, ~0.1-0.6 ms of every rank's start-up. */
 static int disassembler(char *why, size_t whylen)
 {
     if (!ZY.tried) {
         ZY.tried = 1;
         typedef void *(*dlopen_fn)(const char *, int);
         dlopen_fn real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-        /* loaded by the application already: then it is the application's */
-        void *had = real ? real(SCOPE_ZYDIS_SONAME, RTLD_NOW | RTLD_NOLOAD) : NULL;
+        static struct biases before;    /* 8 KiB: not on the application's stack */
+        before.n = 0;
+        dl_iterate_phdr(note_bias, &before);
         void *h = real ? real(SCOPE_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
         struct link_map *lm = NULL;
-        if (h && !had && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm)
-            ZY.own_bias = (uintptr_t)lm->l_addr;
-        if (had)
-            dlclose(had);               /* the reference RTLD_NOLOAD took */
+        if (h && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm) {
+            /* past 1024 objects an earlier copy may go unseen: it is then
+             * taken for the preload's own, left unpatched */
+            int had = 0;
+            for (size_t i = 0; i < before.n && !had; i++)
+                had = before.v[i] == (uintptr_t)lm->l_addr;
+            if (!had)
+                ZY.own_bias = (uintptr_t)lm->l_addr;
+        }
         __typeof__(ZydisDecoderInit) *init = h ? dlsym(h, "ZydisDecoderInit") : NULL;
         ZY.full = h ? dlsym(h, "ZydisDecoderDecodeFull") : NULL;
         ZY.one = h ? dlsym(h, "ZydisDecoderDecodeInstruction") : NULL;
@@ -569,84 +596,12 @@ static size_t relocate(const struct insn *in, uint8_t *out, uintptr_t lo, uintpt
     return n;
 }
 
-static int32_t rel_at(const uint8_t *b, int width)
-{
-    if (width == 1)
-        return (int8_t)b[0];
-    if (width == 2) {
-        int16_t v;
-        memcpy(&v, b, 2);
-        return v;
-    }
-    int32_t v;
-    memcpy(&v, b, 4);
-    return v;
-}
-
-/* A relative branch of opcode length `len` and displacement `width` at
- * offset j into (lo, hi): then *last = at least from + j + 1. */
-static void try_form(const uint8_t *b, size_t n, size_t j, size_t len, int width,
-                     uintptr_t from, uintptr_t lo, uintptr_t hi, uintptr_t *last)
-{
-    size_t end = j + len + (size_t)width;
-    if (end > n)
-        return;
-    uintptr_t t = from + end + (intptr_t)rel_at(b + j + len, width);
-    if (t > lo && t < hi && from + j + 1 > *last)
-        *last = from + j + 1;
-}
-
-/* Where in [from, to) a relative branch into (lo, hi) could have its
- * opcode: every byte offset is read as if an opcode of each relative
- * branch form started there (jmp, call, jcc, loop, jrcxz, xbegin; rel8,
- * rel16 and rel32), whatever the real instruction boundaries. Returns the
- * last such offset + 1, or `from` when there is none: the disassembler,
- * which decodes from the entry and knows the boundaries, then has nothing
- * to find, and otherwise needs to look no further than that offset plus
- * the longest instruction. A large function is thus decoded only near its
- * entry (rel8 targets reach 128 bytes back), not to its end. The rel32
- * opcodes are found with memchr: the scan reads every byte of every
- * patched function (1 MB for MPICH's 616 MPI_* functions), and a byte
- * loop testing each form cost 2.5 ns a byte, memchr 0.7. */
-static uintptr_t branch_candidates(uintptr_t from, uintptr_t to, uintptr_t lo, uintptr_t hi)
-{
-    const uint8_t *b = (const uint8_t *)from;
-    size_t n = to - from;
-    uintptr_t last = from;
-    /* rel8 forms: a rel8 branch at offset j targets at least j + 2 - 128,
-     * so only the first bytes can reach back into (lo, hi) */
-    size_t reach8 = hi - from + 126;
-    for (size_t j = 0; j < n && j < reach8; j++) {
-        uint8_t c = b[j];
-        if (c == 0xeb || (c & 0xf0) == 0x70 || (c & 0xfc) == 0xe0)
-            try_form(b, n, j, 1, 1, from, lo, hi, &last);
-    }
-    /* rel32 and rel16 forms, anywhere: their opcodes found with memchr */
-    static const uint8_t ops[] = { 0xe8, 0xe9, 0x0f, 0xc7 };
-    for (size_t k = 0; k < sizeof ops; k++) {
-        const uint8_t *p = b, *end = b + n;
-        while (p < end && (p = memchr(p, ops[k], (size_t)(end - p))) != NULL) {
-            size_t j = (size_t)(p - b);
-            uint8_t next = j + 1 < n ? b[j + 1] : 0;
-            if (ops[k] == 0xe8 || ops[k] == 0xe9) {     /* call, jmp; with 0x66 rel16 */
-                try_form(b, n, j, 1, 4, from, lo, hi, &last);
-                try_form(b, n, j, 1, 2, from, lo, hi, &last);
-            } else if ((ops[k] == 0x0f && (next & 0xf0) == 0x80) ||  /* jcc */
-                       (ops[k] == 0xc7 && next == 0xf8)) {            /* xbegin */
-                try_form(b, n, j, 2, 4, from, lo, hi, &last);
-                try_form(b, n, j, 2, 2, from, lo, hi, &last);
-            }
-            p++;
-        }
-    }
-    return last;
-}
-
-/* Scans [from, to) for relative branches into (lo, hi). */
+/* Scans [from, to) for relative branches into (lo, hi): decodes from
+ * `from` only as far as a branch into them could be (branch_scan.c). */
 static int body_branches_into(uintptr_t from, uintptr_t to, uintptr_t lo, uintptr_t hi,
                               uintptr_t *where)
 {
-    uintptr_t last = branch_candidates(from, to, lo, hi);
+    uintptr_t last = scope__branch_candidates(from, to, lo, hi);
     if (last == from)
         return 0;
     if (last + 15 < to)

@@ -353,16 +353,39 @@ out:
 int scope__note_interposition(const char *pattern, const char *symbol, const char *object,
                               const char *method, const char *status, const char *reason)
 {
+    /* the six strings in one allocation (f[0] owns it): a start-up notes
+     * a row per function, thousands, and six small blocks each took twice
+     * the heap pages */
     const char *in[6] = { pattern, symbol, object, method, status, reason };
+    size_t len[6], total = 0;
+    for (int i = 0; i < 6; i++) {
+        len[i] = strlen(in[i] ? in[i] : "") + 1;
+        total += len[i];
+    }
+    char *text = malloc(total);
+    if (!text)
+        return SCOPE_ENOMEM;
     struct scope__rec_row r;
-    int rc = 0, i;
-    for (i = 0; i < 6; i++)
-        if (!(r.f[i] = strdup(in[i] ? in[i] : "")))
-            goto fail_copy;
+    size_t off = 0;
+    for (int i = 0; i < 6; i++) {
+        r.f[i] = text + off;
+        memcpy(r.f[i], in[i] ? in[i] : "", len[i]);
+        off += len[i];
+    }
+    int rc = 0;
     pthread_mutex_lock(&scope__rec.lock);
-    struct scope__rec_row *rows = realloc(scope__rec.rows, (scope__rec.n_rows + 1) * sizeof *rows);
+    struct scope__rec_row *rows = scope__rec.rows;
+    if (scope__rec.n_rows == scope__rec.cap_rows) {
+        /* doubled, not grown by one row: a start-up adds a row per
+         * function (thousands), and each move copied the whole table */
+        size_t cap = scope__rec.cap_rows ? 2 * scope__rec.cap_rows : 256;
+        rows = realloc(scope__rec.rows, cap * sizeof *rows);
+        if (rows) {
+            scope__rec.rows = rows;
+            scope__rec.cap_rows = cap;
+        }
+    }
     if (rows) {
-        scope__rec.rows = rows;
         rows[scope__rec.n_rows++] = r;
         if (scope__rec.hdr)
             rc = scope__rec_meta_row(&r);
@@ -371,13 +394,8 @@ int scope__note_interposition(const char *pattern, const char *symbol, const cha
     }
     pthread_mutex_unlock(&scope__rec.lock);
     if (!rows)
-        goto fail_copy;
+        free(text);
     return rc;
-
-fail_copy:
-    while (i-- > 0)
-        free(r.f[i]);
-    return SCOPE_ENOMEM;
 }
 
 static int site_equal(const struct scope__rec_site *st, const scope__frame *fr, int depth)

@@ -43,7 +43,8 @@ struct scope__rec_hot {
 };
 extern struct scope__rec_hot scope__hot;
 
-struct scope__rec_row { char *f[6]; };  /* one interposition table row */
+struct scope__rec_row { char *f[6]; };  /* one interposition table row (f[0]
+                                           owns the block of all six) */
 
 struct scope__rec_site {                /* one call path; id = index + 1 */
     int depth;
@@ -80,7 +81,7 @@ struct scope__recorder {
     struct kv { char *key, *value; } *kv;
     size_t n_kv;
     struct scope__rec_row *rows;            /* interposition table */
-    size_t n_rows;
+    size_t n_rows, cap_rows;
     struct scope__rec_site *sites;          /* call paths */
     size_t n_sites;
     pthread_key_t key;
