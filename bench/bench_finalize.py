@@ -35,7 +35,10 @@ each rank prints "finalize: scope's part N ms ..., from <wall clock> s",
 and the benchmark prints that part's span over the job (from the first
 rank entering MPI_Finalize to the last leaving scope's part) per rank;
 the same for scope's part of MPI_Init (after the real MPI_Init: the
-clocks, the host names, the wait for every rank).
+clocks, the host names, the wait for every rank). The same lines give
+the CPU each rank spent in its part and its writer's CPU: the work, as
+against the waiting, which on 2 cores shared by 64 ranks is most of the
+wall time and is what a machine with a core per rank would not have.
 
 Every variant, bare too, runs with OMPI_MCA_mpi_yield_when_idle=1: a
 rank waiting in MPI yields its core instead of busy-polling. Open MPI
@@ -142,6 +145,14 @@ def one_run(build, hosts, ranks, tmp, variant):
         # last ending it (the real MPI_Finalize follows; at init, the
         # real MPI_Init came before)
         part[step] = (max(e + d for e, d in spans) - min(e for e, _ in spans)) / 1e9
+        # the work in it, as against the waiting: each rank's CPU in its
+        # part and its writer's (a host's leader, or every rank with rank
+        # files), summed over the ranks
+        cpus = [(float(c), float(w)) for c, w in SCOPE_CPU[step].findall(p.stderr)]
+        if len(cpus) != ranks:
+            sys.exit(f"{variant}, {ranks} ranks: {len(cpus)} CPU figures of '{step}'")
+        part[step + " cpu"] = sum(c for c, _ in cpus) / 1e3
+        part[step + " writer"] = sum(w for _, w in cpus) / 1e3
     if variant != "bare":
         with h5py.File(out, "r") as f:
             missing = [r for r in range(ranks) if f"rank{r}" not in f]
@@ -156,6 +167,8 @@ def one_run(build, hosts, ranks, tmp, variant):
 
 SCOPE_PART = {step: re.compile(step + r": scope's part ([\d.]+) ms .*?, from (\d+)\.(\d+) s")
               for step in ("init", "finalize")}
+SCOPE_CPU = {step: re.compile(step + r": scope's part [^;]*; CPU ([\d.]+) ms, its writer's "
+                                      r"([\d.]+) ms\)") for step in ("init", "finalize")}
 PHASES = ["launch to main", "MPI_Init and the calls", "MPI_Finalize", "exit"]
 
 
@@ -226,6 +239,14 @@ def main():
                 spans.append(f"MPI_{step.capitalize()} {mmm(sp, 1e3, 'ms')}")
             print(f"{ranks} ranks, {v}: scope's part of each step, first rank in to last out, "
                   f"per rank: " + "; ".join(spans), flush=True)
+            work = []
+            for step in SCOPE_PART:
+                c = [x[step + " cpu"] / ranks for x in scope_parts[v]]
+                w = [x[step + " writer"] / ranks for x in scope_parts[v]]
+                work.append(f"MPI_{step.capitalize()} {mmm(c, 1e3, 'ms')}" +
+                            (f" + its writers {mmm(w, 1e3, 'ms')}" if max(w) > 0 else ""))
+            print(f"{ranks} ranks, {v}: CPU of scope's part of each step per rank (the work, "
+                  f"not the waiting): " + "; ".join(work), flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

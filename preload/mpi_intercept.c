@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "clock.h"
@@ -157,18 +158,50 @@ static int call_init(void *fn, const init_args *a)
     return ((init_fn)fn)(a->argc, a->argv);
 }
 
-/* SCOPE_VERBOSE's account of scope's part of MPI_Init or MPI_Finalize:
- * its three steps, timed t[0] < t[1] < t[2] < t[3] (the clocks, the host
- * names or files, the wait for every rank), and the wall-clock time it
- * began, which bench/bench_finalize.py uses to span the part over the
- * job's ranks. */
-static void say_part(const char *step, const char *middle, const struct timespec *real,
-                     const int64_t t[4])
+/* CPU time of the children this process has waited for (the writer that
+ * finalize starts and waits for), in ns. */
+static int64_t children_cpu_ns(void)
 {
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+        return 0;
+    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+/* Where scope's part of MPI_Init or MPI_Finalize stands: its wall-clock
+ * start (bench/bench_finalize.py spans the part over the job's ranks with
+ * it), the times of its steps, and the CPU time spent so far by this
+ * thread and by the children it waited for. */
+struct part {
+    struct timespec real;
+    int64_t t[4];           /* t[0] < t[1] < t[2] < t[3]: the three steps */
+    int64_t cpu, child;     /* at t[0] */
+};
+
+static void part_begin(struct part *p)
+{
+    clock_gettime(CLOCK_REALTIME, &p->real);
+    p->cpu = scope__thread_cpu_ns();
+    p->child = children_cpu_ns();
+    p->t[0] = scope__mono_ns();
+}
+
+/* SCOPE_VERBOSE's account of a part: its three steps (the clocks, the
+ * host names or files, the wait for every rank), the CPU it took (the
+ * work, as against the waiting: on a machine with fewer cores than ranks
+ * the wall time is mostly the others' turns) and, for a host's writer,
+ * the writer's CPU. */
+static void say_part(const char *step, const char *middle, const struct part *p)
+{
+    double cpu = 1e-6 * (double)(scope__thread_cpu_ns() - p->cpu);
+    double child = 1e-6 * (double)(children_cpu_ns() - p->child);
+    const int64_t *t = p->t;
     scope__preload_log("%s: scope's part %.1f ms (clocks %.1f, %s %.1f, waiting for every "
-                       "rank %.1f), from %lld.%09ld s", step, 1e-6 * (double)(t[3] - t[0]),
-                       1e-6 * (double)(t[1] - t[0]), middle, 1e-6 * (double)(t[2] - t[1]),
-                       1e-6 * (double)(t[3] - t[2]), (long long)real->tv_sec, real->tv_nsec);
+                       "rank %.1f; CPU %.1f ms, its writer's %.1f ms), from %lld.%09ld s", step,
+                       1e-6 * (double)(t[3] - t[0]), 1e-6 * (double)(t[1] - t[0]), middle,
+                       1e-6 * (double)(t[2] - t[1]), 1e-6 * (double)(t[3] - t[2]), cpu, child,
+                       (long long)p->real.tv_sec, p->real.tv_nsec);
 }
 
 /* Shared body of the four init entry points. The outermost call records
@@ -197,16 +230,15 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
         }
         scope__preload_mpi_started(rc == MPI_SUCCESS_ANY, rank, size);
         if (rc == MPI_SUCCESS_ANY) {
-            struct timespec real;
-            clock_gettime(CLOCK_REALTIME, &real);
-            int64_t t[4] = { scope__mono_ns() };
+            struct part p;
+            part_begin(&p);
             scope__clock_align_init(); /* collective: every recording rank */
-            t[1] = scope__mono_ns();
+            p.t[1] = scope__mono_ns();
             scope__host_files_init();  /* collective too, on its communicators */
-            t[2] = scope__mono_ns();
+            p.t[2] = scope__mono_ns();
             scope__clock_align_settle(); /* no rank spins in MPI while others align */
-            t[3] = scope__mono_ns();
-            say_part("init", "host names", &real, t);
+            p.t[3] = scope__mono_ns();
+            say_part("init", "host names", &p);
         }
     }
     mpi_depth--;
@@ -220,17 +252,16 @@ static int intercept_finalize(next_fn *next)
         mpi_depth++;
         /* Before forwarding: after MPI_Finalize a process may be torn down
          * by its launcher, and the file must already be complete. */
-        struct timespec real;
-        clock_gettime(CLOCK_REALTIME, &real);
-        int64_t t[4] = { scope__mono_ns() };
+        struct part p;
+        part_begin(&p);
         scope__clock_align_finalize();
-        t[1] = scope__mono_ns();
+        p.t[1] = scope__mono_ns();
         scope__preload_mpi_finalizing(); /* host files use the comms */
-        t[2] = scope__mono_ns();
+        p.t[2] = scope__mono_ns();
         scope__clock_align_settle(); /* nobody spins in MPI_Finalize meanwhile */
-        t[3] = scope__mono_ns();
+        p.t[3] = scope__mono_ns();
         scope__clock_align_release();
-        say_part("finalize", "files", &real, t);
+        say_part("finalize", "files", &p);
         mpi_depth--;
     }
     if (fn == NULL) {
