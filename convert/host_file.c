@@ -94,6 +94,7 @@ int scope__convert_host(const struct scope_convert_request *req)
         if (rc == 0)
             written[i] = 1;
     }
+    scope__shared_table_free(&shared);
     if (f < 0 && rc == 0) {
         snprintf(req->err, req->errlen, "%s: no journal of the host could be read (%s)", path,
                  first_missing);
@@ -102,7 +103,6 @@ int scope__convert_host(const struct scope_convert_request *req)
     }
     /* every group is in: the reader's summary of them, so that opening
      * the file costs one read, not one per rank (host_summary.c) */
-    scope__shared_table_free(&shared);
     if (f >= 0 && rc == 0 && (rc = scope__host_summary_write(f)) < 0)
         snprintf(req->err, req->errlen, "%s: cannot write its summary table: %s", path,
                  scope_strerror(rc));

@@ -81,9 +81,9 @@ static void share_table(struct scope__shared_table *t, int rank, char *const *ce
         return;
     for (size_t i = 0; i < n; i++)
         if (cells[i] && !(rows[i] = strdup(cells[i]))) {
-            t->rows = rows;
-            t->n_cells = i;
-            scope__shared_table_free(t);
+            while (i-- > 0)
+                free(rows[i]);
+            free(rows);
             return;
         }
     t->rows = rows;

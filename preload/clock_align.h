@@ -33,9 +33,9 @@ void scope__clock_align_finalize(void);
  * MPI_COMM_TYPE_SHARED split of it (ordered by world rank, so its rank 0
  * is the host's lowest world rank), the hosts' leaders (ordered by world
  * rank: world rank 0 is its rank 0; MPI_COMM_NULL on the other ranks),
- * this rank's place in its host, and the number of hosts. Returns 0, or -1 when the init step did not complete
- * (no communicators: nobody has them, the library is the same on every
- * rank) or they were released. */
+ * this rank's place in its host, and the number of hosts. Returns 0, or
+ * -1 when the init step did not complete (no communicators: nobody has
+ * them, the library is the same on every rank) or they were released. */
 int scope__clock_align_comms(scope__mpi_handle *dup, scope__mpi_handle *host,
                              scope__mpi_handle *leaders, int *host_rank,
                              int64_t *n_hosts);

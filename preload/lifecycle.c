@@ -203,12 +203,12 @@ static int start_recording(void)
     /* nothing instrumented: calibrate at the first dlopen that instruments
      * something (dlopen_hook.c), or before the journal is finished if the
      * process recorded anyway (MPI_Init, the C API), else never */
-    if (rc != 0)
-        scope__calibrate_pending();
-    int64_t c4 = scope__thread_cpu_ns();
     char cal[64] = "deferred: nothing instrumented";
-    if (rc != 0)
-        snprintf(cal, sizeof cal, "%.1f ms", 1e-6 * (double)(c4 - c3));
+    if (rc != 0) {
+        scope__calibrate_pending();
+        snprintf(cal, sizeof cal, "%.1f ms", 1e-6 * (double)(scope__thread_cpu_ns() - c3));
+    }
+    int64_t c4 = scope__thread_cpu_ns();
     scope__preload_log("%s: recording started in %.1f ms CPU (recorder and its clock %.1f ms; "
                        "start-up %.1f ms; calibration %s)", preload.exe,
                        1e-6 * (double)(c4 - c0), 1e-6 * (double)(c1 - c0),
