@@ -146,23 +146,28 @@ static void warn_at_exit(void)
 static void calibrate_patched(void)
 {
     uintptr_t stub;
-    if (scope__patch_got_stub((uintptr_t)scope__calibrate_body, 0, SCOPE_FN_CALIBRATE, &stub) < 0)
+    if (scope__patch_got_stub((uintptr_t)scope__calibrate_body, 0, SCOPE_FN_CALIBRATE, &stub) < 0) {
+        scope__calibrate(); /* the C API pair's numbers are better than none */
         return;
+    }
     scope__calibrate_patched((void (*)(void))stub, scope__tramp_call_mode
                              ? "trampoline (call mode)" : "trampoline (redirect mode)");
 }
 
-/* The whole calibration (runtime/calibrate.c): the C API's pair, then the
- * patched path's when the interposition engine started. Handed to the
- * runtime before scope_init() so that it runs only when this process
- * instruments or records something (scope__calibrate_later). */
+/* The whole calibration (runtime/calibrate.c): the patched path's when
+ * the interposition engine started (the C API pair's only at the end, and
+ * only if the program used the C API), else the C API pair's, the path
+ * MPI_Init's wrapper records through. Handed to the runtime before
+ * scope_init() so that it runs only when this process instruments or
+ * records something (scope__calibrate_later). */
 static int engine_started;
 
 static void calibrate_all(void)
 {
-    scope__calibrate();
     if (engine_started)
         calibrate_patched();
+    else
+        scope__calibrate();
 }
 
 /* Starts the recorder with the config's options. Returns 1 when recording,

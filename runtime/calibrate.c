@@ -35,7 +35,11 @@
  * Cost: ROUNDS * PAIRS * 6 reference calls, about a millisecond per path,
  * once per process. The preload defers it (scope__calibrate_later) in a
  * process that instruments nothing at start: under a broad LD_PRELOAD
- * every command of a job script would otherwise pay it for nothing.
+ * every command of a job script would otherwise pay it for nothing. In a
+ * process it instruments, only the patched path is measured at start; the
+ * C API pair's numbers (stored for comparison, not used) are measured when
+ * the journal is finished, and only if the program called scope_region():
+ * every rank of a job under the default config is spared that millisecond.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -206,9 +210,23 @@ static void store(const char *key, double ns)
 }
 
 /* The C API pair's cost, for scope__calibrate_patched to keep under its
- * own names. */
+ * own names. api_later: the patched path was measured without it; it is
+ * measured at the end if the program used the C API (api_used, set by
+ * scope_region()). */
 static struct cost api;
-static int api_measured;
+static int api_measured, api_later, api_used;
+
+void scope__calibrate_note_api(void)
+{
+    __atomic_store_n(&api_used, 1, __ATOMIC_RELAXED);
+}
+
+static void store_api(void)
+{
+    store("rank/overhead_api_inside_ns", api.inside);
+    store("rank/overhead_api_caller_ns", api.caller);
+    store("rank/overhead_empty_pair_ns", api.empty);
+}
 
 void scope__calibrate(void)
 {
@@ -245,12 +263,29 @@ int scope__calibrate_deferred(void)
 void scope__calibrate_patched(void (*stub)(void), const char *path)
 {
     struct cost c;
-    if (!scope__hot.on || !api_measured || measure(stub, &c) < 0)
+    if (!scope__hot.on)
         return;
-    /* the C API's numbers stay, under their own names */
-    store("rank/overhead_api_inside_ns", api.inside);
-    store("rank/overhead_api_caller_ns", api.caller);
+    if (measure(stub, &c) < 0) {
+        if (!api_measured)  /* the C API pair's numbers are better than none */
+            scope__calibrate();
+        return;
+    }
     store("rank/overhead_inside_ns", c.inside);
     store("rank/overhead_caller_ns", c.caller);
     scope__set_metadata("rank/overhead_path", path);
+    if (api_measured)
+        store_api(); /* under their own names: the patched path's are used */
+    else
+        api_later = 1;
+}
+
+void scope__calibrate_api_if_used(void)
+{
+    if (!api_later || !__atomic_load_n(&api_used, __ATOMIC_RELAXED) || !scope__hot.on)
+        return;
+    api_later = 0;
+    if (measure(NULL, &api) < 0)
+        return;
+    api_measured = 1;
+    store_api();
 }

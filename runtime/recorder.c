@@ -301,6 +301,7 @@ int32_t scope__region_ex(const char *name, int kind, const char *symbol, const c
 
 int32_t scope_region(const char *name)
 {
+    scope__calibrate_note_api();
     return scope__region_ex(name, SCOPE_KIND_MANUAL, NULL, NULL);
 }
 
@@ -516,17 +517,19 @@ static int finish_journal(void)
 
 /* A calibration deferred by the preload (scope__calibrate_later) runs
  * before the journal is finished if anything was recorded: the file's
- * overhead attributes then exist whenever it has calls. */
+ * overhead attributes then exist whenever it has calls. So do the C API
+ * pair's numbers in a process the preload instruments, if the program
+ * used the C API (calibrate.c). */
 static void calibrate_if_recorded(void)
 {
-    if (!scope__calibrate_deferred())
-        return;
     pthread_mutex_lock(&scope__rec.lock);
     int recorded = scope__rec.hdr != NULL && atomic_load(&scope__rec.state) == ST_READY &&
                    scope__rec.pid == getpid();
     pthread_mutex_unlock(&scope__rec.lock);
-    if (recorded)
-        scope__calibrate_pending();
+    if (!recorded)
+        return;
+    scope__calibrate_pending();
+    scope__calibrate_api_if_used();
 }
 
 int scope__finalize_journal(char *journal, size_t len)

@@ -155,10 +155,21 @@ void scope__calibrate_body(void);
 /* The preload, once its trampoline is set up: measures calls of `stub`
  * (a trampoline stub of scope__calibrate_body, so the whole patched path)
  * the same way, and makes them the rank's overhead_inside_ns /
- * overhead_caller_ns, with overhead_path = `path`; the C API pair's
- * numbers move to overhead_api_inside_ns / overhead_api_caller_ns. Nothing
- * changes when the measurement fails. About a millisecond. */
+ * overhead_caller_ns, with overhead_path = `path`. The C API pair's
+ * numbers go to overhead_api_inside_ns / overhead_api_caller_ns /
+ * overhead_empty_pair_ns: now if scope__calibrate() ran before, else at
+ * scope__calibrate_api_if_used(). Nothing changes when the measurement
+ * fails. About a millisecond. */
 void scope__calibrate_patched(void (*stub)(void), const char *path);
+
+/* scope_region() (the program's C API) says the C API is in use. */
+void scope__calibrate_note_api(void);
+
+/* When the journal is finished (recorder.c, before it takes the lock):
+ * measures and stores the C API pair's numbers if only the patched path
+ * was measured and the program called scope_region(). Nothing otherwise:
+ * a rank that uses only the preload is spared the millisecond. */
+void scope__calibrate_api_if_used(void);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,11 @@
 """check_manual.py - manual regions of a program linked with libscope.so
 and the functions the config times end up in the same rank files under
 the preload (one recorder per process): 4 ranks, each with "phase" x5
-(kind manual), "work" x7 (kind function), 4 of them inside "phase".
+(kind manual), "work" x7 (kind function), 4 of them inside "phase"; and
+the cost of both recording paths: the trampoline's as overhead_inside_ns /
+overhead_caller_ns (overhead_path "trampoline (...)"), the C API pair's,
+measured at MPI_Finalize because the program used the C API, as
+overhead_api_inside_ns / overhead_api_caller_ns / overhead_empty_pair_ns.
 
 usage: check_manual.py PRELOAD PROGRAM
 """
@@ -35,4 +39,13 @@ with tempfile.TemporaryDirectory() as d:
             assert len(ps) == 5 and len(ws) == 7, (r, len(ps), len(ws))
             inside = sum(bool(np.any((ps <= s) & (e <= pe))) for s, e in zip(ws, we))
             assert inside == 4, (r, inside)
-print("check_manual: 4 ranks, manual regions and timed functions in one file each")
+            a = f[f"rank{r}"].attrs
+            path = a["overhead_path"]
+            path = path.decode() if isinstance(path, bytes) else str(path)
+            assert path.startswith("trampoline ("), (r, path)
+            for k in ("overhead_inside_ns", "overhead_caller_ns", "overhead_api_inside_ns",
+                      "overhead_api_caller_ns"):
+                assert k in a and float(a[k]) >= 0, (r, k, dict(a))
+            assert float(a["overhead_empty_pair_ns"]) > 0, (r, dict(a))
+print("check_manual: 4 ranks, manual regions and timed functions in one file each, "
+      "both paths calibrated")
