@@ -4,9 +4,14 @@
  * timestamps on one timeline (docs/clocks.md).
  *
  * Why this way:
- * - A private communicator (PMPI_Comm_dup of MPI_COMM_WORLD) carries every
- *   message: whatever the application posts (MPI_ANY_SOURCE/MPI_ANY_TAG on
- *   MPI_COMM_WORLD included) it can never match one of ours.
+ * - Private communicators carry every message: whatever the application
+ *   posts (MPI_ANY_SOURCE/MPI_ANY_TAG on MPI_COMM_WORLD included) can never
+ *   match one of ours. They are the host split and the leaders' split,
+ *   both made from MPI_COMM_WORLD directly: a duplicate of it first cost
+ *   one more communicator creation, a collective over every rank, and no
+ *   message of ours ever travels on MPI_COMM_WORLD. Only collectives do
+ *   (the splits, the settling barrier), and only inside MPI_Init and
+ *   MPI_Finalize, where the application can have none in flight.
  * - One rank per host measures (the lowest rank of each
  *   MPI_COMM_TYPE_SHARED split); the ranks of a host read one clock, so
  *   they take the leader's result by a broadcast on the host communicator.
@@ -88,7 +93,6 @@
 #define SPIN_NS 2000000     /* polling before sleeping, in an exchange */
 
 typedef scope__mpi_handle handle;
-typedef int (*comm_dup_fn)(handle, handle *);
 typedef int (*comm_split_type_fn)(handle, int, int, handle, handle *);
 typedef int (*comm_split_fn)(handle, int, int, handle *);
 typedef int (*comm_query_fn)(handle, int *);
@@ -105,7 +109,6 @@ enum { B_HOST, B_HOSTS, B_LOCAL, B_OFFSET, B_ERROR, B_RTT, B_WORST, B_COST, B_RO
 static struct {
     int ready;                  /* the init step completed: comms exist */
     const scope__mpi_abi *abi;
-    comm_dup_fn comm_dup;
     comm_split_type_fn comm_split_type;
     comm_split_fn comm_split;
     comm_query_fn comm_rank, comm_size;
@@ -115,8 +118,8 @@ static struct {
     irecv_fn irecv;
     test_fn test;
     ibarrier_fn ibarrier;       /* optional: scope__clock_align_settle */
-    int comms;                  /* dup, host, leaders exist until release */
-    handle dup, host, leaders;  /* leaders: comm_null on non-leaders */
+    int comms;                  /* host, leaders exist until release */
+    handle host, leaders;       /* leaders: comm_null on non-leaders */
     int host_rank, leader_rank, n_leaders;
     int fanout;        /* children per parent in the leaders' tree */
     int64_t n_hosts;   /* hosts in the run, known to every rank after init */
@@ -127,7 +130,6 @@ static struct {
 static int resolve(void)
 {
     A.abi = scope__mpi_abi_get();
-    A.comm_dup = (comm_dup_fn)scope__next_symbol("PMPI_Comm_dup");
     A.comm_split_type = (comm_split_type_fn)scope__next_symbol("PMPI_Comm_split_type");
     A.comm_split = (comm_split_fn)scope__next_symbol("PMPI_Comm_split");
     A.comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
@@ -138,7 +140,7 @@ static int resolve(void)
     A.irecv = (irecv_fn)scope__next_symbol("PMPI_Irecv");
     A.test = (test_fn)scope__next_symbol("PMPI_Test");
     A.ibarrier = (ibarrier_fn)scope__next_symbol("PMPI_Ibarrier");
-    if (!A.abi || !A.comm_dup || !A.comm_split_type || !A.comm_split || !A.comm_rank ||
+    if (!A.abi || !A.comm_split_type || !A.comm_split || !A.comm_rank ||
         !A.comm_size || !A.send || !A.comm_free || !A.ibcast ||
         !A.irecv || !A.test)
         return -1;
@@ -451,23 +453,21 @@ void scope__clock_align_init(void)
         return;
     }
     const scope__mpi_abi *abi = A.abi;
-    handle dup = 0, host = 0, leaders = 0;
+    handle host = 0, leaders = 0;
     int world_rank = 0;
-    if (A.comm_dup(abi->comm_world, &dup) != 0)
-        return;
-    dup = scope__mpi_handle_out(abi, dup);
     /* key = world rank: the host's lowest rank leads, rank 0 leads its host
      * and is rank 0 among the leaders */
-    if (A.comm_rank(dup, &world_rank) != 0 ||
-        A.comm_split_type(dup, abi->comm_type_shared, world_rank, abi->info_null, &host) != 0)
-        goto fail_host;
+    if (A.comm_rank(abi->comm_world, &world_rank) != 0 ||
+        A.comm_split_type(abi->comm_world, abi->comm_type_shared, world_rank, abi->info_null,
+                          &host) != 0)
+        return;
     host = scope__mpi_handle_out(abi, host);
     if (A.comm_rank(host, &A.host_rank) != 0)
         goto fail_split;
-    if (A.comm_split(dup, A.host_rank == 0 ? 0 : abi->undefined, world_rank, &leaders) != 0)
+    if (A.comm_split(abi->comm_world, A.host_rank == 0 ? 0 : abi->undefined, world_rank,
+                     &leaders) != 0)
         goto fail_split;
     leaders = scope__mpi_handle_out(abi, leaders);
-    A.dup = dup;
     A.host = host;
     A.fanout = read_fanout();
     A.leaders = leaders;
@@ -481,8 +481,6 @@ void scope__clock_align_init(void)
 
 fail_split:
     A.comm_free(&host);
-fail_host:
-    A.comm_free(&dup);
 }
 
 void scope__clock_align_finalize(void)
@@ -504,17 +502,15 @@ void scope__clock_align_settle(void)
         return;
     handle req = 0;
     int saved_errno = errno;
-    if (A.ibarrier(A.dup, &req) == 0)
+    if (A.ibarrier(A.abi->comm_world, &req) == 0)
         scope__clock_align_wait(req, SETTLE_MAX_NS);
     errno = saved_errno;
 }
 
-int scope__clock_align_comms(handle *dup, handle *host, handle *leaders, int *host_rank,
-                             int64_t *n_hosts)
+int scope__clock_align_comms(handle *host, handle *leaders, int *host_rank, int64_t *n_hosts)
 {
     if (!A.comms || A.n_hosts < 1)
         return -1;
-    *dup = A.dup;
     *host = A.host;
     *leaders = A.leaders;
     *host_rank = A.host_rank;
@@ -530,5 +526,4 @@ void scope__clock_align_release(void)
     if (A.host_rank == 0)
         A.comm_free(&A.leaders);
     A.comm_free(&A.host);
-    A.comm_free(&A.dup);
 }

@@ -14,8 +14,8 @@
 
 /* Called on every rank right after the outermost PMPI_Init/_thread
  * returned MPI_SUCCESS, with recording on. Collective over
- * MPI_COMM_WORLD (through a private duplicate): creates the private
- * communicators, measures, stores the result as metadata. Does nothing
+ * MPI_COMM_WORLD: creates the private communicators (the host split and
+ * the leaders' split of it), measures, stores the result as metadata. Does nothing
  * (on every rank alike) when the MPI library lacks a needed symbol.
  * Cost: 2 to 101 round trips per host (2 when the network is quiet),
  * all children of a parent at once, in a tree of depth log16(hosts). */
@@ -29,16 +29,14 @@ void scope__clock_align_init(void);
 void scope__clock_align_finalize(void);
 
 /* The communicators the init step made, for host files (host_files.c):
- * the private duplicate of MPI_COMM_WORLD, this host's
- * MPI_COMM_TYPE_SHARED split of it (ordered by world rank, so its rank 0
+ * this host's MPI_COMM_TYPE_SHARED split of MPI_COMM_WORLD (ordered by world rank, so its rank 0
  * is the host's lowest world rank), the hosts' leaders (ordered by world
  * rank: world rank 0 is its rank 0; MPI_COMM_NULL on the other ranks),
  * this rank's place in its host, and the number of hosts. Returns 0, or
  * -1 when the init step did not complete (no communicators: nobody has
  * them, the library is the same on every rank) or they were released. */
-int scope__clock_align_comms(scope__mpi_handle *dup, scope__mpi_handle *host,
-                             scope__mpi_handle *leaders, int *host_rank,
-                             int64_t *n_hosts);
+int scope__clock_align_comms(scope__mpi_handle *host, scope__mpi_handle *leaders,
+                             int *host_rank, int64_t *n_hosts);
 
 /* Waits for a request on the private communicators (or one lent from
  * them) without MPI's busy polling: MPI_Test, then sleeps that double
@@ -52,8 +50,9 @@ int scope__clock_align_wait(scope__mpi_handle req, long max_pause_ns);
  * spinning (sched_yield); at 64 ranks on 2 cores a host's 16 spinning
  * ranks took the cores from the other hosts' clock exchanges and
  * scope-h5write writers, and the run's wall time grew by seconds
- * (bench/README.md). Collective over the private duplicate of
- * MPI_COMM_WORLD (a nonblocking barrier, polled with sleeps up to 4 ms:
+ * (bench/README.md). Collective over MPI_COMM_WORLD, where the
+ * application has no collective in flight at these two points (a
+ * nonblocking barrier, polled with sleeps up to 4 ms:
  * waiting ranks wake rarely, and the barrier ends a few ms after the
  * last rank arrives). Does nothing without the communicators or without
  * MPI_Ibarrier in the library (the same on every rank). */

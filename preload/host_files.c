@@ -70,7 +70,7 @@ static struct {
     translate_fn translate;
     group_free_fn group_free;
     ibcast_fn ibcast;
-    handle dup, host, leaders;
+    handle host, leaders;
     int host_rank, world_rank, world_size;
     char *names;        /* rank 0: world_size host names, NAME_LEN each */
     char *all;          /* a leader: host_size journal paths, JOURNAL_LEN each */
@@ -112,7 +112,7 @@ static int *host_world_ranks(void)
     handle hg = 0, wg = 0;
     int ok = idx && out && H.comm_group(H.host, &hg) == 0;
     hg = scope__mpi_handle_out(H.abi, hg);
-    if (ok && H.comm_group(H.dup, &wg) != 0) {
+    if (ok && H.comm_group(H.abi->comm_world, &wg) != 0) {
         H.group_free(&hg);
         ok = 0;
     }
@@ -198,8 +198,7 @@ out:
 void scope__host_files_init(void)
 {
     int64_t n_hosts = 0;
-    if (H.active || scope__clock_align_comms(&H.dup, &H.host, &H.leaders, &H.host_rank,
-                                             &n_hosts) < 0)
+    if (H.active || scope__clock_align_comms(&H.host, &H.leaders, &H.host_rank, &n_hosts) < 0)
         return;
     H.abi = scope__mpi_abi_get();
     H.comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
@@ -213,7 +212,8 @@ void scope__host_files_init(void)
     /* the same library on every rank: all or none go on */
     if (!H.abi || !H.comm_rank || !H.comm_size || !H.igather || !H.ibcast ||
         !H.igatherv || !H.comm_group || !H.translate || !H.group_free ||
-        H.comm_rank(H.dup, &H.world_rank) != 0 || H.comm_size(H.dup, &H.world_size) != 0)
+        H.comm_rank(H.abi->comm_world, &H.world_rank) != 0 ||
+        H.comm_size(H.abi->comm_world, &H.world_size) != 0)
         return;
     int m = mode();
     if (m == 0 || (m < 0 && n_hosts < 2))
