@@ -696,9 +696,12 @@ static int write_rank_attrs(struct conv *c)
             const char *k = c->jr.kv[i] + 5, *v = c->jr.kv[i + 1];
             char *e;
             double d = strtod(v, &e);
-            /* calibrate.c's measured costs (overhead_*_ns) are numbers */
+            /* calibrate.c's measured costs (overhead_*_ns) are numbers,
+             * and so is the error code a rank gave MPI_Abort */
             if (strncmp(k, "overhead_", 9) == 0 && *v && !*e)
                 rc |= scope__h5_attr_scalar(g, k, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d);
+            else if (strcmp(k, SCOPE_A_MPI_ABORT_ERRORCODE) == 0 && *v && !*e)
+                rc |= scope__h5_attr_i64(g, k, (int64_t)d);
             else
                 rc |= scope__h5_attr_str(g, k, v);
         }

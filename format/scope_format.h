@@ -96,6 +96,7 @@ extern "C" {
 #define SCOPE_A_UNTERMINATED_CALLS "unterminated_calls"
 #define SCOPE_A_COMPLETE "complete"
 #define SCOPE_A_DIED_SIGNAL "died_signal"
+#define SCOPE_A_MPI_ABORT_ERRORCODE "mpi_abort_errorcode"
 #define SCOPE_A_CLOCK_RESOLUTION_NS "clock_resolution_ns"
 #define SCOPE_A_RANK_COLLISIONS "rank_collisions"
 

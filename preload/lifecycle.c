@@ -123,8 +123,8 @@ static void report_config_error(const char *msg)
 /* The functions mpi_intercept.c times by symbol interposition: the
  * interposition engine must not patch them too (one mechanism per call). */
 static const char *const intercepted_by_symbol[] = {
-    "MPI_Init", "MPI_Init_thread", "MPI_Finalize",
-    "PMPI_Init", "PMPI_Init_thread", "PMPI_Finalize", NULL
+    "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort",
+    "PMPI_Init", "PMPI_Init_thread", "PMPI_Finalize", "PMPI_Abort", NULL
 };
 
 /* At exit of a process that recorded without MPI (a serial target): the
@@ -362,6 +362,29 @@ void scope__preload_mpi_started(int ok, int rank, int size)
     scope__preload_log("%s: MPI rank %d of %d", preload.exe, rank, size);
     if (rank == 0)      /* once per job, now that the libraries are loaded */
         scope__interpose_warn_unmatched(1);
+}
+
+void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
+                                 const void *fn)
+{
+    if (preload.phase != PHASE_RECORDING)
+        return;
+    int32_t id = scope__region_ex(region, SCOPE_KIND_MPI, symbol, scope__object_of(fn));
+    if (id >= 0)
+        scope_begin(id);
+    char code[24];
+    snprintf(code, sizeof code, "%d", errorcode);
+    scope__set_metadata("rank/" SCOPE_A_MPI_ABORT_ERRORCODE, code);
+    /* its own file, also with host files: the host's leader may be the
+     * next to be killed, and no message can be trusted to arrive now */
+    int rc = scope__finalize_abandoned();
+    preload.phase = PHASE_DONE;
+    if (rc < 0)
+        scope__preload_log("rank %d: MPI_Abort(%d): writing the profile failed: %s",
+                           preload.rank, errorcode, scope_strerror(rc));
+    else
+        scope__preload_log("rank %d: MPI_Abort(%d): profile written, ending there",
+                           preload.rank, errorcode);
 }
 
 void scope__preload_mpi_finalizing(void)

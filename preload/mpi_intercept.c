@@ -1,8 +1,9 @@
 /*
  * mpi_intercept.c - the preload's definitions of MPI_Init, MPI_Init_thread,
- * MPI_Finalize and their PMPI_ names: the points where an MPI process's
- * recording starts (rank and size become known) and stops (its file is
- * written before MPI_Finalize is forwarded).
+ * MPI_Finalize, MPI_Abort and their PMPI_ names: the points where an MPI
+ * process's recording starts (rank and size become known) and stops (its
+ * file is written before MPI_Finalize, or MPI_Abort, is forwarded: an
+ * abort ends the process with _exit, past every exit handler).
  *
  * Both names are interposed because Open MPI's Fortran bindings call
  * PMPI_Init directly, and a PMPI-level tool may sit between MPI_Init and
@@ -39,6 +40,7 @@
 typedef int (*init_fn)(int *, char ***);
 typedef int (*init_thread_fn)(int *, char ***, int, int *);
 typedef int (*finalize_fn)(void);
+typedef int (*abort_fn)(scope__mpi_handle, int);
 /* Handles travel as 64-bit integers: a 4-byte MPICH handle passed in a
  * 64-bit register is read by the callee as its own int (mpi_abi.h). */
 typedef int (*comm_query_fn)(scope__mpi_handle, int *);
@@ -53,6 +55,8 @@ INTERPOSED int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
 INTERPOSED int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 INTERPOSED int MPI_Finalize(void);
 INTERPOSED int PMPI_Finalize(void);
+INTERPOSED int MPI_Abort(scope__mpi_handle comm, int errorcode);
+INTERPOSED int PMPI_Abort(scope__mpi_handle comm, int errorcode);
 
 /* Depth of interposed MPI lifecycle calls on this thread. initial-exec:
  * the preload is loaded at start-up, and reading it must not allocate. */
@@ -70,6 +74,8 @@ static next_fn next_MPI_Init_thread = { "MPI_Init_thread", NULL };
 static next_fn next_PMPI_Init_thread = { "PMPI_Init_thread", NULL };
 static next_fn next_MPI_Finalize = { "MPI_Finalize", NULL };
 static next_fn next_PMPI_Finalize = { "PMPI_Finalize", NULL };
+static next_fn next_MPI_Abort = { "MPI_Abort", NULL };
+static next_fn next_PMPI_Abort = { "PMPI_Abort", NULL };
 
 /* Returns the cached next definition, looking it up the first time.
  * Concurrent first calls look it up twice and store the same value. */
@@ -274,6 +280,26 @@ static int intercept_finalize(next_fn *next)
     return rc;
 }
 
+/* MPI_Abort: the profile first (scope__preload_mpi_aborting), then the
+ * real call, which normally does not return. */
+static int intercept_abort(next_fn *next, scope__mpi_handle comm, int errorcode)
+{
+    void *fn = resolve(next);
+    if (mpi_depth == 0) {
+        mpi_depth++;
+        scope__preload_mpi_aborting(errorcode, "MPI_Abort", next->name, fn);
+        mpi_depth--;
+    }
+    if (fn == NULL) {
+        const scope__mpi_abi *abi = scope__mpi_abi_get();
+        return abi ? abi->err_other : MPI_ERR_OTHER_NO_ABI;
+    }
+    mpi_depth++;
+    int rc = ((abort_fn)fn)(comm, errorcode);
+    mpi_depth--;
+    return rc;
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     init_args a = { 0, argc, argv, 0, NULL };
@@ -306,4 +332,14 @@ int MPI_Finalize(void)
 int PMPI_Finalize(void)
 {
     return intercept_finalize(&next_PMPI_Finalize);
+}
+
+int MPI_Abort(scope__mpi_handle comm, int errorcode)
+{
+    return intercept_abort(&next_MPI_Abort, comm, errorcode);
+}
+
+int PMPI_Abort(scope__mpi_handle comm, int errorcode)
+{
+    return intercept_abort(&next_PMPI_Abort, comm, errorcode);
 }

@@ -38,6 +38,17 @@ void scope__preload_mpi_started(int ok, int rank, int size);
  * Cost: linear in the recorded events. */
 void scope__preload_mpi_finalizing(void);
 
+/* Called at the entry of the outermost MPI_Abort, before it is forwarded:
+ * MPI_Abort ends the process without running exit handlers, and usually
+ * the job with it. Records the call (region `region`, intercepted as
+ * `symbol` in the object of `fn`; left open: it does not return), keeps
+ * the error code as the rank attribute mpi_abort_errorcode, and writes
+ * this rank's file at once, marked complete = 0, without any MPI
+ * communication: the other ranks may be dead or about to be. Does nothing
+ * when recording is off. Cost: one writer process, waited for. */
+void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
+                                 const void *fn);
+
 /* Prints "scope: <formatted>\n" on stderr with one write(2) when
  * SCOPE_VERBOSE (or `verbose` in the config) asked for progress lines;
  * nothing otherwise. */

@@ -576,7 +576,9 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
     return rc;
 }
 
-int scope_finalize(void)
+/* scope_finalize's body; complete = 0 when the process is about to end
+ * without finalize (scope__finalize_abandoned). */
+static int finalize_here(int complete)
 {
     int rc = 0;
     calibrate_if_recorded();
@@ -589,8 +591,9 @@ int scope_finalize(void)
     struct scope_convert_request req = {
         .journal_path = scope__rec.journal_path,
         .rank_path = rank_path,
-        .index_path = scope__rec.rank == 0 ? scope__rec.output : NULL,
-        .complete = 1,
+        /* abandoned: rank 0 may be killed before it writes the index */
+        .index_path = scope__rec.rank == 0 || !complete ? scope__rec.output : NULL,
+        .complete = complete,
         .err = err,
         .errlen = sizeof err,
     };
@@ -622,5 +625,15 @@ int scope_finalize(void)
 out:
     pthread_mutex_unlock(&scope__rec.lock);
     return rc;
+}
+
+int scope_finalize(void)
+{
+    return finalize_here(1);
+}
+
+int scope__finalize_abandoned(void)
+{
+    return finalize_here(0);
 }
 

@@ -48,6 +48,16 @@ SCOPE_API void scope__disable(void);
  * said once per job; whatever was not written stays as journals. Returns
  * 0 or a negative SCOPE_E*. Cost: one writer process per host. */
 SCOPE_API int scope__finalize_journal(char *journal, size_t len);
+
+/* scope_finalize() for a process about to end without finalizing (the
+ * preload's MPI_Abort): the same rank file, but marked complete = 0, since
+ * the program's run ends early, and the index whatever the rank (rank 0
+ * may be killed before it writes it; the index links every rank's file,
+ * under the ranks folder's lock, so two writers of it agree). Calls still
+ * open are closed at this moment, counted as unterminated. Returns 0 or a
+ * negative SCOPE_E*; the journal is kept when writing fails. Cost: one
+ * writer process, waited for. */
+SCOPE_API int scope__finalize_abandoned(void);
 SCOPE_API int scope__finalize_host(const char *host_file, const char *const *journals, size_t n,
                                    const char *const *links, size_t n_links);
 

@@ -195,7 +195,8 @@ static void write_header(FILE *out, scope_profile *p, char **paths, int npaths,
 {
     char buf[64];
     int64_t v, dropped = 0;
-    int recovered = 0;
+    int recovered = 0, aborted = 0, abort_rank = -1;
+    int64_t abort_code = 0;
     fputs("<header><h1>scope report</h1><div class=\"paths\">", out);
     for (int i = 0; i < npaths; i++) {
         scope__xml_put(out, paths[i]);
@@ -219,9 +220,19 @@ static void write_header(FILE *out, scope_profile *p, char **paths, int npaths,
         int rank = scope_profile_rank(p, i);
         if (scope_profile_rank_attr_int(p, rank, "dropped_events", &v) == 0)
             dropped += v > 0 ? v : 0;
-        if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && !v)
+        if (scope_profile_rank_attr_int(p, rank, "mpi_abort_errorcode", &v) == 0) {
+            if (!aborted++) {
+                abort_rank = rank;
+                abort_code = v;
+            }
+        } else if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && !v) {
             recovered++;
+        }
     }
+    if (aborted)
+        fprintf(out, "<div class=\"warn\">Rank %d called MPI_Abort (error code %lld)%s: "
+                "the run ended there.</div>\n", abort_rank, (long long)abort_code,
+                aborted > 1 ? ", and other ranks too" : "");
     if (dropped)
         fprintf(out, "<div class=\"warn\">%lld events were not recorded "
                 "(memory budget or disk full); raise memory_budget in the "

@@ -163,14 +163,15 @@ static int is_host_file(const char *path)
  * claimed a rank another process of the run already had (their data is
  * kept aside, linked as /rank<N>.collision<K>; the first line, since the
  * per-rank numbers below then describe only one of them), events a rank
- * could not record (the memory budget or the disk ran out), ranks
- * recovered after a crash, and ranks whose launcher and MPI disagreed on
+ * could not record (the memory budget or the disk ran out), ranks that
+ * called MPI_Abort, ranks recovered after a crash, and ranks whose launcher and MPI disagreed on
  * the rank. On stdout above a table, on stderr for csv/json so that their
  * output stays machine-readable. */
 static void warn_incomplete(scope_profile *p, FILE *out)
 {
     int64_t dropped = 0, v;
-    int dropping_ranks = 0, recovered = 0;
+    int dropping_ranks = 0, recovered = 0, aborted = 0;
+    char abort_ranks[200] = "", abort_codes[200] = "";
     if (scope_profile_metadata_int(p, "rank_collisions", &v) == 0 && v > 0)
         fprintf(out, "warning: %lld process%s of this run claimed a rank another process "
                      "already had (rank collision); %s kept as /rank<N>.collision<K> in the "
@@ -182,8 +183,22 @@ static void warn_incomplete(scope_profile *p, FILE *out)
             dropped += v;
             dropping_ranks++;
         }
-        if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && v == 0)
+        if (scope_profile_rank_attr_int(p, rank, "mpi_abort_errorcode", &v) == 0) {
+            /* the first few, by rank: usually one rank aborts the job */
+            size_t lr = strlen(abort_ranks), lc = strlen(abort_codes);
+            if (aborted < 8) {
+                snprintf(abort_ranks + lr, sizeof abort_ranks - lr, "%s%d", aborted ? ", " : "",
+                         rank);
+                snprintf(abort_codes + lc, sizeof abort_codes - lc, "%s%lld", aborted ? ", " : "",
+                         (long long)v);
+            } else if (aborted == 8) {
+                snprintf(abort_ranks + lr, sizeof abort_ranks - lr, ", ...");
+                snprintf(abort_codes + lc, sizeof abort_codes - lc, ", ...");
+            }
+            aborted++;
+        } else if (scope_profile_rank_attr_int(p, rank, "complete", &v) == 0 && v == 0) {
             recovered++;
+        }
     }
     /* Missing rank files (their journals are kept), then each missing
      * host file with the ranks it held. */
@@ -191,8 +206,9 @@ static void warn_incomplete(scope_profile *p, FILE *out)
     for (int i = 0; i < nmissing; i++)
         nrankfiles += !is_host_file(scope_profile_missing_rank_file(p, i));
     if (nrankfiles) {
-        fprintf(out, "warning: %d rank%s of the run ha%s no rank file (not written: the disk "
-                     "filled or failed; its journal is kept, `scope recover` writes it):",
+        fprintf(out, "warning: %d rank%s of the run ha%s no rank file (not written: killed "
+                     "before it could be, or the disk filled or failed; the journal is kept, "
+                     "`scope recover` writes it):",
                 nrankfiles, nrankfiles == 1 ? "" : "s", nrankfiles == 1 ? "s" : "ve");
         for (int i = 0; i < nmissing; i++)
             if (!is_host_file(scope_profile_missing_rank_file(p, i)))
@@ -216,6 +232,10 @@ static void warn_incomplete(scope_profile *p, FILE *out)
         fprintf(out, "warning: %lld events were not recorded on %d rank%s (memory budget "
                      "or disk full); raise memory_budget in the config or SCOPE_MEMORY_BUDGET\n",
                 (long long)dropped, dropping_ranks, dropping_ranks == 1 ? "" : "s");
+    if (aborted)
+        fprintf(out, "warning: rank%s %s called MPI_Abort (error code%s %s): the run ended "
+                     "there (complete = 0)\n", aborted == 1 ? "" : "s", abort_ranks,
+                aborted == 1 ? "" : "s", abort_codes);
     if (recovered)
         fprintf(out, "warning: %d rank%s recovered after a crash (complete = 0): %s end%s "
                      "early\n", recovered, recovered == 1 ? " was" : "s were",

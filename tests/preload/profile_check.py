@@ -169,8 +169,8 @@ def check_profile(tmp, out, nranks, lines, init_region, extra_files=()):
     check_index(out, nranks)
 
 
-INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread",
-                     "PMPI_Finalize", "PMPI_Init", "PMPI_Init_thread",
+INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread", "MPI_Abort",
+                     "PMPI_Finalize", "PMPI_Init", "PMPI_Init_thread", "PMPI_Abort",
                      # the interposition engine's hooks (preload/unwind_hooks.c,
                      # preload/dlopen_hook.c)
                      "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
