@@ -741,6 +741,30 @@ static int is_host_file(const char *s)
            strcmp(s + n - 3, ".h5") == 0 && !strstr(s, ".tmp.");
 }
 
+/* The folder a run was written into, opened instead of its index (the
+ * user's `scope summary .`): names the first <name>.h5 beside a
+ * <name>.ranks folder in it, for the error message. */
+static void run_in_folder(const char *path, char *hint, size_t len)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n <= 6 || strcmp(e->d_name + n - 6, ".ranks") != 0)
+            continue;
+        char index[PATH_MAX];
+        struct stat st;
+        int w = snprintf(index, sizeof index, "%s%s%.*s.h5", path,
+                         path[strlen(path) - 1] == '/' ? "" : "/", (int)(n - 6), e->d_name);
+        if (w > 0 && (size_t)w < sizeof index && stat(index, &st) == 0 && S_ISREG(st.st_mode)) {
+            snprintf(hint, len, "; it holds a run: open its index, %s", index);
+            break;
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
 /* A folder: every rank<N>.h5 and host-<name>.h5 in it, by name (a host
  * file holds the /rank<N> groups of its host's ranks). */
 static int add_folder(builder *b, const char *path)
@@ -769,9 +793,11 @@ static int add_folder(builder *b, const char *path)
         l.names[l.n++] = s;
     }
     closedir(d);
-    if (rc == 0 && l.n == 0)
-        rc = scope__fail(SCOPE_ENOENT, "%s: folder holds no rank<N>.h5 files",
-                         path);
+    if (rc == 0 && l.n == 0) {
+        char hint[PATH_MAX + 64] = "";
+        run_in_folder(path, hint, sizeof hint);
+        rc = scope__fail(SCOPE_ENOENT, "%s: folder holds no rank<N>.h5 files%s", path, hint);
+    }
     if (l.n)
         qsort(l.names, l.n, sizeof *l.names, cmp_name);
     for (size_t i = 0; i < l.n && rc >= 0; i++)

@@ -274,6 +274,10 @@ with h5py.File(path("lossy.h5"), "w") as f:
         r.create_dataset("start_times", data=np.array([0, 10], np.int64))
         r.create_dataset("end_times", data=np.array([5, 20], np.int64))
 os.makedirs(path("empty_folder"))
+# the folder a run was written into, named instead of its index: the
+# message points at the index (<name>.h5 beside <name>.ranks/)
+os.makedirs(path("run_folder/p.ranks"))
+shutil.copy(path("not_profile.h5"), path("run_folder/p.h5"))
 
 # 10. One run of 6 ranks on 2 hosts (docs/format.md "The files of a run"),
 # written in every layout a recorder may leave (test_hostfiles.c):

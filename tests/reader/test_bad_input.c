@@ -5,7 +5,8 @@
  * empty file, an HDF5 file that is not a profile, a truncated profile, an
  * unknown format version, an index whose link points nowhere, a region
  * whose arrays disagree or are missing, a columnar index pointing outside
- * the events, a folder without rank files, a bad path among good ones.
+ * the events, a folder without rank files (and one a run was written
+ * into: the message names its index), a bad path among good ones.
  *
  * usage: test_bad_input PROFILE_DIR
  */
@@ -59,6 +60,9 @@ int main(int argc, char **argv)
            "row 0 points outside region_table or events");
     expect("empty_folder", SCOPE_ENOENT, "empty_folder: folder holds no "
            "rank<N>.h5 files");
+    snprintf(want, sizeof want, "run_folder: folder holds no rank<N>.h5 files; it holds "
+             "a run: open its index, %s/run_folder/p.h5", dir);
+    expect("run_folder", SCOPE_ENOENT, want);
 
     /* Truncated: the message carries HDF5's own numbers, so check its
      * start and the code only. */
