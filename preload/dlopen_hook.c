@@ -20,6 +20,7 @@
 #include "interpose.h"
 #include "scope_internal.h"
 #include "self.h"
+#include "self_depth.h"
 
 #define HOOK __attribute__((visibility("default")))
 
@@ -29,13 +30,16 @@ typedef int (*dlclose_fn)(void *);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* scope's own work (self_depth.h), after the real call returned */
 static void after_load(void)
 {
+    scope__self_enter();
     pthread_mutex_lock(&lock);
     int n = scope__interpose_new_objects();
     pthread_mutex_unlock(&lock);
     if (n > 0) /* the first function instrumented: calibrate now (lifecycle.c) */
         scope__calibrate_pending();
+    scope__self_leave();
 }
 
 HOOK void *dlopen(const char *file, int mode)

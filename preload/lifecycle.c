@@ -51,6 +51,7 @@
 #include "scope_config.h"
 #include "scope_internal.h"
 #include "patch.h"
+#include "self_depth.h"
 #include "shadow_stack.h"
 
 /* Set in the environment once a config error was printed, so that the
@@ -132,12 +133,19 @@ static const char *const intercepted_by_symbol[] = {
  * target the config is not about (no entry matched a function in it, and
  * no `include` named it) stays silent: `ls` or `hostname` in a job script
  * are targets by the default rule. */
-static void warn_at_exit(void)
+static void warn_unmatched_at_exit(void)
 {
     if (preload.mpi_seen || getpid() != preload.recorder_pid || scope__launcher_rank() > 0)
         return;
     if (preload.cfg->n_include_exe > 0 || scope__interpose_matched_any())
         scope__interpose_warn_unmatched(0);
+}
+
+static void warn_at_exit(void)
+{
+    scope__self_enter();
+    warn_unmatched_at_exit();
+    scope__self_leave();
 }
 
 /* Measures the patched path's cost per call (runtime/calibrate.c) through
@@ -257,7 +265,7 @@ static void pin_config_path(void)
 
 /* Runs when the loader maps the preload, before main, in every process the
  * preload lands in. Cost: one small file read and parse; no file created. */
-__attribute__((constructor)) static void preload_constructor(void)
+static void preload_start(void)
 {
     int saved_errno = errno; /* the program must not see ours */
     scope__launcher_from(NULL, &preload.launcher);
@@ -292,6 +300,15 @@ __attribute__((constructor)) static void preload_constructor(void)
     else
         scope__preload_log("%s: not a target", preload.exe);
     errno = saved_errno;
+}
+
+/* The start-up is scope's own work (self_depth.h): the patches go in
+ * while it runs, and what libc does for it must not be recorded. */
+__attribute__((constructor)) static void preload_constructor(void)
+{
+    scope__self_enter();
+    preload_start();
+    scope__self_leave();
 }
 
 int scope__preload_mpi_starting(void)

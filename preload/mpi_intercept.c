@@ -30,6 +30,7 @@
 #include "preload_state.h"
 #include "scope_config.h"
 #include "scope_internal.h"
+#include "self_depth.h"
 
 /* MPI_SUCCESS, before a table is known: 0 in every ABI. MPI_ERR_OTHER
  * when no MPI library is there to ask (MPICH's value; any non-zero code
@@ -220,13 +221,18 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
         return call_init(fn, a);
     mpi_depth++;
 
+    /* scope's own work (self_depth.h), but not the forwarded call: what
+     * the real MPI_Init calls is the program's */
+    scope__self_enter();
     int recording = scope__preload_mpi_starting(); /* opens the span */
     int32_t init_id = recording ? lifecycle_region(region, next->name, fn) : -1;
     if (init_id >= 0)
         scope_begin(init_id);
+    scope__self_leave();
     int rc = call_init(fn, a);
     if (init_id >= 0)
         scope_end(init_id);
+    scope__self_enter();
     if (recording) {
         int rank = -1, size = -1;
         const scope__mpi_abi *abi = rc == MPI_SUCCESS_ANY ? scope__mpi_abi_get() : NULL;
@@ -247,6 +253,7 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
             say_part("init", "host names", &p);
         }
     }
+    scope__self_leave();
     mpi_depth--;
     return rc;
 }
@@ -256,6 +263,7 @@ static int intercept_finalize(next_fn *next)
     void *fn = resolve(next);
     if (mpi_depth == 0) {
         mpi_depth++;
+        scope__self_enter();
         /* Before forwarding: after MPI_Finalize a process may be torn down
          * by its launcher, and the file must already be complete. */
         struct part p;
@@ -268,6 +276,7 @@ static int intercept_finalize(next_fn *next)
         p.t[3] = scope__mono_ns();
         scope__clock_align_release();
         say_part("finalize", "files", &p);
+        scope__self_leave();
         mpi_depth--;
     }
     if (fn == NULL) {
@@ -287,7 +296,9 @@ static int intercept_abort(next_fn *next, scope__mpi_handle comm, int errorcode)
     void *fn = resolve(next);
     if (mpi_depth == 0) {
         mpi_depth++;
+        scope__self_enter();
         scope__preload_mpi_aborting(errorcode, "MPI_Abort", next->name, fn);
+        scope__self_leave();
         mpi_depth--;
     }
     if (fn == NULL) {

@@ -51,6 +51,7 @@
 #include "patch.h"
 #include "scope_internal.h"
 #include "self.h"
+#include "self_depth.h"
 
 #define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
@@ -213,10 +214,14 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
     struct scope__enter not_recorded = { fn->resume, 0 };
     uintptr_t ra = *slot;
     /* The preload's own calls (the recorder's slow path, the MPI wrappers
-     * asking for rank and size) are never the program's. */
-    if (__builtin_expect(scope__self_contains(ra), 0) && ra != scope__tramp_exit_addr &&
-        !(fn->flags & SCOPE_FN_CALIBRATE))
-        return not_recorded;            /* called by the preload itself */
+     * asking for rank and size) are never the program's: made by the
+     * preload itself (its return address), or by a library on its behalf
+     * while scope works on this thread (self_depth.h: libc's strdup calling
+     * a malloc the config names). The calibration's stub is the one
+     * exception. */
+    if (__builtin_expect(scope__self_depth > 0 || scope__self_contains(ra), 0) &&
+        ra != scope__tramp_exit_addr && !(fn->flags & SCOPE_FN_CALIBRATE))
+        return not_recorded;
     struct shadow *s = tls_ss;
     if (__builtin_expect(s == NULL, 0)) {
         s = shadow_create();

@@ -55,22 +55,27 @@ struct scope__recorder scope__rec = {
     .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .rank = 0, .size = 1
 };
 static __thread struct scope__rec_thread tls __attribute__((tls_model("initial-exec")));
+__thread int scope__self_depth __attribute__((tls_model("initial-exec")));
 
 /* -------------------------------------------------------------- init/exit */
 
 static void at_exit(void)
 {
+    scope__self_enter();    /* the calibration and the writer's start: ours */
     scope_finalize();
+    scope__self_leave();
 }
 
 static void thread_exit(void *arg)
 {
     struct scope__rec_thread *t = arg;
+    scope__self_enter();
     if (t->chunk) {
         t->chunk->thread_end_ticks = scope__ticks();
         scope__rec_retire_chunk(t);
     }
     t->key_set = 0;
+    scope__self_leave();
 }
 
 /* In a fork child the journal belongs to the parent: stop recording here
@@ -88,7 +93,7 @@ static void atfork_child(void)
 int scope_init(const scope_options *opts)
 {
     int rc = 0, started = 0;
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     if (atomic_load(&scope__rec.state) != ST_OFF)
         goto out;
 
@@ -125,7 +130,7 @@ int scope_init(const scope_options *opts)
     scope__hot.on = 1;
     started = 1;
 out:
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     if (started && !scope__calibrate_deferred())
         scope__calibrate(); /* calibrate.c: stores metadata, takes the lock */
     return rc;
@@ -133,7 +138,7 @@ out:
 
 void scope_set_rank(int rank, int size)
 {
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     if (rank >= 0 && size > rank) {
         scope__rec.rank = rank;
         scope__rec.size = size;
@@ -143,10 +148,18 @@ void scope_set_rank(int rank, int size)
             scope__rec_arm_death(); /* the rank file's name changed */
         }
     }
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
 }
 
-static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word, uint32_t aux)
+/* The record that found no free slot: sets up the thread's chunk (the
+ * journal too, for the process's first record). `now`: a begin whose
+ * ticks were read just now (scope_begin, a trampoline's entry); the call
+ * it opens starts after this setup, which can take up to a millisecond
+ * (creating the journal, writing out a full chunk), so it gets a fresh
+ * timestamp: else the first call of each thread and of each chunk would
+ * carry scope's setup in its duration. */
+static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word, uint32_t aux,
+                                                  int now)
 {
     struct scope__rec_thread *t = &tls;
     if (!scope__hot.on) {
@@ -164,6 +177,11 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word,
         atomic_fetch_add(&scope__rec.dropped, 1);
         return;
     }
+    if (now) {
+        uint64_t later = scope__ticks();
+        if (later > ticks)
+            ticks = later;
+    }
     struct scope_rec *r = t->cur++;
     r->word = word;
     r->aux = aux;
@@ -177,7 +195,7 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word,
  * so a signal handler that records on this thread in between takes the next
  * slot, and a reader never sees a half-written record as valid. */
 static inline __attribute__((always_inline)) void record_aux(uint32_t word, uint64_t ticks,
-                                                              uint32_t aux)
+                                                              uint32_t aux, int now)
 {
     struct scope__rec_thread *t = &tls;
     struct scope_rec *r = t->cur;
@@ -190,17 +208,17 @@ static inline __attribute__((always_inline)) void record_aux(uint32_t word, uint
         r->ticks = ticks;
         return;
     }
-    record_slow(ticks, word, aux);
+    record_slow(ticks, word, aux, now);
 }
 
 static inline __attribute__((always_inline)) void record_at(uint32_t word, uint64_t ticks)
 {
-    record_aux(word, ticks, 0);
+    record_aux(word, ticks, 0, 0);
 }
 
 void scope_begin(int32_t id)
 {
-    record_at((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks());
+    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), 0, 1);
 }
 
 /* The end of a call that recorded nothing inside it finds its own begin as
@@ -236,13 +254,14 @@ void scope_end(int32_t id)
 
 void scope__begin_site(int32_t id, int32_t site)
 {
-    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), (uint32_t)(site > 0 ? site : 0));
+    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), (uint32_t)(site > 0 ? site : 0),
+               1);
 }
 
 void scope__end_unwound(int32_t id)
 {
     record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, scope__ticks(),
-               SCOPE_REC_UNWOUND);
+               SCOPE_REC_UNWOUND, 0);
 }
 
 void scope__end_unwound_at(int32_t id, uint64_t ticks)
@@ -256,7 +275,7 @@ void scope__end_unwound_at(int32_t id, uint64_t ticks)
         if (last > ticks)
             ticks = last;
     }
-    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND);
+    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND, 0);
 }
 
 void scope__swap_records(struct scope_rec **cur, struct scope_rec **end)
@@ -287,7 +306,7 @@ int32_t scope__region_ex(const char *name, int kind, const char *symbol, const c
         if (rc < 0)
             return rc;
     }
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     int created = 0;
     int32_t id = scope__regions_intern(name, kind, symbol, object, &created);
     if (id >= 0 && created && scope__rec.hdr) {
@@ -295,7 +314,7 @@ int32_t scope__region_ex(const char *name, int kind, const char *symbol, const c
         if (rc < 0)
             id = rc;
     }
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     return id;
 }
 
@@ -328,7 +347,7 @@ int scope__set_metadata(const char *key, const char *value)
     if (!key || !*key || !value)
         return SCOPE_EINVAL;
     int rc = 0;
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     struct kv *kv = realloc(scope__rec.kv, (scope__rec.n_kv + 1) * sizeof *kv);
     if (!kv) {
         rc = SCOPE_ENOMEM;
@@ -347,7 +366,7 @@ int scope__set_metadata(const char *key, const char *value)
     if (scope__rec.hdr)
         rc = scope__rec_meta_kv(key, value);
 out:
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     return rc;
 }
 
@@ -374,7 +393,7 @@ int scope__note_interposition(const char *pattern, const char *symbol, const cha
         off += len[i];
     }
     int rc = 0;
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     struct scope__rec_row *rows = scope__rec.rows;
     if (scope__rec.n_rows == scope__rec.cap_rows) {
         /* doubled, not grown by one row: a start-up adds a row per
@@ -393,7 +412,7 @@ int scope__note_interposition(const char *pattern, const char *symbol, const cha
     } else {
         rc = SCOPE_ENOMEM;
     }
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     if (!rows)
         free(text);
     return rc;
@@ -425,7 +444,7 @@ int32_t scope__callsite_define(const scope__frame *frames, int depth)
             return rc;
     }
     int32_t id;
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     for (size_t i = 0; i < scope__rec.n_sites; i++) {
         if (site_equal(&scope__rec.sites[i], frames, depth)) {
             id = (int32_t)(i + 1);
@@ -463,7 +482,7 @@ fail_copy:
         free(st->f[i].build_id);
     }
 out:
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     return id;
 }
 
@@ -475,7 +494,7 @@ uint64_t scope_dropped_events(void)
 
 void scope__disable(void)
 {
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     scope__hot.on = 0;
     scope__death_disarm();
     int mine = scope__rec.pid == getpid();
@@ -484,7 +503,7 @@ void scope__disable(void)
         scope__rec_retire_chunk(&tls);
         scope__rec_close_journal(1);
     }
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
 }
 
 /* Stops recording and completes the journal's header (finalize's first
@@ -522,20 +541,22 @@ static int finish_journal(void)
  * used the C API (calibrate.c). */
 static void calibrate_if_recorded(void)
 {
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     int recorded = scope__rec.hdr != NULL && atomic_load(&scope__rec.state) == ST_READY &&
                    scope__rec.pid == getpid();
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     if (!recorded)
         return;
+    scope__self_enter();    /* the program may have called scope_finalize() */
     scope__calibrate_pending();
     scope__calibrate_api_if_used();
+    scope__self_leave();
 }
 
 int scope__finalize_journal(char *journal, size_t len)
 {
     calibrate_if_recorded();
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     int rc = finish_journal();
     if (rc == 1) {
         if (snprintf(journal, len, "%s", scope__rec.journal_path) >= (int)len)
@@ -543,7 +564,7 @@ int scope__finalize_journal(char *journal, size_t len)
         /* kept for the host's writer; our lock on it goes with the fd */
         scope__rec_close_journal(0);
     }
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     return rc;
 }
 
@@ -551,7 +572,7 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
                          const char *const *links, size_t n_links)
 {
     char host_path[PATH_MAX + 300], err[PATH_MAX + 256] = {0};
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     snprintf(host_path, sizeof host_path, "%s/%s", scope__rec.ranks_dir, host_file);
     struct scope_convert_request req = {
         .host_path = host_path,
@@ -572,7 +593,7 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
                            "host file %s: %s; the journals not in it are kept (`scope recover %s` "
                            "converts them once the fault is repaired)", scope__rec.rank, host_path,
                            err[0] ? err : scope_strerror(rc), scope__rec.output);
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     return rc;
 }
 
@@ -582,7 +603,7 @@ static int finalize_here(int complete)
 {
     int rc = 0;
     calibrate_if_recorded();
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     if (finish_journal() != 1)
         goto out;
 
@@ -623,7 +644,7 @@ static int finalize_here(int complete)
     }
     scope__rec_close_journal(1);
 out:
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     return rc;
 }
 

@@ -21,6 +21,7 @@
 #include "regions.h"
 #include "scope.h"
 #include "scope_internal.h"
+#include "self_depth.h"
 
 #define CHUNK_HDR ((uint32_t)sizeof(struct scope_chunk_header))
 
@@ -136,5 +137,20 @@ int scope__rec_meta_kv(const char *key, const char *value);
 /* Writes what is known so far (the run's identity, config, key/values,
  * interposition rows, regions, call sites) into a new journal. */
 void scope__rec_write_run_metadata(void);
+
+/* The recorder's lock, taken as scope's own work (self_depth.h): what
+ * libc calls on the recorder's behalf while it holds the lock is never
+ * recorded, so the recorder is never re-entered under it. */
+static inline void scope__rec_lock(void)
+{
+    scope__self_enter();
+    pthread_mutex_lock(&scope__rec.lock);
+}
+
+static inline void scope__rec_unlock(void)
+{
+    pthread_mutex_unlock(&scope__rec.lock);
+    scope__self_leave();
+}
 
 #endif /* SCOPE_RECORDER_INTERNAL_H */

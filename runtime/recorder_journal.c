@@ -266,7 +266,7 @@ int scope__rec_ensure_journal(void)
 {
     if (__atomic_load_n(&scope__rec.hdr, __ATOMIC_ACQUIRE))
         return 1;
-    pthread_mutex_lock(&scope__rec.lock);
+    scope__rec_lock();
     int ok = scope__rec.hdr != NULL;
     if (!ok && atomic_load(&scope__rec.state) == ST_READY) {
         ok = journal_create() == 0;
@@ -275,7 +275,7 @@ int scope__rec_ensure_journal(void)
             atomic_store(&scope__rec.state, ST_DISABLED);
         }
     }
-    pthread_mutex_unlock(&scope__rec.lock);
+    scope__rec_unlock();
     return ok;
 }
 
