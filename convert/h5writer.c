@@ -697,10 +697,12 @@ static int write_rank_attrs(struct conv *c)
             char *e;
             double d = strtod(v, &e);
             /* calibrate.c's measured costs (overhead_*_ns) are numbers,
-             * and so is the error code a rank gave MPI_Abort */
+             * and so are the error code a rank gave MPI_Abort and the
+             * count of calls the preload could not record */
             if (strncmp(k, "overhead_", 9) == 0 && *v && !*e)
                 rc |= scope__h5_attr_scalar(g, k, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d);
-            else if (strcmp(k, SCOPE_A_MPI_ABORT_ERRORCODE) == 0 && *v && !*e)
+            else if ((strcmp(k, SCOPE_A_MPI_ABORT_ERRORCODE) == 0 ||
+                      strcmp(k, SCOPE_A_UNRECORDED_CALLS) == 0) && *v && !*e)
                 rc |= scope__h5_attr_i64(g, k, (int64_t)d);
             else
                 rc |= scope__h5_attr_str(g, k, v);

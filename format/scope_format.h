@@ -97,6 +97,7 @@ extern "C" {
 #define SCOPE_A_COMPLETE "complete"
 #define SCOPE_A_DIED_SIGNAL "died_signal"
 #define SCOPE_A_MPI_ABORT_ERRORCODE "mpi_abort_errorcode"
+#define SCOPE_A_UNRECORDED_CALLS "unrecorded_calls"
 #define SCOPE_A_CLOCK_RESOLUTION_NS "clock_resolution_ns"
 #define SCOPE_A_RANK_COLLISIONS "rank_collisions"
 

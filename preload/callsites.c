@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "scope_internal.h"
+#include "self_depth.h"
 #include "shadow_stack.h"
 
 #define CACHE_BITS 12
@@ -169,8 +170,20 @@ static int deeper(uintptr_t ra, uintptr_t *pcs, int want)
     return got;
 }
 
+static int32_t miss_walk(uintptr_t ra, uint32_t depth, struct slot *free_slot, uintptr_t key);
+
+/* A cache miss: scope's own work (self_depth.h), since the walk and the
+ * lookups call libc (malloc, dladdr) and libunwind. */
 static __attribute__((noinline)) int32_t miss(uintptr_t ra, uint32_t depth, struct slot *free_slot,
                                               uintptr_t key)
+{
+    scope__self_enter();
+    int32_t id = miss_walk(ra, depth, free_slot, key);
+    scope__self_leave();
+    return id;
+}
+
+static int32_t miss_walk(uintptr_t ra, uint32_t depth, struct slot *free_slot, uintptr_t key)
 {
     atomic_fetch_add_explicit(&n_miss, 1, memory_order_relaxed);
     uintptr_t pcs[SCOPE_CALLSITE_MAX_DEPTH];

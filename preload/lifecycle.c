@@ -141,9 +141,28 @@ static void warn_unmatched_at_exit(void)
         scope__interpose_warn_unmatched(0);
 }
 
+/* The calls this process could not record (shadow_stack.h: a signal
+ * handler's, landing in the trampoline's bookkeeping; past the shadow
+ * stack's depth), as the rank attribute unrecorded_calls, before the
+ * journal is finished. Nothing when there are none. */
+static void note_unrecorded(void)
+{
+    uint64_t n = scope__shadow_interrupted() + scope__shadow_overflows();
+    if (n == 0)
+        return;
+    char v[32];
+    snprintf(v, sizeof v, "%llu", (unsigned long long)n);
+    scope__set_metadata("rank/" SCOPE_A_UNRECORDED_CALLS, v);
+}
+
+/* Registered after the recorder's own exit handler, so it runs before the
+ * recorder finishes the journal of a process that never called
+ * MPI_Finalize. */
 static void warn_at_exit(void)
 {
     scope__self_enter();
+    if (preload.phase == PHASE_RECORDING && getpid() == preload.recorder_pid)
+        note_unrecorded();
     warn_unmatched_at_exit();
     scope__self_leave();
 }
@@ -392,6 +411,7 @@ void scope__preload_mpi_aborting(int errorcode, const char *region, const char *
     char code[24];
     snprintf(code, sizeof code, "%d", errorcode);
     scope__set_metadata("rank/" SCOPE_A_MPI_ABORT_ERRORCODE, code);
+    note_unrecorded();
     /* its own file, also with host files: the host's leader may be the
      * next to be killed, and no message can be trusted to arrive now */
     int rc = scope__finalize_abandoned();
@@ -408,6 +428,7 @@ void scope__preload_mpi_finalizing(void)
 {
     if (preload.phase != PHASE_RECORDING)
         return;
+    note_unrecorded();
     if (preload.span_open)
         scope_end(preload.span_id);
     preload.span_open = 0;

@@ -82,7 +82,11 @@ static __thread struct shadow *tls_ss __attribute__((tls_model("initial-exec")))
 static __thread uint8_t tls_failed __attribute__((tls_model("initial-exec")));
 
 uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
-static _Atomic uint64_t n_overflow, n_unwound;
+/* Calls not recorded: past MAX_FRAMES, and made while this thread's
+ * trampoline was busy with another call (a signal handler's: scope's own
+ * nested calls are told apart before, by self_depth.h); ends closed as
+ * unwound. */
+static _Atomic uint64_t n_overflow, n_busy, n_unwound;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -162,12 +166,14 @@ static void thread_gone(void *p)
     struct shadow *s = p;
     if (!s)
         return;
+    scope__self_enter();
     s->busy = 1;
     while (s->depth > 0)
         close_frame(s, &s->f[--s->depth]);
     tls_ss = NULL;
     tls_failed = 1;                     /* late calls are not recorded */
     munmap(s, sizeof *s + MAX_FRAMES * sizeof(struct frame));
+    scope__self_leave();
 }
 
 static void make_key(void)
@@ -224,12 +230,21 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
         return not_recorded;
     struct shadow *s = tls_ss;
     if (__builtin_expect(s == NULL, 0)) {
+        scope__self_enter();    /* mmap and the thread key: ours */
         s = shadow_create();
+        scope__self_leave();
         if (!s)
             return not_recorded;
     }
-    if (s->busy || ((fn->flags & SCOPE_FN_MPI) && s->mpi_open))
-        return not_recorded;            /* recorder internals; MPI inside MPI */
+    if (__builtin_expect(s->busy, 0)) {
+        /* a signal landed while this thread's trampoline was filling a
+         * frame: recording here would write into that frame (see the file
+         * comment). Counted, so the file can say so. */
+        atomic_fetch_add_explicit(&n_busy, 1, memory_order_relaxed);
+        return not_recorded;
+    }
+    if ((fn->flags & SCOPE_FN_MPI) && s->mpi_open)
+        return not_recorded;            /* MPI inside MPI */
     s->busy = 1;
     uintptr_t r = (uintptr_t)slot;
     uint32_t depth = s->depth;
@@ -431,4 +446,9 @@ uint64_t scope__shadow_overflows(void)
 uint64_t scope__shadow_unwound(void)
 {
     return atomic_load(&n_unwound);
+}
+
+uint64_t scope__shadow_interrupted(void)
+{
+    return atomic_load(&n_busy);
 }

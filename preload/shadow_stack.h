@@ -102,6 +102,11 @@ uint64_t scope__shadow_overflows(void);
 /* Calls closed as unwound (longjmp, exceptions, thread exit). */
 uint64_t scope__shadow_unwound(void);
 
+/* Calls not recorded because they were made while this thread's
+ * trampoline was busy with another call: a signal handler's calls, when
+ * the signal lands in the few nanoseconds of bookkeeping per call. */
+uint64_t scope__shadow_interrupted(void);
+
 /* Resolves the functions unwind_hooks.c forwards to (longjmp & co, the
  * C++ throw/catch entry points), so that no hook has to call dlsym later,
  * e.g. from a signal handler. */

@@ -173,7 +173,10 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word,
     }
     if (getpid() != scope__rec.pid)
         return;
-    if (!scope__rec_ensure_journal() || !scope__rec_next_chunk(t, ticks)) {
+    scope__self_enter();    /* the chunk's pwrite, the journal's creation */
+    int ok = scope__rec_ensure_journal() && scope__rec_next_chunk(t, ticks);
+    scope__self_leave();
+    if (!ok) {
         atomic_fetch_add(&scope__rec.dropped, 1);
         return;
     }

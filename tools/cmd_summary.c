@@ -170,7 +170,8 @@ static int is_host_file(const char *path)
 static void warn_incomplete(scope_profile *p, FILE *out)
 {
     int64_t dropped = 0, v;
-    int dropping_ranks = 0, recovered = 0, aborted = 0;
+    int dropping_ranks = 0, recovered = 0, aborted = 0, unrecorded_ranks = 0;
+    int64_t unrecorded = 0;
     char abort_ranks[200] = "", abort_codes[200] = "";
     if (scope_profile_metadata_int(p, "rank_collisions", &v) == 0 && v > 0)
         fprintf(out, "warning: %lld process%s of this run claimed a rank another process "
@@ -182,6 +183,10 @@ static void warn_incomplete(scope_profile *p, FILE *out)
         if (scope_profile_rank_attr_int(p, rank, "dropped_events", &v) == 0 && v > 0) {
             dropped += v;
             dropping_ranks++;
+        }
+        if (scope_profile_rank_attr_int(p, rank, "unrecorded_calls", &v) == 0 && v > 0) {
+            unrecorded += v;
+            unrecorded_ranks++;
         }
         if (scope_profile_rank_attr_int(p, rank, "mpi_abort_errorcode", &v) == 0) {
             /* the first few, by rank: usually one rank aborts the job */
@@ -232,6 +237,12 @@ static void warn_incomplete(scope_profile *p, FILE *out)
         fprintf(out, "warning: %lld events were not recorded on %d rank%s (memory budget "
                      "or disk full); raise memory_budget in the config or SCOPE_MEMORY_BUDGET\n",
                 (long long)dropped, dropping_ranks, dropping_ranks == 1 ? "" : "s");
+    if (unrecorded)
+        fprintf(out, "warning: at least %lld call%s on %d rank%s %s not recorded (made in a "
+                     "signal handler while scope was recording another call, or past the "
+                     "shadow stack's depth); the counts below miss them\n",
+                (long long)unrecorded, unrecorded == 1 ? "" : "s", unrecorded_ranks,
+                unrecorded_ranks == 1 ? "" : "s", unrecorded == 1 ? "was" : "were");
     if (aborted)
         fprintf(out, "warning: rank%s %s called MPI_Abort (error code%s %s): the run ended "
                      "there (complete = 0)\n", aborted == 1 ? "" : "s", abort_ranks,
