@@ -173,11 +173,9 @@ static void warn_at_exit(void)
 static void calibrate_patched(void)
 {
     uintptr_t stub;
-    if (scope__patch_got_stub((uintptr_t)scope__calibrate_body, 0, SCOPE_FN_CALIBRATE, &stub) < 0) {
-        scope__calibrate(); /* the C API pair's numbers are better than none */
-        return;
-    }
-    scope__calibrate_patched((void (*)(void))stub, scope__tramp_call_mode
+    int made = scope__patch_got_stub((uintptr_t)scope__calibrate_body, 0, SCOPE_FN_CALIBRATE,
+                                     &stub) == 0;
+    scope__calibrate_patched(made ? (void (*)(void))stub : NULL, scope__tramp_call_mode
                              ? "trampoline (call mode)" : "trampoline (redirect mode)");
 }
 

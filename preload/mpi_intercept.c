@@ -165,6 +165,15 @@ static int call_init(void *fn, const init_args *a)
     return ((init_fn)fn)(a->argc, a->argv);
 }
 
+/* What the forwarding wrappers return when no MPI library defines the
+ * name (cannot happen when the program linked one): the ABI's
+ * MPI_ERR_OTHER if it is known. */
+static int no_library(void)
+{
+    const scope__mpi_abi *abi = scope__mpi_abi_get();
+    return abi ? abi->err_other : MPI_ERR_OTHER_NO_ABI;
+}
+
 /* CPU time of the children this process has waited for (the writer that
  * finalize starts and waits for), in ns. */
 static int64_t children_cpu_ns(void)
@@ -279,10 +288,8 @@ static int intercept_finalize(next_fn *next)
         scope__self_leave();
         mpi_depth--;
     }
-    if (fn == NULL) {
-        const scope__mpi_abi *abi = scope__mpi_abi_get();
-        return abi ? abi->err_other : MPI_ERR_OTHER_NO_ABI;
-    }
+    if (fn == NULL)
+        return no_library();
     mpi_depth++;
     int rc = ((finalize_fn)fn)();
     mpi_depth--;
@@ -301,10 +308,8 @@ static int intercept_abort(next_fn *next, scope__mpi_handle comm, int errorcode)
         scope__self_leave();
         mpi_depth--;
     }
-    if (fn == NULL) {
-        const scope__mpi_abi *abi = scope__mpi_abi_get();
-        return abi ? abi->err_other : MPI_ERR_OTHER_NO_ABI;
-    }
+    if (fn == NULL)
+        return no_library();
     mpi_depth++;
     int rc = ((abort_fn)fn)(comm, errorcode);
     mpi_depth--;

@@ -265,7 +265,7 @@ void scope__calibrate_patched(void (*stub)(void), const char *path)
     struct cost c;
     if (!scope__hot.on)
         return;
-    if (measure(stub, &c) < 0) {
+    if (!stub || measure(stub, &c) < 0) {
         if (!api_measured)  /* the C API pair's numbers are better than none */
             scope__calibrate();
         return;

@@ -168,8 +168,9 @@ void scope__calibrate_body(void);
  * overhead_caller_ns, with overhead_path = `path`. The C API pair's
  * numbers go to overhead_api_inside_ns / overhead_api_caller_ns /
  * overhead_empty_pair_ns: now if scope__calibrate() ran before, else at
- * scope__calibrate_api_if_used(). Nothing changes when the measurement
- * fails. About a millisecond. */
+ * scope__calibrate_api_if_used(). When no stub could be made (`stub`
+ * NULL) or the measurement fails, the C API pair's numbers are stored as
+ * the rank's instead (scope__calibrate()). About a millisecond. */
 void scope__calibrate_patched(void (*stub)(void), const char *path);
 
 /* scope_region() (the program's C API) says the C API is in use. */
