@@ -55,6 +55,7 @@
 #include "shadow_stack.h"
 #include "symbol_index.h"
 #include "symbols.h"
+#include "unpatchable.h"
 
 #define MAX_OBJECTS 4096
 
@@ -91,8 +92,9 @@ static struct {
     int rank0;
     size_t *found;              /* per entry: functions instrumented so far */
     uint8_t *matched;           /* per entry: matched some function (even refused) */
-    char **pending;             /* per entry: its "matched nothing" warning, kept
-                                   until the process is known to record */
+    char **pending;             /* per entry: its "matched nothing" (or "none
+                                   can be timed") warning, kept until the
+                                   process is known to record */
     int warned;
     const char *const *skip;    /* timed by the caller by symbol */
     struct scope__got_fn *got;  /* functions timed through the GOT */
@@ -602,6 +604,17 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
                                   "timed by the preload's own wrapper");
         return 0;
     }
+    /* before the GOT stub too: it shares the trampoline (unpatchable.c) */
+    const char *never = scope__unpatchable(&pick->obj->o, pick->addr);
+    for (size_t i = 0; !never && i < n; i++)
+        never = scope__unpatchable_name(m[i].sym->name);   /* an ifunc's target */
+    if (never) {
+        scope__note_interposition(label, s->name, obj, "inline", "refused", never);
+        rep->refused_n++;
+        report_add(rep, "%s%s in %s refused: %s", rep->shown ? ", " : "", s->name,
+                   pick->obj->o.base, never);
+        return 0;
+    }
     if (scope__patch_done(pick->addr)) {
         scope__note_interposition(label, s->name, obj, "inline", "patched",
                                   "already instrumented by an earlier entry or alias");
@@ -771,6 +784,8 @@ static int apply_to(struct collect *c, int atomic, int startup)
             continue;
         }
         E.matched[k] = 1;
+        free(E.pending[k]);     /* "matched nothing at start" no longer holds */
+        E.pending[k] = NULL;
         qsort(m, nm, sizeof *m, cmp_match);
         struct report rep = { .off = 0 };
         size_t done = 0;
@@ -785,6 +800,17 @@ static int apply_to(struct collect *c, int atomic, int startup)
         t_instr += now_s() - t0;
         E.found[k] += done;
         total += (int)done;
+        if (!E.found[k] && rep.refused_n && e->line > 0) {
+            /* matched, but none could be timed: said at the same moment
+             * as "matched nothing", unless a later library gives one */
+            char line[2048];
+            snprintf(line, sizeof line, "scope: warning: '%s' (line %d) matched %zu "
+                     "function%s, none of which can be timed: %s%s\n", label, e->line,
+                     rep.refused_n, rep.refused_n == 1 ? "" : "s", rep.text,
+                     rep.refused_n + rep.already_n > 6 ? ", ..." : "");
+            free(E.pending[k]);
+            E.pending[k] = strdup(line);
+        }
         if (cfg->verbose && E.rank0)    /* one copy per job, not one per rank */
             fprintf(stderr, "scope: '%s' (line %d)%s: %zu inline, %zu GOT, %zu refused%s: %s%s\n",
                     label, e->line, fortran ? " (Fortran name)" : "", rep.inline_n, rep.got_n,
@@ -995,8 +1021,8 @@ void scope__interpose_warn_unmatched(int mpi)
         return;
     E.warned = 1;
     for (size_t k = 0; k < E.cfg->n_entries; k++) {
-        if (!E.pending[k] || E.matched[k])
-            continue;           /* matched in a library dlopen'ed since */
+        if (!E.pending[k] || E.found[k])
+            continue;           /* timed in a library dlopen'ed since */
         if (!mpi && E.cfg->entries[k].kind == SCOPE_KIND_MPI)
             continue;           /* a serial program: MPI entries are not for it */
         ssize_t w = write(STDERR_FILENO, E.pending[k], strlen(E.pending[k]));

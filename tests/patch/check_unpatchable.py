@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""check_unpatchable.py PRELOAD PROG_C PROG_CXX OUTDIR
+
+Functions no patch may time (preload/unpatchable.c): instrumented, those
+that return twice crashed the program (setjmp, sigsetjmp, getcontext,
+vfork: SIGSEGV), _start (the entry point, jumped to with argc where a
+return address would be) gave main a wrong argc, swapcontext resumed on the wrong stack, the unwinder's
+entry points turned every C++ throw into std::terminate, and the calls of
+scope's own wrappers were never timed while the file said they were. A
+broad glob (`*`, `_U*`) reaches all of them in libc and libgcc_s.
+
+  named   every such function named in the config, with work(): exit
+          status and output as bare; work 5 calls and no region for the
+          others; each has an interposition row "refused" with its reason,
+          and a warning on stderr naming its entry and line
+  star    `*` on the C and the C++ program: exit status and output as bare,
+          work 5 calls, main 1
+Each run has a time limit: a hang fails the test.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import h5py
+
+C_NAMED = {  # config entry -> a word of its reason
+    "_setjmp": "returns twice", "__sigsetjmp": "returns twice", "getcontext": "returns twice",
+    "vfork": "returns twice", "swapcontext": "another context",
+    "dlsym": "return address", "longjmp": "wraps it", "_start": "jumped to",
+}
+CXX_NAMED = {
+    "_Unwind_RaiseException": "std::terminate", "_Unwind_Resume": "std::terminate",
+    "_Unwind_Resume_or_Rethrow": "std::terminate", "backtrace": "walks the stack",
+    "__cxa_throw": "wraps it", "__cxa_begin_catch": "wraps it",
+}
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run(cmd, env, cwd, what):
+    try:
+        p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        fail(f"{what}: still running after 120 s (hung)")
+    return p.returncode, p.stdout, p.stderr
+
+
+def case(name, prog, conf_lines, preload, outdir):
+    """Runs prog bare and profiled; returns (open profile, profiled stderr)."""
+    d = os.path.join(outdir, name)
+    os.makedirs(d)
+    env = {k: v for k, v in os.environ.items()
+           if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
+           and k != "LD_PRELOAD"}
+    cmd = [prog, "one", "two"]   # the entry point passes argc and argv on
+    rc, out, _ = run(cmd, env, d, f"{name}, bare")
+    conf = os.path.join(d, "scope.conf")
+    with open(conf, "w") as f:
+        f.write("\n".join(conf_lines) + "\n")
+    prc, pout, perr = run(cmd, dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf,
+                                       SCOPE_OUTPUT=os.path.join(d, "p.h5")), d,
+                          f"{name}, profiled")
+    if (prc, pout) != (rc, out):
+        fail(f"{name}: profiled exit {prc} output {pout!r} stderr {perr[-600:]!r}; "
+             f"bare exit {rc} output {out!r}")
+    return h5py.File(os.path.join(d, "p.h5"), "r"), perr
+
+
+def counts(g):
+    return {k: len(v["start_times"]) for k, v in g["regions"].items()}
+
+
+def text(x):
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def check_named(name, prog, named, preload, outdir):
+    lines = list(named) + ["work"]
+    f, err = case(name, prog, lines, preload, outdir)
+    with f:
+        g = f["rank0"]
+        got = counts(g)
+        if got != {"work": 5}:
+            fail(f"{name}: regions {got}, want only work: 5")
+        rows = g["interposition"][()]
+        cols = g["interposition"].dtype.names
+        by_pattern = {}
+        for row in rows:
+            r = dict(zip(cols, (text(v) for v in row)))
+            by_pattern.setdefault(r["pattern"], []).append(r)
+    for line_no, (entry, word) in enumerate(named.items(), start=1):
+        rs = by_pattern.get(entry)
+        if not rs or any(r["status"] != "refused" or word not in r["reason"] for r in rs):
+            fail(f"{name}: interposition rows of '{entry}': {rs}, want refused, '{word}'")
+        want = f"'{entry}' (line {line_no}) matched"
+        if not any(want in ln and "none of which can be timed" in ln and word in ln
+                   for ln in err.splitlines()):
+            fail(f"{name}: no warning {want!r} ... {word!r} on stderr: {err[-1500:]!r}")
+    if [r["status"] for r in by_pattern.get("work", [])] != ["patched"]:
+        fail(f"{name}: work not patched: {by_pattern.get('work')}")
+    if re.search(r"'work' \(line", err):
+        fail(f"{name}: a warning about work: {err!r}")
+
+
+def check_star(name, prog, preload, outdir):
+    f, _ = case(name, prog, ["*"], preload, outdir)
+    with f:
+        got = counts(f["rank0"])
+    if got.get("work") != 5 or got.get("main") != 1:
+        fail(f"{name}: work {got.get('work')}, main {got.get('main')}; want 5 and 1")
+
+
+def main():
+    preload, prog_c, prog_cxx = (os.path.abspath(a) for a in sys.argv[1:4])
+    outdir = os.path.abspath(sys.argv[4])
+    check_named("named_c", prog_c, C_NAMED, preload, outdir)
+    check_named("named_cxx", prog_cxx, CXX_NAMED, preload, outdir)
+    check_star("star_c", prog_c, preload, outdir)
+    check_star("star_cxx", prog_cxx, preload, outdir)
+    print(f"check_unpatchable: {len(C_NAMED) + len(CXX_NAMED)} functions refused with their "
+          "reasons; `*` on C and C++ programs runs as bare")
+
+
+if __name__ == "__main__":
+    main()
