@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc_self.h"
 #include "scope_internal.h"
 #include "self_depth.h"
 #include "shadow_stack.h"
@@ -40,14 +41,10 @@ struct slot {
 static struct slot cache[CACHE_SIZE];
 static _Atomic uint64_t n_miss;
 static int (*unw_backtrace_fn)(void **, int);
-static char exe_path[PATH_MAX];
 
 int scope__callsites_setup(int max_depth, int verbose)
 {
-    if (!exe_path[0]) {
-        ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
-        exe_path[n > 0 ? n : 0] = 0;
-    }
+    (void)scope__self_exe();    /* read now, not on a recording path */
     if (max_depth <= 1 || unw_backtrace_fn)
         return unw_backtrace_fn != NULL;
     /* RTLD_LOCAL: never in the global scope; RTLD_NOW: no lazy binding
@@ -121,7 +118,8 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
         if (ph->p_type != PT_LOAD || w->addr - lo >= ph->p_memsz)
             continue;
         /* the main program has an empty name */
-        const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path;
+        const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+                                                                 : scope__self_exe();
         snprintf(w->object, sizeof w->object, "%s", name);
         build_id_of(info, w->build_id);
         /* the load bias: offsets are then the file's own addresses, what

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "patch.h"
+#include "proc_self.h"
 #include "scope_error.h"
 
 /* One JUMP_SLOT or GLOB_DAT relocation of a loaded object. */
@@ -151,14 +152,8 @@ static int each_object(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     (void)arg;
     const char *path = info->dlpi_name;
-    char exe[4096];
-    if (!path || !*path) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n <= 0)
-            return 0;
-        exe[n] = 0;
-        path = exe;
-    }
+    if ((!path || !*path) && !*(path = scope__self_exe()))
+        return 0;
     if (G.skip_path && strcmp(path, G.skip_path) == 0)
         return 0;
     if (G.only_bias) {

@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@
 #include "got.h"
 #include "object_filter.h"
 #include "patch.h"
+#include "proc_self.h"
 #include "scope_internal.h"
 #include "callsites.h"
 #include "shadow_stack.h"
@@ -103,6 +105,7 @@ static struct {
     size_t n_late;              /* looks after start-up (dlopen) */
     double late_wall, late_cpu; /* their time */
     size_t late_fns;            /* functions they instrumented */
+    long long subs_seen;        /* the loader's unload count at the last look */
 } E;
 
 static double now_s(void)
@@ -165,20 +168,14 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
     struct collect *c = arg;
     const char *name = info->dlpi_name;
     int is_main = !name || !*name;
-    char exe[4096];
-    if (is_main) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n <= 0)
-            return 0;
-        exe[n] = 0;
-        name = exe;
-    }
+    if (is_main && !*(name = scope__self_exe()))
+        return 0;
     if (strcmp(name, E.self_path) == 0 || strstr(name, "linux-vdso") ||
         (info->dlpi_addr && info->dlpi_addr == scope__patch_disassembler_bias()) ||
         seen_before(name, info->dlpi_addr) || E.n_seen >= MAX_OBJECTS)
         return 0;
-    if (access(name, R_OK) != 0)
-        return 0;
+    /* no access() first: the filter's open says as much, and an executable
+     * deleted since its start is still readable as /proc/self/exe */
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -836,12 +833,29 @@ static int mark_alive(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* The loader's count of objects unloaded so far (dl_phdr_info's
+ * dlpi_subs), read from the first object; -1 when this libc does not say. */
+static int read_subs(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        *(long long *)arg = (long long)info->dlpi_subs;
+    return 1;                           /* the first object says it */
+}
+
 /* Forgets the objects dlclose unloaded since the last look, so that one
- * loaded again (maybe at the same address) is read and patched afresh. */
+ * loaded again (maybe at the same address) is read and patched afresh.
+ * Nothing to do when the loader unloaded nothing since the last look: the
+ * usual case, and a full pass (a walk matching every object against every
+ * one seen) was most of what a look at a dlopen cost. */
 void scope__interpose_forget_unloaded(void)
 {
     if (!E.cfg)
         return;
+    long long subs = -1;
+    dl_iterate_phdr(read_subs, &subs);
+    if (subs >= 0 && subs == E.subs_seen)
+        return;
+    E.subs_seen = subs;
     memset(E.seen_alive, 0, E.n_seen);
     dl_iterate_phdr(mark_alive, NULL);
     size_t k = 0;
@@ -883,7 +897,10 @@ static int multithreaded(void)
  * stubs. With verbose, rank 0 prints where the time went. */
 static int run(int atomic, int startup)
 {
-    double t0 = now_s(), c0 = cpu_s();
+    /* the thread's CPU clock is a system call: read for SCOPE_VERBOSE only
+     * (a look per dlopen: Open MPI makes ~56 in MPI_Init) */
+    int verbose = E.cfg->verbose;
+    double t0 = now_s(), c0 = verbose ? cpu_s() : 0;
     size_t mprotects = scope__patch_mprotects();
     memset(&E.t, 0, sizeof E.t);
     struct collect c = { 0 };
@@ -933,7 +950,7 @@ static int run(int atomic, int startup)
     if (!startup) {
         E.n_late++;
         E.late_wall += now_s() - t0;
-        E.late_cpu += cpu_s() - c0;
+        E.late_cpu += verbose ? cpu_s() - c0 : 0;
         E.late_fns += n > 0 ? (size_t)n : 0;
     }
     if (E.cfg->verbose && E.rank0 && (startup || n > 0))

@@ -1,10 +1,12 @@
 /*
  * proc_self.c - reading this process's small /proc files, for the run's
- * metadata (the command line). Apart from the recorder because a /proc
+ * metadata (the command line), and the path of its executable. Apart from the recorder because a /proc
  * file has no size until read and holds NUL-separated words: that is a
  * job of its own, not the recorder's.
  */
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -43,4 +45,19 @@ char *scope__read_proc(const char *path)
             buf[i] = ' ';
     buf[n] = 0;
     return buf;
+}
+
+static char exe_path[PATH_MAX];
+static pthread_once_t exe_once = PTHREAD_ONCE_INIT;
+
+static void read_exe(void)
+{
+    ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+    exe_path[n > 0 ? n : 0] = '\0';
+}
+
+const char *scope__self_exe(void)
+{
+    pthread_once(&exe_once, read_exe);
+    return exe_path;
 }

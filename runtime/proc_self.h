@@ -10,4 +10,10 @@
  * Cost: one open and a few reads. */
 char *scope__read_proc(const char *path);
 
+/* The path of this process's executable (/proc/self/exe), read once: the
+ * dl_iterate_phdr walks at every dlopen name the executable by it, and a
+ * readlink there cost as much as the rest of a walk. "" when unreadable.
+ * Stays valid across fork; exec starts a new process. Thread-safe. */
+const char *scope__self_exe(void);
+
 #endif /* SCOPE_PROC_SELF_H */
