@@ -204,8 +204,9 @@ static int rename_into_place(const struct scope_convert_request *req, const char
 static int place_rank(struct conv *c, const char *tmp, const char *path)
 {
     char err[PATH_MAX * 2 + 128] = "";
-    int rc = scope__place_rank_file(tmp, path, c->jr.hdr.start_realtime_ns, c->placed,
-                                    sizeof c->placed, err, sizeof err);
+    int rc = scope__place_rank_file(tmp, path, scope__conv_since(c),
+                                    scope__conv_yields_rank(c), c->placed, sizeof c->placed,
+                                    err, sizeof err);
     if (rc < 0)
         return msg(c->req, rc, "%s", err);
     c->collided = rc == 1;
@@ -697,12 +698,15 @@ static int write_rank_attrs(struct conv *c)
             char *e;
             double d = strtod(v, &e);
             /* calibrate.c's measured costs (overhead_*_ns) are numbers,
-             * and so are the error code a rank gave MPI_Abort and the
-             * count of calls the preload could not record */
+             * and so are the error code a rank gave MPI_Abort, the
+             * count of calls the preload could not record and the pid of
+             * the process that started this one */
             if (strncmp(k, "overhead_", 9) == 0 && *v && !*e)
                 rc |= scope__h5_attr_scalar(g, k, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d);
             else if ((strcmp(k, SCOPE_A_MPI_ABORT_ERRORCODE) == 0 ||
-                      strcmp(k, SCOPE_A_UNRECORDED_CALLS) == 0) && *v && !*e)
+                      strcmp(k, SCOPE_A_UNRECORDED_CALLS) == 0 ||
+                      strcmp(k, SCOPE_A_STARTED_BY_PID) == 0 ||
+                      strcmp(k, SCOPE_A_STARTED_BY_START_NS) == 0) && *v && !*e)
                 rc |= scope__h5_attr_i64(g, k, (int64_t)d);
             else
                 rc |= scope__h5_attr_str(g, k, v);
@@ -819,9 +823,9 @@ int scope__conv_write_index(struct conv *c, const char *path, const char *rank_p
     /* under the ranks folder's lock, so that a rank file that collides
      * now is either linked here or finds this index to link itself into */
     int lock = scope__ranks_lock(dir);
-    if (rc == 0 && scope__index_link_collisions(f, dir, c->jr.hdr.start_realtime_ns) < 0)
+    if (rc == 0 && scope__index_link_collisions(f, dir, scope__conv_since(c)) < 0)
         rc = SCOPE_EHDF5;
-    if (rc == 0 && n_files && scope__index_link_host_collisions(f, dir, c->jr.hdr.start_realtime_ns) < 0)
+    if (rc == 0 && n_files && scope__index_link_host_collisions(f, dir, scope__conv_since(c)) < 0)
         rc = SCOPE_EHDF5;
     rc = close_and_place(c->req, f, rc, tmp, path, NULL);
     scope__ranks_unlock(lock);
@@ -878,8 +882,18 @@ int scope__conv_rank(const struct conv *c)
     return c->rank;
 }
 
+int scope__conv_yields_rank(const struct conv *c)
+{
+    return kv_get(&c->jr, "rank/" SCOPE_A_STARTED_BY_PID) != NULL;
+}
+
 int64_t scope__conv_since(const struct conv *c)
 {
+    /* a process of this run that started this one began the run */
+    const char *v = kv_get(&c->jr, "rank/" SCOPE_A_STARTED_BY_START_NS);
+    long long parent = v ? strtoll(v, NULL, 10) : 0;
+    if (parent > 0 && parent < c->jr.hdr.start_realtime_ns)
+        return (int64_t)parent;
     return c->jr.hdr.start_realtime_ns;
 }
 
@@ -963,7 +977,7 @@ int scope_convert(const struct scope_convert_request *req)
         /* the rank file itself is in place: failing to link it is said,
          * not turned into a failure that would keep the journal and
          * convert it again */
-        if (scope__index_note_collision(index, slash ? dir : ".", c.jr.hdr.start_realtime_ns) < 0)
+        if (scope__index_note_collision(index, slash ? dir : ".", scope__conv_since(&c)) < 0)
             fprintf(stderr, "scope: %s: cannot link the collision file %s; it stays next to "
                             "the other rank files\n", index, c.placed);
     }

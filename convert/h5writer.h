@@ -26,10 +26,12 @@ void scope__ranks_unlock(int fd);
  * since_ns, this process's start in CLOCK_REALTIME ns); an earlier run's
  * file or a symlink is replaced, anything that is not a scope profile is
  * refused. On a collision the file goes to "<path minus .h5>.collision<K>.h5"
- * (K = 1, 2, ...). Takes the ranks folder's lock. Returns 0 (placed at
+ * (K = 1, 2, ...); with `yield` (a process another process of this run
+ * started: started_by_pid) it goes there even when path is free or an
+ * earlier run's. Takes the ranks folder's lock. Returns 0 (placed at
  * path) or 1 (collision; placed holds the name used), or SCOPE_EIO /
  * SCOPE_EACCES with a message in err (tmp is then kept for EACCES). */
-int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns,
+int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns, int yield,
                            char *placed, size_t placed_len, char *err, size_t errlen);
 
 /* Links into the open index every rank<N>.collision<K>.h5 of ranks_dir
@@ -79,7 +81,13 @@ struct conv;
 int scope__conv_open(struct conv **out, const struct scope_convert_request *req,
                      const char *journal, int events);
 int scope__conv_rank(const struct conv *c);
-int64_t scope__conv_since(const struct conv *c);   /* the process's start, CLOCK_REALTIME ns */
+/* Files written since this (CLOCK_REALTIME ns) are this run's: the
+ * process's start, or that of the process of this run that started it. */
+int64_t scope__conv_since(const struct conv *c);
+/* 1 when the journal's process was started by another process of this run
+ * (rank attribute started_by_pid): it takes a collision name, never
+ * /rank<N> (docs/format.md). */
+int scope__conv_yields_rank(const struct conv *c);
 /* The run's index path into buf ("" when the journal has none). */
 void scope__conv_output(const struct conv *c, char *buf, size_t len);
 /* The root attributes and /metadata of the journal's process into file. */

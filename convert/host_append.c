@@ -69,12 +69,13 @@ static int of_this_run(const char *path, int64_t since)
            H5Fis_hdf5(path) > 0;
 }
 
-/* "rank<N>" when free in `loc`, else the first free "rank<N>.collision<K>".
+/* "rank<N>" when free in `loc` (and `yield` is 0: see
+ * scope__conv_yields_rank), else the first free "rank<N>.collision<K>".
  * Returns 0 for rank<N>, K, or -1 when none is free. */
-static int free_name(hid_t loc, int rank, char *out, size_t len)
+static int free_name(hid_t loc, int rank, int yield, char *out, size_t len)
 {
     snprintf(out, len, SCOPE_G_RANK_FMT, rank);
-    if (H5Lexists(loc, out, H5P_DEFAULT) <= 0)
+    if (!yield && H5Lexists(loc, out, H5P_DEFAULT) <= 0)
         return 0;
     for (int k = 1; k <= MAX_COLLISIONS; k++) {
         snprintf(out, len, SCOPE_G_RANK_FMT SCOPE_G_COLLISION_SUFFIX "%d", rank, k);
@@ -153,17 +154,20 @@ static int write_group(const struct scope_convert_request *req, struct conv *c, 
             return scope__conv_close_sync(req, f, SCOPE_EHDF5, tmp, path);
     }
     int rank = scope__conv_rank(c);
-    int k = free_name(f, rank, group, glen);
+    int k = free_name(f, rank, scope__conv_yields_rank(c), group, glen);
     int rc = k < 0 ? SCOPE_ELIMIT : 0;
     char plain[32];
     snprintf(plain, sizeof plain, SCOPE_G_RANK_FMT, rank);
-    /* the converter writes /rank<N>: the group there steps aside */
-    if (rc == 0 && k > 0 && H5Lmove(f, plain, f, ASIDE, H5P_DEFAULT, H5P_DEFAULT) < 0)
+    /* the converter writes /rank<N>: the group there steps aside (a process
+     * that yields the rank may find none there) */
+    int aside = rc == 0 && k > 0 && H5Lexists(f, plain, H5P_DEFAULT) > 0;
+    if (aside && H5Lmove(f, plain, f, ASIDE, H5P_DEFAULT, H5P_DEFAULT) < 0)
         rc = SCOPE_EHDF5;
     if (rc == 0)
         rc = scope__conv_write_rank(c, f, NULL);
-    if (rc == 0 && k > 0 && (H5Lmove(f, plain, f, group, H5P_DEFAULT, H5P_DEFAULT) < 0 ||
-                             H5Lmove(f, ASIDE, f, plain, H5P_DEFAULT, H5P_DEFAULT) < 0))
+    if (rc == 0 && k > 0 && H5Lmove(f, plain, f, group, H5P_DEFAULT, H5P_DEFAULT) < 0)
+        rc = SCOPE_EHDF5;
+    if (rc == 0 && aside && H5Lmove(f, ASIDE, f, plain, H5P_DEFAULT, H5P_DEFAULT) < 0)
         rc = SCOPE_EHDF5;
     /* the table lists every group of the file: rewritten with ours in it
      * (a table left as it was would miss our rank, and the reader would
@@ -227,7 +231,7 @@ static int link_group(const struct scope_convert_request *req, struct conv *c, i
         snprintf(req->err, req->errlen, "%s: cannot open the index", index);
         goto out;
     }
-    int k = free_name(f, scope__conv_rank(c), link, sizeof link);
+    int k = free_name(f, scope__conv_rank(c), scope__conv_yields_rank(c), link, sizeof link);
     if (k < 0 || H5Lcreate_external(target, obj, f, link, H5P_DEFAULT, H5P_DEFAULT) < 0)
         rc = SCOPE_EHDF5;
     if (rc == 0 && k > 0) {

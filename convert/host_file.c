@@ -111,7 +111,8 @@ int scope__convert_host(const struct scope_convert_request *req)
     char placed[PATH_MAX + 64] = "";
     if (rc == 0) {
         char err[PATH_MAX * 2 + 128] = "";
-        int pr = scope__place_rank_file(tmp, path, since, placed, sizeof placed, err, sizeof err);
+        int pr = scope__place_rank_file(tmp, path, since, 0, placed, sizeof placed, err,
+                                        sizeof err);
         if (pr < 0) {
             snprintf(req->err, req->errlen, "%s", err);
             if (pr != SCOPE_EACCES)

@@ -119,11 +119,14 @@ static int rename_noreplace(const char *tmp, const char *path)
     return rename(tmp, path) == 0 ? 0 : -1;
 }
 
-int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns,
+int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns, int yield,
                            char *placed, size_t placed_len, char *err, size_t errlen)
 {
     int lock = lock_dir_of(path);
-    int rc = rename_noreplace(tmp, path);
+    int rc;
+    if (yield)
+        goto collision;
+    rc = rename_noreplace(tmp, path);
     if (rc == 0) {
         snprintf(placed, placed_len, "%s", path);
         goto out;
@@ -159,6 +162,7 @@ int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns,
         goto out;
     }
     /* another process of this run wrote this rank: keep both */
+collision:;
     size_t stem = strlen(path);
     if (stem > 3 && strcmp(path + stem - 3, ".h5") == 0)
         stem -= 3;

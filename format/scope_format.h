@@ -98,6 +98,8 @@ extern "C" {
 #define SCOPE_A_DIED_SIGNAL "died_signal"
 #define SCOPE_A_MPI_ABORT_ERRORCODE "mpi_abort_errorcode"
 #define SCOPE_A_UNRECORDED_CALLS "unrecorded_calls"
+#define SCOPE_A_STARTED_BY_PID "started_by_pid"
+#define SCOPE_A_STARTED_BY_START_NS "started_by_start_ns"
 #define SCOPE_A_CLOCK_RESOLUTION_NS "clock_resolution_ns"
 #define SCOPE_A_RANK_COLLISIONS "rank_collisions"
 

@@ -155,14 +155,40 @@ static void note_unrecorded(void)
     scope__set_metadata("rank/" SCOPE_A_UNRECORDED_CALLS, v);
 }
 
+/* A process without MPI that a process of this run started (a rank's or a
+ * program's system("mkdir ..."), popen, posix_spawn: the children a broad
+ * config such as `malloc` records too) leaves /rank<N> to that process,
+ * whichever ends first: the attribute started_by_pid tells the writer to
+ * keep it as /rank<N>.collision<K> (docs/format.md). Before, the child
+ * usually ended first and took the name, and the program the user ran
+ * became the collision that `scope summary` leaves out. */
+static void note_started_by(void)
+{
+    if (preload.mpi_seen)
+        return;                         /* an MPI rank keeps its rank */
+    int64_t start = 0;
+    long pid = scope__rec_recording_ancestor(&start);
+    if (pid <= 0)
+        return;
+    char v[32];
+    snprintf(v, sizeof v, "%ld", pid);
+    scope__set_metadata("rank/" SCOPE_A_STARTED_BY_PID, v);
+    /* the run began with that process: files written since are this
+     * run's, even those written before this process started */
+    snprintf(v, sizeof v, "%lld", (long long)start);
+    scope__set_metadata("rank/" SCOPE_A_STARTED_BY_START_NS, v);
+}
+
 /* Registered after the recorder's own exit handler, so it runs before the
  * recorder finishes the journal of a process that never called
  * MPI_Finalize. */
 static void warn_at_exit(void)
 {
     scope__self_enter();
-    if (preload.phase == PHASE_RECORDING && getpid() == preload.recorder_pid)
+    if (preload.phase == PHASE_RECORDING && getpid() == preload.recorder_pid) {
         note_unrecorded();
+        note_started_by();
+    }
     warn_unmatched_at_exit();
     scope__self_leave();
 }

@@ -316,3 +316,49 @@ void scope__rec_close_journal(int remove_file)
                                         scope__rec.journal_dir);
     }
 }
+
+/* The parent of `pid`, from /proc/<pid>/stat (the field after the command
+ * name, which may itself hold spaces and parentheses); -1 when unknown. */
+static long parent_of(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    char state;
+    long ppid;
+    return p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : -1;
+}
+
+long scope__rec_recording_ancestor(int64_t *start_realtime_ns)
+{
+    if (!scope__rec.journal_dir[0] || !scope__rec.host[0])
+        return 0;
+    long pid = (long)getppid();
+    for (int depth = 0; depth < 64 && pid > 1; depth++) {
+        char path[PATH_MAX];
+        int fd = -1;
+        if ((size_t)snprintf(path, sizeof path, "%s/journal.%s.%ld", scope__rec.journal_dir,
+                             scope__rec.host, pid) < sizeof path)
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0) {
+            struct scope_journal_header h;
+            int ok = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
+                     memcmp(h.magic, SCOPE_JOURNAL_MAGIC, sizeof h.magic) == 0 && h.pid == pid;
+            close(fd);
+            if (ok) {
+                *start_realtime_ns = h.start_realtime_ns;
+                return pid;
+            }
+        }
+        pid = parent_of(pid);
+    }
+    return 0;
+}

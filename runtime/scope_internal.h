@@ -159,6 +159,17 @@ void scope__calibrate_pending(void);
 /* 1 while a calibration handed over has not run. */
 int scope__calibrate_deferred(void);
 
+/* The nearest ancestor of this process (its parent, or further up through
+ * processes that record nothing, such as the shell of system()) whose
+ * journal is in this process's journal folder: a process of this run
+ * still recording. Returns its pid and sets *start_realtime_ns to its
+ * start (from its journal's header), or returns 0 when none (or when this
+ * process has no journal). Such a process is the one the user ran; its
+ * children leave /rank<N> to it (docs/format.md, started_by_pid). Cost:
+ * per ancestor an open (and a read of the header) and a read of
+ * /proc/<pid>/stat. */
+long scope__rec_recording_ancestor(int64_t *start_realtime_ns);
+
 /* The reference body calibrate.c times (about 40 ns of arithmetic). */
 void scope__calibrate_body(void);
 

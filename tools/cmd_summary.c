@@ -160,8 +160,9 @@ static int is_host_file(const char *path)
 }
 
 /* Says first what the numbers below do not contain: processes that
- * claimed a rank another process of the run already had (their data is
- * kept aside, linked as /rank<N>.collision<K>; the first line, since the
+ * recorded under a rank another process of the run has (processes a rank
+ * started, or rank collisions: their data is kept aside, linked as
+ * /rank<N>.collision<K>; the first line, since the
  * per-rank numbers below then describe only one of them), events a rank
  * could not record (the memory budget or the disk ran out), ranks that
  * called MPI_Abort, ranks recovered after a crash, and ranks whose launcher and MPI disagreed on
@@ -174,9 +175,10 @@ static void warn_incomplete(scope_profile *p, FILE *out)
     int64_t unrecorded = 0;
     char abort_ranks[200] = "", abort_codes[200] = "";
     if (scope_profile_metadata_int(p, "rank_collisions", &v) == 0 && v > 0)
-        fprintf(out, "warning: %lld process%s of this run claimed a rank another process "
-                     "already had (rank collision); %s kept as /rank<N>.collision<K> in the "
-                     "index and not counted below\n",
+        fprintf(out, "warning: %lld process%s of this run recorded under a rank another "
+                     "process has (started by a rank, e.g. through system(), or a rank "
+                     "collision); %s kept as /rank<N>.collision<K> in the index and not "
+                     "counted below\n",
                 (long long)v, v == 1 ? "" : "es", v == 1 ? "its data is" : "their data are");
     for (int i = 0; i < scope_profile_rank_count(p); i++) {
         int rank = scope_profile_rank(p, i);
