@@ -14,6 +14,8 @@ import os
 import re
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 
 def main():
@@ -28,7 +30,7 @@ def main():
     with open(conf, "w") as f:
         f.write("site_target callsites=2\n")
     h5 = os.path.join(outdir, "i.h5")
-    env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",))
     env.update(LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_OUTPUT=h5,
                SCOPE_H5WRITER=os.environ.get("SCOPE_H5WRITER", ""))
     subprocess.run([prog], env=env, check=True, timeout=120)

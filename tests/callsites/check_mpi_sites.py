@@ -24,6 +24,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "4"]
 
@@ -44,7 +46,7 @@ def main():
     conf = os.path.join(outdir, "mpi.conf")
     with open(conf, "w") as f:
         f.write("MPI_Allreduce callsites=1\n")
-    env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",))
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_OUTPUT=os.path.join(outdir, "p.h5"))
     if os.environ.get("SCOPE_H5WRITER"):

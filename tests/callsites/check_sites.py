@@ -45,6 +45,8 @@ import sys
 
 import h5py
 import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 
 def fail(msg):
@@ -75,7 +77,7 @@ def run_once(preload, prog, outdir, tag, extra_env=None):
     conf = os.path.join(outdir, "scope.conf")
     with open(conf, "w") as f:
         f.write("site_target callsites=2\n")
-    env = {k: v for k, v in os.environ.items() if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",))
     env.update(extra_env or {})
     bare = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=120)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf,

@@ -32,6 +32,8 @@ import tempfile
 import h5py
 
 import scope_reader
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 ROUNDS, K = 15, 3000
 NS = 1e9
@@ -57,9 +59,7 @@ def one_run(prog, preload):
         conf = os.path.join(tmp, "scope.conf")
         with open(conf, "w") as f:
             f.write("parent\ntiny\n")
-        env = {k: v for k, v in os.environ.items()
-               if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
-               and k != "LD_PRELOAD"}
+        env = clean_env()
         env.update(LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_OUTPUT=out)
         r = subprocess.run([prog, str(ROUNDS), str(K)], env=env, capture_output=True, text=True,
                            check=True)

@@ -22,6 +22,8 @@ import sys
 
 import h5py
 import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 # an instrumented destructor (by its demangled name) that the unwinder runs
 DTOR = "exc::DeepGuard::~DeepGuard()"
@@ -154,8 +156,7 @@ def main():
     args = [os.path.abspath(a) for a in sys.argv[4:-1]]
     outdir = os.path.abspath(sys.argv[-1])
     funcs, pairs = SCENARIOS[scenario]
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",))
     cmd = [prog, scenario] + args
     rc0, out0, err0 = run(cmd, env, outdir)
     counts = {m[1]: int(m[2]) for m in re.finditer(r"^calls (\S+) (\d+)$", out0, re.M)}

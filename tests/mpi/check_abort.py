@@ -31,6 +31,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 RANKS = 3
 
@@ -54,10 +56,7 @@ def main():
     scope, preload, mpi, lang, prog = sys.argv[1:6]
     outdir = os.path.abspath(sys.argv[6])
     scope, preload, prog = (os.path.abspath(x) for x in (scope, preload, prog))
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
-           and k != "LD_PRELOAD"}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = clean_env(mpi_root=True)
     who, code = (1, 7) if lang == "c" else (0, 5)
     launcher = (["mpirun", "--oversubscribe"] if mpi == "openmpi" else ["mpirun.mpich"])
     cmd = launcher + ["-n", str(RANKS), prog] + (["1", "7"] if lang == "c" else [])

@@ -32,6 +32,8 @@ import sys
 import time
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 WANT = {"MPI_Init": 1, "MPI_Allreduce": 5, "MPI_Barrier": 3,
         "MPI_Comm_rank": 1, "MPI_Comm_size": 1}
@@ -133,10 +135,7 @@ def main():
     scope, preload, mpi, prog = (os.path.abspath(a) if os.path.exists(a) else a
                                  for a in sys.argv[1:5])
     outdir = os.path.abspath(sys.argv[5])
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"
-           and not k.startswith(LAUNCHER_VARS)}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",), drop=LAUNCHER_VARS, mpi_root=True)
     if mpi == "serial":
         serial_case(scope, preload, prog, outdir, env)
         return

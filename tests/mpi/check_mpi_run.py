@@ -24,6 +24,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 ABI = {"openmpi": ("Open MPI", "Open MPI"), "mpich": ("MPICH", "MPICH")}
 LAUNCHER_VARS = ("OMPI_", "PMI_", "PMIX_", "SLURM_", "MV2_", "PALS_", "ALPS_", "FLUX_", "JSM_")
@@ -45,10 +47,7 @@ def launcher(mpi, np_):
 
 
 def base_env():
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"
-           and not k.startswith(LAUNCHER_VARS)}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",), drop=LAUNCHER_VARS, mpi_root=True)
     return env
 
 

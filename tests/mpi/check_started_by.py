@@ -27,6 +27,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 FAIL = []
 
@@ -55,10 +57,7 @@ def main():
     launcher = {"openmpi": ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"],
                 "mpich": ["mpirun.mpich", "-n", "2"]}.get(mode, [])
     cmd = launcher + [app, "parent", app]
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
-           and k != "LD_PRELOAD"}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = clean_env(mpi_root=True)
     bare, bare_lines = run(cmd, env)
     with open("scope.conf", "w") as f:
         f.write("work\nMPI_*\n" if mpi else "work\n")

@@ -23,6 +23,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 DEFERRED = "calibration deferred: nothing instrumented"
@@ -38,13 +40,8 @@ def check(cond, what):
         print("FAIL:", what, file=sys.stderr)
 
 
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
-           and k != "LD_PRELOAD"}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               SCOPE_VERBOSE="1", **extra)
-    return env
+def verbose_env(**extra):
+    return clean_env(mpi_root=True, SCOPE_VERBOSE="1", **extra)
 
 
 def case_env(pre, out, name, config_line):
@@ -54,7 +51,7 @@ def case_env(pre, out, name, config_line):
     conf = os.path.join(d, "scope.conf")
     with open(conf, "w") as f:
         f.write(config_line + "\n")
-    return d, clean_env(LD_PRELOAD=pre, SCOPE_CONFIG=conf, SCOPE_OUTPUT=f"{d}/p.h5")
+    return d, verbose_env(LD_PRELOAD=pre, SCOPE_CONFIG=conf, SCOPE_OUTPUT=f"{d}/p.h5")
 
 
 def check_overhead(g, where):
@@ -79,7 +76,7 @@ def counts(g):
 def test_nothing(pre, out):
     d = os.path.join(out, "nothing")
     os.makedirs(d, exist_ok=True)
-    p = subprocess.run(["/bin/true"], env=clean_env(LD_PRELOAD=pre, SCOPE_OUTPUT=f"{d}/p.h5"),
+    p = subprocess.run(["/bin/true"], env=verbose_env(LD_PRELOAD=pre, SCOPE_OUTPUT=f"{d}/p.h5"),
                        cwd=d, capture_output=True, text=True, timeout=60)
     check(p.returncode == 0 and p.stdout == "", f"true: {p.returncode} {p.stdout!r}")
     check(DEFERRED in p.stderr, f"true: no deferred calibration in {p.stderr!r}")

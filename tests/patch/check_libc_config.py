@@ -20,10 +20,11 @@ lock, and every such process hung at start.
 Each run has a time limit: a hang fails the test.
 """
 import os
-import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env, fail, run_limited  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 SERIAL = {"malloc": 10, "free": 10, "strdup": 3, "work": 5}
@@ -32,16 +33,8 @@ MPI = {"MPI_Init": 1, "MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Barrier": 3,
        "MPI_Init..MPI_Finalize": 1}
 
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
 def run(cmd, env, cwd, what):
-    try:
-        p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        fail(f"{what}: still running after 120 s (hung)")
+    p = run_limited(cmd, env, cwd, what)
     return p.returncode, sorted(p.stdout.splitlines())  # ranks print in any order
 
 
@@ -52,10 +45,7 @@ def counts(g):
 def case(name, cmd, conf_lines, preload, outdir):
     d = os.path.join(outdir, name)
     os.makedirs(d)
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
-           and k != "LD_PRELOAD"}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = clean_env(mpi_root=True)
     bare = run(cmd, env, d, f"{name}, bare")
     conf = os.path.join(d, "scope.conf")
     with open(conf, "w") as f:

@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 # MPI_Init and MPI_Finalize are timed by the preload's own wrappers.
@@ -33,9 +35,7 @@ def main():
     conf = os.path.join(outdir, "mpi.conf")
     with open(conf, "w") as f:
         f.write("MPI_*\n" + ("compute\nscale\n" if fortran else ""))
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",), mpi_root=True)
     cmd = MPIRUN + ["-n", np_] + prog
     bare = subprocess.run(cmd, env=env, cwd=outdir, capture_output=True, timeout=600)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf,

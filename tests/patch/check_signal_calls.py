@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 MAIN = 200000
 
@@ -33,9 +35,7 @@ def main():
     conf = os.path.join(outdir, "scope.conf")
     with open(conf, "w") as f:
         f.write("work\ntick\n")
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
-           and k != "LD_PRELOAD"}
+    env = clean_env()
     bare = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=120)
     out = os.path.join(outdir, "p.h5")
     p = subprocess.run([prog], env=dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf,

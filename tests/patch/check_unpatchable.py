@@ -19,10 +19,11 @@ Each run has a time limit: a hang fails the test.
 """
 import os
 import re
-import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env, fail, run_limited  # noqa: E402
 
 C_NAMED = {  # config entry -> a word of its reason
     "_setjmp": "returns twice", "__sigsetjmp": "returns twice", "getcontext": "returns twice",
@@ -36,16 +37,8 @@ CXX_NAMED = {
 }
 
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
 def run(cmd, env, cwd, what):
-    try:
-        p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        fail(f"{what}: still running after 120 s (hung)")
+    p = run_limited(cmd, env, cwd, what)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -53,9 +46,7 @@ def case(name, prog, conf_lines, preload, outdir):
     """Runs prog bare and profiled; returns (open profile, profiled stderr)."""
     d = os.path.join(outdir, name)
     os.makedirs(d)
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k in ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER"))
-           and k != "LD_PRELOAD"}
+    env = clean_env()
     cmd = [prog, "one", "two"]   # the entry point passes argc and argv on
     rc, out, _ = run(cmd, env, d, f"{name}, bare")
     conf = os.path.join(d, "scope.conf")

@@ -14,6 +14,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 
 def fail(msg):
@@ -31,8 +33,7 @@ def main():
     conf = os.path.join(out, "gen.conf")
     with open(conf, "w") as f:
         f.write("gen_f*\n")
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",))
     bare = subprocess.run([prog], env=env, cwd=out, capture_output=True, timeout=600)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_VERBOSE="1",
                 SCOPE_OUTPUT=os.path.join(out, "gen.h5"))

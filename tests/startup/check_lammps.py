@@ -26,6 +26,8 @@ import subprocess
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env  # noqa: E402
 
 EXAMPLE = "/usr/share/lammps/examples/melt/in.melt"
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
@@ -75,8 +77,7 @@ def main():
     conf = os.path.join(out, "lmp.conf")
     with open(conf, "w") as f:
         f.write("LAMMPS_NS::*\n")
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("SCOPE_") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
+    env = clean_env(keep=("SCOPE_TRAMPOLINE",))
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMP_NUM_THREADS="1")
     cmd = MPIRUN + [lmp, "-log", "none", "-in", "in.melt"]

@@ -1,0 +1,49 @@
+"""checker.py - what the Python test checkers share: the environment they
+run programs in, a failure, a run with a time limit.
+
+Every checker runs a program twice, bare and under the preload, and both
+runs must start from the same environment without whatever scope settings
+the shell running the tests had (SCOPE_CONFIG, SCOPE_OUTPUT, LD_PRELOAD,
+...): only the variables meson sets for the suite pass through
+(SCOPE_TRAMPOLINE for `--setup redirect`, SCOPE_H5WRITER for the build's
+writer). A checker imports it with
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "common"))
+    from checker import clean_env
+"""
+import os
+import subprocess
+import sys
+
+KEEP = ("SCOPE_TRAMPOLINE", "SCOPE_H5WRITER")
+
+
+def clean_env(keep=KEEP, drop=(), mpi_root=False, **extra):
+    """os.environ without the SCOPE_* variables other than `keep`, without
+    LD_PRELOAD and without any variable starting with a prefix in `drop`
+    (a launcher's rank variables, say); with `mpi_root`, the two variables
+    that let Open MPI's mpirun run as root; then `extra`. A new dict."""
+    env = {k: v for k, v in os.environ.items()
+           if (not k.startswith("SCOPE_") or k in keep) and k != "LD_PRELOAD"
+           and not (drop and k.startswith(tuple(drop)))}
+    if mpi_root:
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.update(extra)
+    return env
+
+
+def fail(msg):
+    """Prints the failure and ends the checker with status 1."""
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run_limited(cmd, env, cwd, what, limit=120):
+    """Runs cmd, output captured as text; a run still going after `limit`
+    seconds is a hang, and fails the checker naming `what`."""
+    try:
+        return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True,
+                              timeout=limit)
+    except subprocess.TimeoutExpired:
+        fail(f"{what}: still running after {limit} s (hung)")
