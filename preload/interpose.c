@@ -1,7 +1,7 @@
 /*
  * interpose.c - the engine's driver: for each config entry, find the
- * functions it names in the loaded objects, instrument each one once, and
- * report what happened.
+ * functions it names in the loaded objects (interpose_match.c), instrument
+ * each one once, and report what happened.
  *
  * Matching rules (docs/config.md, and the Fortran rule below):
  *   - an exact pattern is compared with the symbol's (mangled) name, or,
@@ -31,10 +31,10 @@
  * start-up grows with what it patches (docs/interposition.md).
  */
 #include "interpose.h"
+#include "interpose_match.h"
 
 #include <ctype.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,25 +60,10 @@
 
 #define MAX_OBJECTS 4096
 
-struct loaded {
-    struct scope__object o;
-    struct scope__symindex ix;  /* name hash and demangled names (lazy) */
-    uintptr_t *max_end;         /* per symbol: the highest end of it and
-                                   the symbols before it (lazy, enclosing()) */
-};
-
 /* Where a start-up (or a dlopen) spent its time, for SCOPE_VERBOSE. */
 struct timing {
     double index, match, patch, got, disasm;    /* seconds */
     size_t objects, unread, symbols, demangled; /* unread: no name can match */
-};
-
-/* One function an entry matched. */
-struct match {
-    const struct scope__sym *sym;
-    struct loaded *obj;
-    uintptr_t addr;             /* after IFUNC resolution */
-    uint64_t size;
 };
 
 static struct {
@@ -211,11 +195,6 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static const char *demangled(struct loaded *l, size_t i)
-{
-    return scope__symindex_demangled(&l->ix, i);
-}
-
 /* Reads and indexes the objects the filter passed over, into the room
  * run() kept for them, once: only a "did you mean" for an exact name that
  * matched nothing looks at every loaded name. */
@@ -246,226 +225,6 @@ static void free_objects(struct loaded *list, size_t n)
         scope__object_close(&list[i].o);
     }
     free(list);
-}
-
-static int object_matches(const scope_config_entry *e, const struct scope__object *o)
-{
-    return scope__entry_names_object(e, o->path, o->base, o->soname);
-}
-
-/* ---------------------------------------------------------------- matching */
-
-/* The implementation an IFUNC resolver picks on this CPU. */
-static uintptr_t resolve_ifunc(const struct scope__object *o, const struct scope__sym *s)
-{
-    if (s->bind != STB_LOCAL) {
-        void *h = dlopen(o->is_main ? NULL : o->path, RTLD_LAZY | RTLD_NOLOAD);
-        if (h) {
-            void *p = dlsym(h, s->name);
-            dlclose(h);
-            if (p)
-                return (uintptr_t)p;
-        }
-    }
-    typedef uintptr_t (*resolver)(unsigned long, unsigned long);
-    return ((resolver)s->addr)(getauxval(AT_HWCAP), getauxval(AT_HWCAP2));
-}
-
-/* Appends symbol i of l to *out as a match, an IFUNC resolved to the
- * implementation this CPU gets. Returns 1, or 0 when out of memory. */
-static int add_match(struct loaded *l, size_t i, struct match **out, size_t *n_out)
-{
-    struct match *m = realloc(*out, (*n_out + 1) * sizeof *m);
-    if (!m)
-        return 0;
-    *out = m;
-    const struct scope__sym *s = &l->o.syms[i];
-    m[*n_out] = (struct match){ s, l, s->addr, s->size };
-    if (s->ifunc) {
-        uintptr_t impl = resolve_ifunc(&l->o, s);
-        const struct scope__sym *is = scope__object_find(&l->o, impl);
-        m[*n_out].addr = impl;
-        m[*n_out].size = is && is->addr == impl ? is->size : 0;
-    }
-    (*n_out)++;
-    return 1;
-}
-
-/* One symbol a pattern matched: object and symbol index. */
-struct hit {
-    uint32_t obj, sym;
-};
-
-struct hits {
-    struct hit *v;
-    size_t n, cap;
-};
-
-static int hits_add(struct hits *h, size_t obj, size_t sym)
-{
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 16;
-        struct hit *v = realloc(h->v, cap * sizeof *v);
-        if (!v)
-            return 0;
-        h->v = v;
-        h->cap = cap;
-    }
-    h->v[h->n++] = (struct hit){ (uint32_t)obj, (uint32_t)sym };
-    return 1;
-}
-
-/* The symbols of object k whose mangled name is `name`, in symbol order. */
-static void lookup_exact(struct loaded *objs, size_t k, const char *name, struct hits *h)
-{
-    uint32_t few[16];
-    uint32_t *idx = few;
-    size_t n = scope__symindex_lookup(&objs[k].ix, name, few, 16);
-    if (n > 16) {                       /* one name defined many times: rare */
-        idx = malloc(n * sizeof *idx);
-        if (!idx)
-            return;
-        scope__symindex_lookup(&objs[k].ix, name, idx, n);
-    }
-    for (size_t j = 0; j < n; j++)
-        if (!hits_add(h, k, idx[j]))
-            break;
-    if (idx != few)
-        free(idx);
-}
-
-/* Matches every entry against the objects in one pass per object: an
- * exact mangled name is a hash lookup; the other entries (globs, C++
- * demangled names) are tested against each symbol in turn, which demangles
- * a symbol at most once and only when some pattern needs it. h[k] gets
- * entry k's hits in object order, then symbol order (what a scan per entry
- * gives). Returns 0 or SCOPE_ENOMEM. */
-static int match_entries(const scope_config *cfg, struct loaded *objs, size_t n_objs,
-                         struct hits *h)
-{
-    size_t n = cfg->n_entries;
-    struct scope__namepat *np = calloc(n, sizeof *np);
-    size_t *scan = calloc(n, sizeof *scan);     /* entries tested symbol by symbol */
-    int rc = SCOPE_ENOMEM;
-    if (!np || !scan)
-        goto fail_alloc;
-    size_t k;
-    for (k = 0; k < n; k++) {
-        const scope_config_entry *e = &cfg->entries[k];
-        if (scope__namepat_compile(&np[k], e->pattern, e->is_glob, e->demangled) < 0)
-            goto fail_compile;
-    }
-    for (size_t o = 0; o < n_objs; o++) {
-        size_t n_scan = 0;
-        for (k = 0; k < n; k++) {
-            const scope_config_entry *e = &cfg->entries[k];
-            if (!object_matches(e, &objs[o].o))
-                continue;
-            if (e->is_glob || e->demangled)
-                scan[n_scan++] = k;
-            else
-                lookup_exact(objs, o, e->pattern, &h[k]);
-        }
-        for (size_t i = 0; n_scan && i < objs[o].o.n_syms; i++)
-            for (size_t j = 0; j < n_scan; j++)
-                if (scope__namepat_match(&np[scan[j]], &objs[o].ix, i))
-                    hits_add(&h[scan[j]], o, i);
-    }
-    rc = 0;
-    k = n;
-fail_compile:
-    while (k-- > 0)
-        scope__namepat_free(&np[k]);
-fail_alloc:
-    free(np);
-    free(scan);
-    return rc;
-}
-
-/* The Fortran rule's second look for an exact, plain-identifier entry that
- * matched nothing: lowercase + "_" (an external procedure), then
- * "__<module>_MOD_<lowercase>" (a module procedure). */
-static size_t find_fortran(const scope_config_entry *e, struct loaded *objs, size_t n_objs,
-                           struct match **out, size_t *n_out)
-{
-    size_t len = strlen(e->pattern);
-    if (len > 256)
-        return 0;
-    char low[300], glob[600];
-    for (size_t i = 0; i <= len; i++)
-        low[i] = (char)tolower((unsigned char)e->pattern[i]);
-    snprintf(glob, sizeof glob, "%s_", low);
-    struct hits h = { 0 };
-    for (size_t k = 0; k < n_objs; k++)
-        if (object_matches(e, &objs[k].o))
-            lookup_exact(objs, k, glob, &h);
-    snprintf(glob, sizeof glob, "__*_MOD_%s", low);
-    struct scope__namepat np;
-    if (scope__namepat_compile(&np, glob, 1, 0) == 0) {
-        for (size_t k = 0; k < n_objs; k++) {
-            if (!object_matches(e, &objs[k].o))
-                continue;
-            for (size_t i = 0; i < objs[k].o.n_syms; i++)
-                if (scope__namepat_match(&np, &objs[k].ix, i))
-                    hits_add(&h, k, i);
-        }
-        scope__namepat_free(&np);
-    }
-    size_t found = 0;
-    for (size_t i = 0; i < h.n; i++)
-        found += (size_t)add_match(&objs[h.v[i].obj], h.v[i].sym, out, n_out);
-    free(h.v);
-    return found;
-}
-
-/* ------------------------------------------------------------- suggestions */
-
-/* "did you mean: a, b, c" for an exact pattern that matched nothing. */
-static void suggest(const scope_config_entry *e, struct loaded *objs, size_t n_objs, char *buf,
-                    size_t len)
-{
-    buf[0] = 0;
-    if (e->is_glob)
-        return;
-    size_t plen = strlen(e->pattern);
-    size_t limit = plen < 8 ? 2 : plen / 4;
-    const char *best[3] = { 0 };
-    size_t bestd[3] = { (size_t)-1, (size_t)-1, (size_t)-1 };
-    for (size_t k = 0; k < n_objs; k++) {
-        for (size_t i = 0; i < objs[k].o.n_syms; i++) {
-            const char *nm = objs[k].o.syms[i].name;
-            if (e->demangled) {
-                nm = strncmp(nm, "_Z", 2) == 0 ? demangled(&objs[k], i) : NULL;
-                if (!nm)
-                    continue;
-            }
-            size_t d = scope__edit_distance(e->pattern, nm, limit);
-            if (d > limit)
-                continue;
-            int dup = 0;
-            for (int j = 0; j < 3; j++)
-                if (best[j] && strcmp(best[j], nm) == 0)
-                    dup = 1;
-            if (dup)
-                continue;
-            for (int j = 0; j < 3; j++) {
-                if (d < bestd[j]) {
-                    for (int m = 2; m > j; m--) {
-                        best[m] = best[m - 1];
-                        bestd[m] = bestd[m - 1];
-                    }
-                    best[j] = nm;
-                    bestd[j] = d;
-                    break;
-                }
-            }
-        }
-    }
-    if (!best[0])
-        return;
-    size_t off = (size_t)snprintf(buf, len, "did you mean: %s", best[0]);
-    for (int j = 1; j < 3 && best[j] && off < len; j++)
-        off += (size_t)snprintf(buf + off, len - off, ", %s", best[j]);
 }
 
 /* ---------------------------------------------------------------- applying */
@@ -621,7 +380,7 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
         return 0;
     }
     const char *dem = strncmp(s->name, "_Z", 2) == 0 ?
-        demangled(pick->obj, (size_t)(s - pick->obj->o.syms)) : NULL;
+        scope__loaded_demangled(pick->obj, (size_t)(s - pick->obj->o.syms)) : NULL;
     const char *shown = dem ? dem : s->name;   /* in the verbose report */
     const char *region = e->region ? e->region : shown;
     char cname[256];
@@ -724,7 +483,7 @@ static int apply_to(struct collect *c, int atomic, int startup)
     int total = 0;
     double t_start = now_s(), t_instr = 0, got0 = E.t.got;
     struct hits *hits = calloc(cfg->n_entries, sizeof *hits);
-    if (!hits || match_entries(cfg, objs, n_objs, hits) < 0) {
+    if (!hits || scope__match_entries(cfg, objs, n_objs, hits) < 0) {
         for (size_t k = 0; hits && k < cfg->n_entries; k++)
             free(hits[k].v);
         free(hits);
@@ -742,11 +501,11 @@ static int apply_to(struct collect *c, int atomic, int startup)
         struct match *m = NULL;
         size_t nm = 0;
         for (size_t i = 0; i < hits[k].n; i++)
-            add_match(&objs[hits[k].v[i].obj], hits[k].v[i].sym, &m, &nm);
+            scope__match_add(&objs[hits[k].v[i].obj], hits[k].v[i].sym, &m, &nm);
         free(hits[k].v);
         int fortran = 0;
         if (nm == 0 && !e->is_glob && !e->demangled && scope__plain_identifier(e->pattern)) {
-            find_fortran(e, objs, n_objs, &m, &nm);
+            scope__match_fortran(e, objs, n_objs, &m, &nm);
             fortran = nm > 0;
         }
         char label[700];
@@ -756,11 +515,11 @@ static int apply_to(struct collect *c, int atomic, int startup)
                 char sug[300];
                 int loaded = !e->object;
                 for (size_t j = 0; j < n_objs && !loaded; j++)
-                    loaded = object_matches(e, &objs[j].o);
+                    loaded = scope__loaded_named(e, &objs[j].o);
                 if (loaded) {
                     if (!e->is_glob)    /* its "did you mean" sees every name */
                         read_unread(c);
-                    suggest(e, c->list, c->n, sug, sizeof sug);
+                    scope__match_suggest(e, c->list, c->n, sug, sizeof sug);
                 } else {
                     snprintf(sug, sizeof sug, "no loaded object is '%s' yet (looked for "
                              "again at each dlopen)", e->object);
