@@ -58,6 +58,20 @@ static void storage_stop(int err, const char *what)
     storage_stop_why(err, what, strerror(err ? err : EIO), 1);
 }
 
+/* Why pages of the journal were lost: the file removed, or shorter than
+ * the `want` bytes handed out; else `otherwise`. */
+static const char *lost_why(uint64_t want, const char *otherwise)
+{
+    struct stat st;
+    if (fstat(scope__rec.fd, &st) != 0)
+        return otherwise;
+    if (st.st_nlink == 0)
+        return "the file was removed and truncated";
+    if ((uint64_t)st.st_size < want)
+        return "the file was truncated under the profiler";
+    return otherwise;
+}
+
 /* Maps chunk `idx` after its bytes are reserved on the storage (a page
  * the file system has not promised is never touched). Returns the chunk,
  * or NULL after stopping recording (storage_stop). */
@@ -200,10 +214,17 @@ static int flush_staging(struct scope__rec_thread *t, uint64_t first)
         storage_stop(e, "cannot reserve space for the journal");
         return -1;
     }
-    /* EFAULT: a page of the staging chunk was lost under us */
     if ((e = scope__pwrite_full(scope__rec.fd, (char *)c + CHUNK_HDR, scope__rec.chunk_size - CHUNK_HDR, off + CHUNK_HDR)) ||
         (e = scope__pwrite_full(scope__rec.fd, &h, sizeof h, off))) {
-        storage_stop(e, "cannot write the journal");
+        if (e == EFAULT) {  /* a page of the staging chunk was lost under us */
+            /* the reserve above may have grown the file again: the size
+             * no longer tells a truncation from a failed read-back */
+            storage_stop_why(EIO, "lost pages of the journal",
+                             lost_why(off, "the file was truncated under the profiler, or a "
+                                      "page could not be read back from the storage"), 0);
+        } else {
+            storage_stop(e, "cannot write the journal");
+        }
         return -1;
     }
     /* journal.h, SCOPE_CHUNK_CLEARED: the next sequence's records are told
@@ -288,15 +309,11 @@ void scope__rec_report_lost_pages(void)
     uint64_t lost = scope__journal_pages_lost(&fresh);
     if (!fresh || !lost)
         return;
-    struct stat st;
     uint64_t want = SCOPE_JOURNAL_HEADER_SIZE +
                     __atomic_load_n(&scope__rec.hdr->chunk_count, __ATOMIC_RELAXED) * scope__rec.chunk_size;
-    const char *why = "a page could not be read back from the storage (Input/output error)";
-    if (fstat(scope__rec.fd, &st) == 0 && st.st_nlink == 0)
-        why = "the file was removed and truncated";
-    else if (fstat(scope__rec.fd, &st) == 0 && (uint64_t)st.st_size < want)
-        why = "the file was truncated under the profiler";
-    storage_stop_why(EIO, "lost pages of the journal", why, 0);
+    storage_stop_why(EIO, "lost pages of the journal",
+                     lost_why(want, "a page could not be read back from the storage "
+                              "(Input/output error)"), 0);
 }
 
 void scope__rec_close_journal(int remove_file)
