@@ -413,6 +413,12 @@ void scope__shadow_walk_begin(void)
     }
 }
 
+int scope__shadow_busy(void)
+{
+    struct shadow *s = tls_ss;
+    return s && s->busy;
+}
+
 void scope__shadow_walk_end(void)
 {
     struct shadow *s = tls_ss;

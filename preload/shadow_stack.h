@@ -92,6 +92,10 @@ void scope__shadow_caught(uintptr_t sp);
 void scope__shadow_walk_begin(void);
 void scope__shadow_walk_end(void);
 
+/* 1 while this thread's trampoline is filling or closing a frame: a
+ * signal handler then sees frames half written, and must not walk them. */
+int scope__shadow_busy(void);
+
 /* exit() with instrumented calls open on the calling thread: closes them
  * as unwound (they never return). Runs from an atexit handler. */
 void scope__shadow_close_all(void);

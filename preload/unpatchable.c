@@ -18,8 +18,8 @@
  *     (it has no CFI), and every C++ throw ends in std::terminate.
  *     unwind_hooks.c puts the real return addresses back before a throw,
  *     but these frames are made after it.
- *   - backtrace walkers (backtrace, _Unwind_Backtrace, unw_backtrace,
- *     unw_getcontext): every walk would stop at the exit path.
+ *   - backtrace walkers (_Unwind_Backtrace, unw_backtrace, unw_getcontext;
+ *     backtrace is wrapped, below): every walk would stop at the exit path.
  *   - dlsym and dlvsym: RTLD_NEXT finds the caller by the return address,
  *     which would be the exit path's, in no object.
  *   - code that is jumped to, not called: the program's entry point
@@ -29,7 +29,7 @@
  *     ld.so's lazy-binding and TLS-descriptor stubs (their own calling
  *     conventions).
  *   - the functions the preload wraps itself (unwind_hooks.c,
- *     dlopen_hook.c): their calls arrive from the wrapper, whose calls are
+ *     dlopen_hook.c; backtrace too): their calls arrive from the wrapper, whose calls are
  *     scope's own and not timed, so a patch would time nothing while
  *     saying it does.
  *
@@ -55,7 +55,8 @@ static const char walks[] =
 static const char by_caller[] =
     "finds its caller by its return address (RTLD_NEXT): it would see scope's exit path";
 static const char wrapped[] =
-    "the preload wraps it itself (longjmp, C++ throw and catch, pthread_exit, dlopen): "
+    "the preload wraps it itself (longjmp, C++ throw and catch, pthread_exit, dlopen, "
+    "backtrace): "
     "its calls come from that wrapper, and scope's own calls are not timed";
 
 static const char jumped_to[] =
@@ -75,8 +76,8 @@ static const struct {
     { "_Unwind_ForcedUnwind", unwinds },
     { "__pthread_unwind_next", unwinds },
     { "_Unwind_Backtrace", walks },
-    { "backtrace", walks },
-    { "__backtrace", walks },
+    { "backtrace", wrapped },
+    { "__backtrace", wrapped },
     { "unw_backtrace", walks },
     { "unw_getcontext", walks },
     { "__unw_getcontext", walks },

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "preload_state.h"
+#include "self.h"
 #include "shadow_stack.h"
 
 #define HOOK __attribute__((visibility("default")))
@@ -41,6 +42,7 @@ typedef void (*throw_fn)(void *, void *, void (*)(void *)) __attribute__((noretu
 typedef void (*rethrow_fn)(void) __attribute__((noreturn));
 typedef void *(*catch_fn)(void *);
 typedef void (*thread_exit_fn)(void *) __attribute__((noreturn));
+typedef int (*backtrace_fn)(void **, int);
 /* std::rethrow_exception(std::exception_ptr): the class is not trivially
  * copyable, so the Itanium ABI passes it by address */
 typedef void (*rethrow_ptr_fn)(void *) __attribute__((noreturn));
@@ -55,6 +57,7 @@ static struct {
     rethrow_ptr_fn rethrow_ptr_;
     catch_fn catch_;
     thread_exit_fn pthread_exit_;
+    backtrace_fn backtrace_;
 } real;
 
 /* Resolves what can be resolved now, so that a siglongjmp from a signal
@@ -70,6 +73,7 @@ void scope__unwind_hooks_init(void)
     real.catch_ = (catch_fn)scope__next_symbol("__cxa_begin_catch");
     real.rethrow_ptr_ = (rethrow_ptr_fn)scope__next_symbol(RETHROW_PTR);
     real.pthread_exit_ = (thread_exit_fn)scope__next_symbol("pthread_exit");
+    real.backtrace_ = (backtrace_fn)scope__next_symbol("backtrace");
 }
 
 static uintptr_t target_sp(struct __jmp_buf_tag *env)
@@ -135,4 +139,36 @@ HOOK __attribute__((noreturn)) void pthread_exit(void *retval)
     if (!real.pthread_exit_)
         real.pthread_exit_ = (thread_exit_fn)scope__next_symbol("pthread_exit");
     real.pthread_exit_(retval);
+}
+
+/* backtrace(3) from inside a timed function: the walk would stop at the
+ * first timed frame (its return slot leads to the exit path, which has no
+ * CFI), and a program printing its own stack would print less than it
+ * does bare. The real return addresses are put back for the walk, as for
+ * a call-site walk, and this wrapper's own frame is left out of the
+ * result, so the array is what the program gets without the preload. Not
+ * while the trampoline is mid-frame (a signal handler's backtrace): then
+ * the walk stops early, as before. */
+HOOK int backtrace(void **buffer, int size)
+{
+    if (!real.backtrace_)
+        real.backtrace_ = (backtrace_fn)scope__next_symbol("backtrace");
+    if (!real.backtrace_ || size <= 0)
+        return 0;
+    void *local[257];               /* room for this frame too */
+    int fits = size < (int)(sizeof local / sizeof *local);
+    void **b = fits ? local : buffer;
+    int walk = !scope__shadow_busy();
+    if (walk)
+        scope__shadow_walk_begin();
+    int n = real.backtrace_(b, fits ? size + 1 : size);
+    if (walk)
+        scope__shadow_walk_end();
+    int skip = n > 0 && scope__is_own_address(b[0]);
+    n -= skip;
+    if (n > size)
+        n = size;
+    if (n > 0)
+        memmove(buffer, b + skip, (size_t)n * sizeof *buffer);
+    return n > 0 ? n : 0;
 }

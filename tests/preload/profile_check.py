@@ -175,6 +175,7 @@ INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread", "MPI_Abort",
                      # preload/dlopen_hook.c)
                      "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
                      "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch", "pthread_exit",
+                     "backtrace",
                      "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
                      "dlopen", "dlmopen", "dlclose",
                      # libscope.so's public API, interposed (preload/exports.map)
