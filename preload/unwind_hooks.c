@@ -1,7 +1,7 @@
 /*
  * unwind_hooks.c - keeps the shadow stack right when control leaves
  * instrumented functions without returning: longjmp and siglongjmp, and
- * C++ exceptions.
+ * C++ exceptions; and lets backtrace(3) see the real stack (at the end).
  *
  * These are the only symbols of the engine that the preload exports: each
  * wraps the definition that follows it in the lookup order and forwards to
