@@ -678,6 +678,19 @@ static int merge_events(struct conv *c)
     return 0;
 }
 
+/* The recorder's "rank/<name>" strings stored as int64 (docs/format.md):
+ * the error code a rank gave MPI_Abort, the calls the preload could not
+ * record, the process of this run that started this one and its start. */
+static int is_int_attr(const char *k)
+{
+    static const char *const ints[] = { SCOPE_A_MPI_ABORT_ERRORCODE, SCOPE_A_UNRECORDED_CALLS,
+                                        SCOPE_A_STARTED_BY_PID, SCOPE_A_STARTED_BY_START_NS };
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        if (strcmp(k, ints[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static int write_rank_attrs(struct conv *c)
 {
     const struct scope_journal_header *h = &c->jr.hdr;
@@ -698,15 +711,10 @@ static int write_rank_attrs(struct conv *c)
             char *e;
             double d = strtod(v, &e);
             /* calibrate.c's measured costs (overhead_*_ns) are numbers,
-             * and so are the error code a rank gave MPI_Abort, the
-             * count of calls the preload could not record and the pid of
-             * the process that started this one */
+             * and so are the integers is_int_attr() lists */
             if (strncmp(k, "overhead_", 9) == 0 && *v && !*e)
                 rc |= scope__h5_attr_scalar(g, k, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d);
-            else if ((strcmp(k, SCOPE_A_MPI_ABORT_ERRORCODE) == 0 ||
-                      strcmp(k, SCOPE_A_UNRECORDED_CALLS) == 0 ||
-                      strcmp(k, SCOPE_A_STARTED_BY_PID) == 0 ||
-                      strcmp(k, SCOPE_A_STARTED_BY_START_NS) == 0) && *v && !*e)
+            else if (is_int_attr(k) && *v && !*e)
                 rc |= scope__h5_attr_i64(g, k, (int64_t)d);
             else
                 rc |= scope__h5_attr_str(g, k, v);

@@ -119,22 +119,20 @@ static int rename_noreplace(const char *tmp, const char *path)
     return rename(tmp, path) == 0 ? 0 : -1;
 }
 
-int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns, int yield,
-                           char *placed, size_t placed_len, char *err, size_t errlen)
+/* Puts tmp at path unless another process of this run has it: returns 0
+ * (placed), 1 (taken by this run: a collision), or SCOPE_EIO /
+ * SCOPE_EACCES with a message in err. Caller holds the folder's lock. */
+static int place_plain(const char *tmp, const char *path, int64_t since_ns, char *placed,
+                       size_t placed_len, char *err, size_t errlen)
 {
-    int lock = lock_dir_of(path);
-    int rc;
-    if (yield)
-        goto collision;
-    rc = rename_noreplace(tmp, path);
+    int rc = rename_noreplace(tmp, path);
     if (rc == 0) {
         snprintf(placed, placed_len, "%s", path);
-        goto out;
+        return 0;
     }
     if (rc < 0) {
         snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
-        rc = SCOPE_EIO;
-        goto out;
+        return SCOPE_EIO;
     }
     struct stat st;
     if (lstat(path, &st) < 0) { /* removed meanwhile: try once more */
@@ -143,14 +141,13 @@ int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns, 
             snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
         else
             snprintf(placed, placed_len, "%s", path);
-        goto out;
+        return rc;
     }
     int profile = S_ISREG(st.st_mode) && is_profile(path);
     if (!profile && !S_ISLNK(st.st_mode)) {
         snprintf(err, errlen, "%s exists and is not a scope profile; not replaced (the profile "
                  "is left in %s)", path, tmp);
-        rc = SCOPE_EACCES;
-        goto out;
+        return SCOPE_EACCES;
     }
     if (!profile || mtime_ns(&st) < since_ns) {
         /* a symlink (replaced, never followed) or an earlier run's file */
@@ -159,10 +156,17 @@ int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns, 
             snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
         else
             snprintf(placed, placed_len, "%s", path);
-        goto out;
+        return rc;
     }
-    /* another process of this run wrote this rank: keep both */
-collision:;
+    return 1;   /* another process of this run wrote this rank */
+}
+
+/* Puts tmp at the first free "<path minus .h5>.collision<K>.h5": returns
+ * 1, or SCOPE_EACCES with a message in err when none is free. Caller holds
+ * the folder's lock. */
+static int place_collision(const char *tmp, const char *path, char *placed, size_t placed_len,
+                           char *err, size_t errlen)
+{
     size_t stem = strlen(path);
     if (stem > 3 && strcmp(path + stem - 3, ".h5") == 0)
         stem -= 3;
@@ -175,16 +179,23 @@ collision:;
         int r = rename_noreplace(tmp, alt);
         if (r == 0) {
             snprintf(placed, placed_len, "%s", alt);
-            rc = 1;
-            goto out;
+            return 1;
         }
         if (r < 0)
             break;
     }
     snprintf(err, errlen, "%s was written by another process of this run and no collision "
              "name is free; this process's profile is left in %s", path, tmp);
-    rc = SCOPE_EACCES;
-out:
+    return SCOPE_EACCES;
+}
+
+int scope__place_rank_file(const char *tmp, const char *path, int64_t since_ns, int yield,
+                           char *placed, size_t placed_len, char *err, size_t errlen)
+{
+    int lock = lock_dir_of(path);
+    int rc = yield ? 1 : place_plain(tmp, path, since_ns, placed, placed_len, err, errlen);
+    if (rc == 1)    /* keep both: ours under a collision name */
+        rc = place_collision(tmp, path, placed, placed_len, err, errlen);
     scope__ranks_unlock(lock);
     return rc;
 }

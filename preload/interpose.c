@@ -345,6 +345,20 @@ static const struct scope__sym *enclosing(struct loaded *l, uintptr_t addr)
     return NULL;
 }
 
+/* A function entry e matched and could not time (`pick` names it, as
+ * `shown` in the verbose report): its interposition row and its report
+ * line. Returns 0, what instrument() returns then. */
+static int refuse(const char *label, const struct match *pick, const char *shown,
+                  const char *reason, struct report *rep)
+{
+    scope__note_interposition(label, pick->sym->name, pick->obj->o.path, "inline", "refused",
+                              reason);
+    rep->refused_n++;
+    report_add(rep, "%s%s in %s refused: %s", rep->shown ? ", " : "", shown,
+               pick->obj->o.base, reason);
+    return 0;
+}
+
 /* Instruments one function (all the aliases `m[0..n)` at one address) for
  * entry e. Returns 1 when instrumented. */
 static int instrument(const scope_config_entry *e, const struct match *m, size_t n,
@@ -364,13 +378,8 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     const char *never = scope__unpatchable(&pick->obj->o, pick->addr);
     for (size_t i = 0; !never && i < n; i++)
         never = scope__unpatchable_name(m[i].sym->name);   /* an ifunc's target */
-    if (never) {
-        scope__note_interposition(label, s->name, obj, "inline", "refused", never);
-        rep->refused_n++;
-        report_add(rep, "%s%s in %s refused: %s", rep->shown ? ", " : "", s->name,
-                   pick->obj->o.base, never);
-        return 0;
-    }
+    if (never)
+        return refuse(label, pick, s->name, never, rep);
     if (scope__patch_done(pick->addr)) {
         scope__note_interposition(label, s->name, obj, "inline", "patched",
                                   "already instrumented by an earlier entry or alias");
@@ -441,11 +450,7 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     } else {
         snprintf(reason, sizeof reason, "%s", why);
     }
-    scope__note_interposition(label, s->name, obj, "inline", "refused", reason);
-    rep->refused_n++;
-    report_add(rep, "%s%s in %s refused: %s", rep->shown ? ", " : "", shown,
-               pick->obj->o.base, reason);
-    return 0;
+    return refuse(label, pick, shown, reason, rep);
 }
 
 static int cmp_addr(const void *a, const void *b)
@@ -712,7 +717,7 @@ static int run(int atomic, int startup)
         E.late_cpu += verbose ? cpu_s() - c0 : 0;
         E.late_fns += n > 0 ? (size_t)n : 0;
     }
-    if (E.cfg->verbose && E.rank0 && (startup || n > 0))
+    if (verbose && E.rank0 && (startup || n > 0))
         fprintf(stderr, "scope: %s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
                 "%zu objects read, %zu skipped, "
                 "%zu symbols; match %.1f ms: %zu demangled; disassembler load %.1f ms; "

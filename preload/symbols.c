@@ -253,16 +253,23 @@ void scope__object_close(struct scope__object *o)
     o->path = NULL;
 }
 
-const struct scope__sym *scope__object_find(const struct scope__object *o, uintptr_t addr)
+size_t scope__object_first_at(const struct scope__object *o, uintptr_t addr)
 {
     size_t lo = 0, hi = o->n_syms;
-    while (lo < hi) {                   /* first symbol with sym.addr > addr */
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (o->syms[mid].addr <= addr)
+        if (o->syms[mid].addr < addr)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+const struct scope__sym *scope__object_find(const struct scope__object *o, uintptr_t addr)
+{
+    /* the first symbol with sym.addr > addr */
+    size_t lo = addr == UINTPTR_MAX ? o->n_syms : scope__object_first_at(o, addr + 1);
     /* Walk back over the symbols starting at or before addr; a few at most
      * are aliases or nested, so this stays short. */
     const struct scope__sym *best = NULL;

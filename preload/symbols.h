@@ -47,6 +47,10 @@ int scope__object_read(struct scope__object *o, const char *path, uintptr_t bias
 /* Releases what scope__object_read took; names become invalid. */
 void scope__object_close(struct scope__object *o);
 
+/* The index of the first symbol (by address) at `addr` or after it:
+ * o->n_syms when none. O(log n). */
+size_t scope__object_first_at(const struct scope__object *o, uintptr_t addr);
+
 /* The function symbol whose [addr, addr+size) contains `addr`, preferring
  * one that starts exactly there; NULL when none. O(log n). */
 const struct scope__sym *scope__object_find(const struct scope__object *o, uintptr_t addr);

@@ -125,15 +125,8 @@ const char *scope__unpatchable(const struct scope__object *o, uintptr_t addr)
 {
     if (o->is_main && addr == getauxval(AT_ENTRY))
         return jumped_to;               /* whatever the entry point is named */
-    size_t lo = 0, hi = o->n_syms;      /* the first symbol at addr or after */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (o->syms[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < o->n_syms && o->syms[i].addr == addr; i++) {
+    for (size_t i = scope__object_first_at(o, addr); i < o->n_syms && o->syms[i].addr == addr;
+         i++) {
         const char *why = scope__unpatchable_name(o->syms[i].name);
         if (why)
             return why;

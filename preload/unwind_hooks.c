@@ -146,9 +146,11 @@ HOOK __attribute__((noreturn)) void pthread_exit(void *retval)
  * CFI), and a program printing its own stack would print less than it
  * does bare. The real return addresses are put back for the walk, as for
  * a call-site walk, and this wrapper's own frame is left out of the
- * result, so the array is what the program gets without the preload. Not
- * while the trampoline is mid-frame (a signal handler's backtrace): then
- * the walk stops early, as before. */
+ * result, so the array is what the program gets without the preload (for
+ * a buffer of more than 256 entries the walk runs in it directly, and a
+ * stack deeper than the buffer then yields one frame fewer). Not while the
+ * trampoline is mid-frame (a signal handler's backtrace): then the walk
+ * stops early, as before. */
 HOOK int backtrace(void **buffer, int size)
 {
     if (!real.backtrace_)

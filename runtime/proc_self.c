@@ -1,8 +1,8 @@
 /*
  * proc_self.c - reading this process's small /proc files, for the run's
- * metadata (the command line), and the path of its executable. Apart from the recorder because a /proc
- * file has no size until read and holds NUL-separated words: that is a
- * job of its own, not the recorder's.
+ * metadata (the command line), and the path of its executable. Apart from
+ * the recorder because a /proc file has no size until read and holds
+ * NUL-separated words: that is a job of its own, not the recorder's.
  */
 #include <fcntl.h>
 #include <limits.h>

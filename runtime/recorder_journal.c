@@ -31,6 +31,7 @@
 #include "journal.h"
 #include "journal_dir.h"
 #include "journal_storage.h"
+#include "proc_self.h"
 #include "recorder_internal.h"
 
 /* Stops recording in this process for good after the storage refused
@@ -95,6 +96,14 @@ void *scope__rec_map_chunk(uint64_t idx)
 }
 
 
+/* The journal of process `pid` on this host: "<journal_dir>/journal.<host>.<pid>".
+ * Returns 0, or -1 when it does not fit in `len`. */
+static int journal_name(char *out, size_t len, long pid)
+{
+    return (size_t)snprintf(out, len, "%s/journal.%s.%ld", scope__rec.journal_dir,
+                            scope__rec.host, pid) < len ? 0 : -1;
+}
+
 /* Creates the journal at the first event; caller holds the lock.
  * Returns 0 or SCOPE_E* (recording then stays off for good). */
 static int journal_create(void)
@@ -104,8 +113,8 @@ static int journal_create(void)
     gethostname(host, sizeof scope__rec.host - 1);
     if (scope__mkdir_p(scope__rec.ranks_dir) < 0)
         goto fail_dir;
-    if ((size_t)snprintf(scope__rec.journal_path, sizeof scope__rec.journal_path, "%s/journal.%s.%ld",
-                         scope__rec.journal_dir, host, (long)scope__rec.pid) >= sizeof scope__rec.journal_path) {
+    if (journal_name(scope__rec.journal_path, sizeof scope__rec.journal_path,
+                     (long)scope__rec.pid) < 0) {
         errno = ENAMETOOLONG;
         goto fail_dir;
     }
@@ -338,20 +347,16 @@ void scope__rec_close_journal(int remove_file)
  * name, which may itself hold spaces and parentheses); -1 when unknown. */
 static long parent_of(long pid)
 {
-    char path[64], buf[512];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
+    char *stat = scope__read_proc(path);
+    const char *p = stat ? strrchr(stat, ')') : NULL;
     char state;
-    long ppid;
-    return p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : -1;
+    long ppid = -1;
+    if (!p || sscanf(p + 1, " %c %ld", &state, &ppid) != 2)
+        ppid = -1;
+    free(stat);
+    return ppid;
 }
 
 long scope__rec_recording_ancestor(int64_t *start_realtime_ns)
@@ -361,10 +366,8 @@ long scope__rec_recording_ancestor(int64_t *start_realtime_ns)
     long pid = (long)getppid();
     for (int depth = 0; depth < 64 && pid > 1; depth++) {
         char path[PATH_MAX];
-        int fd = -1;
-        if ((size_t)snprintf(path, sizeof path, "%s/journal.%s.%ld", scope__rec.journal_dir,
-                             scope__rec.host, pid) < sizeof path)
-            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        int fd = journal_name(path, sizeof path, pid) == 0 ?
+                 open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
         if (fd >= 0) {
             struct scope_journal_header h;
             int ok = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
