@@ -1,5 +1,6 @@
 """checker.py - what the Python test checkers share: the environment they
-run programs in, a failure, a run with a time limit.
+run programs in, a failure, a run with a time limit, the calls per region
+of a rank group.
 
 Every checker runs a program twice, bare and under the preload, and both
 runs must start from the same environment without whatever scope settings
@@ -47,3 +48,8 @@ def run_limited(cmd, env, cwd, what, limit=120):
                               timeout=limit)
     except subprocess.TimeoutExpired:
         fail(f"{what}: still running after {limit} s (hung)")
+
+
+def region_counts(group):
+    """{region group name: calls} of a /rank<N> group opened with h5py."""
+    return {k: len(v["start_times"]) for k, v in group["regions"].items()}

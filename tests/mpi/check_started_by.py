@@ -28,7 +28,7 @@ import sys
 
 import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env  # noqa: E402
+from checker import clean_env, region_counts  # noqa: E402
 
 FAIL = []
 
@@ -44,9 +44,6 @@ def run(cmd, env):
     lines = sorted(re.sub(r"^pid \d+ ", "pid P ", ln) for ln in p.stdout.splitlines())
     return p, lines
 
-
-def counts(g):
-    return {k: len(v["start_times"]) for k, v in g["regions"].items()}
 
 
 def main():
@@ -78,7 +75,7 @@ def main():
         names = sorted(k for k in f if k.startswith("rank"))
         for r in range(n):
             g = f[f"rank{r}"]
-            got = counts(g)
+            got = region_counts(g)
             if mpi:
                 got = {k: v for k, v in got.items() if k in want_parent}
             check(got == want_parent, f"rank {r}: counts {got}, want the parent's {want_parent}")
@@ -90,7 +87,8 @@ def main():
             pids = set()
             for k in kids:
                 c = f[k]
-                check(counts(c) == {"work": 2}, f"{k}: counts {counts(c)}, want work 2")
+                got = region_counts(c)
+                check(got == {"work": 2}, f"{k}: counts {got}, want work 2")
                 check(int(c.attrs.get("started_by_pid", -1)) == parent.get(r),
                       f"{k}: started_by_pid {c.attrs.get('started_by_pid')}, want {parent.get(r)}")
                 pids.add(int(c.attrs["pid"]))

@@ -24,7 +24,7 @@ import sys
 
 import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env  # noqa: E402
+from checker import clean_env, region_counts  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 DEFERRED = "calibration deferred: nothing instrumented"
@@ -69,9 +69,6 @@ def check_overhead(g, where):
     check(not extra, f"{where}: C API numbers measured, but the C API was not used: {extra}")
 
 
-def counts(g):
-    return {k: len(v["start_times"]) for k, v in g["regions"].items()}
-
 
 def test_nothing(pre, out):
     d = os.path.join(out, "nothing")
@@ -91,7 +88,7 @@ def test_dlopen(pre, prog, dyn, out):
     check(DEFERRED in p.stderr, f"prog_libs: calibrated at start: {p.stderr!r}")
     with h5py.File(f"{d}/p.h5", "r") as f:
         g = f["rank0"]
-        check(counts(g).get("dyn_compute") == 7, f"prog_libs: counts {counts(g)}")
+        check(region_counts(g).get("dyn_compute") == 7, f"prog_libs: counts {region_counts(g)}")
         check_overhead(g, "prog_libs")
 
 
@@ -105,7 +102,7 @@ def test_finalize(pre, mpi_prog, out):
     with h5py.File(f"{d}/p.h5", "r") as f:
         for r in range(2):
             g = f[f"rank{r}"]
-            c = counts(g)
+            c = region_counts(g)
             check(c == {"MPI_Init": 1, "MPI_Init..MPI_Finalize": 1}, f"rank {r}: counts {c}")
             check_overhead(g, f"rank {r}")
 

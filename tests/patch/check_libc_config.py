@@ -24,7 +24,7 @@ import sys
 
 import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env, fail, run_limited  # noqa: E402
+from checker import clean_env, fail, run_limited, region_counts  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 SERIAL = {"malloc": 10, "free": 10, "strdup": 3, "work": 5}
@@ -37,9 +37,6 @@ def run(cmd, env, cwd, what):
     p = run_limited(cmd, env, cwd, what)
     return p.returncode, sorted(p.stdout.splitlines())  # ranks print in any order
 
-
-def counts(g):
-    return {k: len(v["start_times"]) for k, v in g["regions"].items()}
 
 
 def case(name, cmd, conf_lines, preload, outdir):
@@ -62,7 +59,7 @@ def main():
     outdir = os.path.abspath(sys.argv[4])
     with case("serial", [prog], ["malloc", "free", "strdup", "work"], preload, outdir) as f:
         g = f["rank0"]
-        got = counts(g)
+        got = region_counts(g)
         if got != SERIAL:
             fail(f"serial: counts {got}, want {SERIAL}")
         for name in SERIAL:
@@ -73,7 +70,7 @@ def main():
     with case("mpi", MPIRUN + ["-n", "2", mpi_prog], ["malloc", "free", "MPI_*"],
               preload, outdir) as f:
         for r in range(2):
-            got = counts(f[f"rank{r}"])
+            got = region_counts(f[f"rank{r}"])
             mallocs = got.pop("malloc", 0)
             got.pop("free", None)
             if got != MPI or mallocs < 1:

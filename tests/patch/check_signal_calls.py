@@ -19,7 +19,7 @@ import sys
 
 import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env  # noqa: E402
+from checker import clean_env, region_counts  # noqa: E402
 
 MAIN = 200000
 
@@ -49,7 +49,7 @@ def main():
     handled = int(mp[2])
     with h5py.File(out, "r") as f:
         g = f["rank0"]
-        c = {k: len(v["start_times"]) for k, v in g["regions"].items()}
+        c = region_counts(g)
         unrec = int(g.attrs.get("unrecorded_calls", 0))
     tick = c.get("tick", 0)
     missed = 2 * (handled - tick)

@@ -4,9 +4,10 @@
 Functions no patch may time (preload/unpatchable.c): instrumented, those
 that return twice crashed the program (setjmp, sigsetjmp, getcontext,
 vfork: SIGSEGV), _start (the entry point, jumped to with argc where a
-return address would be) gave main a wrong argc, swapcontext resumed on the wrong stack, the unwinder's
-entry points turned every C++ throw into std::terminate, and the calls of
-scope's own wrappers were never timed while the file said they were. A
+return address would be) gave main a wrong argc, swapcontext resumed on
+the wrong stack, the unwinder's entry points turned every C++ throw into
+std::terminate, and the calls of scope's own wrappers were never timed
+while the file said they were. A
 broad glob (`*`, `_U*`) reaches all of them in libc and libgcc_s.
 
   named   every such function named in the config, with work(): exit
@@ -25,7 +26,7 @@ import sys
 
 import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env, fail, run_limited  # noqa: E402
+from checker import clean_env, fail, run_limited, region_counts  # noqa: E402
 
 C_NAMED = {  # config entry -> a word of its reason
     "_setjmp": "returns twice", "__sigsetjmp": "returns twice", "getcontext": "returns twice",
@@ -64,9 +65,6 @@ def case(name, prog, conf_lines, preload, outdir):
     return h5py.File(os.path.join(d, "p.h5"), "r"), perr
 
 
-def counts(g):
-    return {k: len(v["start_times"]) for k, v in g["regions"].items()}
-
 
 def text(x):
     return x.decode() if isinstance(x, bytes) else str(x)
@@ -77,7 +75,7 @@ def check_named(name, prog, named, preload, outdir):
     f, err = case(name, prog, lines, preload, outdir)
     with f:
         g = f["rank0"]
-        got = counts(g)
+        got = region_counts(g)
         if got != {"work": 5}:
             fail(f"{name}: regions {got}, want only work: 5")
         rows = g["interposition"][()]
@@ -103,7 +101,7 @@ def check_named(name, prog, named, preload, outdir):
 def check_star(name, prog, preload, outdir):
     f, _ = case(name, prog, ["*"], preload, outdir)
     with f:
-        got = counts(f["rank0"])
+        got = region_counts(f["rank0"])
     if got.get("work") != 5 or got.get("main") != 1:
         fail(f"{name}: work {got.get('work')}, main {got.get('main')}; want 5 and 1")
 
