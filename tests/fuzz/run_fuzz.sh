@@ -10,22 +10,30 @@ secs=${1:-30}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 work=${2:-$(mktemp -d /tmp/scope-fuzz.XXXXXX)}
-mkdir -p "$work"/{bin,artifacts,corpus_journal,corpus_reader,corpus_config}
-rm -f "$work"/artifacts/* "$work"/reader_artifacts/* 2>/dev/null || true
+mkdir -p "$work"/{bin,journal_artifacts,config_artifacts,reader_artifacts,corpus_journal,corpus_reader,corpus_config}
+rm -f "$work"/{journal,config,reader}_artifacts/* 2>/dev/null || true
 cc=${CLANG:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11"
 hdf5=$(pkg-config --cflags --libs hdf5)
 # every file of the converter but its command's main(): a file added there
 # is linked here without anyone having to remember this list
 convert_src=$(ls "$top"/convert/*.c | grep -v '/h5write_main\.c$')
+# the three targets compile at once, and run at once below: the phase's
+# wall time is the longest target's, not their sum (2 cores in CI)
 "$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/runtime" "$here/fuzz_journal.c" $convert_src \
   "$top/runtime/full_io.c" $hdf5 \
-  -o "$work/bin/fuzz_journal"
+  -o "$work/bin/fuzz_journal" &
+cc_journal=$!
 "$cc" $flags -I"$top/reader" -I"$top/format" -fvisibility=hidden "$here/fuzz_reader.c" \
-  "$top"/reader/*.c $hdf5 -lm -o "$work/bin/fuzz_reader"
+  "$top"/reader/*.c $hdf5 -lm -o "$work/bin/fuzz_reader" &
+cc_reader=$!
 "$cc" $flags -I"$top/config" -I"$top/format" -I"$top/runtime" "$here/fuzz_config.c" "$top"/config/*.c \
   "$top/runtime/size_parse.c" \
-  -o "$work/bin/fuzz_config"
+  -o "$work/bin/fuzz_config" &
+cc_config=$!
+wait $cc_journal
+wait $cc_reader
+wait $cc_config
 
 /usr/bin/python3 "$here/make_journal_seeds.py" "$work/corpus_journal"
 cp "$top"/tests/config/check-config/*.conf "$top"/tools/demo/demo.conf "$work/corpus_config/"
@@ -56,27 +64,31 @@ if [ -n "${SCOPE_FUZZ_SEED:-}" ]; then
   reader_mode="-seed=$SCOPE_FUZZ_SEED -runs=$((secs * 60)) -detect_leaks=0"
 fi
 status=0
-echo "== fuzz_journal ($limit_j)"
-(cd "$work/artifacts" && "$work/bin/fuzz_journal" $limit_j -max_len=65536 \
-   -timeout=10 -rss_limit_mb=2048 "$work/corpus_journal" 2>&1 |
-   grep -E "DONE|ERROR|SUMMARY|Test unit written" || true)
-if ls "$work/artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
-  echo "fuzz_journal: failing inputs kept in $work/artifacts" >&2
-  status=1
-fi
+# Each target in its own artifacts folder and log, all three at once; the
+# logs are shown in order once all are done.
+(cd "$work/journal_artifacts" && "$work/bin/fuzz_journal" $limit_j -max_len=65536 \
+   -timeout=10 -rss_limit_mb=2048 "$work/corpus_journal" >"$work/journal.log" 2>&1 || true) &
+run_journal=$!
+(cd "$work/config_artifacts" && "$work/bin/fuzz_config" $limit_c -max_len=4096 \
+   -timeout=10 "$work/corpus_config" >"$work/config.log" 2>&1 || true) &
+run_config=$!
+(cd "$work/reader_artifacts" && "$work/bin/fuzz_reader" $reader_mode -max_len=65536 -timeout=10 \
+   -rss_limit_mb=2048 "$work/corpus_reader" >"$work/reader.log" 2>&1 || true) &
+run_reader=$!
+wait $run_journal $run_config $run_reader
 
-echo "== fuzz_config ($limit_c)"
-(cd "$work/artifacts" && "$work/bin/fuzz_config" $limit_c -max_len=4096 \
-   -timeout=10 "$work/corpus_config" 2>&1 | grep -E "DONE|ERROR|SUMMARY|Test unit written" || true)
-if ls "$work/artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
-  echo "fuzz_config: failing inputs kept in $work/artifacts" >&2
-  status=1
-fi
+# fuzz_journal and fuzz_config must come out clean
+for t in journal config; do
+  eval "limit=\$limit_${t:0:1}"
+  echo "== fuzz_$t ($limit)"
+  grep -E "DONE|ERROR|SUMMARY|Test unit written" "$work/$t.log" || true
+  if ls "$work/${t}_artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
+    echo "fuzz_$t: failing inputs kept in $work/${t}_artifacts" >&2
+    status=1
+  fi
+done
 
 echo "== fuzz_reader ($reader_mode)"
-mkdir -p "$work/reader_artifacts"
-(cd "$work/reader_artifacts" && "$work/bin/fuzz_reader" $reader_mode -max_len=65536 -timeout=10 \
-   -rss_limit_mb=2048 "$work/corpus_reader" >"$work/reader.log" 2>&1 || true)
 grep -E "^#[0-9]+: cov|INFO: exiting|DONE|Test unit written" "$work/reader.log" | tail -n 2
 set -- "$work/reader_artifacts"/{crash,timeout,leak,oom}-*
 arts=()

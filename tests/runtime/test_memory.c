@@ -5,7 +5,7 @@
  * peaks below the budget too, and all 50,000,000 calls reach the HDF5
  * file.
  *
- * usage: test_memory OUTDIR [CALLS]
+ * usage: test_memory [CALLS] OUTDIR   (run_in_dir.sh puts OUTDIR last)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +34,9 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return 2;
-    long long calls = argc > 2 ? atoll(argv[2]) : 50000000;
+    long long calls = argc > 2 ? atoll(argv[1]) : 50000000;
     char out[4096];
-    snprintf(out, sizeof out, "%s/memory.h5", argv[1]);
+    snprintf(out, sizeof out, "%s/memory.h5", argv[argc - 1]);
     scope_options o = { .output = out };
     CHECK_I64(scope_init(&o), 0);
     int32_t a = scope_region("step"), b = scope_region("kernel");
