@@ -22,12 +22,16 @@
  * While COMMAND runs, scope ignores SIGINT and SIGQUIT (the terminal sends
  * them to COMMAND too, as system() does) and passes SIGTERM, SIGHUP, SIGUSR1
  * and SIGUSR2 on to it. Afterwards one line on stderr says where the
- * profile is and how to summarise it.
+ * profile is and how to summarise it; when there is none, a program in
+ * the command that the loader never loads the preload into (static,
+ * set-user-ID, not x86-64) is named with the reason.
  */
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,16 +204,90 @@ static pid_t spawn_command(char **cmd, int *status)
     return pid;
 }
 
-/* Prints where the profile is, or that none was written by this run. */
-static void print_pointer(const char *output, time_t started)
+/* Finds `word` as the shell would run it (a '/' in it: as is; else, for
+ * the command's first word only, along PATH) into path. Returns 0 when it
+ * names an existing regular file. */
+static int locate(const char *word, int first, char *path, size_t len)
 {
     struct stat st;
-    if (stat(output, &st) == 0 && st.st_mtime >= started)
+    if (strchr(word, '/'))
+        return snprintf(path, len, "%s", word) < (int)len && stat(path, &st) == 0 &&
+               S_ISREG(st.st_mode) ? 0 : -1;
+    const char *dirs = getenv("PATH");
+    if (!first || !dirs)
+        return -1;
+    for (const char *d = dirs; *d;) {
+        size_t n = strcspn(d, ":");
+        if (snprintf(path, len, "%.*s/%s", (int)n, n ? d : ".", word) < (int)len &&
+            stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0)
+            return 0;
+        d += n + (d[n] == ':');
+    }
+    return -1;
+}
+
+/* Why the loader would never load the preload into the program at path,
+ * or NULL: the cases where LD_PRELOAD is silently ignored, so that no
+ * message of the profiler can say it. Reads the ELF header and program
+ * headers (a few hundred bytes). */
+static const char *preload_ignored(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    /* secure mode (AT_SECURE): the set-ID bit changes who the program runs as */
+    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+        ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
+        return "it is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it";
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    Elf64_Ehdr eh;
+    const char *why = NULL;
+    if (fread(&eh, 1, sizeof eh, f) != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+        goto done;                      /* a script: its interpreter gets the preload */
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+        why = "it is not an x86-64 program, and the profiler is built for x86-64";
+        goto done;
+    }
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+        goto done;
+    int interp = 0;
+    for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+        Elf64_Phdr ph;
+        if (fseeko(f, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize), SEEK_SET) != 0 ||
+            fread(&ph, 1, sizeof ph, f) != sizeof ph)
+            goto done;
+        interp = ph.p_type == PT_INTERP;
+    }
+    if (!interp)
+        why = "it is statically linked: no dynamic loader runs in it to load the profiler "
+              "(link it dynamically)";
+done:
+    fclose(f);
+    return why;
+}
+
+/* Prints where the profile is, or that none was written by this run, and
+ * then any word of the command that names a program the preload cannot
+ * enter: otherwise such a run ends with nothing written and no reason. */
+static void print_pointer(const char *output, time_t started, char **cmd)
+{
+    struct stat st;
+    if (stat(output, &st) == 0 && st.st_mtime >= started) {
         fprintf(stderr, "scope: profile written to %s; summarise it with: scope summary %s\n",
                 output, output);
-    else
-        fprintf(stderr, "scope: no profile was written to %s (see the messages above; "
-                        "-v tells more)\n", output);
+        return;
+    }
+    fprintf(stderr, "scope: no profile was written to %s (see the messages above; "
+                    "-v tells more)\n", output);
+    char path[PATH_MAX];
+    for (int i = 0; cmd[i]; i++) {
+        const char *why = locate(cmd[i], i == 0, path, sizeof path) == 0 ?
+            preload_ignored(path) : NULL;
+        if (why)
+            fprintf(stderr, "scope: %s: %s\n", cmd[i], why);
+    }
 }
 
 /* Re-raises the signal that ended COMMAND on scope itself. Returns only if
@@ -305,7 +383,7 @@ int scope_cmd_run(int argc, char **argv)
         }
     }
     child_pid = 0;
-    print_pointer(output, started);
+    print_pointer(output, started, cmd);
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status))

@@ -338,6 +338,14 @@ def cmd_run_exit(a):
         p = run([a.scope, "run"], clean_env(), tmp)
         expect_eq(p.returncode, 2, "scope run without a command is a usage error (2)")
         expect(p.stderr.startswith("usage: scope run"), "usage message")
+        # a static program: LD_PRELOAD is ignored, silently; scope run says why
+        # nothing was written, naming the program, and its status passes
+        p = scope_run(a, tmp, [a.static, "4"], out)
+        expect_eq(p.returncode, 4, "scope run exit code of a static program")
+        expect(f"scope: {a.static}: it is statically linked" in p.stderr,
+               "the static program is named as why no profile was written")
+        p = scope_run(a, tmp, [a.serial, "0"], out)
+        expect("statically linked" not in p.stderr, "no such line for a dynamic program")
 
 
 def cmd_run_mpi(a):
@@ -362,6 +370,7 @@ def main():
         s.add_argument("--preload")
         s.add_argument("--scope")
         s.add_argument("--serial")
+        s.add_argument("--static", help="a statically linked program (run-exit)")
         s.add_argument("--np", type=int, default=4)
         s.add_argument("--init-region", default="MPI_Init")
         s.add_argument("--own-hdf5", action="store_true")
@@ -375,7 +384,7 @@ def main():
     a = ap.parse_args()
     # meson passes paths relative to the build folder; the programs run
     # in a temporary folder
-    for field in ("preload", "scope", "serial"):
+    for field in ("preload", "scope", "serial", "static"):
         if getattr(a, field):
             setattr(a, field, os.path.abspath(getattr(a, field)))
     a.prog = [os.path.abspath(x) if os.path.exists(x) else x for x in a.prog]
