@@ -90,6 +90,7 @@
 #define IDLE_SLEEP_NS 20000 /* between polls while waiting: the first */
 #define IDLE_MAX_NS 1000000 /* sleeps double up to this */
 #define SETTLE_MAX_NS 4000000 /* in scope__clock_align_settle: see there */
+#define SETTLE_SLEEP_NS 50000000 /* at init, then it polls yielding the core */
 #define SPIN_NS 2000000     /* polling before sleeping, in an exchange */
 
 typedef scope__mpi_handle handle;
@@ -496,14 +497,45 @@ int scope__clock_align_wait(handle req, long max_pause_ns)
     return wait_req_max(req, 0, max_pause_ns);
 }
 
-void scope__clock_align_settle(void)
+/* The settle's wait (clock_align.h): asleep between polls, pauses
+ * growing to SETTLE_MAX_NS; with `then_yield`, only for the first
+ * SETTLE_SLEEP_NS (the last leaders may still be measuring: ~20-30 ms for
+ * 4 simulated hosts), then polling with sched_yield. The barrier makes
+ * progress only while its ranks poll, and the ranks it has released go
+ * on: at init into the application's MPI calls, where with more ranks
+ * than cores they spin. A rank still asleep in the barrier then got a
+ * core a few times a second, and each of the barrier's rounds waited for
+ * it: at 64 ranks on 2 cores the last ranks left it 1 to 3 s after the
+ * first in 5 runs of 22, never in 22 runs yielding (bench/README.md). At
+ * finalize the released ranks wait asleep in MPI_Finalize's own fence,
+ * and the host writers may still run: there the waiters keep sleeping
+ * (yielding, one run of 22 stalled 2.6 s there). Returns 0 or an MPI
+ * error code. */
+static int wait_settle(handle req, int then_yield)
+{
+    req = scope__mpi_handle_out(A.abi, req);
+    int64_t t0 = scope__mono_ns();
+    long pause_ns = IDLE_SLEEP_NS;
+    for (;;) {
+        int done = 0;
+        int rc = A.test(&req, &done, A.abi->status_ignore);
+        if (rc != 0 || done)
+            return rc;
+        if (!then_yield || scope__mono_ns() - t0 < SETTLE_SLEEP_NS)
+            idle_pause(&pause_ns, SETTLE_MAX_NS);
+        else
+            sched_yield();
+    }
+}
+
+void scope__clock_align_settle(int then_yield)
 {
     if (!A.comms || !A.ibarrier)
         return;
     handle req = 0;
     int saved_errno = errno;
     if (A.ibarrier(A.abi->comm_world, &req) == 0)
-        scope__clock_align_wait(req, SETTLE_MAX_NS);
+        wait_settle(req, then_yield);
     errno = saved_errno;
 }
 

@@ -44,19 +44,20 @@ int scope__clock_align_comms(scope__mpi_handle *host, scope__mpi_handle *leaders
  * PMPI functions were found). Returns 0 or an MPI error code. */
 int scope__clock_align_wait(scope__mpi_handle req, long max_pause_ns);
 
-/* Waits, asleep, until every rank has called it: at the end of scope's
- * work in MPI_Init and before the real MPI_Finalize. Why: a rank done
- * early goes on into MPI, which with more ranks than cores waits by
- * spinning (sched_yield); at 64 ranks on 2 cores a host's 16 spinning
- * ranks took the cores from the other hosts' clock exchanges and
- * scope-h5write writers, and the run's wall time grew by seconds
- * (bench/README.md). Collective over MPI_COMM_WORLD, where the
- * application has no collective in flight at these two points (a
- * nonblocking barrier, polled with sleeps up to 4 ms:
- * waiting ranks wake rarely, and the barrier ends a few ms after the
- * last rank arrives). Does nothing without the communicators or without
- * MPI_Ibarrier in the library (the same on every rank). */
-void scope__clock_align_settle(void);
+/* Waits until every rank has called it: at the end of scope's work in
+ * MPI_Init and before the real MPI_Finalize. Why: a rank done early goes
+ * on into MPI, which with more ranks than cores waits by spinning
+ * (sched_yield); at 64 ranks on 2 cores a host's 16 spinning ranks took
+ * the cores from the other hosts' clock exchanges and scope-h5write
+ * writers, and the run's wall time grew by seconds (bench/README.md).
+ * Collective over MPI_COMM_WORLD, where the application has no
+ * collective in flight at these two points (a nonblocking barrier,
+ * polled with sleeps up to 4 ms: waiting ranks wake rarely while the
+ * last exchanges and writers run; with then_yield, at init, polled
+ * yielding the core after 50 ms: see wait_settle). Does nothing without
+ * the communicators or without MPI_Ibarrier in the library (the same on
+ * every rank). */
+void scope__clock_align_settle(int then_yield);
 
 /* Frees the private communicators, after scope__clock_align_finalize and
  * whatever else used them at MPI_Finalize. Does nothing if there are none. */

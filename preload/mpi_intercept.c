@@ -257,7 +257,7 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
             p.t[1] = scope__mono_ns();
             scope__host_files_init();  /* collective too, on its communicators */
             p.t[2] = scope__mono_ns();
-            scope__clock_align_settle(); /* no rank spins in MPI while others align */
+            scope__clock_align_settle(1); /* no rank spins in MPI while others align */
             p.t[3] = scope__mono_ns();
             say_part("init", "host names", &p);
         }
@@ -281,7 +281,7 @@ static int intercept_finalize(next_fn *next)
         p.t[1] = scope__mono_ns();
         scope__preload_mpi_finalizing(); /* host files use the comms */
         p.t[2] = scope__mono_ns();
-        scope__clock_align_settle(); /* nobody spins in MPI_Finalize meanwhile */
+        scope__clock_align_settle(0); /* nobody spins in MPI_Finalize meanwhile */
         p.t[3] = scope__mono_ns();
         scope__clock_align_release();
         say_part("finalize", "files", &p);
