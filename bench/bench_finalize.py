@@ -40,6 +40,17 @@ the CPU each rank spent in its part and its writer's CPU: the work, as
 against the waiting, which on 2 cores shared by 64 ranks is most of the
 wall time and is what a machine with a core per rank would not have.
 
+Every variant, bare too, starts mpirun with a timer slack of 1 ms
+(--timer-slack-us, through tests/hosts/timer_slack; the daemons and the
+ranks inherit it). Open MPI's MPI_Init waits for its fence in a loop of
+usleep(100): 64 ranks on 2 cores asked for ~400,000 wake-ups a second,
+and the bare 64-rank run took 23 to 86 s (its MPI_Init alone 25 to 35
+s), which no difference of milliseconds per rank survives. With the
+slack the same bare run takes 6 to 9 s. It applies to scope's own
+sleeps too (clock_align.c sets 1 us for its exchanges and restores the
+slack), so it can only lengthen scope's waits. 0 keeps the slack
+inherited.
+
 Every variant, bare too, runs with OMPI_MCA_mpi_yield_when_idle=1: a
 rank waiting in MPI yields its core instead of busy-polling. Open MPI
 sets this itself when it knows the node is oversubscribed; here each
@@ -92,7 +103,7 @@ def count(lo, hi):
     return parse
 
 
-def one_run(build, hosts, ranks, tmp, variant):
+def one_run(build, hosts, ranks, tmp, variant, slack_us):
     hf = os.path.join(tmp, "hostfile")
     per = (ranks + hosts - 1) // hosts
     with open(hf, "w") as f:
@@ -117,6 +128,8 @@ def one_run(build, hosts, ranks, tmp, variant):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     start_ns = time.time_ns()
+    if slack_us:
+        cmd = [os.path.join(SRC, "tests/hosts/timer_slack"), str(slack_us)] + cmd
     p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=1200)
     end_ns = time.time_ns()
     wall = time.monotonic() - t0
@@ -188,6 +201,9 @@ def main():
     ap.add_argument("--hosts", type=count(1, 64), default=4, help="simulated hosts (default 4)")
     ap.add_argument("--rounds", type=count(1, 50), default=3,
                     help="interleaved rounds per rank count (default 3)")
+    ap.add_argument("--timer-slack-us", type=count(0, 100000), default=1000,
+                    help="timer slack of mpirun and all it starts, us (default 1000; "
+                         "0: inherited; see the docstring)")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     for need in ("preload/libscope_preload.so", "bench/finalize_prog"):
@@ -198,7 +214,8 @@ def main():
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
                 if ln.startswith("model name")), "?")
     print(f"CPU: {cpu}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; "
-          f"{a.hosts} simulated hosts; {a.rounds} interleaved rounds: min / median / max")
+          f"{a.hosts} simulated hosts; timer slack {a.timer_slack_us} us (0: inherited); "
+          f"{a.rounds} interleaved rounds: min / median / max")
     variants = ["bare", "host files", "rank files"]
     for ranks in a.ranks:
         walls = {v: [] for v in variants}
@@ -210,7 +227,8 @@ def main():
         for _ in range(a.rounds):
             for v in variants:
                 with tempfile.TemporaryDirectory() as tmp:
-                    wall, cpu, launcher, ph, pre, part = one_run(build, a.hosts, ranks, tmp, v)
+                    wall, cpu, launcher, ph, pre, part = one_run(build, a.hosts, ranks, tmp, v,
+                                                                 a.timer_slack_us)
                 walls[v].append(wall)
                 cpus[v].append(cpu)
                 launchers[v].append(launcher)
