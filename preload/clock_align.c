@@ -186,18 +186,22 @@ static void idle_pause(long *ns, long max_ns)
  * hands the core to whoever must run for the answer to come (the peer,
  * the kernel's network work) instead of keeping it to the end of our
  * time slice, and a process that sleeps is woken promptly by the
- * scheduler when its turn comes. Returns 0 or an MPI error code. */
-static int wait_req_max(handle req, int64_t spin_ns, long max_pause_ns)
+ * scheduler when its turn comes. With yield_after_ns > 0, polls yielding
+ * again once that long has passed (wait_settle says why). Returns 0 or an
+ * MPI error code. */
+static int wait_req_max(handle req, int64_t spin_ns, long max_pause_ns, int64_t yield_after_ns)
 {
     req = scope__mpi_handle_out(A.abi, req);
-    int64_t t0 = spin_ns > 0 ? scope__mono_ns() : 0;
+    int timed = spin_ns > 0 || yield_after_ns > 0;
+    int64_t t0 = timed ? scope__mono_ns() : 0;
     long pause_ns = IDLE_SLEEP_NS;
     for (;;) {
         int done = 0;
         int rc = A.test(&req, &done, A.abi->status_ignore);
         if (rc != 0 || done)
             return rc;
-        if (spin_ns > 0 && scope__mono_ns() - t0 < spin_ns)
+        int64_t spent = timed ? scope__mono_ns() - t0 : 0;
+        if (spent < spin_ns || (yield_after_ns > 0 && spent >= yield_after_ns))
             sched_yield();
         else
             idle_pause(&pause_ns, max_pause_ns);
@@ -206,7 +210,7 @@ static int wait_req_max(handle req, int64_t spin_ns, long max_pause_ns)
 
 static int wait_req(handle req, int64_t spin_ns)
 {
-    return wait_req_max(req, spin_ns, IDLE_MAX_NS);
+    return wait_req_max(req, spin_ns, IDLE_MAX_NS, 0);
 }
 
 /* Receives n int64 from `peer` on the leaders' communicator, spinning
@@ -494,7 +498,7 @@ void scope__clock_align_finalize(void)
 
 int scope__clock_align_wait(handle req, long max_pause_ns)
 {
-    return wait_req_max(req, 0, max_pause_ns);
+    return wait_req_max(req, 0, max_pause_ns, 0);
 }
 
 /* The settle's wait (clock_align.h): asleep between polls, pauses
@@ -513,19 +517,7 @@ int scope__clock_align_wait(handle req, long max_pause_ns)
  * error code. */
 static int wait_settle(handle req, int then_yield)
 {
-    req = scope__mpi_handle_out(A.abi, req);
-    int64_t t0 = scope__mono_ns();
-    long pause_ns = IDLE_SLEEP_NS;
-    for (;;) {
-        int done = 0;
-        int rc = A.test(&req, &done, A.abi->status_ignore);
-        if (rc != 0 || done)
-            return rc;
-        if (!then_yield || scope__mono_ns() - t0 < SETTLE_SLEEP_NS)
-            idle_pause(&pause_ns, SETTLE_MAX_NS);
-        else
-            sched_yield();
-    }
+    return wait_req_max(req, 0, SETTLE_MAX_NS, then_yield ? SETTLE_SLEEP_NS : 0);
 }
 
 void scope__clock_align_settle(int then_yield)
