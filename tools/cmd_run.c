@@ -26,12 +26,12 @@
  * the command that the loader never loads the preload into (static,
  * set-user-ID, not x86-64) is named with the reason.
  */
-#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,7 +229,7 @@ static int locate(const char *word, int first, char *path, size_t len)
 /* Why the loader would never load the preload into the program at path,
  * or NULL: the cases where LD_PRELOAD is silently ignored, so that no
  * message of the profiler can say it. Reads the ELF header and program
- * headers (a few hundred bytes). */
+ * headers with libelf (a few hundred bytes). */
 static const char *preload_ignored(const char *path)
 {
     struct stat st;
@@ -239,32 +239,35 @@ static const char *preload_ignored(const char *path)
     if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
         ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
         return "it is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it";
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    if (elf_version(EV_CURRENT) == EV_NONE)
         return NULL;
-    Elf64_Ehdr eh;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    size_t n_ph;
     const char *why = NULL;
-    if (fread(&eh, 1, sizeof eh, f) != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
-        goto done;                      /* a script: its interpreter gets the preload */
-    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+    /* not ELF: a script, whose interpreter gets the preload */
+    if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n_ph) != 0)
+        goto done;
+    if (gelf_getclass(e) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
         why = "it is not an x86-64 program, and the profiler is built for x86-64";
         goto done;
     }
     if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
         goto done;
     int interp = 0;
-    for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
-        Elf64_Phdr ph;
-        if (fseeko(f, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize), SEEK_SET) != 0 ||
-            fread(&ph, 1, sizeof ph, f) != sizeof ph)
-            goto done;
-        interp = ph.p_type == PT_INTERP;
+    for (size_t i = 0; i < n_ph && !interp; i++) {
+        GElf_Phdr ph;
+        interp = gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP;
     }
     if (!interp)
         why = "it is statically linked: no dynamic loader runs in it to load the profiler "
               "(link it dynamically)";
 done:
-    fclose(f);
+    elf_end(e);
+    close(fd);
     return why;
 }
 
