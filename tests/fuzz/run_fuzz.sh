@@ -78,15 +78,16 @@ run_reader=$!
 wait $run_journal $run_config $run_reader
 
 # fuzz_journal and fuzz_config must come out clean
-for t in journal config; do
-  eval "limit=\$limit_${t:0:1}"
-  echo "== fuzz_$t ($limit)"
-  grep -E "DONE|ERROR|SUMMARY|Test unit written" "$work/$t.log" || true
-  if ls "$work/${t}_artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
-    echo "fuzz_$t: failing inputs kept in $work/${t}_artifacts" >&2
+must_be_clean() { # must_be_clean TARGET LIMITS
+  echo "== fuzz_$1 ($2)"
+  grep -E "DONE|ERROR|SUMMARY|Test unit written" "$work/$1.log" || true
+  if ls "$work/$1_artifacts"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
+    echo "fuzz_$1: failing inputs kept in $work/$1_artifacts" >&2
     status=1
   fi
-done
+}
+must_be_clean journal "$limit_j"
+must_be_clean config "$limit_c"
 
 echo "== fuzz_reader ($reader_mode)"
 grep -E "^#[0-9]+: cov|INFO: exiting|DONE|Test unit written" "$work/reader.log" | tail -n 2

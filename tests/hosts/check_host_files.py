@@ -78,8 +78,10 @@ def clean_env(**extra):
     return env
 
 
-def loopback_net(a):
-    return os.path.join(os.path.dirname(os.path.abspath(a.fakehost)), "loopback_net")
+def hosts_script(a, name):
+    """A launch wrapper of tests/hosts (loopback_net, timer_slack), found
+    beside fakehost."""
+    return os.path.join(os.path.dirname(os.path.abspath(a.fakehost)), name)
 
 
 def mpirun_cmd(a, tmp, hosts, per_host):
@@ -88,10 +90,11 @@ def mpirun_cmd(a, tmp, hosts, per_host):
         for h in hosts:
             f.write(f"{h} slots={per_host}\n")
     # loopback_net: nothing leaves loopback, the names' lookups included
-    return [loopback_net(a)] + MPIRUN + ["--hostfile", hf, "--mca", "plm_rsh_agent", a.fakehost,
-                     "--mca", "plm_rsh_no_tree_spawn", "1",
-                     "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-                     "-n", str(len(hosts) * per_host)]
+    return [hosts_script(a, "loopback_net")] + MPIRUN + [
+        "--hostfile", hf, "--mca", "plm_rsh_agent", a.fakehost,
+        "--mca", "plm_rsh_no_tree_spawn", "1",
+        "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
+        "-n", str(len(hosts) * per_host)]
 
 
 def files_of(tmp):
@@ -178,7 +181,7 @@ def test_many(a, tmp):
     env = clean_env(LD_PRELOAD=a.preload, SCOPE_OUTPUT=os.path.join(tmp, "prof.h5"))
     # 1 ms of timer slack: Open MPI's MPI_Init of 64 ranks on 2 cores then
     # takes seconds, not half a minute (tests/hosts/timer_slack)
-    slack = [os.path.join(os.path.dirname(os.path.abspath(a.fakehost)), "timer_slack"), "1000"]
+    slack = [hosts_script(a, "timer_slack"), "1000"]
     p = subprocess.run(slack + mpirun_cmd(a, tmp, hosts, 16) + [a.prog], env=env, cwd=tmp,
                        capture_output=True, text=True, timeout=300)
     check(p.returncode == 0 and not p.stderr.strip(), f"mpirun: {p.returncode} {p.stderr}")
