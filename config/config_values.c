@@ -3,7 +3,7 @@
  * integers, glob syntax and backslash escapes. Shared by the file parser
  * and the SCOPE_* variables so that a value means the same thing in both
  * places (docs/config.md, "Values"). Byte counts with K/M/G/T suffixes are
- * read by runtime/size_parse.c, which the recorder shares.
+ * read by base/size_parse.c, which the recorder shares.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -54,15 +54,15 @@ int scope__writer_find(char *out, size_t outlen, char *err, size_t errlen)
         snprintf(dir, sizeof dir, "%s", info.dli_fname);
         *strrchr(dir, '/') = 0;
     }
-    /* beside the library (build tree, runtime/), the build tree from
-     * preload/ or tools/, and the installed <libdir>/scope/ */
-    static const char *const rel[] = { "", "/../runtime", "/scope" };
+    /* beside the library, the build tree from runtime/, preload/ or
+     * tools/ (convert/ builds it), and the installed <libdir>/scope/ */
+    static const char *const rel[] = { "", "/../convert", "/scope" };
     for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
         int n = snprintf(out, outlen, "%s%s/" SCOPE_CONVERT_EXE, dir, rel[i]);
         if (n > 0 && (size_t)n < outlen && access(out, X_OK) == 0)
             return 0;
     }
-    snprintf(err, errlen, "cannot find " SCOPE_CONVERT_EXE " (looked in %s, %s/../runtime, "
+    snprintf(err, errlen, "cannot find " SCOPE_CONVERT_EXE " (looked in %s, %s/../convert, "
              "%s/scope; set SCOPE_H5WRITER)", dir, dir, dir);
     return SCOPE_ENOWRITER;
 }

@@ -2,15 +2,15 @@
  * writer_spawn.h - the recorder's way to the converter (convert/): it runs
  * scope_convert() in a scope-h5write child process, because libhdf5 must
  * never be loaded into the profiled application (writer_spawn.c says why).
- * Only the request's type comes from the converter; nothing of it is
- * linked into the recorder.
+ * Only the request's type is shared with the converter, through
+ * format/scope_writer.h; nothing of the converter is linked in.
  */
 #ifndef SCOPE_WRITER_SPAWN_H
 #define SCOPE_WRITER_SPAWN_H
 
 #include <stddef.h>
 
-#include "scope_convert.h"
+#include "scope_writer.h"
 
 /* Runs the conversion in a scope-h5write child process and waits for it
  * (recorder side). The executable is $SCOPE_H5WRITER, else found next to

@@ -1,7 +1,7 @@
 /*
  * test_budget_env.c - SCOPE_MEMORY_BUDGET as the recorder itself reads it
  * (a program linked with libscope.so, no preload, no config layer): the
- * same byte-count grammar as the config (runtime/size_parse.c), and a bad
+ * same byte-count grammar as the config (base/size_parse.c), and a bad
  * value ignored with one message naming it.
  *
  * The budget is observed through its effect: with 256 KiB (four 64 KiB

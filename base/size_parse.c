@@ -4,9 +4,9 @@
  * all read a size with it, so "2GiB" means the same everywhere and a value
  * one of them refuses is refused by all (docs/config.md, "Values").
  *
- * A source file of its own, in runtime/, because both libraries need it:
- * libscope.so links the runtime only, and must not pull in the config
- * parser; config/ compiles this same file into its library.
+ * It lives on the libc-only floor (base/), below runtime/ and config/,
+ * because both need it: libscope.so links the runtime only and must not
+ * pull in the config parser.
  */
 #include <ctype.h>
 
@@ -59,4 +59,17 @@ int scope__parse_size(const char *s, size_t n, uint64_t *out, size_t *bad)
         return SCOPE__SIZE_RANGE;
     *out = v << shift;
     return SCOPE__SIZE_OK;
+}
+
+int scope__parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    uint64_t v;
+    int overflow;
+    if (n == 0 || scope__parse_digits(s, n, &v, &overflow) != n || overflow || v > max)
+        return -1;
+    *out = v;
+    return 0;
 }

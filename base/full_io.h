@@ -1,6 +1,7 @@
 /*
  * full_io.h - whole reads and writes at an offset (full_io.c), for the
- * journal's writer (recorder_journal.c) and reader (journal_read.c).
+ * journal's writer (runtime/recorder_journal.c) and reader
+ * (convert/journal_read.c) and whoever else needs all of a transfer.
  */
 #ifndef SCOPE_FULL_IO_H
 #define SCOPE_FULL_IO_H

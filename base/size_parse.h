@@ -25,4 +25,11 @@ int scope__parse_size(const char *s, size_t n, uint64_t *out, size_t *bad);
  * (for the config's plain integers, which take no suffix). */
 size_t scope__parse_digits(const char *s, size_t n, uint64_t *out, int *overflow);
 
+/* Parses a whole, non-negative decimal number with nothing around it (no
+ * sign, no space, no suffix) that is at most max, into *out. For the
+ * SCOPE_* variables that count seconds or items: a value that does not
+ * parse is an error the caller names, never a silent 0. Returns 0, or -1
+ * (bad syntax, or past max). Cost: O(strlen(s)). */
+int scope__parse_uint(const char *s, uint64_t max, uint64_t *out);
+
 #endif /* SCOPE_SIZE_PARSE_H */
