@@ -39,7 +39,6 @@ struct slot {
 };
 
 static struct slot cache[CACHE_SIZE];
-static _Atomic uint64_t n_miss;
 static int (*unw_backtrace_fn)(void **, int);
 
 int scope__callsites_setup(int max_depth, int verbose)
@@ -56,11 +55,6 @@ int scope__callsites_setup(int max_depth, int verbose)
         fprintf(stderr, "scope: libunwind.so.8 not loaded (%s); call sites are 1 frame deep\n",
                 h ? "no unw_backtrace" : dlerror());
     return unw_backtrace_fn != NULL;
-}
-
-uint64_t scope__callsite_misses(void)
-{
-    return atomic_load(&n_miss);
 }
 
 /* ------------------------------------------------- address -> (object) */
@@ -183,7 +177,6 @@ static __attribute__((noinline)) int32_t miss(uintptr_t ra, uint32_t depth, stru
 
 static int32_t miss_walk(uintptr_t ra, uint32_t depth, struct slot *free_slot, uintptr_t key)
 {
-    atomic_fetch_add_explicit(&n_miss, 1, memory_order_relaxed);
     uintptr_t pcs[SCOPE_CALLSITE_MAX_DEPTH];
     int n = 1;
     pcs[0] = ra;

@@ -30,7 +30,4 @@ int scope__callsites_setup(int max_depth, int verbose);
  * the deeper path seen first from there. Runs with the shadow stack busy. */
 int32_t scope__callsite_get(uintptr_t ra, uintptr_t *slot, uint32_t depth);
 
-/* Cache misses so far (all threads; the benchmark and tests read it). */
-uint64_t scope__callsite_misses(void);
-
 #endif /* SCOPE_CALLSITES_H */

@@ -3,7 +3,8 @@
  * process's lifecycle state (lifecycle.c), the MPI interception that drives
  * it (mpi_intercept.c) and the lookup of the next definition of a symbol
  * (symbol_next.c). Internal to preload/; nothing here is exported from the
- * shared object (the version script exports only the interposed MPI names).
+ * shared object (exports.map exports only the interposed functions and
+ * the hooks of the interposition engine).
  */
 #ifndef SCOPE_PRELOAD_STATE_H
 #define SCOPE_PRELOAD_STATE_H

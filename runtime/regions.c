@@ -114,16 +114,3 @@ uint32_t scope__regions_count(void)
     return n_regions;
 }
 
-void scope__regions_clear(void)
-{
-    for (uint32_t id = 0; id < n_regions; id++) {
-        free(regions[id].name);
-        free(regions[id].symbol);
-        free(regions[id].object);
-    }
-    free(regions);
-    free(slots);
-    regions = NULL;
-    slots = NULL;
-    n_regions = cap_regions = n_slots = 0;
-}

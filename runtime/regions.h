@@ -30,7 +30,4 @@ const struct scope__region *scope__regions_get(int32_t id);
 
 uint32_t scope__regions_count(void);
 
-/* Frees everything (used after fork in a child that stops recording). */
-void scope__regions_clear(void);
-
 #endif /* SCOPE_REGIONS_H */
