@@ -35,6 +35,7 @@
 #include "death.h"
 #include "writer_spawn.h"
 #include "journal.h"
+#include "size_parse.h"
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1,
                                      SIGUSR2, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
@@ -79,6 +80,24 @@ static void write_profile_now(void)
         nanosleep(&nap, NULL);
     }
     /* out of time: the writer goes on as an orphan if nothing kills it */
+}
+
+/* SCOPE_DEATH_WAIT: seconds the dying rank waits for its writer (default
+ * 10, at most an hour). A value that is not such a number is said once and
+ * the default kept: the application must run on either way. */
+static int death_wait(void)
+{
+    static int said;
+    const char *w = getenv("SCOPE_DEATH_WAIT");
+    uint64_t v = 10;
+    if (w && *w && scope__parse_uint(w, 3600, &v) != 0) {
+        if (!said)
+            fprintf(stderr, "scope: SCOPE_DEATH_WAIT='%s' is not a whole number of seconds "
+                    "from 0 to 3600; using 10\n", w);
+        said = 1;
+        v = 10;
+    }
+    return (int)v;
 }
 
 static void on_fatal(int sig, siginfo_t *si, void *uc)
@@ -131,8 +150,7 @@ void scope__death_arm(struct scope_journal_header *hdr, volatile int *on, const 
         d.envp = scope__child_environment(); /* built once, outside any handler */
     if (!d.envp)
         d.exe[0] = 0; /* no writer then: the journal stays for recover */
-    const char *w = getenv("SCOPE_DEATH_WAIT");
-    d.wait_s = w && *w ? atoi(w) : 10;
+    d.wait_s = death_wait();
     d.on = on;
     if (!d.installed) {
         d.installed = 1;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "size_parse.h"
 
 int scope__usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -132,11 +133,16 @@ static void open_crashed(int sig)
 scope_profile *scope__open_or_report(char **paths, int n)
 {
     const char *env = getenv("SCOPE_OPEN_TIMEOUT");
-    unsigned secs = env && *env ? (unsigned)strtoul(env, NULL, 10) : 120;
+    uint64_t secs = 120;
+    if (env && *env && scope__parse_uint(env, 86400, &secs) != 0) {
+        fprintf(stderr, "scope: SCOPE_OPEN_TIMEOUT='%s' is not a whole number of seconds "
+                "from 0 to 86400 (0 waits for ever)\n", env);
+        return NULL;
+    }
     const char *first = n > 0 ? paths[0] : "", *more = n > 1 ? " ..." : "";
     snprintf(timeout_msg, sizeof timeout_msg,
              "scope: %s%s: opening made no progress for %u s; the file is probably "
-             "damaged (set SCOPE_OPEN_TIMEOUT to wait longer, 0 for ever)\n", first, more, secs);
+             "damaged (set SCOPE_OPEN_TIMEOUT to wait longer, 0 for ever)\n", first, more, (unsigned)secs);
     snprintf(crash_msg, sizeof crash_msg,
              "scope: %s%s: libhdf5 crashed reading the file's metadata; the file is "
              "probably damaged\n", first, more);
@@ -147,7 +153,7 @@ scope_profile *scope__open_or_report(char **paths, int n)
         sigaction(faults[i], &sa, &old[i]);
     if (secs) {
         signal(SIGALRM, open_timed_out);
-        alarm(secs);
+        alarm((unsigned)secs);
     }
     scope_profile *p;
     int rc = scope_profile_open_paths((const char *const *)paths, n, &p);
