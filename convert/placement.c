@@ -317,15 +317,6 @@ int scope__index_note_collision(const char *index_path, const char *ranks_dir, i
 
 /* ------------------------------------------------------------ host files */
 
-/* "host-<x>.h5" (any host file, collision names included), never a
- * temporary "<name>.tmp.<pid>". */
-static int is_host_file(const char *s)
-{
-    size_t n = strlen(s);
-    return strncmp(s, SCOPE_HOST_FILE_PREFIX, strlen(SCOPE_HOST_FILE_PREFIX)) == 0 &&
-           n > strlen(SCOPE_HOST_FILE_PREFIX) + 3 && strcmp(s + n - 3, ".h5") == 0;
-}
-
 /* Collects the rank<N> groups of a file's root (iteration callback). */
 struct rank_list {
     int *r;
@@ -394,7 +385,7 @@ int scope__index_link_host_collisions(hid_t index, const char *ranks_dir, int64_
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (!is_host_file(e->d_name) || !strstr(e->d_name, SCOPE_G_COLLISION_SUFFIX))
+        if (!scope_is_host_file(e->d_name) || !strstr(e->d_name, SCOPE_G_COLLISION_SUFFIX))
             continue;
         struct stat st;
         char path[PATH_MAX + NAME_MAX + 2];
@@ -494,7 +485,7 @@ int scope_convert_index_repair(const char *index_path, const char *ranks_dir, ch
         size_t len = strlen(e->d_name);
         int rank_file = strncmp(e->d_name, SCOPE_G_RANK_PREFIX, 4) == 0 && len > 7 &&
                         strcmp(e->d_name + len - 3, ".h5") == 0 && !strstr(e->d_name, ".tmp.");
-        if (!is_host_file(e->d_name) && !rank_file)
+        if (!scope_is_host_file(e->d_name) && !rank_file)
             continue;
         char path[PATH_MAX + NAME_MAX + 2];
         snprintf(path, sizeof path, "%s/%s", ranks_dir, e->d_name);

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -181,6 +182,40 @@ static inline void scope_host_file_name(const char *host, char *out, size_t len)
         out[i] = name[i];
     if (len > 0)
         out[i] = '\0';
+}
+
+/* The path of rank `rank`'s own file in the ranks folder `dir`,
+ * "<dir>/rank<N>.h5", into out[len]. Returns what snprintf returns (>= len:
+ * cut). The recorder, the death handler and `scope recover` must agree on
+ * it. Cost: O(len). */
+static inline int scope_rank_file_path(char *out, size_t len, const char *dir, int rank)
+{
+    return snprintf(out, len, "%s/" SCOPE_G_RANK_FMT ".h5", dir, rank);
+}
+
+/* Whether the file named by `path` (a name or a path: its last component
+ * is looked at) is a host file: "host-<x>.h5", collision names included.
+ * Never a temporary "<name>.tmp.<pid>" (it does not end in ".h5") nor a
+ * rank file. The one answer to "is this a host file?" for the converter,
+ * the reader and the tool. Cost: O(length). */
+static inline int scope_is_host_file(const char *path)
+{
+    if (!path)
+        return 0;
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/')
+            base = p + 1;
+    static const char prefix[] = SCOPE_HOST_FILE_PREFIX;
+    size_t n = 0, p = sizeof prefix - 1;
+    while (base[n])
+        n++;
+    if (n <= p + 3)
+        return 0;
+    for (size_t i = 0; i < p; i++)
+        if (base[i] != prefix[i])
+            return 0;
+    return base[n - 3] == '.' && base[n - 2] == 'h' && base[n - 1] == '5';
 }
 
 /* The rank of a group named "rank<digits>" followed by exactly `suffix`

@@ -275,16 +275,6 @@ static int add_all(builder *b, const struct pending *pend, const table *t)
     return 0;
 }
 
-/* Whether the file of `source` is a host file ("host-<name>.h5", or its
- * collision name): rank files are never asked for a table, so that a run
- * of rank files opens no file here (the worker processes open them). */
-static int is_host_path(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    return strncmp(base, SCOPE_HOST_FILE_PREFIX, strlen(SCOPE_HOST_FILE_PREFIX)) == 0;
-}
-
 _Static_assert(SCOPE_HS_KIND_INT == SCOPE__ATTR_INT && SCOPE_HS_KIND_FLOAT == SCOPE__ATTR_FLOAT &&
                SCOPE_HS_KIND_STRING == SCOPE__ATTR_STRING &&
                SCOPE_HS_KIND_OTHER == SCOPE__ATTR_OTHER,
@@ -314,7 +304,7 @@ int scope__host_summary_take(builder *b)
         int source = b->pending[lo].source, used = 0;
         for (hi = lo + 1; hi < b->npending && b->pending[hi].source == source; hi++)
             ;
-        if (rc >= 0 && is_host_path(b->p->sources[source].path))
+        if (rc >= 0 && scope_is_host_file(b->p->sources[source].path))
             used = (rc = from_table(b, H5I_INVALID_HID, b->pending + lo, hi - lo)) == 1;
         for (size_t i = lo; i < hi; i++) {
             if (used)
@@ -336,7 +326,7 @@ static int cmp_by_rank(const void *a, const void *b)
 int scope__host_summary_file(builder *b, int source, hid_t file, char *const *names, size_t nn)
 {
     const char *fpath = b->p->sources[source].path;
-    if (!is_host_path(fpath))
+    if (!scope_is_host_file(fpath))
         return 0;
     struct pending *pend = calloc(nn ? nn : 1, sizeof *pend);
     size_t n = 0;

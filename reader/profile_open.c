@@ -733,14 +733,6 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* "host-<name>.h5": a host file (docs/format.md), not a temporary. */
-static int is_host_file(const char *s)
-{
-    size_t n = strlen(s), p = strlen(SCOPE_HOST_FILE_PREFIX);
-    return strncmp(s, SCOPE_HOST_FILE_PREFIX, p) == 0 && n > p + 3 &&
-           strcmp(s + n - 3, ".h5") == 0 && !strstr(s, ".tmp.");
-}
-
 /* The folder a run was written into, opened instead of its index (the
  * user's `scope summary .`): names the first <name>.h5 beside a
  * <name>.ranks folder in it, for the error message. */
@@ -778,7 +770,7 @@ static int add_folder(builder *b, const char *path)
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (scope_rank_of_name(e->d_name, ".h5") < 0 && !is_host_file(e->d_name))
+        if (scope_rank_of_name(e->d_name, ".h5") < 0 && !scope_is_host_file(e->d_name))
             continue;
         char *s;
         size_t len = strlen(path) + strlen(e->d_name) + 2;

@@ -48,6 +48,7 @@
 #include "journal_storage.h"
 #include "recorder_internal.h"
 #include "regions.h"
+#include "scope_format.h"
 
 /* The recorder's state (recorder_internal.h). */
 struct scope__rec_hot scope__hot;
@@ -609,7 +610,7 @@ static int finalize_here(int complete)
         goto out;
 
     char rank_path[PATH_MAX + 32], err[PATH_MAX + 256] = {0}, host_path[PATH_MAX + 100];
-    snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", scope__rec.ranks_dir, scope__rec.rank);
+    scope_rank_file_path(rank_path, sizeof rank_path, scope__rec.ranks_dir, scope__rec.rank);
     struct scope_convert_request req = {
         .journal_path = scope__rec.journal_path,
         .rank_path = rank_path,

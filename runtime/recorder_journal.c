@@ -33,6 +33,7 @@
 #include "journal_storage.h"
 #include "proc_self.h"
 #include "recorder_internal.h"
+#include "scope_format.h"
 
 /* Stops recording in this process for good after the storage refused
  * the journal (`err`: ENOSPC, EDQUOT, EIO, ...): what is recorded stays,
@@ -186,7 +187,7 @@ void scope__rec_arm_death(void)
     char writer[PATH_MAX + 64], err[64], rank_path[PATH_MAX + 32];
     if (scope__writer_find(writer, sizeof writer, err, sizeof err) < 0)
         writer[0] = 0;
-    snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", scope__rec.ranks_dir, scope__rec.rank);
+    scope_rank_file_path(rank_path, sizeof rank_path, scope__rec.ranks_dir, scope__rec.rank);
     scope__death_arm(scope__rec.hdr, &scope__hot.on, writer[0] ? writer : NULL, scope__rec.journal_path, rank_path,
                      scope__rec.rank == 0 ? scope__rec.output : NULL);
 }

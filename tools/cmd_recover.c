@@ -253,7 +253,7 @@ static int recover_one(const char *journal, const char *folder, int write_index)
     int rank = info.rank >= 0 ? info.rank : 0;
     int finalized = info.finalized;
     int64_t pid = info.pid;
-    snprintf(rank_path, sizeof rank_path, "%s/rank%d.h5", folder, rank);
+    scope_rank_file_path(rank_path, sizeof rank_path, folder, rank);
     struct stat st;
     int leftover = 0;
     if (!in_host_file(folder, rank, pid) && recover_by_append(journal, folder, &rc)) {

@@ -15,6 +15,7 @@
 #include "args.h"
 #include "commands.h"
 #include "output.h"
+#include "scope_format.h"
 #include "scope_reader.h"
 
 static const char summary_help[] =
@@ -150,15 +151,6 @@ static int fail(const char *msg)
     return 1;
 }
 
-/* Whether a missing file is a host file (host-<name>.h5): it held every
- * rank of one host, and journals are not beside it. */
-static int is_host_file(const char *path)
-{
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : path;
-    return base && strncmp(base, "host-", 5) == 0;
-}
-
 /* Says first what the numbers below do not contain: processes that
  * recorded under a rank another process of the run has (processes a rank
  * started, or rank collisions: their data is kept aside, linked as
@@ -211,14 +203,14 @@ static void warn_incomplete(scope_profile *p, FILE *out)
      * host file with the ranks it held. */
     int nmissing = scope_profile_missing_rank_count(p), nrankfiles = 0;
     for (int i = 0; i < nmissing; i++)
-        nrankfiles += !is_host_file(scope_profile_missing_rank_file(p, i));
+        nrankfiles += !scope_is_host_file(scope_profile_missing_rank_file(p, i));
     if (nrankfiles) {
         fprintf(out, "warning: %d rank%s of the run ha%s no rank file (not written: killed "
                      "before it could be, or the disk filled or failed; the journal is kept, "
                      "`scope recover` writes it):",
                 nrankfiles, nrankfiles == 1 ? "" : "s", nrankfiles == 1 ? "s" : "ve");
         for (int i = 0; i < nmissing; i++)
-            if (!is_host_file(scope_profile_missing_rank_file(p, i)))
+            if (!scope_is_host_file(scope_profile_missing_rank_file(p, i)))
                 fprintf(out, " %d", scope_profile_missing_rank(p, i));
         fputc('\n', out);
     }
@@ -227,7 +219,7 @@ static void warn_incomplete(scope_profile *p, FILE *out)
         int first = 1;
         for (int j = 0; j < i && first; j++)
             first = strcmp(scope_profile_missing_rank_file(p, j), f) != 0;
-        if (!first || !is_host_file(f))
+        if (!first || !scope_is_host_file(f))
             continue;
         fprintf(out, "warning: host file %s is missing; its ranks are not in this summary:", f);
         for (int j = i; j < nmissing; j++)
