@@ -20,15 +20,15 @@ hdf5=$(pkg-config --cflags --libs hdf5)
 convert_src=$(ls "$top"/convert/*.c | grep -v '/h5write_main\.c$')
 # the three targets compile at once, and run at once below: the phase's
 # wall time is the longest target's, not their sum (2 cores in CI)
-"$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/runtime" "$here/fuzz_journal.c" $convert_src \
-  "$top/runtime/full_io.c" $hdf5 \
+"$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/base" "$here/fuzz_journal.c" $convert_src \
+  "$top/base/full_io.c" $hdf5 \
   -o "$work/bin/fuzz_journal" &
 cc_journal=$!
 "$cc" $flags -I"$top/reader" -I"$top/format" -fvisibility=hidden "$here/fuzz_reader.c" \
   "$top"/reader/*.c $hdf5 -lm -o "$work/bin/fuzz_reader" &
 cc_reader=$!
-"$cc" $flags -I"$top/config" -I"$top/format" -I"$top/runtime" "$here/fuzz_config.c" "$top"/config/*.c \
-  "$top/runtime/size_parse.c" \
+"$cc" $flags -I"$top/config" -I"$top/format" -I"$top/base" "$here/fuzz_config.c" "$top"/config/*.c \
+  "$top/base/size_parse.c" \
   -o "$work/bin/fuzz_config" &
 cc_config=$!
 wait $cc_journal
