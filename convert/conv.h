@@ -15,6 +15,14 @@
 #include "h5writer.h"
 #include "scope_convert.h"
 
+/* The windows and datasets of what a region's MPI calls moved
+ * (call_data.c); NULL in regions without data records. */
+struct region_data {
+    int64_t *sent, *received;
+    int32_t *dest, *source, *tag, *comm;
+    hid_t ds[6];
+};
+
 struct region_out {
     uint64_t count, next, base;
     uint32_t win;
@@ -26,6 +34,8 @@ struct region_out {
     int64_t *seq;           /* begin_seq window, when the rank has ties */
     int32_t *dep;           /* depth window, likewise */
     int has_sites;          /* some call of the region carried a call site */
+    int has_data;           /* some call of the region carried a data record */
+    struct region_data *data;
     char *link;             /* encoded link name */
     hid_t ds_start, ds_end, ds_tid, ds_site; /* open while windows are being flushed */
     hid_t ds_seq, ds_dep;
@@ -43,6 +53,8 @@ struct thread_in {
     int live;
     struct frame *stack;
     size_t depth, cap;
+    struct frame closed;    /* the call the latest end closed */
+    int has_closed;
     uint64_t last_ticks, first_ticks;
 };
 
@@ -69,5 +81,20 @@ struct conv {
 int scope__conv_write_threads(struct conv *c);
 int scope__conv_write_interposition(struct conv *c);
 int scope__conv_write_callsites(struct conv *c);
+
+/* call_data.c: the columns of what MPI calls moved, following the
+ * writer's windows, and /rank<N>/communicators. Each returns 0 or
+ * SCOPE_E*. _begin sets window slot i to "no data" (allocating the
+ * windows first); _datasets creates the columns in the region's group g;
+ * _flush writes window slots [0, n) at o->base; _set stores one call's
+ * values (patching a written window in place). */
+struct scope_call_data;
+int scope__conv_data_begin(struct region_out *o, uint64_t i);
+int scope__conv_data_datasets(struct region_out *o, hid_t g);
+int scope__conv_data_flush(struct region_out *o, uint64_t n);
+int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call_data *v);
+void scope__conv_data_close(struct region_out *o);
+void scope__conv_data_free(struct region_out *o);
+int scope__conv_write_comms(struct conv *c);
 
 #endif

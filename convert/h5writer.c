@@ -349,6 +349,8 @@ static int count_calls(struct conv *c)
             if (last > c->th[t].last_ticks)
                 c->th[t].last_ticks = last;
             uint32_t id = r.word >> SCOPE_REC_ID_SHIFT;
+            if (cur.has_data && region_ok(c, id))
+                c->reg[id].has_data = 1;
             if (r.word & SCOPE_REC_END)
                 continue;
             if (!region_ok(c, id)) {
@@ -448,6 +450,7 @@ static int region_datasets(struct conv *c, struct region_out *o)
         o->ds_seq = scope__h5_make_dataset(g, SCOPE_D_BEGIN_SEQ, H5T_STD_I64LE, o->count);
         o->ds_dep = scope__h5_make_dataset(g, SCOPE_D_DEPTH, H5T_STD_I32LE, o->count);
     }
+    arc |= scope__conv_data_datasets(o, g);
     H5Gclose(g);
     return arc || o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
            (o->has_sites && o->ds_site < 0) ||
@@ -463,6 +466,7 @@ static void close_region_datasets(struct region_out *o)
             H5Dclose(*ds[k]);
         *ds[k] = H5I_INVALID_HID;
     }
+    scope__conv_data_close(o);
 }
 
 /* Writes slots [base, upto) of a region's window and moves the window. */
@@ -478,7 +482,8 @@ static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
         (c->write_tid && scope__h5_write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0) ||
         (o->has_sites && scope__h5_write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
         (c->write_order && (scope__h5_write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
-                            scope__h5_write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)))
+                            scope__h5_write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)) ||
+        scope__conv_data_flush(o, n) < 0)
         return SCOPE_EHDF5;
     o->base = upto;
     return 0;
@@ -518,6 +523,11 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
             return rc;
     }
     uint64_t i = o->next - o->base;
+    if (o->has_data) {
+        int rc = scope__conv_data_begin(o, i);
+        if (rc < 0)
+            return rc;
+    }
     o->start[i] = ns;
     o->end[i] = ns; /* placeholder until the end arrives */
     o->tid[i] = (int32_t)t;
@@ -584,6 +594,8 @@ static int on_end(struct conv *c, uint32_t t, uint32_t id, int64_t ns, int unwou
         c->invalid++; /* an end without a begin */
         return 0;
     }
+    th->closed = th->stack[k - 1];
+    th->has_closed = 1;
     while (th->depth >= k) {
         struct frame f = th->stack[--th->depth];
         int inner = th->depth >= k;
@@ -644,6 +656,9 @@ static int merge_events(struct conv *c)
                         rc = on_end(c, best, id,
                                     scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux), 0);
                 }
+                if (rc == 0 && th->cur.has_data && th->has_closed && th->closed.region == id)
+                    rc = scope__conv_data_set(c, th->closed, &th->cur.data);
+                th->has_closed = 0;
             }
             if (rc < 0)
                 return rc;
@@ -759,6 +774,8 @@ static int write_rank_group(struct conv *c)
     if (rc == 0)
         rc = scope__conv_write_callsites(c);
     if (rc == 0)
+        rc = scope__conv_write_comms(c);
+    if (rc == 0)
         rc = write_rank_attrs(c);
     for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++)
         close_region_datasets(&c->reg[i]);
@@ -850,6 +867,7 @@ static void conv_free(struct conv *c)
         free(c->reg[i].seq);
         free(c->reg[i].dep);
         free(c->reg[i].link);
+        scope__conv_data_free(&c->reg[i]);
     }
     free(c->reg);
     for (uint32_t t = 0; c->th && t < c->n_threads_used; t++) {

@@ -128,6 +128,47 @@ static int add_region(struct scope_jr *jr, const char *p, uint32_t len)
     return r->name && r->symbol && r->object ? 0 : SCOPE_ENOMEM;
 }
 
+/* A communicator (journal.h, SCOPE_META_COMM). */
+static int add_comm(struct scope_jr *jr, const char *p, uint32_t len)
+{
+    int32_t head[3];
+    if (len < sizeof head)
+        return SCOPE_EJOURNAL;
+    memcpy(head, p, sizeof head);
+    /* ids are dense: one far beyond is garbage */
+    if (head[0] < 0 || (uint32_t)head[0] > jr->n_comms + 4096 || head[1] < 0 || head[2] < 0 ||
+        (uint64_t)head[1] + (uint64_t)head[2] > (len - sizeof head) / 4)
+        return SCOPE_EJOURNAL;
+    uint32_t id = (uint32_t)head[0];
+    size_t nw = (size_t)head[1] + (size_t)head[2];
+    const char *q = p + sizeof head + nw * 4, *end = p + len;
+    const char *z1 = memchr(q, 0, (size_t)(end - q));
+    const char *z2 = z1 ? memchr(z1 + 1, 0, (size_t)(end - z1 - 1)) : NULL;
+    if (!z2)
+        return SCOPE_EJOURNAL;
+    if (id >= jr->n_comms) {
+        struct scope_jr_comm *cs = realloc(jr->comms, (id + 1) * sizeof *cs);
+        if (!cs)
+            return SCOPE_ENOMEM;
+        memset(cs + jr->n_comms, 0, (id + 1 - jr->n_comms) * sizeof *cs);
+        jr->comms = cs;
+        jr->n_comms = id + 1;
+    }
+    struct scope_jr_comm *cm = &jr->comms[id];
+    if (cm->defined)
+        return 0;
+    cm->world = malloc(nw ? nw * 4 : 1);
+    cm->creator = strdup(q);
+    cm->name = strdup(z1 + 1);
+    if (!cm->world || !cm->creator || !cm->name)
+        return SCOPE_ENOMEM;
+    memcpy(cm->world, p + sizeof head, nw * 4);
+    cm->size = head[1];
+    cm->remote_size = head[2];
+    cm->defined = 1;
+    return 0;
+}
+
 /* A call-path definition (journal.h, SCOPE_META_CALLSITE). */
 static int add_site(struct scope_jr *jr, const char *p, uint32_t len)
 {
@@ -238,6 +279,8 @@ static int parse_meta(struct scope_jr *jr, uint64_t idx, uint64_t used)
             rc = add_strings(&jr->rows, &jr->n_rows, p, m.len, 6);
         else if (m.type == SCOPE_META_CALLSITE)
             rc = add_site(jr, p, m.len);
+        else if (m.type == SCOPE_META_COMM)
+            rc = add_comm(jr, p, m.len);
         if (rc == SCOPE_ENOMEM)
             goto out;
         rc = 0;
@@ -391,6 +434,12 @@ void scope__jr_close(struct scope_jr *jr)
         free(jr->sites[i].f);
     }
     free(jr->sites);
+    for (uint32_t i = 0; i < jr->n_comms; i++) {
+        free(jr->comms[i].world);
+        free(jr->comms[i].creator);
+        free(jr->comms[i].name);
+    }
+    free(jr->comms);
     for (uint32_t i = 0; i < jr->n_threads; i++)
         free(jr->threads[i].chunks);
     free(jr->threads);
@@ -439,7 +488,7 @@ static int refill(struct scope_jr_cursor *c)
     }
 }
 
-int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
+static int raw_next(struct scope_jr_cursor *c, struct scope_rec *out)
 {
     for (;;) {
         while (c->pos < c->n) {
@@ -453,6 +502,55 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
         if (rc <= 0)
             return rc;
     }
+}
+
+/* The next record, the read-ahead one first. */
+static int next_any(struct scope_jr_cursor *c, struct scope_rec *out)
+{
+    if (c->has_pending) {
+        *out = c->pending;
+        c->has_pending = 0;
+        return 1;
+    }
+    return raw_next(c, out);
+}
+
+int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
+{
+    c->has_data = 0;
+    int rc;
+    do
+        rc = next_any(c, out);
+    while (rc > 0 && scope_rec_is_data(out->word));     /* a data record alone */
+    if (rc <= 0 || !(out->word & (SCOPE_REC_END | SCOPE_REC_COMPLETE)))
+        return rc;
+    struct scope_rec d[2];
+    int r2 = next_any(c, &d[0]);
+    if (r2 < 0)
+        return r2;
+    if (r2 == 0)
+        return 1;
+    if (!scope_rec_is_data(d[0].word)) {
+        c->pending = d[0];
+        c->has_pending = 1;
+        return 1;
+    }
+    if (!(d[0].word & SCOPE_REC_DATA_LONG)) {
+        scope_data_unpack(&d[0], NULL, &c->data);
+        c->has_data = 1;
+        return 1;
+    }
+    r2 = next_any(c, &d[1]);
+    if (r2 < 0)
+        return r2;
+    if (r2 > 0 && scope_rec_is_data(d[1].word) && (d[1].word & SCOPE_REC_DATA_LONG)) {
+        scope_data_unpack(&d[0], &d[1], &c->data);
+        c->has_data = 1;
+    } else if (r2 > 0) {
+        c->pending = d[1];
+        c->has_pending = 1;
+    }
+    return 1;
 }
 
 void scope__jr_cursor_free(struct scope_jr_cursor *c)

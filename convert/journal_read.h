@@ -27,6 +27,14 @@ struct scope_jr_site {
     } *f;
 };
 
+/* A communicator (SCOPE_META_COMM); journal id = index. */
+struct scope_jr_comm {
+    int defined;
+    int32_t size, remote_size;
+    int32_t *world;                 /* size + remote_size world ranks */
+    char *creator, *name;
+};
+
 struct scope_jr_thread {
     uint32_t index;
     int64_t tid;
@@ -54,6 +62,8 @@ struct scope_jr {
     size_t n_rows;
     struct scope_jr_site *sites;    /* by id - 1 */
     uint32_t n_sites;
+    struct scope_jr_comm *comms;    /* by id */
+    uint32_t n_comms;
     struct scope_jr_thread *threads;
     uint32_t n_threads;
     /* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 64.
@@ -101,11 +111,20 @@ struct scope_jr_cursor {
     size_t per_chunk;               /* records per chunk */
     size_t chunk_pos;               /* records of the current chunk consumed */
     uint64_t min_ticks;             /* records below this are stale (staging) */
+    struct scope_rec pending;       /* read ahead, not returned yet */
+    int has_pending;
+    /* What the call whose end (or complete record) was returned last
+     * moved: its data record (journal.h), when one followed it. */
+    int has_data;
+    struct scope_call_data data;
 };
 
 int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, uint32_t thread);
-/* Next non-empty record: returns 1 with *out set, 0 at the end, or a
- * negative SCOPE_E* on a read error. */
+/* Next non-empty begin, end or complete record: returns 1 with *out set,
+ * 0 at the end, or a negative SCOPE_E* on a read error. The data record
+ * that follows an end is not returned: it sets c->has_data and c->data for
+ * the record just returned (a data record after anything else, or a long
+ * form cut short, is dropped). */
 int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out);
 void scope__jr_cursor_free(struct scope_jr_cursor *c);
 

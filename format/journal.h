@@ -33,6 +33,7 @@
 #define SCOPE_JOURNAL_H
 
 #include <stdint.h>
+#include <limits.h>
 
 #include "scope_format.h"
 
@@ -146,6 +147,98 @@ struct scope_rec {
 /* aux flags of an end */
 #define SCOPE_REC_UNWOUND 1u    /* end inferred (longjmp, exception, exit) */
 
+/* A data record: what an MPI call moved (docs/format.md, "What MPI calls
+ * moved"). Both low bits set, which no begin, end or complete record has.
+ * It follows, on the same thread and with nothing between them, the end
+ * (or complete) record of the call it describes, so it carries no region
+ * id and no time: its 16 bytes are all payload, and `ticks` has its top
+ * bit set so that the slot never reads as empty (and a reader that does
+ * not know data records sees a time no clock reaches).
+ *
+ * Compact form (word bit 2 clear), one record, for what almost every call
+ * moves:
+ *   aux           bytes sent (< 2^32)
+ *   ticks  0..31  bytes received (< 2^32)
+ *         32..48  dest + 1   (17 bits; 0 = none)
+ *         49..62  tag + 2    (14 bits; 0 = none, 1 = MPI_ANY_TAG)
+ *   word   3..19  source + 1 (17 bits; 0 = none)
+ *         20..31  communicator id (12 bits)
+ * Long form (word bit 2 set), two records, when a value does not fit:
+ *   first   ticks = bytes sent (63 bits), aux = tag, word 3..31 = comm id
+ *   second  ticks = bytes received,       aux = dest, word 3..31 = source + 1
+ * Values: dest/source are world ranks (-1 none), tag -1 is MPI_ANY_TAG and
+ * SCOPE_DATA_NO_TAG none; bytes saturate at 2^63 - 1. */
+#define SCOPE_REC_DATA 3u
+#define SCOPE_REC_DATA_LONG 4u
+#define SCOPE_REC_DATA_MARK (1ull << 63)
+#define SCOPE_DATA_NO_TAG INT32_MIN
+#define SCOPE_DATA_NO_RANK (-1)
+
+/* What one call moved, as the recorder hands it over and the converter
+ * reads it back. */
+struct scope_call_data {
+    int64_t bytes_sent, bytes_received;
+    int32_t dest, source;       /* world ranks, SCOPE_DATA_NO_RANK when none */
+    int32_t tag;                /* SCOPE_DATA_NO_TAG when none */
+    int32_t comm;               /* communicator id (>= 0) */
+};
+
+static inline int scope_rec_is_data(uint32_t word)
+{
+    return (word & SCOPE_REC_DATA) == SCOPE_REC_DATA;
+}
+
+/* Encodes `d` into out[0] (and out[1] for the long form). Returns the
+ * number of records used, 1 or 2. Pure. */
+static inline int scope_data_pack(const struct scope_call_data *d, struct scope_rec out[2])
+{
+    int64_t bs = d->bytes_sent < 0 ? 0 : d->bytes_sent, br = d->bytes_received < 0 ? 0 : d->bytes_received;
+    int compact = (uint64_t)bs <= UINT32_MAX && (uint64_t)br <= UINT32_MAX &&
+                  d->dest >= -1 && d->dest < (1 << 17) - 1 && d->source >= -1 &&
+                  d->source < (1 << 17) - 1 && d->comm >= 0 && d->comm < (1 << 12) &&
+                  (d->tag == SCOPE_DATA_NO_TAG || (d->tag >= -1 && d->tag < (1 << 14) - 2));
+    if (compact) {
+        uint64_t tag = d->tag == SCOPE_DATA_NO_TAG ? 0 : (uint64_t)(d->tag + 2);
+        out[0].aux = (uint32_t)bs;
+        out[0].ticks = SCOPE_REC_DATA_MARK | (uint64_t)br | ((uint64_t)(d->dest + 1) << 32) | (tag << 49);
+        out[0].word = SCOPE_REC_DATA | ((uint32_t)(d->source + 1) << 3) | ((uint32_t)d->comm << 20);
+        return 1;
+    }
+    uint32_t comm = d->comm < 0 ? 0 : (uint32_t)d->comm & 0x1fffffffu;
+    uint32_t src = (uint32_t)(d->source + 1) & 0x1fffffffu;
+    out[0].ticks = SCOPE_REC_DATA_MARK | (uint64_t)bs;
+    out[0].aux = (uint32_t)d->tag;
+    out[0].word = SCOPE_REC_DATA | SCOPE_REC_DATA_LONG | (comm << 3);
+    out[1].ticks = SCOPE_REC_DATA_MARK | (uint64_t)br;
+    out[1].aux = (uint32_t)d->dest;
+    out[1].word = SCOPE_REC_DATA | SCOPE_REC_DATA_LONG | (src << 3);
+    return 2;
+}
+
+/* Decodes a compact record, or the two records of a long form (`second`
+ * NULL for a compact one). Pure. */
+static inline void scope_data_unpack(const struct scope_rec *first, const struct scope_rec *second,
+                                     struct scope_call_data *d)
+{
+    if (!(first->word & SCOPE_REC_DATA_LONG) || !second) {
+        uint64_t t = first->ticks;
+        uint32_t tag = (uint32_t)(t >> 49) & 0x3fffu;
+        d->bytes_sent = first->aux;
+        d->bytes_received = (int64_t)(t & 0xffffffffu);
+        d->dest = (int32_t)((t >> 32) & 0x1ffffu) - 1;
+        d->tag = tag ? (int32_t)tag - 2 : SCOPE_DATA_NO_TAG;
+        d->source = (int32_t)((first->word >> 3) & 0x1ffffu) - 1;
+        d->comm = (int32_t)(first->word >> 20);
+        return;
+    }
+    d->bytes_sent = (int64_t)(first->ticks & ~SCOPE_REC_DATA_MARK);
+    d->tag = (int32_t)first->aux;
+    d->comm = (int32_t)(first->word >> 3);
+    d->bytes_received = (int64_t)(second->ticks & ~SCOPE_REC_DATA_MARK);
+    d->dest = (int32_t)second->aux;
+    d->source = (int32_t)(second->word >> 3) - 1;
+}
+
 enum scope_meta_type {
     SCOPE_META_REGION = 1,      /* u32 id, u32 kind (enum scope_kind), then name\0 symbol\0 object\0 */
     SCOPE_META_KV = 2,          /* key\0 value\0 */
@@ -158,6 +251,11 @@ enum scope_meta_type {
                                    object's path; offset of the return
                                    address within the object). Frame 0 is
                                    the immediate caller. */
+    SCOPE_META_COMM = 5,        /* u32 id, i32 size, i32 remote_size (0 for
+                                   an intracommunicator), then size +
+                                   remote_size i32 world ranks (-1 unknown),
+                                   then creator\0 name\0 (docs/format.md,
+                                   "Communicators") */
 };
 
 struct scope_meta {

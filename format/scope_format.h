@@ -78,6 +78,23 @@ extern "C" {
 #define SCOPE_D_BEGIN_SEQ "begin_seq"
 #define SCOPE_D_DEPTH "depth"
 #define SCOPE_D_UNWOUND "unwound"
+/* what MPI calls moved (docs/format.md, "What MPI calls moved"): present
+ * only in regions whose calls carried it */
+#define SCOPE_D_BYTES_SENT "bytes_sent"         /* int64 */
+#define SCOPE_D_BYTES_RECEIVED "bytes_received" /* int64 */
+#define SCOPE_D_DEST "dest"                     /* int32 world rank, -1 none */
+#define SCOPE_D_SOURCE "source"                 /* int32 world rank, -1 none */
+#define SCOPE_D_TAG "tag"                       /* int32, SCOPE_NO_TAG none */
+#define SCOPE_D_COMM "comm"                     /* int32 row of communicators, -1 none */
+#define SCOPE_NO_TAG (-2147483647 - 1)
+
+/* --- /rank<N>/communicators: one row per communicator the rank used --- */
+#define SCOPE_G_COMMUNICATORS "communicators"
+#define SCOPE_D_COMM_SIZE "size"                /* int32 [n] */
+#define SCOPE_D_COMM_REMOTE_SIZE "remote_size"  /* int32 [n], 0 intracommunicator */
+#define SCOPE_D_COMM_MEMBERS_START "members_start" /* int64 [n + 1] into members */
+#define SCOPE_D_COMM_MEMBERS "members"          /* int32 world ranks, local then remote */
+#define SCOPE_D_COMM_NAMES "names"              /* uint8, n NUL-terminated names */
 
 /* --- per-region attributes --- */
 #define SCOPE_A_NAME "name"

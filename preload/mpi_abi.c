@@ -44,6 +44,12 @@ static const scope__mpi_abi mpich_abi = {
     .success = 0,
     .err_other = 15,
     .library_version_max = 8192,
+    .in_place = (uintptr_t)-1,
+    .proc_null = -1,
+    .any_source = -2,
+    .root = -3,
+    .status_source_off = 8,
+    .status_tag_off = 12,
 };
 
 /* Open MPI's: handles are the addresses of its predefined objects, filled
@@ -59,6 +65,12 @@ static scope__mpi_abi openmpi_abi = {
     .success = 0,
     .err_other = 16,
     .library_version_max = 256,
+    .in_place = 1,
+    .proc_null = -2,
+    .any_source = -1,
+    .root = -4,
+    .status_source_off = 0,
+    .status_tag_off = 4,
 };
 
 static const scope__mpi_abi *chosen;   /* published once, never changed */

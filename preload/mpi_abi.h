@@ -44,6 +44,13 @@ typedef struct scope__mpi_abi {
     int success;                   /* MPI_SUCCESS: 0 in both */
     int err_other;                 /* MPI_ERR_OTHER: 16 Open MPI, 15 MPICH */
     size_t library_version_max;    /* MPI_MAX_LIBRARY_VERSION_STRING: 256, 8192 */
+    /* what the argument capture (mpi_capture.c) must recognise */
+    uintptr_t in_place;            /* MPI_IN_PLACE: 1 Open MPI, -1 MPICH */
+    int proc_null;                 /* MPI_PROC_NULL: -2, -1 */
+    int any_source;                /* MPI_ANY_SOURCE: -1, -2 */
+    int root;                      /* MPI_ROOT: -4, -3 */
+    size_t status_source_off;      /* offsetof(MPI_Status, MPI_SOURCE): 0, 8 */
+    size_t status_tag_off;         /* offsetof(MPI_Status, MPI_TAG): 4, 12 */
 } scope__mpi_abi;
 
 /* The ABI of the MPI library loaded in this process, decided once (at the

@@ -247,6 +247,20 @@ int scope__patch_done(uintptr_t addr)
     return i < P.n_done && P.done[i] == addr;
 }
 
+uintptr_t scope__patch_unpatched(uintptr_t addr)
+{
+    if (!addr || !scope__patch_done(addr))
+        return addr;
+    const uint8_t *b = (const uint8_t *)addr;
+    if (b[0] != 0xe9)
+        return addr;                    /* a GOT patch leaves the code alone */
+    int32_t rel;
+    memcpy(&rel, b + 1, sizeof rel);
+    uintptr_t code = addr + PATCH_LEN + (uintptr_t)(intptr_t)rel;
+    const struct scope__fn *fn = (const struct scope__fn *)(code - STUB_CODE);
+    return fn->entry == addr ? fn->resume : addr;
+}
+
 void scope__patch_forget(uintptr_t lo, uintptr_t hi)
 {
     size_t a = done_pos(lo), b = done_pos(hi);

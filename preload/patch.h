@@ -18,6 +18,9 @@
 /* Call-site depth (0 = off, 1..16) in bits 8..12 of flags (callsites.h). */
 #define SCOPE_FN_DEPTH_SHIFT 8
 #define SCOPE_FN_DEPTH_MASK (0x1fu << SCOPE_FN_DEPTH_SHIFT)
+/* which MPI call it is, for the argument capture (mpi_capture.h); 0 none */
+#define SCOPE_FN_OP_SHIFT 16
+#define SCOPE_FN_OP_MASK (0xffu << SCOPE_FN_OP_SHIFT)
 
 struct scope__fn {
     int32_t id;             /* region id */
@@ -58,6 +61,13 @@ int scope__patch_at_boundary(uintptr_t container, uintptr_t addr);
 
 /* Whether `addr` was already patched (inline or GOT) by this process. */
 int scope__patch_done(uintptr_t addr);
+
+/* Where the preload itself calls the function at `addr` without going
+ * through its trampoline: the relocated original entry when `addr` was
+ * patched inline, else `addr`. For PMPI helpers called once per recorded
+ * MPI call (mpi_capture.c), whose trampoline round trip would cost more
+ * than the helper. */
+uintptr_t scope__patch_unpatched(uintptr_t addr);
 
 /* Makes a GOT stub for the function at `addr` and returns its address in
  * *stub (0 on success), to be written into the GOT slots that import it. */

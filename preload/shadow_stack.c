@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "callsites.h"
+#include "mpi_capture.h"
 #include "patch.h"
 #include "scope_internal.h"
 #include "self.h"
@@ -57,6 +58,11 @@
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
 #define FRAME_MPI 2u
 #define FRAME_WALKED 4u                 /* a call-site walk wrote `ret` back */
+#define FRAME_CAPTURE 8u                /* its MPI arguments were captured */
+#define FRAME_SILENT 16u                /* not recorded: an MPI call inside
+                                           another (a Fortran binding's C
+                                           call), followed only to read what
+                                           the outer call moved */
 
 struct frame {
     uintptr_t ret;          /* original return address */
@@ -152,6 +158,10 @@ static void close_frame(struct shadow *s, struct frame *f)
 {
     if (f->flags & FRAME_MPI)
         s->mpi_open--;
+    if (f->flags & (FRAME_CAPTURE | FRAME_MPI))
+        scope__mpi_capture_drop();
+    if (f->flags & FRAME_SILENT)
+        return;
     if (f->level && !s->exiting)
         scope__end_unwound_at(f->id, f->thrown);    /* left by an exception */
     else
@@ -215,7 +225,7 @@ static inline int on_stack(const struct shadow *s, uintptr_t a)
 
 /* ------------------------------------------------------------- hot paths */
 
-struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot)
+struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot, uint64_t *saved)
 {
     struct scope__enter not_recorded = { fn->resume, 0 };
     uintptr_t ra = *slot;
@@ -243,8 +253,16 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
         atomic_fetch_add_explicit(&n_busy, 1, memory_order_relaxed);
         return not_recorded;
     }
-    if ((fn->flags & SCOPE_FN_MPI) && s->mpi_open)
-        return not_recorded;            /* MPI inside MPI */
+    uint16_t silent = 0;
+    if ((fn->flags & SCOPE_FN_MPI) && s->mpi_open) {
+        /* MPI inside MPI is not timed. But a binding that captures nothing
+         * itself (Fortran's mpi_send_, which calls the C MPI_Send) learns
+         * what it moved from the one C call it makes: that call is
+         * followed, silently, and its data goes with the outer call. */
+        if (!(fn->flags & SCOPE_FN_OP_MASK) || s->mpi_open != 1 || !scope__mpi_capture_idle())
+            return not_recorded;
+        silent = FRAME_SILENT;
+    }
     s->busy = 1;
     uintptr_t r = (uintptr_t)slot;
     uint32_t depth = s->depth;
@@ -264,7 +282,7 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
     /* the caller, before the slot is redirected (a cache miss walks the
      * stack, and must see the real return addresses) */
     int32_t site = 0;
-    if (fn->flags & SCOPE_FN_DEPTH_MASK)
+    if ((fn->flags & SCOPE_FN_DEPTH_MASK) && !silent)
         site = scope__callsite_get(ra, slot, (fn->flags & SCOPE_FN_DEPTH_MASK) >> SCOPE_FN_DEPTH_SHIFT);
     if (__builtin_expect(depth >= MAX_FRAMES, 0)) {
         atomic_fetch_add_explicit(&n_overflow, 1, memory_order_relaxed);
@@ -275,18 +293,23 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
     f->ret = *slot;
     f->slot = r;
     f->id = fn->id;
-    f->flags = (fn->flags & SCOPE_FN_MPI) ? FRAME_MPI : 0;
+    f->flags = ((fn->flags & SCOPE_FN_MPI) ? FRAME_MPI : 0) | silent;
     f->level = 0;
     atomic_signal_fence(memory_order_seq_cst);
     s->depth = depth + 1;
     s->mpi_open += f->flags & FRAME_MPI ? 1 : 0;
     *slot = scope__tramp_exit_addr;
-    scope__begin_site(fn->id, site);
+    if (!silent)
+        scope__begin_site(fn->id, site);
+    if (fn->flags & SCOPE_FN_OP_MASK) {
+        scope__mpi_capture_enter((fn->flags & SCOPE_FN_OP_MASK) >> SCOPE_FN_OP_SHIFT, saved, slot);
+        f->flags |= FRAME_CAPTURE;
+    }
     s->busy = 0;
     return (struct scope__enter){ fn->resume, 1 };
 }
 
-uintptr_t scope__shadow_exit(uintptr_t sp)
+uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax)
 {
     struct shadow *s = tls_ss;
     uintptr_t r = sp - 8;
@@ -301,7 +324,14 @@ uintptr_t scope__shadow_exit(uintptr_t sp)
     struct frame *f = &s->f[i - 1];
     uint32_t busy = s->busy;
     s->busy = 1;
-    scope_end(f->id);
+    if (!(f->flags & FRAME_SILENT))
+        scope_end(f->id);
+    /* the data record follows the end of the call it describes; a silent
+     * call's waits for the end of the call around it */
+    if (f->flags & FRAME_CAPTURE)
+        scope__mpi_capture_exit(rax, f->flags & FRAME_SILENT);
+    else if (f->flags & FRAME_MPI)
+        scope__mpi_capture_flush();
     while (depth > i)
         close_frame(s, &s->f[--depth]);
     uintptr_t ret = f->ret;

@@ -50,16 +50,17 @@ struct scope__enter {
     uintptr_t recorded;
 };
 
-/* Called by the entry path with the function's record and the address of
- * its return-address slot. Never fails: without room on the shadow stack,
+/* Called by the entry path with the function's record, the address of
+ * its return-address slot and of its saved argument registers (trampoline.S;
+ * read by the MPI argument capture). Never fails: without room on the shadow stack,
  * or re-entered from inside the recorder, it just doesn't record this call
  * (counted), and says so (recorded = 0). */
-struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot);
+struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot, uint64_t *saved);
 
 /* Called by the exit path with the stack pointer the function returned
- * with. Returns the original return address. Frames pushed after the one
+ * with and its return value (an MPI call's error code). Returns the original return address. Frames pushed after the one
  * returning (skipped by longjmp) are closed as unwound first. */
-uintptr_t scope__shadow_exit(uintptr_t sp);
+uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax);
 
 /* longjmp to a context whose stack pointer is `sp`: closes, as unwound,
  * every open call whose return slot lies below sp. */

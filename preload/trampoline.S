@@ -14,13 +14,17 @@
  * scope__fn in %r11; above that the stack is exactly as the caller left
  * it. The path saves the general registers and vector 0-7 (arguments),
  * aligns the stack itself (callers need not have), calls
- * scope__shadow_enter(fn, &return_slot) and continues at the address it
- * returned. The caller's stack arguments are never moved or touched.
+ * scope__shadow_enter(fn, &return_slot, saved) and continues at the
+ * address it returned. `saved` points just above the saved %rdi, %rsi,
+ * %rdx, %rcx, %r8, %r9 (in that order, downwards): the MPI argument
+ * capture (mpi_capture.c) reads a call's arguments there and may replace
+ * one (a status the caller did not ask for), as it may a stack argument
+ * (the callee owns its argument area). Nothing else touches them.
  *
  * Exit: an instrumented function returns here (its return slot was
  * redirected). The path saves the general registers and vector 0-1
  * (return values; st0/st1 stay on the x87 stack because nothing it calls
- * uses x87), calls scope__shadow_exit(sp) and jumps to the original
+ * uses x87), calls scope__shadow_exit(sp, rax) and jumps to the original
  * return address.
  *
  * Two modes (SCOPE_TRAMPOLINE, shadow_stack.c picks the pair):
@@ -180,6 +184,7 @@ scope__tramp_entry_\kind:
     SAVE_ARGS \kind
     mov %r11, %rdi
     lea 16(%rbp), %rsi
+    mov %rbp, %rdx                  /* the saved argument registers lie below */
     call scope__shadow_enter
     mov 8(%rbp), %r11               /* the caller's r11 back */
     mov %rax, 8(%rbp)               /* R - 8 = where to continue */
@@ -223,6 +228,7 @@ scope__tramp_exit_\kind:
     and $-16, %rsp
     SAVE_RET \kind
     lea 16(%rbp), %rdi
+    mov %rax, %rsi                  /* the function's return value */
     call scope__shadow_exit
     mov %rax, 8(%rbp)
     RESTORE_RET \kind
@@ -268,6 +274,7 @@ scope__tramp_centry_\kind:
     SAVE_ARGS \kind
     mov %r11, %rdi
     lea 16(%rbp), %rsi
+    mov %rbp, %rdx                  /* the saved argument registers lie below */
     call scope__shadow_enter        /* rax = resume, rdx = 1 if recorded */
     mov 8(%rbp), %r11               /* the caller's r11 back */
     mov %rax, 8(%rbp)               /* R - 8 = where to continue */
@@ -319,6 +326,7 @@ scope__tramp_cexit_\kind:
     and $-16, %rsp
     SAVE_RET \kind
     lea 16(%rbp), %rdi
+    mov %rax, %rsi                  /* the function's return value */
     call scope__shadow_exit
     mov %rax, 8(%rbp)               /* R = the original return address */
     RESTORE_RET \kind

@@ -157,10 +157,11 @@ void scope_set_rank(int rank, int size)
  * (creating the journal, writing out a full chunk), so it gets a fresh
  * timestamp: else the first call of each thread and of each chunk would
  * carry scope's setup in its duration. */
-static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word, uint32_t aux,
-                                                  int now)
+/* Makes room in the calling thread's chunk when the hot path found none
+ * (see record_slow; `ticks` stamps a chunk set up now). Returns 1 when a
+ * slot is free at t->cur, else 0 (the event is counted as dropped). */
+static __attribute__((noinline)) int slow_room(struct scope__rec_thread *t, uint64_t ticks)
 {
-    struct scope__rec_thread *t = &tls;
     if (!scope__hot.on) {
         /* stopped by the storage: every event from then on is counted */
         if (atomic_load(&scope__rec.state) == ST_READY && getpid() == scope__rec.pid && scope__rec.hdr) {
@@ -168,17 +169,24 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word,
             if (atomic_load_explicit(&scope__rec.storage_err, memory_order_relaxed))
                 atomic_fetch_add(&scope__rec.dropped, 1);
         }
-        return;
+        return 0;
     }
     if (getpid() != scope__rec.pid)
-        return;
+        return 0;
     scope__self_enter();    /* the chunk's pwrite, the journal's creation */
     int ok = scope__rec_ensure_journal() && scope__rec_next_chunk(t, ticks);
     scope__self_leave();
-    if (!ok) {
+    if (!ok)
         atomic_fetch_add(&scope__rec.dropped, 1);
+    return ok;
+}
+
+static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word, uint32_t aux,
+                                                  int now)
+{
+    struct scope__rec_thread *t = &tls;
+    if (!slow_room(t, ticks))
         return;
-    }
     if (now) {
         uint64_t later = scope__ticks();
         if (later > ticks)
@@ -272,12 +280,39 @@ void scope__end_unwound_at(int32_t id, uint64_t ticks)
      * given moment (a destructor during unwinding) stays inside the call */
     struct scope__rec_thread *t = &tls;
     struct scope_rec *r = t->cur;
-    if (r && scope__hot.on && r[-1].word != SCOPE_CHUNK_GUARD) {
+    if (r && scope__hot.on && r[-1].word != SCOPE_CHUNK_GUARD && !scope_rec_is_data(r[-1].word)) {
         uint64_t last = r[-1].ticks + ((r[-1].word & SCOPE_REC_COMPLETE) ? r[-1].aux : 0);
         if (last > ticks)
             ticks = last;
     }
     record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND, 0);
+}
+
+/* A data record's slot: like record_aux, but its `ticks` is payload, so a
+ * chunk set up for it is stamped with the clock, never with the payload. */
+static void record_data_rec(const struct scope_rec *d)
+{
+    struct scope__rec_thread *t = &tls;
+    struct scope_rec *r = t->cur;
+    if (__builtin_expect(!(r < t->end && scope__hot.on), 0)) {
+        if (!slow_room(t, scope__ticks()))
+            return;
+        r = t->cur;
+    }
+    t->cur = r + 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    r->word = d->word;
+    r->aux = d->aux;
+    atomic_signal_fence(memory_order_release);
+    r->ticks = d->ticks;
+}
+
+void scope__record_data(const struct scope_call_data *d)
+{
+    struct scope_rec out[2];
+    int n = scope_data_pack(d, out);
+    for (int i = 0; i < n; i++)
+        record_data_rec(&out[i]);
 }
 
 void scope__swap_records(struct scope_rec **cur, struct scope_rec **end)
@@ -486,6 +521,23 @@ fail_copy:
 out:
     scope__rec_unlock();
     return id;
+}
+
+int32_t scope__comm_define(int32_t size, int32_t remote_size, const int32_t *world,
+                           const char *creator, const char *name)
+{
+    if (size < 0 || remote_size < 0 || (size + (int64_t)remote_size) > (1 << 24) || !world)
+        return SCOPE_EINVAL;
+    if (!scope__rec_ensure_journal())
+        return SCOPE_EIO;
+    scope__rec_lock();
+    int32_t id = scope__rec.n_comms;
+    int rc = scope__rec_meta_comm(id, size, remote_size, world, creator ? creator : "",
+                                  name ? name : "");
+    if (rc == 0)
+        scope__rec.n_comms++;
+    scope__rec_unlock();
+    return rc < 0 ? rc : id;
 }
 
 uint64_t scope_dropped_events(void)

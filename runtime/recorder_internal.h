@@ -85,6 +85,7 @@ struct scope__recorder {
     size_t n_rows, cap_rows;
     struct scope__rec_site *sites;          /* call paths */
     size_t n_sites;
+    int32_t n_comms;                        /* communicators defined */
     pthread_key_t key;
 };
 extern struct scope__recorder scope__rec;
@@ -133,6 +134,8 @@ int scope__rec_meta_region(int32_t id, const struct scope__region *r);
 int scope__rec_meta_row(const struct scope__rec_row *r);
 int scope__rec_meta_site(int32_t id, const struct scope__rec_site *st);
 int scope__rec_meta_kv(const char *key, const char *value);
+int scope__rec_meta_comm(int32_t id, int32_t size, int32_t remote_size, const int32_t *world,
+                         const char *creator, const char *name);
 
 /* Writes what is known so far (the run's identity, config, key/values,
  * interposition rows, regions, call sites) into a new journal. */

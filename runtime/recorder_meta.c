@@ -100,6 +100,16 @@ int scope__rec_meta_kv(const char *key, const char *value)
     return meta_append(SCOPE_META_KV, parts, lens, 2);
 }
 
+int scope__rec_meta_comm(int32_t id, int32_t size, int32_t remote_size, const int32_t *world,
+                         const char *creator, const char *name)
+{
+    int32_t head[3] = { id, size, remote_size };
+    const void *parts[] = { head, world, creator, name };
+    size_t lens[] = { sizeof head, ((size_t)size + (size_t)remote_size) * sizeof *world,
+                      strlen(creator) + 1, strlen(name) + 1 };
+    return meta_append(SCOPE_META_COMM, parts, lens, 4);
+}
+
 void scope__rec_write_run_metadata(void)
 {
     char buf[PATH_MAX];

@@ -131,6 +131,23 @@ SCOPE_API int32_t scope__callsite_define(const scope__frame *frames, int depth);
  * The matching end is a separate record (journal.h). */
 SCOPE_API void scope__begin_site(int32_t id, int32_t site);
 
+/* Records what the call that just ended on this thread moved (format/
+ * journal.h, data records): call it right after that call's scope_end(),
+ * with nothing recorded between. One record (two when a value does not
+ * fit the compact form); no lock, no malloc, no system call in the steady
+ * state. */
+struct scope_call_data;
+SCOPE_API void scope__record_data(const struct scope_call_data *d);
+
+/* Defines the next communicator of this process's table (docs/format.md,
+ * "Communicators"): `size` members and `remote_size` remote members (0 for
+ * an intracommunicator), their world ranks in `world` (size + remote_size
+ * of them, -1 where unknown), the call that made it and its name ("" when
+ * none). Returns its id (0, 1, ...) or a negative SCOPE_E*. Takes the
+ * recorder lock and allocates: once per communicator, never per call. */
+SCOPE_API int32_t scope__comm_define(int32_t size, int32_t remote_size, const int32_t *world,
+                                     const char *creator, const char *name);
+
 /* Points this thread's recording at the records [*cur, *end) and hands
  * back where it pointed before (call again with those to restore). For
  * calibrate.c, which times real begin/end pairs into a throwaway buffer;

@@ -36,8 +36,12 @@ def chunk_header(ctype, thread=0, seq=0, used=0, first=0, flags=0):
     return h
 
 
-def meta_chunk(regions):
+def meta_chunk(regions, comms=()):
     body = b""
+    for cid, world, name in comms:      # SCOPE_META_COMM
+        payload = (struct.pack("<iii", cid, len(world), 0) + struct.pack("<%di" % len(world), *world)
+                   + b"\0" + name.encode() + b"\0")
+        body += struct.pack("<II", 5, len(payload)) + payload.ljust((len(payload) + 7) // 8 * 8, b"\0")
     for rid, kind, name in regions:
         payload = struct.pack("<II", rid, kind) + name.encode() + b"\0\0\0"
         body += struct.pack("<II", 2 - 1, len(payload)) + payload.ljust((len(payload) + 7) // 8 * 8, b"\0")
@@ -81,7 +85,28 @@ staging_cleared = header(3, state=1, resolution=1000) + meta_chunk(regions) + ev
     full) + events_chunk([rec(T, 0), rec(T, 0, END)], STAGING, seq=1, first=T, flags=CLEARED)
 staging_legacy = header(3, state=1) + meta_chunk(regions) + events_chunk(full) + events_chunk(
     reused, STAGING, seq=1, first=T)
-seeds = {"finished": finished, "crashed": crashed, "two_threads": two,
+# What MPI calls moved (journal.h, data records): a compact record after a
+# complete MPI_Send, a long form (bytes past 2^32) after an end, and a data
+# record with no call before it.
+DATA = 3
+
+
+def data_compact(sent, received, dest, source, tag, comm):
+    ticks = (1 << 63) | received | ((dest + 1) << 32) | ((tag + 2) << 49)
+    return struct.pack("<QII", ticks, DATA | ((source + 1) << 3) | (comm << 20), sent)
+
+
+def data_long(sent, received, dest, source, tag, comm):
+    return (struct.pack("<QIi", (1 << 63) | sent, DATA | 4 | (comm << 3), tag) +
+            struct.pack("<QIi", (1 << 63) | received, DATA | 4 | ((source + 1) << 3), dest))
+
+
+moved = [data_compact(1, 2, 3, 4, 5, 0), rec(2000, 0), rec(2100, 2, COMPLETE, 50),
+         data_compact(400, 0, 1, -1, 7, 0), rec(2200, 2), rec(2300, 2, END),
+         data_long(5 << 32, 0, 2, -1, 70000, 0), rec(2400, 0, END)]
+mpi_data = header(2) + meta_chunk(regions, [(0, [0, 1, 2, 3], "MPI_COMM_WORLD")]) + events_chunk(
+    moved, STAGING, flags=CLEARED)
+seeds = {"finished": finished, "mpi_data": mpi_data, "crashed": crashed, "two_threads": two,
          "ties": ties, "ties_staging_cleared": staging_cleared,
          "ties_staging_legacy": staging_legacy,
          "truncated": crashed[: HDR_SIZE + CHUNK + 300],

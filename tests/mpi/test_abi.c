@@ -9,6 +9,7 @@
  * library-name rule must classify each MPI's file names.
  */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +54,12 @@ int main(int argc, char **argv)
     CHECK_FIELD("success", a->success, MPI_SUCCESS);
     CHECK_FIELD("err_other", a->err_other, MPI_ERR_OTHER);
     CHECK_FIELD("library_version_max", a->library_version_max, MPI_MAX_LIBRARY_VERSION_STRING);
+    CHECK_FIELD("in_place", a->in_place, (uintptr_t)MPI_IN_PLACE);
+    CHECK_FIELD("proc_null", a->proc_null, MPI_PROC_NULL);
+    CHECK_FIELD("any_source", a->any_source, MPI_ANY_SOURCE);
+    CHECK_FIELD("root", a->root, MPI_ROOT);
+    CHECK_FIELD("status_source_off", a->status_source_off, offsetof(MPI_Status, MPI_SOURCE));
+    CHECK_FIELD("status_tag_off", a->status_tag_off, offsetof(MPI_Status, MPI_TAG));
     /* the table's handle works through PMPI, as the preload uses it */
     int size = -1;
     PMPI_Comm_size((MPI_Comm)a->comm_world, &size);

@@ -1,0 +1,52 @@
+/*
+ * bench_capture.c - what reading an MPI call's arguments costs (issue 28):
+ * a singleton loops over MPI_Allreduce of one double, and over a message
+ * to itself (MPI_Irecv + MPI_Isend + two MPI_Wait). bench_capture.py runs
+ * it bare, under the preload with SCOPE_MPI_DATA=0 (timed, arguments not
+ * read) and under the preload (timed and read), interleaved, and prints
+ * what the capture adds per call. Built once per MPI with its wrapper
+ * compiler (bench_capture_openmpi, bench_capture_mpich).
+ *
+ * usage: bench_capture_<mpi> [CALLS]   prints "allreduce_ns X" and
+ *                                      "isend_pair_ns Y" (best of 5 rounds)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    long calls = argc > 1 ? atol(argv[1]) : 500000;
+    MPI_Init(&argc, &argv);
+    double x = 1, y = 0, best_ar = 1e30, best_pair = 1e30;
+    int s = 7, r = 0;
+    for (int round = 0; round < 5; round++) {
+        double t0 = now_ns();
+        for (long i = 0; i < calls; i++)
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        double t1 = now_ns();
+        for (long i = 0; i < calls; i++) {
+            MPI_Request rq, sq;
+            MPI_Irecv(&r, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &rq);
+            MPI_Isend(&s, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &sq);
+            MPI_Wait(&sq, MPI_STATUS_IGNORE);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        }
+        double t2 = now_ns();
+        if ((t1 - t0) / calls < best_ar)
+            best_ar = (t1 - t0) / calls;
+        if ((t2 - t1) / calls < best_pair)
+            best_pair = (t2 - t1) / calls;
+    }
+    printf("allreduce_ns %.2f\nisend_pair_ns %.2f\n", best_ar, best_pair);
+    MPI_Finalize();
+    return y == 0 || r != 7;
+}

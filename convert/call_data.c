@@ -1,0 +1,236 @@
+/*
+ * call_data.c - the columns of what MPI calls moved (docs/format.md, "What
+ * MPI calls moved"): bytes_sent, bytes_received, dest, source, tag and comm
+ * beside a region's start_times, and the rank's communicators table.
+ *
+ * Apart from h5writer.c because they exist only for regions whose calls
+ * carried data records (journal.h), and follow the writer's windows: a
+ * call's values go into the slot its begin reserved, and the rare call
+ * whose window was already written is patched with one-element writes.
+ * A call without a data record (an MPI call that failed, or one recorded
+ * before the capture knew its communicator) keeps the fill values: no
+ * bytes, no partner, no tag, no communicator.
+ */
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv.h"
+#include "h5_util.h"
+#include "scope_error.h"
+#include "scope_format.h"
+
+enum { D_SENT, D_RECEIVED, D_DEST, D_SOURCE, D_TAG, D_COMM, N_COLS };
+
+static const char *const col_name[N_COLS] = {
+    SCOPE_D_BYTES_SENT, SCOPE_D_BYTES_RECEIVED, SCOPE_D_DEST, SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_COMM,
+};
+
+static int is_i64(int k)
+{
+    return k == D_SENT || k == D_RECEIVED;
+}
+
+/* The fill value of each column: what a call without data reads. */
+static const int64_t fill64 = 0;
+static const int32_t fill32[N_COLS] = { 0, 0, -1, -1, SCOPE_NO_TAG, -1 };
+
+int scope__conv_data_begin(struct region_out *o, uint64_t i)
+{
+    struct region_data *d = o->data;
+    if (!d) {
+        d = o->data = calloc(1, sizeof *d);
+        if (!d)
+            return SCOPE_ENOMEM;
+        for (int k = 0; k < N_COLS; k++)
+            d->ds[k] = H5I_INVALID_HID;
+        d->sent = malloc(o->win * sizeof *d->sent);
+        d->received = malloc(o->win * sizeof *d->received);
+        d->dest = malloc(o->win * sizeof *d->dest);
+        d->source = malloc(o->win * sizeof *d->source);
+        d->tag = malloc(o->win * sizeof *d->tag);
+        d->comm = malloc(o->win * sizeof *d->comm);
+        if (!d->sent || !d->received || !d->dest || !d->source || !d->tag || !d->comm)
+            return SCOPE_ENOMEM;
+    }
+    d->sent[i] = d->received[i] = fill64;
+    d->dest[i] = fill32[D_DEST];
+    d->source[i] = fill32[D_SOURCE];
+    d->tag[i] = fill32[D_TAG];
+    d->comm[i] = fill32[D_COMM];
+    return 0;
+}
+
+int scope__conv_data_datasets(struct region_out *o, hid_t g)
+{
+    struct region_data *d = o->data;
+    if (!d)
+        return 0;
+    int rc = 0;
+    for (int k = 0; k < N_COLS && rc == 0; k++) {
+        hsize_t dims[1] = { o->count };
+        hid_t sp = H5Screate_simple(1, dims, NULL);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        if (is_i64(k))
+            H5Pset_fill_value(dcpl, H5T_NATIVE_INT64, &fill64);
+        else
+            H5Pset_fill_value(dcpl, H5T_NATIVE_INT32, &fill32[k]);
+        d->ds[k] = H5Dcreate2(g, col_name[k], is_i64(k) ? H5T_STD_I64LE : H5T_STD_I32LE, sp,
+                              H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+        if (d->ds[k] < 0)
+            rc = SCOPE_EHDF5;
+    }
+    return rc;
+}
+
+static const void *column(const struct region_data *d, int k)
+{
+    switch (k) {
+    case D_SENT: return d->sent;
+    case D_RECEIVED: return d->received;
+    case D_DEST: return d->dest;
+    case D_SOURCE: return d->source;
+    case D_TAG: return d->tag;
+    default: return d->comm;
+    }
+}
+
+int scope__conv_data_flush(struct region_out *o, uint64_t n)
+{
+    struct region_data *d = o->data;
+    if (!d)
+        return 0;
+    for (int k = 0; k < N_COLS; k++)
+        if (scope__h5_write_slice(d->ds[k], is_i64(k) ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32,
+                                  column(d, k), o->base, n) < 0)
+            return SCOPE_EHDF5;
+    return 0;
+}
+
+void scope__conv_data_close(struct region_out *o)
+{
+    struct region_data *d = o->data;
+    if (!d)
+        return;
+    for (int k = 0; k < N_COLS; k++) {
+        if (d->ds[k] > 0)
+            H5Dclose(d->ds[k]);
+        d->ds[k] = H5I_INVALID_HID;
+    }
+}
+
+void scope__conv_data_free(struct region_out *o)
+{
+    struct region_data *d = o->data;
+    if (!d)
+        return;
+    free(d->sent);
+    free(d->received);
+    free(d->dest);
+    free(d->source);
+    free(d->tag);
+    free(d->comm);
+    free(d);
+    o->data = NULL;
+}
+
+int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call_data *v)
+{
+    struct region_out *o = &c->reg[f.region];
+    struct region_data *d = o->data;
+    if (!d)
+        return 0;   /* pass 1 saw no data in this region: a racing thread */
+    int32_t comm = v->comm >= 0 && (uint32_t)v->comm < c->jr.n_comms && c->jr.comms[v->comm].defined
+                       ? v->comm : -1;
+    if (f.slot >= o->base) {
+        uint64_t i = f.slot - o->base;
+        d->sent[i] = v->bytes_sent;
+        d->received[i] = v->bytes_received;
+        d->dest[i] = v->dest;
+        d->source[i] = v->source;
+        d->tag[i] = v->tag;
+        d->comm[i] = comm;
+        return 0;
+    }
+    /* its window is written: the datasets exist */
+    int32_t v32[N_COLS] = { 0, 0, v->dest, v->source, v->tag, comm };
+    for (int k = 0; k < N_COLS; k++) {
+        const void *p = k == D_SENT ? (const void *)&v->bytes_sent
+                        : k == D_RECEIVED ? (const void *)&v->bytes_received : (const void *)&v32[k];
+        if (scope__h5_write_slice(d->ds[k], is_i64(k) ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32, p,
+                                  f.slot, 1) < 0)
+            return SCOPE_EHDF5;
+    }
+    return 0;
+}
+
+int scope__conv_write_comms(struct conv *c)
+{
+    const struct scope_jr *jr = &c->jr;
+    if (jr->n_comms == 0)
+        return 0;
+    uint32_t n = jr->n_comms;
+    int32_t *size = calloc(n, sizeof *size), *rsize = calloc(n, sizeof *rsize);
+    int64_t *start = calloc((size_t)n + 1, sizeof *start);
+    size_t names_len = 0, members = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        names_len += strlen(jr->comms[i].defined ? jr->comms[i].name : "") + 1;
+        if (jr->comms[i].defined)
+            members += (size_t)jr->comms[i].size + (size_t)jr->comms[i].remote_size;
+    }
+    int32_t *m = malloc((members ? members : 1) * sizeof *m);
+    char *names = malloc(names_len);
+    int rc = SCOPE_ENOMEM;
+    if (!size || !rsize || !start || !m || !names)
+        goto out;
+    size_t at = 0, nat = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct scope_jr_comm *cm = &jr->comms[i];
+        start[i] = (int64_t)at;
+        const char *nm = cm->defined ? cm->name : "";
+        memcpy(names + nat, nm, strlen(nm) + 1);
+        nat += strlen(nm) + 1;
+        if (!cm->defined)
+            continue;
+        size[i] = cm->size;
+        rsize[i] = cm->remote_size;
+        size_t k = (size_t)cm->size + (size_t)cm->remote_size;
+        memcpy(m + at, cm->world, k * sizeof *m);
+        at += k;
+    }
+    start[n] = (int64_t)at;
+    rc = SCOPE_EHDF5;
+    hid_t g = H5Gcreate2(c->rank_grp, SCOPE_G_COMMUNICATORS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        goto out;
+    struct {
+        const char *name;
+        hid_t file, mem;
+        const void *buf;
+        size_t n;
+    } ds[] = {
+        { SCOPE_D_COMM_SIZE, H5T_STD_I32LE, H5T_NATIVE_INT32, size, n },
+        { SCOPE_D_COMM_REMOTE_SIZE, H5T_STD_I32LE, H5T_NATIVE_INT32, rsize, n },
+        { SCOPE_D_COMM_MEMBERS_START, H5T_STD_I64LE, H5T_NATIVE_INT64, start, (size_t)n + 1 },
+        { SCOPE_D_COMM_MEMBERS, H5T_STD_I32LE, H5T_NATIVE_INT32, m, at },
+        { SCOPE_D_COMM_NAMES, H5T_STD_U8LE, H5T_NATIVE_UINT8, names, nat },
+    };
+    rc = 0;
+    for (size_t k = 0; k < sizeof ds / sizeof *ds && rc == 0; k++) {
+        hid_t d = scope__h5_make_dataset(g, ds[k].name, ds[k].file, ds[k].n);
+        if (d < 0 || (ds[k].n && scope__h5_write_slice(d, ds[k].mem, ds[k].buf, 0, ds[k].n) < 0))
+            rc = SCOPE_EHDF5;
+        if (d >= 0)
+            H5Dclose(d);
+    }
+    H5Gclose(g);
+out:
+    free(size);
+    free(rsize);
+    free(start);
+    free(m);
+    free(names);
+    return rc;
+}

@@ -1,0 +1,615 @@
+/*
+ * mpi_capture.c - what each MPI call moved, from its own arguments
+ * (mpi_capture.h): the table of MPI functions whose arguments are read,
+ * the byte model of each (docs/format.md, "What MPI calls moved": a rank's
+ * bytes are what its own arguments describe, not a guess at the
+ * algorithm's traffic), and the per-process table of communicators with
+ * their members' world ranks.
+ *
+ * Sizes are computed only after the MPI library returned MPI_SUCCESS: the
+ * arguments were then valid, so PMPI_Type_size and PMPI_Get_count cannot
+ * fail or reach an error handler, and an application that passes an
+ * invalid datatype sees exactly what it sees without scope. Everything is
+ * called through PMPI_* looked up once; the preload's own calls are never
+ * recorded (their return address is the preload's).
+ *
+ * Communicators are looked up by handle in an open-addressed table filled
+ * under a lock and read without one. What is not followed yet: a handle
+ * freed and reused for a new communicator keeps the first one's entry.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "journal.h"
+#include "mpi_abi.h"
+#include "mpi_capture.h"
+#include "patch.h"
+#include "preload_state.h"
+#include "scope_internal.h"
+#include "self_depth.h"
+
+/* How a function's arguments describe what it moves (see bytes_of). */
+enum kind {
+    K_NONE,
+    K_SEND,             /* buf, count, type, dest, tag, comm [, request] */
+    K_RECV,             /* buf, count, type, source, tag, comm, status */
+    K_IRECV,            /* buf, count, type, source, tag, comm, request */
+    K_SENDRECV,         /* sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status */
+    K_SENDRECV_REPLACE, /* buf, count, type, dest, stag, source, rtag, comm, status */
+    K_BCAST,            /* buf, count, type, root, comm */
+    K_REDUCE,           /* sbuf, rbuf, count, type, op, root, comm */
+    K_ALLREDUCE,        /* sbuf, rbuf, count, type, op, comm (also scans) */
+    K_ALLTOALL,         /* sbuf, scount, stype, rbuf, rcount, rtype, comm */
+    K_ALLTOALLV,        /* sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm */
+    K_ALLGATHER,        /* sbuf, scount, stype, rbuf, rcount, rtype, comm */
+    K_ALLGATHERV,       /* sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm */
+    K_GATHER,           /* sbuf, scount, stype, rbuf, rcount, rtype, root, comm */
+    K_GATHERV,          /* sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm */
+    K_SCATTER,          /* sbuf, scount, stype, rbuf, rcount, rtype, root, comm */
+    K_SCATTERV,         /* sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm */
+    K_REDUCE_SCATTER,   /* sbuf, rbuf, rcounts, type, op, comm */
+    K_REDUCE_SCATTER_BLOCK, /* sbuf, rbuf, rcount, type, op, comm */
+    K_BARRIER,          /* comm */
+};
+
+#define MAX_ARGS 12
+
+struct op {
+    const char *name;   /* after "MPI_" */
+    uint8_t kind;
+    uint8_t nargs;      /* arguments copied at entry */
+};
+
+/* Index = the operation number carried in a function's flags. The
+ * nonblocking collectives take the blocking ones' arguments plus a
+ * request: their bytes are counted when they are posted. */
+static const struct op ops[] = {
+    { NULL, K_NONE, 0 },
+    { "Send", K_SEND, 6 }, { "Ssend", K_SEND, 6 }, { "Bsend", K_SEND, 6 }, { "Rsend", K_SEND, 6 },
+    { "Isend", K_SEND, 6 }, { "Issend", K_SEND, 6 }, { "Ibsend", K_SEND, 6 }, { "Irsend", K_SEND, 6 },
+    { "Recv", K_RECV, 7 }, { "Irecv", K_IRECV, 6 },
+    { "Sendrecv", K_SENDRECV, 12 }, { "Sendrecv_replace", K_SENDRECV_REPLACE, 9 },
+    { "Bcast", K_BCAST, 5 }, { "Ibcast", K_BCAST, 5 },
+    { "Reduce", K_REDUCE, 7 }, { "Ireduce", K_REDUCE, 7 },
+    { "Allreduce", K_ALLREDUCE, 6 }, { "Iallreduce", K_ALLREDUCE, 6 },
+    { "Scan", K_ALLREDUCE, 6 }, { "Iscan", K_ALLREDUCE, 6 },
+    { "Exscan", K_ALLREDUCE, 6 }, { "Iexscan", K_ALLREDUCE, 6 },
+    { "Alltoall", K_ALLTOALL, 7 }, { "Ialltoall", K_ALLTOALL, 7 },
+    { "Alltoallv", K_ALLTOALLV, 9 }, { "Ialltoallv", K_ALLTOALLV, 9 },
+    { "Allgather", K_ALLGATHER, 7 }, { "Iallgather", K_ALLGATHER, 7 },
+    { "Allgatherv", K_ALLGATHERV, 8 }, { "Iallgatherv", K_ALLGATHERV, 8 },
+    { "Gather", K_GATHER, 8 }, { "Igather", K_GATHER, 8 },
+    { "Gatherv", K_GATHERV, 9 }, { "Igatherv", K_GATHERV, 9 },
+    { "Scatter", K_SCATTER, 8 }, { "Iscatter", K_SCATTER, 8 },
+    { "Scatterv", K_SCATTERV, 9 }, { "Iscatterv", K_SCATTERV, 9 },
+    { "Reduce_scatter", K_REDUCE_SCATTER, 6 }, { "Ireduce_scatter", K_REDUCE_SCATTER, 6 },
+    { "Reduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6 },
+    { "Ireduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6 },
+    { "Barrier", K_BARRIER, 1 }, { "Ibarrier", K_BARRIER, 1 },
+};
+
+int scope__mpi_capture_enabled(void)
+{
+    static int decided = -1;
+    if (decided >= 0)
+        return decided;
+    const char *v = getenv("SCOPE_MPI_DATA");
+    decided = !(v && strcmp(v, "0") == 0);
+    if (v && *v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0 && scope__launcher_rank() <= 0)
+        fprintf(stderr, "scope: SCOPE_MPI_DATA must be 0 or 1, not '%s'; using 1\n", v);
+    return decided;
+}
+
+/* The large-count functions of MPI 4 (MPI_Send_c, ...) take the same
+ * arguments with MPI_Count (64-bit) counts and count arrays: they are the
+ * table's operations with this bit set. */
+#define OP_BIG 0x80u
+_Static_assert(sizeof ops / sizeof *ops < OP_BIG, "the big-count bit is free");
+
+uint32_t scope__mpi_op_of(const char *symbol)
+{
+    if (strncmp(symbol, "PMPI_", 5) == 0)
+        symbol++;
+    if (strncmp(symbol, "MPI_", 4) != 0)
+        return 0;
+    const char *s = symbol + 4;
+    size_t n = strlen(s);
+    uint32_t big = 0;
+    if (n > 2 && strcmp(s + n - 2, "_c") == 0) {
+        n -= 2;
+        big = OP_BIG;
+    }
+    for (uint32_t i = 1; i < sizeof ops / sizeof *ops; i++)
+        if (strlen(ops[i].name) == n && strncmp(s, ops[i].name, n) == 0)
+            return i | big;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the capture */
+
+/* One per thread: MPI calls do not nest in the recording. The status is
+ * large enough for every ABI's MPI_Status (20 and 24 bytes). */
+struct capture {
+    uint32_t op;
+    int has_pending;
+    struct scope_call_data pending;     /* for the outer call's end */
+    uint64_t a[MAX_ARGS];
+    uint64_t status[8];
+};
+static __thread struct capture cap __attribute__((tls_model("initial-exec")));
+
+/* Where argument i of the call lives: the first six in the saved
+ * registers below `saved` (rdi at saved[-1] ... r9 at saved[-6]), the
+ * rest on the caller's stack above the return-address slot. */
+static inline uint64_t *arg_at(uint64_t *saved, uintptr_t *slot, int i)
+{
+    return i < 6 ? &saved[-1 - i] : (uint64_t *)&slot[1 + (i - 6)];
+}
+
+/* The status argument of a kind, or -1. */
+static int status_arg(int kind)
+{
+    return kind == K_RECV ? 6 : kind == K_SENDRECV ? 11 : kind == K_SENDRECV_REPLACE ? 8 : -1;
+}
+
+void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
+{
+    struct capture *c = &cap;
+    uint32_t i = op & ~OP_BIG;
+    const struct op *o = &ops[i < sizeof ops / sizeof *ops ? i : 0];
+    for (int i = 0; i < o->nargs; i++)
+        c->a[i] = *arg_at(saved, slot, i);
+    c->op = o->kind ? op : 0;
+    int st = status_arg(o->kind);
+    if (st >= 0) {
+        const scope__mpi_abi *abi = scope__mpi_abi_get();
+        if (abi && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore) {
+            uint64_t mine = (uint64_t)(uintptr_t)c->status;
+            *arg_at(saved, slot, st) = mine;
+            c->a[st] = mine;
+        }
+    }
+}
+
+void scope__mpi_capture_drop(void)
+{
+    cap.op = 0;
+    cap.has_pending = 0;
+}
+
+int scope__mpi_capture_idle(void)
+{
+    return cap.op == 0 && !cap.has_pending;
+}
+
+void scope__mpi_capture_flush(void)
+{
+    if (cap.has_pending) {
+        cap.has_pending = 0;
+        scope__record_data(&cap.pending);
+    }
+}
+
+/* ------------------------------------------------------- MPI, through PMPI */
+
+typedef int (*type_size_fn)(scope__mpi_handle, int *);
+typedef int (*get_count_fn)(const void *, scope__mpi_handle, int *);
+typedef int (*get_count_c_fn)(const void *, scope__mpi_handle, int64_t *);
+typedef int (*comm_int_fn)(scope__mpi_handle, int *);
+typedef int (*comm_group_fn)(scope__mpi_handle, scope__mpi_handle *);
+typedef int (*translate_fn)(scope__mpi_handle, int, const int *, scope__mpi_handle, int *);
+typedef int (*group_free_fn)(scope__mpi_handle *);
+typedef int (*get_name_fn)(scope__mpi_handle, char *, int *);
+
+static struct {
+    type_size_fn type_size;
+    get_count_fn get_count;
+    get_count_c_fn get_count_c;     /* MPI 4: sizes past 2 GiB; NULL before */
+    comm_int_fn comm_size, comm_rank, comm_remote_size, comm_test_inter;
+    comm_group_fn comm_group, comm_remote_group;
+    translate_fn translate;
+    group_free_fn group_free;
+    get_name_fn get_name;
+    int ok;
+} P;
+static pthread_once_t p_once = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+    scope__self_enter();
+    /* called once per recorded call: past their own trampoline when the
+     * config patched them too */
+    P.type_size = (type_size_fn)scope__patch_unpatched((uintptr_t)scope__next_symbol("PMPI_Type_size"));
+    P.get_count = (get_count_fn)scope__patch_unpatched((uintptr_t)scope__next_symbol("PMPI_Get_count"));
+    P.get_count_c = (get_count_c_fn)scope__patch_unpatched(
+        (uintptr_t)scope__next_symbol("PMPI_Get_count_c"));
+    P.comm_size = (comm_int_fn)scope__next_symbol("PMPI_Comm_size");
+    P.comm_rank = (comm_int_fn)scope__next_symbol("PMPI_Comm_rank");
+    P.comm_remote_size = (comm_int_fn)scope__next_symbol("PMPI_Comm_remote_size");
+    P.comm_test_inter = (comm_int_fn)scope__next_symbol("PMPI_Comm_test_inter");
+    P.comm_group = (comm_group_fn)scope__next_symbol("PMPI_Comm_group");
+    P.comm_remote_group = (comm_group_fn)scope__next_symbol("PMPI_Comm_remote_group");
+    P.translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
+    P.group_free = (group_free_fn)scope__next_symbol("PMPI_Group_free");
+    P.get_name = (get_name_fn)scope__next_symbol("PMPI_Comm_get_name");
+    P.ok = P.type_size && P.get_count && P.comm_size && P.comm_rank && P.comm_remote_size &&
+           P.comm_test_inter && P.comm_group && P.comm_remote_group && P.translate &&
+           P.group_free && P.get_name;
+    scope__self_leave();
+}
+
+static int64_t type_size(uint64_t type)
+{
+    int n = 0;
+    return P.type_size(type, &n) == 0 && n > 0 ? n : 0;
+}
+
+/* --------------------------------------------------------- communicators */
+
+struct comm_info {
+    _Atomic uint64_t handle;    /* 0: free slot (no ABI's handle is 0) */
+    int32_t id;
+    int32_t size, remote_size, me;
+    int32_t *world;             /* size local members, then remote_size remote */
+};
+
+#define COMM_SLOTS 4096u        /* a power of two */
+static struct comm_info comms[COMM_SLOTS];
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t comm_hash(uint64_t h)
+{
+    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 52) & (COMM_SLOTS - 1);
+}
+
+/* World ranks of a group's members, into out[0..n). Returns 0 or -1. */
+static int group_world(const scope__mpi_abi *abi, scope__mpi_handle group, int n, int32_t *out)
+{
+    scope__mpi_handle wg = 0;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks || P.comm_group(abi->comm_world, &wg) != 0) {
+        free(ranks);
+        return -1;
+    }
+    wg = scope__mpi_handle_out(abi, wg);
+    for (int i = 0; i < n; i++)
+        ranks[i] = i;
+    int rc = P.translate(group, n, ranks, wg, out);
+    for (int i = 0; i < n; i++)
+        if (out[i] < 0)
+            out[i] = -1;    /* MPI_UNDEFINED */
+    P.group_free(&wg);
+    free(ranks);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Fills a fresh entry for handle h: members, rank, name, its id in the
+ * recorder's table. Returns 0 or -1 (nothing kept). Lock held. */
+static int comm_fill(const scope__mpi_abi *abi, struct comm_info *e, uint64_t h)
+{
+    int size = 0, rsize = 0, me = -1, inter = 0;
+    if (P.comm_test_inter(h, &inter) != 0 || P.comm_size(h, &size) != 0 ||
+        P.comm_rank(h, &me) != 0 || size <= 0)
+        return -1;
+    if (inter && P.comm_remote_size(h, &rsize) != 0)
+        return -1;
+    int32_t *world = malloc(((size_t)size + (size_t)rsize) * sizeof *world);
+    if (!world)
+        return -1;
+    scope__mpi_handle g = 0;
+    int rc = P.comm_group(h, &g);
+    if (rc == 0) {
+        g = scope__mpi_handle_out(abi, g);
+        rc = group_world(abi, g, size, world);
+        P.group_free(&g);
+    }
+    if (rc == 0 && inter) {
+        scope__mpi_handle rg = 0;
+        rc = P.comm_remote_group(h, &rg);
+        if (rc == 0) {
+            rg = scope__mpi_handle_out(abi, rg);
+            rc = group_world(abi, rg, rsize, world + size);
+            P.group_free(&rg);
+        }
+    }
+    char name[8192 + 1] = "";   /* MPI_MAX_OBJECT_NAME: 64 or 128; room to spare */
+    int len = 0;
+    if (rc == 0 && P.get_name(h, name, &len) != 0)
+        name[0] = 0;
+    int32_t id = rc == 0 ? scope__comm_define(size, rsize, world, "", name) : -1;
+    if (id < 0) {
+        free(world);
+        return -1;
+    }
+    e->id = id;
+    e->size = size;
+    e->remote_size = rsize;
+    e->me = me;
+    e->world = world;
+    atomic_store_explicit(&e->handle, h, memory_order_release);
+    return 0;
+}
+
+/* The entry of communicator h, defined on first use; NULL when it cannot
+ * be (the table is full, or MPI refused a query). */
+static const struct comm_info *comm_get(const scope__mpi_abi *abi, uint64_t h)
+{
+    if (abi->handle_size == 4)
+        h &= 0xffffffffu;   /* an int handle: the register's upper half is not its */
+    if (!h)
+        return NULL;
+    uint32_t i = comm_hash(h);
+    for (uint32_t k = 0; k < COMM_SLOTS; k++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t v = atomic_load_explicit(&comms[i].handle, memory_order_acquire);
+        if (v == h)
+            return &comms[i];
+        if (v == 0)
+            break;
+    }
+    const struct comm_info *found = NULL;
+    scope__self_enter();
+    pthread_mutex_lock(&comm_lock);
+    i = comm_hash(h);
+    for (uint32_t k = 0; k < COMM_SLOTS; k++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t v = atomic_load_explicit(&comms[i].handle, memory_order_relaxed);
+        if (v == h) {
+            found = &comms[i];
+            break;
+        }
+        if (v == 0) {
+            if (k < COMM_SLOTS - 1 && comm_fill(abi, &comms[i], h) == 0)
+                found = &comms[i];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&comm_lock);
+    scope__self_leave();
+    return found;
+}
+
+/* The world rank of rank r of the local (remote = 0) or remote group. */
+static int32_t world_of(const struct comm_info *c, int r, int remote)
+{
+    if (remote)
+        return r >= 0 && r < c->remote_size ? c->world[c->size + r] : -1;
+    return r >= 0 && r < c->size ? c->world[r] : -1;
+}
+
+/* ------------------------------------------------------------ the bytes */
+
+/* Counts are C ints, or MPI_Counts (int64) in the large-count functions:
+ * `big` says which, for the call being measured. */
+static __thread int big __attribute__((tls_model("initial-exec")));
+
+static int64_t sum_counts(uint64_t counts, int n)
+{
+    int64_t s = 0;
+    if (big) {
+        const int64_t *v = (const int64_t *)(uintptr_t)counts;
+        for (int i = 0; v && i < n; i++)
+            s += v[i] > 0 ? v[i] : 0;
+        return s;
+    }
+    const int *v = (const int *)(uintptr_t)counts;
+    for (int i = 0; v && i < n; i++)
+        s += v[i] > 0 ? v[i] : 0;
+    return s;
+}
+
+static int64_t count_at(uint64_t counts, int i)
+{
+    if (!counts || i < 0)
+        return 0;
+    int64_t v = big ? ((const int64_t *)(uintptr_t)counts)[i] : ((const int *)(uintptr_t)counts)[i];
+    return v > 0 ? v : 0;
+}
+
+static int64_t cnt(uint64_t a)
+{
+    int64_t v = big ? (int64_t)a : (int)(uint32_t)a;
+    return v > 0 ? v : 0;
+}
+
+/* Source, tag and size received, from a status the call filled. */
+static void from_status(const scope__mpi_abi *abi, const struct comm_info *c, uint64_t status,
+                        struct scope_call_data *d)
+{
+    const char *s = (const char *)(uintptr_t)status;
+    int src, tag, n = 0;
+    int64_t n64 = 0;
+    memcpy(&src, s + abi->status_source_off, sizeof src);
+    memcpy(&tag, s + abi->status_tag_off, sizeof tag);
+    if (src == abi->proc_null)
+        return;
+    if (P.get_count_c ? P.get_count_c(s, abi->dt_byte, &n64) == 0 && n64 > 0
+                      : P.get_count(s, abi->dt_byte, &n) == 0 && n > 0)
+        d->bytes_received = P.get_count_c ? n64 : n;
+    d->source = world_of(c, src, c->remote_size > 0);
+    if (d->tag == SCOPE_DATA_NO_TAG)
+        d->tag = tag;
+}
+
+/* A rooted collective's root: sets the partner columns, and says whether
+ * this rank is the root (1), another member (0), or takes no part
+ * (MPI_PROC_NULL on an intercommunicator: -1). */
+static int rooted(const scope__mpi_abi *abi, const struct comm_info *c, uint64_t root_arg,
+                  struct scope_call_data *d)
+{
+    int root = (int)(uint32_t)root_arg;
+    if (c->remote_size > 0) {
+        if (root == abi->proc_null)
+            return -1;
+        if (root == abi->root) {
+            d->dest = d->source = world_of(c, c->me, 0);
+            return 1;
+        }
+        d->dest = d->source = world_of(c, root, 1);
+        return 0;
+    }
+    d->dest = d->source = world_of(c, root, 0);
+    return root == c->me;
+}
+
+/* The byte model of docs/format.md, one case per kind. Returns 0, or -1
+ * when nothing is to be recorded. */
+static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, struct scope_call_data *d)
+{
+    static const int comm_arg[] = {
+        [K_SEND] = 5, [K_RECV] = 5, [K_IRECV] = 5, [K_SENDRECV] = 10, [K_SENDRECV_REPLACE] = 7,
+        [K_BCAST] = 4, [K_REDUCE] = 6, [K_ALLREDUCE] = 5, [K_ALLTOALL] = 6, [K_ALLTOALLV] = 8,
+        [K_ALLGATHER] = 6, [K_ALLGATHERV] = 7, [K_GATHER] = 7, [K_GATHERV] = 8, [K_SCATTER] = 7,
+        [K_SCATTERV] = 8, [K_REDUCE_SCATTER] = 5, [K_REDUCE_SCATTER_BLOCK] = 5, [K_BARRIER] = 0,
+    };
+    const struct comm_info *c = comm_get(abi, a[comm_arg[kind]]);
+    if (!c)
+        return -1;
+    d->comm = c->id;
+    int inter = c->remote_size > 0;
+    int n = inter ? c->remote_size : c->size;
+    int in_place = 0;
+    int r;
+    switch (kind) {
+    case K_SEND:
+        if ((int)(uint32_t)a[3] == abi->proc_null)
+            return 0;
+        d->bytes_sent = cnt(a[1]) * type_size(a[2]);
+        d->dest = world_of(c, (int)(uint32_t)a[3], inter);
+        d->tag = (int)(uint32_t)a[4];
+        return 0;
+    case K_RECV:
+        from_status(abi, c, a[6], d);
+        return 0;
+    case K_IRECV:
+        r = (int)(uint32_t)a[3];
+        if (r == abi->proc_null)
+            return 0;
+        d->source = r == abi->any_source ? -1 : world_of(c, r, inter);
+        d->tag = (int)(uint32_t)a[4];
+        return 0;
+    case K_SENDRECV:
+    case K_SENDRECV_REPLACE:
+        if ((int)(uint32_t)a[3] != abi->proc_null) {
+            d->bytes_sent = cnt(a[1]) * type_size(a[2]);
+            d->dest = world_of(c, (int)(uint32_t)a[3], inter);
+        }
+        d->tag = (int)(uint32_t)a[4];
+        from_status(abi, c, a[kind == K_SENDRECV ? 11 : 8], d);
+        return 0;
+    case K_BCAST:
+        r = rooted(abi, c, a[3], d);
+        if (r == 1)
+            d->bytes_sent = cnt(a[1]) * type_size(a[2]);
+        else if (r == 0)
+            d->bytes_received = cnt(a[1]) * type_size(a[2]);
+        return 0;
+    case K_REDUCE:
+        r = rooted(abi, c, a[5], d);
+        if (r < 0)
+            return 0;
+        if (!inter || r == 0)
+            d->bytes_sent = cnt(a[2]) * type_size(a[3]);
+        if (r == 1)
+            d->bytes_received = cnt(a[2]) * type_size(a[3]);
+        return 0;
+    case K_ALLREDUCE:
+        d->bytes_sent = d->bytes_received = cnt(a[2]) * type_size(a[3]);
+        return 0;
+    case K_ALLTOALL:
+        d->bytes_received = cnt(a[4]) * type_size(a[5]) * n;
+        in_place = a[0] == abi->in_place;
+        d->bytes_sent = in_place ? d->bytes_received : cnt(a[1]) * type_size(a[2]) * n;
+        return 0;
+    case K_ALLTOALLV:
+        d->bytes_received = sum_counts(a[5], n) * type_size(a[7]);
+        in_place = a[0] == abi->in_place;
+        d->bytes_sent = in_place ? d->bytes_received : sum_counts(a[1], n) * type_size(a[3]);
+        return 0;
+    case K_ALLGATHER:
+        d->bytes_received = cnt(a[4]) * type_size(a[5]) * n;
+        in_place = a[0] == abi->in_place;
+        d->bytes_sent = in_place ? cnt(a[4]) * type_size(a[5]) : cnt(a[1]) * type_size(a[2]);
+        return 0;
+    case K_ALLGATHERV:
+        d->bytes_received = sum_counts(a[4], n) * type_size(a[6]);
+        in_place = a[0] == abi->in_place;
+        d->bytes_sent = in_place ? (int64_t)count_at(a[4], c->me) * type_size(a[6])
+                                 : cnt(a[1]) * type_size(a[2]);
+        return 0;
+    case K_GATHER:
+    case K_GATHERV:
+        r = rooted(abi, c, a[kind == K_GATHER ? 6 : 7], d);
+        if (r < 0)
+            return 0;
+        in_place = a[0] == abi->in_place;
+        if (r == 1)
+            d->bytes_received = kind == K_GATHER ? cnt(a[4]) * type_size(a[5]) * n
+                                                 : sum_counts(a[4], n) * type_size(a[6]);
+        if (r == 1 && inter)
+            return 0;   /* the root of an intercommunicator sends nothing */
+        if (in_place && r == 1)
+            d->bytes_sent = kind == K_GATHER ? cnt(a[4]) * type_size(a[5])
+                                             : (int64_t)count_at(a[4], c->me) * type_size(a[6]);
+        else
+            d->bytes_sent = cnt(a[1]) * type_size(a[2]);
+        return 0;
+    case K_SCATTER:
+    case K_SCATTERV:
+        r = rooted(abi, c, a[kind == K_SCATTER ? 6 : 7], d);
+        if (r < 0)
+            return 0;
+        in_place = a[kind == K_SCATTER ? 3 : 4] == abi->in_place;
+        if (r == 1)
+            d->bytes_sent = kind == K_SCATTER ? cnt(a[1]) * type_size(a[2]) * n
+                                              : sum_counts(a[1], n) * type_size(a[3]);
+        if (r == 1 && inter)
+            return 0;   /* the root of an intercommunicator receives nothing */
+        if (in_place && r == 1)
+            d->bytes_received = kind == K_SCATTER ? cnt(a[1]) * type_size(a[2])
+                                                  : (int64_t)count_at(a[1], c->me) * type_size(a[3]);
+        else if (kind == K_SCATTER)
+            d->bytes_received = cnt(a[4]) * type_size(a[5]);
+        else
+            d->bytes_received = cnt(a[5]) * type_size(a[6]);
+        return 0;
+    case K_REDUCE_SCATTER:
+        d->bytes_sent = sum_counts(a[2], c->size) * type_size(a[3]);
+        d->bytes_received = (int64_t)count_at(a[2], c->me) * type_size(a[3]);
+        return 0;
+    case K_REDUCE_SCATTER_BLOCK:
+        d->bytes_received = cnt(a[2]) * type_size(a[3]);
+        d->bytes_sent = d->bytes_received * c->size;
+        return 0;
+    case K_BARRIER:
+        return 0;
+    }
+    return -1;
+}
+
+void scope__mpi_capture_exit(uint64_t rc, int keep)
+{
+    struct capture *c = &cap;
+    uint32_t op = c->op;
+    c->op = 0;
+    if (!op)
+        return;
+    const scope__mpi_abi *abi = scope__mpi_abi_get();
+    if (!abi || (int)(uint32_t)rc != abi->success)
+        return;
+    pthread_once(&p_once, resolve);
+    if (!P.ok)
+        return;
+    big = (op & OP_BIG) != 0;
+    op &= ~OP_BIG;
+    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
+    if (bytes_of(abi, ops[op].kind, c->a, &d) < 0)
+        return;
+    if (keep) {
+        c->pending = d;
+        c->has_pending = 1;
+    } else {
+        scope__record_data(&d);
+    }
+}

@@ -1,0 +1,59 @@
+/*
+ * mpi_capture.h - what an MPI call moved, read from its own arguments:
+ * bytes sent and received, the partner's world rank, the tag and the
+ * communicator (docs/format.md, "What MPI calls moved").
+ *
+ * The trampoline hands the entry of every instrumented call its saved
+ * argument registers; for a function whose flags carry an MPI operation
+ * (SCOPE_FN_OP_*, set by the interposition engine from the symbol's name)
+ * the entry copies the arguments, and the exit, once the MPI library has
+ * accepted them (MPI_SUCCESS), turns them into one data record right after
+ * the call's end record. MPI calls never nest in the recording (an MPI call
+ * inside another is not timed), so one capture per thread suffices.
+ */
+#ifndef SCOPE_MPI_CAPTURE_H
+#define SCOPE_MPI_CAPTURE_H
+
+#include <stdint.h>
+
+/* 0 when SCOPE_MPI_DATA=0 asks to time MPI calls without reading their
+ * arguments, else 1 (a value other than 0 or 1 is said once, by rank 0,
+ * and taken as 1). Read once. */
+int scope__mpi_capture_enabled(void);
+
+/* The operation (1..255) of an MPI function of the C bindings named
+ * `symbol` ("MPI_Send", "PMPI_Send"), or 0 when its arguments are not
+ * captured (Fortran bindings, calls that move nothing). Pure. */
+uint32_t scope__mpi_op_of(const char *symbol);
+
+/* At the entry of a recorded call of operation `op`: copies the arguments
+ * (`saved`: the trampoline's saved registers, `slot`: the return-address
+ * slot, the stack arguments above it). A receive that passed
+ * MPI_STATUS_IGNORE gets the capture's own status instead, so that the
+ * source and size can be read back. Cost: a dozen loads and stores. */
+void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
+
+/* 1 when this thread has no capture in progress and no data waiting for
+ * an outer call's end: an MPI call made inside another may then be
+ * followed silently (shadow_stack.c). */
+int scope__mpi_capture_idle(void);
+
+/* At the exit of that call, right after its end record: records what it
+ * moved when `rc` is MPI_SUCCESS, and forgets the capture in any case.
+ * With `keep` (a silent call inside another), the data waits for
+ * scope__mpi_capture_flush() at the outer call's end instead.
+ * Cost: one PMPI_Type_size per buffer described (an MPI_Alltoallv: a walk
+ * of its count arrays), a table lookup for the communicator, one journal
+ * record; the first use of a communicator translates its group to world
+ * ranks once. */
+void scope__mpi_capture_exit(uint64_t rc, int keep);
+
+/* At the end of an MPI call without a capture of its own: records the
+ * data its inner call left waiting, if any. */
+void scope__mpi_capture_flush(void);
+
+/* Forgets this thread's capture and any waiting data without recording
+ * (the call was closed by an unwinding, not by its return). */
+void scope__mpi_capture_drop(void);
+
+#endif
