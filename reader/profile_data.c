@@ -62,6 +62,7 @@ void scope_profile_close(scope_profile *p)
         free(c->tids);
         free(c->unwound);
         free(c->sites);
+        scope__moved_free(c->moved);
         free(c);
     }
     for (int i = 0; i < p->nregions; i++)

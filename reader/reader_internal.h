@@ -80,6 +80,8 @@ typedef struct scope__cell {
     int8_t *unwound;    /* unwound, kept when scope_profile_unwound() asked */
     int sites_loaded;   /* sites below is valid (NULL: no callsite_ids) */
     int32_t *sites;     /* merged site per call (callsites.c) */
+    int moved_loaded;   /* moved below is valid (NULL: no data columns) */
+    struct scope__moved *moved; /* what its MPI calls moved (comm.c) */
     int summarized;     /* the fields below are valid */
     int64_t total, min, max, max_end;
     double mean, m2;    /* m2 = sum of squared deviations from mean */
@@ -117,6 +119,9 @@ struct scope_profile {
 /* Loads (once) the merged site of each call of the cell of (region, rank
  * index k) into its `sites` (callsites.c); *cell is that cell or NULL. */
 int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
+
+/* Frees a cell's data columns (comm.c; profile_data.c calls it at close). */
+void scope__moved_free(struct scope__moved *m);
 
 /* Frees what callsites.c loaded (profile_data.c calls it at close). */
 void scope__sites_free(struct scope__sites *s);

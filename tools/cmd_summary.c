@@ -17,6 +17,7 @@
 #include "output.h"
 #include "scope_format.h"
 #include "scope_reader.h"
+#include "scope_reader_comm.h"
 
 static const char summary_help[] =
     "usage: scope summary [--per-rank] [--format table|csv|json]\n"
@@ -65,6 +66,12 @@ typedef struct {
     scope_stats st;
 } region_row;
 
+/* Bytes a row's calls moved (scope_reader_comm.h), when the profile has
+ * the data columns. */
+typedef struct {
+    int64_t sent, received;
+} moved_row;
+
 static int sort_key;
 
 static int cmp_rows(const void *a, const void *b)
@@ -88,6 +95,7 @@ static int cmp_rows(const void *a, const void *b)
 typedef struct {
     FILE *out;
     int format, per_rank, wide;
+    int moved;              /* bytes_sent and bytes_received columns */
     size_t nrows;           /* rows written so far (json separators) */
     int64_t span;
     int nranks;             /* ranks in the profile: the all-ranks share */
@@ -96,10 +104,10 @@ typedef struct {
 
 /* Writes one row; rank < 0 means the all-ranks row. */
 static int put_row(printer *pr, const char *name, int rank,
-                   const scope_stats *st)
+                   const scope_stats *st, const moved_row *mv)
 {
     char calls[32], total[48], mean[48], min[48], max[48], std[48],
-         share[48], rk[16];
+         share[48], rk[16], sent[48], recv[48];
     double denom = (double)pr->span * (rank >= 0 || pr->nranks < 1 ? 1 : pr->nranks);
     double sh = pr->span > 0 ? (double)st->total_ns / denom : 0.0;
     snprintf(calls, sizeof calls, "%lld", (long long)st->calls);
@@ -114,10 +122,12 @@ static int put_row(printer *pr, const char *name, int rank,
         scope__fmt_human(max, sizeof max, (double)st->max_ns);
         scope__fmt_human(std, sizeof std, st->std_ns);
         snprintf(share, sizeof share, "%.1f%%", sh * 100.0);
-        const char *cells[9] = { name, rk, calls, total, mean, min, max, std,
-                                 share };
-        const char *cells_nr[8] = { name, calls, total, mean, min, max, std,
-                                    share };
+        scope__fmt_bytes(sent, sizeof sent, mv->sent);
+        scope__fmt_bytes(recv, sizeof recv, mv->received);
+        const char *cells[11] = { name, rk, calls, total, mean, min, max, std,
+                                  share, sent, recv };
+        const char *cells_nr[10] = { name, calls, total, mean, min, max, std,
+                                     share, sent, recv };
         return scope__table_add(&pr->table, pr->per_rank ? cells : cells_nr);
     }
     scope__fmt_seconds_i64(total, sizeof total, st->total_ns);
@@ -130,16 +140,23 @@ static int put_row(printer *pr, const char *name, int rank,
         scope__put_csv_field(pr->out, name);
         if (pr->per_rank)
             fprintf(pr->out, ",%s", rk);
-        fprintf(pr->out, ",%s,%s,%s,%s,%s,%s,%s\n", calls, total, mean, min,
+        fprintf(pr->out, ",%s,%s,%s,%s,%s,%s,%s", calls, total, mean, min,
                 max, std, share);
+        if (pr->moved)
+            fprintf(pr->out, ",%lld,%lld", (long long)mv->sent, (long long)mv->received);
+        fputc('\n', pr->out);
     } else {
         fputs(pr->nrows ? ",\n  {\"region\": " : "\n  {\"region\": ", pr->out);
         scope__put_json_string(pr->out, name);
         if (pr->per_rank)
             fprintf(pr->out, ", \"rank\": %s", rk);
         fprintf(pr->out, ", \"calls\": %s, \"total\": %s, \"mean\": %s, "
-                "\"min\": %s, \"max\": %s, \"std\": %s, \"share\": %s}",
+                "\"min\": %s, \"max\": %s, \"std\": %s, \"share\": %s",
                 calls, total, mean, min, max, std, share);
+        if (pr->moved)
+            fprintf(pr->out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
+                    (long long)mv->sent, (long long)mv->received);
+        fputc('}', pr->out);
     }
     pr->nrows++;
     return 0;
@@ -424,24 +441,27 @@ int scope_cmd_summary(int argc, char **argv)
     if (nreg)
         qsort(rows, (size_t)nreg, sizeof *rows, cmp_rows);
 
-    static const char *const heads[9] = { "region", "rank", "calls", "total",
-                                          "mean", "min", "max", "std",
-                                          "share" };
-    static const char *const heads_nr[8] = { "region", "calls", "total",
-                                             "mean", "min", "max", "std",
-                                             "share" };
-    static const int right[9] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 };
-    static const int right_nr[8] = { 0, 1, 1, 1, 1, 1, 1, 1 };
-    static const int shrink[9] = { 1 };    /* the region names */
-    scope__table_init(&pr.table, pr.per_rank ? 9 : 8,
+    /* the byte columns only for a profile that records them: a timing-only
+     * profile's summary keeps its columns (docs/format.md) */
+    pr.moved = scope_profile_has_moved(p);
+    static const char *const heads[11] = { "region", "rank", "calls", "total",
+                                           "mean", "min", "max", "std",
+                                           "share", "sent", "received" };
+    static const char *const heads_nr[10] = { "region", "calls", "total",
+                                              "mean", "min", "max", "std",
+                                              "share", "sent", "received" };
+    static const int right[11] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int right_nr[10] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int shrink[11] = { 1 };    /* the region names */
+    scope__table_init(&pr.table, (pr.per_rank ? 9 : 8) + (pr.moved ? 2 : 0),
                       pr.per_rank ? heads : heads_nr,
                       pr.per_rank ? right : right_nr);
     scope__table_fit(&pr.table, scope__out_width(pr.out, pr.wide), shrink);
     if (pr.format == FMT_CSV)
-        fputs(pr.per_rank
-              ? "region,rank,calls,total,mean,min,max,std,share\n"
-              : "region,calls,total,mean,min,max,std,share\n",
-              pr.out);
+        fprintf(pr.out, "%s%s\n",
+                pr.per_rank ? "region,rank,calls,total,mean,min,max,std,share"
+                            : "region,calls,total,mean,min,max,std,share",
+                pr.moved ? ",bytes_sent,bytes_received" : "");
     else if (pr.format == FMT_JSON)
         fputs("{\"regions\": [", pr.out);
 
@@ -449,8 +469,14 @@ int scope_cmd_summary(int argc, char **argv)
     for (int i = 0; i < nreg; i++) {
         /* The all-ranks row: always in the table, and in csv/json unless
          * they were asked for per-rank rows (kept tidy: one kind of row). */
+        moved_row mv = { 0, 0 };
+        if (pr.moved &&
+            scope_profile_bytes(p, rows[i].region, SCOPE_ALL_RANKS, &mv.sent, &mv.received) < 0) {
+            fail(scope_reader_errmsg());
+            goto fail_table;
+        }
         if ((pr.format == FMT_TABLE || !pr.per_rank) &&
-            put_row(&pr, rows[i].name, -1, &rows[i].st) < 0) {
+            put_row(&pr, rows[i].name, -1, &rows[i].st, &mv) < 0) {
             fail("out of memory");
             goto fail_table;
         }
@@ -465,7 +491,12 @@ int scope_cmd_summary(int argc, char **argv)
             }
             if (st.calls == 0)
                 continue;
-            if (put_row(&pr, rows[i].name, rank, &st) < 0) {
+            if (pr.moved && scope_profile_bytes(p, rows[i].region, rank, &mv.sent,
+                                                &mv.received) < 0) {
+                fail(scope_reader_errmsg());
+                goto fail_table;
+            }
+            if (put_row(&pr, rows[i].name, rank, &st, &mv) < 0) {
                 fail("out of memory");
                 goto fail_table;
             }

@@ -22,6 +22,8 @@
                         "duration, nesting ids")                          \
     X(callsites, "callsites", "where timed functions were called from: "    \
                               "calls and time per call site, file:line")  \
+    X(comm, "comm", "who sent how much to whom: the rank-to-rank matrix of "  \
+                    "MPI messages and their sizes")                       \
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, csv " \
                         "or json")                                        \

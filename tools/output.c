@@ -138,6 +138,22 @@ size_t scope__text_width(const char *s)
     return w;
 }
 
+void scope__fmt_bytes(char *buf, size_t len, int64_t bytes)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    double b = (double)bytes;
+    int u = 0;
+    if (bytes == 0) {
+        snprintf(buf, len, "0");
+        return;
+    }
+    while (b >= 1024 && u < 6) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
 int scope__out_width(FILE *out, int wide)
 {
     if (wide)

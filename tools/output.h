@@ -22,6 +22,9 @@ void scope__fmt_ratio(char *buf, size_t len, double v);
 /* A duration for people: "812 ns", "3.25 µs", "650.00 ms", "1.04 s". */
 void scope__fmt_human(char *buf, size_t len, double ns);
 
+/* A byte count for people: "0", "512 B", "3.4 MiB" (powers of 1024). */
+void scope__fmt_bytes(char *buf, size_t len, int64_t bytes);
+
 /* A csv field (RFC 4180: quoted when it holds , " CR or LF) and a JSON
  * string literal (with quotes; control characters escaped). */
 void scope__put_csv_field(FILE *out, const char *s);

@@ -577,3 +577,9 @@ def read_h5(path):
     """Opens a profile: an index file, a merged file, a rank file, a folder
     of rank files, a scope-profiler file, or a list of these."""
     return ProfilingResults(path)
+
+
+# What the MPI calls moved (comm.py): MPIRegion.moved(), .bytes_sent,
+# .bytes_received, .bytes(); ProfilingResults.comm_matrix(), .message_sizes()
+from . import comm as _comm  # noqa: E402
+_comm.attach(ProfilingResults, MPIRegion, _lib, _sig, _check, _p, ALL_RANKS)

@@ -1,0 +1,300 @@
+/*
+ * comm.c - what a profile's MPI calls moved (scope_reader_comm.h): the data
+ * columns of each (region, rank), byte totals, the point-to-point matrix
+ * and message-size histograms.
+ *
+ * The columns are read on first use and kept with the cell, like the
+ * thread ids: a summary that asks for byte totals pays one read per column
+ * of the MPI regions only (a region without the columns costs one
+ * existence check). Which regions are point to point is decided by name,
+ * the one thing every binding (C, Fortran, large-count) shares.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+#include "scope_format.h"
+#include "scope_reader.h"
+#include "scope_reader_comm.h"
+
+struct scope__moved {
+    int64_t *sent, *received;
+    int32_t *dest, *source, *tag, *comm;
+};
+
+void scope__moved_free(struct scope__moved *m)
+{
+    if (!m)
+        return;
+    free(m->sent);
+    free(m->received);
+    free(m->dest);
+    free(m->source);
+    free(m->tag);
+    free(m->comm);
+    free(m);
+}
+
+/* Reads one int32 column through the int64 reader. *out NULL when absent. */
+static int read_i32(scope_profile *p, scope__cell *c, const char *name, int32_t **out)
+{
+    int64_t *wide;
+    char *path;
+    *out = NULL;
+    int rc = scope__cell_read_column(p, c, name, &wide, &path);
+    if (rc < 0 || !wide)
+        return rc;
+    free(path);
+    int32_t *v = malloc((size_t)c->n * sizeof *v);
+    if (!v) {
+        free(wide);
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", p->sources[c->source].path);
+    }
+    for (int64_t i = 0; i < c->n; i++)
+        v[i] = (int32_t)wide[i];
+    free(wide);
+    *out = v;
+    return 0;
+}
+
+static int read_i64(scope_profile *p, scope__cell *c, const char *name, int64_t **out)
+{
+    char *path;
+    int rc = scope__cell_read_column(p, c, name, out, &path);
+    free(path);
+    return rc;
+}
+
+/* Loads the cell's columns once; c->moved stays NULL when it has none
+ * (the bytes_sent column decides: the writer makes all six or none). */
+static int cell_moved(scope_profile *p, scope__cell *c)
+{
+    if (c->moved_loaded)
+        return 0;
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    struct scope__moved *m = calloc(1, sizeof *m);
+    int rc = m ? 0 : scope__fail(SCOPE_ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = read_i64(p, c, SCOPE_D_BYTES_SENT, &m->sent);
+    if (rc == 0 && m->sent) {
+        rc = read_i64(p, c, SCOPE_D_BYTES_RECEIVED, &m->received);
+        if (rc == 0)
+            rc = read_i32(p, c, SCOPE_D_DEST, &m->dest);
+        if (rc == 0)
+            rc = read_i32(p, c, SCOPE_D_SOURCE, &m->source);
+        if (rc == 0)
+            rc = read_i32(p, c, SCOPE_D_TAG, &m->tag);
+        if (rc == 0)
+            rc = read_i32(p, c, SCOPE_D_COMM, &m->comm);
+        if (rc == 0 && (!m->received || !m->dest || !m->source || !m->tag || !m->comm))
+            rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %s but not every column of docs/format.md "
+                             "\"What MPI calls moved\"", p->sources[c->source].path, c->group,
+                             SCOPE_D_BYTES_SENT);
+    }
+    scope__h5_quiet_end(&quiet);
+    if (rc < 0) {
+        scope__moved_free(m);
+        return rc;
+    }
+    if (!m->sent) {
+        scope__moved_free(m);
+        m = NULL;
+    }
+    c->moved = m;
+    c->moved_loaded = 1;
+    return 0;
+}
+
+int scope_profile_moved(scope_profile *p, int region, int rank, scope_moved *out)
+{
+    if (!p || !out)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    memset(out, 0, sizeof *out);
+    int k = scope__cell_index(p, region, rank);
+    if (k < 0)
+        return k;
+    scope__cell *c = scope__cell_at(p, region, k);
+    if (!c)
+        return 0;
+    int rc = cell_moved(p, c);
+    if (rc < 0)
+        return rc;
+    out->n = c->n;
+    if (c->moved) {
+        out->bytes_sent = c->moved->sent;
+        out->bytes_received = c->moved->received;
+        out->dest = c->moved->dest;
+        out->source = c->moved->source;
+        out->tag = c->moved->tag;
+        out->comm = c->moved->comm;
+    }
+    return 0;
+}
+
+int scope_profile_bytes(scope_profile *p, int region, int rank, int64_t *sent, int64_t *received)
+{
+    if (!p || !sent || !received)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *sent = *received = 0;
+    int k0, k1;
+    int rc = scope__cell_span(p, region, rank, &k0, &k1);
+    if (rc < 0)
+        return rc;
+    for (int k = k0; k < k1; k++) {
+        scope__cell *c = scope__cell_at(p, region, k);
+        if (!c)
+            continue;
+        if ((rc = cell_moved(p, c)) < 0)
+            return rc;
+        for (int64_t i = 0; c->moved && i < c->n; i++) {
+            *sent += c->moved->sent[i];
+            *received += c->moved->received[i];
+        }
+    }
+    return 0;
+}
+
+int scope_profile_has_moved(scope_profile *p)
+{
+    if (!p)
+        return 0;
+    for (int r = 0; r < p->nregions; r++)
+        for (int k = 0; k < p->nranks; k++) {
+            scope__cell *c = scope__cell_at(p, r, k);
+            if (c && cell_moved(p, c) == 0 && c->moved)
+                return 1;
+        }
+    return 0;
+}
+
+int scope_region_is_point_to_point(const char *name)
+{
+    static const char *const p2p[] = {
+        "Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend",
+        "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", NULL,
+    };
+    if (!name || strncmp(name, "MPI_", 4) != 0)
+        return 0;
+    const char *s = name + 4;
+    size_t n = strlen(s);
+    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
+        n -= 2;
+    for (int i = 0; p2p[i]; i++)
+        if (strlen(p2p[i]) == n && strncmp(s, p2p[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+int scope_profile_world_size(scope_profile *p)
+{
+    if (!p)
+        return 0;
+    int n = 0;
+    for (int k = 0; k < p->nranks; k++)
+        if (p->ranks[k].rank + 1 > n)
+            n = p->ranks[k].rank + 1;
+    for (int r = 0; r < p->nregions; r++)
+        for (int k = 0; k < p->nranks; k++) {
+            scope__cell *c = scope__cell_at(p, r, k);
+            if (!c || cell_moved(p, c) < 0 || !c->moved)
+                continue;
+            for (int64_t i = 0; i < c->n; i++) {
+                if (c->moved->dest[i] + 1 > n)
+                    n = c->moved->dest[i] + 1;
+                if (c->moved->source[i] + 1 > n)
+                    n = c->moved->source[i] + 1;
+            }
+        }
+    return n;
+}
+
+/* Calls f(ctx, world rank, cell) for each cell of the point-to-point
+ * regions `region` names (SCOPE_COMM_ALL_REGIONS: all of them) on `rank`
+ * (or SCOPE_ALL_RANKS) that records data. Returns 0 or an error. */
+static int each_p2p(scope_profile *p, int region, int rank,
+                    void (*f)(void *ctx, int sender, const scope__cell *c), void *ctx)
+{
+    int r0 = 0, r1 = p->nregions;
+    if (region != SCOPE_COMM_ALL_REGIONS) {
+        if (region < 0 || region >= p->nregions)
+            return scope__fail(SCOPE_ENOTFOUND, "no region %d", region);
+        r0 = region;
+        r1 = region + 1;
+    }
+    for (int r = r0; r < r1; r++) {
+        if (region == SCOPE_COMM_ALL_REGIONS && !scope_region_is_point_to_point(p->regions[r].name))
+            continue;
+        int k0, k1;
+        int rc = scope__cell_span(p, r, rank, &k0, &k1);
+        if (rc < 0)
+            return rc;
+        for (int k = k0; k < k1; k++) {
+            scope__cell *c = scope__cell_at(p, r, k);
+            if (!c)
+                continue;
+            if ((rc = cell_moved(p, c)) < 0)
+                return rc;
+            if (c->moved)
+                f(ctx, p->ranks[k].rank, c);
+        }
+    }
+    return 0;
+}
+
+struct matrix_ctx {
+    int n;
+    int64_t *messages, *bytes;
+};
+
+static void add_matrix(void *ctx, int sender, const scope__cell *c)
+{
+    struct matrix_ctx *m = ctx;
+    for (int64_t i = 0; i < c->n; i++) {
+        int32_t d = c->moved->dest[i];
+        if (d < 0 || d >= m->n || sender < 0 || sender >= m->n)
+            continue;
+        size_t at = (size_t)sender * (size_t)m->n + (size_t)d;
+        if (m->messages)
+            m->messages[at]++;
+        if (m->bytes)
+            m->bytes[at] += c->moved->sent[i];
+    }
+}
+
+int scope_profile_comm_matrix(scope_profile *p, int region, int n, int64_t *messages,
+                              int64_t *bytes)
+{
+    if (!p || n < 0)
+        return scope__fail(SCOPE_EINVAL, "no profile, or a negative size");
+    int need = scope_profile_world_size(p);
+    if (n < need)
+        return scope__fail(SCOPE_EINVAL, "the matrix needs %d x %d cells, not %d x %d", need,
+                           need, n, n);
+    struct matrix_ctx m = { n, messages, bytes };
+    return each_p2p(p, region, SCOPE_ALL_RANKS, add_matrix, &m);
+}
+
+static int bucket_of(int64_t size)
+{
+    if (size <= 0)
+        return 0;
+    int b = 64 - __builtin_clzll((unsigned long long)size);
+    return b < SCOPE_SIZE_BUCKETS ? b : SCOPE_SIZE_BUCKETS - 1;
+}
+
+static void add_sizes(void *ctx, int sender, const scope__cell *c)
+{
+    (void)sender;
+    int64_t *counts = ctx;
+    for (int64_t i = 0; i < c->n; i++)
+        if (c->moved->dest[i] >= 0)
+            counts[bucket_of(c->moved->sent[i])]++;
+}
+
+int scope_profile_size_histogram(scope_profile *p, int region, int rank, int64_t *counts)
+{
+    if (!p || !counts)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    return each_p2p(p, region, rank, add_sizes, counts);
+}

@@ -1,0 +1,98 @@
+/*
+ * scope_reader_comm.h - what the MPI calls of a profile moved: per-call
+ * bytes, partners, tags and communicators (docs/format.md, "What MPI calls
+ * moved"), byte totals, the rank-to-rank matrix of point-to-point traffic
+ * and message-size histograms. Part of libscope_reader; include it after
+ * scope_reader.h.
+ *
+ *     int64_t sent, received;
+ *     scope_profile_bytes(p, region, SCOPE_ALL_RANKS, &sent, &received);
+ *
+ *     int n = scope_profile_world_size(p);
+ *     int64_t *msgs = calloc(n * n, 8), *bytes = calloc(n * n, 8);
+ *     scope_profile_comm_matrix(p, SCOPE_COMM_ALL_REGIONS, n, msgs, bytes);
+ *     // msgs[s * n + r]: messages world rank s sent to world rank r
+ *
+ * Profiles written before this data existed, and regions that are not MPI
+ * calls, read as moving nothing: zeros, empty matrices.
+ */
+#ifndef SCOPE_READER_COMM_H
+#define SCOPE_READER_COMM_H
+
+#include <stdint.h>
+
+#include "scope_reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* No partner (dest, source), no tag, no communicator in the columns. */
+#define SCOPE_NO_RANK (-1)
+#define SCOPE_NO_TAG_VALUE (-2147483647 - 1)
+#define SCOPE_NO_COMM (-1)
+/* scope_profile_comm_matrix: every point-to-point region. */
+#define SCOPE_COMM_ALL_REGIONS (-1)
+/* Buckets of scope_profile_size_histogram: bucket 0 holds 0-byte
+ * messages, bucket k >= 1 sizes in [2^(k-1), 2^k). */
+#define SCOPE_SIZE_BUCKETS 64
+
+/* The data columns of one (region, rank), in the order of
+ * scope_profile_times(). All NULL (n still the calls) when the region
+ * records none. The arrays belong to the profile until close. */
+typedef struct scope_moved {
+    int64_t n;
+    const int64_t *bytes_sent, *bytes_received;
+    const int32_t *dest, *source;   /* world ranks, SCOPE_NO_RANK */
+    const int32_t *tag;             /* SCOPE_NO_TAG_VALUE when none */
+    const int32_t *comm;            /* row of the rank's communicators, SCOPE_NO_COMM */
+} scope_moved;
+
+/* Loads (once) and returns the data columns of `region` on `rank`.
+ * Returns 0, SCOPE_EINVAL, SCOPE_ENOTFOUND (unknown region or rank), or
+ * SCOPE_EFORMAT (a column of the wrong length). Cost: one HDF5 read per
+ * column on first use. */
+SCOPE_READER_API int scope_profile_moved(scope_profile *p, int region, int rank,
+                                         scope_moved *out);
+
+/* Bytes sent and received by the calls of `region` on `rank` (or
+ * SCOPE_ALL_RANKS), by the byte model of docs/format.md; 0 and 0 for a
+ * region without data. Returns 0 or as scope_profile_moved. */
+SCOPE_READER_API int scope_profile_bytes(scope_profile *p, int region, int rank,
+                                         int64_t *sent, int64_t *received);
+
+/* 1 when some region of the profile records what its calls moved, else 0.
+ * Cost: reads the columns of every region until one has them. */
+SCOPE_READER_API int scope_profile_has_moved(scope_profile *p);
+
+/* 1 for a point-to-point region (its name is an MPI send or receive:
+ * MPI_Send, MPI_Isend, MPI_Recv, MPI_Sendrecv, ... and their large-count
+ * _c names), else 0. Pure. */
+SCOPE_READER_API int scope_region_is_point_to_point(const char *name);
+
+/* The number of world ranks the matrix spans: one more than the largest
+ * rank or partner in the profile. Loads the data columns. */
+SCOPE_READER_API int scope_profile_world_size(scope_profile *p);
+
+/* Adds the point-to-point traffic of `region` (or SCOPE_COMM_ALL_REGIONS:
+ * every point-to-point region) into n x n matrices indexed [sender * n +
+ * receiver] by world rank: messages (calls that sent to a partner) and
+ * bytes. Sends are counted at their sender (a receive is the same message
+ * seen from the other end). Either matrix may be NULL. Returns 0, or as
+ * scope_profile_moved; SCOPE_EINVAL when n is smaller than
+ * scope_profile_world_size(). */
+SCOPE_READER_API int scope_profile_comm_matrix(scope_profile *p, int region, int n,
+                                               int64_t *messages, int64_t *bytes);
+
+/* Adds the sizes of the messages `region` (or SCOPE_COMM_ALL_REGIONS: every
+ * point-to-point region) sent on `rank` (or SCOPE_ALL_RANKS) into
+ * counts[SCOPE_SIZE_BUCKETS] (see SCOPE_SIZE_BUCKETS). A call counts when
+ * it sent to a partner. Returns 0 or as scope_profile_moved. */
+SCOPE_READER_API int scope_profile_size_histogram(scope_profile *p, int region, int rank,
+                                                  int64_t *counts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCOPE_READER_COMM_H */

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""check_comm.py SCOPE PRELOAD MPI LANG PROGRAM OUTDIR
+
+What MPI calls moved (issue 28): runs PROGRAM (prog_comm.c or
+prog_comm.f90, built with MPI's wrapper compiler) with 4 ranks under MPI's
+real launcher (MPI = openmpi: mpirun; mpich: mpirun.mpich), bare and with
+PRELOAD and the config `MPI_*`, and checks:
+  - stdout (sorted: ranks print in any order) and the exit status are the
+    bare run's; the invalid-datatype send is refused with and without scope;
+  - every data column of every MPI region of every rank, call by call:
+    bytes sent and received, dest and source as world ranks, tag and
+    communicator, each value derived by hand below from the rank alone
+    (docs/format.md, "What MPI calls moved");
+  - the communicators table: MPI_COMM_WORLD and the split with reversed
+    keys, whose members come out as world ranks in split order;
+  - calls that move nothing record no data columns (MPI_Waitall, MPI_Init);
+  - `scope comm --format csv` gives the point-to-point matrix these
+    columns imply, and `scope summary --format csv` the byte totals.
+"""
+import csv
+import io
+import os
+import subprocess
+import sys
+
+import h5py
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import clean_env, fail  # noqa: E402
+
+N = 4
+NO_TAG = -2147483648
+LAUNCHER_VARS = ("OMPI_", "PMI_", "PMIX_", "SLURM_", "MV2_", "PALS_", "ALPS_", "FLUX_", "JSM_")
+
+
+def launcher(mpi):
+    if mpi == "openmpi":
+        return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "btl_tcp_if_include",
+                "lo", "--mca", "oob_tcp_if_include", "lo", "-n", str(N)]
+    return ["mpirun.mpich", "-n", str(N)]
+
+
+def row(sent=0, received=0, dest=-1, source=-1, tag=NO_TAG, comm=0):
+    return (sent, received, dest, source, tag, comm)
+
+
+def expected_c(r, mpi="openmpi"):
+    """{region: [row per call, in call order]} of prog_comm.c on rank r.
+    Receives from MPI_ANY_SOURCE arrive in any order: they are a set.
+    MPICH (MPI 4) also runs the large-count functions."""
+    nxt, prv = (r + 1) % N, (r + N - 1) % N
+    tri = N * (N + 1) // 2
+    send = [row(4 * (r + 1) * 100, dest=nxt, tag=7)]
+    if r > 0:
+        send.append(row(8 * 10 * r, dest=0, tag=100 + r))
+    if r != N - 1:                      # split rank 0 is world rank N-1
+        send.append(row(4, dest=N - 1, tag=5, comm=1))
+    if r == 0:
+        send.append(row(24, dest=1, tag=11))        # the vector type: 3 x 2 ints
+    send.append(row())                              # to MPI_PROC_NULL
+    send.append(row(comm=-1))                       # refused: no data
+    recv = [row(received=4 * (prv + 1) * 100, source=prv, tag=7)]
+    if r == 0:
+        recv.append({row(received=80 * s, source=s, tag=100 + s) for s in range(1, N)})
+    if r == N - 1:
+        recv += [row(received=4, source=N - 1 - i, tag=5, comm=1) for i in range(1, N)]
+    if r == 1:
+        recv.append(row(received=24, source=0, tag=11))
+    large = {}
+    if mpi == "mpich":
+        large = {"MPI_Send_c": [row(8 * (r + 1), dest=nxt, tag=21)],
+                 "MPI_Recv_c": [row(received=8 * (prv + 1), source=prv, tag=21)],
+                 "MPI_Allreduce_c": [row(12, 12)]}
+    return {
+        **large,
+        "MPI_Send": send,
+        "MPI_Recv": recv,
+        "MPI_Alltoallv": [row(4 * (r + 1) * tri, 4 * (r + 1) * tri)],
+        "MPI_Gatherv": [row(8 * (r + 1), 8 * tri if r == 1 else 0, 1, 1)],
+        "MPI_Scatter": [row(12 * N if r == N - 1 else 0, 12, N - 1, N - 1)],
+        "MPI_Sendrecv": [row(40 if r + 1 < N else 0, 40 if r > 0 else 0,
+                             r + 1 if r + 1 < N else -1, r - 1 if r > 0 else -1, 3)],
+        "MPI_Irecv": [row(source=prv, tag=9)],
+        "MPI_Isend": [row(4, dest=nxt, tag=9)],
+        "MPI_Bcast": [row(64, 0, 0, 0) if r == 0 else row(0, 64, 0, 0)],
+        "MPI_Allreduce": [row(16, 16)],
+        "MPI_Barrier": [row()],
+    }
+
+
+def expected_f(r):
+    """The same for prog_comm.f90: the ring, alltoallv, bcast, allreduce
+    and the halo, through the Fortran bindings."""
+    e = expected_c(r)
+    keep = ("MPI_Alltoallv", "MPI_Bcast", "MPI_Allreduce", "MPI_Sendrecv")
+    out = {k: e[k] for k in keep}
+    out["MPI_Send"] = e["MPI_Send"][:1]
+    out["MPI_Recv"] = e["MPI_Recv"][:1]
+    return out
+
+
+def same(got, want):
+    """Rows in order, a set standing for as many rows in any order."""
+    i = 0
+    for w in want:
+        if isinstance(w, set):
+            part = set(got[i:i + len(w)])
+            if part != w or len(got[i:i + len(w)]) != len(w):
+                return False
+            i += len(w)
+        else:
+            if i >= len(got) or got[i] != w:
+                return False
+            i += 1
+    return i == len(got)
+
+
+def run(cmd, env, cwd):
+    return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=240)
+
+
+def main():
+    scope, preload, mpi, lang, prog, outdir = sys.argv[1:7]
+    scope, preload, prog = map(os.path.abspath, (scope, preload, prog))
+    os.makedirs(outdir, exist_ok=True)
+    outdir = os.path.abspath(outdir)
+    env = clean_env(drop=LAUNCHER_VARS, mpi_root=True)
+    bare = run(launcher(mpi) + [prog], env, outdir)
+    conf = os.path.join(outdir, "scope.conf")
+    with open(conf, "w") as f:
+        f.write("MPI_*\n")
+    out = os.path.join(outdir, "p.h5")
+    penv = dict(env, SCOPE_CONFIG=conf, SCOPE_OUTPUT=out, LD_PRELOAD=preload)
+    prof = run(launcher(mpi) + [prog], penv, outdir)
+    if prof.returncode != bare.returncode:
+        fail(f"exit status {prof.returncode} under scope, {bare.returncode} bare: {prof.stderr}")
+    if sorted(prof.stdout.splitlines()) != sorted(bare.stdout.splitlines()):
+        fail(f"stdout differs:\n{prof.stdout}\n--- bare:\n{bare.stdout}")
+    if lang == "c" and prof.stdout.count("bad type: refused") != N:
+        fail("the invalid datatype was not refused on every rank: " + prof.stdout)
+
+    want_of = (lambda r: expected_c(r, mpi)) if lang == "c" else expected_f
+    ranks_dir = out[:-3] + ".ranks"
+    totals = {}
+    pairs = {}
+    for r in range(N):
+        with h5py.File(os.path.join(ranks_dir, f"rank{r}.h5"), "r") as f:
+            g = f[f"rank{r}/regions"]
+            want = want_of(r)
+            for name in g:
+                rg = g[name]
+                has = "bytes_sent" in rg
+                if name not in want:
+                    if has:
+                        fail(f"rank {r} {name}: data columns on a call that moves nothing")
+                    continue
+                if not has:
+                    fail(f"rank {r} {name}: no data columns")
+                cols = [rg[k][:].tolist() for k in
+                        ("bytes_sent", "bytes_received", "dest", "source", "tag", "comm")]
+                got = list(zip(*cols))
+                if not same(got, want[name]):
+                    fail(f"rank {r} {name}:\n got  {got}\n want {want[name]}")
+                t = totals.setdefault(name, [0, 0])
+                t[0] += sum(c[0] for c in got)
+                t[1] += sum(c[1] for c in got)
+                if name in ("MPI_Send", "MPI_Isend", "MPI_Sendrecv", "MPI_Send_c"):
+                    for c in got:
+                        if c[2] >= 0:
+                            p = pairs.setdefault((r, c[2]), [0, 0])
+                            p[0] += 1
+                            p[1] += c[0]
+            missing = set(want) - set(g)
+            if missing:
+                fail(f"rank {r}: no region {sorted(missing)}")
+            cm = f[f"rank{r}/communicators"]
+            sizes = cm["size"][:].tolist()
+            members = cm["members"][:].tolist()
+            names = bytes(cm["names"][:]).split(b"\0")[:-1]
+            want_sizes = [N, N] if lang == "c" else [N]
+            want_members = list(range(N)) + (list(range(N - 1, -1, -1)) if lang == "c" else [])
+            if sizes != want_sizes or members != want_members or names[0] != b"MPI_COMM_WORLD":
+                fail(f"rank {r} communicators: sizes {sizes} members {members} names {names}")
+    print("columns: every call of every rank as derived")
+
+    # the tool: the matrix and the totals, from the same columns
+    r = run([scope, "comm", "--format", "csv", out], env, outdir)
+    if r.returncode != 0:
+        fail(f"scope comm: {r.returncode} {r.stderr}")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    got = {(int(x["sender"]), int(x["receiver"])): [int(x["messages"]), int(x["bytes"])] for x in rows}
+    if got != pairs:
+        fail(f"scope comm matrix:\n got  {got}\n want {pairs}")
+    r = run([scope, "summary", "--format", "csv", out], env, outdir)
+    if r.returncode != 0:
+        fail(f"scope summary: {r.stderr}")
+    summ = {x["region"]: x for x in csv.DictReader(io.StringIO(r.stdout))}
+    for name, (s, rcv) in totals.items():
+        if int(summ[name]["bytes_sent"]) != s or int(summ[name]["bytes_received"]) != rcv:
+            fail(f"scope summary {name}: {summ[name]} want sent {s} received {rcv}")
+    print("scope comm and scope summary: the matrix and totals of the columns")
+
+    # the Python module: the same matrix and columns as numpy arrays
+    import scope_reader
+    p = scope_reader.read_h5(out)
+    msgs, nbytes = p.comm_matrix()
+    got = {(s_, r_): [int(msgs[s_, r_]), int(nbytes[s_, r_])]
+           for s_ in range(msgs.shape[0]) for r_ in range(msgs.shape[1]) if msgs[s_, r_]}
+    if got != pairs:
+        fail(f"python comm_matrix:\n got  {got}\n want {pairs}")
+    for name, (s, rcv) in totals.items():
+        if (p[name].bytes_sent, p[name].bytes_received) != (s, rcv):
+            fail(f"python {name}: {p[name].bytes_sent}, {p[name].bytes_received} want {s}, {rcv}")
+    m = p["MPI_Send"].moved(rank=0)
+    want = [c for c in expected_c(0)["MPI_Send"]] if lang == "c" else expected_f(0)["MPI_Send"]
+    cols = list(zip(*(m[k].tolist() for k in ("bytes_sent", "bytes_received", "dest", "source",
+                                               "tag", "comm"))))
+    if cols != want:
+        fail(f"python MPI_Send moved(rank=0): {cols} want {want}")
+    if "MPI_Init" in p and p["MPI_Init"].moved(rank=0) is not None:
+        fail("python: MPI_Init has data columns")
+    p.close()
+    print("python: comm_matrix, bytes and moved() agree")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

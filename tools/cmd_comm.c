@@ -1,0 +1,247 @@
+/*
+ * cmd_comm.c - `scope comm`: who sent how much to whom. The point-to-point
+ * matrix of world ranks (a terminal heat map, aggregated into blocks of
+ * ranks past the terminal's width), the busiest pairs and the message-size
+ * histogram; --format csv|json give the full matrix (one row per pair that
+ * exchanged messages) and the histogram.
+ *
+ * Everything comes from the reader's data columns (scope_reader_comm.h):
+ * sends are counted at their sender, by the byte model of docs/format.md.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "output.h"
+#include "scope_reader.h"
+#include "scope_reader_comm.h"
+
+static const char comm_help[] =
+    "usage: scope comm [--region NAME] [--format table|csv|json] [--top N] PROFILE...\n"
+    "\n"
+    "Who sent how much to whom: the point-to-point messages of every pair of\n"
+    "world ranks (MPI_Send, MPI_Isend, MPI_Sendrecv, ... counted at the\n"
+    "sender), the busiest pairs, and the sizes of the messages in power-of-two\n"
+    "buckets. Needs a profile recorded with the MPI calls in the config (the\n"
+    "default config has them).\n"
+    "\n"
+    "  --region NAME  only this region (e.g. MPI_Isend); default: every\n"
+    "                 point-to-point region\n"
+    "  --format F     table (default): a heat map of bytes (blocks of ranks\n"
+    "                 when the run has more ranks than the terminal columns),\n"
+    "                 the busiest pairs, the size histogram; csv: one row per\n"
+    "                 pair that exchanged messages, header\n"
+    "                   sender,receiver,messages,bytes\n"
+    "                 json: {\"size\": N, \"pairs\": [...], \"sizes\": [...]}\n"
+    "  --top N        pairs listed in the table (default 10)\n";
+
+enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+struct pair {
+    int s, r;
+    int64_t messages, bytes;
+};
+
+static int by_bytes(const void *a, const void *b)
+{
+    const struct pair *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    if (x->s != y->s)
+        return x->s - y->s;
+    return x->r - y->r;
+}
+
+/* The heat map: one character per block of ranks, darker for more bytes
+ * (relative to the busiest block). */
+static void heat_map(FILE *out, const int64_t *bytes, int n, int width)
+{
+    static const char shades[] = " .:-=+*#%@";
+    int cols = width - 8 > 8 ? width - 8 : 8;
+    int block = (n + cols - 1) / cols;
+    if (block < 1)
+        block = 1;
+    int nb = (n + block - 1) / block;
+    int64_t *agg = calloc((size_t)nb * (size_t)nb, sizeof *agg);
+    if (!agg)
+        return;
+    int64_t top = 0;
+    for (int s = 0; s < n; s++)
+        for (int r = 0; r < n; r++) {
+            int64_t *a = &agg[(size_t)(s / block) * (size_t)nb + (size_t)(r / block)];
+            *a += bytes[(size_t)s * (size_t)n + (size_t)r];
+            if (*a > top)
+                top = *a;
+        }
+    if (block > 1)
+        fprintf(out, "bytes sent (rows: senders, columns: receivers), blocks of %d ranks\n", block);
+    else
+        fprintf(out, "bytes sent (rows: senders, columns: receivers)\n");
+    for (int s = 0; s < nb; s++) {
+        fprintf(out, "%7d ", s * block);
+        for (int r = 0; r < nb; r++) {
+            int64_t v = agg[(size_t)s * (size_t)nb + (size_t)r];
+            int k = v == 0 || top == 0 ? 0 : 1 + (int)((double)v / (double)top * 8.999);
+            fputc(shades[k], out);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "        scale: ' ' none, '.' least ... '@' %s\n", "most");
+    free(agg);
+}
+
+static void histogram(FILE *out, const int64_t *h, int format)
+{
+    int first = 1;
+    for (int k = 0; k < SCOPE_SIZE_BUCKETS; k++) {
+        if (!h[k])
+            continue;
+        int64_t lo = k == 0 ? 0 : (int64_t)1 << (k - 1);
+        int64_t hi = k == 0 ? 0 : ((int64_t)1 << k) - 1;
+        if (format == FMT_JSON) {
+            fprintf(out, "%s{\"min_bytes\": %lld, \"max_bytes\": %lld, \"messages\": %lld}",
+                    first ? "" : ", ", (long long)lo, (long long)hi, (long long)h[k]);
+        } else {
+            char a[32], b[32];
+            scope__fmt_bytes(a, sizeof a, lo);
+            scope__fmt_bytes(b, sizeof b, hi);
+            fprintf(out, "  %10s .. %-10s %12lld\n", a, b, (long long)h[k]);
+        }
+        first = 0;
+    }
+}
+
+int scope_cmd_comm(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "region", required_argument, NULL, 'r' },
+        { "format", required_argument, NULL, 'f' },
+        { "top", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const formats[] = { "table", "csv", "json", NULL };
+    const char *region_name = NULL;
+    int format = FMT_TABLE, c, k;
+    int64_t top = 10;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            region_name = optarg;
+            break;
+        case 'f':
+            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
+                ;
+            if (!formats[k])
+                return scope__usage_error("comm", "unknown format '%s' (table, csv or json)", optarg);
+            format = k;
+            break;
+        case 't':
+            if (scope__parse_i64(optarg, &top) < 0 || top < 0)
+                return scope__usage_error("comm", "--top takes a whole number, not '%s'", optarg);
+            break;
+        case 'h':
+            fputs(comm_help, stdout);
+            return 0;
+        default:
+            return scope__option_error("comm", c, argv);
+        }
+    }
+    if (optind >= argc)
+        return scope__usage_error("comm", "no profile path given");
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
+    int status = 1, region = SCOPE_COMM_ALL_REGIONS;
+    int64_t *messages = NULL, *bytes = NULL;
+    struct pair *pairs = NULL;
+    int64_t hist[SCOPE_SIZE_BUCKETS] = { 0 };
+    if (region_name && (region = scope_profile_region_index(p, region_name)) < 0) {
+        fprintf(stderr, "scope: comm: no region '%s' in the profile\n", region_name);
+        goto out;
+    }
+    int n = scope_profile_world_size(p);
+    messages = calloc((size_t)n * (size_t)n + 1, sizeof *messages);
+    bytes = calloc((size_t)n * (size_t)n + 1, sizeof *bytes);
+    if (!messages || !bytes) {
+        scope__fail_msg("out of memory");
+        goto out;
+    }
+    if (scope_profile_comm_matrix(p, region, n, messages, bytes) < 0 ||
+        scope_profile_size_histogram(p, region, SCOPE_ALL_RANKS, hist) < 0) {
+        scope__fail_msg(scope_reader_errmsg());
+        goto out;
+    }
+    size_t np = 0;
+    for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
+        np += messages[i] > 0;
+    pairs = calloc(np + 1, sizeof *pairs);
+    if (!pairs) {
+        scope__fail_msg("out of memory");
+        goto out;
+    }
+    np = 0;
+    int64_t all_msgs = 0, all_bytes = 0;
+    for (int s = 0; s < n; s++)
+        for (int r = 0; r < n; r++) {
+            size_t i = (size_t)s * (size_t)n + (size_t)r;
+            if (messages[i] > 0)
+                pairs[np++] = (struct pair){ s, r, messages[i], bytes[i] };
+            all_msgs += messages[i];
+            all_bytes += bytes[i];
+        }
+    if (format == FMT_CSV) {
+        fputs("sender,receiver,messages,bytes\n", stdout);
+        for (size_t i = 0; i < np; i++)
+            printf("%d,%d,%lld,%lld\n", pairs[i].s, pairs[i].r, (long long)pairs[i].messages,
+                   (long long)pairs[i].bytes);
+    } else if (format == FMT_JSON) {
+        printf("{\"size\": %d, \"messages\": %lld, \"bytes\": %lld, \"pairs\": [", n,
+               (long long)all_msgs, (long long)all_bytes);
+        for (size_t i = 0; i < np; i++)
+            printf("%s{\"sender\": %d, \"receiver\": %d, \"messages\": %lld, \"bytes\": %lld}",
+                   i ? ", " : "", pairs[i].s, pairs[i].r, (long long)pairs[i].messages,
+                   (long long)pairs[i].bytes);
+        fputs("], \"sizes\": [", stdout);
+        histogram(stdout, hist, FMT_JSON);
+        fputs("]}\n", stdout);
+    } else if (np == 0) {
+        printf("no point-to-point messages recorded%s%s (are MPI calls in the config?)\n",
+               region_name ? " in " : "", region_name ? region_name : "");
+    } else {
+        char b[32];
+        scope__fmt_bytes(b, sizeof b, all_bytes);
+        printf("%lld point-to-point messages, %s, between %zu pairs of %d ranks\n\n",
+               (long long)all_msgs, b, np, n);
+        int w = scope__out_width(stdout, 0);
+        heat_map(stdout, bytes, n, w > 0 ? w : 80);
+        qsort(pairs, np, sizeof *pairs, by_bytes);
+        printf("\nbusiest pairs\n  %8s %8s %12s %12s %12s\n", "sender", "receiver", "messages",
+               "bytes", "mean size");
+        for (size_t i = 0; i < np && (int64_t)i < top; i++) {
+            char tb[32], mb[32];
+            scope__fmt_bytes(tb, sizeof tb, pairs[i].bytes);
+            scope__fmt_bytes(mb, sizeof mb, pairs[i].bytes / pairs[i].messages);
+            printf("  %8d %8d %12lld %12s %12s\n", pairs[i].s, pairs[i].r,
+                   (long long)pairs[i].messages, tb, mb);
+        }
+        printf("\nmessage sizes\n");
+        histogram(stdout, hist, FMT_TABLE);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        scope__fail_msg("cannot write to standard output");
+        goto out;
+    }
+    status = 0;
+out:
+    free(messages);
+    free(bytes);
+    free(pairs);
+    scope_profile_close(p);
+    return status;
+}

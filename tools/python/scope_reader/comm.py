@@ -1,0 +1,105 @@
+"""comm.py - what the MPI calls of a profile moved (scope_reader_comm.h):
+per-call bytes, partners, tags and communicators as numpy arrays, byte
+totals, the rank-to-rank matrix of point-to-point messages and the
+message-size histogram. Attached to ProfilingResults and MPIRegion by
+scope_reader/__init__.py; see docs/format.md "What MPI calls moved".
+
+    p = scope_reader.read_h5("run.h5")
+    msgs, nbytes = p.comm_matrix()          # [sender, receiver] world ranks
+    p["MPI_Send"].moved(rank=0)["bytes_sent"]
+    p["MPI_Alltoallv"].bytes_sent           # total over the ranks
+    p.message_sizes()                       # {(lo, hi): messages}
+"""
+import ctypes
+
+import numpy as np
+
+ALL_REGIONS = -1
+SIZE_BUCKETS = 64
+NO_RANK = -1
+NO_TAG = -2147483648
+
+
+def _bind(lib, sig, check, p, all_ranks):
+    _i64 = ctypes.c_int64
+    _p32 = ctypes.POINTER(ctypes.c_int32)
+    _p64 = ctypes.POINTER(_i64)
+
+    class _Moved(ctypes.Structure):
+        _fields_ = [("n", _i64), ("bytes_sent", _p64), ("bytes_received", _p64),
+                    ("dest", _p32), ("source", _p32), ("tag", _p32), ("comm", _p32)]
+
+    moved = sig("scope_profile_moved", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
+                ctypes.POINTER(_Moved))
+    nbytes = sig("scope_profile_bytes", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
+                 _p64, _p64)
+    world = sig("scope_profile_world_size", ctypes.c_int, p)
+    matrix = sig("scope_profile_comm_matrix", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
+                 _p64, _p64)
+    hist = sig("scope_profile_size_histogram", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
+               _p64)
+
+    def _copy(ptr, n, dtype):
+        if not ptr:
+            return None
+        return np.ctypeslib.as_array(ptr, shape=(n,)).astype(dtype, copy=True)
+
+    def region_moved(self, rank):
+        """The data columns of this region's calls on `rank`, in the order
+        of its start times: a dict of numpy arrays bytes_sent,
+        bytes_received (int64), dest, source, tag, comm (int32), or None
+        when the region records none (not an MPI call, or an older file)."""
+        m = _Moved()
+        check(moved(self._r._h, self.index, rank, ctypes.byref(m)))
+        if not m.bytes_sent:
+            return None
+        n = m.n
+        return {"bytes_sent": _copy(m.bytes_sent, n, np.int64),
+                "bytes_received": _copy(m.bytes_received, n, np.int64),
+                "dest": _copy(m.dest, n, np.int32), "source": _copy(m.source, n, np.int32),
+                "tag": _copy(m.tag, n, np.int32), "comm": _copy(m.comm, n, np.int32)}
+
+    def region_bytes(self, rank=all_ranks):
+        s, r = _i64(), _i64()
+        check(nbytes(self._r._h, self.index, rank, ctypes.byref(s), ctypes.byref(r)))
+        return s.value, r.value
+
+    def comm_matrix(self, region=None):
+        """(messages, bytes): two n x n int64 numpy arrays indexed [sender,
+        receiver] by world rank, of the point-to-point messages of every
+        send region (or of `region`, a name), counted at the sender."""
+        idx = ALL_REGIONS if region is None else self[region].index
+        n = world(self._h)
+        msgs = np.zeros((n, n), dtype=np.int64)
+        byts = np.zeros((n, n), dtype=np.int64)
+        if n:
+            check(matrix(self._h, idx, n, msgs.ctypes.data_as(_p64), byts.ctypes.data_as(_p64)))
+        return msgs, byts
+
+    def message_sizes(self, region=None, rank=all_ranks):
+        """{(min_bytes, max_bytes): messages} of the point-to-point sends,
+        power-of-two buckets ((0, 0) holds empty messages)."""
+        idx = ALL_REGIONS if region is None else self[region].index
+        h = np.zeros(SIZE_BUCKETS, dtype=np.int64)
+        check(hist(self._h, idx, rank, h.ctypes.data_as(_p64)))
+        out = {}
+        for k in np.nonzero(h)[0]:
+            lo = 0 if k == 0 else 1 << (int(k) - 1)
+            hi = 0 if k == 0 else (1 << int(k)) - 1
+            out[(lo, hi)] = int(h[k])
+        return out
+
+    return region_moved, region_bytes, comm_matrix, message_sizes
+
+
+def attach(results_cls, region_cls, lib, sig, check, p, all_ranks):
+    """Adds the methods above to ProfilingResults and MPIRegion."""
+    region_moved, region_bytes, comm_matrix, message_sizes = _bind(lib, sig, check, p, all_ranks)
+    region_cls.moved = lambda self, rank=0: region_moved(self, rank)
+    region_cls.bytes_sent = property(lambda self: region_bytes(self)[0],
+                                     doc="bytes the region's calls sent, over the ranks")
+    region_cls.bytes_received = property(lambda self: region_bytes(self)[1],
+                                         doc="bytes the region's calls received, over the ranks")
+    region_cls.bytes = lambda self, rank=all_ranks: region_bytes(self, rank)
+    results_cls.comm_matrix = comm_matrix
+    results_cls.message_sizes = message_sizes
