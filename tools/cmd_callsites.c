@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "output.h"
 #include "scope_reader.h"
+#include "scope_reader_comm.h"
 #include "symbolize.h"
 
 static const char callsites_help[] =
@@ -62,7 +63,34 @@ typedef struct {
     int site;               /* -1: calls without a site */
     scope_stats st;
     double share;
+    int64_t sent, received; /* what the calls moved (MPI; 0 otherwise) */
 } site_row;
+
+/* Adds the bytes of `region`'s calls on `rank` (or every rank) into
+ * sent[site], received[site]; index nsites holds the calls without a
+ * site. Returns 0 or -1 (the reader's message is set). */
+static int site_bytes(scope_profile *p, int region, int rank, int nsites, int64_t *sent,
+                      int64_t *received)
+{
+    int nr = scope_profile_rank_count(p);
+    for (int k = 0; k < nr; k++) {
+        int rk = scope_profile_rank(p, k);
+        if (rank != SCOPE_ALL_RANKS && rk != rank)
+            continue;
+        scope_moved m;
+        const int32_t *sites;
+        int64_t n;
+        if (scope_profile_moved(p, region, rk, &m) < 0 ||
+            scope_profile_call_sites(p, region, rk, &sites, &n) < 0)
+            return -1;
+        for (int64_t i = 0; m.bytes_sent && i < m.n; i++) {
+            int s = sites && i < n && sites[i] >= 0 && sites[i] < nsites ? sites[i] : nsites;
+            sent[s] += m.bytes_sent[i];
+            received[s] += m.bytes_received[i];
+        }
+    }
+    return 0;
+}
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -82,7 +110,8 @@ static int collect(scope_profile *p, const int *regions, int nreg, int rank,
     size_t cap = 64, n = 0;
     site_row *rows = malloc(cap * sizeof *rows);
     scope_stats *st = calloc((size_t)nsites + 1, sizeof *st);
-    if (!rows || !st)
+    int64_t *sb = calloc((size_t)nsites + 1, sizeof *sb), *rb = calloc((size_t)nsites + 1, sizeof *rb);
+    if (!rows || !st || !sb || !rb)
         goto fail_mem;
     for (int i = 0; i < nreg; i++) {
         int r = regions[i];
@@ -95,6 +124,10 @@ static int collect(scope_profile *p, const int *regions, int nreg, int rank,
             any |= st[s].calls > 0;
         if (!any)
             continue;
+        memset(sb, 0, ((size_t)nsites + 1) * sizeof *sb);
+        memset(rb, 0, ((size_t)nsites + 1) * sizeof *rb);
+        if (site_bytes(p, r, rank, nsites, sb, rb) < 0)
+            goto fail_reader;
         for (int s = -1; s < nsites; s++) {
             const scope_stats *one = s < 0 ? &none : &st[s];
             if (one->calls == 0)
@@ -106,11 +139,15 @@ static int collect(scope_profile *p, const int *regions, int nreg, int rank,
                 rows = nr;
                 cap *= 2;
             }
+            int b = s < 0 ? nsites : s;
             rows[n++] = (site_row){ r, s, *one,
-                all.total_ns > 0 ? (double)one->total_ns / (double)all.total_ns : 0.0 };
+                all.total_ns > 0 ? (double)one->total_ns / (double)all.total_ns : 0.0,
+                sb[b], rb[b] };
         }
     }
     free(st);
+    free(sb);
+    free(rb);
     *out = rows;
     return (int)n;
 fail_mem:
@@ -121,6 +158,8 @@ fail_reader:
 fail:
     free(rows);
     free(st);
+    free(sb);
+    free(rb);
     return -1;
 }
 
@@ -143,14 +182,21 @@ static const char *location(scope_profile *p, scope__symbolizer *sym,
 static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
                       int n, int rank, int format, int wide, char **locs)
 {
+    /* the byte columns (mpiP's table) when the profile records them */
+    int moved = scope_profile_has_moved(p);
     static const char *const heads[] = { "region", "rank", "site", "calls", "total",
                                          "mean", "min", "max", "share", "location" };
+    static const char *const heads_m[] = { "region", "rank", "site", "calls", "total",
+                                           "mean", "min", "max", "share", "sent",
+                                           "received", "location" };
     static const int right[] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
+    static const int right_m[] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
     static const int shrink[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 1 };  /* names */
+    static const int shrink_m[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
     scope__symbolizer *sym = scope__symbolizer_new();
     scope__table t;
-    scope__table_init(&t, 10, heads, right);
-    scope__table_fit(&t, scope__out_width(out, wide), shrink);
+    scope__table_init(&t, moved ? 12 : 10, moved ? heads_m : heads, moved ? right_m : right);
+    scope__table_fit(&t, scope__out_width(out, wide), moved ? shrink_m : shrink);
     int status = 1;
     if (!sym)
         goto fail_mem;
@@ -160,7 +206,8 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
     else
         snprintf(rk, sizeof rk, "%d", rank);
     if (format == FMT_CSV)
-        fputs("region,rank,site,calls,total,mean,min,max,share,location\n", out);
+        fprintf(out, "region,rank,site,calls,total,mean,min,max,share,location%s\n",
+                moved ? ",bytes_sent,bytes_received" : "");
     else if (format == FMT_JSON)
         fputs("{\"callsites\": [", out);
     for (int i = 0; i < n; i++) {
@@ -181,9 +228,14 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
             scope__fmt_human(min, sizeof min, (double)r->st.min_ns);
             scope__fmt_human(max, sizeof max, (double)r->st.max_ns);
             snprintf(share, sizeof share, "%.1f%%", r->share * 100.0);
+            char sent[48], recv[48];
+            scope__fmt_bytes(sent, sizeof sent, r->sent);
+            scope__fmt_bytes(recv, sizeof recv, r->received);
             const char *cells[10] = { name, rk, site, calls, total, mean, min, max,
                                       share, loc };
-            if (scope__table_add(&t, cells) < 0)
+            const char *cells_m[12] = { name, rk, site, calls, total, mean, min, max,
+                                        share, sent, recv, loc };
+            if (scope__table_add(&t, moved ? cells_m : cells) < 0)
                 goto fail_mem;
             continue;
         }
@@ -198,6 +250,8 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
             fprintf(out, ",%s,%s,%s,%s,%s,%s,%s,%s,", rk, site, calls, total, mean,
                     min, max, share);
             scope__put_csv_field(out, loc);
+            if (moved)
+                fprintf(out, ",%lld,%lld", (long long)r->sent, (long long)r->received);
             fputc('\n', out);
         } else {
             fputs(i ? ",\n  {\"region\": " : "\n  {\"region\": ", out);
@@ -210,6 +264,9 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
                     "\"min\": %s, \"max\": %s, \"share\": %s, \"location\": ", site,
                     calls, total, mean, min, max, share);
             scope__put_json_string(out, loc);
+            if (moved)
+                fprintf(out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
+                        (long long)r->sent, (long long)r->received);
             fputc('}', out);
         }
     }

@@ -15,7 +15,11 @@ PRELOAD and the config `MPI_*`, and checks:
     keys, whose members come out as world ranks in split order;
   - calls that move nothing record no data columns (MPI_Waitall, MPI_Init);
   - `scope comm --format csv` gives the point-to-point matrix these
-    columns imply, and `scope summary --format csv` the byte totals.
+    columns imply, `scope summary --format csv` the byte totals, and
+    `scope callsites` the bytes of each call site (the config records call
+    sites, so each timed begin carries one and its end is a record of its
+    own: the data record then follows a plain end);
+  - the Python module gives the same matrix, totals and columns.
 """
 import csv
 import io
@@ -128,7 +132,7 @@ def main():
     bare = run(launcher(mpi) + [prog], env, outdir)
     conf = os.path.join(outdir, "scope.conf")
     with open(conf, "w") as f:
-        f.write("MPI_*\n")
+        f.write("callsites = 1\nMPI_*\n")     # a begin with a site: its end is a record
     out = os.path.join(outdir, "p.h5")
     penv = dict(env, SCOPE_CONFIG=conf, SCOPE_OUTPUT=out, LD_PRELOAD=preload)
     prof = run(launcher(mpi) + [prog], penv, outdir)
@@ -198,7 +202,17 @@ def main():
     for name, (s, rcv) in totals.items():
         if int(summ[name]["bytes_sent"]) != s or int(summ[name]["bytes_received"]) != rcv:
             fail(f"scope summary {name}: {summ[name]} want sent {s} received {rcv}")
-    print("scope comm and scope summary: the matrix and totals of the columns")
+    # mpiP's table: bytes per call site (every MPI_Send of rank 0 is on a
+    # line of its own)
+    r = run([scope, "callsites", "--region", "^MPI_Send$", "--rank", "0", "--format", "csv", out],
+            env, outdir)
+    if r.returncode != 0:
+        fail(f"scope callsites: {r.returncode} {r.stderr}")
+    sites = sorted(int(x["bytes_sent"]) for x in csv.DictReader(io.StringIO(r.stdout)))
+    want = sorted(c[0] for c in want_of(0)["MPI_Send"])
+    if sites != want:
+        fail(f"scope callsites bytes per site of rank 0's MPI_Send: {sites} want {want}")
+    print("scope comm, summary and callsites: the matrix, totals and sites of the columns")
 
     # the Python module: the same matrix and columns as numpy arrays
     import scope_reader
