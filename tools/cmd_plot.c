@@ -24,17 +24,19 @@ static const char plot_help[] =
     "             together: box width = total time of the call path\n"
     "  imbalance  per region, one bar per rank with its total time in the\n"
     "             region, and the mean; label: max/mean and slowest rank\n"
+    "  comm       bytes each world rank sent to each other (heat map of\n"
+    "             point-to-point MPI messages) and the message sizes\n"
     "Hovering a box shows its numbers. Colours are fixed per region name.\n"
     "\n"
     "options:\n"
-    "  --kind KIND       timeline, flame or imbalance\n"
+    "  --kind KIND       timeline, flame, imbalance or comm\n"
     "  -o, --output FILE\n"
     "  --width PX        picture width (default 1200, 400 to 20000)\n"
     "  --max-calls N     timeline: calls drawn per lane (default 4000)\n"
     "  --max-regions N   imbalance: regions drawn (default 16)\n"
     "  -h, --help        this text\n";
 
-enum { KIND_TIMELINE, KIND_FLAME, KIND_IMBALANCE };
+enum { KIND_TIMELINE, KIND_FLAME, KIND_IMBALANCE, KIND_COMM };
 
 /* Parses --width / --max-* values; -1 when out of [lo, hi]. */
 static int64_t parse_bounded(const char *s, int64_t lo, int64_t hi)
@@ -56,7 +58,7 @@ int scope_cmd_plot(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const kinds[] = { "timeline", "flame", "imbalance",
+    static const char *const kinds[] = { "timeline", "flame", "imbalance", "comm",
                                          NULL };
     scope__plot_opts po = SCOPE__PLOT_DEFAULTS;
     const char *outpath = NULL;
@@ -71,7 +73,7 @@ int scope_cmd_plot(int argc, char **argv)
                 ;
             if (!kinds[k])
                 return scope__usage_error("plot", "unknown kind '%s' "
-                                          "(timeline, flame or imbalance)",
+                                          "(timeline, flame, imbalance or comm)",
                                           optarg);
             kind = k;
             break;
@@ -116,6 +118,7 @@ int scope_cmd_plot(int argc, char **argv)
     switch (kind) {
     case KIND_TIMELINE: rc = scope__plot_timeline(out, p, &po, &counts); break;
     case KIND_FLAME: rc = scope__plot_flame(out, p, &po, &counts); break;
+    case KIND_COMM: rc = scope__plot_comm(out, p, &po, &counts); break;
     default: rc = scope__plot_imbalance(out, p, &po, &counts); break;
     }
     status = rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;

@@ -22,6 +22,7 @@
 #include "out_file.h"
 #include "output.h"
 #include "plots.h"
+#include "scope_reader_comm.h"
 #include "svg.h"
 
 static const char report_help[] =
@@ -304,6 +305,8 @@ static void write_picture(FILE *out, scope_profile *p, const char *id,
             rc = scope__plot_timeline(mem, p, po, &c);
         else if (strcmp(id, "flame") == 0)
             rc = scope__plot_flame(mem, p, po, &c);
+        else if (strcmp(id, "comm") == 0)
+            rc = scope__plot_comm(mem, p, po, &c);
         else
             rc = scope__plot_imbalance(mem, p, po, &c);
         if (fclose(mem) != 0 && rc == 0)
@@ -329,6 +332,12 @@ static void write_picture(FILE *out, scope_profile *p, const char *id,
                  "added together: a box's width is the total time of its "
                  "call path, callers below callees. %lld boxes.",
                  (long long)c.nodes);
+    } else if (strcmp(id, "comm") == 0) {
+        snprintf(note, sizeof note, "Point-to-point MPI messages between world "
+                 "ranks, counted at the sender (docs/format.md, \"What MPI calls "
+                 "moved\"): %lld messages between %lld ranks; darker cells "
+                 "carried more bytes. Hover a cell for its bytes.",
+                 (long long)c.calls, (long long)c.lanes);
     } else {
         snprintf(note, sizeof note, "Per region, each rank's total time; "
                  "max/mean = 1.00 is perfectly even. %lld regions, %lld "
@@ -362,6 +371,8 @@ static int write_report(FILE *out, scope_profile *p, char **paths,
     write_picture(out, p, "timeline", "Timeline", po);
     write_picture(out, p, "flame", "Flame graph", po);
     write_picture(out, p, "imbalance", "Load imbalance", po);
+    if (scope_profile_has_moved(p))
+        write_picture(out, p, "comm", "Communication", po);
     fputs("</main>\n<div id=\"tip\"></div>\n<pre id=\"scope-check\"></pre>\n",
           out);
     if ((rc = write_data(out, p, span)) < 0)

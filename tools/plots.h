@@ -1,8 +1,9 @@
 /*
- * plots.h - the three pictures of a profile, drawn as SVG: a timeline
- * with one lane per (rank, thread), a flame graph of the call tree, and
- * per-rank bars of each region's total that show load imbalance. `scope
- * plot` writes one as a file; `scope report` puts all three in its page.
+ * plots.h - the pictures of a profile, drawn as SVG: a timeline with one
+ * lane per (rank, thread), a flame graph of the call tree, per-rank bars
+ * of each region's total that show load imbalance, and the communication
+ * matrix with the message sizes. `scope plot` writes one as a file;
+ * `scope report` puts them in its page.
  */
 #ifndef SCOPE_TOOLS_PLOTS_H
 #define SCOPE_TOOLS_PLOTS_H
@@ -48,6 +49,13 @@ int scope__plot_flame(FILE *out, scope_profile *p, const scope__plot_opts *o,
 int scope__plot_imbalance(FILE *out, scope_profile *p,
                           const scope__plot_opts *o,
                           scope__plot_counts *counts);
+
+/* The communication picture (plot_comm.c): the point-to-point bytes of
+ * every (sender, receiver) pair of world ranks as a heat map, and the
+ * message sizes as bars. counts: lanes = world ranks, calls = messages,
+ * nodes = cells drawn, bars = size buckets. Same contract as above. */
+int scope__plot_comm(FILE *out, scope_profile *p, const scope__plot_opts *o,
+                     scope__plot_counts *counts);
 
 /* The message that goes with a code returned above. */
 const char *scope__plot_errmsg(int code);

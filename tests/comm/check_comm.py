@@ -16,7 +16,8 @@ PRELOAD and the config `MPI_*`, and checks:
   - calls that move nothing record no data columns (MPI_Waitall, MPI_Init);
   - `scope comm --format csv` gives the point-to-point matrix these
     columns imply, `scope summary --format csv` the byte totals, and
-    `scope callsites` the bytes of each call site (the config records call
+    `scope plot --kind comm` and `scope report` one heat-map cell per
+    pair, `scope callsites` the bytes of each call site (the config records call
     sites, so each timed begin carries one and its end is a record of its
     own: the data record then follows a plain end);
   - the Python module gives the same matrix, totals and columns.
@@ -212,7 +213,20 @@ def main():
     want = sorted(c[0] for c in want_of(0)["MPI_Send"])
     if sites != want:
         fail(f"scope callsites bytes per site of rank 0's MPI_Send: {sites} want {want}")
-    print("scope comm, summary and callsites: the matrix, totals and sites of the columns")
+    # the picture and the report: one heat-map cell per pair
+    r = run([scope, "plot", "--kind", "comm", "-o", "-", out], env, outdir)
+    cells = r.stdout.count("</title></rect>") - r.stdout.count("messages</title></rect>")
+    if r.returncode != 0 or cells != len(pairs):
+        fail(f"scope plot --kind comm: status {r.returncode}, {cells} cells for {len(pairs)} "
+             f"pairs {r.stderr}")
+    html = os.path.join(outdir, "report.html")
+    r = run([scope, "report", "-o", html, out], env, outdir)
+    with open(html) as f:
+        page = f.read()
+    if r.returncode != 0 or '<section id="comm">' not in page:
+        fail(f"scope report: status {r.returncode}, no communication section {r.stderr}")
+    print("scope comm, summary, callsites, plot and report: the matrix, totals and sites "
+          "of the columns")
 
     # the Python module: the same matrix and columns as numpy arrays
     import scope_reader

@@ -203,7 +203,7 @@ class Files(unittest.TestCase):
                                  "(try 'scope plot --help')\n"))
         self.assertEqual(run("plot", "--kind", "pie", "-o", "x.svg", prof("nested.h5")),
                          (2, "", "scope: plot: unknown kind 'pie' (timeline, "
-                                 "flame or imbalance) (try 'scope plot --help')\n"))
+                                 "flame, imbalance or comm) (try 'scope plot --help')\n"))
         self.assertEqual(run("plot", "--kind", "flame", prof("nested.h5")),
                          (2, "", "scope: plot: no output file given (-o) "
                                  "(try 'scope plot --help')\n"))
