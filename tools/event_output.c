@@ -13,6 +13,7 @@
 
 #include "event_output.h"
 #include "output.h"
+#include "scope_reader_comm.h"
 #include "symbolize.h"
 
 #define BATCH 4096
@@ -131,10 +132,56 @@ typedef struct {
     int nshown;
 } layout;
 
+/* The data columns of the (region, rank) of the events being written:
+ * consecutive events share them, so the lookup is made once per cell. */
+typedef struct {
+    int on;                 /* the listing has the columns */
+    int region, rank;       /* of m below; region -1: none yet */
+    scope_moved m;
+} moved_cache;
+
+/* Writes an event's data columns (csv: six cells after a comma; json:
+ * six keys), empty (csv) or absent (json) for a call of a region that
+ * records none. Returns 0 or -1 (the reader's message is set). */
+static int put_moved(FILE *out, scope_profile *p, const scope_event *ev, int format,
+                     moved_cache *mc)
+{
+    if (mc->region != ev->region || mc->rank != ev->rank) {
+        if (scope_profile_moved(p, ev->region, ev->rank, &mc->m) < 0)
+            return -1;
+        mc->region = ev->region;
+        mc->rank = ev->rank;
+    }
+    const scope_moved *m = &mc->m;
+    int64_t i = ev->call_index;
+    int has = m->bytes_sent && i >= 0 && i < m->n;
+    if (format == SCOPE__EV_CSV) {
+        if (!has) {
+            fputs(",,,,,,", out);
+            return 0;
+        }
+        fprintf(out, ",%lld,%lld,%d,%d,", (long long)m->bytes_sent[i],
+                (long long)m->bytes_received[i], m->dest[i], m->source[i]);
+        if (m->tag[i] != SCOPE_NO_TAG_VALUE)
+            fprintf(out, "%d", m->tag[i]);
+        fprintf(out, ",%d", m->comm[i]);
+    } else if (has) {
+        fprintf(out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld, \"dest\": %d, "
+                "\"source\": %d, \"tag\": ", (long long)m->bytes_sent[i],
+                (long long)m->bytes_received[i], m->dest[i], m->source[i]);
+        if (m->tag[i] != SCOPE_NO_TAG_VALUE)
+            fprintf(out, "%d", m->tag[i]);
+        else
+            fputs("null", out);
+        fprintf(out, ", \"comm\": %d", m->comm[i]);
+    }
+    return 0;
+}
+
 /* site: the callsite cell, or NULL when the listing has no such column. */
 static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
                    int format, int ids, const layout *lay, int64_t nrow,
-                   const char *site)
+                   const char *site, moved_cache *mc)
 {
     const char *name = scope_profile_region_name(p, ev->region);
     if (format == SCOPE__EV_TABLE && lay->shown && ev->region >= 0 &&
@@ -155,6 +202,8 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
             fputc(',', out);
             scope__put_csv_field(out, site);
         }
+        if (mc->on && put_moved(out, p, ev, format, mc) < 0)
+            return -2;
         fputc('\n', out);
     } else if (format == SCOPE__EV_JSON) {
         fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
@@ -170,6 +219,8 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
             fputs(", \"callsite\": ", out);
             scope__put_json_string(out, site);
         }
+        if (mc->on && put_moved(out, p, ev, format, mc) < 0)
+            return -2;
         fputc('}', out);
     } else {
         int tw = lay->timew;
@@ -259,10 +310,14 @@ int scope__write_events(FILE *out, scope_profile *p,
             goto fail_buf;
         }
     }
+    /* likewise the data columns, in csv and json, for profiles that record
+     * what MPI calls moved */
+    moved_cache mc = { format != SCOPE__EV_TABLE && scope_profile_has_moved(p), -1, -1, { 0 } };
     if (format == SCOPE__EV_CSV) {
         fputs(ids ? "name,rank,call_index,start,end,duration,call_id,parent_id,thread"
                   : "name,rank,call_index,start,end,duration,thread", out);
-        fputs(with_sites ? ",callsite\n" : "\n", out);
+        fputs(with_sites ? ",callsite" : "", out);
+        fputs(mc.on ? ",bytes_sent,bytes_received,dest,source,tag,comm\n" : "\n", out);
     } else if (format == SCOPE__EV_JSON)
         fputs("{\"events\": [", out);
     else {
@@ -280,8 +335,9 @@ int scope__write_events(FILE *out, scope_profile *p,
                 fprintf(stderr, "scope: out of memory\n");
                 goto fail_buf;
             }
-            if (put_row(out, p, &buf[i], format, ids, &lay, done + i, site) < 0) {
-                fprintf(stderr, "scope: out of memory\n");
+            int rc = put_row(out, p, &buf[i], format, ids, &lay, done + i, site, &mc);
+            if (rc < 0) {
+                fprintf(stderr, "scope: %s\n", rc == -2 ? scope_reader_errmsg() : "out of memory");
                 goto fail_buf;
             }
         }

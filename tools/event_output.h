@@ -19,7 +19,10 @@ enum { SCOPE__EV_TABLE, SCOPE__EV_CSV, SCOPE__EV_JSON };
  * q->call_ids, call_id and parent_id, then thread, and, when q->call_sites
  * and the profile holds call sites, callsite: the call's immediate caller
  * resolved by symbolize.c ("fn (file.c:12)"; "" for a call without a
- * site). The table fits max_width characters (0: no limit; see
+ * site), then, in csv and json of a profile that records what MPI calls
+ * moved, bytes_sent, bytes_received, dest, source, tag, comm (empty cells,
+ * absent keys, for calls of other regions; a tag of none is empty or
+ * null). The table fits max_width characters (0: no limit; see
  * scope__out_width) by eliding long names. Prints a one-line error and
  * returns 1 on failure, 0 on success. Memory: one batch of events. */
 int scope__write_events(FILE *out, scope_profile *p,

@@ -14,6 +14,7 @@ PRELOAD and the config `MPI_*`, and checks:
   - the communicators table: MPI_COMM_WORLD and the split with reversed
     keys, whose members come out as world ranks in split order;
   - calls that move nothing record no data columns (MPI_Waitall, MPI_Init);
+  - `scope events --format csv` gives each call's columns;
   - `scope comm --format csv` gives the point-to-point matrix these
     columns imply, `scope summary --format csv` the byte totals, and
     `scope plot --kind comm` and `scope report` one heat-map cell per
@@ -213,6 +214,15 @@ def main():
     want = sorted(c[0] for c in want_of(0)["MPI_Send"])
     if sites != want:
         fail(f"scope callsites bytes per site of rank 0's MPI_Send: {sites} want {want}")
+    # scope events: the columns of every call, here rank 0's receives
+    r = run([scope, "events", "--format", "csv", "--include", "^MPI_Recv$", "--ranks", "0", out],
+            env, outdir)
+    ev = [(int(x["bytes_sent"]), int(x["bytes_received"]), int(x["dest"]), int(x["source"]),
+           int(x["tag"]) if x["tag"] else NO_TAG, int(x["comm"]))
+          for x in csv.DictReader(io.StringIO(r.stdout))]
+    if r.returncode != 0 or not same(ev, want_of(0)["MPI_Recv"]):
+        fail(f"scope events rank 0 MPI_Recv: {ev} {r.stderr}")
+
     # the picture and the report: one heat-map cell per pair
     r = run([scope, "plot", "--kind", "comm", "-o", "-", out], env, outdir)
     cells = r.stdout.count("</title></rect>") - r.stdout.count("messages</title></rect>")
