@@ -734,6 +734,13 @@ static int write_rank_attrs(struct conv *c)
             else
                 rc |= scope__h5_attr_str(g, k, v);
         }
+    /* says without a visit to every region that some region records what
+     * its MPI calls moved (the host summary caches rank attributes) */
+    int any_data = 0;
+    for (uint32_t i = 0; i < c->jr.n_regions && !any_data; i++)
+        any_data = c->reg[i].has_data;
+    if (any_data)
+        rc |= scope__h5_attr_i64(g, SCOPE_A_MPI_DATA, 1);
     rc |= scope__clock_model_write_rank(g, &c->clock);
     /* docs/format.md: the step in ns, rounded up (a TSC step is < 1 ns) */
     if (h->clock_resolution && h->clock_resolution < (1ull << 40)) {

@@ -120,6 +120,7 @@ extern "C" {
 #define SCOPE_A_STARTED_BY_START_NS "started_by_start_ns"
 #define SCOPE_A_CLOCK_RESOLUTION_NS "clock_resolution_ns"
 #define SCOPE_A_RANK_COLLISIONS "rank_collisions"
+#define SCOPE_A_MPI_DATA "mpi_data"   /* int64 1: some region has the data columns */
 
 /* --- clock alignment (docs/clocks.md) --- */
 #define SCOPE_A_CLOCK_ALIGNED "clock_aligned"

@@ -159,12 +159,13 @@ int scope_profile_has_moved(scope_profile *p)
 {
     if (!p)
         return 0;
-    for (int r = 0; r < p->nregions; r++)
-        for (int k = 0; k < p->nranks; k++) {
-            scope__cell *c = scope__cell_at(p, r, k);
-            if (c && cell_moved(p, c) == 0 && c->moved)
-                return 1;
-        }
+    /* the writer marks such ranks: no visit to the regions (a timing-only
+     * profile of 4,096 ranks would otherwise probe every region group) */
+    for (int k = 0; k < p->nranks; k++) {
+        int64_t v = 0;
+        if (scope_profile_rank_attr_int(p, p->ranks[k].rank, SCOPE_A_MPI_DATA, &v) == 0 && v)
+            return 1;
+    }
     return 0;
 }
 

@@ -61,8 +61,8 @@ SCOPE_READER_API int scope_profile_moved(scope_profile *p, int region, int rank,
 SCOPE_READER_API int scope_profile_bytes(scope_profile *p, int region, int rank,
                                          int64_t *sent, int64_t *received);
 
-/* 1 when some region of the profile records what its calls moved, else 0.
- * Cost: reads the columns of every region until one has them. */
+/* 1 when some rank of the profile records what its MPI calls moved (its
+ * `mpi_data` attribute), else 0. Cost: one cached attribute per rank. */
 SCOPE_READER_API int scope_profile_has_moved(scope_profile *p);
 
 /* 1 for a point-to-point region (its name is an MPI send or receive:
