@@ -166,6 +166,47 @@ int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call
     return 0;
 }
 
+int scope__conv_data_received(struct conv *c, struct frame f, int64_t bytes, int32_t source,
+                              int32_t tag)
+{
+    struct region_out *o = &c->reg[f.region];
+    struct region_data *d = o->data;
+    if (!d)
+        return 0;
+    if (f.slot >= o->base) {
+        uint64_t i = f.slot - o->base;
+        d->received[i] = bytes;
+        if (source >= 0)
+            d->source[i] = source;
+        if (tag != SCOPE_NO_TAG && d->tag[i] < 0)
+            d->tag[i] = tag;
+        return 0;
+    }
+    /* the post's window is written (its datasets stay open until the
+     * region's last call): one-element writes. The tag is replaced only
+     * when the post took any (it then reads -1 in the file). */
+    int32_t old_tag = 0;
+    if (scope__h5_write_slice(d->ds[D_RECEIVED], H5T_NATIVE_INT64, &bytes, f.slot, 1) < 0 ||
+        (source >= 0 && scope__h5_write_slice(d->ds[D_SOURCE], H5T_NATIVE_INT32, &source, f.slot, 1) < 0))
+        return SCOPE_EHDF5;
+    if (tag != SCOPE_NO_TAG) {
+        hid_t sp = H5Dget_space(d->ds[D_TAG]);
+        hsize_t off[1] = { f.slot }, cnt[1] = { 1 };
+        hid_t mem = H5Screate_simple(1, cnt, NULL);
+        int ok = sp >= 0 && mem >= 0 &&
+                 H5Sselect_hyperslab(sp, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
+                 H5Dread(d->ds[D_TAG], H5T_NATIVE_INT32, mem, sp, H5P_DEFAULT, &old_tag) >= 0;
+        if (sp >= 0)
+            H5Sclose(sp);
+        if (mem >= 0)
+            H5Sclose(mem);
+        if (ok && old_tag < 0 &&
+            scope__h5_write_slice(d->ds[D_TAG], H5T_NATIVE_INT32, &tag, f.slot, 1) < 0)
+            return SCOPE_EHDF5;
+    }
+    return 0;
+}
+
 int scope__conv_write_comms(struct conv *c)
 {
     const struct scope_jr *jr = &c->jr;

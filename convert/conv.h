@@ -74,6 +74,7 @@ struct conv {
     int collided;                  /* the rank file went to a collision name */
     char placed[PATH_MAX + 64];    /* where the rank file went */
     struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
+    struct conv_requests *requests; /* posts and completions (requests.c) */
 };
 
 /* rank_tables.c: /rank<N>/threads, /rank<N>/interposition and
@@ -96,5 +97,18 @@ int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call
 void scope__conv_data_close(struct region_out *o);
 void scope__conv_data_free(struct region_out *o);
 int scope__conv_write_comms(struct conv *c);
+/* A receive post's columns completed from its completion's status: bytes,
+ * and source and tag where the post named none (-1 / SCOPE_NO_TAG keep
+ * what the post said). */
+int scope__conv_data_received(struct conv *c, struct frame f, int64_t bytes, int32_t source,
+                              int32_t tag);
+
+/* requests.c: the request records that followed the end of call `done`
+ * (a post names itself; completions name their post), and
+ * /rank<N>/requests. Each returns 0 or SCOPE_E*. */
+struct scope_rec;
+int scope__conv_requests(struct conv *c, struct frame done, const struct scope_rec *req, size_t n);
+int scope__conv_write_requests(struct conv *c);
+void scope__conv_requests_free(struct conv *c);
 
 #endif

@@ -658,6 +658,8 @@ static int merge_events(struct conv *c)
                 }
                 if (rc == 0 && th->cur.has_data && th->has_closed && th->closed.region == id)
                     rc = scope__conv_data_set(c, th->closed, &th->cur.data);
+                if (rc == 0 && th->cur.n_req && th->has_closed && th->closed.region == id)
+                    rc = scope__conv_requests(c, th->closed, th->cur.req, th->cur.n_req);
                 th->has_closed = 0;
             }
             if (rc < 0)
@@ -783,6 +785,8 @@ static int write_rank_group(struct conv *c)
     if (rc == 0)
         rc = scope__conv_write_comms(c);
     if (rc == 0)
+        rc = scope__conv_write_requests(c);
+    if (rc == 0)
         rc = write_rank_attrs(c);
     for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++)
         close_region_datasets(&c->reg[i]);
@@ -876,6 +880,7 @@ static void conv_free(struct conv *c)
         free(c->reg[i].link);
         scope__conv_data_free(&c->reg[i]);
     }
+    scope__conv_requests_free(c);
     free(c->reg);
     for (uint32_t t = 0; c->th && t < c->n_threads_used; t++) {
         scope__jr_cursor_free(&c->th[t].cur);

@@ -515,48 +515,78 @@ static int next_any(struct scope_jr_cursor *c, struct scope_rec *out)
     return raw_next(c, out);
 }
 
+/* Keeps one request record for the record just returned. */
+static int add_request(struct scope_jr_cursor *c, const struct scope_rec *r)
+{
+    if (c->n_req == c->cap_req) {
+        size_t cap = c->cap_req ? 2 * c->cap_req : 16;
+        struct scope_rec *v = realloc(c->req, cap * sizeof *v);
+        if (!v)
+            return SCOPE_ENOMEM;
+        c->req = v;
+        c->cap_req = cap;
+    }
+    c->req[c->n_req++] = *r;
+    return 0;
+}
+
 int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
 {
     c->has_data = 0;
+    c->n_req = 0;
     int rc;
     do
         rc = next_any(c, out);
     while (rc > 0 && scope_rec_is_data(out->word));     /* a data record alone */
     if (rc <= 0 || !(out->word & (SCOPE_REC_END | SCOPE_REC_COMPLETE)))
         return rc;
+    /* what follows an end: at most one data record (compact, or the two of
+     * a long form), then any request records */
     struct scope_rec d[2];
-    int r2 = next_any(c, &d[0]);
-    if (r2 < 0)
-        return r2;
-    if (r2 == 0)
-        return 1;
-    if (!scope_rec_is_data(d[0].word)) {
-        c->pending = d[0];
-        c->has_pending = 1;
-        return 1;
+    for (;;) {
+        int r2 = next_any(c, &d[0]);
+        if (r2 < 0)
+            return r2;
+        if (r2 == 0)
+            return 1;
+        if (!scope_rec_is_data(d[0].word)) {
+            c->pending = d[0];
+            c->has_pending = 1;
+            return 1;
+        }
+        if (scope_rec_is_request(d[0].word)) {
+            if ((r2 = add_request(c, &d[0])) < 0)
+                return r2;
+            continue;
+        }
+        if (c->has_data || c->n_req)
+            continue;       /* a second data record: not this call's */
+        if (!(d[0].word & SCOPE_REC_DATA_LONG)) {
+            scope_data_unpack(&d[0], NULL, &c->data);
+            c->has_data = 1;
+            continue;
+        }
+        r2 = next_any(c, &d[1]);
+        if (r2 < 0)
+            return r2;
+        if (r2 > 0 && scope_rec_is_data(d[1].word) && !scope_rec_is_request(d[1].word) &&
+            (d[1].word & SCOPE_REC_DATA_LONG)) {
+            scope_data_unpack(&d[0], &d[1], &c->data);
+            c->has_data = 1;
+        } else if (r2 > 0) {
+            c->pending = d[1];
+            c->has_pending = 1;
+        }
     }
-    if (!(d[0].word & SCOPE_REC_DATA_LONG)) {
-        scope_data_unpack(&d[0], NULL, &c->data);
-        c->has_data = 1;
-        return 1;
-    }
-    r2 = next_any(c, &d[1]);
-    if (r2 < 0)
-        return r2;
-    if (r2 > 0 && scope_rec_is_data(d[1].word) && (d[1].word & SCOPE_REC_DATA_LONG)) {
-        scope_data_unpack(&d[0], &d[1], &c->data);
-        c->has_data = 1;
-    } else if (r2 > 0) {
-        c->pending = d[1];
-        c->has_pending = 1;
-    }
-    return 1;
 }
 
 void scope__jr_cursor_free(struct scope_jr_cursor *c)
 {
     free(c->buf);
     c->buf = NULL;
+    free(c->req);
+    c->req = NULL;
+    c->n_req = c->cap_req = 0;
 }
 
 int scope_convert_journal_info(const char *journal_path, struct scope_journal_info *out,

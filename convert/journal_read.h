@@ -117,6 +117,10 @@ struct scope_jr_cursor {
      * moved: its data record (journal.h), when one followed it. */
     int has_data;
     struct scope_call_data data;
+    /* The request records that followed it (journal.h: a post's, or the
+     * completions of a call that completed requests). */
+    struct scope_rec *req;
+    size_t n_req, cap_req;
 };
 
 int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, uint32_t thread);
@@ -124,7 +128,8 @@ int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, 
  * 0 at the end, or a negative SCOPE_E* on a read error. The data record
  * that follows an end is not returned: it sets c->has_data and c->data for
  * the record just returned (a data record after anything else, or a long
- * form cut short, is dropped). */
+ * form cut short, is dropped), and the request records after it are in
+ * c->req[0 .. c->n_req). */
 int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out);
 void scope__jr_cursor_free(struct scope_jr_cursor *c);
 

@@ -188,6 +188,27 @@ static inline int scope_rec_is_data(uint32_t word)
     return (word & SCOPE_REC_DATA) == SCOPE_REC_DATA;
 }
 
+/* Request records: which nonblocking post a completion completed. Data
+ * records with this word (a long form's comm id no table reaches). After
+ * a post's data record, a post record names the post; after the end of
+ * the MPI_Wait/MPI_Test call that completed posts, one completion record
+ * per completed request names the post and what its status said:
+ *   post        ticks 0..31 post id (per process, from 1), 32 receive
+ *               (1) or send (0), 62 clear
+ *   completion  ticks 0..31 post id, 32..47 source + 1 (16 bits: 0 none,
+ *               0xffff cancelled), 48..61 tag + 2 (0 none), 62 set;
+ *               aux bytes received (saturating at 2^32 - 1)
+ * The source is a world rank. */
+#define SCOPE_REC_REQUEST_WORD 0xfffffff7u
+#define SCOPE_REQ_COMPLETION (1ull << 62)
+#define SCOPE_REQ_RECV (1ull << 32)
+#define SCOPE_REQ_CANCELLED 0xffffu
+
+static inline int scope_rec_is_request(uint32_t word)
+{
+    return word == SCOPE_REC_REQUEST_WORD;
+}
+
 /* Encodes `d` into out[0] (and out[1] for the long form). Returns the
  * number of records used, 1 or 2. Pure. */
 static inline int scope_data_pack(const struct scope_call_data *d, struct scope_rec out[2])

@@ -96,6 +96,16 @@ extern "C" {
 #define SCOPE_D_COMM_MEMBERS "members"          /* int32 world ranks, local then remote */
 #define SCOPE_D_COMM_NAMES "names"              /* uint8, n NUL-terminated names */
 
+/* --- /rank<N>/requests: one row per completed nonblocking request --- */
+#define SCOPE_G_REQUESTS "requests"
+#define SCOPE_D_REQ_POST_REGION "post_region"   /* int32 row of region_names */
+#define SCOPE_D_REQ_POST_CALL "post_call"       /* int64 the post's index in its region */
+#define SCOPE_D_REQ_DONE_REGION "done_region"   /* int32 the completing call's region */
+#define SCOPE_D_REQ_DONE_CALL "done_call"       /* int64 and its index there */
+#define SCOPE_D_REQ_CANCELLED "cancelled"       /* int8 1: a cancelled request */
+#define SCOPE_D_REQ_REGION_NAMES "region_names" /* uint8, NUL-terminated names */
+/* (and SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED of the status) */
+
 /* --- per-region attributes --- */
 #define SCOPE_A_NAME "name"
 #define SCOPE_A_KIND "kind"

@@ -26,6 +26,7 @@
 #include "journal.h"
 #include "mpi_abi.h"
 #include "mpi_capture.h"
+#include "mpi_requests.h"
 #include "patch.h"
 #include "preload_state.h"
 #include "scope_internal.h"
@@ -53,6 +54,15 @@ enum kind {
     K_REDUCE_SCATTER,   /* sbuf, rbuf, rcounts, type, op, comm */
     K_REDUCE_SCATTER_BLOCK, /* sbuf, rbuf, rcount, type, op, comm */
     K_BARRIER,          /* comm */
+    /* completions of nonblocking requests (mpi_requests.h) */
+    K_WAIT,             /* request*, status */
+    K_TEST,             /* request*, flag*, status */
+    K_WAITALL,          /* count, requests[], statuses[] */
+    K_TESTALL,          /* count, requests[], flag*, statuses[] */
+    K_WAITANY,          /* count, requests[], index*, status */
+    K_TESTANY,          /* count, requests[], index*, flag*, status */
+    K_WAITSOME,         /* incount, requests[], outcount*, indices[], statuses[] (also Testsome) */
+    K_REQUEST_FREE,     /* request* */
 };
 
 #define MAX_ARGS 12
@@ -69,8 +79,8 @@ struct op {
 static const struct op ops[] = {
     { NULL, K_NONE, 0 },
     { "Send", K_SEND, 6 }, { "Ssend", K_SEND, 6 }, { "Bsend", K_SEND, 6 }, { "Rsend", K_SEND, 6 },
-    { "Isend", K_SEND, 6 }, { "Issend", K_SEND, 6 }, { "Ibsend", K_SEND, 6 }, { "Irsend", K_SEND, 6 },
-    { "Recv", K_RECV, 7 }, { "Irecv", K_IRECV, 6 },
+    { "Isend", K_SEND, 7 }, { "Issend", K_SEND, 7 }, { "Ibsend", K_SEND, 7 }, { "Irsend", K_SEND, 7 },
+    { "Recv", K_RECV, 7 }, { "Irecv", K_IRECV, 7 },
     { "Sendrecv", K_SENDRECV, 12 }, { "Sendrecv_replace", K_SENDRECV_REPLACE, 9 },
     { "Bcast", K_BCAST, 5 }, { "Ibcast", K_BCAST, 5 },
     { "Reduce", K_REDUCE, 7 }, { "Ireduce", K_REDUCE, 7 },
@@ -89,6 +99,10 @@ static const struct op ops[] = {
     { "Reduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6 },
     { "Ireduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6 },
     { "Barrier", K_BARRIER, 1 }, { "Ibarrier", K_BARRIER, 1 },
+    { "Wait", K_WAIT, 2 }, { "Test", K_TEST, 3 }, { "Waitall", K_WAITALL, 3 },
+    { "Testall", K_TESTALL, 4 }, { "Waitany", K_WAITANY, 4 }, { "Testany", K_TESTANY, 5 },
+    { "Waitsome", K_WAITSOME, 5 }, { "Testsome", K_WAITSOME, 5 },
+    { "Request_free", K_REQUEST_FREE, 1 },
 };
 
 int scope__mpi_capture_enabled(void)
@@ -134,12 +148,53 @@ uint32_t scope__mpi_op_of(const char *symbol)
  * large enough for every ABI's MPI_Status (20 and 24 bytes). */
 struct capture {
     uint32_t op;
-    int has_pending;
-    struct scope_call_data pending;     /* for the outer call's end */
     uint64_t a[MAX_ARGS];
     uint64_t status[8];
 };
 static __thread struct capture cap __attribute__((tls_model("initial-exec")));
+
+/* What a thread needs beyond that only when it completes requests or
+ * follows a Fortran binding's C call: allocated once, on first need. */
+#define MAX_FOLLOW 256      /* requests of one completion call followed */
+#define MAX_PENDING 64      /* records waiting for an outer call's end */
+struct capture_ext {
+    uint64_t handles[MAX_FOLLOW];   /* the requests as the call got them */
+    int nhandles;
+    unsigned char statuses[MAX_FOLLOW * 32];    /* for MPI_STATUSES_IGNORE */
+    uint32_t npending;
+    struct scope_rec pending[MAX_PENDING];
+};
+static __thread struct capture_ext *ext __attribute__((tls_model("initial-exec")));
+
+static struct capture_ext *get_ext(void)
+{
+    if (!ext) {
+        scope__self_enter();
+        ext = calloc(1, sizeof *ext);
+        scope__self_leave();
+    }
+    return ext;
+}
+
+/* Records one data record now, or keeps it for the outer call's end. */
+static void emit(uint64_t ticks, uint32_t word, uint32_t aux, int keep)
+{
+    if (!keep) {
+        scope__record_data_raw(ticks, word, aux);
+        return;
+    }
+    struct capture_ext *e = get_ext();
+    if (e && e->npending < MAX_PENDING)
+        e->pending[e->npending++] = (struct scope_rec){ ticks, word, aux };
+}
+
+static void emit_data(const struct scope_call_data *d, int keep)
+{
+    struct scope_rec r[2];
+    int n = scope_data_pack(d, r);
+    for (int i = 0; i < n; i++)
+        emit(r[i].ticks & ~SCOPE_REC_DATA_MARK, r[i].word, r[i].aux, keep);
+}
 
 /* Where argument i of the call lives: the first six in the saved
  * registers below `saved` (rdi at saved[-1] ... r9 at saved[-6]), the
@@ -155,6 +210,54 @@ static int status_arg(int kind)
     return kind == K_RECV ? 6 : kind == K_SENDRECV ? 11 : kind == K_SENDRECV_REPLACE ? 8 : -1;
 }
 
+/* ------------------------------------------------- requests: the entry */
+
+/* The single status argument of a completion kind, or -1. */
+static int single_status_arg(int kind)
+{
+    return kind == K_WAIT ? 1 : kind == K_TEST ? 2 : kind == K_WAITANY ? 3
+         : kind == K_TESTANY ? 4 : -1;
+}
+
+/* The status array argument of a completion kind, or -1. */
+static int status_array_arg(int kind)
+{
+    return kind == K_WAITALL ? 2 : kind == K_TESTALL ? 3 : kind == K_WAITSOME ? 4 : -1;
+}
+
+/* Copies the requests a completion call got (MPI overwrites completed
+ * ones with MPI_REQUEST_NULL) and gives it statuses where the caller
+ * passed MPI_STATUS(ES)_IGNORE, so that receives can say what arrived. */
+static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *saved, uintptr_t *slot)
+{
+    struct capture *c = &cap;
+    struct capture_ext *e = get_ext();
+    if (!e) {
+        c->op = 0;
+        return;
+    }
+    int one = kind == K_WAIT || kind == K_TEST || kind == K_REQUEST_FREE;
+    int count = one ? 1 : (int)(uint32_t)c->a[0];
+    const unsigned char *reqs = (const unsigned char *)(uintptr_t)(one ? c->a[0] : c->a[1]);
+    e->nhandles = 0;
+    for (int i = 0; reqs && i < count && i < MAX_FOLLOW; i++) {
+        uint64_t h = 0;
+        memcpy(&h, reqs + (size_t)i * abi->handle_size, abi->handle_size);
+        e->handles[e->nhandles++] = h;
+    }
+    int st = single_status_arg(kind);
+    if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore) {
+        c->a[st] = (uint64_t)(uintptr_t)c->status;
+        *arg_at(saved, slot, st) = c->a[st];
+    }
+    st = status_array_arg(kind);
+    if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore && count <= MAX_FOLLOW &&
+        abi->status_size <= 32) {
+        c->a[st] = (uint64_t)(uintptr_t)e->statuses;
+        *arg_at(saved, slot, st) = c->a[st];
+    }
+}
+
 void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
 {
     struct capture *c = &cap;
@@ -163,6 +266,14 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     for (int i = 0; i < o->nargs; i++)
         c->a[i] = *arg_at(saved, slot, i);
     c->op = o->kind ? op : 0;
+    if (o->kind >= K_WAIT) {
+        const scope__mpi_abi *abi = scope__mpi_abi_get();
+        if (abi)
+            completion_enter(abi, o->kind, saved, slot);
+        else
+            c->op = 0;
+        return;
+    }
     int st = status_arg(o->kind);
     if (st >= 0) {
         const scope__mpi_abi *abi = scope__mpi_abi_get();
@@ -177,20 +288,22 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
 void scope__mpi_capture_drop(void)
 {
     cap.op = 0;
-    cap.has_pending = 0;
+    if (ext)
+        ext->npending = 0;
 }
 
 int scope__mpi_capture_idle(void)
 {
-    return cap.op == 0 && !cap.has_pending;
+    return cap.op == 0 && (!ext || ext->npending == 0);
 }
 
 void scope__mpi_capture_flush(void)
 {
-    if (cap.has_pending) {
-        cap.has_pending = 0;
-        scope__record_data(&cap.pending);
-    }
+    if (!ext || !ext->npending)
+        return;
+    for (uint32_t i = 0; i < ext->npending; i++)
+        scope__record_data_raw(ext->pending[i].ticks, ext->pending[i].word, ext->pending[i].aux);
+    ext->npending = 0;
 }
 
 /* ------------------------------------------------------- MPI, through PMPI */
@@ -203,6 +316,7 @@ typedef int (*comm_group_fn)(scope__mpi_handle, scope__mpi_handle *);
 typedef int (*translate_fn)(scope__mpi_handle, int, const int *, scope__mpi_handle, int *);
 typedef int (*group_free_fn)(scope__mpi_handle *);
 typedef int (*get_name_fn)(scope__mpi_handle, char *, int *);
+typedef int (*test_cancelled_fn)(const void *, int *);
 
 static struct {
     type_size_fn type_size;
@@ -213,6 +327,7 @@ static struct {
     translate_fn translate;
     group_free_fn group_free;
     get_name_fn get_name;
+    test_cancelled_fn test_cancelled;
     int ok;
 } P;
 static pthread_once_t p_once = PTHREAD_ONCE_INIT;
@@ -235,9 +350,11 @@ static void resolve(void)
     P.translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
     P.group_free = (group_free_fn)scope__next_symbol("PMPI_Group_free");
     P.get_name = (get_name_fn)scope__next_symbol("PMPI_Comm_get_name");
+    P.test_cancelled = (test_cancelled_fn)scope__patch_unpatched(
+        (uintptr_t)scope__next_symbol("PMPI_Test_cancelled"));
     P.ok = P.type_size && P.get_count && P.comm_size && P.comm_rank && P.comm_remote_size &&
            P.comm_test_inter && P.comm_group && P.comm_remote_group && P.translate &&
-           P.group_free && P.get_name;
+           P.group_free && P.get_name && P.test_cancelled;
     scope__self_leave();
 }
 
@@ -378,6 +495,99 @@ static int32_t world_of(const struct comm_info *c, int r, int remote)
     return r >= 0 && r < c->size ? c->world[r] : -1;
 }
 
+/* ------------------------------------------------- requests: the exit */
+
+/* One completed request: its completion record, with what a receive's
+ * status says. */
+static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *status, int keep)
+{
+    struct scope__req r;
+    if (!scope__req_take(handle, &r))
+        return;
+    uint64_t src1 = 0, tag2 = 0;
+    uint32_t bytes = 0;
+    if (r.recv && status) {
+        const char *s = status;
+        int src, tag, cancelled = 0;
+        memcpy(&src, s + abi->status_source_off, sizeof src);
+        memcpy(&tag, s + abi->status_tag_off, sizeof tag);
+        if (P.test_cancelled(status, &cancelled) == 0 && cancelled) {
+            src1 = SCOPE_REQ_CANCELLED;
+        } else if (src != abi->proc_null) {
+            int64_t n64 = 0;
+            int n = 0;
+            if (P.get_count_c ? P.get_count_c(s, abi->dt_byte, &n64) == 0
+                              : (P.get_count(s, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
+                bytes = n64 <= 0 ? 0 : n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
+            int32_t w = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
+            src1 = w >= 0 && w < 0xfffe ? (uint64_t)(w + 1) : 0;
+            tag2 = tag >= -1 && tag < (1 << 14) - 2 ? (uint64_t)(tag + 2) : 0;
+        }
+    }
+    emit(SCOPE_REQ_COMPLETION | r.id | (src1 << 32) | (tag2 << 48), SCOPE_REC_REQUEST_WORD, bytes,
+         keep);
+}
+
+/* What a completion call completed, once MPI returned MPI_SUCCESS. */
+static void completion_exit(const scope__mpi_abi *abi, int kind, const uint64_t *a, int keep)
+{
+    struct capture_ext *e = ext;
+    if (!e)
+        return;
+    int n = e->nhandles;
+    size_t ss = abi->status_size;
+    const char *one = NULL, *arr = NULL;
+    int st = single_status_arg(kind);
+    if (st >= 0)
+        one = (const char *)(uintptr_t)a[st];
+    st = status_array_arg(kind);
+    if (st >= 0)
+        arr = (const char *)(uintptr_t)a[st];
+    if (arr == (const char *)abi->status_ignore)
+        arr = NULL;                 /* too many requests to lend statuses */
+    if (one == (const char *)abi->status_ignore)
+        one = NULL;
+    int flag = 1, idx;
+    switch (kind) {
+    case K_REQUEST_FREE: {
+        struct scope__req r;
+        if (n > 0)
+            scope__req_take(e->handles[0], &r);
+        return;
+    }
+    case K_TEST:
+        flag = *(const int *)(uintptr_t)a[1];
+        /* fall through */
+    case K_WAIT:
+        if (flag && n > 0)
+            completed(abi, e->handles[0], one, keep);
+        return;
+    case K_TESTALL:
+        flag = *(const int *)(uintptr_t)a[2];
+        /* fall through */
+    case K_WAITALL:
+        for (int i = 0; flag && i < n; i++)
+            completed(abi, e->handles[i], arr ? arr + (size_t)i * ss : NULL, keep);
+        return;
+    case K_TESTANY:
+        flag = *(const int *)(uintptr_t)a[3];
+        /* fall through */
+    case K_WAITANY:
+        idx = *(const int *)(uintptr_t)a[2];
+        if (flag && idx != abi->undefined && idx >= 0 && idx < n)
+            completed(abi, e->handles[idx], one, keep);
+        return;
+    case K_WAITSOME: {
+        int out = *(const int *)(uintptr_t)a[2];
+        const int *ind = (const int *)(uintptr_t)a[3];
+        for (int j = 0; out != abi->undefined && ind && j < out; j++)
+            if (ind[j] >= 0 && ind[j] < n)
+                completed(abi, e->handles[ind[j]], arr ? arr + (size_t)j * ss : NULL, keep);
+        return;
+    }
+    }
+}
+
 /* ------------------------------------------------------------ the bytes */
 
 /* Counts are C ints, or MPI_Counts (int64) in the large-count functions:
@@ -453,6 +663,10 @@ static int rooted(const scope__mpi_abi *abi, const struct comm_info *c, uint64_t
     return root == c->me;
 }
 
+/* The communicator the last bytes_of() measured against (a post's
+ * completion translates its source through it). */
+static __thread const struct comm_info *used_comm __attribute__((tls_model("initial-exec")));
+
 /* The byte model of docs/format.md, one case per kind. Returns 0, or -1
  * when nothing is to be recorded. */
 static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, struct scope_call_data *d)
@@ -464,6 +678,7 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
         [K_SCATTERV] = 8, [K_REDUCE_SCATTER] = 5, [K_REDUCE_SCATTER_BLOCK] = 5, [K_BARRIER] = 0,
     };
     const struct comm_info *c = comm_get(abi, a[comm_arg[kind]]);
+    used_comm = c;
     if (!c)
         return -1;
     d->comm = c->id;
@@ -603,13 +818,29 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
         return;
     big = (op & OP_BIG) != 0;
     op &= ~OP_BIG;
-    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
-    if (bytes_of(abi, ops[op].kind, c->a, &d) < 0)
+    int kind = ops[op].kind;
+    if (kind >= K_WAIT) {
+        completion_exit(abi, kind, c->a, keep);
         return;
-    if (keep) {
-        c->pending = d;
-        c->has_pending = 1;
-    } else {
-        scope__record_data(&d);
+    }
+    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
+    if (bytes_of(abi, kind, c->a, &d) < 0)
+        return;
+    emit_data(&d, keep);
+    /* a nonblocking point-to-point post: named, so that its completion
+     * can say which post it completed */
+    const struct comm_info *cm = used_comm;
+    if (ops[op].name[0] == 'I' && (kind == K_SEND || kind == K_IRECV) && ops[op].nargs == 7 && cm) {
+        uint64_t h = 0;
+        const void *rp = (const void *)(uintptr_t)c->a[6];
+        if (!rp)
+            return;
+        memcpy(&h, rp, abi->handle_size);
+        int inter = cm->remote_size > 0;
+        struct scope__req r = { 0, kind == K_IRECV, cm->world, inter ? cm->remote_size : cm->size,
+                                inter ? cm->size : 0 };
+        uint32_t id = scope__req_post(h, &r);
+        if (id)
+            emit(id | (r.recv ? SCOPE_REQ_RECV : 0), SCOPE_REC_REQUEST_WORD, 0, keep);
     }
 }

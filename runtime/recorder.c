@@ -307,6 +307,14 @@ static void record_data_rec(const struct scope_rec *d)
     r->ticks = d->ticks;
 }
 
+void scope__record_data_raw(uint64_t ticks, uint32_t word, uint32_t aux)
+{
+    if (!scope_rec_is_data(word))
+        return;     /* only data records: never a begin or an end */
+    struct scope_rec r = { SCOPE_REC_DATA_MARK | ticks, word, aux };
+    record_data_rec(&r);
+}
+
 void scope__record_data(const struct scope_call_data *d)
 {
     struct scope_rec out[2];

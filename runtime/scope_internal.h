@@ -139,6 +139,12 @@ SCOPE_API void scope__begin_site(int32_t id, int32_t site);
 struct scope_call_data;
 SCOPE_API void scope__record_data(const struct scope_call_data *d);
 
+/* Records one data record as encoded (format/journal.h: a packed data
+ * record, or a request record): `word` must be a data record's (else
+ * nothing is recorded); the mark bit is added to `ticks`. Same cost and
+ * rules as scope__record_data(). */
+SCOPE_API void scope__record_data_raw(uint64_t ticks, uint32_t word, uint32_t aux);
+
 /* Defines the next communicator of this process's table (docs/format.md,
  * "Communicators"): `size` members and `remote_size` remote members (0 for
  * an intracommunicator), their world ranks in `world` (size + remote_size

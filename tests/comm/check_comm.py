@@ -14,6 +14,12 @@ PRELOAD and the config `MPI_*`, and checks:
   - the communicators table: MPI_COMM_WORLD and the split with reversed
     keys, whose members come out as world ranks in split order;
   - calls that move nothing record no data columns (MPI_Waitall, MPI_Init);
+  - nonblocking requests followed to their completion (C program): each
+    MPI_Irecv's size, and the source and tag of one from MPI_ANY_SOURCE,
+    come from the status its MPI_Waitany/Waitsome/Testall/Waitall
+    completed it with; /rank<N>/requests names the post and completing
+    call of every completed request (a freed one has none, a cancelled
+    receive is marked);
   - `scope events --format csv` gives each call's columns;
   - `scope comm --format csv` gives the point-to-point matrix these
     columns imply, `scope summary --format csv` the byte totals, and
@@ -72,6 +78,7 @@ def expected_c(r, mpi="openmpi"):
         recv += [row(received=4, source=N - 1 - i, tag=5, comm=1) for i in range(1, N)]
     if r == 1:
         recv.append(row(received=24, source=0, tag=11))
+    recv.append(row(received=24, source=prv, tag=51))     # the freed Isend's message
     large = {}
     if mpi == "mpich":
         large = {"MPI_Send_c": [row(8 * (r + 1), dest=nxt, tag=21)],
@@ -86,12 +93,27 @@ def expected_c(r, mpi="openmpi"):
         "MPI_Scatter": [row(12 * N if r == N - 1 else 0, 12, N - 1, N - 1)],
         "MPI_Sendrecv": [row(40 if r + 1 < N else 0, 40 if r > 0 else 0,
                              r + 1 if r + 1 < N else -1, r - 1 if r > 0 else -1, 3)],
-        "MPI_Irecv": [row(source=prv, tag=9)],
-        "MPI_Isend": [row(4, dest=nxt, tag=9)],
+        # receives complete with what their status said: size, and the
+        # source and tag of the MPI_ANY_SOURCE/ANY_TAG one; the cancelled
+        # one keeps what it posted
+        "MPI_Irecv": [row(received=4, source=prv, tag=9), row(received=8, source=prv, tag=61),
+                      row(received=12, source=prv, tag=31), row(received=16, source=prv, tag=32),
+                      row(received=20, source=prv, tag=41), row(source=prv, tag=99)],
+        "MPI_Isend": [row(4, dest=nxt, tag=9), row(8, dest=nxt, tag=61), row(12, dest=nxt, tag=31),
+                      row(16, dest=nxt, tag=32), row(20, dest=nxt, tag=41), row(24, dest=nxt, tag=51)],
         "MPI_Bcast": [row(64, 0, 0, 0) if r == 0 else row(0, 64, 0, 0)],
         "MPI_Allreduce": [row(16, 16)],
-        "MPI_Barrier": [row()],
+        "MPI_Barrier": [row(), row()],
     }
+
+
+# (post region, completing region): completed requests, and how many of
+# them were cancelled, per rank of prog_comm.c (/rank<N>/requests)
+REQUESTS_C = {("MPI_Irecv", "MPI_Waitall"): 1, ("MPI_Isend", "MPI_Waitall"): 1,
+              ("MPI_Irecv", "MPI_Waitany"): 1, ("MPI_Isend", "MPI_Waitany"): 1,
+              ("MPI_Irecv", "MPI_Waitsome"): 2, ("MPI_Isend", "MPI_Waitsome"): 2,
+              ("MPI_Irecv", "MPI_Testall"): 1, ("MPI_Isend", "MPI_Testall"): 1,
+              ("MPI_Irecv", "MPI_Wait"): 1}
 
 
 def expected_f(r):
@@ -179,6 +201,21 @@ def main():
             missing = set(want) - set(g)
             if missing:
                 fail(f"rank {r}: no region {sorted(missing)}")
+            if lang == "c":
+                q = f[f"rank{r}/requests"]
+                names = bytes(q["region_names"][:]).split(b"\0")[:-1]
+                names = [x.decode() for x in names]
+                got = {}
+                for pr_, dr_ in zip(q["post_region"][:], q["done_region"][:]):
+                    key = (names[pr_], names[dr_])
+                    got[key] = got.get(key, 0) + 1
+                cancelled = int(q["cancelled"][:].sum())
+                if got != REQUESTS_C or cancelled != 1:
+                    fail(f"rank {r} requests: {got}, {cancelled} cancelled")
+                # each row names a real post: its call index is in range
+                for pr_, pc_ in zip(q["post_region"][:], q["post_call"][:]):
+                    if not 0 <= pc_ < len(g[names[pr_]]["start_times"]):
+                        fail(f"rank {r} requests: post call {pc_} of {names[pr_]} out of range")
             cm = f[f"rank{r}/communicators"]
             sizes = cm["size"][:].tolist()
             members = cm["members"][:].tolist()

@@ -20,6 +20,13 @@
  *              world ranks
  *   vector     a vector type of 3 blocks of 2 ints (24 bytes) sent once
  *   proc_null  MPI_Send to MPI_PROC_NULL: no bytes, no partner
+ *   requests   an MPI_Irecv from MPI_ANY_SOURCE/ANY_TAG (2 ints, tag 61,
+ *              from rank-1) completed by MPI_Waitany with
+ *              MPI_STATUS_IGNORE; two receives (3 and 4 ints, tags 31, 32)
+ *              by MPI_Waitsome with MPI_STATUSES_IGNORE; one (5 ints, tag
+ *              41) by MPI_Testall in a loop; an MPI_Isend of 6 ints (tag
+ *              51) freed with MPI_Request_free, received by MPI_Recv; a
+ *              receive (tag 99) cancelled and waited for; then a barrier
  *   large      (MPI 4 libraries: MPICH) MPI_Send_c/MPI_Recv_c of rank+1
  *              doubles to rank+1, tag 21; MPI_Allreduce_c of 3 ints
  *   bad type   MPI_Send with MPI_DATATYPE_NULL under MPI_ERRORS_RETURN:
@@ -125,6 +132,36 @@ int main(int argc, char **argv)
     MPI_Type_free(&vec);
 
     MPI_Send(ibuf, 10, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD);
+
+    /* requests followed to their completion */
+    int rb[64], sb[64] = { 0 };
+    MPI_Request rq[4];
+    int idx, done = 0, flag = 0;
+    MPI_Irecv(rb, 64, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &rq[0]);
+    MPI_Isend(sb, 2, MPI_INT, next, 61, MPI_COMM_WORLD, &rq[1]);
+    for (int i = 0; i < 2; i++)
+        MPI_Waitany(2, rq, &idx, MPI_STATUS_IGNORE);
+    MPI_Irecv(rb, 3, MPI_INT, prev, 31, MPI_COMM_WORLD, &rq[0]);
+    MPI_Irecv(rb + 3, 4, MPI_INT, prev, 32, MPI_COMM_WORLD, &rq[1]);
+    MPI_Isend(sb, 3, MPI_INT, next, 31, MPI_COMM_WORLD, &rq[2]);
+    MPI_Isend(sb + 3, 4, MPI_INT, next, 32, MPI_COMM_WORLD, &rq[3]);
+    while (done < 4) {
+        int out, ind[4];
+        MPI_Waitsome(4, rq, &out, ind, MPI_STATUSES_IGNORE);
+        done += out;
+    }
+    MPI_Irecv(rb, 5, MPI_INT, prev, 41, MPI_COMM_WORLD, &rq[0]);
+    MPI_Isend(sb, 5, MPI_INT, next, 41, MPI_COMM_WORLD, &rq[1]);
+    while (!flag)
+        MPI_Testall(2, rq, &flag, MPI_STATUSES_IGNORE);
+    MPI_Isend(sb, 6, MPI_INT, next, 51, MPI_COMM_WORLD, &rq[0]);
+    MPI_Request_free(&rq[0]);
+    MPI_Recv(rb, 6, MPI_INT, prev, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Status cst;
+    MPI_Irecv(rb, 1, MPI_INT, prev, 99, MPI_COMM_WORLD, &rq[0]);
+    MPI_Cancel(&rq[0]);
+    MPI_Wait(&rq[0], &cst);
+    MPI_Barrier(MPI_COMM_WORLD);
 
 #if MPI_VERSION >= 4
     /* the large-count functions (MPICH 4): MPI_Count counts */

@@ -101,8 +101,16 @@ def data_long(sent, received, dest, source, tag, comm):
             struct.pack("<QIi", (1 << 63) | received, DATA | 4 | ((source + 1) << 3), dest))
 
 
+def request(payload, aux=0):          # journal.h, SCOPE_REC_REQUEST_WORD
+    return struct.pack("<QII", (1 << 63) | payload, 0xfffffff7, aux)
+
+
+# an Irecv-like post (id 1, a receive) and its completion by a later call,
+# a completion of an unknown post, and a request record after a begin
 moved = [data_compact(1, 2, 3, 4, 5, 0), rec(2000, 0), rec(2100, 2, COMPLETE, 50),
-         data_compact(400, 0, 1, -1, 7, 0), rec(2200, 2), rec(2300, 2, END),
+         data_compact(400, 0, 1, -1, 7, 0), request(1 | (1 << 32)), rec(2200, 2),
+         request(7), rec(2300, 2, END),
+         request((1 << 62) | 1 | (3 << 32) | (9 << 48), 64), request((1 << 62) | 99),
          data_long(5 << 32, 0, 2, -1, 70000, 0), rec(2400, 0, END)]
 mpi_data = header(2) + meta_chunk(regions, [(0, [0, 1, 2, 3], "MPI_COMM_WORLD")]) + events_chunk(
     moved, STAGING, flags=CLEARED)

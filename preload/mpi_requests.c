@@ -1,0 +1,108 @@
+/*
+ * mpi_requests.c - the per-thread table of nonblocking requests in flight
+ * (mpi_requests.h): open addressing with linear probing keyed by the
+ * request handle, deletion by backward shift (no tombstones, so a long
+ * run's table never clogs). Per thread because the hot path takes no lock
+ * and almost every code completes a request on the thread that posted it.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "mpi_requests.h"
+#include "self_depth.h"
+
+struct slot {
+    uint64_t handle;        /* 0: empty (no MPI's active request is 0) */
+    struct scope__req r;
+};
+
+struct table {
+    uint32_t n;
+    struct slot s[SCOPE_REQ_TABLE];
+};
+
+static __thread struct table *tls_table __attribute__((tls_model("initial-exec")));
+static _Atomic uint32_t next_id;
+static _Atomic uint64_t untracked;
+
+static uint32_t hash(uint64_t h)
+{
+    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 40) & (SCOPE_REQ_TABLE - 1);
+}
+
+uint32_t scope__req_post(uint64_t handle, struct scope__req *r)
+{
+    struct table *t = tls_table;
+    if (!t) {
+        scope__self_enter();    /* the allocation is scope's, not the program's */
+        t = tls_table = calloc(1, sizeof *t);
+        scope__self_leave();
+        if (!t) {
+            atomic_fetch_add_explicit(&untracked, 1, memory_order_relaxed);
+            return 0;
+        }
+    }
+    if (!handle) {
+        atomic_fetch_add_explicit(&untracked, 1, memory_order_relaxed);
+        return 0;
+    }
+    /* Full (keep one slot free so that a probe always ends): requests
+     * completed where scope does not follow them (another thread, an error,
+     * more than 256 in one call) never leave, so the table starts over
+     * rather than stop following for good; those in it are lost. */
+    if (t->n >= SCOPE_REQ_TABLE - 1) {
+        atomic_fetch_add_explicit(&untracked, t->n, memory_order_relaxed);
+        for (uint32_t k = 0; k < SCOPE_REQ_TABLE; k++)
+            t->s[k].handle = 0;
+        t->n = 0;
+    }
+    uint32_t id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
+    if (id == 0)
+        id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
+    r->id = id;
+    /* Handles repeat: Open MPI gives every send it completed at once the
+     * same request. So a handle may be in the table several times; the
+     * probe finds the oldest first, and completions take them in order. */
+    uint32_t i = hash(handle);
+    while (t->s[i].handle)
+        i = (i + 1) & (SCOPE_REQ_TABLE - 1);
+    t->n++;
+    t->s[i].handle = handle;
+    t->s[i].r = *r;
+    return id;
+}
+
+int scope__req_take(uint64_t handle, struct scope__req *out)
+{
+    struct table *t = tls_table;
+    if (!t || !handle)
+        return 0;
+    uint32_t i = hash(handle);
+    while (t->s[i].handle && t->s[i].handle != handle)
+        i = (i + 1) & (SCOPE_REQ_TABLE - 1);
+    if (!t->s[i].handle)
+        return 0;
+    *out = t->s[i].r;
+    /* backward shift: move later members of the cluster into the hole
+     * when their home slot does not lie after it */
+    uint32_t hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & (SCOPE_REQ_TABLE - 1);
+        if (!t->s[j].handle)
+            break;
+        uint32_t home = hash(t->s[j].handle);
+        int move = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+        if (move) {
+            t->s[hole] = t->s[j];
+            hole = j;
+        }
+    }
+    t->s[hole].handle = 0;
+    t->n--;
+    return 1;
+}
+
+uint64_t scope__req_untracked(void)
+{
+    return atomic_load_explicit(&untracked, memory_order_relaxed);
+}

@@ -1,0 +1,43 @@
+/*
+ * mpi_requests.h - the nonblocking requests a thread has in flight, from
+ * their post (MPI_Isend, MPI_Irecv) to the MPI_Wait or MPI_Test call that
+ * completes them, so that the completion can name its post and translate
+ * the receive's source to a world rank (docs/format.md, "What MPI calls
+ * moved"). One bounded table per thread: no lock, no allocation after the
+ * thread's first post; a request completed by another thread than the one
+ * that posted it is not followed.
+ */
+#ifndef SCOPE_MPI_REQUESTS_H
+#define SCOPE_MPI_REQUESTS_H
+
+#include <stdint.h>
+
+/* Requests one thread follows at once. When it is full, the table is
+ * emptied (requests completed where scope does not follow them would
+ * otherwise fill it for good): those in it are counted
+ * (scope__req_untracked) and their completions not linked. */
+#define SCOPE_REQ_TABLE 4096u
+
+struct scope__req {
+    uint32_t id;            /* post id (>= 1) */
+    int recv;               /* a receive: its completion says source and size */
+    const int32_t *world;   /* the communicator's members' world ranks */
+    int32_t world_n;        /* how many (the remote group's for an
+                               intercommunicator) */
+    int32_t world_off;      /* where they start in world[] */
+};
+
+/* Follows request `handle` (posted with `r`'s fields; r->id is set here).
+ * Returns the post id, or 0 when the table is full or cannot be made.
+ * Cost: a hash and a probe; the thread's first post allocates the table. */
+uint32_t scope__req_post(uint64_t handle, struct scope__req *r);
+
+/* Takes request `handle` out of the table into *out: the oldest post with
+ * that handle (Open MPI gives sends it completed at once one shared
+ * request). Returns 1, or 0 when it is not followed. */
+int scope__req_take(uint64_t handle, struct scope__req *out);
+
+/* Posts the table had no room for, over all threads. */
+uint64_t scope__req_untracked(void);
+
+#endif
