@@ -11,8 +11,8 @@
  * /usr/include/x86_64-linux-gnu/mpich/mpi.h (MPICH 4.0, ABI 14, the same
  * since MPICH 3.1 and shared by Intel MPI); Open MPI's are resolved from
  * its ompi_mpi_* objects at run time. The MPI-5 standard ABI
- * (libmpi_abi.so) will be one more table and one more name in
- * kind_of_name, nothing else.
+ * (libmpi_abi.so) is the third table, chosen for any library whose
+ * MPI_Abi_get_version answers 1.0 or later.
  *
  * Detection looks at the library the preload's PMPI calls would reach (the
  * definer of PMPI_Comm_rank): its file name first, then its symbols
@@ -50,6 +50,34 @@ static const scope__mpi_abi mpich_abi = {
     .root = -3,
     .status_source_off = 8,
     .status_tag_off = 12,
+};
+
+/* The MPI-5 standard ABI's: compile-time constants of the MPI Forum's
+ * reference mpi.h (github.com/mpi-forum/mpi-abi-stubs, ABI 1.0). Handles
+ * are pointers whose predefined values are small integers. */
+static const scope__mpi_abi standard_abi = {
+    .kind = SCOPE_MPI_ABI_STANDARD,
+    .name = "MPI ABI",
+    .handle_size = 8,
+    .comm_world = 0x101,
+    .comm_null = 0x100,
+    .info_null = 0x130,
+    .dt_byte = 0x247,
+    .dt_double = 0x214,
+    .dt_int64 = 0x258,
+    .comm_type_shared = 221,
+    .undefined = -32766,
+    .status_ignore = NULL,
+    .status_size = 32,           /* SOURCE, TAG, ERROR, 5 internal ints */
+    .success = 0,
+    .err_other = 16,
+    .library_version_max = 8192,
+    .in_place = 1,
+    .proc_null = -3,
+    .any_source = -1,
+    .root = -4,
+    .status_source_off = 0,
+    .status_tag_off = 4,
 };
 
 /* Open MPI's: handles are the addresses of its predefined objects, filled
@@ -93,6 +121,8 @@ scope__mpi_abi_kind scope__mpi_abi_kind_of_name(const char *path)
     if (strncmp(b, "libmpich.so.12", 14) == 0 || strncmp(b, "libmpi.so.12", 12) == 0 ||
         strncmp(b, "libmpi_cray.so.12", 17) == 0)
         return SCOPE_MPI_ABI_MPICH;
+    if (strncmp(b, "libmpi_abi.so", 13) == 0)
+        return SCOPE_MPI_ABI_STANDARD;
     return SCOPE_MPI_ABI_NONE;
 }
 
@@ -143,6 +173,15 @@ static void choose(void)
         return;
     const char *lib = scope__object_of(fn);
     scope__mpi_abi_kind kind = scope__mpi_abi_kind_of_name(lib);
+    /* A library that speaks the standard ABI says so whatever its name;
+     * a native library may define the call too and answer -1 */
+    typedef int (*abi_version_fn)(int *, int *);
+    abi_version_fn ver = (abi_version_fn)scope__next_symbol("PMPI_Abi_get_version");
+    int major = -1, minor = -1;
+    if (ver && scope__object_of((void *)ver) == lib && ver(&major, &minor) == 0 && major >= 1)
+        kind = SCOPE_MPI_ABI_STANDARD;
+    else if (kind == SCOPE_MPI_ABI_STANDARD)
+        kind = SCOPE_MPI_ABI_NONE;  /* the name, but not the answer */
     if (kind == SCOPE_MPI_ABI_NONE && lib != NULL) {
         if (symbol_in(lib, "ompi_mpi_comm_world") != NULL)
             kind = SCOPE_MPI_ABI_OPENMPI;
@@ -154,9 +193,11 @@ static void choose(void)
         abi = &openmpi_abi;
     else if (kind == SCOPE_MPI_ABI_MPICH)
         abi = &mpich_abi;
+    else if (kind == SCOPE_MPI_ABI_STANDARD)
+        abi = &standard_abi;
     if (abi == NULL) {
-        scope__preload_log("%s: unknown MPI ABI (neither Open MPI nor MPICH); MPI rank "
-                           "from the launcher only", lib ? lib : "the MPI library");
+        scope__preload_log("%s: unknown MPI ABI (not Open MPI, MPICH or the MPI-5 standard "
+                           "ABI); MPI rank from the launcher only", lib ? lib : "the MPI library");
         return;
     }
     chosen_library = lib;

@@ -1,7 +1,6 @@
 /*
  * mpi_abi.h - everything the preload must know about one MPI ABI, in one
- * table per ABI (Open MPI, the MPICH family; the MPI-5 standard ABI is one
- * more table). The preload never includes mpi.h for values: it calls MPI
+ * table per ABI (Open MPI, the MPICH family, the MPI-5 standard ABI). The preload never includes mpi.h for values: it calls MPI
  * only through PMPI_* symbols looked up at run time, with handles and
  * constants taken from the table chosen for this process.
  *
@@ -24,6 +23,8 @@ typedef enum scope__mpi_abi_kind {
     SCOPE_MPI_ABI_NONE = 0,   /* no MPI library in the process */
     SCOPE_MPI_ABI_OPENMPI,    /* libmpi.so.40 */
     SCOPE_MPI_ABI_MPICH,      /* libmpich.so.12, Intel MPI's libmpi.so.12, Cray, MVAPICH */
+    SCOPE_MPI_ABI_STANDARD,   /* the MPI-5 standard ABI (libmpi_abi.so): a library whose
+                                 MPI_Abi_get_version answers 1.0 or later */
 } scope__mpi_abi_kind;
 
 typedef struct scope__mpi_abi {

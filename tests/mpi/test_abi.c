@@ -71,7 +71,8 @@ int main(int argc, char **argv)
         { "/lib/x86_64-linux-gnu/libmpich.so.12", SCOPE_MPI_ABI_MPICH },
         { "/opt/intel/oneapi/mpi/latest/lib/release/libmpi.so.12", SCOPE_MPI_ABI_MPICH },
         { "/opt/cray/pe/lib64/libmpi_cray.so.12", SCOPE_MPI_ABI_MPICH },
-        { "/usr/lib/libmpi_abi.so.0", SCOPE_MPI_ABI_NONE },
+        { "/usr/lib/libmpi_abi.so.0", SCOPE_MPI_ABI_STANDARD },
+        { "/opt/mpi/lib/libmpi_abi.so", SCOPE_MPI_ABI_STANDARD },
         { "/usr/lib/libmpi.so.20", SCOPE_MPI_ABI_NONE },
         { "libfoo.so", SCOPE_MPI_ABI_NONE },
     };
