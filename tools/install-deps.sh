@@ -2,10 +2,10 @@
 # Installs the Debian packages scope needs: `install-deps.sh build` what
 # building scope and running the demo take; `install-deps.sh` (or `test`)
 # also what the test suite takes; `install-deps.sh arm64` only what the
-# aarch64 cross build takes (tools/test-arm64.sh; its libraries come from
-# a sysroot that script makes, not from these packages). Does nothing when they are all present
-# already (so it is cheap to call from every entry script); otherwise runs
-# apt-get update + install.
+# aarch64 cross build adds (tools/test-arm64.sh; its libraries come from
+# a sysroot that script makes, not from these packages). Does nothing
+# when they are all present already (so it is cheap to call from every
+# entry script); otherwise runs apt-get update + install.
 set -euo pipefail
 if [ "${1:-test}" = arm64 ]; then
   pkgs=(

@@ -2,8 +2,10 @@
 # Cross-builds scope for aarch64-linux-gnu and runs its tests under
 # qemu-user (issue 32), from a fresh clone on an x86-64 Debian 12 machine:
 #
-#   1. installs the cross toolchain, qemu-user-static and mmdebstrap
-#      (tools/install-deps.sh arm64);
+#   1. installs what the test suite needs on the build machine (its
+#      Python checkers, h5py, the x86-64 build of `scope` for step 5) and
+#      the cross toolchain, qemu-user-static and mmdebstrap
+#      (tools/install-deps.sh, then tools/install-deps.sh arm64);
 #   2. makes the arm64 sysroot the cross file names (arch/aarch64/cross.ini)
 #      from Debian's arm64 packages, unpacked without emulation
 #      (mmdebstrap --variant=extract), outside the tree and so outside git;
@@ -33,6 +35,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 phase "packages"
+tools/install-deps.sh
 tools/install-deps.sh arm64
 
 # --- the sysroot ----------------------------------------------------------
