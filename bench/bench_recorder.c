@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <x86intrin.h>
 
 #include "bench_args.h"
 #include "clock.h"
@@ -87,7 +86,7 @@ int main(int argc, char **argv)
     bench_range c = bench_range_of(clk, (int)rounds), p = bench_range_of(pair, (int)rounds),
                 q = bench_range_of(ratio, (int)rounds);
     printf("CPU              %s\n", bench_cpu_model(cpu, sizeof cpu));
-    printf("clock            %s\n", scope__clock_tsc ? "rdtsc" : "clock_gettime(CLOCK_MONOTONIC)");
+    printf("clock            %s\n", scope__clock_tsc ? SCOPE_ARCH_COUNTER_NAME : "clock_gettime(CLOCK_MONOTONIC)");
     printf("rounds           %ld of %ld pairs, interleaved: min / median / max\n", rounds, n);
     printf("two clock reads  %.2f / %.2f / %.2f ns\n", c.min, c.med, c.max);
     printf("begin/end pair   %.2f / %.2f / %.2f ns\n", p.min, p.med, p.max);

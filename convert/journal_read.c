@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
+#include "arch_clock.h"
 #include "full_io.h"
 #include "scope_error.h"
 
@@ -291,16 +291,18 @@ out:
     return rc;
 }
 
-/* Measures the local TSC rate against CLOCK_MONOTONIC over ~10 ms, for
- * runs too short to calibrate from their own pairs. */
+/* Measures this machine's counter rate against CLOCK_MONOTONIC over
+ * ~10 ms, for runs too short to calibrate from their own pairs whose CPU
+ * did not state its rate (the TSC): right when the journal is converted on
+ * the machine that wrote it, as the writer and `scope recover` do. */
 static double local_tsc_ns_per_tick(void)
 {
     struct timespec a, b, nap = { 0, 10000000 };
     clock_gettime(CLOCK_MONOTONIC, &a);
-    uint64_t t0 = __rdtsc();
+    uint64_t t0 = scope__arch_counter();
     nanosleep(&nap, NULL);
     clock_gettime(CLOCK_MONOTONIC, &b);
-    uint64_t t1 = __rdtsc();
+    uint64_t t1 = scope__arch_counter();
     double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
     return t1 > t0 ? ns / (double)(t1 - t0) : 1.0;
 }
@@ -329,6 +331,10 @@ void scope__jr_calibrate(struct scope_jr *jr)
     __int128 span = (__int128)end_ns - h->start_ns;
     if (end_t > h->start_ticks && span >= 10000000 && span < SPAN_MAX_NS) {
         jr->mult = (span << 64) / (__int128)(end_t - h->start_ticks);
+    } else if (h->counter_hz >= 1000) {
+        /* the rate the CPU stated (aarch64): exact, and right on any
+         * machine; below 1 kHz it is damage, not a counter */
+        jr->mult = ((__int128)1000000000 << 64) / (__int128)h->counter_hz;
     } else {
         double r = local_tsc_ns_per_tick();
         jr->mult = (__int128)(r * 18446744073709551616.0);

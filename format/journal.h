@@ -51,8 +51,9 @@ enum scope_journal_state {
 
 enum scope_clock_kind {
     SCOPE_CLOCK_NS = 0,  /* record timestamps are CLOCK_MONOTONIC ns */
-    SCOPE_CLOCK_TSC = 1, /* record timestamps are TSC ticks; convert with the
-                            calibration points */
+    SCOPE_CLOCK_TSC = 1, /* record timestamps are the CPU counter's ticks (the
+                            TSC on x86-64, CNTVCT_EL0 on aarch64); convert
+                            with the calibration points */
 };
 
 struct scope_journal_header {
@@ -81,6 +82,10 @@ struct scope_journal_header {
     char output[1024];          /* the index file path this run writes */
     uint64_t clock_resolution;  /* the clock's step measured at init, in
                                    ticks; 0 = unknown (older journals) */
+    uint64_t counter_hz;        /* SCOPE_CLOCK_TSC: the counter's rate as the
+                                   CPU states it (CNTFRQ_EL0 on aarch64), ticks
+                                   per second; 0 = not stated (the TSC, older
+                                   journals) */
 };
 _Static_assert(sizeof(struct scope_journal_header) <= SCOPE_JOURNAL_HEADER_SIZE,
                "the journal header fits its page");

@@ -1,12 +1,11 @@
 /*
  * clock.c - choosing the recorder's clock and reading calibration pairs.
  *
- * The TSC costs about half of a vDSO clock_gettime here, which matters when
- * two reads are the whole cost of a region. It is only usable when its rate
- * is constant and it keeps counting in sleep states (invariant TSC), which
- * the CPU reports in CPUID leaf 0x80000007 EDX bit 8; virtual machines often
- * hide that bit while the kernel still trusts the TSC as its clocksource, so
- * either is accepted.
+ * The CPU's counter (the TSC, or CNTVCT_EL0 on aarch64) costs about half of
+ * a vDSO clock_gettime here, which matters when two reads are the whole
+ * cost of a region. Whether it can be trusted, and how it is read, is the
+ * architecture's (arch/<cpu>/arch_clock.h); choosing, measuring its step
+ * and pairing it with CLOCK_MONOTONIC is the same on every CPU, here.
  *
  * The step of the clock is measured here too (the smallest non-zero
  * difference of back-to-back reads): a clock that ticks in microseconds
@@ -16,13 +15,10 @@
  */
 #include "clock.h"
 
-#include <cpuid.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 int scope__clock_tsc = 0;
 int64_t scope__clock_drift_ppm = 0;
@@ -109,9 +105,9 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
  * spent, which only a very coarse clock takes). A clock that ticks in steps of s only ever changes
  * by multiples of s; a fine clock's changes (a read costs tens of ticks,
  * and varies) have no common divisor beyond 1 after a few reads. So this
- * is the clock's granularity, not the cost of reading it: a TSC gives 1,
+ * is the clock's granularity, not the cost of reading it: a fine counter gives 1,
  * a clock rounded to 1 us gives 1000 ns. A clock that never moves within
- * 2 ms is given a 2 ms step (in ns mode; the TSC always moves). */
+ * 2 ms is given a 2 ms step (in ns mode; the counter always moves). */
 static uint64_t measure_resolution(void)
 {
     uint64_t t = next_step(read_ticks()), step = 0;
@@ -131,27 +127,6 @@ static uint64_t measure_resolution(void)
     return step;
 }
 
-static int cpu_has_invariant_tsc(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
-        return 0;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u;
-}
-
-static int kernel_uses_tsc(void)
-{
-    char buf[32] = {0};
-    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-                  O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    return n >= 3 && strncmp(buf, "tsc", 3) == 0;
-}
-
 static void choose_clock(void)
 {
     read_drift();
@@ -159,10 +134,11 @@ static void choose_clock(void)
     scope__clock_round_ns = round_from_env();
     if (scope__clock_round_ns > 0 || (force && strcmp(force, "monotonic") == 0))
         scope__clock_tsc = 0;
-    else if (force && strcmp(force, "tsc") == 0)
+    else if (force && (strcmp(force, "counter") == 0 || strcmp(force, "tsc") == 0 ||
+                       strcmp(force, "cntvct") == 0))
         scope__clock_tsc = 1;
     else
-        scope__clock_tsc = cpu_has_invariant_tsc() || kernel_uses_tsc();
+        scope__clock_tsc = scope__arch_counter_usable();
 }
 
 void scope__clock_setup(void)
@@ -182,9 +158,9 @@ void scope__clock_pair(uint64_t *ticks, int64_t *ns)
     }
     uint64_t best_width = UINT64_MAX;
     for (int i = 0; i < 5; i++) {
-        uint64_t t0 = __rdtsc();
+        uint64_t t0 = scope__arch_counter();
         int64_t n = scope__mono_ns();
-        uint64_t t1 = __rdtsc();
+        uint64_t t1 = scope__arch_counter();
         if (t1 - t0 < best_width) {
             best_width = t1 - t0;
             *ticks = t0 + (t1 - t0) / 2;

@@ -1,5 +1,6 @@
 /*
- * clock.h - the recorder's clock: the TSC when it is invariant, else
+ * clock.h - the recorder's clock: the CPU's counter when it can be trusted
+ * (the invariant TSC on x86-64, CNTVCT_EL0 on aarch64: arch/<cpu>/), else
  * CLOCK_MONOTONIC.
  *
  * Two timestamp reads are the price floor of a begin/end pair, so the read
@@ -13,9 +14,11 @@
 
 #include <stdint.h>
 #include <time.h>
-#include <x86intrin.h>
 
-/* 1 when ticks are TSC cycles, 0 when they are CLOCK_MONOTONIC ns.
+#include "arch_clock.h"
+
+/* 1 when ticks are the CPU counter's (TSC cycles, CNTVCT counts), 0 when
+ * they are CLOCK_MONOTONIC ns. (The name is older than the aarch64 port.)
  * Set once by scope__clock_setup() before any event is recorded. */
 extern int scope__clock_tsc;
 
@@ -32,7 +35,7 @@ int64_t scope__clock_drifted(int64_t ns);
  * the timestamp ties of a coarse one. 0 = off. Set by scope__clock_setup(). */
 extern int64_t scope__clock_round_ns;
 
-/* The clock's measured step in ticks (TSC cycles or ns), at least 1; set by
+/* The clock's measured step in ticks (counter ticks or ns), at least 1; set by
  * scope__clock_setup(). */
 extern uint64_t scope__clock_resolution;
 
@@ -62,17 +65,18 @@ static inline int64_t scope__mono_ns(void)
 static inline uint64_t scope__ticks(void)
 {
     if (__builtin_expect(scope__clock_tsc, 1))
-        return __rdtsc();
+        return scope__arch_counter();
     return (uint64_t)scope__mono_ns();
 }
 
-/* Decides which clock to use (SCOPE_CLOCK=tsc|monotonic forces one,
- * SCOPE_CLOCK_ROUND_NS=N > 0 forces a CLOCK_MONOTONIC rounded down to N ns;
- * else the TSC when the CPU says it is invariant or the kernel itself uses
- * it as its clocksource) and measures the chosen clock's step
- * (scope__clock_resolution). Cost: one cpuid, at most one small file read,
- * and a few clock steps (bounded by about 3 ms of spinning on a clock that
- * coarse; well under a microsecond on a fine one). */
+/* Decides which clock to use (SCOPE_CLOCK=counter|monotonic forces one,
+ * `tsc` being the older name of `counter`; SCOPE_CLOCK_ROUND_NS=N > 0
+ * forces a CLOCK_MONOTONIC rounded down to N ns; else the CPU counter when
+ * scope__arch_counter_usable() says it can be trusted) and measures the
+ * chosen clock's step (scope__clock_resolution). Cost: on x86-64 one
+ * cpuid and at most one small file read, and a few clock steps (bounded
+ * by about 3 ms of spinning on a clock that coarse; well under a
+ * microsecond on a fine one). */
 void scope__clock_setup(void);
 
 /* Reads a (ticks, ns) calibration pair as close together as possible. */

@@ -195,15 +195,20 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word,
     struct scope_rec *r = t->cur++;
     r->word = word;
     r->aux = aux;
-    atomic_signal_fence(memory_order_release);
-    r->ticks = ticks;
+    /* the timestamp publishes the record: see record_aux() */
+    __atomic_store_n(&r->ticks, ticks, __ATOMIC_RELEASE);
 }
 
 /* --------------------------------------------------------------- hot path */
 
 /* The slot is claimed before it is filled and the timestamp is stored last,
  * so a signal handler that records on this thread in between takes the next
- * slot, and a reader never sees a half-written record as valid. */
+ * slot, and a reader never sees a half-written record as valid. The last
+ * store is a C11 release store, not a plain one after a compiler fence: on
+ * x86-64 both are the same mov (TSO keeps stores in order), but on a weakly
+ * ordered CPU (aarch64) only the release store (stlr) keeps another thread
+ * or process from seeing the timestamp before the word and aux it
+ * publishes. */
 static inline __attribute__((always_inline)) void record_aux(uint32_t word, uint64_t ticks,
                                                               uint32_t aux, int now)
 {
@@ -214,8 +219,7 @@ static inline __attribute__((always_inline)) void record_aux(uint32_t word, uint
         atomic_signal_fence(memory_order_seq_cst);
         r->word = word;
         r->aux = aux;
-        atomic_signal_fence(memory_order_release);
-        r->ticks = ticks;
+        __atomic_store_n(&r->ticks, ticks, __ATOMIC_RELEASE);
         return;
     }
     record_slow(ticks, word, aux, now);
@@ -248,8 +252,8 @@ static inline __attribute__((always_inline)) void end_at(int32_t id, uint64_t ti
         /* a begin with a call site keeps its aux: its end is a record */
         if (last->word == begin && last->aux == 0 && d <= UINT32_MAX) {
             last->aux = (uint32_t)d;
-            atomic_signal_fence(memory_order_release);
-            last->word = begin | SCOPE_REC_COMPLETE;
+            /* release, as in record_aux(): the duration before the flag */
+            __atomic_store_n(&last->word, begin | SCOPE_REC_COMPLETE, __ATOMIC_RELEASE);
             return;
         }
     }
@@ -303,8 +307,8 @@ static void record_data_rec(const struct scope_rec *d)
     atomic_signal_fence(memory_order_seq_cst);
     r->word = d->word;
     r->aux = d->aux;
-    atomic_signal_fence(memory_order_release);
-    r->ticks = d->ticks;
+    /* published by its ticks, as in record_aux() */
+    __atomic_store_n(&r->ticks, d->ticks, __ATOMIC_RELEASE);
 }
 
 void scope__record_data_raw(uint64_t ticks, uint32_t word, uint32_t aux)

@@ -138,6 +138,7 @@ static int journal_create(void)
     h->state = SCOPE_JOURNAL_RECORDING;
     h->clock_kind = scope__clock_tsc ? SCOPE_CLOCK_TSC : SCOPE_CLOCK_NS;
     h->clock_resolution = scope__clock_resolution;
+    h->counter_hz = scope__clock_tsc ? scope__arch_counter_hz() : 0;
     h->pid = scope__rec.pid;
     h->rank = scope__rec.rank;
     h->size = scope__rec.size;

@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages scope needs: `install-deps.sh build` what
 # building scope and running the demo take; `install-deps.sh` (or `test`)
-# also what the test suite takes. Does nothing when they are all present
-# already (so it is cheap to call from every entry script); otherwise runs
-# apt-get update + install.
+# also what the test suite takes; `install-deps.sh arm64` only what the
+# aarch64 cross build adds (tools/test-arm64.sh; its libraries come from
+# a sysroot that script makes, not from these packages). Does nothing
+# when they are all present already (so it is cheap to call from every
+# entry script); otherwise runs apt-get update + install.
 set -euo pipefail
+if [ "${1:-test}" = arm64 ]; then
+  pkgs=(
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gfortran-aarch64-linux-gnu  # the cross toolchain
+  qemu-user-static                                    # runs the arm64 tests (binfmt: tools/test-arm64.sh)
+  mmdebstrap                                          # unpacks the arm64 sysroot without emulation
+  meson ninja-build pkg-config
+  )
+else
 pkgs=(
   gcc g++ gfortran make pkg-config meson ninja-build   # toolchain (the C, C++ and Fortran test programs too)
   libhdf5-dev hdf5-tools                              # the HDF5 writer and reader; h5dump to look inside
@@ -26,6 +36,7 @@ if [ "${1:-test}" != build ]; then
   librsvg2-bin                                        # rsvg-convert: tests render the `scope plot` SVGs
   lammps lammps-examples                              # tests/startup and bench_startup: lmp (liblammps.so) and its melt example
   )
+fi
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -14,7 +14,10 @@ fails=0
 expect() {
     name=$1 want_rc=$2 want_out=$3 want_err=$4
     shift 5
-    env -i PATH="$PATH" $extra_env "$bin" "$@" >"$out/stdout" 2>"$out/stderr"
+    # QEMU_LD_PREFIX: an arm64 build under qemu-user (tools/test-arm64.sh)
+    # finds its loader there; the program itself never reads it
+    env -i PATH="$PATH" ${QEMU_LD_PREFIX:+QEMU_LD_PREFIX="$QEMU_LD_PREFIX"} $extra_env "$bin" "$@" \
+        >"$out/stdout" 2>"$out/stderr"
     rc=$?
     if [ "$rc" != "$want_rc" ]; then
         echo "$name: exit status $rc, want $want_rc"; fails=$((fails + 1))

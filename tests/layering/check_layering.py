@@ -18,13 +18,14 @@ import sys
 
 # who may include whom; a folder always may include itself
 ALLOWED = {
+    "arch": set(),
     "base": set(),
     "format": set(),
-    "runtime": {"base", "format"},
+    "runtime": {"arch", "base", "format"},
     "config": {"base", "format"},
-    "convert": {"base", "format"},
+    "convert": {"arch", "base", "format"},
     "reader": {"base", "format"},
-    "preload": {"base", "format", "runtime", "config"},
+    "preload": {"arch", "base", "format", "runtime", "config"},
     "tools": {"base", "format", "reader", "convert", "config"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -18,7 +18,11 @@
  *   mono_single   init measurement only: local + o_i exactly;
  *   tsc_long      a TSC journal of 10 hours at 2.9 GHz: the calibration
  *                 line itself exact to a ns at its start, middle and end,
- *                 and with a drift folded in.
+ *                 and with a drift folded in;
+ *   stated_rate   a counter journal of 2 ms, too short to calibrate from
+ *                 its own pairs, whose CPU stated its rate (aarch64's
+ *                 CNTFRQ_EL0, 62.5 MHz as under qemu): the stated rate,
+ *                 exact, not this machine's counter measured.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,10 +150,28 @@ static void tsc_long(void)
     check_fold(&jr, ti, oi, tf, of, ts, ns, (int)(sizeof at / sizeof at[0]));
 }
 
+/* 2 ms at a stated 62.5 MHz: 16 ns per tick, exactly. */
+static void stated_rate(void)
+{
+    struct scope_jr jr;
+    make_jr(&jr, SCOPE_CLOCK_TSC);
+    jr.hdr.counter_hz = 62500000;
+    jr.hdr.start_ticks = 112263608743419875ull;
+    jr.hdr.start_ns = 7000000000001;
+    jr.hdr.end_ticks = jr.hdr.start_ticks + 125000;
+    jr.hdr.end_ns = jr.hdr.start_ns + 2000000;
+    scope__jr_calibrate(&jr);
+    uint64_t at[] = { 0, 1, 62500, 125000, 62500000 };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        CHECK_I64(scope__jr_ns(&jr, jr.hdr.start_ticks + at[i]),
+                  jr.hdr.start_ns + (int64_t)at[i] * 16);
+}
+
 int main(void)
 {
     mono_drift();
     mono_single();
     tsc_long();
+    stated_rate();
     return check_result("test_clock_fold");
 }

@@ -84,9 +84,12 @@ class BenchArgs(unittest.TestCase):
         self.assertTrue(lines[1].startswith(f"usage: {name} ["), err)
 
     def test_all_benchmarks_found(self):
-        self.assertEqual(sorted(os.path.basename(b) for b in BENCHES),
-                         ["bench_callsites", "bench_interpose", "bench_reader",
-                          "bench_recorder"])
+        # the preload's benchmarks exist where the preload is built
+        # (x86-64 so far: SCOPE_BENCH_PRELOAD=0 elsewhere, from meson)
+        want = ["bench_reader", "bench_recorder"]
+        if os.environ.get("SCOPE_BENCH_PRELOAD", "1") == "1":
+            want = ["bench_callsites", "bench_interpose"] + want
+        self.assertEqual(sorted(os.path.basename(b) for b in BENCHES), want)
 
     def test_unknown_options(self):
         for bench in BENCHES:
