@@ -433,10 +433,12 @@ class ProfilingResults:
         return q, keep
 
     def _event_array(self, include=None, exclude=None, ranks=None,
-                     relative=True, origin=None, call_ids=True):
-        """The per-call path: scope_events_read() into scope_event records."""
+                     relative=True, origin=None, call_ids=True, call_sites=False):
+        """The per-call path: scope_events_read() into scope_event records
+        (the columns' reference in tests/python)."""
         q, keep = self._query(include, exclude, ranks, relative, origin)
         q.call_ids = 1 if call_ids else 0
+        q.call_sites = 1 if call_sites else 0
         it = _p()
         _check(_ev_open(self._h, ctypes.byref(q), ctypes.byref(it)), self.file_path)
         try:
