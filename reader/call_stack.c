@@ -464,6 +464,21 @@ int scope_call_stack_compensate(scope_call_stack *cs, double inside_ns,
     return 0;
 }
 
+int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
+                           int64_t *n)
+{
+    int32_t maxlane = 0;
+    int ordered = 0;
+    *n = 0;
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    int rc = collect_sorted(p, k, thread, calls, n, &maxlane, &ordered);
+    scope__h5_quiet_end(&quiet);
+    if (rc < 0)
+        return rc;
+    return nest(p, p->ranks[k].rank, calls, *n, maxlane, ordered);
+}
+
 int scope_profile_call_stack(scope_profile *p, int rank, int thread,
                              scope_call_stack **out)
 {
@@ -484,7 +499,6 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
     if (!cs)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     int rc = 0;
-    int32_t maxlane = 0;
     cs->calls = scope__malloc_big((size_t)(total ? total : 1) *
                                   sizeof *cs->calls);
     if (!cs->calls) {
@@ -492,14 +506,7 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
                          (long long)total);
         goto fail_stack;
     }
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
-    int ordered = 0;
-    rc = collect_sorted(p, k, thread, cs->calls, &cs->n, &maxlane, &ordered);
-    scope__h5_quiet_end(&quiet);
-    if (rc < 0)
-        goto fail_stack;
-    if ((rc = nest(p, rank, cs->calls, cs->n, maxlane, ordered)) < 0 ||
+    if ((rc = scope__call_stack_fill(p, k, thread, cs->calls, &cs->n)) < 0 ||
         (rc = link_children(cs)) < 0)
         goto fail_stack;
     *out = cs;
