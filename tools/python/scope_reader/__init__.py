@@ -9,6 +9,14 @@ of scope-profiler's analysis tutorial:
     results["solve"].total_durations()        # {rank: seconds}
     calls = results.call_stack(rank=0)
 
+and, without a Python object per call, columns the C library fills with
+the filters applied there and hands over without a copy (numpy arrays
+whose memory is freed when the last array viewing it goes):
+
+    results.to_events_dataframe(include="solve", window=(0.0, 1.5))
+    results.event_arrays(ranks=[0])            # {column: numpy array}
+    results.call_stack_dataframe(rank=0)       # or call_stack_arrays()
+
 A thin ctypes layer over the C library (no compiled extension). It finds
 the library through $SCOPE_READER_LIB, then the installed libdir, then next
 to this module (an install that copied it), then the dynamic linker's own
