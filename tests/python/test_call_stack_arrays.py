@@ -95,7 +95,13 @@ class SameAsPerCall(unittest.TestCase):
 
     def test_structure(self):
         with read_h5(WORKLOAD) as res:
-            a = res.call_stack_arrays(0)
+            self.assertEqual(list(res.call_stack_arrays(0)),
+                             ["region", "thread", "call_index", "start", "end",
+                              "duration", "self_time", "depth", "parent"])
+            with self.assertRaises(ValueError):
+                res.call_stack_arrays(0, columns=("start", "nonsense"))
+            a = res.call_stack_arrays(0, columns=scope_reader._STACK_COLUMNS +
+                                      ("start_ns", "end_ns", "self_ns"))
             n = len(a["parent"])
             self.assertEqual(n, 21)
             self.assertEqual({k: str(v.dtype) for k, v in a.items()},

@@ -162,6 +162,10 @@ _DEFAULT_COLUMNS = ("region", "rank", "thread", "start_ns", "end_ns", "duration_
 # events() and to_events_dataframe(), in the seed's order (+ thread)
 _FRAME_COLUMNS = ("region", "rank", "call_index", "start", "end", "duration",
                   "call_id", "parent_id", "thread")
+# call_stack_arrays(): by default what the DataFrame and the dicts use
+_STACK_COLUMNS = ("region", "thread", "call_index", "start", "end", "duration",
+                  "self_time", "depth", "parent")
+_STACK_NS_COLUMNS = ("start_ns", "end_ns", "self_ns")
 # rows per batch when events() turns columns into dicts: bounds the
 # temporary Python lists (9 per batch)
 _BATCH = 1 << 16
@@ -595,29 +599,37 @@ class ProfilingResults:
                        descr=_CALL.descr)
         return np.asarray(owner).view(_CALL)
 
-    def call_stack_arrays(self, rank=0, thread=None, relative=True, compensate=False):
+    def call_stack_arrays(self, rank=0, thread=None, relative=True, compensate=False,
+                          columns=None):
         """call_stack() as one numpy array per column (the fast path):
           region      int32   region index, into region_names
           thread      int32   thread lane
           call_index  int64   index among the region's calls on the rank
           start, end, duration, self_time   float64 seconds
-          start_ns, end_ns, self_ns         int64 nanoseconds
           depth       int32   0 for a root
           parent      int64   row of the enclosing call, -1 for a root
-        Rows are the calls sorted by start (call_stack()'s order, the
-        call_id of events()). relative and compensate as in call_stack()."""
+        and, when named in `columns`, start_ns, end_ns, self_ns (int64
+        nanoseconds). Rows are the calls sorted by start (call_stack()'s
+        order; events()' call_id is the row). relative and compensate as
+        in call_stack(). Each array is made once from the C stack, which
+        is freed when they are made."""
+        cols = _STACK_COLUMNS if columns is None else tuple(columns)
+        bad = [c for c in cols if c not in _STACK_COLUMNS + _STACK_NS_COLUMNS]
+        if bad:
+            raise ValueError("unknown column(s) %s; known: %s"
+                             % (bad, list(_STACK_COLUMNS + _STACK_NS_COLUMNS)))
         a = self._call_records(rank, thread, compensate)
         shift = (self.time_origin_ns or 0) if relative else 0
         s, e = a["start_ns"], a["end_ns"]
-        start_ns = s - shift if shift else s.copy()
-        end_ns = e - shift if shift else e.copy()
-        out = {"region": a["region"].copy(), "thread": a["thread"].copy(),
-               "call_index": a["call_index"].copy(),
-               "start": start_ns / NS, "end": end_ns / NS,
-               "duration": (e - s) / NS, "self_time": a["self_ns"] / NS,
-               "start_ns": start_ns, "end_ns": end_ns, "self_ns": a["self_ns"].copy(),
-               "depth": a["depth"].copy(), "parent": a["parent"].copy()}
-        return out
+        make = {"region": lambda: a["region"].copy(),
+                "thread": lambda: a["thread"].copy(),
+                "call_index": lambda: a["call_index"].copy(),
+                "start": lambda: (s - shift) / NS, "end": lambda: (e - shift) / NS,
+                "duration": lambda: (e - s) / NS, "self_time": lambda: a["self_ns"] / NS,
+                "depth": lambda: a["depth"].copy(), "parent": lambda: a["parent"].copy(),
+                "start_ns": lambda: s - shift, "end_ns": lambda: e - shift,
+                "self_ns": lambda: a["self_ns"].copy()}
+        return {c: make[c]() for c in cols}
 
     def call_stack_dataframe(self, rank=0, thread=None, relative=True, compensate=False):
         """call_stack() as a pandas DataFrame, from call_stack_arrays(), no
