@@ -545,14 +545,18 @@ class ProfilingResults:
                     for nm, rk, ci, st, en, du, cid, pid, th in zip(*cols)]
         return out
 
-    def _categories(self, region):
+    def _categories(self, region, every_name=False):
         """name as a pandas Categorical from region indices: the categories
-        are the names that occur, in alphabetical order (so groupby("name")
-        lists them as it would plain strings, and no unused one appears)."""
+        are the names that occur (every region's name with every_name), in
+        alphabetical order (so groupby("name") lists them as it would plain
+        strings, and no unused one appears)."""
         import pandas as pd
         names = self.region_names
-        used = np.flatnonzero(np.bincount(region, minlength=len(names))) \
-            if len(region) else np.zeros(0, np.int64)
+        if every_name:
+            used = np.arange(len(names))
+        else:
+            used = np.flatnonzero(np.bincount(region, minlength=len(names))) \
+                if len(region) else np.zeros(0, np.int64)
         order = sorted(used.tolist(), key=lambda r: names[r])
         code = np.full(max(len(names), 1), -1, dtype=np.int32)
         code[order] = np.arange(len(order), dtype=np.int32)
@@ -562,20 +566,41 @@ class ProfilingResults:
                                          [names[r] for r in order])
 
     def to_events_dataframe(self, include=None, exclude=None, ranks=None,
-                            relative=True, origin=None, window=None):
+                            relative=True, origin=None, window=None, columns=None,
+                            every_name=False):
         """events() as a pandas DataFrame (needs pandas): the same columns
         in the same order as `scope events --format csv`, so pd.read_csv()
         of that file gives the same values. Built from event_arrays(), no
         copy: name (categorical; categories the names present, sorted),
         rank (int32), call_index (int64), start, end, duration (float64
         seconds), call_id, parent_id (int64), thread (int32): 57 bytes per
-        call with fewer than 127 names. window as in event_arrays()."""
+        call with fewer than 127 names. window as in event_arrays();
+        columns: other event_arrays() columns after name (e.g.
+        "duration_ns", "depth"); every_name: every region's name is a
+        category, as to_dask() needs for partitions that agree."""
         import pandas as pd
+        cols = _FRAME_COLUMNS[1:] if columns is None else \
+            tuple(c for c in columns if c != "region")
         a = self.event_arrays(include, exclude, ranks, relative, origin, window,
-                              _FRAME_COLUMNS)
-        cols = {"name": self._categories(a.pop("region"))}
-        cols.update(a)
-        return pd.DataFrame(cols, copy=False)
+                              ("region",) + cols)
+        out = {"name": self._categories(a.pop("region"), every_name)}
+        out.update(a)
+        return pd.DataFrame(out, copy=False)
+
+    def to_dask(self, include=None, exclude=None, ranks=None, relative=True,
+                origin=None, window=None, columns=None, ranks_per_partition=64):
+        """to_events_dataframe() as a Dask DataFrame (Debian's python3-dask)
+        with one partition per block of ranks_per_partition ranks, read
+        lazily where it is computed: each partition opens this profile's
+        path(s) again through the C reader, so the workers must see the
+        same files (a shared file system). name is categorical with every
+        region's name (groupby("name", observed=True) drops the ones a
+        selection leaves empty). Nothing is read here. See
+        scope_reader.dask_frames."""
+        from .dask_frames import to_dask
+        return to_dask(self, include=include, exclude=exclude, ranks=ranks,
+                       relative=relative, origin=origin, window=window,
+                       columns=columns, ranks_per_partition=ranks_per_partition)
 
     # -- call stack --------------------------------------------------
     def overhead(self, rank=0):
