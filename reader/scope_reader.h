@@ -427,7 +427,8 @@ typedef struct scope_event_columns {
  * the file. Cost: one read of each selected (region, rank)'s times, in
  * C, at memory speed; CALL_ID, PARENT_ID or DEPTH build each selected
  * rank's call stack instead (scope_profile_call_stack: that rank's every
- * region), one rank at a time. Memory: the requested columns (4 or 8
+ * region), one rank at a time, in one buffer of 64 bytes per call of the
+ * largest selected rank. Memory: the requested columns (4 or 8
  * bytes per row each); a window's rejected rows are never touched, so
  * they take no memory, except with call stack columns, where the rows of
  * the selected regions are written first and then compacted. */
