@@ -1,7 +1,8 @@
 /*
  * event_columns.c - the events of a query as one array per field (region,
  * rank, thread, times, call index, call ids, depth, site), for the Python
- * module's numpy arrays and DataFrames: scope_profile_event_columns().
+ * module's numpy arrays and DataFrames: scope_profile_event_columns(); and
+ * a call stack's calls the same way, scope_call_stack_columns().
  *
  * Why not scope_events_read(): a row of structs makes numpy copy every
  * field out again, and the iterator's call ids come from a call stack kept
@@ -26,7 +27,11 @@
 
 #include "reader_internal.h"
 
-#define ALL_COLUMNS ((uint32_t)(SCOPE_COL_SITE << 1) - 1u)
+#define ALL_COLUMNS ((uint32_t)(SCOPE_COL_SITE << 1) - 1u)  /* of events */
+#define SELF_COLUMNS ((uint32_t)(SCOPE_COL_SELF_NS | SCOPE_COL_SELF_S))
+/* what scope_call_stack_columns makes: no rank or site in a stack */
+#define CALL_COLUMNS ((ALL_COLUMNS | SELF_COLUMNS) & \
+                      ~(uint32_t)(SCOPE_COL_RANK | SCOPE_COL_SITE))
 #define STACK_COLUMNS ((uint32_t)(SCOPE_COL_CALL_ID | SCOPE_COL_PARENT_ID | \
                                   SCOPE_COL_DEPTH))
 
@@ -71,6 +76,8 @@ void scope_event_columns_free(scope_event_columns *c)
     free(c->start_s);
     free(c->end_s);
     free(c->duration_s);
+    free(c->self_ns);
+    free(c->self_s);
     memset(c, 0, sizeof *c);
 }
 
@@ -185,6 +192,8 @@ static int alloc_columns(scope_event_columns *o, uint32_t cols, int64_t rows)
     ALLOC(SCOPE_COL_START_S, start_s)
     ALLOC(SCOPE_COL_END_S, end_s)
     ALLOC(SCOPE_COL_DURATION_S, duration_s)
+    ALLOC(SCOPE_COL_SELF_NS, self_ns)
+    ALLOC(SCOPE_COL_SELF_S, self_s)
 #undef ALLOC
     return 0;
 }
@@ -442,5 +451,62 @@ int scope_profile_event_columns(scope_profile *p, const scope_event_query *q,
         return rc;
     }
     out->n = rows;
+    return 0;
+}
+
+int scope_call_stack_columns(const scope_call_stack *cs, int64_t shift_ns,
+                             uint32_t columns, scope_event_columns *out)
+{
+    if (!out)
+        return scope__fail(SCOPE_EINVAL, "no output");
+    memset(out, 0, sizeof *out);
+    if (!cs)
+        return scope__fail(SCOPE_EINVAL, "no call stack");
+    if (columns & ~CALL_COLUMNS)
+        return scope__fail(SCOPE_EINVAL, "column bits 0x%x are not call stack columns",
+                           (unsigned)(columns & ~CALL_COLUMNS));
+    int64_t n = scope_call_stack_count(cs);
+    const scope_call *calls = scope_call_stack_calls(cs);
+    int rc = alloc_columns(out, columns, n);
+    if (rc < 0) {
+        scope_event_columns_free(out);
+        return rc;
+    }
+    scope_event_columns *o = out;
+    /* one pass over the 64-byte records: each column is written in order,
+     * and each record is read once, not once per column */
+    for (int64_t i = 0; i < n; i++) {
+        const scope_call *c = &calls[i];
+        int64_t s = c->start_ns, e = c->end_ns;
+        if (o->region)
+            o->region[i] = c->region;
+        if (o->thread)
+            o->thread[i] = c->thread;
+        if (o->depth)
+            o->depth[i] = c->depth;
+        if (o->start_ns)
+            o->start_ns[i] = s - shift_ns;
+        if (o->end_ns)
+            o->end_ns[i] = e - shift_ns;
+        if (o->duration_ns)
+            o->duration_ns[i] = e - s;
+        if (o->call_index)
+            o->call_index[i] = c->call_index;
+        if (o->call_id)
+            o->call_id[i] = i;
+        if (o->parent_id)
+            o->parent_id[i] = c->parent;
+        if (o->start_s)
+            o->start_s[i] = (double)(s - shift_ns) / 1e9;
+        if (o->end_s)
+            o->end_s[i] = (double)(e - shift_ns) / 1e9;
+        if (o->duration_s)
+            o->duration_s[i] = (double)(e - s) / 1e9;
+        if (o->self_ns)
+            o->self_ns[i] = c->self_ns;
+        if (o->self_s)
+            o->self_s[i] = (double)c->self_ns / 1e9;
+    }
+    out->n = n;
     return 0;
 }

@@ -380,7 +380,10 @@ enum scope_event_column {
     SCOPE_COL_PARENT_ID = 1 << 11,   /* int64 call id of the enclosing call,
                                       * -1 for a root */
     SCOPE_COL_DEPTH = 1 << 12,       /* int32 nesting depth, 0 for a root */
-    SCOPE_COL_SITE = 1 << 13         /* int32 merged call site, -1 none */
+    SCOPE_COL_SITE = 1 << 13,        /* int32 merged call site, -1 none */
+    SCOPE_COL_SELF_NS = 1 << 14,     /* int64 duration minus the children's
+                                      * (call stack columns only) */
+    SCOPE_COL_SELF_S = 1 << 15       /* double, the same in seconds */
 };
 
 /* Keeps the calls that overlap [from_ns, to_ns] (both ends included):
@@ -413,6 +416,8 @@ typedef struct scope_event_columns {
     double *start_s;
     double *end_s;
     double *duration_s;
+    int64_t *self_ns;
+    double *self_s;
 } scope_event_columns;
 
 /* The calls q selects (its include, exclude, ranks and time mode; NULL =
@@ -441,6 +446,20 @@ SCOPE_READER_API int scope_profile_event_columns(scope_profile *p,
 SCOPE_READER_API void scope_event_columns_free(scope_event_columns *c);
 /* Frees one column taken out of a scope_event_columns; NULL is a no-op. */
 SCOPE_READER_API void scope_reader_free(void *column);
+
+struct scope_call_stack;    /* scope_call_stack, below */
+
+/* The calls of a call stack (scope_profile_call_stack, compensated or
+ * not) as columns, one row per call in the stack's order, so call_id is
+ * the row and parent_id the parent's row (-1 for a root): every bit but
+ * SCOPE_COL_RANK and SCOPE_COL_SITE (SCOPE_EINVAL), times minus shift_ns
+ * (durations and self times are not shifted).
+ * Fills *out as scope_profile_event_columns() does (the caller owns the
+ * arrays). Cost: one pass over the stack; memory: the columns. 0,
+ * SCOPE_EINVAL, SCOPE_ENOMEM. */
+SCOPE_READER_API int scope_call_stack_columns(const struct scope_call_stack *cs,
+                                              int64_t shift_ns, uint32_t columns,
+                                              scope_event_columns *out);
 
 /* ------------------------------------------------------------------ */
 /* The call stack of a rank: the journal's order, or containment       */

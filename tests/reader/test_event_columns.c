@@ -4,7 +4,8 @@
  * column equals the field scope_events_read() gives for the same query,
  * with the call stack columns and without (the two ways of filling), with
  * include / rank filters and a time window; depth as the call stack's;
- * taking a column out and freeing it; the errors (bad bits, an inverted
+ * taking a column out and freeing it; scope_call_stack_columns() against
+ * the stack's records; the errors (bad bits, an inverted
  * window, an unknown rank, call ids on overlap.h5) leave the output empty.
  * Run under valgrind too (tests/reader/meson.build).
  *
@@ -128,6 +129,40 @@ int main(int argc, char **argv)
     scope_reader_free(depth);
     scope_reader_free(NULL);
     scope_event_columns_free(NULL);
+
+    /* a call stack's columns: its records, row for row, shifted */
+    scope_call_stack *cs;
+    CHECK_I64(scope_profile_call_stack(p, 0, SCOPE_ALL_THREADS, &cs), 0);
+    const uint32_t stack_cols = (ALL | SCOPE_COL_SELF_NS | SCOPE_COL_SELF_S) &
+                                ~(uint32_t)(SCOPE_COL_RANK | SCOPE_COL_SITE);
+    CHECK_I64(scope_call_stack_columns(cs, 7, stack_cols, &c), 0);
+    CHECK_I64(c.n, scope_call_stack_count(cs));
+    const scope_call *calls = scope_call_stack_calls(cs);
+    for (int64_t i = 0; i < c.n; i++) {
+        const scope_call *k = &calls[i];
+        CHECK_I64(c.region[i], k->region);
+        CHECK_I64(c.thread[i], k->thread);
+        CHECK_I64(c.depth[i], k->depth);
+        CHECK_I64(c.call_index[i], k->call_index);
+        CHECK_I64(c.call_id[i], i);
+        CHECK_I64(c.parent_id[i], k->parent);
+        CHECK_I64(c.start_ns[i], k->start_ns - 7);
+        CHECK_I64(c.end_ns[i], k->end_ns - 7);
+        CHECK_I64(c.duration_ns[i], k->end_ns - k->start_ns);
+        CHECK_I64(c.self_ns[i], k->self_ns);
+        CHECK_DBL(c.start_s[i], (double)(k->start_ns - 7) / 1e9, 0);
+        CHECK_DBL(c.self_s[i], (double)k->self_ns / 1e9, 0);
+        CHECK_DBL(c.duration_s[i], (double)(k->end_ns - k->start_ns) / 1e9, 0);
+    }
+    scope_event_columns_free(&c);
+    CHECK_I64(scope_call_stack_columns(cs, 0, SCOPE_COL_RANK, &c), SCOPE_EINVAL);
+    CHECK_I64(scope_call_stack_columns(cs, 0, SCOPE_COL_SITE, &c), SCOPE_EINVAL);
+    CHECK(c.n == 0 && !c.region);
+    CHECK_I64(scope_call_stack_columns(NULL, 0, SCOPE_COL_REGION, &c), SCOPE_EINVAL);
+    scope_call_stack_free(cs);
+    /* and the self columns are not event columns */
+    CHECK_I64(scope_profile_event_columns(p, NULL, NULL, SCOPE_COL_SELF_NS, &c),
+              SCOPE_EINVAL);
 
     /* errors: nothing to free afterwards */
     const scope_time_window inverted = { 10, 5 };

@@ -135,7 +135,8 @@ class _Columns(ctypes.Structure):
                 ("depth", _P32), ("site", _P32), ("reserved", _i32),
                 ("start_ns", _P64), ("end_ns", _P64), ("duration_ns", _P64),
                 ("call_index", _P64), ("call_id", _P64), ("parent_id", _P64),
-                ("start_s", _PD), ("end_s", _PD), ("duration_s", _PD)]
+                ("start_s", _PD), ("end_s", _PD), ("duration_s", _PD),
+                ("self_ns", _P64), ("self_s", _PD)]
 
 
 # Every mirror, by the name of the C struct it copies (scope_reader.h).
@@ -166,6 +167,13 @@ _FRAME_COLUMNS = ("region", "rank", "call_index", "start", "end", "duration",
 _STACK_COLUMNS = ("region", "thread", "call_index", "start", "end", "duration",
                   "self_time", "depth", "parent")
 _STACK_NS_COLUMNS = ("start_ns", "end_ns", "self_ns")
+# its columns: name -> (bit, scope_event_columns field, dtype), as _COLUMNS
+_STACK_FIELDS = dict(
+    (c, _COLUMNS[c]) for c in ("region", "thread", "call_index", "start", "end",
+                               "duration", "depth", "start_ns", "end_ns"))
+_STACK_FIELDS.update({"self_time": (1 << 15, "self_s", "<f8"),
+                      "self_ns": (1 << 14, "self_ns", "<i8"),
+                      "parent": (1 << 11, "parent_id", "<i8")})
 # rows per batch when events() turns columns into dicts: bounds the
 # temporary Python lists (9 per batch)
 _BATCH = 1 << 16
@@ -231,6 +239,8 @@ _ev_columns = _sig("scope_profile_event_columns", ctypes.c_int, _p,
                    ctypes.POINTER(_Columns))
 _ev_columns_free = _sig("scope_event_columns_free", None, ctypes.POINTER(_Columns))
 _reader_free = _sig("scope_reader_free", None, _p)
+_cs_columns = _sig("scope_call_stack_columns", ctypes.c_int, _p, _i64, ctypes.c_uint32,
+                   ctypes.POINTER(_Columns))
 
 
 class _Owned:
@@ -250,6 +260,24 @@ class _Owned:
     def __del__(self):
         if self._release is not None:   # None at interpreter exit
             self._release(self._what)
+
+
+def _take_columns(out, cols, fields):
+    """{column: numpy array} of the arrays in the filled _Columns `out`,
+    taken over without a copy (each freed when its last array goes); what
+    is left in `out` is freed."""
+    n = out.n
+    arrays = {}
+    try:
+        for c in cols:
+            field = fields[c][1]
+            addr = ctypes.cast(getattr(out, field), _p).value
+            owner = _Owned(addr, (n,), fields[c][2], _reader_free, addr)
+            setattr(out, field, None)   # taken: the owner frees it
+            arrays[c] = np.asarray(owner)
+    finally:
+        _ev_columns_free(ctypes.byref(out))
+    return arrays
 
 
 def _check(rc, path=None):
@@ -508,19 +536,7 @@ class ProfilingResults:
         _check(_ev_columns(self._h, ctypes.byref(q), None if w is None else ctypes.byref(w),
                            bits, ctypes.byref(out)), self.file_path)
         del keep
-        n = out.n
-        arrays = {}
-        try:
-            for c in cols:
-                field = _COLUMNS[c][1]
-                ptr = getattr(out, field)
-                addr = ctypes.cast(ptr, _p).value
-                owner = _Owned(addr, (n,), _COLUMNS[c][2], _reader_free, addr)
-                setattr(out, field, None)   # taken: the owner frees it
-                arrays[c] = np.asarray(owner)
-        finally:
-            _ev_columns_free(ctypes.byref(out))
-        return arrays
+        return _take_columns(out, cols, _COLUMNS)
 
     def _name_objects(self):
         return np.array(self.region_names, dtype=object)
@@ -612,17 +628,12 @@ class ProfilingResults:
         _check(_overhead(self._h, rank, ctypes.byref(inside), ctypes.byref(caller)))
         return inside.value / NS, caller.value / NS
 
-    def _call_records(self, rank, thread, compensate):
-        """The C call stack's scope_call records as a numpy record array
-        viewing the stack's own memory (freed when the array goes)."""
+    def _call_stack_handle(self, rank, thread, compensate):
         cs = _p()
         build = _cs_build_comp if compensate else _cs_build
         _check(build(self._h, rank, ALL_THREADS if thread is None else thread,
                      ctypes.byref(cs)), self.file_path)
-        n = _cs_count(cs)
-        owner = _Owned(_cs_calls(cs), (n,), "|V%d" % _CALL.itemsize, _cs_free, cs,
-                       descr=_CALL.descr)
-        return np.asarray(owner).view(_CALL)
+        return cs
 
     def call_stack_arrays(self, rank=0, thread=None, relative=True, compensate=False,
                           columns=None):
@@ -636,25 +647,23 @@ class ProfilingResults:
         and, when named in `columns`, start_ns, end_ns, self_ns (int64
         nanoseconds). Rows are the calls sorted by start (call_stack()'s
         order; events()' call_id is the row). relative and compensate as
-        in call_stack(). Each array is made once from the C stack, which
-        is freed when they are made."""
+        in call_stack(). Made in C (scope_call_stack_columns) in one pass
+        over the stack, which is freed then; no copy after."""
         cols = _STACK_COLUMNS if columns is None else tuple(columns)
-        bad = [c for c in cols if c not in _STACK_COLUMNS + _STACK_NS_COLUMNS]
+        bad = [c for c in cols if c not in _STACK_FIELDS]
         if bad:
-            raise ValueError("unknown column(s) %s; known: %s"
-                             % (bad, list(_STACK_COLUMNS + _STACK_NS_COLUMNS)))
-        a = self._call_records(rank, thread, compensate)
+            raise ValueError("unknown column(s) %s; known: %s" % (bad, list(_STACK_FIELDS)))
         shift = (self.time_origin_ns or 0) if relative else 0
-        s, e = a["start_ns"], a["end_ns"]
-        make = {"region": lambda: a["region"].copy(),
-                "thread": lambda: a["thread"].copy(),
-                "call_index": lambda: a["call_index"].copy(),
-                "start": lambda: (s - shift) / NS, "end": lambda: (e - shift) / NS,
-                "duration": lambda: (e - s) / NS, "self_time": lambda: a["self_ns"] / NS,
-                "depth": lambda: a["depth"].copy(), "parent": lambda: a["parent"].copy(),
-                "start_ns": lambda: s - shift, "end_ns": lambda: e - shift,
-                "self_ns": lambda: a["self_ns"].copy()}
-        return {c: make[c]() for c in cols}
+        bits = 0
+        for c in cols:
+            bits |= _STACK_FIELDS[c][0]
+        cs = self._call_stack_handle(rank, thread, compensate)
+        out = _Columns()
+        try:
+            _check(_cs_columns(cs, shift, bits, ctypes.byref(out)), self.file_path)
+        finally:
+            _cs_free(cs)
+        return _take_columns(out, cols, _STACK_FIELDS)
 
     def call_stack_dataframe(self, rank=0, thread=None, relative=True, compensate=False):
         """call_stack() as a pandas DataFrame, from call_stack_arrays(), no
