@@ -187,22 +187,43 @@ static int stream_sorted(const stream *x)
     return 1;
 }
 
-/* cmp_calls on the heads of two streams (regions differ, so no tie), or
- * begin_seq order when the streams have it. */
-static inline int head_less(const stream *a, const stream *b)
+/* A stream's head as the merge compares it, copied out of the stream's
+ * arrays: a comparison then reads two small structs instead of following
+ * up to six pointers (the merge's comparisons were a third of the call
+ * stack's instructions). k, the stream, is its region's rank in region
+ * order (collect_sorted adds the streams in that order). */
+typedef struct {
+    int64_t key;        /* start, or begin_seq in the journal's order */
+    int64_t end;        /* unused in the journal's order */
+    int32_t lane;
+    int32_t k;
+} head;
+
+static inline void head_load(const stream *x, int k, head *h)
 {
-    if (a->q)
-        return a->q[a->i] < b->q[b->i];
-    int64_t sa = a->s[a->i], sb = b->s[b->i];
-    if (sa != sb)
-        return sa < sb;
-    int64_t ea = a->e[a->i], eb = b->e[b->i];
-    if (ea != eb)
-        return ea > eb;
-    int32_t ta = a->t ? a->t[a->i] : 0, tb = b->t ? b->t[b->i] : 0;
-    if (ta != tb)
-        return ta < tb;
-    return a->region < b->region;
+    h->k = k;
+    if (x->q) {
+        h->key = x->q[x->i];
+        h->end = 0;
+        h->lane = 0;
+        return;
+    }
+    h->key = x->s[x->i];
+    h->end = x->e[x->i];
+    h->lane = x->t ? x->t[x->i] : 0;
+}
+
+/* cmp_calls on the heads of two streams (regions differ, so no tie), or
+ * begin_seq order alone when the streams have it (`ordered`). */
+static inline int head_less(const head *a, const head *b, int ordered)
+{
+    if (ordered || a->key != b->key)
+        return a->key < b->key;
+    if (a->end != b->end)
+        return a->end > b->end;
+    if (a->lane != b->lane)
+        return a->lane < b->lane;
+    return a->k < b->k;
 }
 
 static inline void put_call(scope_call *calls, int64_t *n, int thread,
@@ -226,16 +247,16 @@ static inline void put_call(scope_call *calls, int64_t *n, int thread,
         *maxlane = lane;
 }
 
-static void sift_down(stream *st, int *heap, int nheap, int at)
+static void sift_down(head *heap, int nheap, int at, int ordered)
 {
-    int v = heap[at];
+    head v = heap[at];
     for (;;) {
         int c = 2 * at + 1;
         if (c >= nheap)
             break;
-        if (c + 1 < nheap && head_less(&st[heap[c + 1]], &st[heap[c]]))
+        if (c + 1 < nheap && head_less(&heap[c + 1], &heap[c], ordered))
             c++;
-        if (!head_less(&st[heap[c]], &st[v]))
+        if (!head_less(&heap[c], &v, ordered))
             break;
         heap[at] = heap[c];
         at = c;
@@ -245,27 +266,31 @@ static void sift_down(stream *st, int *heap, int nheap, int at)
 
 /* Fills calls in cmp_calls order from streams that each are in that
  * order: a k-way merge with a binary heap, n log(regions) instead of
- * qsort's n log n with an indirect comparator. */
+ * qsort's n log n with an indirect comparator. The streams all have a
+ * begin_seq or none has (collect_sorted). */
 static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
                          int64_t *n, int32_t *maxlane)
 {
-    int *heap = malloc((size_t)(nst ? nst : 1) * sizeof *heap), nheap = 0;
+    head *heap = malloc((size_t)(nst ? nst : 1) * sizeof *heap);
+    int nheap = 0, ordered = nst > 0 && st[0].q != NULL;
     if (!heap)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     for (int k = 0; k < nst; k++)
         if (st[k].n > 0)
-            heap[nheap++] = k;
+            head_load(&st[k], k, &heap[nheap++]);
     for (int k = nheap / 2 - 1; k >= 0; k--)
-        sift_down(st, heap, nheap, k);
+        sift_down(heap, nheap, k, ordered);
     while (nheap > 1) {
-        stream *x = &st[heap[0]];
+        stream *x = &st[heap[0].k];
         put_call(calls, n, thread, x, maxlane);
         if (++x->i == x->n)
             heap[0] = heap[--nheap];
-        sift_down(st, heap, nheap, 0);
+        else
+            head_load(x, heap[0].k, &heap[0]);
+        sift_down(heap, nheap, 0, ordered);
     }
     if (nheap == 1)     /* the last stream: no more comparisons */
-        for (stream *x = &st[heap[0]]; x->i < x->n; x->i++)
+        for (stream *x = &st[heap[0].k]; x->i < x->n; x->i++)
             put_call(calls, n, thread, x, maxlane);
     free(heap);
     return 0;
@@ -464,6 +489,21 @@ int scope_call_stack_compensate(scope_call_stack *cs, double inside_ns,
     return 0;
 }
 
+int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
+                           int64_t *n)
+{
+    int32_t maxlane = 0;
+    int ordered = 0;
+    *n = 0;
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    int rc = collect_sorted(p, k, thread, calls, n, &maxlane, &ordered);
+    scope__h5_quiet_end(&quiet);
+    if (rc < 0)
+        return rc;
+    return nest(p, p->ranks[k].rank, calls, *n, maxlane, ordered);
+}
+
 int scope_profile_call_stack(scope_profile *p, int rank, int thread,
                              scope_call_stack **out)
 {
@@ -484,7 +524,6 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
     if (!cs)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     int rc = 0;
-    int32_t maxlane = 0;
     cs->calls = scope__malloc_big((size_t)(total ? total : 1) *
                                   sizeof *cs->calls);
     if (!cs->calls) {
@@ -492,14 +531,7 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
                          (long long)total);
         goto fail_stack;
     }
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
-    int ordered = 0;
-    rc = collect_sorted(p, k, thread, cs->calls, &cs->n, &maxlane, &ordered);
-    scope__h5_quiet_end(&quiet);
-    if (rc < 0)
-        goto fail_stack;
-    if ((rc = nest(p, rank, cs->calls, cs->n, maxlane, ordered)) < 0 ||
+    if ((rc = scope__call_stack_fill(p, k, thread, cs->calls, &cs->n)) < 0 ||
         (rc = link_children(cs)) < 0)
         goto fail_stack;
     *out = cs;

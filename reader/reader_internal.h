@@ -198,6 +198,14 @@ int scope__cell_stats(scope_profile *p, scope__cell *c, const int64_t *s,
 int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
                             int64_t **out, char **path);
 int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids);
+/* The calls of rank index k on lane `thread` (or SCOPE_ALL_THREADS) into
+ * calls[] (room for every call of the rank), sorted and nested exactly as
+ * scope_profile_call_stack() gives them, without the children lists;
+ * *n = how many. 0 or its errors (call_stack.c). Lets a caller that walks
+ * many ranks reuse one buffer: each fresh buffer's first touch costs
+ * page faults and zeroing (an eighth of event_columns.c's time in perf). */
+int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
+                           int64_t *n);
 /* The cell of (region, rank index), NULL when that rank never entered it. */
 static inline scope__cell *scope__cell_at(const scope_profile *p, int region,
                                           int k)

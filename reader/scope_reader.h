@@ -355,6 +355,113 @@ SCOPE_READER_API int64_t scope_events_read(scope_events *it, scope_event *buf,
 SCOPE_READER_API void scope_events_close(scope_events *it);
 
 /* ------------------------------------------------------------------ */
+/* Event columns: the same calls as one array per field                 */
+/* (event_columns.c), for numpy, pandas and other column stores          */
+
+/* Which columns scope_profile_event_columns() makes: an OR of these. The
+ * _NS times are int64 nanoseconds and the _S times float64 seconds
+ * (the _NS value / 1e9, exactly as numpy divides), both per the query's
+ * time mode; durations are end - start, computed in int64. */
+enum scope_event_column {
+    SCOPE_COL_REGION = 1 << 0,       /* int32 region index: the name id */
+    SCOPE_COL_RANK = 1 << 1,         /* int32 MPI rank */
+    SCOPE_COL_THREAD = 1 << 2,       /* int32 thread lane, 0 when one */
+    SCOPE_COL_START_NS = 1 << 3,     /* int64 */
+    SCOPE_COL_END_NS = 1 << 4,       /* int64 */
+    SCOPE_COL_DURATION_NS = 1 << 5,  /* int64 */
+    SCOPE_COL_START_S = 1 << 6,      /* double */
+    SCOPE_COL_END_S = 1 << 7,        /* double */
+    SCOPE_COL_DURATION_S = 1 << 8,   /* double */
+    SCOPE_COL_CALL_INDEX = 1 << 9,   /* int64 index among the region's
+                                      * calls on the rank */
+    SCOPE_COL_CALL_ID = 1 << 10,     /* int64 index in the rank's call stack
+                                      * (scope_profile_call_stack, every
+                                      * thread), as scope_event.call_id */
+    SCOPE_COL_PARENT_ID = 1 << 11,   /* int64 call id of the enclosing call,
+                                      * -1 for a root */
+    SCOPE_COL_DEPTH = 1 << 12,       /* int32 nesting depth, 0 for a root */
+    SCOPE_COL_SITE = 1 << 13,        /* int32 merged call site, -1 none */
+    SCOPE_COL_SELF_NS = 1 << 14,     /* int64 duration minus the children's
+                                      * (call stack columns only) */
+    SCOPE_COL_SELF_S = 1 << 15       /* double, the same in seconds */
+};
+
+/* Keeps the calls that overlap [from_ns, to_ns] (both ends included):
+ * end >= from_ns and start <= to_ns, in the query's time mode, so a
+ * window in relative times is given in relative ns. */
+typedef struct scope_time_window {
+    int64_t from_ns;
+    int64_t to_ns;
+} scope_time_window;
+
+/* The columns of scope_profile_event_columns(): n rows, and one array of n
+ * values per requested column (NULL for the others). Every array is
+ * malloc'd by the reader for the caller, who owns it: take one by copying
+ * its pointer and setting the field to NULL, free it with
+ * scope_reader_free(); scope_event_columns_free() frees what is left. */
+typedef struct scope_event_columns {
+    int64_t n;
+    int32_t *region;
+    int32_t *rank;
+    int32_t *thread;
+    int32_t *depth;
+    int32_t *site;
+    int32_t reserved;
+    int64_t *start_ns;
+    int64_t *end_ns;
+    int64_t *duration_ns;
+    int64_t *call_index;
+    int64_t *call_id;
+    int64_t *parent_id;
+    double *start_s;
+    double *end_s;
+    double *duration_s;
+    int64_t *self_ns;
+    double *self_s;
+} scope_event_columns;
+
+/* The calls q selects (its include, exclude, ranks and time mode; NULL =
+ * every call, relative times), kept by `window` when it is not NULL, as
+ * `columns` (enum scope_event_column bits; q's call_ids and call_sites are
+ * not read: the bits say what to make). Rows are in the order of
+ * scope_events_read(): region, then rank, then call index. Fills *out
+ * (zeroed first; all NULL and n = 0 on failure) and returns 0, or
+ * SCOPE_EINVAL (bad pattern, rank list, bit or window), SCOPE_ENOTFOUND
+ * (unknown rank), SCOPE_EOVERLAP / SCOPE_EFORMAT (call stack columns on a
+ * rank whose nesting cannot be rebuilt), SCOPE_ENOMEM, I/O errors naming
+ * the file. Cost: one read of each selected (region, rank)'s times, in
+ * C, at memory speed; CALL_ID, PARENT_ID or DEPTH build each selected
+ * rank's call stack instead (scope_profile_call_stack: that rank's every
+ * region), one rank at a time, in one buffer of 64 bytes per call of the
+ * largest selected rank. Memory: the requested columns (4 or 8
+ * bytes per row each); a window's rejected rows are never touched, so
+ * they take no memory, except with call stack columns, where the rows of
+ * the selected regions are written first and then compacted. */
+SCOPE_READER_API int scope_profile_event_columns(scope_profile *p,
+                                                 const scope_event_query *q,
+                                                 const scope_time_window *window,
+                                                 uint32_t columns,
+                                                 scope_event_columns *out);
+/* Frees every column still in c and zeroes it; NULL is a no-op. */
+SCOPE_READER_API void scope_event_columns_free(scope_event_columns *c);
+/* Frees one column taken out of a scope_event_columns; NULL is a no-op. */
+SCOPE_READER_API void scope_reader_free(void *column);
+
+struct scope_call_stack;    /* scope_call_stack, below */
+
+/* The calls of a call stack (scope_profile_call_stack, compensated or
+ * not) as columns, one row per call in the stack's order, so call_id is
+ * the row and parent_id the parent's row (-1 for a root): every bit but
+ * SCOPE_COL_RANK and SCOPE_COL_SITE (SCOPE_EINVAL), times minus shift_ns
+ * (durations and self times are not shifted).
+ * Fills *out as scope_profile_event_columns() does (the caller owns the
+ * arrays). Cost: one pass over the stack; memory: the columns. 0,
+ * SCOPE_EINVAL, SCOPE_ENOMEM. */
+SCOPE_READER_API int scope_call_stack_columns(const struct scope_call_stack *cs,
+                                              int64_t shift_ns, uint32_t columns,
+                                              scope_event_columns *out);
+
+/* ------------------------------------------------------------------ */
 /* The call stack of a rank: the journal's order, or containment       */
 
 /* Pass as `thread` to take every thread lane of the rank. */

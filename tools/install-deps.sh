@@ -28,6 +28,7 @@ pkgs=(
 if [ "${1:-test}" != build ]; then
   pkgs+=(
   python3-mpi4py                                      # the mpi4py test programs
+  python3-dask python3-distributed                    # to_dask() and its test on a local cluster (optional for users)
   iproute2                                            # ip: tests/hosts/loopback_net brings up loopback in a private network namespace
   valgrind                                            # leak and memory checks in tests
   clang libclang-rt-14-dev                            # libFuzzer targets (tests/fuzz)

@@ -47,7 +47,8 @@ class Mirrors(unittest.TestCase):
     def test_every_passed_struct_is_mirrored(self):
         self.assertEqual(sorted(scope_reader._C_STRUCTS),
                          ["scope_balance", "scope_call", "scope_event",
-                          "scope_event_query", "scope_stats"])
+                          "scope_event_columns", "scope_event_query", "scope_stats",
+                          "scope_time_window"])
 
     def test_layouts_match(self):
         c = c_layout()

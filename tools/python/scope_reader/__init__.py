@@ -9,6 +9,14 @@ of scope-profiler's analysis tutorial:
     results["solve"].total_durations()        # {rank: seconds}
     calls = results.call_stack(rank=0)
 
+and, without a Python object per call, columns the C library fills with
+the filters applied there and hands over without a copy (numpy arrays
+whose memory is freed when the last array viewing it goes):
+
+    results.to_events_dataframe(include="solve", window=(0.0, 1.5))
+    results.event_arrays(ranks=[0])            # {column: numpy array}
+    results.call_stack_dataframe(rank=0)       # or call_stack_arrays()
+
 A thin ctypes layer over the C library (no compiled extension). It finds
 the library through $SCOPE_READER_LIB, then the installed libdir, then next
 to this module (an install that copied it), then the dynamic linker's own
@@ -111,9 +119,64 @@ _CALL = np.dtype([("start_ns", "<i8"), ("end_ns", "<i8"), ("self_ns", "<i8"),
                   ("call_index", "<i8"), ("parent", "<i8"), ("region", "<i4"),
                   ("thread", "<i4"), ("depth", "<i4"), ("reserved", "<i4")])
 
+
+
+class _Window(ctypes.Structure):
+    _fields_ = [("from_ns", _i64), ("to_ns", _i64)]
+
+
+_P32 = ctypes.POINTER(_i32)
+_P64 = ctypes.POINTER(_i64)
+_PD = ctypes.POINTER(ctypes.c_double)
+
+
+class _Columns(ctypes.Structure):
+    _fields_ = [("n", _i64), ("region", _P32), ("rank", _P32), ("thread", _P32),
+                ("depth", _P32), ("site", _P32), ("reserved", _i32),
+                ("start_ns", _P64), ("end_ns", _P64), ("duration_ns", _P64),
+                ("call_index", _P64), ("call_id", _P64), ("parent_id", _P64),
+                ("start_s", _PD), ("end_s", _PD), ("duration_s", _PD),
+                ("self_ns", _P64), ("self_s", _PD)]
+
+
 # Every mirror, by the name of the C struct it copies (scope_reader.h).
 _C_STRUCTS = {"scope_stats": _Stats, "scope_balance": _Balance,
-              "scope_event_query": _Query, "scope_event": _EVENT, "scope_call": _CALL}
+              "scope_event_query": _Query, "scope_event": _EVENT, "scope_call": _CALL,
+              "scope_time_window": _Window, "scope_event_columns": _Columns}
+
+# The columns of event_arrays(): name -> (enum scope_event_column bit, the
+# scope_event_columns field, numpy dtype). start, end and duration are
+# float64 seconds; the *_ns ones int64 nanoseconds.
+_COLUMNS = {
+    "region": (1 << 0, "region", "<i4"), "rank": (1 << 1, "rank", "<i4"),
+    "thread": (1 << 2, "thread", "<i4"), "start_ns": (1 << 3, "start_ns", "<i8"),
+    "end_ns": (1 << 4, "end_ns", "<i8"), "duration_ns": (1 << 5, "duration_ns", "<i8"),
+    "start": (1 << 6, "start_s", "<f8"), "end": (1 << 7, "end_s", "<f8"),
+    "duration": (1 << 8, "duration_s", "<f8"),
+    "call_index": (1 << 9, "call_index", "<i8"), "call_id": (1 << 10, "call_id", "<i8"),
+    "parent_id": (1 << 11, "parent_id", "<i8"), "depth": (1 << 12, "depth", "<i4"),
+    "site": (1 << 13, "site", "<i4")}
+# What event_arrays() gives when not told: every column but the call site
+# (which loads the call-site tables) and the float seconds.
+_DEFAULT_COLUMNS = ("region", "rank", "thread", "start_ns", "end_ns", "duration_ns",
+                    "call_index", "call_id", "parent_id", "depth")
+# events() and to_events_dataframe(), in the seed's order (+ thread)
+_FRAME_COLUMNS = ("region", "rank", "call_index", "start", "end", "duration",
+                  "call_id", "parent_id", "thread")
+# call_stack_arrays(): by default what the DataFrame and the dicts use
+_STACK_COLUMNS = ("region", "thread", "call_index", "start", "end", "duration",
+                  "self_time", "depth", "parent")
+_STACK_NS_COLUMNS = ("start_ns", "end_ns", "self_ns")
+# its columns: name -> (bit, scope_event_columns field, dtype), as _COLUMNS
+_STACK_FIELDS = dict(
+    (c, _COLUMNS[c]) for c in ("region", "thread", "call_index", "start", "end",
+                               "duration", "depth", "start_ns", "end_ns"))
+_STACK_FIELDS.update({"self_time": (1 << 15, "self_s", "<f8"),
+                      "self_ns": (1 << 14, "self_ns", "<i8"),
+                      "parent": (1 << 11, "parent_id", "<i8")})
+# rows per batch when events() turns columns into dicts: bounds the
+# temporary Python lists (9 per batch)
+_BATCH = 1 << 16
 
 
 def _sig(name, res, *args):
@@ -123,7 +186,6 @@ def _sig(name, res, *args):
     return f
 
 
-_P64 = ctypes.POINTER(_i64)
 _PP64 = ctypes.POINTER(ctypes.POINTER(_i64))
 _errmsg = _sig("scope_reader_errmsg", ctypes.c_char_p)
 _open_paths = _sig("scope_profile_open_paths", ctypes.c_int,
@@ -172,11 +234,64 @@ _overhead = _sig("scope_profile_overhead", ctypes.c_int, _p, ctypes.c_int,
 _cs_count = _sig("scope_call_stack_count", _i64, _p)
 _cs_calls = _sig("scope_call_stack_calls", _p, _p)
 _cs_free = _sig("scope_call_stack_free", None, _p)
+_ev_columns = _sig("scope_profile_event_columns", ctypes.c_int, _p,
+                   ctypes.POINTER(_Query), ctypes.POINTER(_Window), ctypes.c_uint32,
+                   ctypes.POINTER(_Columns))
+_ev_columns_free = _sig("scope_event_columns_free", None, ctypes.POINTER(_Columns))
+_reader_free = _sig("scope_reader_free", None, _p)
+_cs_columns = _sig("scope_call_stack_columns", ctypes.c_int, _p, _i64, ctypes.c_uint32,
+                   ctypes.POINTER(_Columns))
 
 
-def _check(rc):
+class _Owned:
+    """The memory of one array the C library handed over (a column, or a
+    call stack's calls): numpy's base for the arrays viewing it, so the
+    memory is freed, by `release`, when the last of them goes. No copy."""
+
+    __slots__ = ("__array_interface__", "_release", "_what")
+
+    def __init__(self, addr, shape, typestr, release, what, descr=None):
+        self.__array_interface__ = {"shape": shape, "typestr": typestr,
+                                    "data": (addr, False), "version": 3}
+        if descr is not None:
+            self.__array_interface__["descr"] = descr
+        self._release, self._what = release, what
+
+    def __del__(self):
+        if self._release is not None:   # None at interpreter exit
+            self._release(self._what)
+
+
+def _take_columns(out, cols, fields):
+    """{column: numpy array} of the arrays in the filled _Columns `out`,
+    taken over without a copy (each freed when its last array goes); what
+    is left in `out` is freed."""
+    n = out.n
+    arrays = {}
+    try:
+        for c in cols:
+            field = fields[c][1]
+            addr = ctypes.cast(getattr(out, field), _p).value
+            owner = _Owned(addr, (n,), fields[c][2], _reader_free, addr)
+            setattr(out, field, None)   # taken: the owner frees it
+            arrays[c] = np.asarray(owner)
+    finally:
+        _ev_columns_free(ctypes.byref(out))
+    return arrays
+
+
+def _check(rc, path=None):
+    """rc, or ScopeError with the library's message, which names the file
+    it failed on; when it does not, `path` (the profile's) is added at the
+    end (the library's wording stays first, for code that matches it)."""
     if rc < 0:
-        raise ScopeError(rc, _errmsg().decode("utf-8", "replace"))
+        msg = _errmsg().decode("utf-8", "replace")
+        if path is not None:
+            shown = path if isinstance(path, list) else [path]
+            shown = [os.fsdecode(x) for x in shown]
+            if not any(x in msg for x in shown):
+                msg = "%s (profile: %s)" % (msg, ", ".join(shown))
+        raise ScopeError(rc, msg)
     return rc
 
 
@@ -221,7 +336,7 @@ class ProfilingResults:
         self.file_path = paths[0] if len(paths) == 1 else paths
         arr = (ctypes.c_char_p * len(paths))(*[os.fsencode(p) for p in paths])
         h = _p()
-        _check(_open_paths(arr, len(paths), ctypes.byref(h)))
+        _check(_open_paths(arr, len(paths), ctypes.byref(h)), self.file_path)
         self._h = h
 
     def close(self):
@@ -338,64 +453,170 @@ class ProfilingResults:
         return name in self.region_names
 
     # -- events ------------------------------------------------------
-    def _event_array(self, include=None, exclude=None, ranks=None,
-                     relative=True, origin=None, call_ids=True):
+    def _query(self, include, exclude, ranks, relative, origin):
+        """A scope_event_query, and the ctypes arrays it points into (kept
+        alive by the caller while the query is used)."""
         q = _Query()
+        keep = []
         q.include, q.ninclude = _patterns(include)
         q.exclude, q.nexclude = _patterns(exclude)
+        keep += [q.include, q.exclude]
         rl = _rank_list(ranks)
         if rl is not None:
-            q.ranks = (_i32 * max(len(rl), 1))(*rl)
-            q.nranks = len(rl)
+            ra = (_i32 * max(len(rl), 1))(*rl)
+            keep.append(ra)
+            q.ranks, q.nranks = ra, len(rl)
         if origin is not None:
             q.time_mode, q.origin_ns = 2, int(round(origin * NS))
         elif not relative:
             q.time_mode = 1
+        return q, keep
+
+    def _event_array(self, include=None, exclude=None, ranks=None,
+                     relative=True, origin=None, call_ids=True, call_sites=False):
+        """The per-call path: scope_events_read() into scope_event records
+        (the columns' reference in tests/python)."""
+        q, keep = self._query(include, exclude, ranks, relative, origin)
         q.call_ids = 1 if call_ids else 0
+        q.call_sites = 1 if call_sites else 0
         it = _p()
-        _check(_ev_open(self._h, ctypes.byref(q), ctypes.byref(it)))
+        _check(_ev_open(self._h, ctypes.byref(q), ctypes.byref(it)), self.file_path)
         try:
             arr = np.empty(_ev_count(it), dtype=_EVENT)
             done = 0
             while done < len(arr):
-                got = _check(_ev_read(it, arr[done:].ctypes.data, len(arr) - done))
+                got = _check(_ev_read(it, arr[done:].ctypes.data, len(arr) - done),
+                             self.file_path)
                 if got == 0:
                     break
                 done += got
         finally:
             _ev_close(it)
+        del keep
         return arr[:done]
 
+    def event_arrays(self, include=None, exclude=None, ranks=None, relative=True,
+                     origin=None, window=None, columns=None):
+        """The calls events() selects, as one numpy array per column, made in
+        C (scope_profile_event_columns) and handed over without a copy:
+        {column: array}, rows in events()' order (region, rank, call index).
+
+        columns (default: region, rank, thread, start_ns, end_ns,
+        duration_ns, call_index, call_id, parent_id, depth) from:
+          region      int32   region index, into region_names
+          rank        int32   MPI rank
+          thread      int32   thread lane (0 with one thread)
+          start_ns, end_ns, duration_ns   int64 nanoseconds
+          start, end, duration            float64 seconds (the ns / 1e9)
+          call_index  int64   index among the region's calls on the rank
+          call_id     int64   index in the rank's call_stack()
+          parent_id   int64   call_id of the enclosing call, -1 for a root
+          depth       int32   0 for a root
+          site        int32   merged call site, -1 for none
+        Times are relative to time_origin (relative=True), to `origin`
+        (seconds), or the recorded clock (relative=False). window=(from,
+        to), seconds in the same time base, keeps the calls that overlap
+        [from, to] (end >= from and start <= to). Every filter is applied in
+        C: only the selected rows are ever made. call_id, parent_id and
+        depth build each selected rank's call stack (ScopeError when its
+        calls overlap)."""
+        cols = _DEFAULT_COLUMNS if columns is None else tuple(columns)
+        bad = [c for c in cols if c not in _COLUMNS]
+        if bad:
+            raise ValueError("unknown column(s) %s; known: %s" % (bad, list(_COLUMNS)))
+        q, keep = self._query(include, exclude, ranks, relative, origin)
+        w = None
+        if window is not None:
+            lo, hi = window
+            w = _Window(int(round(lo * NS)), int(round(hi * NS)))
+        bits = 0
+        for c in cols:
+            bits |= _COLUMNS[c][0]
+        out = _Columns()
+        _check(_ev_columns(self._h, ctypes.byref(q), None if w is None else ctypes.byref(w),
+                           bits, ctypes.byref(out)), self.file_path)
+        del keep
+        return _take_columns(out, cols, _COLUMNS)
+
+    def _name_objects(self):
+        return np.array(self.region_names, dtype=object)
+
     def events(self, include=None, exclude=None, ranks=None, relative=True,
-               origin=None):
+               origin=None, window=None):
         """One dict per call, in region order, then rank, then call order:
         name, rank, call_index, start, end, duration (seconds), call_id,
-        parent_id, thread."""
-        a = self._event_array(include, exclude, ranks, relative, origin)
+        parent_id, thread. Made from event_arrays() in batches (see there
+        for window); to_events_dataframe() is the fast way to the same."""
+        a = self.event_arrays(include, exclude, ranks, relative, origin, window,
+                              _FRAME_COLUMNS)
+        names = self._name_objects()
+        out = []
+        n = len(a["region"])
+        for lo in range(0, n, _BATCH):
+            hi = min(n, lo + _BATCH)
+            cols = [names[a["region"][lo:hi]].tolist()] + \
+                [a[c][lo:hi].tolist() for c in _FRAME_COLUMNS[1:]]
+            out += [{"name": nm, "rank": rk, "call_index": ci, "start": st, "end": en,
+                     "duration": du, "call_id": cid, "parent_id": pid, "thread": th}
+                    for nm, rk, ci, st, en, du, cid, pid, th in zip(*cols)]
+        return out
+
+    def _categories(self, region, every_name=False):
+        """name as a pandas Categorical from region indices: the categories
+        are the names that occur (every region's name with every_name), in
+        alphabetical order (so groupby("name") lists them as it would plain
+        strings, and no unused one appears)."""
+        import pandas as pd
         names = self.region_names
-        return [{"name": names[e["region"]], "rank": int(e["rank"]),
-                 "call_index": int(e["call_index"]),
-                 "start": int(e["start_ns"]) / NS, "end": int(e["end_ns"]) / NS,
-                 "duration": (int(e["end_ns"]) - int(e["start_ns"])) / NS,
-                 "call_id": int(e["call_id"]), "parent_id": int(e["parent_id"]),
-                 "thread": int(e["thread"])} for e in a]
+        if every_name:
+            used = np.arange(len(names))
+        else:
+            used = np.flatnonzero(np.bincount(region, minlength=len(names))) \
+                if len(region) else np.zeros(0, np.int64)
+        order = sorted(used.tolist(), key=lambda r: names[r])
+        code = np.full(max(len(names), 1), -1, dtype=np.int32)
+        code[order] = np.arange(len(order), dtype=np.int32)
+        small = np.int8 if len(order) < 127 else np.int16 if len(order) < 32767 \
+            else np.int32
+        return pd.Categorical.from_codes(code.astype(small)[region],
+                                         [names[r] for r in order])
 
     def to_events_dataframe(self, include=None, exclude=None, ranks=None,
-                            relative=True, origin=None):
+                            relative=True, origin=None, window=None, columns=None,
+                            every_name=False):
         """events() as a pandas DataFrame (needs pandas): the same columns
-        in the same order as `scope events --format csv`, so
-        pd.read_csv() of that file gives this frame."""
+        in the same order as `scope events --format csv`, so pd.read_csv()
+        of that file gives the same values. Built from event_arrays(), no
+        copy: name (categorical; categories the names present, sorted),
+        rank (int32), call_index (int64), start, end, duration (float64
+        seconds), call_id, parent_id (int64), thread (int32): 57 bytes per
+        call with fewer than 127 names. window as in event_arrays();
+        columns: other event_arrays() columns after name (e.g.
+        "duration_ns", "depth"); every_name: every region's name is a
+        category, as to_dask() needs for partitions that agree."""
         import pandas as pd
-        a = self._event_array(include, exclude, ranks, relative, origin)
-        names = np.array(self.region_names, dtype=object)
-        return pd.DataFrame({
-            "name": names[a["region"]] if len(a) else np.array([], dtype=object),
-            "rank": a["rank"].astype(np.int64),
-            "call_index": a["call_index"],
-            "start": a["start_ns"] / NS, "end": a["end_ns"] / NS,
-            "duration": (a["end_ns"] - a["start_ns"]) / NS,
-            "call_id": a["call_id"], "parent_id": a["parent_id"],
-            "thread": a["thread"].astype(np.int64)})
+        cols = _FRAME_COLUMNS[1:] if columns is None else \
+            tuple(c for c in columns if c != "region")
+        a = self.event_arrays(include, exclude, ranks, relative, origin, window,
+                              ("region",) + cols)
+        out = {"name": self._categories(a.pop("region"), every_name)}
+        out.update(a)
+        return pd.DataFrame(out, copy=False)
+
+    def to_dask(self, include=None, exclude=None, ranks=None, relative=True,
+                origin=None, window=None, columns=None, ranks_per_partition=64):
+        """to_events_dataframe() as a Dask DataFrame (Debian's python3-dask)
+        with one partition per block of ranks_per_partition ranks, read
+        lazily where it is computed: each partition opens this profile's
+        path(s) again through the C reader, so the workers must see the
+        same files (a shared file system). name is categorical with every
+        region's name (groupby("name", observed=True) drops the ones a
+        selection leaves empty). Nothing is read here. See
+        scope_reader.dask_frames."""
+        from .dask_frames import to_dask
+        return to_dask(self, include=include, exclude=exclude, ranks=ranks,
+                       relative=relative, origin=origin, window=window,
+                       columns=columns, ranks_per_partition=ranks_per_partition)
 
     # -- call stack --------------------------------------------------
     def overhead(self, rank=0):
@@ -407,6 +628,59 @@ class ProfilingResults:
         _check(_overhead(self._h, rank, ctypes.byref(inside), ctypes.byref(caller)))
         return inside.value / NS, caller.value / NS
 
+    def _call_stack_handle(self, rank, thread, compensate):
+        cs = _p()
+        build = _cs_build_comp if compensate else _cs_build
+        _check(build(self._h, rank, ALL_THREADS if thread is None else thread,
+                     ctypes.byref(cs)), self.file_path)
+        return cs
+
+    def call_stack_arrays(self, rank=0, thread=None, relative=True, compensate=False,
+                          columns=None):
+        """call_stack() as one numpy array per column (the fast path):
+          region      int32   region index, into region_names
+          thread      int32   thread lane
+          call_index  int64   index among the region's calls on the rank
+          start, end, duration, self_time   float64 seconds
+          depth       int32   0 for a root
+          parent      int64   row of the enclosing call, -1 for a root
+        and, when named in `columns`, start_ns, end_ns, self_ns (int64
+        nanoseconds). Rows are the calls sorted by start (call_stack()'s
+        order; events()' call_id is the row). relative and compensate as
+        in call_stack(). Made in C (scope_call_stack_columns) in one pass
+        over the stack, which is freed then; no copy after."""
+        cols = _STACK_COLUMNS if columns is None else tuple(columns)
+        bad = [c for c in cols if c not in _STACK_FIELDS]
+        if bad:
+            raise ValueError("unknown column(s) %s; known: %s" % (bad, list(_STACK_FIELDS)))
+        shift = (self.time_origin_ns or 0) if relative else 0
+        bits = 0
+        for c in cols:
+            bits |= _STACK_FIELDS[c][0]
+        cs = self._call_stack_handle(rank, thread, compensate)
+        out = _Columns()
+        try:
+            _check(_cs_columns(cs, shift, bits, ctypes.byref(out)), self.file_path)
+        finally:
+            _cs_free(cs)
+        return _take_columns(out, cols, _STACK_FIELDS)
+
+    def call_stack_dataframe(self, rank=0, thread=None, relative=True, compensate=False):
+        """call_stack() as a pandas DataFrame, from call_stack_arrays(), no
+        copy: name (categorical, as in to_events_dataframe), rank (int32),
+        thread (int32), call_index (int64), start, end, duration,
+        self_time (float64 seconds), depth (int32), parent (int64 row of
+        the enclosing call, -1 for a root): 62 bytes per call."""
+        import pandas as pd
+        a = self.call_stack_arrays(rank, thread, relative, compensate)
+        n = len(a["region"])
+        cols = {"name": self._categories(a["region"]),
+                "rank": np.full(n, rank, dtype=np.int32)}
+        for c in ("thread", "call_index", "start", "end", "duration", "self_time",
+                  "depth", "parent"):
+            cols[c] = a[c]
+        return pd.DataFrame(cols, copy=False)
+
     def call_stack(self, rank=0, thread=None, relative=True, compensate=False):
         """The calls of one rank sorted by start, nesting as recorded (the
         stored journal order where times tie, else containment; docs/
@@ -416,27 +690,24 @@ class ProfilingResults:
         -1). compensate=True subtracts the rank's measured recording cost
         (overhead(); scope_call_stack_compensate in scope_reader.h): each
         duration loses inside plus the whole cost of its nested calls,
-        each self_time inside plus caller per child; end moves with it."""
-        cs = _p()
-        build = _cs_build_comp if compensate else _cs_build
-        _check(build(self._h, rank, ALL_THREADS if thread is None else thread,
-                     ctypes.byref(cs)))
-        try:
-            n = _cs_count(cs)
-            buf = (ctypes.c_char * (n * _CALL.itemsize)).from_address(_cs_calls(cs)) \
-                if n else b""
-            a = np.frombuffer(bytes(buf), dtype=_CALL)
-        finally:
-            _cs_free(cs)
-        shift = (self.time_origin_ns or 0) if relative else 0
-        names = self.region_names
-        return [{"name": names[c["region"]], "rank": rank, "thread": int(c["thread"]),
-                 "call_index": int(c["call_index"]),
-                 "start": (int(c["start_ns"]) - shift) / NS,
-                 "end": (int(c["end_ns"]) - shift) / NS,
-                 "duration": (int(c["end_ns"]) - int(c["start_ns"])) / NS,
-                 "self_time": int(c["self_ns"]) / NS, "depth": int(c["depth"]),
-                 "parent": int(c["parent"])} for c in a]
+        each self_time inside plus caller per child; end moves with it.
+        call_stack_arrays() and call_stack_dataframe() give the same
+        without a Python object per call."""
+        a = self.call_stack_arrays(rank, thread, relative, compensate)
+        names = self._name_objects()
+        n = len(a["region"])
+        out = []
+        keys = ("thread", "call_index", "start", "end", "duration", "self_time",
+                "depth", "parent")
+        for lo in range(0, n, _BATCH):
+            hi = min(n, lo + _BATCH)
+            cols = [names[a["region"][lo:hi]].tolist()] + \
+                [a[c][lo:hi].tolist() for c in keys]
+            out += [{"name": nm, "rank": rank, "thread": th, "call_index": ci,
+                     "start": st, "end": en, "duration": du, "self_time": sf,
+                     "depth": dp, "parent": pa}
+                    for nm, th, ci, st, en, du, sf, dp, pa in zip(*cols)]
+        return out
 
 
 class MPIRegion:

@@ -1,0 +1,512 @@
+/*
+ * event_columns.c - the events of a query as one array per field (region,
+ * rank, thread, times, call index, call ids, depth, site), for the Python
+ * module's numpy arrays and DataFrames: scope_profile_event_columns(); and
+ * a call stack's calls the same way, scope_call_stack_columns().
+ *
+ * Why not scope_events_read(): a row of structs makes numpy copy every
+ * field out again, and the iterator's call ids come from a call stack kept
+ * for every selected rank at once. Here each column is written once, in
+ * C, into an array the caller takes over without a copy; the filters
+ * (regions, ranks, a time window) are applied before a row is written.
+ *
+ * Two ways to fill, both giving the rows in the iterator's order (region,
+ * rank, call index), where row (region r, rank k, call i) sits at the
+ * cell's first row + i before a window drops rows:
+ *  - plain columns: cell by cell, each cell's times read (or taken from
+ *    the profile's cache), a window applied while copying, so rejected
+ *    rows are never written and their pages never touched;
+ *  - call stack columns (call id, parent id, depth): one rank's call stack
+ *    at a time (scope__call_stack_fill, into one buffer for every rank),
+ *    scattered to each call's row (the stack already holds every time of
+ *    the rank, so nothing is read twice); a window is then applied by
+ *    compacting the rows in place.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+#define ALL_COLUMNS ((uint32_t)(SCOPE_COL_SITE << 1) - 1u)  /* of events */
+#define SELF_COLUMNS ((uint32_t)(SCOPE_COL_SELF_NS | SCOPE_COL_SELF_S))
+/* what scope_call_stack_columns makes: no rank or site in a stack */
+#define CALL_COLUMNS ((ALL_COLUMNS | SELF_COLUMNS) & \
+                      ~(uint32_t)(SCOPE_COL_RANK | SCOPE_COL_SITE))
+#define STACK_COLUMNS ((uint32_t)(SCOPE_COL_CALL_ID | SCOPE_COL_PARENT_ID | \
+                                  SCOPE_COL_DEPTH))
+
+/* What one fill needs besides the output: the selection and the time
+ * shift. cell_row[i * nranks + j] is the first row of the cell of
+ * (regions[i], ranks[j]) before a window. */
+typedef struct {
+    scope_profile *p;
+    int *regions;           /* selected regions, ascending */
+    int nregions;
+    int *sel_of;            /* region -> its position in regions[], or -1 */
+    int *ranks;             /* selected rank indices, ascending, distinct */
+    int nranks;
+    int64_t shift;          /* subtracted from every time */
+    int window;             /* from/to below apply */
+    int64_t from, to;
+    uint32_t cols;
+    int64_t *cell_row;
+    int64_t bound;          /* rows before a window */
+} plan;
+
+void scope_reader_free(void *column)
+{
+    free(column);
+}
+
+void scope_event_columns_free(scope_event_columns *c)
+{
+    if (!c)
+        return;
+    free(c->region);
+    free(c->rank);
+    free(c->thread);
+    free(c->depth);
+    free(c->site);
+    free(c->start_ns);
+    free(c->end_ns);
+    free(c->duration_ns);
+    free(c->call_index);
+    free(c->call_id);
+    free(c->parent_id);
+    free(c->start_s);
+    free(c->end_s);
+    free(c->duration_s);
+    free(c->self_ns);
+    free(c->self_s);
+    memset(c, 0, sizeof *c);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The plan's rank indices from q (every rank when q names none):
+ * ascending, without repeats. 0 or SCOPE_ENOTFOUND / SCOPE_ENOMEM. */
+static int plan_ranks(plan *pl, const scope_event_query *q)
+{
+    scope_profile *p = pl->p;
+    int n = q->ranks ? q->nranks : p->nranks;
+    pl->ranks = malloc(((size_t)n + 1) * sizeof *pl->ranks);
+    if (!pl->ranks)
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        int k = q->ranks ? scope__rank_index(p, q->ranks[i]) : i;
+        if (k < 0)
+            return k;
+        pl->ranks[i] = k;
+    }
+    if (n > 1)
+        qsort(pl->ranks, (size_t)n, sizeof *pl->ranks, cmp_int);
+    pl->nranks = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || pl->ranks[i] != pl->ranks[i - 1])
+            pl->ranks[pl->nranks++] = pl->ranks[i];
+    return 0;
+}
+
+/* Regions, ranks, shift and every cell's first row. 0 or SCOPE_E*. */
+static int plan_make(plan *pl, const scope_event_query *q)
+{
+    scope_profile *p = pl->p;
+    int rc = 0;
+    switch (q->time_mode) {
+    case SCOPE_TIME_RELATIVE:
+        if ((rc = scope_profile_time_origin_ns(p, &pl->shift)) == SCOPE_ENOTFOUND)
+            rc = 0, pl->shift = 0;  /* no calls at all: nothing to shift */
+        break;
+    case SCOPE_TIME_ABSOLUTE:
+        break;
+    case SCOPE_TIME_ORIGIN:
+        pl->shift = q->origin_ns;
+        break;
+    default:
+        rc = scope__fail(SCOPE_EINVAL, "unknown time mode %d", q->time_mode);
+    }
+    if (rc < 0)
+        return rc;
+    size_t nr = (size_t)p->nregions + 1;
+    pl->regions = malloc(nr * sizeof *pl->regions);
+    pl->sel_of = malloc(nr * sizeof *pl->sel_of);
+    if (!pl->regions || !pl->sel_of)
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    if ((rc = scope_profile_select_regions(p, q->include, q->ninclude, q->exclude,
+                                           q->nexclude, pl->regions)) < 0)
+        return rc;
+    pl->nregions = rc;
+    for (int r = 0; r < p->nregions; r++)
+        pl->sel_of[r] = -1;
+    for (int i = 0; i < pl->nregions; i++)
+        pl->sel_of[pl->regions[i]] = i;
+    if ((rc = plan_ranks(pl, q)) < 0)
+        return rc;
+    size_t ncells = (size_t)pl->nregions * (size_t)pl->nranks;
+    pl->cell_row = malloc((ncells + 1) * sizeof *pl->cell_row);
+    if (!pl->cell_row)
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    pl->bound = 0;
+    for (int i = 0; i < pl->nregions; i++)
+        for (int j = 0; j < pl->nranks; j++) {
+            scope__cell *c = scope__cell_at(p, pl->regions[i], pl->ranks[j]);
+            pl->cell_row[(size_t)i * (size_t)pl->nranks + (size_t)j] = pl->bound;
+            pl->bound += c ? c->n : 0;
+        }
+    return 0;
+}
+
+static void plan_free(plan *pl)
+{
+    free(pl->regions);
+    free(pl->sel_of);
+    free(pl->ranks);
+    free(pl->cell_row);
+}
+
+/* Allocates every requested column for `rows` rows (huge-page hinted: the
+ * first touch of a big column is most of its cost). Pages past the rows
+ * a window keeps are never touched, so they take no memory. */
+static int alloc_columns(scope_event_columns *o, uint32_t cols, int64_t rows)
+{
+    size_t n = (size_t)(rows > 0 ? rows : 1);
+#define ALLOC(bit, field)                                                 \
+    if ((cols & (bit)) && !(o->field = scope__malloc_big(n * sizeof *o->field))) \
+        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld events",     \
+                           (long long)rows);
+    ALLOC(SCOPE_COL_REGION, region)
+    ALLOC(SCOPE_COL_RANK, rank)
+    ALLOC(SCOPE_COL_THREAD, thread)
+    ALLOC(SCOPE_COL_DEPTH, depth)
+    ALLOC(SCOPE_COL_SITE, site)
+    ALLOC(SCOPE_COL_START_NS, start_ns)
+    ALLOC(SCOPE_COL_END_NS, end_ns)
+    ALLOC(SCOPE_COL_DURATION_NS, duration_ns)
+    ALLOC(SCOPE_COL_CALL_INDEX, call_index)
+    ALLOC(SCOPE_COL_CALL_ID, call_id)
+    ALLOC(SCOPE_COL_PARENT_ID, parent_id)
+    ALLOC(SCOPE_COL_START_S, start_s)
+    ALLOC(SCOPE_COL_END_S, end_s)
+    ALLOC(SCOPE_COL_DURATION_S, duration_s)
+    ALLOC(SCOPE_COL_SELF_NS, self_ns)
+    ALLOC(SCOPE_COL_SELF_S, self_s)
+#undef ALLOC
+    return 0;
+}
+
+/* Writes the plain columns of one cell's calls idx[0 .. m) (idx NULL: all
+ * m calls, in order) at rows row .. row + m. One loop per column, so each
+ * is a straight stream the compiler vectorises. */
+static void put_cell(const plan *pl, scope_event_columns *o, int64_t row,
+                     const int64_t *s, const int64_t *e, const int32_t *t,
+                     const int32_t *sites, const int64_t *idx, int64_t m,
+                     int32_t region, int32_t rank)
+{
+    int64_t sh = pl->shift;
+#define EACH(stmt)                                                  \
+    do {                                                            \
+        if (idx)                                                    \
+            for (int64_t j = 0; j < m; j++) {                       \
+                int64_t i = idx[j];                                 \
+                (void)i;                                            \
+                stmt;                                               \
+            }                                                       \
+        else                                                        \
+            for (int64_t j = 0; j < m; j++) {                       \
+                int64_t i = j;                                      \
+                (void)i;                                            \
+                stmt;                                               \
+            }                                                       \
+    } while (0)
+    if (o->region)
+        EACH(o->region[row + j] = region);
+    if (o->rank)
+        EACH(o->rank[row + j] = rank);
+    if (o->thread)
+        EACH(o->thread[row + j] = t ? t[i] : 0);
+    if (o->site)
+        EACH(o->site[row + j] = sites ? sites[i] : -1);
+    if (o->start_ns)
+        EACH(o->start_ns[row + j] = s[i] - sh);
+    if (o->end_ns)
+        EACH(o->end_ns[row + j] = e[i] - sh);
+    if (o->duration_ns)
+        EACH(o->duration_ns[row + j] = e[i] - s[i]);
+    if (o->call_index)
+        EACH(o->call_index[row + j] = i);
+    if (o->start_s)
+        EACH(o->start_s[row + j] = (double)(s[i] - sh) / 1e9);
+    if (o->end_s)
+        EACH(o->end_s[row + j] = (double)(e[i] - sh) / 1e9);
+    if (o->duration_s)
+        EACH(o->duration_s[row + j] = (double)(e[i] - s[i]) / 1e9);
+#undef EACH
+}
+
+/* Plain columns, cell by cell; *rows = the rows written. */
+static int fill_cells(plan *pl, scope_event_columns *o, int64_t *rows)
+{
+    scope_profile *p = pl->p;
+    int64_t row = 0, *idx = NULL, idx_cap = 0;
+    int rc = 0;
+    for (int i = 0; i < pl->nregions && rc >= 0; i++)
+        for (int j = 0; j < pl->nranks && rc >= 0; j++) {
+            int region = pl->regions[i], k = pl->ranks[j];
+            scope__cell *c = scope__cell_at(p, region, k);
+            if (!c || c->n == 0)
+                continue;
+            int64_t *s = c->starts, *e = c->ends;
+            int32_t *t = c->tids;
+            const int32_t *sites = NULL;
+            int need_t = (pl->cols & SCOPE_COL_THREAD) && !c->tids_loaded;
+            scope__h5_quiet quiet;
+            scope__h5_quiet_begin(&quiet);
+            if (!s)
+                rc = scope__cell_load(p, c, &s, &e);
+            if (rc >= 0 && need_t)
+                rc = scope__cell_load_tids(p, c, &t);
+            scope__h5_quiet_end(&quiet);
+            if (rc >= 0 && (pl->cols & SCOPE_COL_SITE)) {
+                scope__cell *same;
+                if ((rc = scope__cell_sites(p, region, k, &same)) >= 0)
+                    sites = c->sites;
+            }
+            int64_t m = c->n;
+            if (rc >= 0 && pl->window) {
+                if (idx_cap < c->n) {
+                    free(idx);
+                    idx_cap = c->n;
+                    if (!(idx = malloc((size_t)idx_cap * sizeof *idx)))
+                        rc = scope__fail(SCOPE_ENOMEM, "out of memory");
+                }
+                m = 0;
+                for (int64_t x = 0; rc >= 0 && x < c->n; x++)
+                    if (e[x] - pl->shift >= pl->from && s[x] - pl->shift <= pl->to)
+                        idx[m++] = x;
+            }
+            if (rc >= 0) {
+                put_cell(pl, o, row, s, e, t, sites, pl->window ? idx : NULL, m,
+                         region, p->ranks[k].rank);
+                row += m;
+            }
+            if (s != c->starts) {
+                free(s);
+                free(e);
+            }
+            if (need_t)
+                free(t);
+        }
+    free(idx);
+    *rows = row;
+    return rc;
+}
+
+/* Call stack columns, and the others with them, one rank's stack at a
+ * time in one buffer reused for every rank (sized for the largest: a
+ * fresh buffer per rank cost page zeroing, 13% of the time in perf); rows
+ * outside the window are marked in keep[] (when a window is set) for
+ * compact(). */
+static int fill_stacks(plan *pl, scope_event_columns *o, uint8_t *keep)
+{
+    scope_profile *p = pl->p;
+    int64_t sh = pl->shift, most = 0;
+    for (int j = 0; j < pl->nranks; j++) {
+        int64_t calls = 0;
+        for (int r = 0; r < p->nregions; r++) {
+            scope__cell *c = scope__cell_at(p, r, pl->ranks[j]);
+            calls += c ? c->n : 0;
+        }
+        most = calls > most ? calls : most;
+    }
+    scope_call *calls = scope__malloc_big((size_t)(most ? most : 1) * sizeof *calls);
+    if (!calls)
+        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
+                           (long long)most);
+    int rc = 0;
+    for (int j = 0; j < pl->nranks && rc >= 0; j++) {
+        int k = pl->ranks[j], rank = p->ranks[k].rank;
+        int64_t n;
+        if ((rc = scope__call_stack_fill(p, k, SCOPE_ALL_THREADS, calls, &n)) < 0)
+            break;
+        const int64_t *first = pl->cell_row + (size_t)j;
+        for (int64_t id = 0; id < n; id++) {
+            const scope_call *c = &calls[id];
+            int sel = pl->sel_of[c->region];
+            if (sel < 0)
+                continue;
+            int64_t row = first[(size_t)sel * (size_t)pl->nranks] + c->call_index;
+            int64_t s = c->start_ns, e = c->end_ns;
+            if (keep)
+                keep[row] = e - sh >= pl->from && s - sh <= pl->to;
+            if (o->region)
+                o->region[row] = c->region;
+            if (o->rank)
+                o->rank[row] = rank;
+            if (o->thread)
+                o->thread[row] = c->thread;
+            if (o->depth)
+                o->depth[row] = c->depth;
+            if (o->start_ns)
+                o->start_ns[row] = s - sh;
+            if (o->end_ns)
+                o->end_ns[row] = e - sh;
+            if (o->duration_ns)
+                o->duration_ns[row] = e - s;
+            if (o->call_index)
+                o->call_index[row] = c->call_index;
+            if (o->call_id)
+                o->call_id[row] = id;
+            if (o->parent_id)
+                o->parent_id[row] = c->parent;
+            if (o->start_s)
+                o->start_s[row] = (double)(s - sh) / 1e9;
+            if (o->end_s)
+                o->end_s[row] = (double)(e - sh) / 1e9;
+            if (o->duration_s)
+                o->duration_s[row] = (double)(e - s) / 1e9;
+        }
+        /* sites are per cell, in call index order: a straight copy */
+        for (int i = 0; o->site && i < pl->nregions && rc >= 0; i++) {
+            scope__cell *c;
+            if ((rc = scope__cell_sites(p, pl->regions[i], k, &c)) < 0 || !c ||
+                c->n == 0)
+                continue;
+            int64_t row = pl->cell_row[(size_t)i * (size_t)pl->nranks + (size_t)j];
+            for (int64_t x = 0; x < c->n; x++)
+                o->site[row + x] = c->sites ? c->sites[x] : -1;
+        }
+    }
+    free(calls);
+    return rc;
+}
+
+/* Moves the rows with keep[] set to the front, in order; the new count. */
+static int64_t compact(scope_event_columns *o, const uint8_t *keep, int64_t n)
+{
+    int64_t w = 0;
+    for (int64_t r = 0; r < n; r++) {
+        if (!keep[r])
+            continue;
+        if (w != r) {
+#define MOVE(field) if (o->field) o->field[w] = o->field[r];
+            MOVE(region) MOVE(rank) MOVE(thread) MOVE(depth) MOVE(site)
+            MOVE(start_ns) MOVE(end_ns) MOVE(duration_ns) MOVE(call_index)
+            MOVE(call_id) MOVE(parent_id) MOVE(start_s) MOVE(end_s)
+            MOVE(duration_s)
+#undef MOVE
+        }
+        w++;
+    }
+    return w;
+}
+
+int scope_profile_event_columns(scope_profile *p, const scope_event_query *q,
+                                const scope_time_window *window, uint32_t columns,
+                                scope_event_columns *out)
+{
+    static const scope_event_query all;
+    if (!out)
+        return scope__fail(SCOPE_EINVAL, "no output");
+    memset(out, 0, sizeof *out);
+    if (!p)
+        return scope__fail(SCOPE_EINVAL, "no profile");
+    if (!q)
+        q = &all;
+    if (columns & ~ALL_COLUMNS)
+        return scope__fail(SCOPE_EINVAL, "unknown column bits 0x%x",
+                           (unsigned)(columns & ~ALL_COLUMNS));
+    if (q->nranks < 0 || (q->nranks > 0 && !q->ranks))
+        return scope__fail(SCOPE_EINVAL, "bad rank list");
+    if (window && window->from_ns > window->to_ns)
+        return scope__fail(SCOPE_EINVAL, "empty time window [%lld, %lld]",
+                           (long long)window->from_ns, (long long)window->to_ns);
+    plan pl = { .p = p, .cols = columns, .window = window != NULL };
+    if (window) {
+        pl.from = window->from_ns;
+        pl.to = window->to_ns;
+    }
+    uint8_t *keep = NULL;
+    int64_t rows = 0;
+    int rc = plan_make(&pl, q);
+    if (rc >= 0)
+        rc = alloc_columns(out, columns, pl.bound);
+    if (rc >= 0 && (columns & STACK_COLUMNS)) {
+        if (window && !(keep = scope__malloc_big((size_t)(pl.bound ? pl.bound : 1))))
+            rc = scope__fail(SCOPE_ENOMEM, "out of memory for %lld events",
+                             (long long)pl.bound);
+        if (rc >= 0)
+            rc = fill_stacks(&pl, out, keep);
+        rows = rc >= 0 && keep ? compact(out, keep, pl.bound) : pl.bound;
+    } else if (rc >= 0) {
+        rc = fill_cells(&pl, out, &rows);
+    }
+    free(keep);
+    plan_free(&pl);
+    if (rc < 0) {
+        scope_event_columns_free(out);
+        return rc;
+    }
+    out->n = rows;
+    return 0;
+}
+
+int scope_call_stack_columns(const scope_call_stack *cs, int64_t shift_ns,
+                             uint32_t columns, scope_event_columns *out)
+{
+    if (!out)
+        return scope__fail(SCOPE_EINVAL, "no output");
+    memset(out, 0, sizeof *out);
+    if (!cs)
+        return scope__fail(SCOPE_EINVAL, "no call stack");
+    if (columns & ~CALL_COLUMNS)
+        return scope__fail(SCOPE_EINVAL, "column bits 0x%x are not call stack columns",
+                           (unsigned)(columns & ~CALL_COLUMNS));
+    int64_t n = scope_call_stack_count(cs);
+    const scope_call *calls = scope_call_stack_calls(cs);
+    int rc = alloc_columns(out, columns, n);
+    if (rc < 0) {
+        scope_event_columns_free(out);
+        return rc;
+    }
+    scope_event_columns *o = out;
+    /* one pass over the 64-byte records: each column is written in order,
+     * and each record is read once, not once per column */
+    for (int64_t i = 0; i < n; i++) {
+        const scope_call *c = &calls[i];
+        int64_t s = c->start_ns, e = c->end_ns;
+        if (o->region)
+            o->region[i] = c->region;
+        if (o->thread)
+            o->thread[i] = c->thread;
+        if (o->depth)
+            o->depth[i] = c->depth;
+        if (o->start_ns)
+            o->start_ns[i] = s - shift_ns;
+        if (o->end_ns)
+            o->end_ns[i] = e - shift_ns;
+        if (o->duration_ns)
+            o->duration_ns[i] = e - s;
+        if (o->call_index)
+            o->call_index[i] = c->call_index;
+        if (o->call_id)
+            o->call_id[i] = i;
+        if (o->parent_id)
+            o->parent_id[i] = c->parent;
+        if (o->start_s)
+            o->start_s[i] = (double)(s - shift_ns) / 1e9;
+        if (o->end_s)
+            o->end_s[i] = (double)(e - shift_ns) / 1e9;
+        if (o->duration_s)
+            o->duration_s[i] = (double)(e - s) / 1e9;
+        if (o->self_ns)
+            o->self_ns[i] = c->self_ns;
+        if (o->self_s)
+            o->self_s[i] = (double)c->self_ns / 1e9;
+    }
+    out->n = n;
+    return 0;
+}
