@@ -20,7 +20,7 @@ hdf5=$(pkg-config --cflags --libs hdf5)
 convert_src=$(ls "$top"/convert/*.c | grep -v '/h5write_main\.c$')
 # the three targets compile at once, and run at once below: the phase's
 # wall time is the longest target's, not their sum (2 cores in CI)
-"$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/base" "$here/fuzz_journal.c" $convert_src \
+"$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/base" -I"$top/arch/$(uname -m)" "$here/fuzz_journal.c" $convert_src \
   "$top/base/full_io.c" $hdf5 \
   -o "$work/bin/fuzz_journal" &
 cc_journal=$!
