@@ -399,7 +399,8 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     int32_t id = scope__region_ex(region, e->kind, s->name, obj);
     uint32_t flags = e->kind == SCOPE_KIND_MPI ? SCOPE_FN_MPI : 0;
     if (e->kind == SCOPE_KIND_MPI && scope__mpi_capture_enabled())
-        flags |= scope__mpi_op_of(s->name) << SCOPE_FN_OP_SHIFT;
+        flags |= (scope__mpi_op_of(s->name) << SCOPE_FN_OP_SHIFT) |
+                 (scope__mpi_is_fortran(s->name) ? SCOPE_FN_FORTRAN : 0);
     if (e->callsites > 0 && e->callsites <= SCOPE_CALLSITE_MAX_DEPTH)
         flags |= (uint32_t)e->callsites << SCOPE_FN_DEPTH_SHIFT;
     if (id < 0) {

@@ -14,8 +14,9 @@
  * recorded (their return address is the preload's).
  *
  * Communicators are looked up by handle in an open-addressed table filled
- * under a lock and read without one. What is not followed yet: a handle
- * freed and reused for a new communicator keeps the first one's entry.
+ * under a lock and read without one; an attribute with a delete callback
+ * on each tells when MPI frees it, so that a reused handle becomes a new
+ * communicator (see comm_gone).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -122,6 +123,20 @@ int scope__mpi_capture_enabled(void)
  * table's operations with this bit set. */
 #define OP_BIG 0x80u
 _Static_assert(sizeof ops / sizeof *ops < OP_BIG, "the big-count bit is free");
+
+int scope__mpi_is_fortran(const char *symbol)
+{
+    if (symbol[0] == 'p' || symbol[0] == 'P')
+        symbol++;
+    if (strncmp(symbol, "mpi_", 4) == 0)
+        return 1;
+    if (strncmp(symbol, "MPI_", 4) != 0)
+        return 0;
+    for (const char *c = symbol + 4; *c; c++)
+        if (*c >= 'a' && *c <= 'z')
+            return 0;
+    return 1;
+}
 
 uint32_t scope__mpi_op_of(const char *symbol)
 {
@@ -317,6 +332,10 @@ typedef int (*translate_fn)(scope__mpi_handle, int, const int *, scope__mpi_hand
 typedef int (*group_free_fn)(scope__mpi_handle *);
 typedef int (*get_name_fn)(scope__mpi_handle, char *, int *);
 typedef int (*test_cancelled_fn)(const void *, int *);
+typedef int (*copy_attr_fn)(scope__mpi_handle, int, void *, void *, void *, int *);
+typedef int (*delete_attr_fn)(scope__mpi_handle, int, void *, void *);
+typedef int (*create_keyval_fn)(copy_attr_fn, delete_attr_fn, int *, void *);
+typedef int (*set_attr_fn)(scope__mpi_handle, int, void *);
 
 static struct {
     type_size_fn type_size;
@@ -328,6 +347,8 @@ static struct {
     group_free_fn group_free;
     get_name_fn get_name;
     test_cancelled_fn test_cancelled;
+    create_keyval_fn create_keyval;
+    set_attr_fn set_attr;
     int ok;
 } P;
 static pthread_once_t p_once = PTHREAD_ONCE_INIT;
@@ -352,6 +373,8 @@ static void resolve(void)
     P.get_name = (get_name_fn)scope__next_symbol("PMPI_Comm_get_name");
     P.test_cancelled = (test_cancelled_fn)scope__patch_unpatched(
         (uintptr_t)scope__next_symbol("PMPI_Test_cancelled"));
+    P.create_keyval = (create_keyval_fn)scope__next_symbol("PMPI_Comm_create_keyval");
+    P.set_attr = (set_attr_fn)scope__next_symbol("PMPI_Comm_set_attr");
     P.ok = P.type_size && P.get_count && P.comm_size && P.comm_rank && P.comm_remote_size &&
            P.comm_test_inter && P.comm_group && P.comm_remote_group && P.translate &&
            P.group_free && P.get_name && P.test_cancelled;
@@ -367,15 +390,49 @@ static int64_t type_size(uint64_t type)
 /* --------------------------------------------------------- communicators */
 
 struct comm_info {
-    _Atomic uint64_t handle;    /* 0: free slot (no ABI's handle is 0) */
+    _Atomic uint64_t handle;    /* 0: free slot (no ABI's handle is 0);
+                                   COMM_GONE: freed (probes go on) */
     int32_t id;
     int32_t size, remote_size, me;
     int32_t *world;             /* size local members, then remote_size remote */
 };
 
 #define COMM_SLOTS 4096u        /* a power of two */
+#define COMM_GONE 1u            /* no ABI's communicator handle is 1 */
 static struct comm_info comms[COMM_SLOTS];
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A freed communicator's handle is soon another's (MPICH and Open MPI
+ * reuse them): an attribute with a delete callback, set on each
+ * communicator when it is first used, tells when MPI_Comm_free (or
+ * MPI_Finalize) deletes it, however that is called. Its member list is
+ * kept a while longer: a request posted on it may still complete, and
+ * its entry in the request table points there. */
+static int comm_keyval;
+static int keyval_state;    /* 0 not made yet, 1 made, -1 MPI refused */
+#define GRAVEYARD 64u
+static int32_t *_Atomic graveyard[GRAVEYARD];
+static _Atomic uint32_t graveyard_next;
+
+static int comm_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out,
+                       int *flag)
+{
+    (void)old; (void)keyval; (void)extra; (void)in; (void)out;
+    *flag = 0;      /* a duplicate is a communicator of its own */
+    return 0;
+}
+
+static int comm_gone(scope__mpi_handle comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    /* no lock: MPI may hold its own while it calls this, and comm_fill()
+     * calls MPI with comm_lock held */
+    struct comm_info *e = attr;
+    atomic_store_explicit(&e->handle, COMM_GONE, memory_order_release);
+    uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
+    free(atomic_exchange(&graveyard[g], e->world));
+    return 0;
+}
 
 static uint32_t comm_hash(uint64_t h)
 {
@@ -447,6 +504,12 @@ static int comm_fill(const scope__mpi_abi *abi, struct comm_info *e, uint64_t h)
     e->me = me;
     e->world = world;
     atomic_store_explicit(&e->handle, h, memory_order_release);
+    /* keyvals are handles: MPICH's are negative ints */
+    if (keyval_state == 0)
+        keyval_state = P.create_keyval && P.set_attr &&
+                       P.create_keyval(comm_nocopy, comm_gone, &comm_keyval, NULL) == 0 ? 1 : -1;
+    if (keyval_state > 0)
+        P.set_attr(h, comm_keyval, e);   /* else reused handles can go stale */
     return 0;
 }
 
@@ -470,15 +533,19 @@ static const struct comm_info *comm_get(const scope__mpi_abi *abi, uint64_t h)
     scope__self_enter();
     pthread_mutex_lock(&comm_lock);
     i = comm_hash(h);
+    struct comm_info *reuse = NULL;     /* the first freed slot on the way */
     for (uint32_t k = 0; k < COMM_SLOTS; k++, i = (i + 1) & (COMM_SLOTS - 1)) {
         uint64_t v = atomic_load_explicit(&comms[i].handle, memory_order_relaxed);
         if (v == h) {
             found = &comms[i];
             break;
         }
+        if (v == COMM_GONE && !reuse)
+            reuse = &comms[i];
         if (v == 0) {
-            if (k < COMM_SLOTS - 1 && comm_fill(abi, &comms[i], h) == 0)
-                found = &comms[i];
+            struct comm_info *e = reuse ? reuse : &comms[i];
+            if ((reuse || k < COMM_SLOTS - 1) && comm_fill(abi, e, h) == 0)
+                found = e;
             break;
         }
     }

@@ -13,6 +13,8 @@
 /* What the trampoline needs to know about one instrumented function. It
  * lives in the function's stub (read-only once written). */
 #define SCOPE_FN_MPI 1u      /* kind mpi: calls nested in another are not timed */
+#define SCOPE_FN_FORTRAN 4u  /* an MPI Fortran binding (mpi_send_): its data
+                                comes from the C call it makes */
 #define SCOPE_FN_CALIBRATE 2u /* calibrate.c's stub: recorded although the
                                 preload itself calls it */
 /* Call-site depth (0 = off, 1..16) in bits 8..12 of flags (callsites.h). */

@@ -78,6 +78,7 @@ struct shadow {
     uint32_t depth;
     uint32_t busy;
     uint32_t mpi_open;              /* open frames of kind mpi */
+    uint32_t mpi_fortran;           /* the open one is a Fortran binding */
     uint32_t in_flight;             /* exceptions thrown and not caught */
     uint32_t exiting;               /* in pthread_exit: calls end when closed */
     uintptr_t stack_lo, stack_hi;   /* the thread's own stack */
@@ -255,11 +256,13 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
     }
     uint16_t silent = 0;
     if ((fn->flags & SCOPE_FN_MPI) && s->mpi_open) {
-        /* MPI inside MPI is not timed. But a binding that captures nothing
-         * itself (Fortran's mpi_send_, which calls the C MPI_Send) learns
-         * what it moved from the one C call it makes: that call is
-         * followed, silently, and its data goes with the outer call. */
-        if (!(fn->flags & SCOPE_FN_OP_MASK) || s->mpi_open != 1 || !scope__mpi_capture_idle())
+        /* MPI inside MPI is not timed. But a Fortran binding (mpi_send_,
+         * which calls the C MPI_Send) learns what it moved from the one C
+         * call it makes: that call is followed, silently, and its data goes
+         * with the outer call. A C MPI function's own inner calls (an
+         * MPI_Intercomm_create that sends) are not the program's traffic. */
+        if (!(fn->flags & SCOPE_FN_OP_MASK) || s->mpi_open != 1 || !s->mpi_fortran ||
+            !scope__mpi_capture_idle())
             return not_recorded;
         silent = FRAME_SILENT;
     }
@@ -298,6 +301,8 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
     atomic_signal_fence(memory_order_seq_cst);
     s->depth = depth + 1;
     s->mpi_open += f->flags & FRAME_MPI ? 1 : 0;
+    if ((f->flags & FRAME_MPI) && !silent)
+        s->mpi_fortran = (fn->flags & SCOPE_FN_FORTRAN) != 0;
     *slot = scope__tramp_exit_addr;
     if (!silent)
         scope__begin_site(fn->id, site);

@@ -70,7 +70,9 @@ def expected_c(r, mpi="openmpi"):
     if r == 0:
         send.append(row(24, dest=1, tag=11))        # the vector type: 3 x 2 ints
     send.append(row())                              # to MPI_PROC_NULL
-    send.append(row(comm=-1))                       # refused: no data
+    if r % 2 == 0:                                  # even side of the intercommunicator
+        send.append(row(4, dest=r + 1, tag=71, comm=2))
+    send.append(row(comm=-1))                       # refused (the program's last send): no data
     recv = [row(received=4 * (prv + 1) * 100, source=prv, tag=7)]
     if r == 0:
         recv.append({row(received=80 * s, source=s, tag=100 + s) for s in range(1, N)})
@@ -79,6 +81,8 @@ def expected_c(r, mpi="openmpi"):
     if r == 1:
         recv.append(row(received=24, source=0, tag=11))
     recv.append(row(received=24, source=prv, tag=51))     # the freed Isend's message
+    if r % 2 == 1:
+        recv.append(row(received=4, source=r - 1, tag=71, comm=2))
     large = {}
     if mpi == "mpich":
         large = {"MPI_Send_c": [row(8 * (r + 1), dest=nxt, tag=21)],
@@ -92,7 +96,8 @@ def expected_c(r, mpi="openmpi"):
         "MPI_Gatherv": [row(8 * (r + 1), 8 * tri if r == 1 else 0, 1, 1)],
         "MPI_Scatter": [row(12 * N if r == N - 1 else 0, 12, N - 1, N - 1)],
         "MPI_Sendrecv": [row(40 if r + 1 < N else 0, 40 if r > 0 else 0,
-                             r + 1 if r + 1 < N else -1, r - 1 if r > 0 else -1, 3)],
+                             r + 1 if r + 1 < N else -1, r - 1 if r > 0 else -1, 3),
+                         row(8, 8, nxt, prv, 81, comm=3)],     # on the duplicate
         # receives complete with what their status said: size, and the
         # source and tag of the MPI_ANY_SOURCE/ANY_TAG one; the cancelled
         # one keeps what it posted
@@ -101,7 +106,12 @@ def expected_c(r, mpi="openmpi"):
                       row(received=20, source=prv, tag=41), row(source=prv, tag=99)],
         "MPI_Isend": [row(4, dest=nxt, tag=9), row(8, dest=nxt, tag=61), row(12, dest=nxt, tag=31),
                       row(16, dest=nxt, tag=32), row(20, dest=nxt, tag=41), row(24, dest=nxt, tag=51)],
-        "MPI_Bcast": [row(64, 0, 0, 0) if r == 0 else row(0, 64, 0, 0)],
+        # root 0 on MPI_COMM_WORLD; then on the intercommunicator: world
+        # rank 0 is MPI_ROOT, the other even ranks MPI_PROC_NULL (no
+        # data), the odd ranks receive from it
+        "MPI_Bcast": [row(64, 0, 0, 0) if r == 0 else row(0, 64, 0, 0),
+                      row(20, 0, 0, 0, comm=2) if r == 0 else
+                      row(comm=2) if r % 2 == 0 else row(0, 20, 0, 0, comm=2)],
         "MPI_Allreduce": [row(16, 16)],
         "MPI_Barrier": [row(), row()],
     }
@@ -121,7 +131,7 @@ def expected_f(r):
     and the halo, through the Fortran bindings."""
     e = expected_c(r)
     keep = ("MPI_Alltoallv", "MPI_Bcast", "MPI_Allreduce", "MPI_Sendrecv")
-    out = {k: e[k] for k in keep}
+    out = {k: e[k][:1] for k in keep}
     out["MPI_Send"] = e["MPI_Send"][:1]
     out["MPI_Recv"] = e["MPI_Recv"][:1]
     return out
@@ -220,8 +230,15 @@ def main():
             sizes = cm["size"][:].tolist()
             members = cm["members"][:].tolist()
             names = bytes(cm["names"][:]).split(b"\0")[:-1]
-            want_sizes = [N, N] if lang == "c" else [N]
-            want_members = list(range(N)) + (list(range(N - 1, -1, -1)) if lang == "c" else [])
+            # world; the reversed split; the intercommunicator (this side,
+            # then the other); the duplicate
+            mine = [x for x in range(N) if x % 2 == r % 2]
+            other = [x for x in range(N) if x % 2 != r % 2]
+            want_sizes = [N, N, 2, N] if lang == "c" else [N]
+            want_members = list(range(N)) + (list(range(N - 1, -1, -1)) + mine + other +
+                                             list(range(N)) if lang == "c" else [])
+            if lang == "c" and cm["remote_size"][:].tolist() != [0, 0, 2, 0]:
+                fail(f"rank {r} communicators: remote sizes {cm['remote_size'][:]}")
             if sizes != want_sizes or members != want_members or names[0] != b"MPI_COMM_WORLD":
                 fail(f"rank {r} communicators: sizes {sizes} members {members} names {names}")
     print("columns: every call of every rank as derived")

@@ -27,6 +27,12 @@
  *              41) by MPI_Testall in a loop; an MPI_Isend of 6 ints (tag
  *              51) freed with MPI_Request_free, received by MPI_Recv; a
  *              receive (tag 99) cancelled and waited for; then a barrier
+ *   inter      an intercommunicator of the even and odd ranks: a send of 1
+ *              int (tag 71) from the even side's local rank k to the odd
+ *              side's k, and a broadcast of 5 ints from the even side's
+ *              local rank 0 (MPI_ROOT) to the odd side
+ *   dup        MPI_Comm_dup of MPI_COMM_WORLD: a Sendrecv of 1 double,
+ *              tag 81, to rank+1 from rank-1
  *   large      (MPI 4 libraries: MPICH) MPI_Send_c/MPI_Recv_c of rank+1
  *              doubles to rank+1, tag 21; MPI_Allreduce_c of 3 ints
  *   bad type   MPI_Send with MPI_DATATYPE_NULL under MPI_ERRORS_RETURN:
@@ -162,6 +168,30 @@ int main(int argc, char **argv)
     MPI_Cancel(&rq[0]);
     MPI_Wait(&rq[0], &cst);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* an intercommunicator between the even and the odd ranks: local rank
+     * k of the even side sends 1 int (tag 71) to remote rank k; then the
+     * even side's rank 0 broadcasts 5 ints to the odd side (MPI_ROOT; its
+     * other ranks MPI_PROC_NULL) */
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
+    int hr;
+    MPI_Comm_rank(half, &hr);
+    if (rank % 2 == 0)
+        MPI_Send(ibuf, 1, MPI_INT, hr, 71, inter);
+    else
+        MPI_Recv(ibuf, 1, MPI_INT, hr, 71, inter, MPI_STATUS_IGNORE);
+    MPI_Bcast(ibuf, 5, MPI_INT, rank % 2 ? 0 : (hr == 0 ? MPI_ROOT : MPI_PROC_NULL), inter);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+
+    /* a duplicate of MPI_COMM_WORLD: 1 double to rank+1, from rank-1 */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Sendrecv(dbuf, 1, MPI_DOUBLE, next, 81, dbuf + 1, 1, MPI_DOUBLE, prev, 81, dup,
+                 MPI_STATUS_IGNORE);
+    MPI_Comm_free(&dup);
 
 #if MPI_VERSION >= 4
     /* the large-count functions (MPICH 4): MPI_Count counts */
