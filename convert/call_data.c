@@ -242,31 +242,15 @@ int scope__conv_write_comms(struct conv *c)
         at += k;
     }
     start[n] = (int64_t)at;
-    rc = SCOPE_EHDF5;
-    hid_t g = H5Gcreate2(c->rank_grp, SCOPE_G_COMMUNICATORS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0)
-        goto out;
-    struct {
-        const char *name;
-        hid_t file, mem;
-        const void *buf;
-        size_t n;
-    } ds[] = {
+    const struct scope__h5_column cols[] = {
         { SCOPE_D_COMM_SIZE, H5T_STD_I32LE, H5T_NATIVE_INT32, size, n },
         { SCOPE_D_COMM_REMOTE_SIZE, H5T_STD_I32LE, H5T_NATIVE_INT32, rsize, n },
         { SCOPE_D_COMM_MEMBERS_START, H5T_STD_I64LE, H5T_NATIVE_INT64, start, (size_t)n + 1 },
         { SCOPE_D_COMM_MEMBERS, H5T_STD_I32LE, H5T_NATIVE_INT32, m, at },
         { SCOPE_D_COMM_NAMES, H5T_STD_U8LE, H5T_NATIVE_UINT8, names, nat },
     };
-    rc = 0;
-    for (size_t k = 0; k < sizeof ds / sizeof *ds && rc == 0; k++) {
-        hid_t d = scope__h5_make_dataset(g, ds[k].name, ds[k].file, ds[k].n);
-        if (d < 0 || (ds[k].n && scope__h5_write_slice(d, ds[k].mem, ds[k].buf, 0, ds[k].n) < 0))
-            rc = SCOPE_EHDF5;
-        if (d >= 0)
-            H5Dclose(d);
-    }
-    H5Gclose(g);
+    rc = scope__h5_write_columns(c->rank_grp, SCOPE_G_COMMUNICATORS, cols,
+                                 sizeof cols / sizeof *cols) < 0 ? SCOPE_EHDF5 : 0;
 out:
     free(size);
     free(rsize);

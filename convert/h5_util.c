@@ -129,3 +129,21 @@ char *scope__h5_encode_link(const char *name)
     return out;
 }
 
+int scope__h5_write_columns(hid_t grp, const char *name, const struct scope__h5_column *cols,
+                            size_t ncols)
+{
+    hid_t g = H5Gcreate2(grp, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    int rc = 0;
+    for (size_t k = 0; k < ncols && rc == 0; k++) {
+        hid_t d = scope__h5_make_dataset(g, cols[k].name, cols[k].file_type, cols[k].n);
+        if (d < 0 || (cols[k].n && scope__h5_write_slice(d, cols[k].mem_type, cols[k].buf, 0,
+                                                         cols[k].n) < 0))
+            rc = -1;
+        if (d >= 0)
+            H5Dclose(d);
+    }
+    H5Gclose(g);
+    return rc;
+}

@@ -23,6 +23,18 @@ hid_t scope__h5_make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n
 int scope__h5_write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows);
 /* n elements at offset off of a 1-D dataset. */
 int scope__h5_write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, uint64_t n);
+/* One 1-D dataset of scope__h5_write_columns: its name, file and memory
+ * types, and n elements at buf. */
+struct scope__h5_column {
+    const char *name;
+    hid_t file_type, mem_type;
+    const void *buf;
+    size_t n;
+};
+/* Creates group `name` under grp holding one dataset per column (created
+ * even when empty). Returns 0 or -1. */
+int scope__h5_write_columns(hid_t grp, const char *name, const struct scope__h5_column *cols,
+                            size_t ncols);
 /* docs/format.md "Names": the link name of a region (malloc'd, or NULL). */
 char *scope__h5_encode_link(const char *name);
 

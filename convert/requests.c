@@ -198,16 +198,7 @@ int scope__conv_write_requests(struct conv *c)
         by[i] = q->rows[i].bytes;
         ca[i] = q->rows[i].cancelled;
     }
-    rc = SCOPE_EHDF5;
-    hid_t g = H5Gcreate2(c->rank_grp, SCOPE_G_REQUESTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0)
-        goto out;
-    struct {
-        const char *name;
-        hid_t file, mem;
-        const void *buf;
-        size_t n;
-    } ds[] = {
+    const struct scope__h5_column cols[] = {
         { SCOPE_D_REQ_POST_REGION, H5T_STD_I32LE, H5T_NATIVE_INT32, pr, n },
         { SCOPE_D_REQ_POST_CALL, H5T_STD_I64LE, H5T_NATIVE_INT64, pc, n },
         { SCOPE_D_REQ_DONE_REGION, H5T_STD_I32LE, H5T_NATIVE_INT32, dr, n },
@@ -218,15 +209,8 @@ int scope__conv_write_requests(struct conv *c)
         { SCOPE_D_REQ_CANCELLED, H5T_STD_I8LE, H5T_NATIVE_INT8, ca, n },
         { SCOPE_D_REQ_REGION_NAMES, H5T_STD_U8LE, H5T_NATIVE_UINT8, names, nlen },
     };
-    rc = 0;
-    for (size_t k = 0; k < sizeof ds / sizeof *ds && rc == 0; k++) {
-        hid_t d = scope__h5_make_dataset(g, ds[k].name, ds[k].file, ds[k].n);
-        if (d < 0 || (ds[k].n && scope__h5_write_slice(d, ds[k].mem, ds[k].buf, 0, ds[k].n) < 0))
-            rc = SCOPE_EHDF5;
-        if (d >= 0)
-            H5Dclose(d);
-    }
-    H5Gclose(g);
+    rc = scope__h5_write_columns(c->rank_grp, SCOPE_G_REQUESTS, cols,
+                                 sizeof cols / sizeof *cols) < 0 ? SCOPE_EHDF5 : 0;
 out:
     free(pr);
     free(dr);
