@@ -210,9 +210,12 @@ int scope_cmd_comm(int argc, char **argv)
         fputs("], \"sizes\": [", stdout);
         histogram(stdout, hist, FMT_JSON);
         fputs("]}\n", stdout);
+    } else if (np == 0 && !scope_profile_has_moved(p)) {
+        printf("the profile records no data of MPI calls: record them with MPI_* in the "
+               "config (the default), without SCOPE_MPI_DATA=0\n");
     } else if (np == 0) {
-        printf("no point-to-point messages recorded%s%s (are MPI calls in the config?)\n",
-               region_name ? " in " : "", region_name ? region_name : "");
+        printf("no point-to-point messages recorded%s%s\n", region_name ? " in " : "",
+               region_name ? region_name : "");
     } else {
         char b[32];
         scope__fmt_bytes(b, sizeof b, all_bytes);
