@@ -7,8 +7,9 @@
  *
  * Posts are named by a per-process id in the journal; here each becomes
  * (region, call index) when its end is merged, and a completion, which
- * always comes later on the same thread, finds it in a hash map. A post
- * never completed (freed, or still in flight at finalize) has no row.
+ * always comes later on the same thread, takes it out of a hash map. A
+ * post never completed (freed, or still in flight at finalize) has no
+ * row.
  */
 #include <hdf5.h>
 #include <stdlib.h>
@@ -33,16 +34,35 @@ struct row {
     int8_t cancelled;
 };
 
+/* Rows are kept in a window and appended to extendible datasets when it
+ * fills, so that memory stays bounded however many requests a run
+ * completes (the converter's promise, h5writer.c). */
+#define ROWS_WINDOW 65536u
+
+enum { C_POST_REGION, C_POST_CALL, C_DONE_REGION, C_DONE_CALL, C_SOURCE, C_TAG, C_BYTES,
+       C_CANCELLED, N_COLS };
+
 struct conv_requests {
     struct post *map;       /* open addressing, size a power of two */
     size_t cap, used;
-    struct row *rows;
-    size_t n, cap_rows;
+    struct row *rows;       /* the window */
+    size_t n;               /* rows in the window */
+    uint64_t written;       /* rows appended to the datasets */
+    hid_t grp, ds[N_COLS];  /* made at the first append */
+    int32_t *name_of;       /* journal region id -> row of region_names, -1 */
+    char *names;            /* region_names so far */
+    size_t names_len;
+    int32_t n_names;
 };
+
+static size_t slot_in(size_t cap, uint32_t id)
+{
+    return (size_t)(id * 2654435761u) & (cap - 1);
+}
 
 static size_t slot_of(const struct conv_requests *q, uint32_t id)
 {
-    return (size_t)(id * 2654435761u) & (q->cap - 1);
+    return slot_in(q->cap, id);
 }
 
 static int grow_map(struct conv_requests *q)
@@ -51,19 +71,19 @@ static int grow_map(struct conv_requests *q)
     struct post *m = calloc(cap, sizeof *m);
     if (!m)
         return SCOPE_ENOMEM;
-    struct conv_requests nq = { m, cap, 0, NULL, 0, 0 };
+    size_t used = 0;
     for (size_t i = 0; i < q->cap; i++)
         if (q->map[i].id) {
-            size_t k = slot_of(&nq, q->map[i].id);
+            size_t k = slot_in(cap, q->map[i].id);
             while (m[k].id)
                 k = (k + 1) & (cap - 1);
             m[k] = q->map[i];
-            nq.used++;
+            used++;
         }
     free(q->map);
     q->map = m;
     q->cap = cap;
-    q->used = nq.used;
+    q->used = used;
     return 0;
 }
 
@@ -83,20 +103,40 @@ static int add_post(struct conv_requests *q, uint32_t id, struct frame f, int re
     return 0;
 }
 
-/* The post named `id`, or NULL. Posts stay in the map: a persistent
- * request's id is never completed twice, and the map is freed whole. */
-static const struct post *find_post(const struct conv_requests *q, uint32_t id)
+/* Takes the post named `id` out of the map into *out: a post completes
+ * once, and the map then holds only the requests in flight, which keeps
+ * it small (a map of every post of a long run cost a cache miss per
+ * insert). Returns 1, or 0 when the post is unknown. */
+static int take_post(struct conv_requests *q, uint32_t id, struct post *out)
 {
     if (!q->cap)
-        return NULL;
+        return 0;
     size_t k = slot_of(q, id);
-    while (q->map[k].id) {
-        if (q->map[k].id == id)
-            return &q->map[k];
+    while (q->map[k].id && q->map[k].id != id)
         k = (k + 1) & (q->cap - 1);
+    if (!q->map[k].id)
+        return 0;
+    *out = q->map[k];
+    /* backward shift: later members of the cluster whose home slot does
+     * not lie after the hole move into it */
+    size_t hole = k, j = k;
+    for (;;) {
+        j = (j + 1) & (q->cap - 1);
+        if (!q->map[j].id)
+            break;
+        size_t home = slot_of(q, q->map[j].id);
+        int move = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+        if (move) {
+            q->map[hole] = q->map[j];
+            hole = j;
+        }
     }
-    return NULL;
+    q->map[hole].id = 0;
+    q->used--;
+    return 1;
 }
+
+static int flush_rows(struct conv *c, struct conv_requests *q);
 
 int scope__conv_requests(struct conv *c, struct frame done, const struct scope_rec *req, size_t n)
 {
@@ -105,6 +145,9 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
         q = c->requests = calloc(1, sizeof *q);
         if (!q)
             return SCOPE_ENOMEM;
+        q->grp = H5I_INVALID_HID;
+        for (int k = 0; k < N_COLS; k++)
+            q->ds[k] = H5I_INVALID_HID;
     }
     for (size_t i = 0; i < n; i++) {
         uint64_t t = req[i].ticks;
@@ -115,9 +158,10 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
                 return rc;
             continue;
         }
-        const struct post *p = find_post(q, id);
-        if (!p)
+        struct post post;
+        if (!take_post(q, id, &post))
             continue;       /* posted before recording, or on another thread */
+        const struct post *p = &post;
         uint32_t src1 = (uint32_t)(t >> 32) & 0xffffu, tag2 = (uint32_t)(t >> 48) & 0x3fffu;
         struct row r = { p->f, done, -1, SCOPE_NO_TAG, req[i].aux, 0 };
         if (src1 == SCOPE_REQ_CANCELLED)
@@ -131,13 +175,12 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
             if (rc < 0)
                 return rc;
         }
-        if (q->n == q->cap_rows) {
-            size_t cap = q->cap_rows ? 2 * q->cap_rows : 256;
-            struct row *v = realloc(q->rows, cap * sizeof *v);
-            if (!v)
-                return SCOPE_ENOMEM;
-            q->rows = v;
-            q->cap_rows = cap;
+        if (!q->rows && !(q->rows = malloc(ROWS_WINDOW * sizeof *q->rows)))
+            return SCOPE_ENOMEM;
+        if (q->n == ROWS_WINDOW) {
+            int rc = flush_rows(c, q);
+            if (rc < 0)
+                return rc;
         }
         q->rows[q->n++] = r;
     }
@@ -149,78 +192,139 @@ void scope__conv_requests_free(struct conv *c)
     struct conv_requests *q = c->requests;
     if (!q)
         return;
+    for (int k = 0; k < N_COLS; k++)
+        if (q->ds[k] >= 0)
+            H5Dclose(q->ds[k]);
+    if (q->grp >= 0)
+        H5Gclose(q->grp);
     free(q->map);
     free(q->rows);
+    free(q->name_of);
+    free(q->names);
     free(q);
     c->requests = NULL;
+}
+
+/* The row of region_names for journal region `reg`, added on first use;
+ * -1 when out of memory. */
+static int32_t name_row(struct conv *c, struct conv_requests *q, uint32_t reg)
+{
+    if (!q->name_of) {
+        q->name_of = malloc((c->jr.n_regions + 1) * sizeof *q->name_of);
+        if (!q->name_of)
+            return -1;
+        for (uint32_t i = 0; i <= c->jr.n_regions; i++)
+            q->name_of[i] = -1;
+    }
+    if (q->name_of[reg] >= 0)
+        return q->name_of[reg];
+    const char *nm = c->jr.regions[reg].name;
+    size_t len = strlen(nm) + 1;
+    char *v = realloc(q->names, q->names_len + len);
+    if (!v)
+        return -1;
+    q->names = v;
+    memcpy(q->names + q->names_len, nm, len);
+    q->names_len += len;
+    return q->name_of[reg] = q->n_names++;
+}
+
+static const char *const col_name[N_COLS] = {
+    SCOPE_D_REQ_POST_REGION, SCOPE_D_REQ_POST_CALL, SCOPE_D_REQ_DONE_REGION,
+    SCOPE_D_REQ_DONE_CALL, SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED,
+    SCOPE_D_REQ_CANCELLED,
+};
+
+static hid_t col_file_type(int k)
+{
+    return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES ? H5T_STD_I64LE
+         : k == C_CANCELLED ? H5T_STD_I8LE : H5T_STD_I32LE;
+}
+
+static hid_t col_mem_type(int k)
+{
+    return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES ? H5T_NATIVE_INT64
+         : k == C_CANCELLED ? H5T_NATIVE_INT8 : H5T_NATIVE_INT32;
+}
+
+/* Makes /rank<N>/requests and its columns, chunked and extendible. */
+static int make_columns(struct conv *c, struct conv_requests *q)
+{
+    q->grp = H5Gcreate2(c->rank_grp, SCOPE_G_REQUESTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (q->grp < 0)
+        return SCOPE_EHDF5;
+    hsize_t dims[1] = { 0 }, maxd[1] = { H5S_UNLIMITED }, chunk[1] = { ROWS_WINDOW };
+    for (int k = 0; k < N_COLS; k++) {
+        hid_t sp = H5Screate_simple(1, dims, maxd);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 1, chunk);
+        q->ds[k] = H5Dcreate2(q->grp, col_name[k], col_file_type(k), sp, H5P_DEFAULT, dcpl,
+                              H5P_DEFAULT);
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+        if (q->ds[k] < 0)
+            return SCOPE_EHDF5;
+    }
+    return 0;
+}
+
+/* Appends the window's rows to the columns and empties it. */
+static int flush_rows(struct conv *c, struct conv_requests *q)
+{
+    if (q->n == 0)
+        return 0;
+    if (q->grp < 0) {
+        int rc = make_columns(c, q);
+        if (rc < 0)
+            return rc;
+    }
+    size_t n = q->n;
+    void *buf = malloc(n * sizeof(int64_t));
+    if (!buf)
+        return SCOPE_ENOMEM;
+    int rc = 0;
+    for (int k = 0; k < N_COLS && rc == 0; k++) {
+        for (size_t i = 0; i < n; i++) {
+            const struct row *r = &q->rows[i];
+            switch (k) {
+            case C_POST_REGION: ((int32_t *)buf)[i] = name_row(c, q, r->post.region); break;
+            case C_POST_CALL: ((int64_t *)buf)[i] = (int64_t)r->post.slot; break;
+            case C_DONE_REGION: ((int32_t *)buf)[i] = name_row(c, q, r->done.region); break;
+            case C_DONE_CALL: ((int64_t *)buf)[i] = (int64_t)r->done.slot; break;
+            case C_SOURCE: ((int32_t *)buf)[i] = r->source; break;
+            case C_TAG: ((int32_t *)buf)[i] = r->tag; break;
+            case C_BYTES: ((int64_t *)buf)[i] = r->bytes; break;
+            default: ((int8_t *)buf)[i] = r->cancelled; break;
+            }
+        }
+        hsize_t size[1] = { q->written + n };
+        if (H5Dset_extent(q->ds[k], size) < 0 ||
+            scope__h5_write_slice(q->ds[k], col_mem_type(k), buf, q->written, n) < 0)
+            rc = SCOPE_EHDF5;
+    }
+    free(buf);
+    if (rc == 0) {
+        q->written += n;
+        q->n = 0;
+    }
+    return rc;
 }
 
 int scope__conv_write_requests(struct conv *c)
 {
     struct conv_requests *q = c->requests;
-    if (!q || q->n == 0)
+    if (!q || (q->n == 0 && q->written == 0))
         return 0;
-    size_t n = q->n;
-    int32_t *pr = malloc(n * sizeof *pr), *dr = malloc(n * sizeof *dr);
-    int64_t *pc = malloc(n * sizeof *pc), *dc = malloc(n * sizeof *dc), *by = malloc(n * sizeof *by);
-    int32_t *so = malloc(n * sizeof *so), *tg = malloc(n * sizeof *tg);
-    int8_t *ca = malloc(n);
-    /* regions by their names, listed once each in `region_names` */
-    int32_t *idx = malloc((c->jr.n_regions + 1) * sizeof *idx);
-    char *names = NULL;
-    size_t nlen = 0;
-    int32_t nnames = 0;
-    int rc = SCOPE_ENOMEM;
-    if (!pr || !dr || !pc || !dc || !by || !so || !tg || !ca || !idx)
-        goto out;
-    for (uint32_t i = 0; i <= c->jr.n_regions; i++)
-        idx[i] = -1;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t regs[2] = { q->rows[i].post.region, q->rows[i].done.region };
-        for (int k = 0; k < 2; k++) {
-            if (idx[regs[k]] >= 0)
-                continue;
-            const char *nm = c->jr.regions[regs[k]].name;
-            char *v = realloc(names, nlen + strlen(nm) + 1);
-            if (!v)
-                goto out;
-            names = v;
-            memcpy(names + nlen, nm, strlen(nm) + 1);
-            nlen += strlen(nm) + 1;
-            idx[regs[k]] = nnames++;
-        }
-        pr[i] = idx[q->rows[i].post.region];
-        pc[i] = (int64_t)q->rows[i].post.slot;
-        dr[i] = idx[q->rows[i].done.region];
-        dc[i] = (int64_t)q->rows[i].done.slot;
-        so[i] = q->rows[i].source;
-        tg[i] = q->rows[i].tag;
-        by[i] = q->rows[i].bytes;
-        ca[i] = q->rows[i].cancelled;
-    }
-    const struct scope__h5_column cols[] = {
-        { SCOPE_D_REQ_POST_REGION, H5T_STD_I32LE, H5T_NATIVE_INT32, pr, n },
-        { SCOPE_D_REQ_POST_CALL, H5T_STD_I64LE, H5T_NATIVE_INT64, pc, n },
-        { SCOPE_D_REQ_DONE_REGION, H5T_STD_I32LE, H5T_NATIVE_INT32, dr, n },
-        { SCOPE_D_REQ_DONE_CALL, H5T_STD_I64LE, H5T_NATIVE_INT64, dc, n },
-        { SCOPE_D_SOURCE, H5T_STD_I32LE, H5T_NATIVE_INT32, so, n },
-        { SCOPE_D_TAG, H5T_STD_I32LE, H5T_NATIVE_INT32, tg, n },
-        { SCOPE_D_BYTES_RECEIVED, H5T_STD_I64LE, H5T_NATIVE_INT64, by, n },
-        { SCOPE_D_REQ_CANCELLED, H5T_STD_I8LE, H5T_NATIVE_INT8, ca, n },
-        { SCOPE_D_REQ_REGION_NAMES, H5T_STD_U8LE, H5T_NATIVE_UINT8, names, nlen },
-    };
-    rc = scope__h5_write_columns(c->rank_grp, SCOPE_G_REQUESTS, cols,
-                                 sizeof cols / sizeof *cols) < 0 ? SCOPE_EHDF5 : 0;
-out:
-    free(pr);
-    free(dr);
-    free(pc);
-    free(dc);
-    free(by);
-    free(so);
-    free(tg);
-    free(ca);
-    free(idx);
-    free(names);
+    int rc = flush_rows(c, q);
+    if (rc < 0)
+        return rc;
+    if (q->n_names < 0 || (q->names_len && !q->names))
+        return SCOPE_ENOMEM;
+    hid_t d = scope__h5_make_dataset(q->grp, SCOPE_D_REQ_REGION_NAMES, H5T_STD_U8LE, q->names_len);
+    if (d < 0 || (q->names_len &&
+                  scope__h5_write_slice(d, H5T_NATIVE_UINT8, q->names, 0, q->names_len) < 0))
+        rc = SCOPE_EHDF5;
+    if (d >= 0)
+        H5Dclose(d);
     return rc;
 }
