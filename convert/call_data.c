@@ -166,6 +166,22 @@ int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call
     return 0;
 }
 
+/* Reads element `at` of a 1-D dataset. Returns 0 or -1. */
+static int read_one(hid_t ds, hid_t memtype, uint64_t at, void *out)
+{
+    hid_t sp = H5Dget_space(ds);
+    hsize_t off[1] = { at }, cnt[1] = { 1 };
+    hid_t mem = H5Screate_simple(1, cnt, NULL);
+    int ok = sp >= 0 && mem >= 0 &&
+             H5Sselect_hyperslab(sp, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
+             H5Dread(ds, memtype, mem, sp, H5P_DEFAULT, out) >= 0;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (mem >= 0)
+        H5Sclose(mem);
+    return ok ? 0 : -1;
+}
+
 int scope__conv_data_received(struct conv *c, struct frame f, int64_t bytes, int32_t source,
                               int32_t tag)
 {
@@ -175,8 +191,8 @@ int scope__conv_data_received(struct conv *c, struct frame f, int64_t bytes, int
         return 0;
     if (f.slot >= o->base) {
         uint64_t i = f.slot - o->base;
-        d->received[i] = bytes;
-        if (source >= 0)
+        d->received[i] += bytes;    /* an MPI_Startall's receives add up */
+        if (source >= 0 && d->source[i] < 0)
             d->source[i] = source;
         if (tag != SCOPE_NO_TAG && d->tag[i] < 0)
             d->tag[i] = tag;
@@ -186,24 +202,16 @@ int scope__conv_data_received(struct conv *c, struct frame f, int64_t bytes, int
      * region's last call): one-element writes. The tag is replaced only
      * when the post took any (it then reads -1 in the file). */
     int32_t old_tag = 0;
+    int64_t old_bytes = 0;
+    if (read_one(d->ds[D_RECEIVED], H5T_NATIVE_INT64, f.slot, &old_bytes) < 0)
+        return SCOPE_EHDF5;
+    bytes += old_bytes;
     if (scope__h5_write_slice(d->ds[D_RECEIVED], H5T_NATIVE_INT64, &bytes, f.slot, 1) < 0 ||
         (source >= 0 && scope__h5_write_slice(d->ds[D_SOURCE], H5T_NATIVE_INT32, &source, f.slot, 1) < 0))
         return SCOPE_EHDF5;
-    if (tag != SCOPE_NO_TAG) {
-        hid_t sp = H5Dget_space(d->ds[D_TAG]);
-        hsize_t off[1] = { f.slot }, cnt[1] = { 1 };
-        hid_t mem = H5Screate_simple(1, cnt, NULL);
-        int ok = sp >= 0 && mem >= 0 &&
-                 H5Sselect_hyperslab(sp, H5S_SELECT_SET, off, NULL, cnt, NULL) >= 0 &&
-                 H5Dread(d->ds[D_TAG], H5T_NATIVE_INT32, mem, sp, H5P_DEFAULT, &old_tag) >= 0;
-        if (sp >= 0)
-            H5Sclose(sp);
-        if (mem >= 0)
-            H5Sclose(mem);
-        if (ok && old_tag < 0 &&
-            scope__h5_write_slice(d->ds[D_TAG], H5T_NATIVE_INT32, &tag, f.slot, 1) < 0)
-            return SCOPE_EHDF5;
-    }
+    if (tag != SCOPE_NO_TAG && read_one(d->ds[D_TAG], H5T_NATIVE_INT32, f.slot, &old_tag) == 0 &&
+        old_tag < 0 && scope__h5_write_slice(d->ds[D_TAG], H5T_NATIVE_INT32, &tag, f.slot, 1) < 0)
+        return SCOPE_EHDF5;
     return 0;
 }
 

@@ -64,6 +64,10 @@ enum kind {
     K_TESTANY,          /* count, requests[], index*, flag*, status */
     K_WAITSOME,         /* incount, requests[], outcount*, indices[], statuses[] (also Testsome) */
     K_REQUEST_FREE,     /* request* */
+    K_SEND_INIT,        /* as K_SEND, with its request: moves at each start */
+    K_RECV_INIT,        /* as K_IRECV */
+    K_START,            /* request* */
+    K_STARTALL,         /* count, requests[] */
 };
 
 #define MAX_ARGS 12
@@ -104,6 +108,9 @@ static const struct op ops[] = {
     { "Testall", K_TESTALL, 4 }, { "Waitany", K_WAITANY, 4 }, { "Testany", K_TESTANY, 5 },
     { "Waitsome", K_WAITSOME, 5 }, { "Testsome", K_WAITSOME, 5 },
     { "Request_free", K_REQUEST_FREE, 1 },
+    { "Send_init", K_SEND_INIT, 7 }, { "Ssend_init", K_SEND_INIT, 7 },
+    { "Bsend_init", K_SEND_INIT, 7 }, { "Rsend_init", K_SEND_INIT, 7 },
+    { "Recv_init", K_RECV_INIT, 7 }, { "Start", K_START, 1 }, { "Startall", K_STARTALL, 2 },
 };
 
 int scope__mpi_capture_enabled(void)
@@ -251,7 +258,9 @@ static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *save
         c->op = 0;
         return;
     }
-    int one = kind == K_WAIT || kind == K_TEST || kind == K_REQUEST_FREE;
+    if (kind == K_SEND_INIT || kind == K_RECV_INIT)
+        return;     /* the request is read at the exit */
+    int one = kind == K_WAIT || kind == K_TEST || kind == K_REQUEST_FREE || kind == K_START;
     int count = one ? 1 : (int)(uint32_t)c->a[0];
     const unsigned char *reqs = (const unsigned char *)(uintptr_t)(one ? c->a[0] : c->a[1]);
     e->nhandles = 0;
@@ -595,9 +604,73 @@ static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *st
          keep);
 }
 
+static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a,
+                    struct scope_call_data *d);
+static __thread const struct comm_info *used_comm __attribute__((tls_model("initial-exec")));
+
+/* A persistent request made: what each of its starts will move. */
+static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t *a)
+{
+    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
+    const void *rp = (const void *)(uintptr_t)a[6];
+    if (!rp || bytes_of(abi, kind == K_SEND_INIT ? K_SEND : K_IRECV, a, &d) < 0 || !used_comm)
+        return;
+    uint64_t h = 0;
+    memcpy(&h, rp, abi->handle_size);
+    const struct comm_info *cm = used_comm;
+    int inter = cm->remote_size > 0;
+    struct scope__persist p = {
+        d.bytes_sent, d.dest, d.source, d.tag, d.comm,
+        { 0, kind == K_RECV_INIT, cm->world, inter ? cm->remote_size : cm->size,
+          inter ? cm->size : 0 },
+    };
+    scope__req_persist(h, &p);
+}
+
+/* MPI_Start(all): each started persistent request is a post. One data
+ * record for the call: a single request's own values; for several, the
+ * bytes they send together and no partner. */
+static void persistent_start(const struct capture_ext *e, int keep)
+{
+    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
+    int found = 0;
+    for (int i = 0; i < e->nhandles; i++) {
+        const struct scope__persist *p = scope__req_persisted(e->handles[i]);
+        if (!p)
+            continue;
+        if (!found) {
+            d.dest = p->dest;
+            d.source = p->source;
+            d.tag = p->tag;
+            d.comm = p->comm;
+        } else {
+            d.dest = d.source = SCOPE_DATA_NO_RANK;
+            d.tag = SCOPE_DATA_NO_TAG;
+        }
+        d.bytes_sent += p->bytes;
+        found++;
+    }
+    if (!found)
+        return;
+    emit_data(&d, keep);
+    for (int i = 0; i < e->nhandles; i++) {
+        const struct scope__persist *p = scope__req_persisted(e->handles[i]);
+        if (!p)
+            continue;
+        struct scope__req r = p->r;
+        uint32_t id = scope__req_post(e->handles[i], &r);
+        if (id)
+            emit(id | (r.recv ? SCOPE_REQ_RECV : 0), SCOPE_REC_REQUEST_WORD, 0, keep);
+    }
+}
+
 /* What a completion call completed, once MPI returned MPI_SUCCESS. */
 static void completion_exit(const scope__mpi_abi *abi, int kind, const uint64_t *a, int keep)
 {
+    if (kind == K_SEND_INIT || kind == K_RECV_INIT) {
+        persistent_init(abi, kind, a);
+        return;
+    }
     struct capture_ext *e = ext;
     if (!e)
         return;
@@ -618,10 +691,16 @@ static void completion_exit(const scope__mpi_abi *abi, int kind, const uint64_t 
     switch (kind) {
     case K_REQUEST_FREE: {
         struct scope__req r;
-        if (n > 0)
+        if (n > 0) {
             scope__req_take(e->handles[0], &r);
+            scope__req_unpersist(e->handles[0]);
+        }
         return;
     }
+    case K_START:
+    case K_STARTALL:
+        persistent_start(e, keep);
+        return;
     case K_TEST:
         flag = *(const int *)(uintptr_t)a[1];
         /* fall through */
@@ -730,9 +809,8 @@ static int rooted(const scope__mpi_abi *abi, const struct comm_info *c, uint64_t
     return root == c->me;
 }
 
-/* The communicator the last bytes_of() measured against (a post's
- * completion translates its source through it). */
-static __thread const struct comm_info *used_comm __attribute__((tls_model("initial-exec")));
+/* used_comm (declared above): the communicator the last bytes_of()
+ * measured against (a post's completion translates its source through it). */
 
 /* The byte model of docs/format.md, one case per kind. Returns 0, or -1
  * when nothing is to be recorded. */

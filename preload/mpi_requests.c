@@ -106,3 +106,88 @@ uint64_t scope__req_untracked(void)
 {
     return atomic_load_explicit(&untracked, memory_order_relaxed);
 }
+
+/* ------------------------------------------------ persistent requests */
+
+struct pslot {
+    uint64_t handle;        /* 0: empty */
+    struct scope__persist p;
+};
+
+struct ptable {
+    uint32_t n;
+    struct pslot s[SCOPE_REQ_PERSISTENT];
+};
+
+static __thread struct ptable *tls_ptable __attribute__((tls_model("initial-exec")));
+
+static uint32_t phash(uint64_t h)
+{
+    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 40) & (SCOPE_REQ_PERSISTENT - 1);
+}
+
+/* The slot of `handle`, or the empty slot where it would go. */
+static struct pslot *pfind(struct ptable *t, uint64_t handle)
+{
+    uint32_t i = phash(handle);
+    while (t->s[i].handle && t->s[i].handle != handle)
+        i = (i + 1) & (SCOPE_REQ_PERSISTENT - 1);
+    return &t->s[i];
+}
+
+int scope__req_persist(uint64_t handle, const struct scope__persist *p)
+{
+    struct ptable *t = tls_ptable;
+    if (!t) {
+        scope__self_enter();
+        t = tls_ptable = calloc(1, sizeof *t);
+        scope__self_leave();
+        if (!t)
+            return 0;
+    }
+    if (!handle)
+        return 0;
+    struct pslot *s = pfind(t, handle);
+    if (!s->handle) {
+        if (t->n >= SCOPE_REQ_PERSISTENT - 1)
+            return 0;
+        t->n++;
+    }
+    s->handle = handle;     /* a handle MPI reused after a free we missed */
+    s->p = *p;
+    return 1;
+}
+
+const struct scope__persist *scope__req_persisted(uint64_t handle)
+{
+    struct ptable *t = tls_ptable;
+    if (!t || !handle)
+        return NULL;
+    struct pslot *s = pfind(t, handle);
+    return s->handle ? &s->p : NULL;
+}
+
+void scope__req_unpersist(uint64_t handle)
+{
+    struct ptable *t = tls_ptable;
+    if (!t || !handle)
+        return;
+    struct pslot *s = pfind(t, handle);
+    if (!s->handle)
+        return;
+    /* backward shift, as in scope__req_take() */
+    uint32_t hole = (uint32_t)(s - t->s), j = hole;
+    for (;;) {
+        j = (j + 1) & (SCOPE_REQ_PERSISTENT - 1);
+        if (!t->s[j].handle)
+            break;
+        uint32_t home = phash(t->s[j].handle);
+        int move = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+        if (move) {
+            t->s[hole] = t->s[j];
+            hole = j;
+        }
+    }
+    t->s[hole].handle = 0;
+    t->n--;
+}

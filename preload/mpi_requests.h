@@ -5,7 +5,8 @@
  * the receive's source to a world rank (docs/format.md, "What MPI calls
  * moved"). One bounded table per thread: no lock, no allocation after the
  * thread's first post; a request completed by another thread than the one
- * that posted it is not followed.
+ * that posted it is not followed. Persistent requests have a second
+ * table, from their init to MPI_Request_free: what each start moves.
  */
 #ifndef SCOPE_MPI_REQUESTS_H
 #define SCOPE_MPI_REQUESTS_H
@@ -36,6 +37,27 @@ uint32_t scope__req_post(uint64_t handle, struct scope__req *r);
  * that handle (Open MPI gives sends it completed at once one shared
  * request). Returns 1, or 0 when it is not followed. */
 int scope__req_take(uint64_t handle, struct scope__req *out);
+
+/* Persistent requests (MPI_Send_init, MPI_Recv_init): what each moves
+ * when MPI_Start starts it, kept per thread from the init to
+ * MPI_Request_free, SCOPE_REQ_PERSISTENT of them at most (past that, a
+ * start moves nothing known). */
+#define SCOPE_REQ_PERSISTENT 1024u
+struct scope__persist {
+    int64_t bytes;          /* sent (a send) */
+    int32_t dest, source, tag, comm;
+    struct scope__req r;    /* recv flag and world ranks for completions */
+};
+
+/* Keeps (or replaces) what `handle` moves when started. Returns 1, or 0
+ * when the table is full. */
+int scope__req_persist(uint64_t handle, const struct scope__persist *p);
+
+/* What persistent request `handle` moves, or NULL. */
+const struct scope__persist *scope__req_persisted(uint64_t handle);
+
+/* Forgets persistent request `handle` (MPI_Request_free). */
+void scope__req_unpersist(uint64_t handle);
 
 /* Posts the table had no room for, over all threads. */
 uint64_t scope__req_untracked(void);

@@ -173,7 +173,7 @@ int scope_region_is_point_to_point(const char *name)
 {
     static const char *const p2p[] = {
         "Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend",
-        "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", NULL,
+        "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", "Start", "Startall", NULL,
     };
     if (!name || strncmp(name, "MPI_", 4) != 0)
         return 0;

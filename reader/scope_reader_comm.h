@@ -67,7 +67,8 @@ SCOPE_READER_API int scope_profile_has_moved(scope_profile *p);
 
 /* 1 for a point-to-point region (its name is an MPI send or receive:
  * MPI_Send, MPI_Isend, MPI_Recv, MPI_Sendrecv, ... and their large-count
- * _c names), else 0. Pure. */
+ * _c names, and MPI_Start/MPI_Startall of persistent point-to-point
+ * requests), else 0. Pure. */
 SCOPE_READER_API int scope_region_is_point_to_point(const char *name);
 
 /* The number of world ranks the matrix spans: one more than the largest

@@ -14,7 +14,8 @@ PRELOAD and the config `MPI_*`, and checks:
   - the communicators table: MPI_COMM_WORLD and the split with reversed
     keys, whose members come out as world ranks in split order;
   - calls that move nothing record no data columns (MPI_Waitall, MPI_Init);
-  - nonblocking requests followed to their completion (C program): each
+  - nonblocking and persistent requests followed to their completion (C
+    program; persistent ones started by MPI_Startall and MPI_Start): each
     MPI_Irecv's size, and the source and tag of one from MPI_ANY_SOURCE,
     come from the status its MPI_Waitany/Waitsome/Testall/Waitall
     completed it with; /rank<N>/requests names the post and completing
@@ -114,6 +115,12 @@ def expected_c(r, mpi="openmpi"):
                       row(comm=2) if r % 2 == 0 else row(0, 20, 0, 0, comm=2)],
         "MPI_Allreduce": [row(16, 16)],
         "MPI_Barrier": [row(), row()],
+        # a start of both requests: the bytes they send together, no
+        # destination; the receive's bytes, source and tag from its
+        # completion
+        "MPI_Startall": [row(8, 8, source=prv, tag=91)] * 10,
+        # one by one: each request's own values
+        "MPI_Start": [row(received=8, source=prv, tag=91), row(8, dest=nxt, tag=91)] * 3,
     }
 
 
@@ -123,7 +130,8 @@ REQUESTS_C = {("MPI_Irecv", "MPI_Waitall"): 1, ("MPI_Isend", "MPI_Waitall"): 1,
               ("MPI_Irecv", "MPI_Waitany"): 1, ("MPI_Isend", "MPI_Waitany"): 1,
               ("MPI_Irecv", "MPI_Waitsome"): 2, ("MPI_Isend", "MPI_Waitsome"): 2,
               ("MPI_Irecv", "MPI_Testall"): 1, ("MPI_Isend", "MPI_Testall"): 1,
-              ("MPI_Irecv", "MPI_Wait"): 1}
+              ("MPI_Irecv", "MPI_Wait"): 1,
+              ("MPI_Startall", "MPI_Waitall"): 20, ("MPI_Start", "MPI_Waitall"): 6}
 
 
 def expected_f(r):
@@ -202,7 +210,8 @@ def main():
                 t = totals.setdefault(name, [0, 0])
                 t[0] += sum(c[0] for c in got)
                 t[1] += sum(c[1] for c in got)
-                if name in ("MPI_Send", "MPI_Isend", "MPI_Sendrecv", "MPI_Send_c"):
+                if name in ("MPI_Send", "MPI_Isend", "MPI_Sendrecv", "MPI_Send_c", "MPI_Start",
+                            "MPI_Startall"):
                     for c in got:
                         if c[2] >= 0:
                             p = pairs.setdefault((r, c[2]), [0, 0])

@@ -26,7 +26,11 @@
  *              by MPI_Waitsome with MPI_STATUSES_IGNORE; one (5 ints, tag
  *              41) by MPI_Testall in a loop; an MPI_Isend of 6 ints (tag
  *              51) freed with MPI_Request_free, received by MPI_Recv; a
- *              receive (tag 99) cancelled and waited for; then a barrier
+ *              receive (tag 99) cancelled and waited for
+ *   persistent MPI_Recv_init/MPI_Send_init of 2 ints (tag 91, from rank-1,
+ *              to rank+1), started with MPI_Startall 10 times and with
+ *              MPI_Start 3 times, each completed by MPI_Waitall; then a
+ *              barrier
  *   inter      an intercommunicator of the even and odd ranks: a send of 1
  *              int (tag 71) from the even side's local rank k to the odd
  *              side's k, and a broadcast of 5 ints from the even side's
@@ -167,6 +171,24 @@ int main(int argc, char **argv)
     MPI_Irecv(rb, 1, MPI_INT, prev, 99, MPI_COMM_WORLD, &rq[0]);
     MPI_Cancel(&rq[0]);
     MPI_Wait(&rq[0], &cst);
+
+    /* persistent requests: 2 ints to rank+1 from rank-1 (tag 91), started
+     * together 10 times, then one by one 3 times, then freed */
+    MPI_Request pq[2];
+    MPI_Status psts[2];
+    MPI_Recv_init(rb, 2, MPI_INT, prev, 91, MPI_COMM_WORLD, &pq[0]);
+    MPI_Send_init(sb, 2, MPI_INT, next, 91, MPI_COMM_WORLD, &pq[1]);
+    for (int i = 0; i < 10; i++) {
+        MPI_Startall(2, pq);
+        MPI_Waitall(2, pq, psts);
+    }
+    for (int i = 0; i < 3; i++) {
+        MPI_Start(&pq[0]);
+        MPI_Start(&pq[1]);
+        MPI_Waitall(2, pq, psts);
+    }
+    MPI_Request_free(&pq[0]);
+    MPI_Request_free(&pq[1]);
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* an intercommunicator between the even and the odd ranks: local rank
