@@ -229,17 +229,28 @@ static inline uint64_t *arg_at(uint64_t *saved, uintptr_t *slot, int i)
 /* The status argument of a kind, or -1. */
 static int status_arg(int kind)
 {
-    return kind == K_RECV ? 6 : kind == K_SENDRECV ? 11 : kind == K_SENDRECV_REPLACE ? 8 : -1;
+    switch (kind) {
+    case K_RECV: return 6;
+    case K_SENDRECV: return 11;
+    case K_SENDRECV_REPLACE: return 8;
+    case K_WAIT: return 1;
+    case K_TEST: return 2;
+    case K_WAITANY: return 3;
+    case K_TESTANY: return 4;
+    default: return -1;
+    }
+}
+
+/* Gives the call `buf` for its argument `st` (a status, or an array of
+ * them) where the caller passed MPI_STATUS(ES)_IGNORE, in the saved
+ * registers or on the stack and in the copy alike. */
+static void lend_status(uint64_t *saved, uintptr_t *slot, int st, const void *buf)
+{
+    cap.a[st] = (uint64_t)(uintptr_t)buf;
+    *arg_at(saved, slot, st) = cap.a[st];
 }
 
 /* ------------------------------------------------- requests: the entry */
-
-/* The single status argument of a completion kind, or -1. */
-static int single_status_arg(int kind)
-{
-    return kind == K_WAIT ? 1 : kind == K_TEST ? 2 : kind == K_WAITANY ? 3
-         : kind == K_TESTANY ? 4 : -1;
-}
 
 /* The status array argument of a completion kind, or -1. */
 static int status_array_arg(int kind)
@@ -248,18 +259,18 @@ static int status_array_arg(int kind)
 }
 
 /* Copies the requests a completion call got (MPI overwrites completed
- * ones with MPI_REQUEST_NULL) and gives it statuses where the caller
- * passed MPI_STATUS(ES)_IGNORE, so that receives can say what arrived. */
+ * ones with MPI_REQUEST_NULL) and lends it statuses where the caller
+ * passed MPI_STATUSES_IGNORE, so that receives can say what arrived. */
 static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *saved, uintptr_t *slot)
 {
     struct capture *c = &cap;
+    if (kind == K_SEND_INIT || kind == K_RECV_INIT)
+        return;     /* the request is read at the exit */
     struct capture_ext *e = get_ext();
     if (!e) {
         c->op = 0;
         return;
     }
-    if (kind == K_SEND_INIT || kind == K_RECV_INIT)
-        return;     /* the request is read at the exit */
     int one = kind == K_WAIT || kind == K_TEST || kind == K_REQUEST_FREE || kind == K_START;
     int count = one ? 1 : (int)(uint32_t)c->a[0];
     const unsigned char *reqs = (const unsigned char *)(uintptr_t)(one ? c->a[0] : c->a[1]);
@@ -269,17 +280,10 @@ static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *save
         memcpy(&h, reqs + (size_t)i * abi->handle_size, abi->handle_size);
         e->handles[e->nhandles++] = h;
     }
-    int st = single_status_arg(kind);
-    if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore) {
-        c->a[st] = (uint64_t)(uintptr_t)c->status;
-        *arg_at(saved, slot, st) = c->a[st];
-    }
-    st = status_array_arg(kind);
+    int st = status_array_arg(kind);
     if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore && count <= MAX_FOLLOW &&
-        abi->status_size <= 32) {
-        c->a[st] = (uint64_t)(uintptr_t)e->statuses;
-        *arg_at(saved, slot, st) = c->a[st];
-    }
+        abi->status_size <= 32)
+        lend_status(saved, slot, st, e->statuses);
 }
 
 void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
@@ -290,23 +294,18 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     for (int i = 0; i < o->nargs; i++)
         c->a[i] = *arg_at(saved, slot, i);
     c->op = o->kind ? op : 0;
-    if (o->kind >= K_WAIT) {
-        const scope__mpi_abi *abi = scope__mpi_abi_get();
-        if (abi)
-            completion_enter(abi, o->kind, saved, slot);
-        else
-            c->op = 0;
+    if (!c->op)
+        return;
+    const scope__mpi_abi *abi = scope__mpi_abi_get();
+    if (!abi) {
+        c->op = 0;
         return;
     }
     int st = status_arg(o->kind);
-    if (st >= 0) {
-        const scope__mpi_abi *abi = scope__mpi_abi_get();
-        if (abi && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore) {
-            uint64_t mine = (uint64_t)(uintptr_t)c->status;
-            *arg_at(saved, slot, st) = mine;
-            c->a[st] = mine;
-        }
-    }
+    if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore)
+        lend_status(saved, slot, st, c->status);
+    if (o->kind >= K_WAIT)
+        completion_enter(abi, o->kind, saved, slot);
 }
 
 void scope__mpi_capture_drop(void)
@@ -627,6 +626,15 @@ static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t 
     scope__req_persist(h, &p);
 }
 
+/* Follows request `handle` from its post (a nonblocking call, or a start
+ * of a persistent one) and records the post record naming it. */
+static void name_post(uint64_t handle, struct scope__req r, int keep)
+{
+    uint32_t id = scope__req_post(handle, &r);
+    if (id)
+        emit(id | (r.recv ? SCOPE_REQ_RECV : 0), SCOPE_REC_REQUEST_WORD, 0, keep);
+}
+
 /* MPI_Start(all): each started persistent request is a post. One data
  * record for the call: a single request's own values; for several, the
  * bytes they send together and no partner. */
@@ -657,10 +665,7 @@ static void persistent_start(const struct capture_ext *e, int keep)
         const struct scope__persist *p = scope__req_persisted(e->handles[i]);
         if (!p)
             continue;
-        struct scope__req r = p->r;
-        uint32_t id = scope__req_post(e->handles[i], &r);
-        if (id)
-            emit(id | (r.recv ? SCOPE_REQ_RECV : 0), SCOPE_REC_REQUEST_WORD, 0, keep);
+        name_post(e->handles[i], p->r, keep);
     }
 }
 
@@ -677,7 +682,7 @@ static void completion_exit(const scope__mpi_abi *abi, int kind, const uint64_t 
     int n = e->nhandles;
     size_t ss = abi->status_size;
     const char *one = NULL, *arr = NULL;
-    int st = single_status_arg(kind);
+    int st = status_arg(kind);
     if (st >= 0)
         one = (const char *)(uintptr_t)a[st];
     st = status_array_arg(kind);
@@ -984,8 +989,6 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
         int inter = cm->remote_size > 0;
         struct scope__req r = { 0, kind == K_IRECV, cm->world, inter ? cm->remote_size : cm->size,
                                 inter ? cm->size : 0 };
-        uint32_t id = scope__req_post(h, &r);
-        if (id)
-            emit(id | (r.recv ? SCOPE_REQ_RECV : 0), SCOPE_REC_REQUEST_WORD, 0, keep);
+        name_post(h, r, keep);
     }
 }

@@ -6,7 +6,9 @@
  * and almost every code completes a request on the thread that posted it.
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi_requests.h"
 #include "self_depth.h"
@@ -15,6 +17,8 @@ struct slot {
     uint64_t handle;        /* 0: empty (no MPI's active request is 0) */
     struct scope__req r;
 };
+
+_Static_assert(offsetof(struct slot, handle) == 0, "shift_delete reads the handle first");
 
 struct table {
     uint32_t n;
@@ -25,9 +29,38 @@ static __thread struct table *tls_table __attribute__((tls_model("initial-exec")
 static _Atomic uint32_t next_id;
 static _Atomic uint64_t untracked;
 
+/* The home slot of handle h in a table of `size` (a power of two) slots. */
+static uint32_t home_of(uint64_t h, uint32_t size)
+{
+    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 40) & (size - 1);
+}
+
 static uint32_t hash(uint64_t h)
 {
-    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 40) & (SCOPE_REQ_TABLE - 1);
+    return home_of(h, SCOPE_REQ_TABLE);
+}
+
+/* Empties slot `i` of an open-addressed table of `size` slots of `elem`
+ * bytes each, every slot starting with its uint64_t handle (0: empty), by
+ * backward shift: later members of the cluster whose home slot does not
+ * lie after the hole move into it, so no tombstone is left behind. */
+static void shift_delete(void *slots, size_t elem, uint32_t size, uint32_t i)
+{
+    unsigned char *b = slots;
+    uint32_t hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & (size - 1);
+        uint64_t h;
+        memcpy(&h, b + (size_t)j * elem, sizeof h);
+        if (!h)
+            break;
+        uint32_t home = home_of(h, size);
+        if (hole <= j ? (home <= hole || home > j) : (home <= hole && home > j)) {
+            memcpy(b + (size_t)hole * elem, b + (size_t)j * elem, elem);
+            hole = j;
+        }
+    }
+    memset(b + (size_t)hole * elem, 0, sizeof(uint64_t));
 }
 
 uint32_t scope__req_post(uint64_t handle, struct scope__req *r)
@@ -83,21 +116,7 @@ int scope__req_take(uint64_t handle, struct scope__req *out)
     if (!t->s[i].handle)
         return 0;
     *out = t->s[i].r;
-    /* backward shift: move later members of the cluster into the hole
-     * when their home slot does not lie after it */
-    uint32_t hole = i, j = i;
-    for (;;) {
-        j = (j + 1) & (SCOPE_REQ_TABLE - 1);
-        if (!t->s[j].handle)
-            break;
-        uint32_t home = hash(t->s[j].handle);
-        int move = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
-        if (move) {
-            t->s[hole] = t->s[j];
-            hole = j;
-        }
-    }
-    t->s[hole].handle = 0;
+    shift_delete(t->s, sizeof *t->s, SCOPE_REQ_TABLE, i);
     t->n--;
     return 1;
 }
@@ -114,6 +133,8 @@ struct pslot {
     struct scope__persist p;
 };
 
+_Static_assert(offsetof(struct pslot, handle) == 0, "shift_delete reads the handle first");
+
 struct ptable {
     uint32_t n;
     struct pslot s[SCOPE_REQ_PERSISTENT];
@@ -121,15 +142,11 @@ struct ptable {
 
 static __thread struct ptable *tls_ptable __attribute__((tls_model("initial-exec")));
 
-static uint32_t phash(uint64_t h)
-{
-    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 40) & (SCOPE_REQ_PERSISTENT - 1);
-}
 
 /* The slot of `handle`, or the empty slot where it would go. */
 static struct pslot *pfind(struct ptable *t, uint64_t handle)
 {
-    uint32_t i = phash(handle);
+    uint32_t i = home_of(handle, SCOPE_REQ_PERSISTENT);
     while (t->s[i].handle && t->s[i].handle != handle)
         i = (i + 1) & (SCOPE_REQ_PERSISTENT - 1);
     return &t->s[i];
@@ -175,19 +192,6 @@ void scope__req_unpersist(uint64_t handle)
     struct pslot *s = pfind(t, handle);
     if (!s->handle)
         return;
-    /* backward shift, as in scope__req_take() */
-    uint32_t hole = (uint32_t)(s - t->s), j = hole;
-    for (;;) {
-        j = (j + 1) & (SCOPE_REQ_PERSISTENT - 1);
-        if (!t->s[j].handle)
-            break;
-        uint32_t home = phash(t->s[j].handle);
-        int move = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
-        if (move) {
-            t->s[hole] = t->s[j];
-            hole = j;
-        }
-    }
-    t->s[hole].handle = 0;
+    shift_delete(t->s, sizeof *t->s, SCOPE_REQ_PERSISTENT, (uint32_t)(s - t->s));
     t->n--;
 }
