@@ -19,6 +19,8 @@
 #include "event_output.h"
 #include "out_file.h"
 #include "output.h"
+#include "scope_reader_comm.h"
+#include "scope_reader_waits.h"
 
 static const char export_help[] =
     "usage: scope export --to FORMAT -o FILE PATH...\n"
@@ -107,6 +109,52 @@ static void process_host(scope_profile *p, int rank, char *buf, size_t len)
     snprintf(buf, len, " (%s)", h);
 }
 
+/* The thread lane of call k of (region, rank); 0 when one thread. */
+static int32_t lane_of(scope_profile *p, int region, int rank, int64_t k)
+{
+    const int32_t *tids = NULL;
+    int64_t n = 0;
+    if (region < 0 || scope_profile_thread_ids(p, region, rank, &tids, &n) < 0 || !tids || k >= n)
+        return 0;
+    return tids[k];
+}
+
+/* One flow arrow per matched message (scope_reader_waits.h), from the
+ * send's start to the end of the call that completed the receive: flow
+ * events "s" and "f" bound to the enclosing slices, which Perfetto and
+ * chrome://tracing draw as arrows between the ranks' lanes. Nothing for a
+ * profile without MPI data. Returns 0, or 1 with the message printed. */
+static int chrome_flows(FILE *out, scope_profile *p, int64_t *written)
+{
+    scope_waits *w;
+    if (!scope_profile_has_moved(p))
+        return 0;
+    if (scope_profile_waits(p, 0, &w) < 0)
+        return scope__fail_msg(scope_reader_errmsg());
+    int64_t origin = 0;
+    scope_profile_time_origin_ns(p, &origin);
+    const scope_message *m;
+    int64_t n = scope_waits_messages(w, &m);
+    for (int64_t i = 0; i < n; i++) {
+        int32_t st = lane_of(p, m[i].send_region, m[i].sender, m[i].send_call);
+        int32_t rt = lane_of(p, m[i].recv_done_region, m[i].receiver, m[i].recv_done_call);
+        fprintf(out, "%s{\"ph\": \"s\", \"cat\": \"message\", \"name\": \"message\", "
+                "\"id\": %lld, \"pid\": %d, \"tid\": %d, \"ts\": ", *written ? ",\n" : "\n",
+                (long long)i, m[i].sender, st);
+        put_us(out, m[i].send_start_ns - origin);
+        fprintf(out, ", \"args\": {\"tag\": %d, \"bytes\": %lld}},\n"
+                "{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"message\", \"name\": \"message\", "
+                "\"id\": %lld, \"pid\": %d, \"tid\": %d, \"ts\": ", m[i].tag,
+                (long long)m[i].bytes, (long long)i, m[i].receiver, rt);
+        /* bound to the completing call: its end lies inside it */
+        put_us(out, m[i].recv_end_ns - origin);
+        fputs("}", out);
+        (*written)++;
+    }
+    scope_waits_free(w);
+    return 0;
+}
+
 static int write_chrome(FILE *out, scope_profile *p)
 {
     scope_event_query q;
@@ -164,6 +212,8 @@ static int write_chrome(FILE *out, scope_profile *p)
         scope__fail_msg(scope_reader_errmsg());
         goto fail_events;
     }
+    if (chrome_flows(out, p, &done) != 0)
+        goto fail_events;
     /* Name every process and thread; duplicates from note_lane's short
      * memory are dropped after sorting. */
     if (l.n)
