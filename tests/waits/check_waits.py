@@ -38,8 +38,10 @@ Checked in one-host and hosts (every value, not a sample):
     and Sendrecv rings included, each received after it was sent;
   - `scope waits --format csv`: the header of the issue, and the late
     sender row's time the sum of rank 1's sleeps;
-  - `scope waits --format json`: 45 messages, none unmatched, 18 collective
+  - `scope waits --format json`: 45 messages, none unmatched, 30 collective
     instances on MPI_COMM_WORLD, none incomplete;
+  - the Python module's waits(), messages() and wait_totals() say the same,
+    and `scope summary --waits` adds the rows up per (region, rank);
   - the table names rank 2 among the most waited-for ranks.
 """
 import argparse
@@ -56,6 +58,11 @@ from checker import clean_env  # noqa: E402
 
 N = 4
 FAIL = []
+# Misses of "the wait is the sleep's" alone: the machine's load, not the
+# analysis (which the exact checks test). Such a run is re-run once, as
+# tests/hosts does with its 1 ms quality claim; a second miss fails.
+TIMING = []
+RETRY_ENV = "CHECK_WAITS_RETRY"
 
 
 def check(cond, what):
@@ -106,9 +113,11 @@ SCHED_S = 0.015
 
 def close(got_s, want_ns, bound_s, what):
     want = want_ns / 1e9
-    check(want * 0.9 - bound_s - SCHED_S <= got_s <= want * 1.1 + bound_s + SCHED_S,
-          f"{what}: waited {got_s * 1e3:.3f} ms, slept {want * 1e3:.3f} ms "
-          f"(bound {bound_s * 1e3:.3f} ms)")
+    if not want * 0.9 - bound_s - SCHED_S <= got_s <= want * 1.1 + bound_s + SCHED_S:
+        TIMING.append(what)
+        print("FAIL:" if os.environ.get(RETRY_ENV) else "off the sleep (will retry):",
+              f"{what}: waited {got_s * 1e3:.3f} ms, slept {want * 1e3:.3f} ms "
+              f"(bound {bound_s * 1e3:.3f} ms)", file=sys.stderr)
 
 
 def oracle(prof):
@@ -216,7 +225,7 @@ def check_waits(a, prof, sleeps):
     ls = [r for r in rows[1:] if r[:4] == ["0", "MPI_Recv", "late_sender", "1"]]
     check(len(ls) == 1 and int(ls[0][4]) >= 10, f"late sender row: {ls}")
     if ls:
-        close(float(ls[0][5]), sum(sleeps["A"]), 0.005, "rank 0's late-sender total")
+        close(float(ls[0][5]), sum(sleeps["A"]), 0.005 + 9 * SCHED_S, "rank 0's late-sender total")
 
     msgs = list(csv.DictReader(io.StringIO(scope(a, "waits", "--messages", "--format", "csv", prof))))
     got = collections.Counter((int(m["sender"]), int(m["receiver"]), int(m["tag"])) for m in msgs)
@@ -235,13 +244,45 @@ def check_waits(a, prof, sleeps):
               f"received before it was sent: {m}")
     check(t["messages"] == 45, f"{t['messages']} messages matched, 45 sent")
     check(t["unmatched_sends"] == 0 and t["unmatched_receives"] == 0, f"unmatched: {t}")
-    check(t["collective_instances"] == 18 and t["incomplete_collectives"] == 0,
-          f"collective instances: {t['collective_instances']} (18), incomplete {t['incomplete_collectives']}")
+    check(t["collective_instances"] == 30 and t["incomplete_collectives"] == 0,
+          f"collective instances: {t['collective_instances']} (30), incomplete {t['incomplete_collectives']}")
     check(t["unanalysed_calls"] == 0, f"{t['unanalysed_calls']} calls not analysed")
+    check_python(prof, rows, msgs, t)
+    # scope summary --waits: per (region, rank), the csv rows added up
+    summ = list(csv.DictReader(io.StringIO(
+        scope(a, "summary", "--waits", "--per-rank", "--format", "csv", prof))))
+    for srow in summ:
+        want = sum(float(r[5]) for r in rows[1:]
+                   if r[1] == srow["region"] and r[0] == srow["rank"])
+        check(abs(float(srow["waiting"]) - want) < 1e-6,
+              f"summary --waits: {srow['region']} rank {srow['rank']}: {srow['waiting']} s, "
+              f"scope waits says {want} s")
     table = scope(a, "waits", prof)
     most = table.split("most waited for")[1] if "most waited for" in table else ""
     check("rank 2" in most and "rank 1" in most, f"most waited-for ranks:\n{table}")
     return js
+
+
+def check_python(prof, rows, msgs, totals):
+    """The Python module's DataFrames say what the tool says."""
+    import scope_reader
+    p = scope_reader.read_h5(prof)
+    w = p.waits()
+    got = sorted((int(r.rank), r.region, r.pattern, int(r.waited_for), int(r.instances),
+                  round(r.time, 9)) for r in w.itertuples() if r.instances)
+    want = sorted((int(r[0]), r[1], r[2], int(r[3]), int(r[4]), round(float(r[5]), 9))
+                  for r in rows[1:] if int(r[4]))
+    check(got == want, f"Python waits() differ from the csv: {got[:3]} vs {want[:3]}")
+    m = p.messages()
+    check(collections.Counter(zip(m.sender, m.receiver, m.tag)) == expected_messages(),
+          "Python messages() differ from the program's messages")
+    check(set(m.communicator) == {"MPI_COMM_WORLD"}, f"communicators {set(m.communicator)}")
+    check((m.wait >= 0).all() and (m.bytes == 4).all(), "Python messages(): wait or bytes")
+    check(abs(m.send_start.sum() - sum(float(x["send_start"]) for x in msgs)) < 1e-6,
+          "Python message times differ from the tool's")
+    t = p.wait_totals()
+    check(t["messages"] == totals["messages"] and t["unmatched"] == [],
+          f"Python wait_totals(): {t}")
 
 
 def one_run(a, env, cwd, args):
@@ -310,6 +351,13 @@ def main():
               f"the table does not name the unmatched messages:\n{table}")
     if FAIL:
         print(f"{len(FAIL)} checks failed", file=sys.stderr)
+        sys.exit(1)
+    if TIMING and not os.environ.get(RETRY_ENV):
+        print(f"{len(TIMING)} waits off their sleeps: running again once", file=sys.stderr)
+        os.environ[RETRY_ENV] = "1"
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+    if TIMING:
+        print(f"{len(TIMING)} waits off their sleeps twice", file=sys.stderr)
         sys.exit(1)
     print("ok")
 

@@ -14,6 +14,10 @@
  *        of ~100 ms on ranks 0-2, for rank 3
  *     E  rank 1 sleeps 100 ms before each of 3 MPI_Reduce to root 0:
  *        early reduce of ~100 ms on rank 0, for rank 1
+ *   C, D and E start each step with an MPI_Allreduce: a synchronous send
+ *   completes when the receiver's acknowledgement arrives, which Open MPI
+ *   may send only at the receiver's next MPI call, so back-to-back steps
+ *   would overlap (the analysis would be right, the designed lateness not).
  *   The sleeps are long beside the scheduling delays of 4 ranks on 2
  *   cores (up to ~12 ms seen with MPICH, whose ranks poll without
  *   yielding: a late rank may be late by more or less than its sleep).
@@ -70,6 +74,7 @@ static void waits(int rank)
     }
     phase_end();
     for (int i = 0; i < 5; i++) { /* C */
+        phase_end(); /* each send starts afresh (below) */
         if (rank == 3) {
             MPI_Ssend(&i, 1, MPI_INT, 2, 3, MPI_COMM_WORLD);
         } else if (rank == 2) {
@@ -79,12 +84,14 @@ static void waits(int rank)
     }
     phase_end();
     for (int i = 0; i < 3; i++) { /* D */
+        phase_end();
         if (rank == 3)
             ms('D', i, 100);
         MPI_Bcast(&x, 1, MPI_INT, 3, MPI_COMM_WORLD);
     }
     phase_end();
     for (int i = 0; i < 3; i++) { /* E */
+        phase_end();
         if (rank == 1)
             ms('E', i, 100);
         MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -98,6 +105,9 @@ static void waits(int rank)
         for (int i = 0; i < 2; i++)
             MPI_Send(&x, 1, MPI_INT, 0, 10 + rank, MPI_COMM_WORLD);
     }
+    /* before the ring: rank 0's MPI_ANY_TAG receives would take rank 3's
+     * ring message otherwise, and the ring would wait for ever */
+    phase_end();
     int size = 4, nxt = (rank + 1) % size, prv = (rank + size - 1) % size;
     for (int i = 0; i < 3; i++) {
         MPI_Request rq[2];
