@@ -366,6 +366,9 @@ int scope_cmd_export(int argc, char **argv)
         return scope__usage_error("export", "no output file given (-o)");
     if (optind >= argc)
         return scope__usage_error("export", "no profile path given");
+    if (to == TO_OTF2 && !strcmp(outpath, "-"))
+        return scope__usage_error("export", "--to otf2 writes a folder, not "
+                                  "stdout: give -o DIR");
     if (to == TO_OTF2 && !scope__otf2_available())
         return scope__fail_msg("export: scope was built without OTF2 (install "
                                "libopen-trace-format2-dev and rebuild)");
