@@ -24,7 +24,8 @@ Checked, exactly:
     reader's call stack gives (region, time in ns on the aligned timeline,
     nesting by parent links); each extra thread is thread_work with 5
     nested leaf calls; every jumper call (left by longjmp) leaves with the
-    attribute unwound = 1, and no other call does;
+    attribute unwound = 1, and no other call does; times never decrease
+    along a location;
   - MPI records, call by call on each rank's main thread, against what
     the program does (derived by hand below): MpiSend/MpiRecv with the
     partner as a rank of the communicator, tag and bytes; MpiIsend/
@@ -382,6 +383,9 @@ def main():
                 got.append((k, ev.region.name, ev.time, u))
             if k == "Leave" and ev.attributes:
                 unwound += 1
+        times = [ev.time for ev in per[ref]]
+        if times != sorted(times):
+            fail(f"location {ref}: timestamps decrease")
         if got != w:
             for i, (x, y) in enumerate(zip(got, w)):
                 if x != y:
