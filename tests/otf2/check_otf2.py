@@ -11,6 +11,10 @@ MODE  one    one host, under M's launcher (openmpi: mpirun; mpich:
       hosts  two simulated hosts (hostA, hostB, clocks an hour apart) under
              Open MPI, with tests/hosts' launch agent and helpers
              (check_hosts.run_hosts: UTS and time namespaces, needs root)
+      ties   one host, a clock made 10 us coarse (SCOPE_CLOCK_ROUND_NS):
+             calls share timestamps with their parents and siblings, and
+             still nest as recorded (each thread's leaf calls inside its
+             thread_work; at least one tie is checked to be there)
 
 Checked, exactly:
   - definitions: one location per (rank, thread lane), numbered as Score-P
@@ -81,6 +85,8 @@ def profile_run(a, out):
         path = os.path.join(out, "p.h5")
         env = clean_env(drop=LAUNCHER_VARS, mpi_root=True, SCOPE_CONFIG=conf,
                         SCOPE_OUTPUT=path, LD_PRELOAD=a.preload)
+        if a.mode == "ties":
+            env["SCOPE_CLOCK_ROUND_NS"] = "10000"
         p = run_limited(launcher(a.mpi) + [a.prog], env, out, "the profiled run", 240)
         if p.returncode != 0:
             fail(f"profiled run exited with {p.returncode}: {p.stderr}")
@@ -305,7 +311,7 @@ def check_print(arch, per, defs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=("one", "hosts"))
+    ap.add_argument("mode", choices=("one", "hosts", "ties"))
     ap.add_argument("--scope", required=True)
     ap.add_argument("--preload", required=True)
     ap.add_argument("--prog", required=True)
@@ -400,6 +406,10 @@ def main():
                 fail(f"rank {r}: unwound leaves {ranks_unw}, want the one jumper call")
             if sum(1 for e in got if e[0] == "Enter" and e[1] == "inner") != 3:
                 fail(f"rank {r}: inner calls")
+    if a.mode == "ties":    # the coarse clock made ties, which nest as recorded
+        ties = sum(1 for w in want.values() for x, y in zip(w, w[1:]) if x[2] == y[2])
+        if ties < 10:
+            fail(f"only {ties} pairs of successive events share a time at a 10 us clock")
     if unwound != N:
         fail(f"{unwound} leaves carry the unwound attribute, want {N}")
 
