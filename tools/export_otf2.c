@@ -405,7 +405,7 @@ static int load_comms(otf2x *x)
         return scope__fail_msg(scope_reader_errmsg()), -1;
     x->nrows = cm.n;
     x->row_comm = malloc((size_t)(cm.n ? cm.n : 1) * sizeof *x->row_comm);
-    x->row_inv = malloc((size_t)(cm.n ? cm.n : 1) * (size_t)x->world *
+    x->row_inv = malloc((size_t)(cm.n ? cm.n : 1) * (size_t)(x->world ? x->world : 1) *
                         sizeof *x->row_inv);
     if (!x->row_comm || !x->row_inv)
         return oom();
@@ -1137,11 +1137,17 @@ int scope__export_otf2(scope_profile *p, const char *dir)
     x.dir = dir;
     x.nregions = scope_profile_region_count(p);
     x.has_moved = scope_profile_has_moved(p);
-    x.world = x.has_moved ? scope_profile_world_size(p) : 0;
+    /* World ranks the records may name: the run's mpi_size, else what
+     * the data columns name (which loads every rank's columns at once) */
     int64_t mpi_size;
     if (x.has_moved && scope_profile_metadata_int(p, "mpi_size", &mpi_size) == 0 &&
-        mpi_size > x.world && mpi_size < INT32_MAX)
+        mpi_size > 0 && mpi_size < INT32_MAX)
         x.world = (int)mpi_size;
+    else if (x.has_moved)
+        x.world = scope_profile_world_size(p);
+    for (int k = 0; x.has_moved && k < scope_profile_rank_count(p); k++)
+        if (scope_profile_rank(p, k) >= x.world)
+            x.world = scope_profile_rank(p, k) + 1;
     size_t nr = (size_t)(x.nregions ? x.nregions : 1);
     x.ri = calloc(nr, sizeof *x.ri);
     x.mv = calloc(nr, sizeof *x.mv);
