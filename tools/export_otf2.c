@@ -546,9 +546,12 @@ static void rows_of(const otf2x *x, int post, int region, int64_t call,
 /* Whether request row i gets request records, decided the same way at
  * its post and its completion so that every id written is opened and
  * closed: its post's communicator is exported and its partner is a
- * member (a send started by MPI_Startall has no destination of its own
- * in the file, so it has none). *send, *comm, *partner (comm rank: the
- * receiver of a send, the sender of a receive) as found. */
+ * member. MPI_Startall's requests get none: the file keeps its sends'
+ * bytes together, without destinations, so its sends cannot be written,
+ * and its receives, whose partners are then most often another rank's
+ * MPI_Startall, would be receives without a send. *send, *comm,
+ * *partner (comm rank: the receiver of a send, the sender of a receive)
+ * as found. */
 static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
                       uint32_t *partner)
 {
@@ -568,11 +571,9 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
         *send = 1;
     else if (k == MK_IRECV)
         *send = 0;
-    else if (k == MK_START || k == MK_STARTALL)
+    else if (k == MK_START)
         *send = x->rq.tag[i] == SCOPE_NO_TAG_VALUE && x->rq.source[i] == SCOPE_NO_RANK;
     else
-        return 0;
-    if (*send && k == MK_STARTALL)
         return 0;
     if (x->rq.cancelled[i]) {
         *partner = UINT32_MAX;
@@ -617,7 +618,7 @@ static int at_start(otf2x *x, const scope_call *c, uint64_t t)
             }
         }
     }
-    if (k != MK_ISEND && k != MK_IRECV && k != MK_START && k != MK_STARTALL)
+    if (k != MK_ISEND && k != MK_IRECV && k != MK_START)
         return 0;
     int64_t lo = 0, hi = 0;
     if (x->is_post[c->region])

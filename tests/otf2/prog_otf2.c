@@ -10,7 +10,11 @@
  *     MPI_Bcast (root 1), MPI_Reduce (root 2), MPI_Allreduce,
  *     MPI_Gather (root 0), MPI_Barrier; a split into even and odd ranks
  *     with a message to the other member (tag 5) and an MPI_Allreduce on
- *     it; jumper(), left by longjmp (its end is inferred: unwound);
+ *     it; persistent requests started by MPI_Start and MPI_Startall (tag
+ *     91); a receive from MPI_ANY_SOURCE/MPI_ANY_TAG (tag 12); a send to
+ *     MPI_PROC_NULL; a freed MPI_Isend (tag 51); a cancelled MPI_Irecv;
+ *     an intercommunicator between the halves (tag 71); jumper(), left by
+ *     longjmp (its end is inferred: unwound);
  *   - on each extra thread: thread_work() calling leaf() 5 times.
  */
 #include <mpi.h>
@@ -108,6 +112,35 @@ int main(int argc, char **argv)
     MPI_Gather(big, 1, MPI_LONG, bigr, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
 
+    /* persistent requests: each started by MPI_Start, then both by
+     * MPI_Startall: 2 ints to the next rank, tag 91 */
+    MPI_Request pr[2];
+    MPI_Recv_init(ob, 2, MPI_INT, prv, 91, MPI_COMM_WORLD, &pr[0]);
+    MPI_Send_init(ib, 2, MPI_INT, nxt, 91, MPI_COMM_WORLD, &pr[1]);
+    MPI_Start(&pr[0]);
+    MPI_Start(&pr[1]);
+    MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+    MPI_Startall(2, pr);
+    MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&pr[0]);
+    MPI_Request_free(&pr[1]);
+
+    /* a receive from any source with any tag (every earlier message has
+     * arrived, so it can only be the previous rank's tag 12) */
+    MPI_Irecv(ob, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &rq[0]);
+    MPI_Send(ib, 1, MPI_INT, nxt, 12, MPI_COMM_WORLD);
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+
+    /* a send to nobody; a send whose request is freed (no completion
+     * follows it); a receive cancelled before anything matched it */
+    MPI_Send(ib, 1, MPI_INT, MPI_PROC_NULL, 13, MPI_COMM_WORLD);
+    MPI_Isend(ib, 1, MPI_INT, nxt, 51, MPI_COMM_WORLD, &rq[1]);
+    MPI_Request_free(&rq[1]);
+    MPI_Recv(ob, 1, MPI_INT, prv, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Irecv(ob, 1, MPI_INT, prv, 99, MPI_COMM_WORLD, &rq[0]);
+    MPI_Cancel(&rq[0]);
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+
     /* even and odd ranks; in each, rank k of the split is world 2k + r%2 */
     MPI_Comm half;
     int hr, hn;
@@ -120,6 +153,15 @@ int main(int argc, char **argv)
                      MPI_STATUS_IGNORE);
     }
     MPI_Allreduce(big, bigr, 1, MPI_LONG, MPI_SUM, half);
+    /* the two halves joined by an intercommunicator: one int from each
+     * even rank to the odd rank of the same index (no OTF2 records) */
+    MPI_Comm inter;
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, r % 2 ? 0 : 1, 77, &inter);
+    if (r % 2 == 0)
+        MPI_Send(ib, 1, MPI_INT, hr, 71, inter);
+    else
+        MPI_Recv(ob, 1, MPI_INT, hr, 71, inter, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
 
     if (!setjmp(jb))
