@@ -13,7 +13,8 @@
  *     it; persistent requests started by MPI_Start and MPI_Startall (tag
  *     91); a receive from MPI_ANY_SOURCE/MPI_ANY_TAG (tag 12); a send to
  *     MPI_PROC_NULL; a freed MPI_Isend (tag 51); a cancelled MPI_Irecv;
- *     an intercommunicator between the halves (tag 71); jumper(), left by
+ *     an intercommunicator between the halves (a message, tag 71, and a
+ *     broadcast from world rank 0); jumper(), left by
  *     longjmp (its end is inferred: unwound);
  *   - on each extra thread: thread_work() calling leaf() 5 times.
  */
@@ -154,13 +155,17 @@ int main(int argc, char **argv)
     }
     MPI_Allreduce(big, bigr, 1, MPI_LONG, MPI_SUM, half);
     /* the two halves joined by an intercommunicator: one int from each
-     * even rank to the odd rank of the same index (no OTF2 records) */
+     * even rank to the odd rank of the same index; then 5 ints broadcast
+     * from world rank 0 (MPI_ROOT; the other even ranks pass
+     * MPI_PROC_NULL) to the odd ranks (root 0 of their remote group).
+     * The export writes no MPI records for them (docs/export.md). */
     MPI_Comm inter;
     MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, r % 2 ? 0 : 1, 77, &inter);
     if (r % 2 == 0)
         MPI_Send(ib, 1, MPI_INT, hr, 71, inter);
     else
         MPI_Recv(ob, 1, MPI_INT, hr, 71, inter, MPI_STATUS_IGNORE);
+    MPI_Bcast(sbuf, 5, MPI_INT, r % 2 ? 0 : r == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
 
