@@ -17,6 +17,7 @@
 #include "call_tree.h"
 #include "commands.h"
 #include "event_output.h"
+#include "export_otf2.h"
 #include "out_file.h"
 #include "output.h"
 #include "scope_reader_comm.h"
@@ -41,13 +42,18 @@ static const char export_help[] =
     "  csv, json     the events, as `scope events --format csv|json`: the\n"
     "                columns of the Python module's events(), start, end\n"
     "                and duration in seconds from the run start\n"
+    "  otf2          an OTF2 archive for Vampir, Scalasca, Pipit: -o names\n"
+    "                a new (or empty) folder, which gets traces.otf2; one\n"
+    "                location per (rank, thread), enter/leave in recorded\n"
+    "                order, ns on the aligned timeline, MPI messages,\n"
+    "                requests and collectives (docs/export.md)\n"
     "\n"
     "options:\n"
-    "  --to FORMAT    chrome-trace, speedscope, folded, csv or json\n"
-    "  -o, --output FILE\n"
+    "  --to FORMAT    chrome-trace, speedscope, folded, csv, json or otf2\n"
+    "  -o, --output FILE (DIR for otf2)\n"
     "  -h, --help     this text\n";
 
-enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON };
+enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON, TO_OTF2 };
 
 /* Microseconds with 3 decimals from ns, exactly. */
 static void put_us(FILE *out, int64_t ns)
@@ -377,7 +383,8 @@ int scope_cmd_export(int argc, char **argv)
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "chrome-trace", "speedscope",
-                                           "folded", "csv", "json", NULL };
+                                           "folded", "csv", "json", "otf2",
+                                           NULL };
     int c, k, to = -1;
     const char *outpath = NULL;
     opterr = 0;
@@ -390,7 +397,7 @@ int scope_cmd_export(int argc, char **argv)
             if (!formats[k])
                 return scope__usage_error("export", "unknown format '%s' "
                                           "(chrome-trace, speedscope, folded, "
-                                          "csv or json)", optarg);
+                                          "csv, json or otf2)", optarg);
             to = k;
             break;
         case 'o':
@@ -409,10 +416,20 @@ int scope_cmd_export(int argc, char **argv)
         return scope__usage_error("export", "no output file given (-o)");
     if (optind >= argc)
         return scope__usage_error("export", "no profile path given");
+    if (to == TO_OTF2 && !strcmp(outpath, "-"))
+        return scope__usage_error("export", "--to otf2 writes a folder, not "
+                                  "stdout: give -o DIR");
+    if (to == TO_OTF2 && !scope__otf2_available())
+        return scope__fail_msg("export: scope was built without OTF2 (install "
+                               "libopen-trace-format2-dev and rebuild)");
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
     int status = 1;
+    if (to == TO_OTF2) {    /* a folder, not a stream: no out file */
+        status = scope__export_otf2(p, outpath);
+        goto fail_open;
+    }
     scope__out_file of;
     if (scope__out_open(&of, outpath) != 0)
         goto fail_open;
