@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""test_diff.py SCOPE PROFILE_DIR - `scope diff A B`: exact csv (regions
-matched by name, missing ones counted as 0, rows by |change in total|),
-parsed json, and usage / bad-input errors.
+"""test_diff.py SCOPE PROFILE_DIR - `scope diff A B` of one run against
+one: exact csv (regions matched by name, missing ones counted as 0, rows
+by |change in total|), parsed json, the warning that no test is possible,
+and usage / bad-input errors. Sets of runs: tests/compare.
 """
 import json
 import os
@@ -19,6 +20,10 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
+ONE_EACH = ("scope: diff: one run each: no test is possible, this is the plain change "
+            "(give several runs of each: A... --vs B..., or test the calls with --calls)\n")
+
+
 def prof(name):
     return os.path.join(DIR, name)
 
@@ -27,7 +32,7 @@ class Diff(unittest.TestCase):
     def test_csv(self):
         rc, out, err = run("diff", "--format", "csv", prof("two_ranks.h5"),
                            prof("schema3_two.h5"))
-        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual((rc, err), (0, ONE_EACH))
         self.assertEqual(out,
                          "region,calls_a,calls_b,total_a,total_b,total_change,"
                          "mean_a,mean_b,mean_change\n"
@@ -37,15 +42,15 @@ class Diff(unittest.TestCase):
 
     def test_json_same_run(self):
         rc, out, err = run("diff", "--format", "json", prof("run.h5"), prof("merged.h5"))
-        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual((rc, err), (0, ONE_EACH))
         rows = json.loads(out)["regions"]
         self.assertEqual(sorted(r["region"] for r in rows), [".", "100%", "a/b", "main"])
         self.assertEqual({r["total_change"] for r in rows}, {0})
 
     def test_errors(self):
         self.assertEqual(run("diff", prof("run.h5")),
-                         (2, "", "scope: diff: needs exactly two profiles, A and B "
-                                 "(try 'scope diff --help')\n"))
+                         (2, "", "scope: diff: needs two profiles A and B, or sets of "
+                                 "runs: A... --vs B... (try 'scope diff --help')\n"))
         rc, out, err = run("diff", prof("run.h5"), prof("truncated.h5"))
         self.assertEqual((rc, out, err.count("\n")), (1, "", 1))
         self.assertTrue(err.startswith("scope: " + prof("truncated.h5")))

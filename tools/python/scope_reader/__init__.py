@@ -854,3 +854,4 @@ def read_h5(path):
 # .bytes_received, .bytes(); ProfilingResults.comm_matrix(), .message_sizes()
 from . import comm as _comm  # noqa: E402
 _comm.attach(ProfilingResults, MPIRegion, _lib, _sig, _check, _p, ALL_RANKS)
+from .compare import compare  # noqa: E402,F401  (compare.py: sets of runs, statistics)
