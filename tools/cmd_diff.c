@@ -759,19 +759,25 @@ int scope_cmd_diff(int argc, char **argv)
     }
     if (open_runs(&a, pa, per_rank, "A") || open_runs(&b, pb, per_rank, "B"))
         goto done_ab;
-    if (a.n == 1 && b.n == 1 && !calls) {
-        fprintf(stderr, "scope: diff: one run each: no test is possible, this is the "
-                "plain change (give several runs of each: A... --vs B..., or test "
-                "the calls with --calls)\n");
-        status = plain_diff(pa[0], pb[0], format, wide);
-        goto done_ab;
-    }
     if (per_rank && !same_ranks(pa[0], pb[0])) {
         char r0[128], r1[128];
         rank_text(pa[0], r0, sizeof r0);
         rank_text(pb[0], r1, sizeof r1);
         fprintf(stderr, "scope: diff: --per-rank needs the same ranks in both sets: %s "
                 "has ranks %s, %s has ranks %s\n", a.paths[0], r0, b.paths[0], r1);
+        goto done_ab;
+    }
+    if (a.n == 1 && b.n == 1 && !calls) {
+        if (per_rank) {
+            fprintf(stderr, "scope: diff: --per-rank needs several runs per set, or "
+                    "--calls, to test anything; one run each gives the plain change "
+                    "of all ranks\n");
+            goto done_ab;
+        }
+        fprintf(stderr, "scope: diff: one run each: no test is possible, this is the "
+                "plain change (give several runs of each: A... --vs B..., or test "
+                "the calls with --calls)\n");
+        status = plain_diff(pa[0], pb[0], format, wide);
         goto done_ab;
     }
     nres = per_rank ? scope_profile_rank_count(pa[0]) : 1;
