@@ -507,8 +507,30 @@ static void put_json_row(const scope_region_change *c, int first)
     printf(", \"exact\": %s}", c->exact ? "true" : "false");
 }
 
-/* Rows of every result merged (per rank: each rank's rows), in the
- * result's order; per rank, by rank within the same order key. */
+/* The reader's order (scope_compare_sets) over the rows of all ranks:
+ * significant changes first, then the size of the relative change of the
+ * verdict's metric (a change from 0 first), then name, then rank. */
+static int cmp_rows_ranked(const void *x, const void *y, void *metric)
+{
+    const scope_region_change *a = *(const scope_region_change *const *)x;
+    const scope_region_change *b = *(const scope_region_change *const *)y;
+    int m = *(const int *)metric;
+    int sa = a->verdict == SCOPE_VERDICT_SLOWER || a->verdict == SCOPE_VERDICT_FASTER;
+    int sb = b->verdict == SCOPE_VERDICT_SLOWER || b->verdict == SCOPE_VERDICT_FASTER;
+    if (sa != sb)
+        return sb - sa;
+    double da = m ? a->total_change : a->median_change;
+    double db = m ? b->total_change : b->median_change;
+    da = isnan(da) ? INFINITY : fabs(da);
+    db = isnan(db) ? INFINITY : fabs(db);
+    if (da != db)
+        return da > db ? -1 : 1;
+    int c = strcmp(a->region, b->region);
+    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* Prints the rows of every result (per rank: of every rank, in one
+ * order) in the chosen format, after the warnings. Returns the status. */
 static int print_report(report *r)
 {
     int64_t total = 0;
@@ -521,6 +543,8 @@ static int print_report(report *r)
     for (int k = 0; k < r->nres; k++)
         for (int64_t i = 0; i < scope_compare_count(r->res[k]); i++)
             rows[n++] = scope_compare_row(r->res[k], i);
+    if (r->nres > 1 && n > 1)   /* per rank: one order over all the rows */
+        qsort_r(rows, (size_t)n, sizeof *rows, cmp_rows_ranked, &r->metric);
     for (int w = 0; w < r->nwarn; w++)
         fprintf(stderr, "scope: diff: %s\n", r->warn[w]);
     int status = 0;
@@ -615,9 +639,9 @@ static void size_warnings(report *r)
     if (minp >= alpha)
         snprintf(r->warn[r->nwarn++], sizeof r->warn[0], "too few runs to conclude "
                  "anything: with %d vs %d runs no two-sided test at %g %% can reject "
-                 "(the smallest p-value is %.3g); it needs at least %d runs each (or "
-                 "3 vs 5 at 95 %%)", na, nb, 100 * alpha, minp,
-                 scope_stat_min_runs(r->level));
+                 "(the smallest p-value is %.3g); it needs at least %d runs each%s",
+                 na, nb, 100 * alpha, minp, scope_stat_min_runs(r->level),
+                 fabs(r->level - 0.95) < 1e-12 ? " (or 3 vs 5)" : "");
 }
 
 static int parse_double(const char *s, double *out)
