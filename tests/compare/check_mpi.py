@@ -3,11 +3,15 @@
 PROGRAM (prog_slow.c) under Open MPI's mpirun with 4 ranks and the
 preload, 5 runs "before" and 5 runs "after" (interleaved, so that a drift
 of the machine hits both sets alike), where "after" sleeps 2 ms more in
-kernel() on each of its 10 calls per rank. Asserted:
+kernel() on each of its 10 calls per rank. A pair of runs in which the
+shared test machine stalled the processes (seen on the unchanged
+function alone, see disturbed()) is recorded again: 2 of 5 stalled
+baseline runs make any 5-vs-5 test blind, which is what the statistics
+are for, but not what this test checks. Asserted:
 
   1. kernel and its caller step come out "slower" (kernel's median call
      about +2 ms), and every other region except the callers
-     MPI_Init..MPI_Finalize (other, setup, MPI_Barrier, MPI_Init) "no
+     MPI_Init..MPI_Finalize (other, setup, MPI_Init) "no
      change"; at the level 0.99, where 5 vs 5 runs can only reject when
      the sets do not overlap at all (p = 2/252), so an unchanged region
      fails this test by chance less than 1 % of the time;
@@ -46,7 +50,10 @@ shutil.rmtree(OUT, ignore_errors=True)
 os.makedirs(OUT)
 conf = os.path.join(OUT, "scope.conf")
 with open(conf, "w") as f:
-    f.write("kernel\nother\nstep\nsetup\nMPI_Barrier\n")
+    # not MPI_Barrier: its wait is the others' lateness, which the change
+    # moves (4 ranks share 2 cores: ranks spinning in the barrier slow the
+    # ones still sleeping), so it may come out slower for a real reason
+    f.write("kernel\nother\nstep\nsetup\n")
 env = clean_env(drop=LAUNCHER_VARS, mpi_root=True)
 
 
@@ -59,11 +66,33 @@ def record(path, which, ranks=4):
         fail(f"{which} run {path}: status {p.returncode}: {p.stderr}")
 
 
+def disturbed(path):
+    """A run the shared machine stalled: other() sleeps 1 ms in every
+    run of both sets, so a median call of other() above 1.5 ms means the
+    processes waited for a CPU, whatever kernel() did. The rule looks at
+    the unchanged function only, the same for both sets, so it cannot
+    favour the change the test looks for."""
+    p = subprocess.run([SCOPE, "events", "--include", "^other$", "--format", "csv", path],
+                       capture_output=True, text=True)
+    d = sorted(float(x.split(",")[5]) for x in p.stdout.splitlines()[1:])
+    if len(d) != 40:
+        fail(f"{path}: {len(d)} calls of other, want 40: {p.stderr}")
+    return d[len(d) // 2] > 0.0015
+
+
 A = [os.path.join(OUT, "A", f"before{i}.h5") for i in range(1, RUNS + 1)]
 B = [os.path.join(OUT, "B", f"after{i}.h5") for i in range(1, RUNS + 1)]
+again = 0
 for a, b in zip(A, B):
-    record(a, "before")
-    record(b, "after")
+    for attempt in range(6):
+        record(a, "before")
+        record(b, "after")
+        if not (disturbed(a) or disturbed(b)):
+            break
+        again += 1
+    else:
+        fail("the machine stalled 6 pairs of runs in a row: too busy to measure")
+print(f"pairs of runs recorded again because the machine stalled them: {again}")
 
 
 def diff(*args):
@@ -105,7 +134,7 @@ def check_rows(rows, what):
 # 1. the sets, listed
 rows = rows_of("--level", "0.99", *A, "--vs", *B)
 by = check_rows(rows, "sets")
-check({r["region"] for r in rows} >= {"kernel", "step", "other", "setup", "MPI_Barrier"},
+check({r["region"] for r in rows} >= {"kernel", "step", "other", "setup", "MPI_Init"},
       f"regions {sorted(r['region'] for r in rows)}")
 check(rows[0]["region"] == "kernel", f"kernel first (largest change), not {rows[0]['region']}")
 check(all(r["runs_a"] == RUNS and r["runs_b"] == RUNS for r in rows), "5 runs each")

@@ -159,18 +159,21 @@ for r in tot["regions"]:
     want = r["total_p"] < 0.05 and ("slower" if r["total_b"] > r["total_a"] else "faster")
     check(r["verdict"] == (want or "no change"), f"metric total: {r['region']} verdict")
 
-p = diff("--format", "csv", A, "--vs", B)
+# the other forms, at 2,000 resamples to keep the test short
+quick = json.loads(diff("--format", "json", "--resamples", "2000", A, "--vs", B).stdout)
+qrows = quick["regions"]
+p = diff("--format", "csv", "--resamples", "2000", A, "--vs", B)
 check(p.returncode == 0, "csv")
 table = list(csv.DictReader(io.StringIO(p.stdout)))
 check(len(table) == 101, "csv rows")
-for c, j in zip(table, rows):
+for c, j in zip(table, qrows):
     check(c["region"] == j["region"] and c["verdict"] == j["verdict"], "csv order and verdicts")
     for k in ("median_change", "median_lo", "median_hi", "median_p", "total_p", "min_p"):
         check(close(float(c[k]), j[k], 1e-8), f"csv {k} of {c['region']}")
     check(close(float(c["median_a"]), j["median_a"]), f"csv median_a of {c['region']}")
 
-again = diff("--format", "json", A, "--vs", B).stdout
-check(again == json.dumps(doc) or json.loads(again) == doc, "the same seed: the same output")
+again = json.loads(diff("--format", "json", "--resamples", "2000", A, "--vs", B).stdout)
+check(again == quick, "the same seed: the same output")
 # with 5 runs the bootstrap distribution has few atoms and both seeds'
 # quantiles fall on the same ones; the pooled calls show the seed
 calls = [json.loads(diff("--format", "json", "--calls", "--resamples", "2000", "--seed", sd,
@@ -183,7 +186,7 @@ check(all((r["samples_a"], r["calls_a"], r["runs_a"]) == (40, 40, 1) for r in ca
       "--calls: every call of the run is a sample")
 
 # the table says it all in words
-p = diff(A, "--vs", B)
+p = diff("--resamples", "2000", A, "--vs", B)
 first = p.stdout.splitlines()[0]
 check(first.startswith("A: 5 runs, B: 5 runs; samples: one per run; 95 % intervals"), first)
 check(p.stdout.splitlines()[2].split()[:3] == ["slow", "all", "slower"], "table: slow first")
@@ -194,13 +197,26 @@ import scope_reader  # noqa: E402
 
 runs_a = [os.path.join(A, d) for d in sorted(os.listdir(A))]
 runs_b = [os.path.join(B, d) for d in sorted(os.listdir(B))]
-df = scope_reader.compare(runs_a, runs_b)  # same default seed and resamples
-check(list(df["region"]) == [r["region"] for r in rows], "python: the same rows in order")
-check(list(df["verdict"]) == [r["verdict"] for r in rows], "python: the same verdicts")
-check(all(close(x, r["median_p"]) for x, r in zip(df["median_p"], rows)), "python: p-values")
-check(all(close_s(x, r["median_a"]) for x, r in zip(df["median_a"], rows)),
+df = scope_reader.compare(runs_a, runs_b, resamples=2000)
+check(list(df["region"]) == [r["region"] for r in qrows], "python: the same rows in order")
+check(list(df["verdict"]) == [r["verdict"] for r in qrows], "python: the same verdicts")
+check(all(close(x, r["median_p"]) for x, r in zip(df["median_p"], qrows)), "python: p-values")
+check(all(close(x, r["median_lo"], 1e-8) for x, r in zip(df["median_lo"], qrows)),
+      "python: intervals")
+check(all(close_s(x, r["median_a"]) for x, r in zip(df["median_a"], qrows)),
       "python: medians in seconds")
-check(df.attrs.get("level") == 0.95, "python: level in attrs")
+check(df.attrs.get("level") == 0.95 and df.attrs.get("resamples") == 2000,
+      "python: settings in attrs")
+try:
+    scope_reader.compare([], runs_b)
+    check(False, "python: an empty set is an error")
+except ValueError as e:
+    check("empty" in str(e), f"python: empty set: {e}")
+try:
+    scope_reader.compare(runs_a, [os.path.join(OUT, "nothing.h5")])
+    check(False, "python: a missing run is an error")
+except scope_reader.ScopeError as e:
+    check("nothing.h5" in str(e), f"python: missing run: {e}")
 
 if failures:
     print(f"{len(failures)} failures", file=sys.stderr)
