@@ -207,6 +207,9 @@ check(all(close_s(x, r["median_a"]) for x, r in zip(df["median_a"], qrows)),
       "python: medians in seconds")
 check(df.attrs.get("level") == 0.95 and df.attrs.get("resamples") == 2000,
       "python: settings in attrs")
+dfr = scope_reader.compare(runs_a, runs_b, per_rank=True, resamples=2000)
+check(list(zip(dfr["region"], dfr["rank"])) == [(r["region"], r["rank"]) for r in pr],
+      "python per rank: the rows of scope diff --per-rank, in its order")
 try:
     scope_reader.compare([], runs_b)
     check(False, "python: an empty set is an error")

@@ -111,6 +111,13 @@ def compare(a, b, level=0.95, resamples=10000, seed=1, per_rank=False, rank=None
                 rows.append(row)
         finally:
             _free(res)
+    if len(ranks) > 1:      # one order over all the ranks' rows, as `scope diff`
+        key = "total_change" if metric == "total" else "median_change"
+
+        def order(r):
+            size = abs(r[key]) if r[key] == r[key] else float("inf")
+            return (r["verdict"] not in ("slower", "faster"), -size, r["region"], r["rank"])
+        rows.sort(key=order)
     cols = (["region", "rank", "verdict", "runs_a", "runs_b", "samples_a", "samples_b",
              "calls_a", "calls_b"] + _FIGURES + ["exact"])
     df = pd.DataFrame(rows, columns=cols)
