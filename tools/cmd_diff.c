@@ -335,11 +335,10 @@ static int same_ranks(const scope_profile *p, const scope_profile *q)
     return 1;
 }
 
-/* Opens every run; checks that no run is given twice and that the runs
- * of a set (with --per-rank: of both sets) have the same ranks, so that
- * a set is repetitions of one job. 0, or 1 after printing why not. */
-static int open_runs(run_list *l, scope_profile **out, int per_rank,
-                     const char *set)
+/* Opens every run of a set and checks that they have the same ranks, so
+ * that the set is repetitions of one job. 0, or 1 after printing why
+ * not. */
+static int open_runs(run_list *l, scope_profile **out, const char *set)
 {
     for (int i = 0; i < l->n; i++) {
         if (!(out[i] = scope__open_or_report(&l->paths[i], 1)))
@@ -355,7 +354,6 @@ static int open_runs(run_list *l, scope_profile **out, int per_rank,
             return 1;
         }
     }
-    (void)per_rank;
     return 0;
 }
 
@@ -781,7 +779,7 @@ int scope_cmd_diff(int argc, char **argv)
         scope__fail_msg("out of memory");
         goto done_ab;
     }
-    if (open_runs(&a, pa, per_rank, "A") || open_runs(&b, pb, per_rank, "B"))
+    if (open_runs(&a, pa, "A") || open_runs(&b, pb, "B"))
         goto done_ab;
     if (per_rank && !same_ranks(pa[0], pb[0])) {
         char r0[128], r1[128];

@@ -19,7 +19,9 @@ are for, but not what this test checks. Asserted:
   3. the two folders of runs (index files with their .ranks folders) give
      the same rows as the runs listed one by one;
   4. --calls on one run each: kernel slower, with 40 calls per side;
-  5. failure paths: a file that is not a profile (named in the message),
+  5. `scope export --to hatchet` of a real run: one root per rank, step
+     over kernel and other with 10 calls each, the run's mpi_size;
+  6. failure paths: a file that is not a profile (named in the message),
      an empty set, an empty folder, a set mixing a 2-rank run with 4-rank
      runs, the same run twice, --per-rank across sets of different ranks.
 """
@@ -172,6 +174,31 @@ check(rc == 0 and "no test is possible" in err and out.startswith("region"),
 rc, out, err = diff(A[0], A[1], "--vs", B[0], B[1])
 check(rc == 0 and "too few runs to conclude anything: with 2 vs 2 runs" in err and
       "needs at least 4 runs each" in err and "untested" in out, f"2 vs 2: {err}")
+
+# the hatchet export of a real 4-rank run: a root per rank, step (inside
+# MPI_Init..MPI_Finalize) over kernel and other, 10 calls each
+# (check_hatchet.py checks the form)
+rc = subprocess.run([SCOPE, "export", "--to", "hatchet", "-o", "-", B[0]], capture_output=True,
+                    text=True)
+roots = json.loads(rc.stdout)
+check([r["frame"]["name"] for r in roots] == [f"rank {i}" for i in range(4)], "hatchet: 4 ranks")
+
+
+def find(node, name):
+    """Every node called `name` below node."""
+    out = []
+    for c in node.get("children", []):
+        out += [c] if c["frame"]["name"] == name else []
+        out += find(c, name)
+    return out
+
+
+for r in roots:
+    steps = find(r, "step")
+    kids = {c["frame"]["name"]: c["metrics"]["calls"] for c in steps[0]["children"]} if steps else {}
+    check(len(steps) == 1 and steps[0]["metrics"]["calls"] == 10 and
+          kids == {"kernel": 10, "other": 10}, f"hatchet: {r['frame']['name']}: step {kids}")
+    check(r["metadata"]["mpi_size"] == 4, "hatchet: the run's mpi_size in the metadata")
 
 # 5. failure paths
 notprof = os.path.join(OUT, "notes.txt")

@@ -58,7 +58,6 @@ lib.scope_stat_median.argtypes = [D, I64]
 lib.scope_stat_median.restype = ctypes.c_double
 lib.scope_stat_bootstrap_ci.argtypes = [D, I64, D, I64, ctypes.c_int, ctypes.c_double,
                                         ctypes.c_int, ctypes.c_uint64, D, D]
-EINVAL = -22 if False else None  # read from the return value below
 
 
 def arr(v):
