@@ -260,7 +260,7 @@ int scope_stat_mann_whitney(const double *x, int64_t nx, const double *y,
     if (method == SCOPE_MWU_AUTO)
         method = (nx > 8 && ny > 8) || out->ties ? SCOPE_MWU_ASYMPTOTIC
                                                   : SCOPE_MWU_EXACT;
-    if (method == SCOPE_MWU_EXACT && (double)nx * (double)ny > 1e7)
+    if (method == SCOPE_MWU_EXACT && (double)nx * (double)ny > 1e6)
         method = SCOPE_MWU_ASYMPTOTIC;
     double p;
     if (method == SCOPE_MWU_EXACT) {

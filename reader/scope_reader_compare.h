@@ -70,8 +70,10 @@ typedef struct scope_mwu {
  * use_continuity=True, method=...). Returns 0, SCOPE_EINVAL (empty sample,
  * NaN, unknown method) or SCOPE_ENOMEM. Cost: sorting nx + ny values;
  * the exact distribution costs O(min(nx,ny)^2 * max(nx,ny)) time and
- * O(nx * ny) memory, so an exact request with nx * ny above 10^7 is
- * answered asymptotically (method says so). */
+ * 16 * nx * ny bytes, so an exact request with nx * ny above 10^6 is
+ * answered asymptotically (method says so; with one side of at most 8
+ * values, as 'auto' picks exact, the other then has over 125,000 and
+ * the normal approximation is as good). */
 SCOPE_READER_API int scope_stat_mann_whitney(const double *x, int64_t nx,
                                              const double *y, int64_t ny,
                                              int method, scope_mwu *out);

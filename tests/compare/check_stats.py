@@ -106,6 +106,13 @@ for name, x, y in cases:
     check(mwu(x, y, 0)[1].method == want_m, f"mwu {name}: auto chose {mwu(x, y, 0)[1].method}")
     check(mwu(x, y, 0)[1].ties == has_ties, f"mwu {name}: ties flag")
 
+# an exact request past 10^6 pairs is answered asymptotically, and says so
+big_x, big_y = rng.normal(0, 1, 1200), rng.normal(0.1, 1, 1000)
+rc, got = mwu(big_x, big_y, 1)
+want = stats.mannwhitneyu(big_x, big_y, method="asymptotic")
+check(rc == 0 and got.method == 2 and math.isclose(got.p, want.pvalue, rel_tol=1e-9),
+      f"mwu 1200v1000 exact request: method {got.method}, p {got.p} vs {want.pvalue}")
+
 rc, _ = mwu([], [1.0], 0)
 check(rc < 0, "mwu: an empty sample is an error")
 rc, _ = mwu([float("nan")], [1.0], 0)
