@@ -751,8 +751,7 @@ int scope_cmd_diff(int argc, char **argv)
     }
     if (vs ? pos[0].n == 0 || pos[1].n == 0 : pos[0].n != 2) {
         scope__usage_error("diff", vs ? "an empty set: give at least one run before "
-                           "and after --vs" : "needs two profiles A and B, or sets "
-                           "of runs: A... --vs B...");
+                           "and after --vs" : "needs exactly two profiles, A and B");
         goto done;
     }
     run_list a = { 0 }, b = { 0 };
@@ -773,7 +772,9 @@ int scope_cmd_diff(int argc, char **argv)
     for (int i = 0; i < pos[1].n; i++)
         if (add_runs(&b, pos[1].paths[i]))
             goto done_ab;
-    if (check_distinct(&a, &b))
+    /* a run in a set twice would count twice; one run against itself
+     * (the plain form) is a harmless check and stays allowed */
+    if ((a.n > 1 || b.n > 1) && check_distinct(&a, &b))
         goto done_ab;
     if (!(pa = calloc((size_t)a.n, sizeof *pa)) || !(pb = calloc((size_t)b.n, sizeof *pb))) {
         scope__fail_msg("out of memory");

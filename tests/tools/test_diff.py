@@ -49,8 +49,8 @@ class Diff(unittest.TestCase):
 
     def test_errors(self):
         self.assertEqual(run("diff", prof("run.h5")),
-                         (2, "", "scope: diff: needs two profiles A and B, or sets of "
-                                 "runs: A... --vs B... (try 'scope diff --help')\n"))
+                         (2, "", "scope: diff: needs exactly two profiles, A and B "
+                                 "(try 'scope diff --help')\n"))
         rc, out, err = run("diff", prof("run.h5"), prof("truncated.h5"))
         self.assertEqual((rc, out, err.count("\n")), (1, "", 1))
         self.assertTrue(err.startswith("scope: " + prof("truncated.h5")))
