@@ -45,8 +45,9 @@ static const char diff_help[] =
     "come first, largest relative change first.\n"
     "\n"
     "One run against one (A B, each a single run) prints the plain change\n"
-    "of totals, means and calls, and warns that no test is possible; or,\n"
-    "with --calls, tests the calls of the two runs against each other.\n"
+    "of totals, means and calls, and says that no test is possible (on\n"
+    "stderr with the table, in json's \"warnings\"); or, with --calls,\n"
+    "tests the calls of the two runs against each other.\n"
     "\n"
     "options:\n"
     "  --vs           the runs after it are set B\n"
@@ -100,6 +101,10 @@ static int stats_of(scope_profile *p, const char *name, scope_stats *st)
     return r < 0 ? 0 : scope_profile_stats(p, r, SCOPE_ALL_RANKS, st);
 }
 
+static const char one_run_note[] =
+    "one run each: no test is possible, this is the plain change (give several "
+    "runs of each: A... --vs B..., or test the calls with --calls)";
+
 /* The plain change of one run against one (no statistics possible):
  * the form `scope diff A B` always had. Returns the exit status. */
 static int plain_diff(scope_profile *pa, scope_profile *pb, int format,
@@ -140,7 +145,7 @@ static int plain_diff(scope_profile *pa, scope_profile *pb, int format,
         fputs("region,calls_a,calls_b,total_a,total_b,total_change,"
               "mean_a,mean_b,mean_change\n", stdout);
     else if (format == 2)
-        fputs("{\"regions\": [", stdout);
+        printf("{\"warnings\": [\"%s\"], \"regions\": [", one_run_note);
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         char ca[32], cb[32], ta[48], tb[48], td[48], ma[48], mb[48], md[48];
@@ -797,9 +802,8 @@ int scope_cmd_diff(int argc, char **argv)
                     "of all ranks\n");
             goto done_ab;
         }
-        fprintf(stderr, "scope: diff: one run each: no test is possible, this is the "
-                "plain change (give several runs of each: A... --vs B..., or test "
-                "the calls with --calls)\n");
+        if (format == 0)    /* csv and json are read by scripts: json says it */
+            fprintf(stderr, "scope: diff: %s\n", one_run_note);
         status = plain_diff(pa[0], pb[0], format, wide);
         goto done_ab;
     }
