@@ -2,7 +2,8 @@
  * cmd_export.c - `scope export PATH... --to FORMAT -o FILE`: the profile in
  * the formats other tools read, so a run can be looked at in Perfetto /
  * chrome://tracing (chrome-trace), speedscope (speedscope), any flame graph
- * tool (folded stacks), or a spreadsheet / script (csv, json events).
+ * tool (folded stacks), Hatchet and Thicket (hatchet), or a spreadsheet /
+ * script (csv, json events).
  *
  * chrome-trace and csv/json stream the events; speedscope and folded need
  * the nesting and go rank by rank through the reader's call stacks.
@@ -18,6 +19,7 @@
 #include "commands.h"
 #include "event_output.h"
 #include "export_otf2.h"
+#include "export_hatchet.h"
 #include "out_file.h"
 #include "output.h"
 #include "scope_reader_comm.h"
@@ -39,6 +41,13 @@ static const char export_help[] =
     "  folded        folded stacks for flamegraph.pl, inferno, speedscope:\n"
     "                one line 'outer;inner <self time in ns>' per call path,\n"
     "                all ranks added together (';' in a name becomes ':')\n"
+    "  hatchet       the call tree in Hatchet's literal JSON (a list of\n"
+    "                {\"frame\", \"metrics\", \"children\"} nodes) for LLNL's\n"
+    "                Hatchet (GraphFrame.from_literal) and Thicket: per rank a\n"
+    "                root \"rank N\" (type \"rank\") over that rank's tree, or\n"
+    "                with --aggregate the tree of all ranks added together;\n"
+    "                metrics \"time (inc)\" and \"time\" (self) in seconds and\n"
+    "                \"calls\"; each root holds the run's metadata\n"
     "  csv, json     the events, as `scope events --format csv|json`: the\n"
     "                columns of the Python module's events(), start, end\n"
     "                and duration in seconds from the run start\n"
@@ -49,11 +58,12 @@ static const char export_help[] =
     "                requests and collectives (docs/export.md)\n"
     "\n"
     "options:\n"
-    "  --to FORMAT    chrome-trace, speedscope, folded, csv, json or otf2\n"
+    "  --to FORMAT    chrome-trace, speedscope, folded, hatchet, csv, json or otf2\n"
+    "  --aggregate    hatchet: one tree of all ranks, not one per rank\n"
     "  -o, --output FILE (DIR for otf2)\n"
     "  -h, --help     this text\n";
 
-enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON, TO_OTF2 };
+enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON, TO_OTF2, TO_HATCHET };
 
 /* Microseconds with 3 decimals from ns, exactly. */
 static void put_us(FILE *out, int64_t ns)
@@ -379,13 +389,14 @@ int scope_cmd_export(int argc, char **argv)
     static const struct option opts[] = {
         { "to", required_argument, NULL, 't' },
         { "output", required_argument, NULL, 'o' },
+        { "aggregate", no_argument, NULL, 'A' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "chrome-trace", "speedscope",
-                                           "folded", "csv", "json", "otf2",
+                                           "folded", "csv", "json", "otf2", "hatchet",
                                            NULL };
-    int c, k, to = -1;
+    int c, k, to = -1, aggregate = 0;
     const char *outpath = NULL;
     opterr = 0;
     optind = 1;
@@ -397,11 +408,14 @@ int scope_cmd_export(int argc, char **argv)
             if (!formats[k])
                 return scope__usage_error("export", "unknown format '%s' "
                                           "(chrome-trace, speedscope, folded, "
-                                          "csv, json or otf2)", optarg);
+                                          "hatchet, csv, json or otf2)", optarg);
             to = k;
             break;
         case 'o':
             outpath = optarg;
+            break;
+        case 'A':
+            aggregate = 1;
             break;
         case 'h':
             fputs(export_help, stdout);
@@ -412,6 +426,8 @@ int scope_cmd_export(int argc, char **argv)
     }
     if (to < 0)
         return scope__usage_error("export", "no format given (--to)");
+    if (aggregate && to != TO_HATCHET)
+        return scope__usage_error("export", "--aggregate is for --to hatchet");
     if (!outpath)
         return scope__usage_error("export", "no output file given (-o)");
     if (optind >= argc)
@@ -442,6 +458,7 @@ int scope_cmd_export(int argc, char **argv)
     case TO_CHROME: status = write_chrome(out, p); break;
     case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;
     case TO_FOLDED: status = write_folded(out, p); break;
+    case TO_HATCHET: status = scope__write_hatchet(out, p, aggregate); break;
     case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0); break;
     default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0); break;
     }

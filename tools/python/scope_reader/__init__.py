@@ -860,3 +860,4 @@ _comm.attach(ProfilingResults, MPIRegion, _lib, _sig, _check, _p, ALL_RANKS)
 from . import waits as _waits  # noqa: E402
 _waits.attach(ProfilingResults, _lib, _sig, _check, _p)
 _C_STRUCTS.update(_waits.C_STRUCTS)
+from .compare import compare  # noqa: E402,F401  (compare.py: sets of runs, statistics)
