@@ -16,11 +16,15 @@ path), each with a value that does not parse. For a profiled program
     SCOPE_MEMORY_BUDGET, SCOPE_TRAMPOLINE: a config error), nothing is
     written at all.
 
+Under mpirun (3 ranks of fault_mpi), the variables every rank reads alike
+(SCOPE_MPI_DATA, SCOPE_CLOCK_FANOUT, SCOPE_HOST_FILES) are said once per
+job, by rank 0, and the job's output, status and profile are unchanged.
+
 For the `scope` tool: a malformed SCOPE_OPEN_TIMEOUT fails the command
 with the one line and no output; a malformed SCOPE_READER_JOBS is said
 once and the profile read serially, with the same output as a good value.
 
-  check_bad_numbers.py SCOPE PRELOAD FAULT_SERIAL CONFIG
+  check_bad_numbers.py SCOPE PRELOAD FAULT_SERIAL CONFIG FAULT_MPI
 """
 import csv
 import io
@@ -29,7 +33,9 @@ import subprocess
 import sys
 import tempfile
 
-scope, preload, prog, config = map(os.path.abspath, sys.argv[1:5])
+scope, preload, prog, config, prog_mpi = map(os.path.abspath, sys.argv[1:6])
+MPIRUN = ["mpirun", "--oversubscribe", "--mca", "btl_tcp_if_include", "lo",
+          "--mca", "oob_tcp_if_include", "lo", "-n", "3"]
 env = {k: v for k, v in os.environ.items()
        if (not k.startswith("SCOPE") or k == "SCOPE_TRAMPOLINE") and k != "LD_PRELOAD"}
 N = 7
@@ -159,6 +165,37 @@ with tempfile.TemporaryDirectory(prefix="scope-badnum-") as d:
     else:
         print("ok SCOPE_H5WRITER='/nonexistent/w': named once, program unchanged, journal kept")
 
+    # an MPI job: said once per job, by rank 0
+    mpi_env = dict(env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    mpi_cmd = MPIRUN + [prog_mpi, "clean", str(N)]
+    runs = {}
+    for label, extra in (("bare", {}), ("quiet", {"SCOPE_CONFIG": config}),
+                         ("bad", {"SCOPE_CONFIG": config, "SCOPE_MPI_DATA": "yes",
+                                  "SCOPE_CLOCK_FANOUT": "0", "SCOPE_HOST_FILES": "yes"})):
+        sub = os.path.join(d, f"mpi-{label}")
+        os.mkdir(sub)
+        if extra:
+            extra = dict(extra, LD_PRELOAD=preload, SCOPE_OUTPUT=os.path.join(sub, "prof.h5"))
+        p = subprocess.run(mpi_cmd, env=dict(mpi_env, **extra), cwd=sub, capture_output=True,
+                           text=True, timeout=180)
+        runs[label] = (p, sub)
+    (bare_mpi, _), (quiet_mpi, _), (bad_mpi, bad_sub) = runs["bare"], runs["quiet"], runs["bad"]
+    if (bad_mpi.returncode, sorted(bad_mpi.stdout.splitlines())) != \
+            (bare_mpi.returncode, sorted(bare_mpi.stdout.splitlines())):
+        fail(f"mpirun: ended {bad_mpi.returncode} {bad_mpi.stdout!r}, bare "
+             f"{bare_mpi.returncode} {bare_mpi.stdout!r}")
+    want = sorted(scope_lines(quiet_mpi.stderr) + [
+        "scope: SCOPE_MPI_DATA: must be 0 or 1, not 'yes'; using 1",
+        "scope: SCOPE_CLOCK_FANOUT: must be between 1 and 64, not '0'; using 16",
+        "scope: SCOPE_HOST_FILES: must be 0, 1 or auto, not 'yes'; using auto"])
+    if scope_lines(bad_mpi.stderr) != want:
+        fail(f"mpirun: said {scope_lines(bad_mpi.stderr)!r}, expected {want!r}")
+    calls = calls_of(os.path.join(bad_sub, "prof.h5"))
+    if not isinstance(calls, dict) or calls.get("work") != 3 * N or calls.get("MPI_Barrier") != 3:
+        fail(f"mpirun: the profile holds {calls}, expected work: {3 * N}, MPI_Barrier: 3")
+    else:
+        print("ok mpirun -n 3: three malformed values said once per job, job unchanged")
+
     # the tool: a profile to read
     good_h5 = os.path.join(d, "case0", "prof.h5")
     summary = [scope, "summary", "--format", "csv", good_h5]
@@ -187,4 +224,4 @@ with tempfile.TemporaryDirectory(prefix="scope-badnum-") as d:
 
 if failures:
     sys.exit(1)
-print(f"check_bad_numbers: {len(PROFILED) + 3} malformed values named once; programs unchanged")
+print(f"check_bad_numbers: {len(PROFILED) + 6} malformed values named once; programs unchanged")
