@@ -32,6 +32,7 @@
 #include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"
+#include "settings.h"
 
 /* How a function's arguments describe what it moves (see bytes_of). */
 enum kind {
@@ -118,10 +119,9 @@ int scope__mpi_capture_enabled(void)
     static int decided = -1;
     if (decided >= 0)
         return decided;
-    const char *v = getenv("SCOPE_MPI_DATA");
-    decided = !(v && strcmp(v, "0") == 0);
-    if (v && *v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0 && scope__launcher_rank() <= 0)
-        fprintf(stderr, "scope: SCOPE_MPI_DATA must be 0 or 1, not '%s'; using 1\n", v);
+    decided = (int)scope__setting_u(SCOPE_SET_MPI_DATA);
+    if (scope__launcher_rank() <= 0)
+        scope__setting_say(SCOPE_SET_MPI_DATA, "using 1");
     return decided;
 }
 

@@ -53,6 +53,7 @@
 #include "scope_internal.h"
 #include "self.h"
 #include "self_depth.h"
+#include "settings.h"
 
 #define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
@@ -143,14 +144,11 @@ void scope__tramp_select(void)
 
 int scope__tramp_mode_from_env(void)
 {
-    const char *m = getenv("SCOPE_TRAMPOLINE");
-    if (m == NULL || *m == '\0')
-        return SCOPE_TRAMP_DEFAULT;
-    if (strcmp(m, "call") == 0)
-        return SCOPE_TRAMP_CALL;
-    if (strcmp(m, "redirect") == 0)
-        return SCOPE_TRAMP_REDIRECT;
-    return -1;
+    /* the settings table's word and default (base/settings_table.c) */
+    const scope_setting_value *m = scope__setting(SCOPE_SET_TRAMPOLINE);
+    if (m->state == SCOPE_SETTING_BAD)
+        return -1;
+    return m->u == SCOPE_TRAMPOLINE_REDIRECT ? SCOPE_TRAMP_REDIRECT : SCOPE_TRAMP_CALL;
 }
 
 /* ------------------------------------------------------- per-thread setup */
