@@ -39,7 +39,6 @@
 #include "clock.h"
 #include "shadow_stack.h"
 
-#include <cpuid.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -47,6 +46,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arch_trampoline.h"
 #include "callsites.h"
 #include "mpi_capture.h"
 #include "patch.h"
@@ -97,48 +97,15 @@ static _Atomic uint64_t n_overflow, n_busy, n_unwound;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* Defined in trampoline.S. */
-extern char scope__tramp_entry_sse[], scope__tramp_exit_sse[];
-extern char scope__tramp_entry_avx[], scope__tramp_exit_avx[];
-extern char scope__tramp_entry_avx512[], scope__tramp_exit_avx512[];
-extern char scope__tramp_centry_sse[], scope__tramp_cexit_sse[];
-extern char scope__tramp_centry_avx[], scope__tramp_cexit_avx[];
-extern char scope__tramp_centry_avx512[], scope__tramp_cexit_avx512[];
-
 int scope__tramp_call_mode;
-
-static uint64_t xgetbv0(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return ((uint64_t)hi << 32) | lo;
-}
 
 void scope__tramp_select(void)
 {
     scope__self_init();
-    unsigned a, b, c, d;
-    int avx = 0, avx512 = 0;
-    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
-        uint64_t xcr0 = xgetbv0();
-        avx = (xcr0 & 6) == 6;
-        if (avx && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F))
-            avx512 = (xcr0 & 0xe6) == 0xe6;
-    }
-    /* [call?][variant]: entry and exit paths (trampoline.S) */
-    static char *const paths[2][3][2] = {
-        { { scope__tramp_entry_sse, scope__tramp_exit_sse },
-          { scope__tramp_entry_avx, scope__tramp_exit_avx },
-          { scope__tramp_entry_avx512, scope__tramp_exit_avx512 } },
-        { { scope__tramp_centry_sse, scope__tramp_cexit_sse },
-          { scope__tramp_centry_avx, scope__tramp_cexit_avx },
-          { scope__tramp_centry_avx512, scope__tramp_cexit_avx512 } },
-    };
     int mode = scope__tramp_mode_from_env();
     scope__tramp_call_mode = mode == SCOPE_TRAMP_CALL;
-    int v = avx512 ? 2 : avx ? 1 : 0;
-    scope__tramp_entry_addr = (uintptr_t)paths[scope__tramp_call_mode][v][0];
-    scope__tramp_exit_addr = (uintptr_t)paths[scope__tramp_call_mode][v][1];
+    scope__arch_tramp_pick(scope__tramp_call_mode, &scope__tramp_entry_addr,
+                           &scope__tramp_exit_addr);
 }
 
 int scope__tramp_mode_from_env(void)
@@ -317,7 +284,7 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
 uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax)
 {
     struct shadow *s = tls_ss;
-    uintptr_t r = sp - 8;
+    uintptr_t r = sp - SCOPE_ARCH_SLOT_BELOW_SP;
     uint32_t depth = s->depth;
     /* The newest frame with this slot is the one returning; anything
      * pushed after it was skipped by a longjmp we did not see. */
