@@ -1,7 +1,10 @@
 /*
  * shadow_stack.c - per-thread shadow stack of instrumented calls: the C
- * code the entry and exit paths of trampoline.S call, and the fix-ups for
- * longjmp, C++ exceptions and thread exit.
+ * code the entry and exit paths of arch/<cpu>/arch_trampoline.S call, and
+ * the fix-ups for longjmp, C++ exceptions and thread exit. Where a running
+ * function keeps its redirected return address is the CPU's
+ * (scope__arch_home: the slot on x86-64, the saved x30 of its frame record
+ * on aarch64).
  *
  * Each thread gets, on its first instrumented call, an anonymous mapping of
  * MAX_FRAMES frames (reserved, not committed: pages are touched only as
@@ -54,7 +57,7 @@
 #include "self.h"
 #include "self_depth.h"
 
-#define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
+#define MAX_FRAMES (1u << 17)           /* 131072 frames, 6 MiB reserved */
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
 #define FRAME_MPI 2u
 #define FRAME_WALKED 4u                 /* a call-site walk wrote `ret` back */
@@ -72,6 +75,9 @@ struct frame {
     uint16_t level;         /* the exception level that restored it; 0:
                                none (redirected, or gone) */
     uint64_t thrown;        /* when that exception was thrown */
+    uintptr_t home;         /* where a throw or walk found the return
+                               address (arch_trampoline.h) */
+    uintptr_t was;          /* and what it held there: the exit path's */
 };
 
 struct shadow {
@@ -348,8 +354,11 @@ void scope__shadow_restore(void)
     uint32_t level = ++s->in_flight;
     if (level > UINT16_MAX)             /* nested that deep: share the top */
         level = s->in_flight = UINT16_MAX;
+    struct scope__arch_homes h;
+    scope__arch_homes_begin(&h, (uintptr_t)__builtin_frame_address(0), s->stack_lo, s->stack_hi);
     for (uint32_t i = s->depth; i-- > 0;) {
         struct frame *f = &s->f[i];
+        uintptr_t *home = scope__arch_home(&h, f->slot, i + 1 < s->depth ? s->f[i + 1].slot : 0);
         if (f->level)
             continue;                   /* an older exception's */
         f->level = (uint16_t)level;
@@ -358,8 +367,10 @@ void scope__shadow_restore(void)
          * any other frame is gone (its slot may be another call's now). A
          * tail-call chain shares one slot: the newer frames hold the exit
          * path as `ret`, so the slot keeps it until the oldest's turn. */
-        if (*(uintptr_t *)f->slot == scope__tramp_exit_addr) {
-            *(uintptr_t *)f->slot = f->ret;
+        if (home && scope__arch_strip(*home) == scope__tramp_exit_addr) {
+            f->home = (uintptr_t)home;
+            f->was = *home;
+            *home = scope__arch_signed_like(f->was, f->ret, f->slot);
             f->flags |= FRAME_RESTORED;
         }
     }
@@ -393,7 +404,7 @@ void scope__shadow_caught(uintptr_t sp)
                 continue;               /* still unwound through, or live */
             f->level = 0;
             if (f->flags & FRAME_RESTORED) {
-                *(uintptr_t *)f->slot = scope__tramp_exit_addr;
+                *(uintptr_t *)f->home = f->was;
                 f->flags &= (uint16_t)~FRAME_RESTORED;
             }
         }
@@ -406,11 +417,16 @@ void scope__shadow_walk_begin(void)
     struct shadow *s = tls_ss;
     if (!s)
         return;
+    struct scope__arch_homes h;
+    scope__arch_homes_begin(&h, (uintptr_t)__builtin_frame_address(0), s->stack_lo, s->stack_hi);
     for (uint32_t i = s->depth; i-- > 0;) {
         struct frame *f = &s->f[i];
-        if (f->level || *(uintptr_t *)f->slot != scope__tramp_exit_addr)
+        uintptr_t *home = scope__arch_home(&h, f->slot, i + 1 < s->depth ? s->f[i + 1].slot : 0);
+        if (f->level || !home || scope__arch_strip(*home) != scope__tramp_exit_addr)
             continue;                   /* restored by a throw, or gone */
-        *(uintptr_t *)f->slot = f->ret;
+        f->home = (uintptr_t)home;
+        f->was = *home;
+        *home = scope__arch_signed_like(f->was, f->ret, f->slot);
         f->flags |= FRAME_WALKED;
     }
 }
@@ -429,7 +445,7 @@ void scope__shadow_walk_end(void)
     for (uint32_t i = 0; i < s->depth; i++) {
         struct frame *f = &s->f[i];
         if (f->flags & FRAME_WALKED) {
-            *(uintptr_t *)f->slot = scope__tramp_exit_addr;
+            *(uintptr_t *)f->home = f->was;
             f->flags &= (uint16_t)~FRAME_WALKED;
         }
     }

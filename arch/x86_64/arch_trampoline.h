@@ -64,4 +64,40 @@ static inline void scope__arch_tramp_pick(int call_mode, uintptr_t *entry, uintp
     *exit_ = (uintptr_t)paths[call_mode != 0][v][1];
 }
 
+/* Where an open call's redirected return address lives while the function
+ * runs, for the fix-ups that put the original back (a throw, a stack walk;
+ * shadow_stack.c): on x86-64 the slot itself, the word the call pushed,
+ * which the function never moves. Asked for the open frames newest first;
+ * `newer` is the slot of the next newer frame (0 for the newest). */
+struct scope__arch_homes {
+    int unused;
+};
+
+static inline void scope__arch_homes_begin(struct scope__arch_homes *h, uintptr_t fp,
+                                           uintptr_t stack_lo, uintptr_t stack_hi)
+{
+    (void)h; (void)fp; (void)stack_lo; (void)stack_hi;
+}
+
+static inline uintptr_t *scope__arch_home(struct scope__arch_homes *h, uintptr_t slot,
+                                          uintptr_t newer)
+{
+    (void)h; (void)newer;
+    return (uintptr_t *)slot;
+}
+
+/* A return address as stored, without a pointer signature: as is here. */
+static inline uintptr_t scope__arch_strip(uintptr_t v)
+{
+    return v;
+}
+
+/* `value` to store at a home that held `was`, signed as `was` was: no
+ * signatures here. */
+static inline uintptr_t scope__arch_signed_like(uintptr_t was, uintptr_t value, uintptr_t slot)
+{
+    (void)was; (void)slot;
+    return value;
+}
+
 #endif /* SCOPE_ARCH_TRAMPOLINE_H */
