@@ -37,6 +37,11 @@
 .macro SAVE_ALL
     stp x29, x30, [sp, #-16]!
     mov x29, sp
+    SAVE_REST
+.endm
+
+/* Below the frame record: x29 = entry sp - 16. */
+.macro SAVE_REST
     sub sp, sp, #272
     stp x1, x0, [x29, #-16]
     stp x3, x2, [x29, #-32]
@@ -79,10 +84,13 @@
 .macro ENTER
     .cfi_startproc
     bti c
-    SAVE_ALL
-    .cfi_def_cfa x29, 16
+    stp x29, x30, [sp, #-16]!
+    .cfi_def_cfa_offset 16
     .cfi_offset x29, -16
     .cfi_offset x30, -8
+    mov x29, sp
+    .cfi_def_cfa_register x29
+    SAVE_REST
     mov x0, x16
     add x1, x29, #8                 /* the slot: entry sp - 8 */
     mov x2, x29                     /* the saved argument registers lie below */
