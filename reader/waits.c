@@ -282,6 +282,8 @@ struct gather {
     struct scope__coll *coll;
     int64_t nc, capc;
     int64_t seq;
+    uint8_t *op, *kind;         /* per region: classify(), once */
+    int32_t *cls;
 };
 
 static int push(void **v, int64_t *n, int64_t *cap, size_t sz)
@@ -346,9 +348,7 @@ static int complete(struct gather *g, int rank, const scope_requests *rq, const 
     e->done_region = rq->done_region[row];
     e->done_call = k;
     e->done_end = en[k];
-    uint8_t kind;
-    int32_t cls;
-    if (classify(scope_profile_region_name(g->p, e->done_region), &kind, &cls) == SCOPE__W_WAIT) {
+    if (g->op[e->done_region] == SCOPE__W_WAIT) {
         e->blk_region = e->done_region;
         e->blk_call = k;
         e->blk_start = s[k];
@@ -382,9 +382,9 @@ static int gather_rank(struct gather *g, int k)
     qsort(ix, (size_t)rq.n, sizeof *ix, cmp_req);
     int nreg = scope_profile_region_count(p);
     for (int r = 0; r < nreg && rc == 0; r++) {
-        uint8_t kind = 0;
-        int32_t cls = -1;
-        int op = classify(scope_profile_region_name(p, r), &kind, &cls);
+        uint8_t kind = g->kind[r];
+        int32_t cls = g->cls[r];
+        int op = g->op[r];
         if (op == SCOPE__W_NONE || scope_profile_calls(p, r, rank) <= 0)
             continue;
         const int64_t *s, *e;
@@ -474,6 +474,55 @@ out:
     return rc;
 }
 
+/* Allocates the gathering arrays at their final size, from the call
+ * counts (no data read): growing them by doubling copied and first-touched
+ * a few hundred MB for a few million calls, which cost more than the
+ * matching. Huge pages where the kernel gives them (scope__malloc_big). */
+static int presize(struct gather *g, struct scope__cand_list *cands, int nreg)
+{
+    int64_t ns = 0, nr = 0, nc = 0;
+    for (int r = 0; r < nreg; r++) {
+        int64_t n = scope_profile_calls(g->p, r, SCOPE_ALL_RANKS);
+        if (n <= 0)
+            continue;
+        switch (g->op[r]) {
+        case SCOPE__W_SEND:
+        case SCOPE__W_ISEND:
+            ns += n;
+            break;
+        case SCOPE__W_RECV:
+        case SCOPE__W_IRECV:
+            nr += n;
+            break;
+        case SCOPE__W_SENDRECV:
+        case SCOPE__W_START:
+            ns += n;
+            nr += n;
+            break;
+        default:
+            if (g->op[r] >= SCOPE__W_BARRIER)
+                nc += n;
+        }
+    }
+    g->sends = scope__malloc_big((size_t)(ns + 1) * sizeof *g->sends);
+    g->recvs = scope__malloc_big((size_t)(nr + 1) * sizeof *g->recvs);
+    g->coll = scope__malloc_big((size_t)(nc + 1) * sizeof *g->coll);
+    cands->v = scope__malloc_big((size_t)(ns + nr + nc + 1) * sizeof *cands->v);
+    if (!g->sends || !g->recvs || !g->coll || !cands->v)
+        return SCOPE_ENOMEM;
+    g->caps = ns + 1;
+    g->capr = nr + 1;
+    g->capc = nc + 1;
+    cands->cap = ns + nr + nc + 1;
+    if (!(g->w->flags & SCOPE_WAITS_NO_MESSAGES)) {
+        int64_t m = (ns < nr ? ns : nr) + 1;
+        if (!(g->w->msgs = scope__malloc_big((size_t)m * sizeof *g->w->msgs)))
+            return SCOPE_ENOMEM;
+        g->w->capmsgs = m;
+    }
+    return 0;
+}
+
 static int cmp_cand(const void *x, const void *y)
 {
     const struct scope__cand *a = x, *b = y;
@@ -512,8 +561,8 @@ static int cmp_row_time(const void *x, const void *y)
 static int fold(struct scope_waits *w, struct scope__cand_list *l)
 {
     qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_cand);
-    w->calls = malloc((size_t)(l->n ? l->n : 1) * sizeof *w->calls);
-    w->rows = malloc((size_t)(l->n ? l->n : 1) * sizeof *w->rows);
+    w->calls = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *w->calls);
+    w->rows = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *w->rows);
     if (!w->calls || !w->rows)
         return SCOPE_ENOMEM;
     for (int64_t i = 0; i < l->n; i++) {
@@ -603,6 +652,18 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
         w->flags = flags;
         rc = clock_facts(p, w);
     }
+    int nreg = scope_profile_region_count(p);
+    if (rc == 0) {
+        g.op = calloc((size_t)nreg + 1, 1);
+        g.kind = calloc((size_t)nreg + 1, 1);
+        g.cls = calloc((size_t)nreg + 1, sizeof *g.cls);
+        if (!g.op || !g.kind || !g.cls)
+            rc = SCOPE_ENOMEM;
+        for (int r = 0; rc == 0 && r < nreg; r++)
+            g.op[r] = (uint8_t)classify(scope_profile_region_name(p, r), &g.kind[r], &g.cls[r]);
+    }
+    if (rc == 0)
+        rc = presize(&g, &cands, nreg);
     for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
         rc = gather_rank(&g, k);
     if (rc == 0)
@@ -635,6 +696,9 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
             rc = SCOPE_ENOMEM;
     }
     free(members);
+    free(g.op);
+    free(g.kind);
+    free(g.cls);
     free(g.sends);
     free(g.recvs);
     free(g.coll);

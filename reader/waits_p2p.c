@@ -19,46 +19,115 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader_internal.h"
 #include "scope_error.h"
 #include "waits_internal.h"
 
-static int cmp_key(const struct scope__p2p *a, const struct scope__p2p *b, int with_tag)
+/* Ends are grouped by key (sender, receiver, communicator and, in the
+ * first pass, tag) through a hash table, then ordered by post time within
+ * each group: O(n) plus small sorts. A global sort of the ends (or of
+ * 32-byte keys) cost ten times the rest of the matching, most of it in
+ * moving memory. */
+struct group_key {
+    uint64_t pair;      /* sender << 44 | receiver << 24 | communicator */
+    uint64_t tag;       /* biased tag + 1; 0: an empty slot */
+};
+
+static uint64_t pair_of(const struct scope__p2p *e)
 {
-    if (a->s != b->s)
-        return a->s < b->s ? -1 : 1;
-    if (a->r != b->r)
-        return a->r < b->r ? -1 : 1;
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
-    if (with_tag && a->tag != b->tag)
-        return a->tag < b->tag ? -1 : 1;
+    return (uint64_t)(uint32_t)e->s << 44 | (uint64_t)(uint32_t)e->r << 24 |
+           (uint64_t)(uint32_t)e->comm;
+}
+
+static uint64_t tag_of(const struct scope__p2p *e, int with_tag)
+{
+    return with_tag ? (uint64_t)((uint32_t)e->tag ^ 0x80000000u) + 1 : 1;
+}
+
+struct groups {
+    struct group_key *slot;     /* open addressing */
+    int32_t *gid_of_slot;
+    size_t cap;
+    int32_t n;
+};
+
+/* The group id of a key, made on first sight; -1 when out of memory. */
+static int32_t group_id(struct groups *g, uint64_t pair, uint64_t tag)
+{
+    uint64_t h = (pair ^ (tag * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    size_t i = (size_t)(h >> 17) & (g->cap - 1);
+    while (g->slot[i].tag) {
+        if (g->slot[i].pair == pair && g->slot[i].tag == tag)
+            return g->gid_of_slot[i];
+        i = (i + 1) & (g->cap - 1);
+    }
+    g->slot[i] = (struct group_key){ pair, tag };
+    g->gid_of_slot[i] = g->n;
+    return g->n++;
+}
+
+/* The ends `take` admits, grouped: order[start[k] .. start[k + 1]) are
+ * group k's indices into v by post time (ties by index). */
+static int grouped(const struct scope__p2p *v, int64_t n, int (*take)(const struct scope__p2p *),
+                   const int32_t *gid, int32_t ngroups, int64_t **order, int64_t **start)
+{
+    *order = scope__malloc_big((size_t)(n ? n : 1) * sizeof **order);
+    *start = calloc((size_t)ngroups + 2, sizeof **start);
+    if (!*order || !*start)
+        return SCOPE_ENOMEM;
+    int64_t *at = *start;
+    for (int64_t i = 0; i < n; i++)
+        if (take(&v[i]))
+            at[gid[i] + 2]++;
+    for (int32_t k = 0; k < ngroups; k++)
+        at[k + 2] += at[k + 1];
+    /* at[k + 1]: where group k's next index goes; after the scatter,
+     * at[k + 1] is group k's end, which is group k + 1's start */
+    for (int64_t i = 0; i < n; i++)
+        if (take(&v[i]))
+            (*order)[at[gid[i] + 1]++] = i;
     return 0;
 }
 
-static int cmp_order(const struct scope__p2p *a, const struct scope__p2p *b)
+/* qsort_r: two profiles may be analysed on two threads at once */
+static int cmp_post(const void *x, const void *y, void *base)
 {
-    if (a->post != b->post)
-        return a->post < b->post ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    const struct scope__p2p *ea = (const struct scope__p2p *)base + a,
+                            *eb = (const struct scope__p2p *)base + b;
+    if (ea->post != eb->post)
+        return ea->post < eb->post ? -1 : 1;
+    return a < b ? -1 : a > b;
 }
 
-static int cmp_tagged(const void *x, const void *y)
+/* Sorts each group by post time, where gathering (region by region) did
+ * not already leave it so. */
+static void by_post(const struct scope__p2p *v, int64_t *order, const int64_t *start,
+                    int32_t ngroups)
 {
-    const struct scope__p2p *a = x, *b = y;
-    /* wildcard receives sort last, out of the tagged runs */
-    if (a->wild != b->wild)
-        return a->wild ? 1 : -1;
-    int c = cmp_key(a, b, 1);
-    return c ? c : cmp_order(a, b);
+    for (int32_t k = 0; k < ngroups; k++) {
+        int64_t a = start[k], b = start[k + 1];
+        int sorted = 1;
+        for (int64_t i = a + 1; i < b && sorted; i++)
+            sorted = v[order[i - 1]].post <= v[order[i]].post;
+        if (!sorted)
+            qsort_r(order + a, (size_t)(b - a), sizeof *order, cmp_post, (void *)v);
+    }
 }
 
-static int cmp_untagged(const void *x, const void *y)
+static int send_open(const struct scope__p2p *e)
 {
-    const struct scope__p2p *a = x, *b = y;
-    if (a->matched != b->matched)
-        return a->matched ? 1 : -1;
-    int c = cmp_key(a, b, 0);
-    return c ? c : cmp_order(a, b);
+    return !e->matched;
+}
+
+static int recv_tagged(const struct scope__p2p *e)
+{
+    return !e->matched && !e->wild;
+}
+
+static int recv_wild(const struct scope__p2p *e)
+{
+    return !e->matched && e->wild;
 }
 
 static int add_msg(struct scope_waits *w, const scope_message *m)
@@ -126,39 +195,6 @@ static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *
     return 0;
 }
 
-/* Pairs runs of equal keys in order: a[ia..) and b[ib..) both sorted. */
-static int pair_runs(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
-                     struct scope__p2p *recvs, int64_t nr, int with_tag,
-                     struct scope__cand_list *cands)
-{
-    int64_t i = 0, j = 0;
-    while (i < ns && j < nr) {
-        if (sends[i].matched) {
-            i++;
-            continue;
-        }
-        /* the first pass leaves the receives of unknown tag out, the
-         * second takes only them */
-        if (recvs[j].matched || recvs[j].wild == with_tag) {
-            j++;
-            continue;
-        }
-        int c = cmp_key(&sends[i], &recvs[j], with_tag);
-        if (c < 0) {
-            i++;
-        } else if (c > 0) {
-            j++;
-        } else {
-            int rc = pair(w, &sends[i], &recvs[j], cands);
-            if (rc < 0)
-                return rc;
-            i++;
-            j++;
-        }
-    }
-    return 0;
-}
-
 static int count_unmatched(struct scope_waits *w, const struct scope__p2p *v, int64_t n, int is_send)
 {
     for (int64_t i = 0; i < n; i++) {
@@ -187,25 +223,66 @@ static int count_unmatched(struct scope_waits *w, const struct scope__p2p *v, in
     return 0;
 }
 
+/* One pass: the open sends against the receives `take` admits; the
+ * i-th send of a key went to the i-th receive of that key. */
+static int pass(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
+                struct scope__p2p *recvs, int64_t nr, int with_tag,
+                int (*take)(const struct scope__p2p *), struct scope__cand_list *cands)
+{
+    int64_t nk = 0;
+    for (int64_t j = 0; j < nr; j++)
+        nk += take(&recvs[j]);
+    if (nk == 0)
+        return 0;
+    struct groups g = { 0 };
+    g.cap = 64;
+    while (g.cap < 2 * (size_t)(ns + nr))
+        g.cap *= 2;
+    g.slot = scope__malloc_big(g.cap * sizeof *g.slot);
+    g.gid_of_slot = scope__malloc_big(g.cap * sizeof *g.gid_of_slot);
+    int32_t *gs = scope__malloc_big((size_t)(ns ? ns : 1) * sizeof *gs);
+    int32_t *gr = scope__malloc_big((size_t)(nr ? nr : 1) * sizeof *gr);
+    int64_t *os = NULL, *ss = NULL, *orr = NULL, *sr = NULL;
+    int rc = SCOPE_ENOMEM;
+    if (!g.slot || !g.gid_of_slot || !gs || !gr)
+        goto out;
+    memset(g.slot, 0, g.cap * sizeof *g.slot);
+    for (int64_t j = 0; j < nr; j++)
+        gr[j] = take(&recvs[j]) ? group_id(&g, pair_of(&recvs[j]), tag_of(&recvs[j], with_tag)) : -1;
+    for (int64_t i = 0; i < ns; i++)
+        gs[i] = send_open(&sends[i]) ? group_id(&g, pair_of(&sends[i]), tag_of(&sends[i], with_tag))
+                                     : -1;
+    if (grouped(sends, ns, send_open, gs, g.n, &os, &ss) < 0 ||
+        grouped(recvs, nr, take, gr, g.n, &orr, &sr) < 0)
+        goto out;
+    by_post(sends, os, ss, g.n);
+    by_post(recvs, orr, sr, g.n);
+    rc = 0;
+    for (int32_t k = 0; k < g.n && rc == 0; k++)
+        for (int64_t i = ss[k], j = sr[k]; i < ss[k + 1] && j < sr[k + 1] && rc == 0; i++, j++)
+            rc = pair(w, &sends[os[i]], &recvs[orr[j]], cands);
+out:
+    free(g.slot);
+    free(g.gid_of_slot);
+    free(gs);
+    free(gr);
+    free(os);
+    free(ss);
+    free(orr);
+    free(sr);
+    return rc;
+}
+
 int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
                            struct scope__p2p *recvs, int64_t nr, struct scope__cand_list *cands)
 {
-    qsort(sends, (size_t)ns, sizeof *sends, cmp_tagged);
-    qsort(recvs, (size_t)nr, sizeof *recvs, cmp_tagged);
-    int rc = pair_runs(w, sends, ns, recvs, nr, 1, cands);
-    if (rc < 0)
-        return rc;
+    int rc = pass(w, sends, ns, recvs, nr, 1, recv_tagged, cands);
     /* second pass: receives of unknown tag against what is left */
-    int any_wild = 0;
-    for (int64_t j = 0; j < nr && !any_wild; j++)
-        any_wild = recvs[j].wild && !recvs[j].matched;
-    if (any_wild) {
-        qsort(sends, (size_t)ns, sizeof *sends, cmp_untagged);
-        qsort(recvs, (size_t)nr, sizeof *recvs, cmp_untagged);
-        if ((rc = pair_runs(w, sends, ns, recvs, nr, 0, cands)) < 0)
-            return rc;
-    }
-    if ((rc = count_unmatched(w, sends, ns, 1)) < 0)
-        return rc;
-    return count_unmatched(w, recvs, nr, 0);
+    if (rc == 0)
+        rc = pass(w, sends, ns, recvs, nr, 0, recv_wild, cands);
+    if (rc == 0)
+        rc = count_unmatched(w, sends, ns, 1);
+    if (rc == 0)
+        rc = count_unmatched(w, recvs, nr, 0);
+    return rc;
 }

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "out_file.h"
 #include "output.h"
+#include "scope_reader_waits.h"
 #include "plots.h"
 #include "scope_reader_comm.h"
 #include "svg.h"
@@ -349,6 +350,49 @@ static void write_picture(FILE *out, scope_profile *p, const char *id,
     free(buf);
 }
 
+/* The wait-state table (scope_reader_waits.h, docs/analysis.md): the
+ * run's waiting time by pattern and the worst (rank, region, pattern,
+ * waited-for) rows, as `scope waits` prints them. A plain table: it is
+ * short, and the page must read without its script too. */
+static void write_waits(FILE *out, scope_profile *p)
+{
+    scope_waits *w;
+    fputs("<section id=\"waits\"><h2>Wait states</h2>\n", out);
+    if (scope_profile_waits(p, SCOPE_WAITS_NO_MESSAGES, &w) < 0) {
+        fputs("<div class=\"warn\">Not computed: ", out);
+        scope__xml_put(out, scope_reader_errmsg());
+        fputs("</div></section>\n", out);
+        return;
+    }
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    char a[32], b[32];
+    scope__fmt_human(a, sizeof a, (double)t.waiting_total_ns);
+    scope__fmt_human(b, sizeof b, (double)t.mpi_ns);
+    fprintf(out, "<p class=\"note\">Time MPI calls spent waiting for another rank "
+            "(docs/analysis.md): %s of %s in MPI calls; %lld messages and %lld collective "
+            "instances matched, %lld sends and %lld receives unmatched.</p>\n"
+            "<table id=\"waits-table\"><tr><th>rank</th><th>region</th><th>pattern</th>"
+            "<th>waited for</th><th>instances</th><th>time</th></tr>\n", a, b,
+            (long long)t.messages, (long long)t.collective_instances,
+            (long long)t.unmatched_sends, (long long)t.unmatched_receives);
+    const scope_wait_row *rows;
+    int64_t n = scope_waits_rows(w, &rows), shown = 0;
+    for (int64_t i = 0; i < n && shown < 20; i++) {
+        if (!rows[i].instances)
+            continue;
+        scope__fmt_human(a, sizeof a, (double)rows[i].time_ns);
+        fprintf(out, "<tr><td>%d</td><td>", rows[i].rank);
+        scope__xml_put(out, scope_profile_region_name(p, rows[i].region));
+        fprintf(out, "</td><td>%s</td><td>%d</td><td>%lld</td><td>%s</td></tr>\n",
+                scope_wait_pattern_name(rows[i].pattern), rows[i].waited_for,
+                (long long)rows[i].instances, a);
+        shown++;
+    }
+    fputs("</table></section>\n", out);
+    scope_waits_free(w);
+}
+
 static int write_report(FILE *out, scope_profile *p, char **paths,
                         int npaths, const scope__plot_opts *po)
 {
@@ -371,8 +415,10 @@ static int write_report(FILE *out, scope_profile *p, char **paths,
     write_picture(out, p, "timeline", "Timeline", po);
     write_picture(out, p, "flame", "Flame graph", po);
     write_picture(out, p, "imbalance", "Load imbalance", po);
-    if (scope_profile_has_moved(p))
+    if (scope_profile_has_moved(p)) {
         write_picture(out, p, "comm", "Communication", po);
+        write_waits(out, p);
+    }
     fputs("</main>\n<div id=\"tip\"></div>\n<pre id=\"scope-check\"></pre>\n",
           out);
     if ((rc = write_data(out, p, span)) < 0)

@@ -42,7 +42,8 @@ Checked in one-host and hosts (every value, not a sample):
     instances on MPI_COMM_WORLD, none incomplete;
   - the Python module's waits(), messages() and wait_totals() say the same,
     and `scope summary --waits` adds the rows up per (region, rank);
-  - the table names rank 2 among the most waited-for ranks.
+  - the table names rank 2 among the most waited-for ranks, and `scope
+    report`'s wait-state table has rank 0's late-sender row.
 """
 import argparse
 import collections
@@ -257,6 +258,13 @@ def check_waits(a, prof, sleeps):
         check(abs(float(srow["waiting"]) - want) < 1e-6,
               f"summary --waits: {srow['region']} rank {srow['rank']}: {srow['waiting']} s, "
               f"scope waits says {want} s")
+    # the report's wait-state table: rank 0's late-sender row for rank 1
+    page = os.path.join(os.path.dirname(prof), "report.html")
+    scope(a, "report", prof, "-o", page)
+    html = open(page).read()
+    check('<section id="waits">' in html and
+          "<tr><td>0</td><td>MPI_Recv</td><td>late_sender</td><td>1</td>" in html,
+          "the report has no wait-state table with rank 0's late sender")
     table = scope(a, "waits", prof)
     most = table.split("most waited for")[1] if "most waited for" in table else ""
     check("rank 2" in most and "rank 1" in most, f"most waited-for ranks:\n{table}")
