@@ -22,6 +22,7 @@
 #include "export_hatchet.h"
 #include "out_file.h"
 #include "output.h"
+#include "plots.h"
 #include "scope_reader_comm.h"
 #include "scope_reader_waits.h"
 
@@ -125,16 +126,6 @@ static void process_host(scope_profile *p, int rank, char *buf, size_t len)
     snprintf(buf, len, " (%s)", h);
 }
 
-/* The thread lane of call k of (region, rank); 0 when one thread. */
-static int32_t lane_of(scope_profile *p, int region, int rank, int64_t k)
-{
-    const int32_t *tids = NULL;
-    int64_t n = 0;
-    if (region < 0 || scope_profile_thread_ids(p, region, rank, &tids, &n) < 0 || !tids || k >= n)
-        return 0;
-    return tids[k];
-}
-
 /* One flow arrow per matched message (scope_reader_waits.h), from the
  * send's start to the end of the call that completed the receive: flow
  * events "s" and "f" bound to the enclosing slices, which Perfetto and
@@ -152,8 +143,8 @@ static int chrome_flows(FILE *out, scope_profile *p, int64_t *written)
     const scope_message *m;
     int64_t n = scope_waits_messages(w, &m);
     for (int64_t i = 0; i < n; i++) {
-        int32_t st = lane_of(p, m[i].send_region, m[i].sender, m[i].send_call);
-        int32_t rt = lane_of(p, m[i].recv_done_region, m[i].receiver, m[i].recv_done_call);
+        int32_t st = scope__call_lane(p, m[i].send_region, m[i].sender, m[i].send_call);
+        int32_t rt = scope__call_lane(p, m[i].recv_done_region, m[i].receiver, m[i].recv_done_call);
         fprintf(out, "%s{\"ph\": \"s\", \"cat\": \"message\", \"name\": \"message\", "
                 "\"id\": %lld, \"pid\": %d, \"tid\": %d, \"ts\": ", *written ? ",\n" : "\n",
                 (long long)i, m[i].sender, st);

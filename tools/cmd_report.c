@@ -328,6 +328,12 @@ static void write_picture(FILE *out, scope_profile *p, const char *id,
                  ? " (per lane the longest; the lane label gives its count)"
                  : "", c.nesting_lost ? " Calls overlap partially, so "
                  "nesting is not shown." : "");
+        if (c.messages_total > 0) {
+            size_t k = strlen(note);
+            snprintf(note + k, sizeof note - k, " Arrows: %lld of %lld point-to-point "
+                     "messages, send to completed receive (red: a wait).",
+                     (long long)c.messages, (long long)c.messages_total);
+        }
     } else if (strcmp(id, "flame") == 0) {
         snprintf(note, sizeof note, "The call tree of all ranks and threads "
                  "added together: a box's width is the total time of its "

@@ -16,6 +16,8 @@
 #include "event_output.h"
 #include "output.h"
 #include "plots.h"
+#include "scope_reader_comm.h"
+#include "scope_reader_waits.h"
 #include "svg.h"
 
 #define LEFT 150.0          /* lane labels */
@@ -42,6 +44,73 @@ typedef struct {
     lane *v;
     int64_t n, cap;
 } lanes;
+
+int32_t scope__call_lane(scope_profile *p, int region, int rank, int64_t k)
+{
+    const int32_t *tids = NULL;
+    int64_t n = 0;
+    if (region < 0 || scope_profile_thread_ids(p, region, rank, &tids, &n) < 0 || !tids || k >= n)
+        return 0;
+    return tids[k];
+}
+
+/* At most this many message arrows: beyond, the picture is a smear; the
+ * longest waits are kept (they are what the arrows are for). */
+#define MAX_ARROWS 2000
+
+static int cmp_msg_wait(const void *a, const void *b)
+{
+    const scope_message *x = *(const scope_message *const *)a, *y = *(const scope_message *const *)b;
+    if (x->wait_ns != y->wait_ns)
+        return x->wait_ns > y->wait_ns ? -1 : 1;
+    return x->send_start_ns < y->send_start_ns ? -1 : x->send_start_ns > y->send_start_ns;
+}
+
+/* The middle of the lane of (rank, thread), or -1 when none is drawn. */
+static double lane_mid(const lanes *l, const double *mid, int32_t rank, int32_t thread)
+{
+    for (int64_t i = 0; i < l->n; i++)
+        if (l->v[i].rank == rank && l->v[i].thread == thread)
+            return mid[i];
+    return -1;
+}
+
+/* One arrow per matched message (scope_reader_waits.h) from the send's
+ * start on its lane to the end of the call that completed the receive on
+ * the receiver's; red when the message made someone wait. */
+static void draw_messages(FILE *out, scope_profile *p, const scope_waits *w,
+                          const scope_message **v, const lanes *l, const double *mid, double x0,
+                          double scale, int64_t t0, scope__plot_counts *counts)
+{
+    const scope_message *m;
+    int64_t n = scope_waits_messages(w, &m), k = n < MAX_ARROWS ? n : MAX_ARROWS;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = &m[i];
+    if (n > k)
+        qsort(v, (size_t)n, sizeof *v, cmp_msg_wait);
+    fputs("<defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" "
+          "markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0L6,3L0,6z\" "
+          "fill=\"#555\"/></marker></defs>\n<g class=\"messages\">\n", out);
+    for (int64_t i = 0; i < k; i++) {
+        const scope_message *e = v[i];
+        double ya = lane_mid(l, mid, e->sender,
+                             scope__call_lane(p, e->send_region, e->sender, e->send_call));
+        double yb = lane_mid(l, mid, e->receiver,
+                             scope__call_lane(p, e->recv_done_region, e->receiver,
+                                              e->recv_done_call));
+        if (ya < 0 || yb < 0)
+            continue;
+        fprintf(out, "<line class=\"message\" data-sender=\"%d\" data-receiver=\"%d\" "
+                "data-tag=\"%d\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
+                "stroke=\"%s\" stroke-width=\"0.8\" marker-end=\"url(#arrow)\"/>\n",
+                e->sender, e->receiver, e->tag, x0 + (double)(e->send_start_ns - t0) * scale, ya,
+                x0 + (double)(e->recv_end_ns - t0) * scale, yb,
+                e->wait_ns > 0 ? "#c0392b" : "#555");
+        counts->messages++;
+    }
+    fputs("</g>\n", out);
+    counts->messages_total = n;
+}
 
 const char *scope__plot_errmsg(int code)
 {
@@ -314,6 +383,25 @@ int scope__plot_timeline(FILE *out, scope_profile *p,
             used[l.v[i].c[j].region] = 1;
     }
     double lanes_bottom = y;
+    /* the messages are matched before anything is written: a failure
+     * leaves nothing half drawn */
+    scope_waits *w = NULL;
+    const scope_message **msgs = NULL;
+    if (scope_profile_has_moved(p)) {
+        const scope_message *m;
+        if ((rc = scope_profile_waits(p, 0, &w)) < 0)
+            goto fail_gather;
+        int64_t n = scope_waits_messages(w, &m);
+        if (!(msgs = malloc((size_t)(n ? n : 1) * sizeof *msgs))) {
+            rc = SCOPE_ENOMEM;
+            goto fail_waits;
+        }
+    }
+    double *mid = malloc((size_t)(l.n ? l.n : 1) * sizeof *mid);
+    if (!mid) {
+        rc = SCOPE_ENOMEM;
+        goto fail_waits;
+    }
     double legend_h = draw_legend(out, p, used, colours, 0, width, NULL,
                                    0);
     scope__svg_open(out, "timeline", width, lanes_bottom + 12 + legend_h);
@@ -322,6 +410,7 @@ int scope__plot_timeline(FILE *out, scope_profile *p,
     for (int64_t i = 0; i < l.n; i++) {
         const lane *ln = &l.v[i];
         double h = (ln->rows ? ln->rows : 1) * ROW;
+        mid[i] = y + h / 2;
         fprintf(out, "<g class=\"lane\" data-rank=\"%d\" data-thread=\"%d\" "
                 "data-calls=\"%lld\" data-drawn=\"%lld\">\n"
                 "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" "
@@ -345,10 +434,16 @@ int scope__plot_timeline(FILE *out, scope_profile *p,
         y += h + LANE_GAP;
     }
     counts->lanes = l.n;
+    if (w)
+        draw_messages(out, p, w, msgs, &l, mid, LEFT, scale, t0, counts);
+    free(mid);
     draw_legend(out, p, used, colours, lanes_bottom + 12, width,
                 &counts->regions, 1);
     fputs("</svg>\n", out);
     rc = 0;
+fail_waits:
+    free(msgs);
+    scope_waits_free(w);
 fail_gather:
     lanes_free(&l);
     free(colours);

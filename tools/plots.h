@@ -33,7 +33,13 @@ typedef struct {
     int64_t bars;           /* imbalance bars */
     int nesting_lost;       /* timeline: calls overlap partially, so
                              * every call is drawn at depth 0 */
+    int64_t messages;       /* timeline: message arrows drawn */
+    int64_t messages_total; /* matched messages of the run */
 } scope__plot_counts;
+
+/* The thread lane of call k of (region, rank): 0 when the rank recorded
+ * one thread (plot_timeline.c; the exports use it too). */
+int32_t scope__call_lane(scope_profile *p, int region, int rank, int64_t k);
 
 /* Each writes one <svg> element to out and fills *counts (zeroed first).
  * They read and lay out everything before writing, so on failure nothing

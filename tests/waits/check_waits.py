@@ -42,6 +42,8 @@ Checked in one-host and hosts (every value, not a sample):
     instances on MPI_COMM_WORLD, none incomplete;
   - the Python module's waits(), messages() and wait_totals() say the same,
     and `scope summary --waits` adds the rows up per (region, rank);
+  - `scope plot --kind timeline` draws 45 message arrows and the Chrome
+    trace holds 45 flow start/finish pairs;
   - the table names rank 2 among the most waited-for ranks, and `scope
     report`'s wait-state table has rank 0's late-sender row.
 """
@@ -258,6 +260,15 @@ def check_waits(a, prof, sleeps):
         check(abs(float(srow["waiting"]) - want) < 1e-6,
               f"summary --waits: {srow['region']} rank {srow['rank']}: {srow['waiting']} s, "
               f"scope waits says {want} s")
+    # the timeline's arrows and the Chrome trace's flows: one per message
+    svg = os.path.join(os.path.dirname(prof), "timeline.svg")
+    scope(a, "plot", prof, "--kind", "timeline", "-o", svg)
+    check(open(svg).read().count('class="message"') == 45, "timeline arrows: not 45")
+    trace = os.path.join(os.path.dirname(prof), "trace.json")
+    scope(a, "export", prof, "--to", "chrome-trace", "-o", trace)
+    ev = json.load(open(trace))["traceEvents"]
+    flows = collections.Counter(e["ph"] for e in ev if e.get("cat") == "message")
+    check(flows == {"s": 45, "f": 45}, f"chrome-trace flows: {flows}")
     # the report's wait-state table: rank 0's late-sender row for rank 1
     page = os.path.join(os.path.dirname(prof), "report.html")
     scope(a, "report", prof, "-o", page)
