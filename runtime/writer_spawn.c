@@ -145,8 +145,9 @@ int scope__writer_run(const struct scope_convert_request *req)
     int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);
     if (rc < 0)
         return rc;
-    /* host mode: scope-h5write --host HOST INDEX|- [--links] JOURNAL... */
-    size_t max = 8 + (req->host_path ? req->n_journals : 0);
+    /* the command line is format/writer_args.c's, which scope-h5write
+     * decodes */
+    size_t max = scope_writer_argv_size(req);
     const char **argv = malloc(max * sizeof *argv);
     char **env = scope__child_environment();
     if (!argv || !env) {
@@ -155,29 +156,13 @@ int scope__writer_run(const struct scope_convert_request *req)
         snprintf(req->err, req->errlen, "out of memory");
         return SCOPE_ENOMEM;
     }
-    size_t a = 0;
-    argv[a++] = exe;
-    if (req->host_path && req->append) {
-        argv[a++] = "--append";
-        argv[a++] = req->host_path;
-        argv[a++] = req->index_path ? req->index_path : "-";
-        argv[a++] = req->journal_path;
-    } else if (req->host_path) {
-        argv[a++] = "--host";
-        argv[a++] = req->host_path;
-        argv[a++] = req->index_path ? req->index_path : "-";
-        if (req->n_link_files)
-            argv[a++] = "--links";
-        for (size_t i = 0; i < req->n_journals; i++)
-            argv[a++] = req->journals[i];
-    } else {
-        argv[a++] = req->complete ? "--complete" : "--incomplete";
-        argv[a++] = req->journal_path;
-        argv[a++] = req->rank_path ? req->rank_path : "-";
-        if (req->index_path)
-            argv[a++] = req->index_path;
+    argv[0] = exe;
+    if (scope_writer_encode(req, 0, argv, max) < 0) {
+        free(argv);
+        free(env);
+        snprintf(req->err, req->errlen, "%s cannot carry out this request", exe);
+        return SCOPE_EINVAL;
     }
-    argv[a] = NULL;
     int out[2] = { -1, -1 }, in[2] = { -1, -1 };
     posix_spawn_file_actions_t fa;
     int have_fa = pipe2(out, O_CLOEXEC) == 0 && posix_spawn_file_actions_init(&fa) == 0;
