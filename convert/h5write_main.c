@@ -127,8 +127,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "scope: out of memory reading the index's links\n");
         return 1;
     }
-    cmd.req.link_files = (const char *const *)links;
-    cmd.req.n_link_files = (size_t)n_links;
+    if (cmd.req.mode == SCOPE_CONVERT_HOST) {
+        cmd.req.host.link_files = (const char *const *)links;
+        cmd.req.host.n_link_files = (size_t)n_links;
+    }
     cmd.req.err = err;
     cmd.req.errlen = sizeof err;
     int rc = scope_convert(&cmd.req);
@@ -140,6 +142,6 @@ int main(int argc, char **argv)
     /* the recorder's death path cannot wait for the journal to be removed
      * after the file is in place */
     if (cmd.remove_journal)
-        unlink(cmd.req.journal_path);
+        unlink(cmd.req.rank.journal_path);
     return 0;
 }

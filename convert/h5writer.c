@@ -963,23 +963,14 @@ void scope__conv_free(struct conv *c)
     free(c);
 }
 
-int scope_convert(const struct scope_convert_request *req)
+/* One journal into its rank file (write_rank) and the index when asked:
+ * the RANK and INDEX_ONLY modes. Returns 0 or SCOPE_E* with a message. */
+static int convert_one(const struct scope_convert_request *req, int write_rank)
 {
     struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID,
                       .regions_grp = H5I_INVALID_HID };
-    if (req->err && req->errlen)
-        req->err[0] = 0;
-    H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
-    h5_errno = 0;
-    if (req->host_path) {
-        int rc = req->append ? scope__convert_host_append(req) : scope__convert_host(req);
-        if (rc < 0 && h5_errno)
-            h5_broken = 1;
-        if (!h5_broken)
-            H5close();
-        return rc;
-    }
-    int rc = scope__jr_open(&c.jr, req->journal_path, req->err, req->errlen);
+    const char *journal = req->rank.journal_path;
+    int rc = scope__jr_open(&c.jr, journal, req->err, req->errlen);
     if (rc < 0)
         return rc;
     c.rank = c.jr.hdr.rank >= 0 ? c.jr.hdr.rank : 0;
@@ -987,20 +978,20 @@ int scope_convert(const struct scope_convert_request *req)
     scope__clock_model_from_journal(&c.clock, &c.jr);
     scope__clock_model_fold(&c.clock, &c.jr);
     char derived[PATH_MAX + 64];
-    const char *rank_path = req->rank_path;
+    const char *rank_path = req->rank.rank_path;
     if (!rank_path) {
         /* next to the journal, which lives in the ranks folder */
-        snprintf(derived, sizeof derived, "%s", req->journal_path);
+        snprintf(derived, sizeof derived, "%s", journal);
         char *slash = strrchr(derived, '/');
         size_t off = slash ? (size_t)(slash - derived + 1) : 0;
         snprintf(derived + off, sizeof derived - off, "rank%d.h5", c.rank);
         rank_path = derived;
     }
     if ((rc = open_threads(&c)) < 0 || (rc = count_calls(&c)) < 0) {
-        msg(req, rc, "%s: %s", req->journal_path, scope_strerror(rc));
+        msg(req, rc, "%s: %s", journal, scope_strerror(rc));
         goto out;
     }
-    rc = req->index_only ? 0 : write_rank_file(&c, rank_path);
+    rc = write_rank ? write_rank_file(&c, rank_path) : 0;
     if (rc == 0 && req->index_path)
         rc = write_index(&c, req->index_path, rank_path);
     else if (rc == 0 && c.collided && c.jr.hdr.output[0]) {
@@ -1021,6 +1012,42 @@ int scope_convert(const struct scope_convert_request *req)
     }
 out:
     conv_free(&c);
+    return rc;
+}
+
+int scope__convert_rank(const struct scope_convert_request *req)
+{
+    return convert_one(req, 1);
+}
+
+int scope__convert_index_only(const struct scope_convert_request *req)
+{
+    return convert_one(req, 0);
+}
+
+int scope_convert(const struct scope_convert_request *req)
+{
+    if (req->err && req->errlen)
+        req->err[0] = 0;
+    H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
+    h5_errno = 0;
+    int rc;
+    switch (req->mode) {
+    case SCOPE_CONVERT_RANK:
+        rc = scope__convert_rank(req);
+        break;
+    case SCOPE_CONVERT_INDEX_ONLY:
+        rc = scope__convert_index_only(req);
+        break;
+    case SCOPE_CONVERT_HOST:
+        rc = scope__convert_host(req);
+        break;
+    case SCOPE_CONVERT_APPEND:
+        rc = scope__convert_host_append(req);
+        break;
+    default:
+        return msg(req, SCOPE_EINVAL, "conversion request of unknown mode %d", (int)req->mode);
+    }
     /* after the storage failed under HDF5, objects may stay half-open and
      * H5close() would loop or crash on them */
     if (rc < 0 && h5_errno)

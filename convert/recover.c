@@ -227,15 +227,8 @@ static int recover_by_append(struct scope_recover *r, const char *journal, const
     snprintf(lock, sizeof lock, "%s/.%s.lock", folder, name);
     if (stat(lock, &st) != 0 || stat(host_path, &st) != 0 || index_of(folder, index, sizeof index))
         return 0;
-    struct scope_convert_request req = {
-        .journal_path = journal,
-        .host_path = host_path,
-        .index_path = index,
-        .append = 1,
-        .complete = 0,
-        .err = err,
-        .errlen = sizeof err,
-    };
+    struct scope_convert_request req = scope_request_append(host_path, index, journal, 0, err,
+                                                            sizeof err);
     int rc = scope_convert(&req);
     if (rc < 0) {
         say(r, SCOPE_RECOVER_PROBLEM, "%s", err);
@@ -293,23 +286,19 @@ static int recover_one(struct scope_recover *r, const char *journal, const char 
                      (long long)info.pid);
     }
     int have_index = index_of(folder, index, sizeof index) == 0;
-    struct scope_convert_request req = {
-        .journal_path = journal,
-        .rank_path = rank_path,
-        .index_path = have_index && stat(index, &st) != 0 ? index : NULL,
-        .complete = 0,
-        .err = err,
-        .errlen = sizeof err,
-    };
+    const char *index_path = have_index && stat(index, &st) != 0 ? index : NULL;
     if (leftover) {
-        if (req.index_path) {
-            req.index_only = 1;
+        if (index_path) {
+            struct scope_convert_request req = scope_request_index(journal, rank_path, index_path,
+                                                                   0, err, sizeof err);
             if ((rc = scope_convert(&req)) < 0)
                 goto fail_convert;
         }
         say(r, SCOPE_RECOVER_NOTE, "%s: rank %d already has %s; removing the leftover journal",
             journal, rank, rank_path);
     } else {
+        struct scope_convert_request req = scope_request_rank(journal, rank_path, index_path, 0,
+                                                              err, sizeof err);
         if ((rc = scope_convert(&req)) < 0)
             goto fail_convert;
         say(r, SCOPE_RECOVER_NOTE, "%s -> %s (rank %d%s)", journal, rank_path, rank,

@@ -40,36 +40,42 @@ static const char usage_summary[] = "usage: " SCOPE_CONVERT_EXE " " W_SUMMARY " 
 size_t scope_writer_argv_size(const struct scope_convert_request *req)
 {
     /* exe, at most 5 words, the journals of a host, NULL */
-    return 7 + (req->host_path && !req->append ? req->n_journals : 0);
+    return 7 + (req->mode == SCOPE_CONVERT_HOST ? req->host.n_journals : 0);
 }
 
 int scope_writer_encode(const struct scope_convert_request *req, int remove_journal,
                         const char **argv, size_t cap)
 {
-    if (cap < scope_writer_argv_size(req) || req->index_only)
+    if (cap < scope_writer_argv_size(req))
         return SCOPE_EINVAL;
     size_t a = 1; /* argv[0], the executable, is the caller's */
-    if (req->host_path && req->append) {
+    switch (req->mode) {
+    case SCOPE_CONVERT_APPEND:
         argv[a++] = W_APPEND;
-        argv[a++] = req->host_path;
+        argv[a++] = req->append.host_path;
         argv[a++] = req->index_path ? req->index_path : W_NONE;
-        argv[a++] = req->journal_path;
-    } else if (req->host_path) {
+        argv[a++] = req->append.journal_path;
+        break;
+    case SCOPE_CONVERT_HOST:
         argv[a++] = W_HOST;
-        argv[a++] = req->host_path;
+        argv[a++] = req->host.host_path;
         argv[a++] = req->index_path ? req->index_path : W_NONE;
-        if (req->n_link_files)
+        if (req->host.n_link_files)
             argv[a++] = W_LINKS;
-        for (size_t i = 0; i < req->n_journals; i++)
-            argv[a++] = req->journals[i];
-    } else {
+        for (size_t i = 0; i < req->host.n_journals; i++)
+            argv[a++] = req->host.journals[i];
+        break;
+    case SCOPE_CONVERT_RANK:
         if (remove_journal)
             argv[a++] = W_REMOVE;
         argv[a++] = req->complete ? W_COMPLETE : W_INCOMPLETE;
-        argv[a++] = req->journal_path;
-        argv[a++] = req->rank_path ? req->rank_path : W_NONE;
+        argv[a++] = req->rank.journal_path;
+        argv[a++] = req->rank.rank_path ? req->rank.rank_path : W_NONE;
         if (req->index_path)
             argv[a++] = req->index_path;
+        break;
+    default:
+        return SCOPE_EINVAL;
     }
     argv[a] = NULL;
     return (int)a;
@@ -107,21 +113,14 @@ int scope_writer_decode(int argc, char *const *argv, struct scope_writer_command
             out->links_on_stdin = 1;
             a++;
         }
-        req->host_path = argv[2];
-        req->index_path = path_or_none(argv[3]);
-        req->journals = (const char *const *)argv + a;
-        req->n_journals = (size_t)(argc - a);
-        req->complete = 1;
+        *req = scope_request_host(argv[2], path_or_none(argv[3]), (const char *const *)argv + a,
+                                  (size_t)(argc - a), NULL, 0, NULL, 0);
         return 0;
     }
     if (strcmp(mode, W_APPEND) == 0) {
         if (argc != 5)
             return usage(usage_append, err, errlen);
-        req->host_path = argv[2];
-        req->index_path = path_or_none(argv[3]);
-        req->journal_path = argv[4];
-        req->append = 1;
-        req->complete = 1;
+        *req = scope_request_append(argv[2], path_or_none(argv[3]), argv[4], 1, NULL, 0);
         return 0;
     }
     /* the death path asks for the journal's removal once the file is in
@@ -134,9 +133,8 @@ int scope_writer_decode(int argc, char *const *argv, struct scope_writer_command
     if (argc - w + 1 < 4 || argc - w + 1 > 5 ||
         (strcmp(argv[w], W_COMPLETE) != 0 && strcmp(argv[w], W_INCOMPLETE) != 0))
         return usage(usage_rank, err, errlen);
-    req->journal_path = argv[w + 1];
-    req->rank_path = path_or_none(argv[w + 2]);
-    req->index_path = argc - w + 1 == 5 ? argv[w + 3] : NULL;
-    req->complete = strcmp(argv[w], W_COMPLETE) == 0;
+    *req = scope_request_rank(argv[w + 1], path_or_none(argv[w + 2]),
+                              argc - w + 1 == 5 ? argv[w + 3] : NULL,
+                              strcmp(argv[w], W_COMPLETE) == 0, NULL, 0);
     return 0;
 }

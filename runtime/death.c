@@ -140,12 +140,8 @@ void scope__death_arm(struct scope_journal_header *hdr, volatile int *on, const 
     snprintf(d.index, sizeof d.index, "%s", index ? index : "");
     /* scope-h5write's command line (format/writer_args.c): the journal
      * incomplete, removed by the writer once the file is in place */
-    struct scope_convert_request req = {
-        .journal_path = d.journal,
-        .rank_path = d.rank_file,
-        .index_path = index ? d.index : NULL,
-        .complete = 0,
-    };
+    struct scope_convert_request req = scope_request_rank(d.journal, d.rank_file,
+                                                          index ? d.index : NULL, 0, NULL, 0);
     d.argv[0] = d.exe;
     if (scope_writer_encode(&req, 1, (const char **)d.argv, sizeof d.argv / sizeof *d.argv) < 0)
         d.exe[0] = 0; /* no writer then: the journal stays for recover */

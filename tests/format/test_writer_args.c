@@ -1,6 +1,7 @@
 /*
  * test_writer_args.c - scope-h5write's command line (format/scope_writer.h,
- * writer_args.c): every request the recorder sends survives
+ * writer_args.c): every request the recorder sends (built with the
+ * function of its mode) survives
  * scope_writer_encode() and scope_writer_decode() exactly; the words on
  * the line are the ones scope-h5write has always taken (an older writer
  * installed beside a newer recorder still understands it); and what is
@@ -47,19 +48,18 @@ static void check_same(const char *got, const char *want)
 static void rank_files(void)
 {
     /* finalize: complete, rank 0 with its index */
-    struct scope_convert_request req = { .journal_path = "/o/run.ranks/journal.h.7",
-                                         .rank_path = "/o/run.ranks/rank0.h5",
-                                         .index_path = "/o/run.h5", .complete = 1 };
+    struct scope_convert_request req = scope_request_rank(
+        "/o/run.ranks/journal.h.7", "/o/run.ranks/rank0.h5", "/o/run.h5", 1, NULL, 0);
     const char *w1[] = { "--complete", "/o/run.ranks/journal.h.7", "/o/run.ranks/rank0.h5",
                          "/o/run.h5", NULL };
     struct scope_writer_command c = round_trip(&req, 0, w1);
-    check_same(c.req.journal_path, req.journal_path);
-    check_same(c.req.rank_path, req.rank_path);
+    CHECK_I64(c.req.mode, SCOPE_CONVERT_RANK);
+    check_same(c.req.rank.journal_path, req.rank.journal_path);
+    check_same(c.req.rank.rank_path, req.rank.rank_path);
     check_same(c.req.index_path, req.index_path);
     CHECK_I64(c.req.complete, 1);
     CHECK_I64(c.remove_journal, 0);
-    CHECK_I64(c.req.host_path == NULL, 1);
-    CHECK_I64(c.req.append, 0);
+    CHECK_I64(c.links_on_stdin, 0);
     CHECK_I64(c.n_summary_paths, 0);
 
     /* the death handler: incomplete, removed by the writer, no index */
@@ -68,17 +68,18 @@ static void rank_files(void)
     const char *w2[] = { "--remove-journal", "--incomplete", "/o/run.ranks/journal.h.7",
                          "/o/run.ranks/rank0.h5", NULL };
     c = round_trip(&req, 1, w2);
+    CHECK_I64(c.req.mode, SCOPE_CONVERT_RANK);
     CHECK_I64(c.remove_journal, 1);
     CHECK_I64(c.req.complete, 0);
     check_same(c.req.index_path, NULL);
-    check_same(c.req.rank_path, req.rank_path);
+    check_same(c.req.rank.rank_path, req.rank.rank_path);
 
     /* no rank file path: the writer derives it ("-") */
-    req.rank_path = NULL;
+    req.rank.rank_path = NULL;
     const char *w3[] = { "--incomplete", "/o/run.ranks/journal.h.7", "-", NULL };
     c = round_trip(&req, 0, w3);
-    check_same(c.req.rank_path, NULL);
-    check_same(c.req.journal_path, req.journal_path);
+    check_same(c.req.rank.rank_path, NULL);
+    check_same(c.req.rank.journal_path, req.rank.journal_path);
 }
 
 static void host_files(void)
@@ -86,42 +87,39 @@ static void host_files(void)
     const char *journals[] = { "/o/r.ranks/journal.a.1", "/o/r.ranks/journal.a.2",
                                "/o/r.ranks/journal.a.3" };
     const char *links[] = { "", "host-a.h5" };
-    struct scope_convert_request req = { .host_path = "/o/r.ranks/host-a.h5",
-                                         .index_path = "/o/r.h5", .journals = journals,
-                                         .n_journals = 3, .link_files = links,
-                                         .n_link_files = 2, .complete = 1 };
+    struct scope_convert_request req = scope_request_host("/o/r.ranks/host-a.h5", "/o/r.h5",
+                                                          journals, 3, links, 2, NULL, 0);
     const char *w1[] = { "--host", "/o/r.ranks/host-a.h5", "/o/r.h5", "--links", journals[0],
                          journals[1], journals[2], NULL };
     struct scope_writer_command c = round_trip(&req, 0, w1);
-    check_same(c.req.host_path, req.host_path);
+    CHECK_I64(c.req.mode, SCOPE_CONVERT_HOST);
+    check_same(c.req.host.host_path, req.host.host_path);
     check_same(c.req.index_path, req.index_path);
     CHECK_I64(c.links_on_stdin, 1);
-    CHECK_I64(c.req.n_journals, 3);
-    for (size_t i = 0; i < 3 && i < c.req.n_journals; i++)
-        check_same(c.req.journals[i], journals[i]);
+    CHECK_I64(c.req.host.n_journals, 3);
+    for (size_t i = 0; i < 3 && i < c.req.host.n_journals; i++)
+        check_same(c.req.host.journals[i], journals[i]);
     CHECK_I64(c.req.complete, 1);
-    CHECK_I64(c.req.append, 0);
 
     /* a leader that is not rank 0: no index, no links */
     req.index_path = NULL;
-    req.n_link_files = 0;
-    req.n_journals = 1;
+    req.host.n_link_files = 0;
+    req.host.n_journals = 1;
     const char *w2[] = { "--host", "/o/r.ranks/host-a.h5", "-", journals[0], NULL };
     c = round_trip(&req, 0, w2);
     check_same(c.req.index_path, NULL);
     CHECK_I64(c.links_on_stdin, 0);
-    CHECK_I64(c.req.n_journals, 1);
+    CHECK_I64(c.req.host.n_journals, 1);
 
     /* no MPI, SCOPE_HOST_FILES=1: one journal appended under the lock */
-    struct scope_convert_request app = { .host_path = "/o/r.ranks/host-a.h5",
-                                         .index_path = "/o/r.h5",
-                                         .journal_path = journals[2], .append = 1,
-                                         .complete = 1 };
+    struct scope_convert_request app = scope_request_append("/o/r.ranks/host-a.h5", "/o/r.h5",
+                                                            journals[2], 1, NULL, 0);
     const char *w3[] = { "--append", "/o/r.ranks/host-a.h5", "/o/r.h5", journals[2], NULL };
     c = round_trip(&app, 0, w3);
-    CHECK_I64(c.req.append, 1);
-    check_same(c.req.journal_path, journals[2]);
-    check_same(c.req.host_path, app.host_path);
+    CHECK_I64(c.req.mode, SCOPE_CONVERT_APPEND);
+    CHECK_I64(c.req.complete, 1);
+    check_same(c.req.append.journal_path, journals[2]);
+    check_same(c.req.append.host_path, app.append.host_path);
     check_same(c.req.index_path, app.index_path);
 }
 
@@ -170,11 +168,13 @@ static void bad_lines(void)
 
     /* the encoder never writes past the vector, nor sends what
      * scope-h5write cannot do (writing an index only is recovery's) */
-    struct scope_convert_request req = { .journal_path = "J", .rank_path = "R",
-                                         .index_path = "I" };
+    struct scope_convert_request req = scope_request_rank("J", "R", "I", 0, NULL, 0);
     const char *v[8];
     CHECK_I64(scope_writer_encode(&req, 0, v, scope_writer_argv_size(&req) - 1), SCOPE_EINVAL);
-    req.index_only = 1;
+    req = scope_request_index("J", "R", "I", 0, NULL, 0);
+    CHECK_I64(req.mode, SCOPE_CONVERT_INDEX_ONLY);
+    CHECK_I64(scope_writer_encode(&req, 0, v, 8), SCOPE_EINVAL);
+    req.mode = (enum scope_convert_mode)0;
     CHECK_I64(scope_writer_encode(&req, 0, v, 8), SCOPE_EINVAL);
 }
 
