@@ -6,7 +6,7 @@
  * runs in the scope-h5write process (runtime/writer_spawn.c), or inside
  * `scope recover`. This file holds the files themselves (creating, closing
  * under a temporary name, fsync, placing; /metadata, the rank group's
- * attributes, the index) and the request's modes; the two passes over the
+ * attributes, the index) and the rank file's two modes; the two passes over the
  * journal's events that fill each region's datasets, in bounded memory
  * whatever the journal's size, are calls.c's.
  *
@@ -594,29 +594,14 @@ int scope__convert_index_only(const struct scope_convert_request *req)
     return convert_one(req, 0);
 }
 
-int scope_convert(const struct scope_convert_request *req)
+void scope__conv_errors_begin(void)
 {
-    if (req->err && req->errlen)
-        req->err[0] = 0;
     H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
     h5_errno = 0;
-    int rc;
-    switch (req->mode) {
-    case SCOPE_CONVERT_RANK:
-        rc = scope__convert_rank(req);
-        break;
-    case SCOPE_CONVERT_INDEX_ONLY:
-        rc = scope__convert_index_only(req);
-        break;
-    case SCOPE_CONVERT_HOST:
-        rc = scope__convert_host(req);
-        break;
-    case SCOPE_CONVERT_APPEND:
-        rc = scope__convert_host_append(req);
-        break;
-    default:
-        return msg(req, SCOPE_EINVAL, "conversion request of unknown mode %d", (int)req->mode);
-    }
+}
+
+int scope__conv_errors_end(int rc)
+{
     /* after the storage failed under HDF5, objects may stay half-open and
      * H5close() would loop or crash on them */
     if (rc < 0 && h5_errno)

@@ -115,8 +115,17 @@ int scope__conv_close_sync(const struct scope_convert_request *req, int64_t f, i
 int scope__conv_write_index(struct conv *c, const char *path, const char *rank_path,
                             const char *const *files, size_t n_files);
 
-/* The modes of scope_convert() (scope_writer.h), one function each; each
- * returns 0 or SCOPE_E* with a message in req->err. */
+/* Around each request (convert.c): _begin makes HDF5's failures silent and
+ * keeps the first errno its file driver meets (so messages name the
+ * storage's reason); _end closes libhdf5 unless a file could not be
+ * closed after such a failure (scope_convert_hdf5_broken), and returns
+ * rc. */
+void scope__conv_errors_begin(void);
+int scope__conv_errors_end(int rc);
+
+/* The modes of scope_convert() (scope_writer.h), one function each, which
+ * convert.c dispatches to; each returns 0 or SCOPE_E* with a message in
+ * req->err. */
 
 /* SCOPE_CONVERT_RANK: the journal into its rank file, and the index when
  * req->index_path is set (h5writer.c). */
