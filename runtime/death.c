@@ -35,7 +35,6 @@
 #include "death.h"
 #include "writer_spawn.h"
 #include "journal.h"
-#include "scope_writer.h"
 #include "size_parse.h"
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1,
