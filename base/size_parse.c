@@ -1,8 +1,9 @@
 /*
- * size_parse.c - the one parser of byte counts. The config file, the
- * config layer's SCOPE_* variables and the recorder's SCOPE_MEMORY_BUDGET
- * all read a size with it, so "2GiB" means the same everywhere and a value
- * one of them refuses is refused by all (docs/config.md, "Values").
+ * size_parse.c - the one parser of byte counts and whole numbers. The
+ * settings table's parser (settings.c) reads every size and count of the
+ * config file and of the SCOPE_* variables with it, so "2GiB" means the
+ * same everywhere and a value one part refuses is refused by all
+ * (docs/config.md, "Numbers").
  *
  * It lives on the libc-only floor (base/), below runtime/ and config/,
  * because both need it: libscope.so links the runtime only and must not
@@ -59,17 +60,4 @@ int scope__parse_size(const char *s, size_t n, uint64_t *out, size_t *bad)
         return SCOPE__SIZE_RANGE;
     *out = v << shift;
     return SCOPE__SIZE_OK;
-}
-
-int scope__parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    uint64_t v;
-    int overflow;
-    if (n == 0 || scope__parse_digits(s, n, &v, &overflow) != n || overflow || v > max)
-        return -1;
-    *out = v;
-    return 0;
 }

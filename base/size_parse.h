@@ -1,7 +1,7 @@
 /*
- * size_parse.h - the one grammar of a byte count ("64M", "2GiB", "4096"),
- * for the config file, the SCOPE_* variables the config layer reads, and
- * the recorder's own SCOPE_MEMORY_BUDGET (size_parse.c).
+ * size_parse.h - the one grammar of a byte count ("64M", "2GiB", "4096")
+ * and of a whole number (its digits), under the settings table's parser
+ * (settings.c), which every config key and SCOPE_* variable goes through.
  */
 #ifndef SCOPE_SIZE_PARSE_H
 #define SCOPE_SIZE_PARSE_H
@@ -24,12 +24,5 @@ int scope__parse_size(const char *s, size_t n, uint64_t *out, size_t *bad);
  * read (0 = none); sets *overflow when the value does not fit in 64 bits
  * (for the config's plain integers, which take no suffix). */
 size_t scope__parse_digits(const char *s, size_t n, uint64_t *out, int *overflow);
-
-/* Parses a whole, non-negative decimal number with nothing around it (no
- * sign, no space, no suffix) that is at most max, into *out. For the
- * SCOPE_* variables that count seconds or items: a value that does not
- * parse is an error the caller names, never a silent 0. Returns 0, or -1
- * (bad syntax, or past max). Cost: O(strlen(s)). */
-int scope__parse_uint(const char *s, uint64_t max, uint64_t *out);
 
 #endif /* SCOPE_SIZE_PARSE_H */

@@ -10,17 +10,13 @@
 #include <stdint.h>
 
 #include "scope_config.h"
+#include "settings.h"
 #include "size_parse.h"
 
-/* Results of scope__parse_size (size_parse.h, byte counts) and
- * scope__cfg_parse_int. */
+/* Results of scope__parse_size (size_parse.h, byte counts). */
 #define SCOPE__CFG_NUM_OK SCOPE__SIZE_OK
 #define SCOPE__CFG_NUM_BAD SCOPE__SIZE_BAD      /* not a number; *bad = offending offset */
-#define SCOPE__CFG_NUM_RANGE SCOPE__SIZE_RANGE  /* too large (or outside [lo, hi]) */
-
-/* Parses a plain decimal integer in [lo, hi] from s[0..n). Same results. */
-int scope__cfg_parse_int(const char *s, size_t n, long lo, long hi, long *out,
-                        size_t *bad);
+#define SCOPE__CFG_NUM_RANGE SCOPE__SIZE_RANGE  /* does not fit in 64 bits */
 
 /* Checks the glob syntax of s[0..n) the way fnmatch(3) reads it (backslash
  * escapes, [...] with ! or ^, ] first, [:class:]). Returns -1 when fine, or

@@ -1,6 +1,8 @@
 /*
  * config_load.c - where a config comes from: a file, the built-in default,
- * and the SCOPE_* variables laid over either; plus freeing one.
+ * and the SCOPE_* variables laid over either; plus freeing one. The
+ * variables come from the process's one reading (base/settings.c): the
+ * recorder sees the same values, and a malformed one is the same error.
  *
  * This is what the preload's constructor calls, inside an application that
  * did not ask for us: reading the file uses plain open/read (no stdio
@@ -26,11 +28,14 @@ scope_config *scope__cfg_new(void)
     scope_config *cfg = calloc(1, sizeof *cfg);
     if (!cfg)
         return NULL;
-    if (!(cfg->output = strdup(SCOPE_CONFIG_DEFAULT_OUTPUT))) {
+    /* the table's defaults (base/settings_table.c), the recorder's too */
+    if (!(cfg->output = strdup(scope__setting_def(SCOPE_SET_OUTPUT)->dflt))) {
         free(cfg);
         return NULL;
     }
-    cfg->memory_budget = SCOPE_CONFIG_DEFAULT_BUDGET;
+    cfg->memory_budget = scope__setting_default(SCOPE_SET_MEMORY_BUDGET).u;
+    cfg->verbose = (int)scope__setting_default(SCOPE_SET_VERBOSE).u;
+    cfg->callsites = (int)scope__setting_default(SCOPE_SET_CALLSITES).u;
     return cfg;
 }
 
@@ -74,52 +79,39 @@ void scope__config_free(scope_config *cfg)
     free(cfg);
 }
 
-/* A variable's value, or NULL when unset or empty (both mean "not set"). */
-static const char *env_value(const char *name)
+/* A variable of the process's one reading (base/settings.c) as this
+ * layer applies it: 0 unset, 1 good, or SCOPE_ECONFIG with the message
+ * naming the variable and its value in err. */
+static int env_setting(int id, char *err, size_t errlen)
 {
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
+    const scope_setting_value *v = scope__setting(id);
+    if (v->state == SCOPE_SETTING_BAD) {
+        if (errlen)
+            scope__setting_message(id, err, errlen);
+        return SCOPE_ECONFIG;
+    }
+    return v->state == SCOPE_SETTING_SET;
 }
 
 int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
 {
-    const char *out = env_value("SCOPE_OUTPUT");
-    const char *budget = env_value("SCOPE_MEMORY_BUDGET");
-    const char *verbose = env_value("SCOPE_VERBOSE");
-    const char *jdir = env_value("SCOPE_JOURNAL_DIR");
-    uint64_t bytes = 0;
-    long v = 0;
-    size_t bad;
     char *out_copy = NULL, *jdir_copy = NULL;
+    int has_out, has_jdir, has_budget, has_verbose;
 
     if (errlen)
         err[0] = '\0';
     /* Check everything before changing anything: cfg stays whole on error. */
-    if (budget) {
-        int rc = scope__parse_size(budget, strlen(budget), &bytes, &bad);
-        if (rc != SCOPE__CFG_NUM_OK) {
-            if (errlen)
-                snprintf(err, errlen, "SCOPE_MEMORY_BUDGET: %s '%s'",
-                         rc == SCOPE__CFG_NUM_RANGE ? "number too large" : "bad number", budget);
-            return SCOPE_ECONFIG;
-        }
-        if (bytes == 0) {
-            if (errlen)
-                snprintf(err, errlen, "SCOPE_MEMORY_BUDGET: must be greater than 0");
-            return SCOPE_ECONFIG;
-        }
-    }
-    if (verbose && scope__cfg_parse_int(verbose, strlen(verbose), 0, 1, &v, &bad) != SCOPE__CFG_NUM_OK) {
-        if (errlen)
-            snprintf(err, errlen, "SCOPE_VERBOSE: must be 0 or 1, not '%s'", verbose);
+    if ((has_budget = env_setting(SCOPE_SET_MEMORY_BUDGET, err, errlen)) < 0 ||
+        (has_verbose = env_setting(SCOPE_SET_VERBOSE, err, errlen)) < 0 ||
+        (has_out = env_setting(SCOPE_SET_OUTPUT, err, errlen)) < 0 ||
+        (has_jdir = env_setting(SCOPE_SET_JOURNAL_DIR, err, errlen)) < 0)
         return SCOPE_ECONFIG;
-    }
-    if (out && !(out_copy = strdup(out))) {
+    if (has_out && !(out_copy = strdup(scope__setting_text(SCOPE_SET_OUTPUT)))) {
         if (errlen)
             snprintf(err, errlen, "SCOPE_OUTPUT: out of memory");
         return SCOPE_ENOMEM;
     }
-    if (jdir && !(jdir_copy = strdup(jdir))) {
+    if (has_jdir && !(jdir_copy = strdup(scope__setting_text(SCOPE_SET_JOURNAL_DIR)))) {
         free(out_copy);
         if (errlen)
             snprintf(err, errlen, "SCOPE_JOURNAL_DIR: out of memory");
@@ -130,18 +122,17 @@ int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
         cfg->journal_dir = jdir_copy;
         cfg->journal_dir_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_JOURNAL_DIR"};
     }
-
     if (out_copy) {
         free(cfg->output);
         cfg->output = out_copy;
         cfg->output_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_OUTPUT"};
     }
-    if (budget) {
-        cfg->memory_budget = bytes;
+    if (has_budget) {
+        cfg->memory_budget = scope__setting_u(SCOPE_SET_MEMORY_BUDGET);
         cfg->memory_budget_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_MEMORY_BUDGET"};
     }
-    if (verbose) {
-        cfg->verbose = (int)v;
+    if (has_verbose) {
+        cfg->verbose = (int)scope__setting_u(SCOPE_SET_VERBOSE);
         cfg->verbose_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_VERBOSE"};
     }
     return 0;
@@ -295,7 +286,7 @@ fail:
 
 int scope__config_from_env(scope_config **out, char *err, size_t errlen)
 {
-    const char *path = env_value("SCOPE_CONFIG");
+    const char *path = scope__setting_text(SCOPE_SET_CONFIG);
     return path ? scope__config_load(path, out, err, errlen)
                 : scope__config_default(out, err, errlen);
 }

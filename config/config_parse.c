@@ -22,8 +22,6 @@
 #define MAX_SHOWN 60
 
 static const char after_pattern[] = "after the pattern (expected 'as NAME' or 'callsites=N')";
-static const char known_keys[] = "output, memory_budget, include, exclude, callsites, "
-                                 "verbose, journal_dir";
 
 typedef struct parser {
     const char *name;           /* file name used in messages */
@@ -175,41 +173,58 @@ static int claim_setting(parser *p, scope_config_origin *o, const char *key_at,
     return 0;
 }
 
-/* `key = value`; ks..ke is the key, eq the '='. */
+/* The value vs..vs+vlen of setting `id` (written `name` in messages) read
+ * by the table's one parser (base/settings.c): returns 0 with *v filled, or
+ * reports where it is wrong ("bad number '12X'" at the first bad character,
+ * "verbose must be 0 or 1, not 'yes'" at the value). */
+static int setting_value(parser *p, int id, const char *name, const char *vs, size_t vlen,
+                         scope_setting_value *v)
+{
+    scope__setting_parse(id, vs, vlen, v);
+    if (v->state != SCOPE_SETTING_BAD)
+        return 0;
+    if (v->rule)
+        return fail_at(p, vs, "%s %s", name, v->problem);
+    return fail_at(p, vs + v->bad_at, "%s", v->problem);
+}
+
 /* A `callsites` value (the global setting or an entry's option), vs..vs+vlen:
  * stores it in *out and returns 0, or reports where it is wrong. */
 static int parse_callsites_value(parser *p, const char *vs, size_t vlen, int *out)
 {
-    long n = 0;
-    size_t bad = 0;
-    int rc = scope__cfg_parse_int(vs, vlen, 0, SCOPE_CONFIG_MAX_CALLSITES, &n, &bad);
-    if (rc == SCOPE__CFG_NUM_BAD)
-        return fail_at(p, vs + bad, "bad number '%.*s%s'", shown_len(vlen), vs,
-                       shown_more(vlen));
-    if (rc == SCOPE__CFG_NUM_RANGE)
-        return fail_at(p, vs, "callsites must be between 0 and %d, not '%.*s%s'",
-                       SCOPE_CONFIG_MAX_CALLSITES, shown_len(vlen), vs, shown_more(vlen));
-    *out = (int)n;
-    return 0;
+    scope_setting_value v;
+    int rc = setting_value(p, SCOPE_SET_CALLSITES, "callsites", vs, vlen, &v);
+    if (rc == 0)
+        *out = (int)v.u;
+    return rc;
 }
 
+/* "output, memory_budget, ...": the table's keys, in its order. */
+static const char *known_keys(void)
+{
+    static char buf[256];
+    if (!buf[0])
+        for (int i = 0; i < SCOPE_SET_COUNT; i++)
+            if (scope__setting_def(i)->key)
+                snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+                         buf[0] ? ", " : "", scope__setting_def(i)->key);
+    return buf;
+}
+
+/* `key = value`; ks..ke is the key, eq the '='. */
 static int parse_setting(parser *p, const char *ks, const char *ke, const char *eq)
 {
     scope_config *cfg = p->cfg;
     size_t klen = (size_t)(ke - ks);
     const char *s = skip_ws(p, eq + 1), *vs, *ve, *next;
-    const char *key = NULL;
-    static const char *const keys[] = {"output", "memory_budget", "include",
-                                       "exclude", "callsites", "verbose", "journal_dir"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strlen(keys[i]) == klen && memcmp(keys[i], ks, klen) == 0)
-            key = keys[i];
+    int id = scope__setting_by_key(ks, klen);
+    const char *key = id >= 0 ? scope__setting_def(id)->key : NULL;
     if (!key && klen == 8 && memcmp(ks, "operator", 8) == 0)
         return fail_at(p, ks, "unknown key 'operator' (a C++ operator name must be "
                        "quoted: \"ns::T::operator==(T const&)\")");
     if (!key)
         return fail_at(p, ks, "unknown key '%.*s%s' (known: %s)", shown_len(klen), ks,
-                       shown_more(klen), known_keys);
+                       shown_more(klen), known_keys());
     if (at_end(p, s))
         return fail_at(p, s, "missing value for '%s'", key);
     int rc = read_token(p, s, &vs, &ve, &next);
@@ -223,64 +238,58 @@ static int parse_setting(parser *p, const char *ks, const char *ke, const char *
     if (!at_end(p, rest))
         return fail_unexpected(p, rest, "after the value");
 
-    size_t vlen = (size_t)(ve - vs), bad = 0;
-    long n = 0;
-    if (key == keys[0]) {                               /* output */
-        if ((rc = claim_setting(p, &cfg->output_from, ks, key)) < 0)
+    size_t vlen = (size_t)(ve - vs);
+    scope_setting_value v;
+    switch (id) {
+    case SCOPE_SET_OUTPUT:
+    case SCOPE_SET_JOURNAL_DIR: {
+        int out = id == SCOPE_SET_OUTPUT;
+        if ((rc = claim_setting(p, out ? &cfg->output_from : &cfg->journal_dir_from, ks, key)) < 0)
             return rc;
-        char *v = scope__cfg_unescape(vs, vlen);
-        if (!v)
+        char *path = scope__cfg_unescape(vs, vlen);
+        if (!path)
             return fail_oom(p);
-        free(cfg->output);
-        cfg->output = v;
-    } else if (key == keys[1]) {                        /* memory_budget */
-        uint64_t bytes = 0;
-        if ((rc = claim_setting(p, &cfg->memory_budget_from, ks, key)) < 0)
+        char **to = out ? &cfg->output : &cfg->journal_dir;
+        free(*to);
+        *to = path;
+        return 0;
+    }
+    case SCOPE_SET_MEMORY_BUDGET:
+        if ((rc = claim_setting(p, &cfg->memory_budget_from, ks, key)) < 0 ||
+            (rc = setting_value(p, id, key, vs, vlen, &v)) < 0)
             return rc;
-        rc = scope__parse_size(vs, vlen, &bytes, &bad);
-        if (rc == SCOPE__CFG_NUM_BAD)
-            return fail_at(p, vs + bad, "bad number '%.*s%s'", shown_len(vlen), vs,
-                           shown_more(vlen));
-        if (rc == SCOPE__CFG_NUM_RANGE)
-            return fail_at(p, vs, "number too large '%.*s%s'", shown_len(vlen), vs,
-                           shown_more(vlen));
-        if (bytes == 0)
-            return fail_at(p, vs, "memory_budget must be greater than 0");
-        cfg->memory_budget = bytes;
-    } else if (key == keys[2] || key == keys[3]) {      /* include, exclude */
+        cfg->memory_budget = v.u;
+        return 0;
+    case SCOPE_SET_INCLUDE:
+    case SCOPE_SET_EXCLUDE: {
         const char *why;
         int glob;
         long off = scope__cfg_glob_check(vs, vlen, &why, &glob);
         if (off >= 0)
             return fail_at(p, vs + off, "%s", why);
         /* Kept as written: wants_exe hands them to fnmatch(3) as they are. */
-        char *v = strndup(vs, vlen);
-        if (!v)
+        char *g = strndup(vs, vlen);
+        if (!g)
             return fail_oom(p);
-        if (key == keys[2])
-            return push_string(p, &cfg->include_exe, &cfg->n_include_exe, &p->cap_include, v);
-        return push_string(p, &cfg->exclude_exe, &cfg->n_exclude_exe, &p->cap_exclude, v);
-    } else if (key == keys[6]) {                        /* journal_dir */
-        if ((rc = claim_setting(p, &cfg->journal_dir_from, ks, key)) < 0)
-            return rc;
-        char *v = scope__cfg_unescape(vs, vlen);
-        if (!v)
-            return fail_oom(p);
-        free(cfg->journal_dir);
-        cfg->journal_dir = v;
-    } else if (key == keys[4]) {                        /* callsites */
+        if (id == SCOPE_SET_INCLUDE)
+            return push_string(p, &cfg->include_exe, &cfg->n_include_exe, &p->cap_include, g);
+        return push_string(p, &cfg->exclude_exe, &cfg->n_exclude_exe, &p->cap_exclude, g);
+    }
+    case SCOPE_SET_CALLSITES:
         if ((rc = claim_setting(p, &cfg->callsites_from, ks, key)) < 0)
             return rc;
         return parse_callsites_value(p, vs, vlen, &cfg->callsites);
-    } else {                                            /* verbose */
-        if ((rc = claim_setting(p, &cfg->verbose_from, ks, key)) < 0)
+    case SCOPE_SET_VERBOSE:
+        if ((rc = claim_setting(p, &cfg->verbose_from, ks, key)) < 0 ||
+            (rc = setting_value(p, id, key, vs, vlen, &v)) < 0)
             return rc;
-        if (scope__cfg_parse_int(vs, vlen, 0, 1, &n, &bad) != SCOPE__CFG_NUM_OK)
-            return fail_at(p, vs, "verbose must be 0 or 1, not '%.*s%s'", shown_len(vlen),
-                           vs, shown_more(vlen));
-        cfg->verbose = (int)n;
+        cfg->verbose = (int)v.u;
+        return 0;
+    default:
+        /* a key of the table this parser does not know: a table row was
+         * added without its reading here */
+        return fail_at(p, ks, "key '%s' is not read from the config file", key);
     }
-    return 0;
 }
 
 /* Scans an unquoted pattern from s: it ends at whitespace outside (), <>

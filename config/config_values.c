@@ -1,31 +1,13 @@
 /*
- * config_values.c - the small value syntaxes of the config format: bounded
- * integers, glob syntax and backslash escapes. Shared by the file parser
- * and the SCOPE_* variables so that a value means the same thing in both
- * places (docs/config.md, "Values"). Byte counts with K/M/G/T suffixes are
- * read by base/size_parse.c, which the recorder shares.
+ * config_values.c - the small value syntaxes of the config format that
+ * are not settings' values: glob syntax and backslash escapes. Numbers,
+ * flags and words are read by the settings table's one parser
+ * (base/settings.c), which the recorder and the variables share.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "config_internal.h"
-#include "size_parse.h"
-
-int scope__cfg_parse_int(const char *s, size_t n, long lo, long hi, long *out,
-                        size_t *bad)
-{
-    uint64_t v;
-    int overflow;
-    size_t i = scope__parse_digits(s, n, &v, &overflow);
-    if (i == 0 || i < n) {
-        *bad = i;
-        return SCOPE__CFG_NUM_BAD;
-    }
-    if (overflow || v < (uint64_t)(lo < 0 ? 0 : lo) || v > (uint64_t)hi)
-        return SCOPE__CFG_NUM_RANGE;
-    *out = (long)v;
-    return SCOPE__CFG_NUM_OK;
-}
 
 /* Follows fnmatch: a ']' right after "[" or "[!" / "[^" is a member,
  * "[:alpha:]" (and [. .], [= =]) are skipped whole, and a backslash escapes

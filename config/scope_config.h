@@ -26,10 +26,9 @@ extern "C" {
 
 /* Region kinds (enum scope_kind) are part of the format: scope_format.h. */
 
-/* Values used when neither the file nor the environment sets them. */
-#define SCOPE_CONFIG_DEFAULT_OUTPUT "scope_profile.h5"
-#define SCOPE_CONFIG_DEFAULT_BUDGET (64ull << 20)   /* bytes */
-#define SCOPE_CONFIG_MAX_CALLSITES 16
+/* The defaults, grammars and bounds of the settings (output, memory_budget,
+ * callsites, verbose, ...) are base/settings_table.c's, shared with the
+ * recorder: none is repeated here. */
 
 /* Where a setting's value came from (printed by `scope check-config`). */
 enum scope_config_source {
@@ -113,8 +112,10 @@ int scope__config_default(scope_config **out, char *err, size_t errlen);
  * Same return contract. */
 int scope__config_from_env(scope_config **out, char *err, size_t errlen);
 
-/* Applies SCOPE_OUTPUT, SCOPE_MEMORY_BUDGET and SCOPE_VERBOSE to cfg (an
- * empty variable counts as unset). A malformed value is SCOPE_ECONFIG with a
+/* Applies SCOPE_OUTPUT, SCOPE_JOURNAL_DIR, SCOPE_MEMORY_BUDGET and
+ * SCOPE_VERBOSE, as the process read them once (base/settings.h; a test that
+ * changes them calls scope__settings_reread), to cfg (an empty variable
+ * counts as unset). A malformed value is SCOPE_ECONFIG with a
  * message naming the variable ("SCOPE_MEMORY_BUDGET: bad number '12X'") and
  * leaves cfg unchanged; SCOPE_ENOMEM likewise. */
 int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen);

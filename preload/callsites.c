@@ -153,12 +153,16 @@ static int deeper(uintptr_t ra, uintptr_t *pcs, int want)
     scope__shadow_walk_begin();
     int n = unw_backtrace_fn(buf, WALK_MAX);
     scope__shadow_walk_end();
+    /* libunwind gives return addresses as they are on x86-64, less one on
+     * aarch64 (inside the call instruction): found either way, and given
+     * back as return addresses */
     int i = 0;
-    while (i < n && (uintptr_t)buf[i] != ra)
+    while (i < n && (uintptr_t)buf[i] != ra && (uintptr_t)buf[i] != ra - 1)
         i++;
+    uintptr_t bias = i < n && (uintptr_t)buf[i] == ra - 1 ? 1 : 0;
     int got = 0;
     for (i++; i < n && got < want; i++)
-        pcs[got++] = (uintptr_t)buf[i];
+        pcs[got++] = (uintptr_t)buf[i] + bias;
     return got;
 }
 

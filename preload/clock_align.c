@@ -51,6 +51,7 @@
 #include "mpi_abi.h"
 #include "preload_state.h"
 #include "scope_internal.h"
+#include "settings.h"
 
 /* Round trips per edge of the tree: at MPI_Init a WARMUP first
  * (connection set-up, cold caches; at MPI_Finalize the connection exists
@@ -81,8 +82,9 @@
 /* Children per parent in the tree of host leaders: a parent answers all
  * its children at once, so a level costs about one edge's time when the
  * parent's link is not the bottleneck; 16 keeps 10,000 hosts at depth 4
- * (docs/clocks.md). SCOPE_CLOCK_FANOUT (tests, bench) sets it, 1 to 64. */
-#define DEFAULT_FANOUT 16
+ * (docs/clocks.md). SCOPE_CLOCK_FANOUT (tests, bench) sets it, 1 to 64: its
+ * default and bounds are the settings table's (base/settings_table.c); the
+ * arrays below are sized for the bound. */
 #define MAX_FANOUT 64
 #define TAG_PING 1
 #define TAG_PONG 2
@@ -148,17 +150,18 @@ static int resolve(void)
     return 0;
 }
 
-/* SCOPE_CLOCK_FANOUT: a whole number 1..MAX_FANOUT, else DEFAULT_FANOUT.
+/* SCOPE_CLOCK_FANOUT: a whole number 1..MAX_FANOUT, else the default, said
+ * once by rank 0.
  * Every rank reads the same environment (the launcher passes it on), so
  * every leader builds the same tree. */
 static int read_fanout(void)
 {
-    const char *v = getenv("SCOPE_CLOCK_FANOUT");
-    char *end = NULL;
-    long k = v ? strtol(v, &end, 10) : 0;
-    if (!v || end == v || *end != '\0' || k < 1 || k > MAX_FANOUT)
-        return DEFAULT_FANOUT;
-    return (int)k;
+    char then[32];
+    snprintf(then, sizeof then, "using %s", scope__setting_def(SCOPE_SET_CLOCK_FANOUT)->dflt);
+    if (scope__launcher_rank() <= 0)
+        scope__setting_say(SCOPE_SET_CLOCK_FANOUT, then);
+    uint64_t k = scope__setting_u(SCOPE_SET_CLOCK_FANOUT);
+    return k > MAX_FANOUT ? MAX_FANOUT : (int)k;
 }
 
 /* Sleeps *ns, the pause between polls once spinning is over, and doubles

@@ -4,8 +4,8 @@
  * trampoline and then jumps to the function.
  *
  * Slots are found from each loaded object's own relocations (read from its
- * file with libelf): R_X86_64_JUMP_SLOT (calls through the PLT) and
- * R_X86_64_GLOB_DAT (-fno-plt calls and address-taken uses) naming the
+ * file with libelf): JUMP_SLOT (calls through the PLT) and GLOB_DAT
+ * (-fno-plt calls and address-taken uses; arch_got.h names this CPU's) naming the
  * symbol. A slot on a RELRO page is made writable only for the write. Calls
  * the defining library makes to itself without the PLT are not seen: that is
  * the price of this method, and why it is only the fallback.
@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch_got.h"
 #include "patch.h"
 #include "proc_self.h"
 #include "scope_error.h"
@@ -35,7 +36,7 @@
 struct slot {
     const char *name;           /* in its object's string table (kept open) */
     uint32_t hash;
-    uint8_t type;               /* R_X86_64_JUMP_SLOT or R_X86_64_GLOB_DAT */
+    uint32_t type;              /* SCOPE_ARCH_R_JUMP_SLOT or _GLOB_DAT */
     uint8_t relro;              /* on a RELRO page */
     uintptr_t *addr;
 };
@@ -129,7 +130,7 @@ static void index_object(const char *path, uintptr_t bias, uintptr_t relro_lo,
             else if (!gelf_getrela(rd, (int)i, &r))
                 break;
             unsigned type = GELF_R_TYPE(r.r_info);
-            if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+            if (type != SCOPE_ARCH_R_JUMP_SLOT && type != SCOPE_ARCH_R_GLOB_DAT)
                 continue;
             GElf_Sym s;
             size_t si = GELF_R_SYM(r.r_info);
@@ -249,9 +250,9 @@ static int redirect(const char *name, uintptr_t target, uintptr_t stub)
         uintptr_t *slot = s->addr;
         /* Only slots that lead to this definition: a lazy PLT slot
          * (not yet bound) has the same symbol and is bound here too. */
-        if (s->type == R_X86_64_GLOB_DAT && *slot != target)
+        if (s->type == SCOPE_ARCH_R_GLOB_DAT && *slot != target)
             continue;
-        if (s->type == R_X86_64_JUMP_SLOT && *slot != target) {
+        if (s->type == SCOPE_ARCH_R_JUMP_SLOT && *slot != target) {
             if (!looked) {
                 bound = (uintptr_t)dlsym(RTLD_DEFAULT, name);
                 looked = 1;

@@ -45,6 +45,7 @@
 #include "scope_error.h"
 #include "scope_format.h"
 #include "scope_internal.h"
+#include "settings.h"
 
 #define NAME_LEN 72     /* a host name (HOST_NAME_MAX 64) and its NUL */
 #define JOURNAL_LEN 4096 /* a journal's path as handed to the leader */
@@ -87,19 +88,10 @@ static struct {
  * value is said once (rank 0) and taken as auto. */
 static int mode(void)
 {
-    const char *v = getenv("SCOPE_HOST_FILES");
-    if (!v || !*v || strcmp(v, "auto") == 0)
-        return -1;
-    if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
-        return v[0] - '0';
-    if (H.world_rank == 0) {
-        char buf[256];
-        int n = snprintf(buf, sizeof buf, "scope: SCOPE_HOST_FILES: must be 0, 1 or auto, "
-                                          "not '%.64s'; using auto\n", v);
-        if (n > 0 && write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1) < 0)
-            return -1;
-    }
-    return -1;
+    const scope_setting_value *v = scope__setting(SCOPE_SET_HOST_FILES);
+    if (H.world_rank == 0)
+        scope__setting_say(SCOPE_SET_HOST_FILES, "using auto");
+    return v->u == SCOPE_HOST_FILES_AUTO ? -1 : (int)v->u;
 }
 
 /* This host's ranks as world ranks (ordered as in the host communicator),

@@ -52,6 +52,7 @@
 #include "scope_internal.h"
 #include "patch.h"
 #include "self_depth.h"
+#include "settings.h"
 #include "shadow_stack.h"
 
 /* Set in the environment once a config error was printed, so that the
@@ -293,7 +294,7 @@ static void pin_config_path(void)
      * main's envp, the array environ starts as, which setenv() would
      * leave behind when it copies the array */
     static char pinned[PATH_MAX + sizeof "SCOPE_CONFIG="];
-    const char *p = getenv("SCOPE_CONFIG");
+    const char *p = scope__setting_text(SCOPE_SET_CONFIG);
     char abs[PATH_MAX];
     if (p == NULL || p[0] == '\0' || p[0] == '/' || realpath(p, abs) == NULL)
         return;
@@ -312,16 +313,14 @@ static void preload_start(void)
 {
     int saved_errno = errno; /* the program must not see ours */
     scope__launcher_from(NULL, &preload.launcher);
-    const char *v = getenv("SCOPE_VERBOSE");
-    preload.verbose = v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+    preload.verbose = scope__setting_u(SCOPE_SET_VERBOSE) != 0;
     find_executable();
 
     char err[1024] = "";
     int rc;
     if (scope__tramp_mode_from_env() < 0) {
         /* a typo must not silently time with the other mode */
-        snprintf(err, sizeof err, "SCOPE_TRAMPOLINE: must be call or redirect, not '%.100s'",
-                 getenv("SCOPE_TRAMPOLINE"));
+        scope__setting_message(SCOPE_SET_TRAMPOLINE, err, sizeof err);
         rc = SCOPE_EINVAL;
     } else {
         rc = scope__config_from_env(&preload.cfg, err, sizeof err);

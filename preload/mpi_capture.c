@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_trampoline.h"
 #include "journal.h"
 #include "mpi_abi.h"
 #include "mpi_capture.h"
@@ -32,6 +33,7 @@
 #include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"
+#include "settings.h"
 
 /* How a function's arguments describe what it moves (see bytes_of). */
 enum kind {
@@ -118,10 +120,9 @@ int scope__mpi_capture_enabled(void)
     static int decided = -1;
     if (decided >= 0)
         return decided;
-    const char *v = getenv("SCOPE_MPI_DATA");
-    decided = !(v && strcmp(v, "0") == 0);
-    if (v && *v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0 && scope__launcher_rank() <= 0)
-        fprintf(stderr, "scope: SCOPE_MPI_DATA must be 0 or 1, not '%s'; using 1\n", v);
+    decided = (int)scope__setting_u(SCOPE_SET_MPI_DATA);
+    if (scope__launcher_rank() <= 0)
+        scope__setting_say(SCOPE_SET_MPI_DATA, "using 1");
     return decided;
 }
 
@@ -218,12 +219,14 @@ static void emit_data(const struct scope_call_data *d, int keep)
         emit(r[i].ticks & ~SCOPE_REC_DATA_MARK, r[i].word, r[i].aux, keep);
 }
 
-/* Where argument i of the call lives: the first six in the saved
- * registers below `saved` (rdi at saved[-1] ... r9 at saved[-6]), the
- * rest on the caller's stack above the return-address slot. */
+/* Where argument i of the call lives: the first ones in the saved
+ * registers below `saved` (on x86-64 rdi at saved[-1] ... r9 at saved[-6];
+ * arch_trampoline.h), the rest on the caller's stack above the
+ * return-address slot. */
 static inline uint64_t *arg_at(uint64_t *saved, uintptr_t *slot, int i)
 {
-    return i < 6 ? &saved[-1 - i] : (uint64_t *)&slot[1 + (i - 6)];
+    return i < SCOPE_ARCH_SAVED_ARGS ? &saved[-1 - i]
+                                     : (uint64_t *)&slot[1 + (i - SCOPE_ARCH_SAVED_ARGS)];
 }
 
 /* The status argument of a kind, or -1. */

@@ -1,7 +1,10 @@
 /*
  * shadow_stack.c - per-thread shadow stack of instrumented calls: the C
- * code the entry and exit paths of trampoline.S call, and the fix-ups for
- * longjmp, C++ exceptions and thread exit.
+ * code the entry and exit paths of arch/<cpu>/arch_trampoline.S call, and
+ * the fix-ups for longjmp, C++ exceptions and thread exit. Where a running
+ * function keeps its redirected return address is the CPU's
+ * (scope__arch_home: the slot on x86-64, the saved x30 of its frame record
+ * on aarch64).
  *
  * Each thread gets, on its first instrumented call, an anonymous mapping of
  * MAX_FRAMES frames (reserved, not committed: pages are touched only as
@@ -39,7 +42,6 @@
 #include "clock.h"
 #include "shadow_stack.h"
 
-#include <cpuid.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -47,14 +49,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arch_trampoline.h"
 #include "callsites.h"
 #include "mpi_capture.h"
 #include "patch.h"
 #include "scope_internal.h"
 #include "self.h"
 #include "self_depth.h"
+#include "settings.h"
 
-#define MAX_FRAMES (1u << 17)           /* 131072 frames, 4 MiB reserved */
+#define MAX_FRAMES (1u << 17)           /* 131072 frames, 6 MiB reserved */
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
 #define FRAME_MPI 2u
 #define FRAME_WALKED 4u                 /* a call-site walk wrote `ret` back */
@@ -72,6 +76,9 @@ struct frame {
     uint16_t level;         /* the exception level that restored it; 0:
                                none (redirected, or gone) */
     uint64_t thrown;        /* when that exception was thrown */
+    uintptr_t home;         /* where a throw or walk found the return
+                               address (arch_trampoline.h) */
+    uintptr_t was;          /* and what it held there: the exit path's */
 };
 
 struct shadow {
@@ -97,60 +104,24 @@ static _Atomic uint64_t n_overflow, n_busy, n_unwound;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* Defined in trampoline.S. */
-extern char scope__tramp_entry_sse[], scope__tramp_exit_sse[];
-extern char scope__tramp_entry_avx[], scope__tramp_exit_avx[];
-extern char scope__tramp_entry_avx512[], scope__tramp_exit_avx512[];
-extern char scope__tramp_centry_sse[], scope__tramp_cexit_sse[];
-extern char scope__tramp_centry_avx[], scope__tramp_cexit_avx[];
-extern char scope__tramp_centry_avx512[], scope__tramp_cexit_avx512[];
-
 int scope__tramp_call_mode;
-
-static uint64_t xgetbv0(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return ((uint64_t)hi << 32) | lo;
-}
 
 void scope__tramp_select(void)
 {
     scope__self_init();
-    unsigned a, b, c, d;
-    int avx = 0, avx512 = 0;
-    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
-        uint64_t xcr0 = xgetbv0();
-        avx = (xcr0 & 6) == 6;
-        if (avx && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F))
-            avx512 = (xcr0 & 0xe6) == 0xe6;
-    }
-    /* [call?][variant]: entry and exit paths (trampoline.S) */
-    static char *const paths[2][3][2] = {
-        { { scope__tramp_entry_sse, scope__tramp_exit_sse },
-          { scope__tramp_entry_avx, scope__tramp_exit_avx },
-          { scope__tramp_entry_avx512, scope__tramp_exit_avx512 } },
-        { { scope__tramp_centry_sse, scope__tramp_cexit_sse },
-          { scope__tramp_centry_avx, scope__tramp_cexit_avx },
-          { scope__tramp_centry_avx512, scope__tramp_cexit_avx512 } },
-    };
     int mode = scope__tramp_mode_from_env();
     scope__tramp_call_mode = mode == SCOPE_TRAMP_CALL;
-    int v = avx512 ? 2 : avx ? 1 : 0;
-    scope__tramp_entry_addr = (uintptr_t)paths[scope__tramp_call_mode][v][0];
-    scope__tramp_exit_addr = (uintptr_t)paths[scope__tramp_call_mode][v][1];
+    scope__arch_tramp_pick(scope__tramp_call_mode, &scope__tramp_entry_addr,
+                           &scope__tramp_exit_addr);
 }
 
 int scope__tramp_mode_from_env(void)
 {
-    const char *m = getenv("SCOPE_TRAMPOLINE");
-    if (m == NULL || *m == '\0')
-        return SCOPE_TRAMP_DEFAULT;
-    if (strcmp(m, "call") == 0)
-        return SCOPE_TRAMP_CALL;
-    if (strcmp(m, "redirect") == 0)
-        return SCOPE_TRAMP_REDIRECT;
-    return -1;
+    /* the settings table's word and default (base/settings_table.c) */
+    const scope_setting_value *m = scope__setting(SCOPE_SET_TRAMPOLINE);
+    if (m->state == SCOPE_SETTING_BAD)
+        return -1;
+    return m->u == SCOPE_TRAMPOLINE_REDIRECT ? SCOPE_TRAMP_REDIRECT : SCOPE_TRAMP_CALL;
 }
 
 /* ------------------------------------------------------- per-thread setup */
@@ -317,7 +288,7 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
 uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax)
 {
     struct shadow *s = tls_ss;
-    uintptr_t r = sp - 8;
+    uintptr_t r = sp - SCOPE_ARCH_SLOT_BELOW_SP;
     uint32_t depth = s->depth;
     /* The newest frame with this slot is the one returning; anything
      * pushed after it was skipped by a longjmp we did not see. */
@@ -381,8 +352,11 @@ void scope__shadow_restore(void)
     uint32_t level = ++s->in_flight;
     if (level > UINT16_MAX)             /* nested that deep: share the top */
         level = s->in_flight = UINT16_MAX;
+    struct scope__arch_homes h;
+    scope__arch_homes_begin(&h, (uintptr_t)__builtin_frame_address(0), s->stack_lo, s->stack_hi);
     for (uint32_t i = s->depth; i-- > 0;) {
         struct frame *f = &s->f[i];
+        uintptr_t *home = scope__arch_home(&h, f->slot, i + 1 < s->depth ? s->f[i + 1].slot : 0);
         if (f->level)
             continue;                   /* an older exception's */
         f->level = (uint16_t)level;
@@ -391,8 +365,10 @@ void scope__shadow_restore(void)
          * any other frame is gone (its slot may be another call's now). A
          * tail-call chain shares one slot: the newer frames hold the exit
          * path as `ret`, so the slot keeps it until the oldest's turn. */
-        if (*(uintptr_t *)f->slot == scope__tramp_exit_addr) {
-            *(uintptr_t *)f->slot = f->ret;
+        if (home && scope__arch_strip(*home) == scope__tramp_exit_addr) {
+            f->home = (uintptr_t)home;
+            f->was = *home;
+            *home = scope__arch_signed_like(f->was, f->ret, f->slot);
             f->flags |= FRAME_RESTORED;
         }
     }
@@ -426,7 +402,7 @@ void scope__shadow_caught(uintptr_t sp)
                 continue;               /* still unwound through, or live */
             f->level = 0;
             if (f->flags & FRAME_RESTORED) {
-                *(uintptr_t *)f->slot = scope__tramp_exit_addr;
+                *(uintptr_t *)f->home = f->was;
                 f->flags &= (uint16_t)~FRAME_RESTORED;
             }
         }
@@ -439,11 +415,16 @@ void scope__shadow_walk_begin(void)
     struct shadow *s = tls_ss;
     if (!s)
         return;
+    struct scope__arch_homes h;
+    scope__arch_homes_begin(&h, (uintptr_t)__builtin_frame_address(0), s->stack_lo, s->stack_hi);
     for (uint32_t i = s->depth; i-- > 0;) {
         struct frame *f = &s->f[i];
-        if (f->level || *(uintptr_t *)f->slot != scope__tramp_exit_addr)
+        uintptr_t *home = scope__arch_home(&h, f->slot, i + 1 < s->depth ? s->f[i + 1].slot : 0);
+        if (f->level || !home || scope__arch_strip(*home) != scope__tramp_exit_addr)
             continue;                   /* restored by a throw, or gone */
-        *(uintptr_t *)f->slot = f->ret;
+        f->home = (uintptr_t)home;
+        f->was = *home;
+        *home = scope__arch_signed_like(f->was, f->ret, f->slot);
         f->flags |= FRAME_WALKED;
     }
 }
@@ -462,7 +443,7 @@ void scope__shadow_walk_end(void)
     for (uint32_t i = 0; i < s->depth; i++) {
         struct frame *f = &s->f[i];
         if (f->flags & FRAME_WALKED) {
-            *(uintptr_t *)f->slot = scope__tramp_exit_addr;
+            *(uintptr_t *)f->home = f->was;
             f->flags &= (uint16_t)~FRAME_WALKED;
         }
     }

@@ -1,6 +1,6 @@
 /*
  * shadow_stack.h - the per-thread shadow stack of instrumented calls and
- * the C halves of the generic trampoline (trampoline.S).
+ * the C halves of the generic trampoline (arch_trampoline.S).
  *
  * On entry, the trampoline hands the C code the function's record and the
  * address of its return-address slot; the C code pushes (original return
@@ -24,7 +24,7 @@ struct scope__fn;
  * ymm or zmm registers), set by scope__tramp_select(). */
 extern uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
 
-/* The trampoline's two modes (trampoline.S): `call` the function so its
+/* The trampoline's two modes (arch_trampoline.S): `call` the function so its
  * return is predicted, or `redirect` its return address. */
 #define SCOPE_TRAMP_REDIRECT 0
 #define SCOPE_TRAMP_CALL 1
@@ -51,7 +51,7 @@ struct scope__enter {
 };
 
 /* Called by the entry path with the function's record, the address of
- * its return-address slot and of its saved argument registers (trampoline.S;
+ * its return-address slot and of its saved argument registers (arch_trampoline.S;
  * read by the MPI argument capture). Never fails: without room on the shadow stack,
  * or re-entered from inside the recorder, it just doesn't record this call
  * (counted), and says so (recorded = 0). */

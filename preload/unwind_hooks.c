@@ -9,8 +9,8 @@
  * RTLD_LOCAL under a Python extension, where RTLD_NEXT cannot see it).
  *
  *   longjmp & co: the target stack pointer is read from the jmp_buf (glibc
- *     stores it mangled with the thread's pointer guard, %fs:0x30; the
- *     layout is fixed by glibc's ABI) and every open call whose return slot
+ *     stores it mangled with the thread's pointer guard; the layout is
+ *     fixed by glibc's ABI, arch_unwind.h) and every open call whose return slot
  *     lies below it is closed, marked unwound, at the time of the jump.
  *   __cxa_throw / __cxa_rethrow / std::rethrow_exception: the unwinder walks return addresses, and
  *     the redirected ones lead to the exit path, which has no unwind info.
@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arch_unwind.h"
 #include "preload_state.h"
 #include "self.h"
 #include "shadow_stack.h"
@@ -76,18 +77,10 @@ void scope__unwind_hooks_init(void)
     real.backtrace_ = (backtrace_fn)scope__next_symbol("backtrace");
 }
 
-static uintptr_t target_sp(struct __jmp_buf_tag *env)
-{
-    uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;   /* JB_RSP */
-    __asm__("mov %%fs:0x30, %0" : "=r"(guard));
-    v = (v >> 0x11) | (v << (64 - 0x11));
-    return v ^ guard;
-}
-
 #define JUMP_HOOK(sym, field)                                                  \
     HOOK __attribute__((noreturn)) void sym(struct __jmp_buf_tag env[1], int val)   \
     {                                                                          \
-        scope__shadow_unwind_to(target_sp(env));                               \
+        scope__shadow_unwind_to(scope__arch_jmpbuf_sp(env));                               \
         if (!real.field)                                                       \
             real.field = (jump_fn)scope__next_symbol(#sym);                    \
         real.field(env, val);                                                  \
@@ -126,7 +119,7 @@ _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
 HOOK void *__cxa_begin_catch(void *exc)
 {
     /* the catching frame's stack pointer, as it is after this call returns */
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0) + 16;
+    uintptr_t sp = SCOPE_ARCH_CALLER_SP();
     scope__shadow_caught(sp);
     if (!real.catch_)
         real.catch_ = (catch_fn)scope__next_symbol("__cxa_begin_catch");

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "open_builder.h"
+#include "settings.h"
 
 #define MIN_PER_JOB 64
 #define MAX_JOBS 16
@@ -65,15 +66,15 @@ static int thread_count(void)
 /* How many jobs for n links: 1 means serial. */
 static int job_count(size_t n)
 {
-    const char *env = getenv("SCOPE_READER_JOBS");
+    /* read at each open: a long-lived program (Python) may change it */
+    scope_setting_value env;
+    scope__setting_read_now(SCOPE_SET_READER_JOBS, &env);
     long jobs;
-    if (env && *env) {
-        char *end;
-        jobs = strtol(env, &end, 10);
-        if (*end || jobs < 1)
-            jobs = 1;   /* a bad value: the safe choice */
-        if (jobs > 64)
-            jobs = 64;
+    if (env.state == SCOPE_SETTING_SET) {
+        jobs = env.u > 64 ? 64 : (long)env.u;
+    } else if (env.state == SCOPE_SETTING_BAD) {
+        scope__setting_say_value(SCOPE_SET_READER_JOBS, &env, "reading serially");
+        jobs = 1;   /* the safe choice */
     } else {
         cpu_set_t set;
         jobs = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;

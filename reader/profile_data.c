@@ -72,6 +72,7 @@ void scope_profile_close(scope_profile *p)
     for (int i = 0; i < p->nranks; i++) {
         free(p->ranks[i].group);
         scope__rank_attrs_free(&p->ranks[i]);
+        scope__rank_tables_free(p->ranks[i].tables);
     }
     free(p->ranks);
     free(p->sources);

@@ -61,6 +61,8 @@ typedef struct scope__rank {
     int attrs_cached;   /* attrs below lists every attribute of the group */
     int nattrs;
     scope__attr *attrs;
+    struct scope__rank_tables *tables; /* requests and communicators,
+                                        * loaded on first use (requests.c) */
 } scope__rank;
 
 typedef struct scope__cell {
@@ -122,6 +124,9 @@ int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
 
 /* Frees a cell's data columns (comm.c; profile_data.c calls it at close). */
 void scope__moved_free(struct scope__moved *m);
+
+/* Frees a rank's requests and communicators (requests.c). */
+void scope__rank_tables_free(struct scope__rank_tables *t);
 
 /* Frees what callsites.c loaded (profile_data.c calls it at close). */
 void scope__sites_free(struct scope__sites *s);

@@ -92,6 +92,46 @@ SCOPE_READER_API int scope_profile_comm_matrix(scope_profile *p, int region, int
 SCOPE_READER_API int scope_profile_size_histogram(scope_profile *p, int region, int rank,
                                                   int64_t *counts);
 
+/* The nonblocking requests `rank` completed (/rank<N>/requests): row i
+ * says which call posted request i (a region index of this profile and
+ * the call's index in scope_profile_times() order) and which MPI_Wait* /
+ * MPI_Test* call completed it, and what its status said. A region the
+ * file names but the profile lacks reads -1. n = 0 (arrays NULL) when the
+ * rank followed none. The arrays belong to the profile until close. */
+typedef struct scope_requests {
+    int64_t n;
+    const int32_t *post_region, *done_region;
+    const int64_t *post_call, *done_call;
+    const int32_t *source;          /* a receive's status; SCOPE_NO_RANK for a send */
+    const int32_t *tag;             /* a receive's status; SCOPE_NO_TAG_VALUE for a send */
+    const int64_t *bytes_received;
+    const int8_t *cancelled;        /* 1: the request was cancelled */
+} scope_requests;
+
+/* Loads (once) and returns the request table of `rank`. Returns 0,
+ * SCOPE_EINVAL, SCOPE_ENOTFOUND (no such rank), SCOPE_EFORMAT (columns of
+ * different lengths). Cost: one HDF5 read per column on first use. */
+SCOPE_READER_API int scope_profile_requests(scope_profile *p, int rank, scope_requests *out);
+
+/* The communicators `rank` used (/rank<N>/communicators): row c is the
+ * value of the `comm` column. Members of row c, in communicator rank
+ * order (the local group, then an intercommunicator's remote group), are
+ * members[members_start[c] .. members_start[c + 1]) as world ranks (-1
+ * where MPI could not say). n = 0 when the rank has no table. The arrays
+ * belong to the profile until close. */
+typedef struct scope_communicators {
+    int n;
+    const int32_t *size, *remote_size;
+    const int64_t *members_start;   /* n + 1 */
+    const int32_t *members;
+    const char *const *names;       /* "" when the program named none */
+} scope_communicators;
+
+/* Loads (once) and returns the communicator table of `rank`. Returns as
+ * scope_profile_requests. */
+SCOPE_READER_API int scope_profile_communicators(scope_profile *p, int rank,
+                                                 scope_communicators *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
  * SCOPE_CLOCK_ROUND_NS makes the clock that coarse on purpose, for tests.
  */
 #include "clock.h"
+#include "settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,34 +33,23 @@ int64_t scope__clock_drifted(int64_t ns)
     return ns + (int64_t)((__int128)ns * scope__clock_drift_ppm / 1000000);
 }
 
-/* Reads SCOPE_CLOCK_DRIFT_PPM once; ignored unless it is a whole number
- * within +-100000 (10 %). */
+/* SCOPE_CLOCK_DRIFT_PPM (a whole number within +-100000, 10 %); a
+ * malformed value is said once and no drift applied. */
 static void read_drift(void)
 {
-    const char *v = getenv("SCOPE_CLOCK_DRIFT_PPM");
-    char *end = NULL;
-    long long ppm = v && *v ? strtoll(v, &end, 10) : 0;
-    scope__clock_drift_ppm = end && *end == 0 && ppm >= -100000 && ppm <= 100000 ? ppm : 0;
+    scope__setting_say(SCOPE_SET_CLOCK_DRIFT_PPM, "no drift applied");
+    scope__clock_drift_ppm = scope__setting(SCOPE_SET_CLOCK_DRIFT_PPM)->i;
 }
 
 int64_t scope__clock_round_ns = 0;
 uint64_t scope__clock_resolution = 1;
 
-/* SCOPE_CLOCK_ROUND_NS: a positive decimal number of ns, else 0 (off). */
+/* SCOPE_CLOCK_ROUND_NS: a positive number of ns, else 0 (off); a
+ * malformed value is named, then ignored (a test knob, not a run's). */
 static int64_t round_from_env(void)
 {
-    const char *s = getenv("SCOPE_CLOCK_ROUND_NS");
-    if (!s || !*s)
-        return 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*end || v <= 0 || v > 1000000000000LL) {
-        /* docs/config.md: named, then ignored (a test knob, not a run's) */
-        fprintf(stderr, "scope: SCOPE_CLOCK_ROUND_NS: bad number '%s'; timestamps are not "
-                "rounded\n", s);
-        return 0;
-    }
-    return (int64_t)v;
+    scope__setting_say(SCOPE_SET_CLOCK_ROUND_NS, "timestamps are not rounded");
+    return (int64_t)scope__setting_u(SCOPE_SET_CLOCK_ROUND_NS);
 }
 
 /* One tick read of the chosen clock, as the hot path does it. */
@@ -130,12 +120,12 @@ static uint64_t measure_resolution(void)
 static void choose_clock(void)
 {
     read_drift();
-    const char *force = getenv("SCOPE_CLOCK");
+    const char *force = scope__setting_text(SCOPE_SET_CLOCK);
+    scope__setting_say(SCOPE_SET_CLOCK, "the clock is chosen as when unset");
     scope__clock_round_ns = round_from_env();
     if (scope__clock_round_ns > 0 || (force && strcmp(force, "monotonic") == 0))
         scope__clock_tsc = 0;
-    else if (force && (strcmp(force, "counter") == 0 || strcmp(force, "tsc") == 0 ||
-                       strcmp(force, "cntvct") == 0))
+    else if (force) /* counter, or its names tsc and cntvct */
         scope__clock_tsc = 1;
     else
         scope__clock_tsc = scope__arch_counter_usable();

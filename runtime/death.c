@@ -35,7 +35,7 @@
 #include "death.h"
 #include "writer_spawn.h"
 #include "journal.h"
-#include "size_parse.h"
+#include "settings.h"
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1,
                                      SIGUSR2, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
@@ -82,22 +82,15 @@ static void write_profile_now(void)
     /* out of time: the writer goes on as an orphan if nothing kills it */
 }
 
-/* SCOPE_DEATH_WAIT: seconds the dying rank waits for its writer (default
- * 10, at most an hour). A value that is not such a number is said once and
+/* SCOPE_DEATH_WAIT: seconds the dying rank waits for its writer (the
+ * table's default, at most an hour). A malformed value is said once and
  * the default kept: the application must run on either way. */
 static int death_wait(void)
 {
-    static int said;
-    const char *w = getenv("SCOPE_DEATH_WAIT");
-    uint64_t v = 10;
-    if (w && *w && scope__parse_uint(w, 3600, &v) != 0) {
-        if (!said)
-            fprintf(stderr, "scope: SCOPE_DEATH_WAIT='%s' is not a whole number of seconds "
-                    "from 0 to 3600; using 10\n", w);
-        said = 1;
-        v = 10;
-    }
-    return (int)v;
+    char then[32];
+    snprintf(then, sizeof then, "using %s", scope__setting_def(SCOPE_SET_DEATH_WAIT)->dflt);
+    scope__setting_say(SCOPE_SET_DEATH_WAIT, then);
+    return (int)scope__setting_u(SCOPE_SET_DEATH_WAIT);
 }
 
 static void on_fatal(int sig, siginfo_t *si, void *uc)
@@ -128,8 +121,8 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 void scope__death_arm(struct scope_journal_header *hdr, volatile int *on, const char *writer,
                       const char *journal, const char *rank_file, const char *index)
 {
-    const char *env = getenv("SCOPE_SIGNALS");
-    if (env && strcmp(env, "0") == 0)
+    scope__setting_say(SCOPE_SET_SIGNALS, "using 1");
+    if (scope__setting_u(SCOPE_SET_SIGNALS) == 0)
         return;
     /* the handler may run at any moment: hide the half-updated state */
     d.hdr = NULL;

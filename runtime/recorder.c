@@ -48,6 +48,7 @@
 #include "journal_storage.h"
 #include "recorder_internal.h"
 #include "regions.h"
+#include "settings.h"
 #include "scope_format.h"
 
 /* The recorder's state (recorder_internal.h). */
@@ -675,8 +676,9 @@ static int finalize_here(int complete)
      * serial process, an MPI the preload cannot use): our group goes into
      * the host's file under a lock (convert/host_append.c), and every
      * such process links itself in the index */
-    const char *hf = getenv("SCOPE_HOST_FILES");
-    if (hf && strcmp(hf, "1") == 0) {
+    if (scope__launcher_rank() <= 0) /* an MPI rank 0 has said it already */
+        scope__setting_say(SCOPE_SET_HOST_FILES, "using auto");
+    if (scope__setting(SCOPE_SET_HOST_FILES)->u == SCOPE_HOST_FILES_ON) {
         char name[100];
         scope_host_file_name(scope__rec.host, name, sizeof name);
         snprintf(host_path, sizeof host_path, "%s/%s", scope__rec.ranks_dir, name);

@@ -4,48 +4,37 @@
  * program's scope_options), and the chunk size and chunk count that the
  * budget gives.
  *
- * Apart from recorder.c because it is the recorder's only reading of the
- * environment besides the launcher's variables (launcher.c). The budget is
- * read with the one byte-count grammar (size_parse.c) that the config
- * layer uses, so a value the preload refuses is refused here too; a
+ * The variables and their defaults come from the settings table and the
+ * process's one reading of it (base/settings.h), which the config layer
+ * reads too, so a value the preload refuses is refused here as well; a
  * program linked with libscope.so alone has nobody else to tell it, so a
- * bad value is said here, once, and the default used.
+ * bad budget is said here, once, and the program's own budget or the
+ * default used.
  */
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "journal_dir.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
-#include "size_parse.h"
+#include "settings.h"
 
-#define DEFAULT_OUTPUT "scope_profile.h5"
-#define DEFAULT_BUDGET (64ull << 20)
 #define MIN_CHUNK (64u << 10)
 #define MAX_CHUNK (1u << 20)
 
 /* SCOPE_MEMORY_BUDGET's bytes, or `dflt` when it is unset or empty; a
- * value that is not a byte count above zero is said once per process on
- * stderr, naming it, and `dflt` is used. */
+ * malformed value is said once per process, naming it, and `dflt` is
+ * used. */
 static uint64_t env_budget(uint64_t dflt)
 {
-    static atomic_int said;
-    const char *s = getenv("SCOPE_MEMORY_BUDGET");
-    if (!s || !*s)
-        return dflt;
-    uint64_t v = 0;
-    size_t bad;
-    int rc = scope__parse_size(s, strlen(s), &v, &bad);
-    if (rc == SCOPE__SIZE_OK && v > 0)
-        return v;
-    if (!atomic_exchange(&said, 1))
-        fprintf(stderr, "scope: SCOPE_MEMORY_BUDGET='%s' ignored (%s); using %llu bytes\n", s,
-                rc == SCOPE__SIZE_RANGE ? "number too large"
-                : rc == SCOPE__SIZE_OK  ? "must be greater than 0"
-                                        : "not a byte count such as 64M or 1GiB",
-                (unsigned long long)dflt);
+    const scope_setting_value *v = scope__setting(SCOPE_SET_MEMORY_BUDGET);
+    if (v->state == SCOPE_SETTING_SET)
+        return v->u;
+    if (v->state == SCOPE_SETTING_BAD) {
+        char then[64];
+        snprintf(then, sizeof then, "using %llu bytes", (unsigned long long)dflt);
+        scope__setting_say(SCOPE_SET_MEMORY_BUDGET, then);
+    }
     return dflt;
 }
 
@@ -64,16 +53,17 @@ void scope__set_journal_dir(const char *dir, const char *origin)
 
 int scope__rec_settings(const scope_options *opts)
 {
-    const char *out = getenv("SCOPE_OUTPUT");
-    if (!out || !*out)
-        out = opts && opts->output && *opts->output ? opts->output : DEFAULT_OUTPUT;
+    const char *out = scope__setting_text(SCOPE_SET_OUTPUT);
+    if (!out)
+        out = opts && opts->output && *opts->output ? opts->output
+                                                    : scope__setting_def(SCOPE_SET_OUTPUT)->dflt;
     int rc = scope__absolute_path(out, scope__rec.output, sizeof scope__rec.output);
     if (rc < 0)
         return rc;
     scope__ranks_dir_of(scope__rec.output, scope__rec.ranks_dir, sizeof scope__rec.ranks_dir);
-    const char *jd = getenv("SCOPE_JOURNAL_DIR");
+    const char *jd = scope__setting_text(SCOPE_SET_JOURNAL_DIR);
     const char *origin = "SCOPE_JOURNAL_DIR";
-    if (!jd || !*jd) {
+    if (!jd) {
         jd = cfg_journal_dir;
         origin = cfg_journal_dir_origin;
     }
@@ -81,7 +71,9 @@ int scope__rec_settings(const scope_options *opts)
                                                          scope__rec.journal_dir,
                                                          sizeof scope__rec.journal_dir);
 
-    uint64_t budget = env_budget(opts && opts->memory_budget ? opts->memory_budget : DEFAULT_BUDGET);
+    uint64_t budget = env_budget(opts && opts->memory_budget
+                                     ? opts->memory_budget
+                                     : scope__setting_default(SCOPE_SET_MEMORY_BUDGET).u);
     if (budget < 4 * (uint64_t)MIN_CHUNK)
         budget = 4 * (uint64_t)MIN_CHUNK;
     uint64_t chunk = budget / 256;

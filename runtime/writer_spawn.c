@@ -34,13 +34,14 @@
 
 #include "writer_spawn.h"
 #include "scope_error.h"
+#include "settings.h"
 
 extern char **environ;
 
 int scope__writer_find(char *out, size_t outlen, char *err, size_t errlen)
 {
-    const char *env = getenv("SCOPE_H5WRITER");
-    if (env && *env) {
+    const char *env = scope__setting_text(SCOPE_SET_H5WRITER);
+    if (env) {
         if (access(env, X_OK) == 0 && strlen(env) < outlen) {
             strcpy(out, env);
             return 0;

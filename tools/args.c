@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "size_parse.h"
+#include "settings.h"
 
 int scope__usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -132,13 +132,12 @@ static void open_crashed(int sig)
 
 scope_profile *scope__open_or_report(char **paths, int n)
 {
-    const char *env = getenv("SCOPE_OPEN_TIMEOUT");
-    uint64_t secs = 120;
-    if (env && *env && scope__parse_uint(env, 86400, &secs) != 0) {
-        fprintf(stderr, "scope: SCOPE_OPEN_TIMEOUT='%s' is not a whole number of seconds "
-                "from 0 to 86400 (0 waits for ever)\n", env);
+    char bad[300];
+    if (scope__setting(SCOPE_SET_OPEN_TIMEOUT)->state == SCOPE_SETTING_BAD) {
+        fprintf(stderr, "scope: %s\n", scope__setting_message(SCOPE_SET_OPEN_TIMEOUT, bad, sizeof bad));
         return NULL;
     }
+    uint64_t secs = scope__setting_u(SCOPE_SET_OPEN_TIMEOUT);
     const char *first = n > 0 ? paths[0] : "", *more = n > 1 ? " ..." : "";
     snprintf(timeout_msg, sizeof timeout_msg,
              "scope: %s%s: opening made no progress for %u s; the file is probably "

@@ -1,37 +1,82 @@
 /*
- * cmd_diff.c - `scope diff A B`: how each region changed between two runs
- * (total and mean time, calls), sorted by the size of the change in total,
- * so a regression or an optimisation shows at the top. Regions are matched
- * by name; a region in only one run counts as 0 in the other.
+ * cmd_diff.c - `scope diff`: did it get slower? Two sets of runs of the
+ * same program, A (the baseline) and B, compared region by region with
+ * the reader's statistics (scope_reader_compare.h): the change of the
+ * median per-call time and of the total, each with a bootstrap interval,
+ * a Mann-Whitney U test and a verdict, sorted by the size of the
+ * significant changes. One run against one keeps the plain form (totals,
+ * means, calls, and the change) and says that no test is possible.
+ * docs/analysis.md "Comparing runs" explains the figures.
  */
+#include <dirent.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
 #include "output.h"
+#include "scope_reader_compare.h"
 
 static const char diff_help[] =
-    "usage: scope diff [--format table|csv|json] [--wide] A B\n"
+    "usage: scope diff [options] A... --vs B...\n"
+    "       scope diff [options] A B\n"
     "\n"
-    "Per region (matched by name, all ranks together): total and mean call\n"
-    "time in A and in B, the change B - A of each, and calls in both. Rows\n"
-    "are sorted by the absolute change in total, largest first (ties by\n"
-    "name). A region missing from one run has 0 calls there. A and B are\n"
-    "each one profile path (index file, merged file, rank file or folder).\n"
+    "Compares the runs of set A (the baseline) with those of set B, region\n"
+    "by region (matched by name). Each run is one profile path (index file,\n"
+    "merged file, rank file, or a folder of rank files); a folder that holds\n"
+    "no rank files is a folder of runs: each profile file and run folder in\n"
+    "it is one run (a run's <name>.ranks folder goes with <name>.h5).\n"
+    "\n"
+    "With several runs in a set, each run gives one sample per region: the\n"
+    "median duration of its calls and their total. Per region the output\n"
+    "gives the median of those over each set's runs, the relative change\n"
+    "B/A - 1 with a bootstrap confidence interval (percentile method,\n"
+    "seeded), a two-sided Mann-Whitney U test of A's runs against B's, and\n"
+    "a verdict: slower, faster, no change (the data show none; the\n"
+    "interval bounds what could be hidden), untested (too few runs for the\n"
+    "test to ever reject at the level: at 95 % it needs 4 runs each, or\n"
+    "3 against 5), only in A / only in B. Rows with a significant change\n"
+    "come first, largest relative change first.\n"
+    "\n"
+    "One run against one (A B, each a single run) prints the plain change\n"
+    "of totals, means and calls, and says that no test is possible (on\n"
+    "stderr with the table, in json's \"warnings\"); or, with --calls,\n"
+    "tests the calls of the two runs against each other.\n"
     "\n"
     "options:\n"
-    "  --format F     table (default), csv or json; csv header:\n"
-    "                 region,calls_a,calls_b,total_a,total_b,\n"
-    "                 total_change,mean_a,mean_b,mean_change (times in\n"
-    "                 plain seconds); json: {\"regions\": [...]}, same fields\n"
+    "  --vs           the runs after it are set B\n"
+    "  --level L      confidence level of the intervals, also the test's:\n"
+    "                 p < 1 - L is a change (default 0.95)\n"
+    "  --resamples N  bootstrap resamples (default 10000)\n"
+    "  --seed S       bootstrap seed (default 1): the same seed, the same\n"
+    "                 intervals\n"
+    "  --metric M     median (default) or total: the figure that decides\n"
+    "                 the verdict and the order\n"
+    "  --per-rank     one row per (region, rank): every run must have the\n"
+    "                 same ranks\n"
+    "  --calls        samples are the calls, not the runs: every call's\n"
+    "                 duration, the calls of a set's runs pooled. For runs\n"
+    "                 that were not repeated; calls of one run are not\n"
+    "                 independent, see docs/analysis.md\n"
+    "  --format F     table (default), csv or json. csv header:\n"
+    "                 region,rank,verdict,runs_a,runs_b,samples_a,samples_b,\n"
+    "                 calls_a,calls_b,median_a,median_b,median_change,\n"
+    "                 median_lo,median_hi,median_u,median_p,total_a,total_b,\n"
+    "                 total_change,total_lo,total_hi,total_u,total_p,min_p,\n"
+    "                 exact (times in plain seconds, changes as fractions:\n"
+    "                 0.05 = 5 % slower, rank 'all' without --per-rank,\n"
+    "                 empty where a figure does not exist); json: the same\n"
+    "                 fields in {\"regions\": [...]} with the settings and\n"
+    "                 warnings. One run each without --calls: the plain\n"
+    "                 form, csv header region,calls_a,calls_b,total_a,\n"
+    "                 total_b,total_change,mean_a,mean_b,mean_change\n"
     "  --wide         full names: no fitting of the table to the terminal\n"
-    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
-    "                 to its width by eliding the middle of long names;\n"
-    "                 csv and json always hold full names)\n"
     "  -h, --help     this text\n";
 
 typedef struct {
@@ -56,53 +101,22 @@ static int stats_of(scope_profile *p, const char *name, scope_stats *st)
     return r < 0 ? 0 : scope_profile_stats(p, r, SCOPE_ALL_RANKS, st);
 }
 
-int scope_cmd_diff(int argc, char **argv)
+static const char one_run_note[] =
+    "one run each: no test is possible, this is the plain change (give several "
+    "runs of each: A... --vs B..., or test the calls with --calls)";
+
+/* The plain change of one run against one (no statistics possible):
+ * the form `scope diff A B` always had. Returns the exit status. */
+static int plain_diff(scope_profile *pa, scope_profile *pb, int format,
+                      int wide)
 {
-    static const struct option opts[] = {
-        { "format", required_argument, NULL, 'f' },
-        { "wide", no_argument, NULL, 'w' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
-    int c, k, format = 0, wide = 0;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w':
-            wide = 1;
-            break;
-        case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("diff", "unknown format '%s' "
-                                          "(table, csv or json)", optarg);
-            format = k;
-            break;
-        case 'h':
-            fputs(diff_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("diff", c, argv);
-        }
-    }
-    if (argc - optind != 2)
-        return scope__usage_error("diff", "needs exactly two profiles, A "
-                                  "and B");
-    scope_profile *pa = scope__open_or_report(argv + optind, 1), *pb = NULL;
-    if (!pa)
-        return 1;
     int status = 1;
     row *rows = NULL;
-    if (!(pb = scope__open_or_report(argv + optind + 1, 1)))
-        goto fail_open;
     int na = scope_profile_region_count(pa), nb = scope_profile_region_count(pb);
     size_t n = 0;
     if (!(rows = calloc((size_t)(na + nb) + 1, sizeof *rows))) {
         scope__fail_msg("out of memory");
-        goto fail_open;
+        goto fail;
     }
     for (int i = 0; i < na + nb; i++) {
         const char *name = i < na ? scope_profile_region_name(pa, i)
@@ -113,7 +127,7 @@ int scope_cmd_diff(int argc, char **argv)
         if (stats_of(pa, name, &rows[n].a) < 0 ||
             stats_of(pb, name, &rows[n].b) < 0) {
             scope__fail_msg(scope_reader_errmsg());
-            goto fail_open;
+            goto fail;
         }
         n++;
     }
@@ -131,7 +145,7 @@ int scope_cmd_diff(int argc, char **argv)
         fputs("region,calls_a,calls_b,total_a,total_b,total_change,"
               "mean_a,mean_b,mean_change\n", stdout);
     else if (format == 2)
-        fputs("{\"regions\": [", stdout);
+        printf("{\"warnings\": [\"%s\"], \"regions\": [", one_run_note);
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         char ca[32], cb[32], ta[48], tb[48], td[48], ma[48], mb[48], md[48];
@@ -152,7 +166,7 @@ int scope_cmd_diff(int argc, char **argv)
             if (scope__table_add(&tab, cells) < 0) {
                 scope__table_free(&tab);
                 scope__fail_msg("out of memory");
-                goto fail_open;
+                goto fail;
             }
             continue;
         }
@@ -177,15 +191,654 @@ int scope_cmd_diff(int argc, char **argv)
     if (format == 0 && scope__table_print(&tab, stdout) < 0) {
         scope__table_free(&tab);
         scope__fail_msg("out of memory");
-        goto fail_open;
+        goto fail;
     } else if (format == 2)
         fputs(n ? "\n]}\n" : "]}\n", stdout);
     scope__table_free(&tab);
     status = fflush(stdout) != 0 || ferror(stdout)
              ? scope__fail_msg("cannot write the diff to standard output") : 0;
-fail_open:
+fail:
     free(rows);
-    scope_profile_close(pb);
-    scope_profile_close(pa);
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sets of runs                                                        */
+
+typedef struct {
+    char **paths;
+    int n, cap;
+} run_list;
+
+static int push_path(run_list *l, const char *path)
+{
+    if (l->n == l->cap) {
+        int nc = l->cap ? l->cap * 2 : 8;
+        char **q = realloc(l->paths, (size_t)nc * sizeof *q);
+        if (!q)
+            return -1;
+        l->paths = q;
+        l->cap = nc;
+    }
+    return (l->paths[l->n] = strdup(path)) ? (l->n++, 0) : -1;
+}
+
+static void free_list(run_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    memset(l, 0, sizeof *l);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* A rank or host file's name, as a folder of one run holds them. */
+static int is_rank_file(const char *name)
+{
+    if (!strncmp(name, "host-", 5))
+        return ends_with(name, ".h5");
+    if (strncmp(name, "rank", 4) || !(name[4] >= '0' && name[4] <= '9'))
+        return 0;
+    return ends_with(name, ".h5");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds the runs `path` names: itself, unless it is a folder without rank
+ * files, whose profile files and run folders (sorted by name; a
+ * <stem>.ranks folder beside <stem>.h5 belongs to that run) are each one
+ * run. 0, or 1 after printing why not. */
+static int add_runs(run_list *l, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return push_path(l, path) < 0 ? scope__fail_msg("out of memory") : 0;
+    DIR *d = opendir(path);
+    if (!d) {
+        fprintf(stderr, "scope: %s: cannot read the folder\n", path);
+        return 1;
+    }
+    run_list names = { 0 };
+    int rank_files = 0, status = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        rank_files |= is_rank_file(e->d_name);
+        if (push_path(&names, e->d_name) < 0) {
+            status = scope__fail_msg("out of memory");
+            break;
+        }
+    }
+    closedir(d);
+    if (status || rank_files) {     /* a folder of one run */
+        free_list(&names);
+        return status ? status
+                      : push_path(l, path) < 0 ? scope__fail_msg("out of memory") : 0;
+    }
+    if (names.n > 1)
+        qsort(names.paths, (size_t)names.n, sizeof *names.paths, cmp_str);
+    int before = l->n;
+    for (int i = 0; i < names.n && !status; i++) {
+        const char *nm = names.paths[i];
+        char full[PATH_MAX];
+        snprintf(full, sizeof full, "%s/%s", path, nm);
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (ends_with(nm, ".ranks")) {
+                char stem[PATH_MAX];
+                snprintf(stem, sizeof stem, "%.*s.h5", (int)(strlen(full) - 6), full);
+                if (access(stem, F_OK) == 0)
+                    continue;   /* its index is the run */
+            }
+        } else if (!ends_with(nm, ".h5"))
+            continue;
+        if (push_path(l, full) < 0)
+            status = scope__fail_msg("out of memory");
+    }
+    free_list(&names);
+    if (!status && l->n == before) {
+        fprintf(stderr, "scope: %s: the folder holds no profile (no .h5 file, "
+                "no run folder)\n", path);
+        status = 1;
+    }
+    return status;
+}
+
+/* The ranks of p as "0-3" or "0,2,5" for messages (first few). */
+static void rank_text(const scope_profile *p, char *buf, size_t len)
+{
+    int n = scope_profile_rank_count(p);
+    size_t k = 0;
+    buf[0] = 0;
+    if (n > 0 && scope_profile_rank(p, n - 1) - scope_profile_rank(p, 0) == n - 1) {
+        snprintf(buf, len, n > 1 ? "%d-%d" : "%d", scope_profile_rank(p, 0),
+                 scope_profile_rank(p, n - 1));
+        return;
+    }
+    for (int i = 0; i < n && k + 16 < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, i ? ",%d" : "%d", scope_profile_rank(p, i));
+}
+
+static int same_ranks(const scope_profile *p, const scope_profile *q)
+{
+    int n = scope_profile_rank_count(p);
+    if (n != scope_profile_rank_count(q))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (scope_profile_rank(p, i) != scope_profile_rank(q, i))
+            return 0;
+    return 1;
+}
+
+/* Opens every run of a set and checks that they have the same ranks, so
+ * that the set is repetitions of one job. 0, or 1 after printing why
+ * not. */
+static int open_runs(run_list *l, scope_profile **out, const char *set)
+{
+    for (int i = 0; i < l->n; i++) {
+        if (!(out[i] = scope__open_or_report(&l->paths[i], 1)))
+            return 1;
+        if (i && !same_ranks(out[0], out[i])) {
+            char r0[128], ri[128];
+            rank_text(out[0], r0, sizeof r0);
+            rank_text(out[i], ri, sizeof ri);
+            fprintf(stderr, "scope: diff: set %s mixes runs of different jobs: "
+                    "%s has ranks %s, %s has ranks %s (the runs of a set must "
+                    "be repetitions of one job)\n", set, l->paths[0], r0,
+                    l->paths[i], ri);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The same file named twice (also through another path). */
+static int check_distinct(run_list *a, run_list *b)
+{
+    int n = a->n + b->n;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            const char *x = i < a->n ? a->paths[i] : b->paths[i - a->n];
+            const char *y = j < a->n ? a->paths[j] : b->paths[j - a->n];
+            struct stat sx, sy;
+            if (stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev &&
+                sx.st_ino == sy.st_ino) {
+                fprintf(stderr, "scope: diff: %s and %s are the same run (each run "
+                        "may be given once)\n", x, y);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output of the statistics                                            */
+
+/* Seconds, or "" for NaN (csv). */
+static void put_csv_sec(double ns)
+{
+    char b[48];
+    if (isnan(ns))
+        return;
+    scope__fmt_seconds_dbl(b, sizeof b, ns);
+    fputs(b, stdout);
+}
+
+static void put_csv_num(double v)
+{
+    if (!isnan(v) && !isinf(v))
+        printf("%.10g", v);
+}
+
+static void put_json_num(const char *key, double v, int sec)
+{
+    char b[48];
+    printf(", \"%s\": ", key);
+    if (isnan(v) || isinf(v))
+        fputs("null", stdout);
+    else if (sec) {
+        scope__fmt_seconds_dbl(b, sizeof b, v);
+        fputs(b, stdout);
+    } else
+        printf("%.10g", v);
+}
+
+/* "+5.0 % [+3.1, +7.2]" for a table; "" parts for NaN. */
+static void fmt_change(char *buf, size_t len, double c, double lo, double hi)
+{
+    if (isnan(c)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    int k = snprintf(buf, len, "%+.1f %%", 100 * c);
+    if (!isnan(lo) && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, " [%+.1f, %+.1f]", 100 * lo, 100 * hi);
+}
+
+static void fmt_p(char *buf, size_t len, double p)
+{
+    if (isnan(p))
+        snprintf(buf, len, "-");
+    else if (p < 0.001)
+        snprintf(buf, len, "<0.001");
+    else
+        snprintf(buf, len, "%.3f", p);
+}
+
+static void fmt_time(char *buf, size_t len, double ns)
+{
+    if (isnan(ns))
+        snprintf(buf, len, "-");
+    else
+        scope__fmt_human(buf, len, ns);
+}
+
+typedef struct {
+    scope_compare_result **res;     /* one per rank row group */
+    int nres;
+    int format, wide, per_rank, calls, metric;
+    double level;
+    int resamples;
+    uint64_t seed;
+    run_list *a, *b;
+    char warn[4][512];
+    int nwarn;
+} report;
+
+static void put_csv_row(const scope_region_change *c, double level)
+{
+    (void)level;
+    scope__put_csv_field(stdout, c->region);
+    if (c->rank == SCOPE_ALL_RANKS)
+        fputs(",all", stdout);
+    else
+        printf(",%d", c->rank);
+    printf(",%s,%lld,%lld,%lld,%lld,%lld,%lld,", scope_compare_verdict_name(c->verdict),
+           (long long)c->runs_a, (long long)c->runs_b, (long long)c->samples_a,
+           (long long)c->samples_b, (long long)c->calls_a, (long long)c->calls_b);
+    const double sec[] = { c->median_a, c->median_b }, tsec[] = { c->total_a, c->total_b };
+    put_csv_sec(sec[0]); putchar(','); put_csv_sec(sec[1]); putchar(',');
+    put_csv_num(c->median_change); putchar(','); put_csv_num(c->median_lo); putchar(',');
+    put_csv_num(c->median_hi); putchar(','); put_csv_num(c->median_u); putchar(',');
+    put_csv_num(c->median_p); putchar(',');
+    put_csv_sec(tsec[0]); putchar(','); put_csv_sec(tsec[1]); putchar(',');
+    put_csv_num(c->total_change); putchar(','); put_csv_num(c->total_lo); putchar(',');
+    put_csv_num(c->total_hi); putchar(','); put_csv_num(c->total_u); putchar(',');
+    put_csv_num(c->total_p); putchar(',');
+    put_csv_num(c->min_p);
+    printf(",%d\n", c->exact);
+}
+
+static void put_json_row(const scope_region_change *c, int first)
+{
+    fputs(first ? "\n  {\"region\": " : ",\n  {\"region\": ", stdout);
+    scope__put_json_string(stdout, c->region);
+    if (c->rank == SCOPE_ALL_RANKS)
+        fputs(", \"rank\": \"all\"", stdout);
+    else
+        printf(", \"rank\": %d", c->rank);
+    printf(", \"verdict\": \"%s\", \"runs_a\": %lld, \"runs_b\": %lld, \"samples_a\": "
+           "%lld, \"samples_b\": %lld, \"calls_a\": %lld, \"calls_b\": %lld",
+           scope_compare_verdict_name(c->verdict), (long long)c->runs_a,
+           (long long)c->runs_b, (long long)c->samples_a, (long long)c->samples_b,
+           (long long)c->calls_a, (long long)c->calls_b);
+    put_json_num("median_a", c->median_a, 1);
+    put_json_num("median_b", c->median_b, 1);
+    put_json_num("median_change", c->median_change, 0);
+    put_json_num("median_lo", c->median_lo, 0);
+    put_json_num("median_hi", c->median_hi, 0);
+    put_json_num("median_u", c->median_u, 0);
+    put_json_num("median_p", c->median_p, 0);
+    put_json_num("total_a", c->total_a, 1);
+    put_json_num("total_b", c->total_b, 1);
+    put_json_num("total_change", c->total_change, 0);
+    put_json_num("total_lo", c->total_lo, 0);
+    put_json_num("total_hi", c->total_hi, 0);
+    put_json_num("total_u", c->total_u, 0);
+    put_json_num("total_p", c->total_p, 0);
+    put_json_num("min_p", c->min_p, 0);
+    printf(", \"exact\": %s}", c->exact ? "true" : "false");
+}
+
+/* The reader's order (scope_compare_sets) over the rows of all ranks:
+ * significant changes first, then the size of the relative change of the
+ * verdict's metric (a change from 0 first), then name, then rank. */
+static int cmp_rows_ranked(const void *x, const void *y, void *metric)
+{
+    const scope_region_change *a = *(const scope_region_change *const *)x;
+    const scope_region_change *b = *(const scope_region_change *const *)y;
+    int m = *(const int *)metric;
+    int sa = a->verdict == SCOPE_VERDICT_SLOWER || a->verdict == SCOPE_VERDICT_FASTER;
+    int sb = b->verdict == SCOPE_VERDICT_SLOWER || b->verdict == SCOPE_VERDICT_FASTER;
+    if (sa != sb)
+        return sb - sa;
+    double da = m ? a->total_change : a->median_change;
+    double db = m ? b->total_change : b->median_change;
+    da = isnan(da) ? INFINITY : fabs(da);
+    db = isnan(db) ? INFINITY : fabs(db);
+    if (da != db)
+        return da > db ? -1 : 1;
+    int c = strcmp(a->region, b->region);
+    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* Prints the rows of every result (per rank: of every rank, in one
+ * order) in the chosen format, after the warnings. Returns the status. */
+static int print_report(report *r)
+{
+    int64_t total = 0;
+    for (int k = 0; k < r->nres; k++)
+        total += scope_compare_count(r->res[k]);
+    const scope_region_change **rows = malloc((size_t)(total ? total : 1) * sizeof *rows);
+    if (!rows)
+        return scope__fail_msg("out of memory");
+    int64_t n = 0;
+    for (int k = 0; k < r->nres; k++)
+        for (int64_t i = 0; i < scope_compare_count(r->res[k]); i++)
+            rows[n++] = scope_compare_row(r->res[k], i);
+    if (r->nres > 1 && n > 1)   /* per rank: one order over all the rows */
+        qsort_r(rows, (size_t)n, sizeof *rows, cmp_rows_ranked, &r->metric);
+    for (int w = 0; w < r->nwarn; w++)
+        fprintf(stderr, "scope: diff: %s\n", r->warn[w]);
+    int status = 0;
+    if (r->format == 1) {
+        fputs("region,rank,verdict,runs_a,runs_b,samples_a,samples_b,calls_a,calls_b,"
+              "median_a,median_b,median_change,median_lo,median_hi,median_u,median_p,"
+              "total_a,total_b,total_change,total_lo,total_hi,total_u,total_p,min_p,"
+              "exact\n", stdout);
+        for (int64_t i = 0; i < n; i++)
+            put_csv_row(rows[i], r->level);
+    } else if (r->format == 2) {
+        printf("{\"level\": %g, \"resamples\": %d, \"seed\": %llu, \"samples\": \"%s\", "
+               "\"metric\": \"%s\", \"test\": \"Mann-Whitney U, two-sided\", "
+               "\"interval\": \"percentile bootstrap\", \"a\": [", r->level, r->resamples,
+               (unsigned long long)r->seed, r->calls ? "calls" : "runs",
+               r->metric ? "total" : "median");
+        for (int i = 0; i < r->a->n; i++) {
+            fputs(i ? ", " : "", stdout);
+            scope__put_json_string(stdout, r->a->paths[i]);
+        }
+        fputs("], \"b\": [", stdout);
+        for (int i = 0; i < r->b->n; i++) {
+            fputs(i ? ", " : "", stdout);
+            scope__put_json_string(stdout, r->b->paths[i]);
+        }
+        fputs("], \"warnings\": [", stdout);
+        for (int w = 0; w < r->nwarn; w++) {
+            fputs(w ? ", " : "", stdout);
+            scope__put_json_string(stdout, r->warn[w]);
+        }
+        fputs("], \"regions\": [", stdout);
+        for (int64_t i = 0; i < n; i++)
+            put_json_row(rows[i], i == 0);
+        fputs(n ? "\n]}\n" : "]}\n", stdout);
+    } else {
+        printf("A: %d run%s, B: %d run%s; samples: %s; %g %% intervals (percentile "
+               "bootstrap, %d resamples, seed %llu); test: Mann-Whitney U, two-sided, "
+               "p < %g; verdict by the %s\n", r->a->n, r->a->n > 1 ? "s" : "", r->b->n,
+               r->b->n > 1 ? "s" : "", r->calls ? "calls (pooled)" : "one per run",
+               100 * r->level, r->resamples, (unsigned long long)r->seed, 1 - r->level,
+               r->metric ? "total time" : "median per-call time");
+        static const char *const heads[10] = { "region", "rank", "verdict", "median A",
+                                               "median B", "change [interval]", "p",
+                                               "total A", "total B", "change [interval]" };
+        static const int right[10] = { 0, 1, 0, 1, 1, 1, 1, 1, 1, 1 };
+        static const int shrink[10] = { 1 };
+        scope__table tab;
+        scope__table_init(&tab, 10, heads, right);
+        scope__table_fit(&tab, scope__out_width(stdout, r->wide), shrink);
+        for (int64_t i = 0; i < n && !status; i++) {
+            const scope_region_change *c = rows[i];
+            char rk[16], ma[48], mb[48], mc[80], p[16], ta[48], tb[48], tc[80];
+            if (c->rank == SCOPE_ALL_RANKS)
+                snprintf(rk, sizeof rk, "all");
+            else
+                snprintf(rk, sizeof rk, "%d", c->rank);
+            fmt_time(ma, sizeof ma, c->median_a);
+            fmt_time(mb, sizeof mb, c->median_b);
+            fmt_change(mc, sizeof mc, c->median_change, c->median_lo, c->median_hi);
+            fmt_p(p, sizeof p, r->metric ? c->total_p : c->median_p);
+            fmt_time(ta, sizeof ta, c->total_a);
+            fmt_time(tb, sizeof tb, c->total_b);
+            fmt_change(tc, sizeof tc, c->total_change, c->total_lo, c->total_hi);
+            const char *cells[10] = { c->region, rk, scope_compare_verdict_name(c->verdict),
+                                      ma, mb, mc, p, ta, tb, tc };
+            if (scope__table_add(&tab, cells) < 0)
+                status = scope__fail_msg("out of memory");
+        }
+        if (!status && scope__table_print(&tab, stdout) < 0)
+            status = scope__fail_msg("out of memory");
+        scope__table_free(&tab);
+    }
+    free(rows);
+    if (!status && (fflush(stdout) != 0 || ferror(stdout)))
+        status = scope__fail_msg("cannot write the diff to standard output");
+    return status;
+}
+
+/* Warnings about what the sizes of the sets allow. */
+static void size_warnings(report *r)
+{
+    int na = r->a->n, nb = r->b->n;
+    double alpha = 1 - r->level;
+    if (r->calls) {
+        if (na > 1 || nb > 1)
+            snprintf(r->warn[r->nwarn++], sizeof r->warn[0], "--calls pools the calls "
+                     "of %d and %d runs: differences between runs count as differences "
+                     "between calls; without --calls the runs are the samples", na, nb);
+        return;
+    }
+    double minp = scope_stat_mwu_min_p(na, nb);
+    if (minp >= alpha)
+        snprintf(r->warn[r->nwarn++], sizeof r->warn[0], "too few runs to conclude "
+                 "anything: with %d vs %d runs no two-sided test at %g %% can reject "
+                 "(the smallest p-value is %.3g); it needs at least %d runs each%s",
+                 na, nb, 100 * alpha, minp, scope_stat_min_runs(r->level),
+                 fabs(r->level - 0.95) < 1e-12 ? " (or 3 vs 5)" : "");
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    return end == s || *end ? -1 : 0;
+}
+
+int scope_cmd_diff(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "wide", no_argument, NULL, 'w' },
+        { "vs", no_argument, NULL, 'V' },
+        { "level", required_argument, NULL, 'L' },
+        { "resamples", required_argument, NULL, 'R' },
+        { "seed", required_argument, NULL, 'S' },
+        { "metric", required_argument, NULL, 'M' },
+        { "per-rank", no_argument, NULL, 'P' },
+        { "calls", no_argument, NULL, 'C' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const formats[] = { "table", "csv", "json", NULL };
+    int c, k, format = 0, wide = 0, vs = 0, per_rank = 0, calls = 0, metric = 0;
+    int64_t v;
+    scope_compare_options o;
+    scope_compare_options_init(&o);
+    run_list pos[2] = { { 0 }, { 0 } };
+    scope_profile **pa = NULL, **pb = NULL;
+    scope_compare_result **res = NULL;
+    int status = 2, nres = 0;
+    opterr = 0;
+    optind = 1;
+    /* '-': operands come back in order as option 1, so that --vs splits
+     * them wherever the options are */
+    while ((c = getopt_long(argc, argv, "-:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 1:
+            if (push_path(&pos[vs], optarg) < 0) {
+                status = scope__fail_msg("out of memory");
+                goto done;
+            }
+            break;
+        case 'V':
+            if (vs) {
+                scope__usage_error("diff", "--vs given twice");
+                goto done;
+            }
+            vs = 1;
+            break;
+        case 'w':
+            wide = 1;
+            break;
+        case 'P':
+            per_rank = 1;
+            break;
+        case 'C':
+            calls = o.calls = 1;
+            break;
+        case 'f':
+            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
+                ;
+            if (!formats[k]) {
+                scope__usage_error("diff", "unknown format '%s' (table, csv or json)", optarg);
+                goto done;
+            }
+            format = k;
+            break;
+        case 'L':
+            if (parse_double(optarg, &o.level) < 0 || !(o.level > 0 && o.level < 1)) {
+                scope__usage_error("diff", "--level '%s' is not a number between 0 and 1 "
+                                   "(e.g. 0.95)", optarg);
+                goto done;
+            }
+            break;
+        case 'R':
+            if (scope__parse_i64(optarg, &v) < 0 || v < 2 || v > 100000000) {
+                scope__usage_error("diff", "--resamples '%s' is not a whole number from 2 "
+                                   "to 100000000", optarg);
+                goto done;
+            }
+            o.resamples = (int32_t)v;
+            break;
+        case 'S':
+            if (scope__parse_i64(optarg, &v) < 0 || v < 0) {
+                scope__usage_error("diff", "--seed '%s' is not a whole number >= 0", optarg);
+                goto done;
+            }
+            o.seed = (uint64_t)v;
+            break;
+        case 'M':
+            if (!strcmp(optarg, "median") || !strcmp(optarg, "total"))
+                metric = o.metric = !strcmp(optarg, "total");
+            else {
+                scope__usage_error("diff", "unknown metric '%s' (median or total)", optarg);
+                goto done;
+            }
+            break;
+        case 'h':
+            fputs(diff_help, stdout);
+            status = 0;
+            goto done;
+        default: /* ':' or an unknown option */
+            status = scope__option_error("diff", c, argv);
+            goto done;
+        }
+    }
+    if (vs ? pos[0].n == 0 || pos[1].n == 0 : pos[0].n != 2) {
+        scope__usage_error("diff", vs ? "an empty set: give at least one run before "
+                           "and after --vs" : "needs exactly two profiles, A and B");
+        goto done;
+    }
+    run_list a = { 0 }, b = { 0 };
+    status = 1;
+    if (!vs) {
+        /* A B: each may be a folder of runs */
+        pos[1].n = 0;
+        if (push_path(&pos[1], pos[0].paths[1]) < 0) {
+            status = scope__fail_msg("out of memory");
+            goto done;
+        }
+        free(pos[0].paths[1]);
+        pos[0].n = 1;
+    }
+    for (int i = 0; i < pos[0].n; i++)
+        if (add_runs(&a, pos[0].paths[i]))
+            goto done_ab;
+    for (int i = 0; i < pos[1].n; i++)
+        if (add_runs(&b, pos[1].paths[i]))
+            goto done_ab;
+    /* a run in a set twice would count twice; one run against itself
+     * (the plain form) is a harmless check and stays allowed */
+    if ((a.n > 1 || b.n > 1) && check_distinct(&a, &b))
+        goto done_ab;
+    if (!(pa = calloc((size_t)a.n, sizeof *pa)) || !(pb = calloc((size_t)b.n, sizeof *pb))) {
+        scope__fail_msg("out of memory");
+        goto done_ab;
+    }
+    if (open_runs(&a, pa, "A") || open_runs(&b, pb, "B"))
+        goto done_ab;
+    if (per_rank && !same_ranks(pa[0], pb[0])) {
+        char r0[128], r1[128];
+        rank_text(pa[0], r0, sizeof r0);
+        rank_text(pb[0], r1, sizeof r1);
+        fprintf(stderr, "scope: diff: --per-rank needs the same ranks in both sets: %s "
+                "has ranks %s, %s has ranks %s\n", a.paths[0], r0, b.paths[0], r1);
+        goto done_ab;
+    }
+    if (a.n == 1 && b.n == 1 && !calls) {
+        if (per_rank) {
+            fprintf(stderr, "scope: diff: --per-rank needs several runs per set, or "
+                    "--calls, to test anything; one run each gives the plain change "
+                    "of all ranks\n");
+            goto done_ab;
+        }
+        if (format == 0)    /* csv and json are read by scripts: json says it */
+            fprintf(stderr, "scope: diff: %s\n", one_run_note);
+        status = plain_diff(pa[0], pb[0], format, wide);
+        goto done_ab;
+    }
+    nres = per_rank ? scope_profile_rank_count(pa[0]) : 1;
+    if (!(res = calloc((size_t)nres, sizeof *res))) {
+        scope__fail_msg("out of memory");
+        goto done_ab;
+    }
+    for (int i = 0; i < nres; i++) {
+        o.rank = per_rank ? scope_profile_rank(pa[0], i) : SCOPE_ALL_RANKS;
+        if (scope_compare_sets(pa, a.n, pb, b.n, &o, &res[i]) < 0) {
+            scope__fail_msg(scope_reader_errmsg());
+            goto done_ab;
+        }
+    }
+    report r = { .res = res, .nres = nres, .format = format, .wide = wide,
+                 .per_rank = per_rank, .calls = calls, .metric = metric,
+                 .level = o.level, .resamples = o.resamples, .seed = o.seed,
+                 .a = &a, .b = &b };
+    size_warnings(&r);
+    status = print_report(&r);
+done_ab:
+    for (int i = 0; res && i < nres; i++)
+        scope_compare_free(res[i]);
+    free(res);
+    for (int i = 0; pa && i < a.n; i++)
+        scope_profile_close(pa[i]);
+    for (int i = 0; pb && i < b.n; i++)
+        scope_profile_close(pb[i]);
+    free(pa);
+    free(pb);
+    free_list(&a);
+    free_list(&b);
+done:
+    free_list(&pos[0]);
+    free_list(&pos[1]);
     return status;
 }

@@ -2,7 +2,8 @@
  * cmd_export.c - `scope export PATH... --to FORMAT -o FILE`: the profile in
  * the formats other tools read, so a run can be looked at in Perfetto /
  * chrome://tracing (chrome-trace), speedscope (speedscope), any flame graph
- * tool (folded stacks), or a spreadsheet / script (csv, json events).
+ * tool (folded stacks), Hatchet and Thicket (hatchet), or a spreadsheet /
+ * script (csv, json events).
  *
  * chrome-trace and csv/json stream the events; speedscope and folded need
  * the nesting and go rank by rank through the reader's call stacks.
@@ -17,8 +18,12 @@
 #include "call_tree.h"
 #include "commands.h"
 #include "event_output.h"
+#include "export_otf2.h"
+#include "export_hatchet.h"
 #include "out_file.h"
 #include "output.h"
+#include "scope_reader_comm.h"
+#include "scope_reader_waits.h"
 
 static const char export_help[] =
     "usage: scope export --to FORMAT -o FILE PATH...\n"
@@ -36,16 +41,29 @@ static const char export_help[] =
     "  folded        folded stacks for flamegraph.pl, inferno, speedscope:\n"
     "                one line 'outer;inner <self time in ns>' per call path,\n"
     "                all ranks added together (';' in a name becomes ':')\n"
+    "  hatchet       the call tree in Hatchet's literal JSON (a list of\n"
+    "                {\"frame\", \"metrics\", \"children\"} nodes) for LLNL's\n"
+    "                Hatchet (GraphFrame.from_literal) and Thicket: per rank a\n"
+    "                root \"rank N\" (type \"rank\") over that rank's tree, or\n"
+    "                with --aggregate the tree of all ranks added together;\n"
+    "                metrics \"time (inc)\" and \"time\" (self) in seconds and\n"
+    "                \"calls\"; each root holds the run's metadata\n"
     "  csv, json     the events, as `scope events --format csv|json`: the\n"
     "                columns of the Python module's events(), start, end\n"
     "                and duration in seconds from the run start\n"
+    "  otf2          an OTF2 archive for Vampir, Scalasca, Pipit: -o names\n"
+    "                a new (or empty) folder, which gets traces.otf2; one\n"
+    "                location per (rank, thread), enter/leave in recorded\n"
+    "                order, ns on the aligned timeline, MPI messages,\n"
+    "                requests and collectives (docs/export.md)\n"
     "\n"
     "options:\n"
-    "  --to FORMAT    chrome-trace, speedscope, folded, csv or json\n"
-    "  -o, --output FILE\n"
+    "  --to FORMAT    chrome-trace, speedscope, folded, hatchet, csv, json or otf2\n"
+    "  --aggregate    hatchet: one tree of all ranks, not one per rank\n"
+    "  -o, --output FILE (DIR for otf2)\n"
     "  -h, --help     this text\n";
 
-enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON };
+enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON, TO_OTF2, TO_HATCHET };
 
 /* Microseconds with 3 decimals from ns, exactly. */
 static void put_us(FILE *out, int64_t ns)
@@ -107,6 +125,52 @@ static void process_host(scope_profile *p, int rank, char *buf, size_t len)
     snprintf(buf, len, " (%s)", h);
 }
 
+/* The thread lane of call k of (region, rank); 0 when one thread. */
+static int32_t lane_of(scope_profile *p, int region, int rank, int64_t k)
+{
+    const int32_t *tids = NULL;
+    int64_t n = 0;
+    if (region < 0 || scope_profile_thread_ids(p, region, rank, &tids, &n) < 0 || !tids || k >= n)
+        return 0;
+    return tids[k];
+}
+
+/* One flow arrow per matched message (scope_reader_waits.h), from the
+ * send's start to the end of the call that completed the receive: flow
+ * events "s" and "f" bound to the enclosing slices, which Perfetto and
+ * chrome://tracing draw as arrows between the ranks' lanes. Nothing for a
+ * profile without MPI data. Returns 0, or 1 with the message printed. */
+static int chrome_flows(FILE *out, scope_profile *p, int64_t *written)
+{
+    scope_waits *w;
+    if (!scope_profile_has_moved(p))
+        return 0;
+    if (scope_profile_waits(p, 0, &w) < 0)
+        return scope__fail_msg(scope_reader_errmsg());
+    int64_t origin = 0;
+    scope_profile_time_origin_ns(p, &origin);
+    const scope_message *m;
+    int64_t n = scope_waits_messages(w, &m);
+    for (int64_t i = 0; i < n; i++) {
+        int32_t st = lane_of(p, m[i].send_region, m[i].sender, m[i].send_call);
+        int32_t rt = lane_of(p, m[i].recv_done_region, m[i].receiver, m[i].recv_done_call);
+        fprintf(out, "%s{\"ph\": \"s\", \"cat\": \"message\", \"name\": \"message\", "
+                "\"id\": %lld, \"pid\": %d, \"tid\": %d, \"ts\": ", *written ? ",\n" : "\n",
+                (long long)i, m[i].sender, st);
+        put_us(out, m[i].send_start_ns - origin);
+        fprintf(out, ", \"args\": {\"tag\": %d, \"bytes\": %lld}},\n"
+                "{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"message\", \"name\": \"message\", "
+                "\"id\": %lld, \"pid\": %d, \"tid\": %d, \"ts\": ", m[i].tag,
+                (long long)m[i].bytes, (long long)i, m[i].receiver, rt);
+        /* bound to the completing call: its end lies inside it */
+        put_us(out, m[i].recv_end_ns - origin);
+        fputs("}", out);
+        (*written)++;
+    }
+    scope_waits_free(w);
+    return 0;
+}
+
 static int write_chrome(FILE *out, scope_profile *p)
 {
     scope_event_query q;
@@ -164,6 +228,8 @@ static int write_chrome(FILE *out, scope_profile *p)
         scope__fail_msg(scope_reader_errmsg());
         goto fail_events;
     }
+    if (chrome_flows(out, p, &done) != 0)
+        goto fail_events;
     /* Name every process and thread; duplicates from note_lane's short
      * memory are dropped after sorting. */
     if (l.n)
@@ -323,12 +389,14 @@ int scope_cmd_export(int argc, char **argv)
     static const struct option opts[] = {
         { "to", required_argument, NULL, 't' },
         { "output", required_argument, NULL, 'o' },
+        { "aggregate", no_argument, NULL, 'A' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "chrome-trace", "speedscope",
-                                           "folded", "csv", "json", NULL };
-    int c, k, to = -1;
+                                           "folded", "csv", "json", "otf2", "hatchet",
+                                           NULL };
+    int c, k, to = -1, aggregate = 0;
     const char *outpath = NULL;
     opterr = 0;
     optind = 1;
@@ -340,11 +408,14 @@ int scope_cmd_export(int argc, char **argv)
             if (!formats[k])
                 return scope__usage_error("export", "unknown format '%s' "
                                           "(chrome-trace, speedscope, folded, "
-                                          "csv or json)", optarg);
+                                          "hatchet, csv, json or otf2)", optarg);
             to = k;
             break;
         case 'o':
             outpath = optarg;
+            break;
+        case 'A':
+            aggregate = 1;
             break;
         case 'h':
             fputs(export_help, stdout);
@@ -355,14 +426,26 @@ int scope_cmd_export(int argc, char **argv)
     }
     if (to < 0)
         return scope__usage_error("export", "no format given (--to)");
+    if (aggregate && to != TO_HATCHET)
+        return scope__usage_error("export", "--aggregate is for --to hatchet");
     if (!outpath)
         return scope__usage_error("export", "no output file given (-o)");
     if (optind >= argc)
         return scope__usage_error("export", "no profile path given");
+    if (to == TO_OTF2 && !strcmp(outpath, "-"))
+        return scope__usage_error("export", "--to otf2 writes a folder, not "
+                                  "stdout: give -o DIR");
+    if (to == TO_OTF2 && !scope__otf2_available())
+        return scope__fail_msg("export: scope was built without OTF2 (install "
+                               "libopen-trace-format2-dev and rebuild)");
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
     int status = 1;
+    if (to == TO_OTF2) {    /* a folder, not a stream: no out file */
+        status = scope__export_otf2(p, outpath);
+        goto fail_open;
+    }
     scope__out_file of;
     if (scope__out_open(&of, outpath) != 0)
         goto fail_open;
@@ -375,6 +458,7 @@ int scope_cmd_export(int argc, char **argv)
     case TO_CHROME: status = write_chrome(out, p); break;
     case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;
     case TO_FOLDED: status = write_folded(out, p); break;
+    case TO_HATCHET: status = scope__write_hatchet(out, p, aggregate); break;
     case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0); break;
     default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0); break;
     }

@@ -43,6 +43,7 @@
 
 #include "commands.h"
 #include "scope_config.h"
+#include "settings.h"
 
 extern char **environ;
 
@@ -85,8 +86,8 @@ static int absolute(const char *path, char *out, size_t outlen)
  * library folder. Returns 0 with the canonical path in out, or -1. */
 static int find_preload(char *out, size_t outlen)
 {
-    const char *env = getenv("SCOPE_PRELOAD");
-    if (env && *env) {
+    const char *env = scope__setting_text(SCOPE_SET_PRELOAD);
+    if (env) {
         if (!realpath(env, out)) {
             fprintf(stderr, "scope run: SCOPE_PRELOAD=%s: %s\n", env, strerror(errno));
             return -1;
@@ -131,8 +132,8 @@ static const char *choose_output(const char *opt_output, const char *config)
     static char from_config[PATH_MAX];
     if (opt_output)
         return opt_output;
-    const char *env = getenv("SCOPE_OUTPUT");
-    if (env && *env)
+    const char *env = scope__setting_text(SCOPE_SET_OUTPUT);
+    if (env)
         return env;
     if (config) {
         scope_config *cfg = NULL;
@@ -143,7 +144,7 @@ static const char *choose_output(const char *opt_output, const char *config)
         if (from_config[0])
             return from_config;
     }
-    return "scope_profile.h5";
+    return scope__setting_def(SCOPE_SET_OUTPUT)->dflt;
 }
 
 /* Sets the variables COMMAND inherits. Returns 0 or -1 (message printed). */

@@ -18,11 +18,12 @@
 #include "scope_format.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_waits.h"
 
 static const char summary_help[] =
     "usage: scope summary [--per-rank] [--format table|csv|json]\n"
     "                     [--sort total|calls|mean|max|name] [--compensate]\n"
-    "                     [--wide] PATH...\n"
+    "                     [--waits] [--wide] PATH...\n"
     "\n"
     "One row per region: calls, total, mean, min, max and std of the call\n"
     "durations, and share = the part of the ranks' time spent in the region:\n"
@@ -51,6 +52,9 @@ static const char summary_help[] =
     "                 it at start: overhead_inside_ns per call, and per call\n"
     "                 nested in it the whole cost of recording that call;\n"
     "                 said in the first line (on stderr for csv/json)\n"
+    "  --waits        add the time each MPI region's calls waited for other\n"
+    "                 ranks (scope waits, docs/analysis.md): column waiting\n"
+    "                 (csv/json: seconds); needs the MPI calls' data\n"
     "  --wide         full names: no fitting of the table to the terminal\n"
     "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
     "                 to its width by eliding the middle of long names;\n"
@@ -70,6 +74,7 @@ typedef struct {
  * the data columns. */
 typedef struct {
     int64_t sent, received;
+    int64_t waiting;        /* --waits: time waiting for other ranks */
 } moved_row;
 
 static int sort_key;
@@ -96,6 +101,7 @@ typedef struct {
     FILE *out;
     int format, per_rank, wide;
     int moved;              /* bytes_sent and bytes_received columns */
+    int waits;              /* and the waiting column (--waits) */
     size_t nrows;           /* rows written so far (json separators) */
     int64_t span;
     int nranks;             /* ranks in the profile: the all-ranks share */
@@ -107,7 +113,7 @@ static int put_row(printer *pr, const char *name, int rank,
                    const scope_stats *st, const moved_row *mv)
 {
     char calls[32], total[48], mean[48], min[48], max[48], std[48],
-         share[48], rk[16], sent[48], recv[48];
+         share[48], rk[16], sent[48], recv[48], wait[48];
     double denom = (double)pr->span * (rank >= 0 || pr->nranks < 1 ? 1 : pr->nranks);
     double sh = pr->span > 0 ? (double)st->total_ns / denom : 0.0;
     snprintf(calls, sizeof calls, "%lld", (long long)st->calls);
@@ -124,10 +130,11 @@ static int put_row(printer *pr, const char *name, int rank,
         snprintf(share, sizeof share, "%.1f%%", sh * 100.0);
         scope__fmt_bytes(sent, sizeof sent, mv->sent);
         scope__fmt_bytes(recv, sizeof recv, mv->received);
-        const char *cells[11] = { name, rk, calls, total, mean, min, max, std,
-                                  share, sent, recv };
-        const char *cells_nr[10] = { name, calls, total, mean, min, max, std,
-                                     share, sent, recv };
+        scope__fmt_human(wait, sizeof wait, (double)mv->waiting);
+        const char *cells[12] = { name, rk, calls, total, mean, min, max, std,
+                                  share, sent, recv, wait };
+        const char *cells_nr[11] = { name, calls, total, mean, min, max, std,
+                                     share, sent, recv, wait };
         return scope__table_add(&pr->table, pr->per_rank ? cells : cells_nr);
     }
     scope__fmt_seconds_i64(total, sizeof total, st->total_ns);
@@ -144,6 +151,10 @@ static int put_row(printer *pr, const char *name, int rank,
                 max, std, share);
         if (pr->moved)
             fprintf(pr->out, ",%lld,%lld", (long long)mv->sent, (long long)mv->received);
+        if (pr->waits) {
+            scope__fmt_seconds_i64(wait, sizeof wait, mv->waiting);
+            fprintf(pr->out, ",%s", wait);
+        }
         fputc('\n', pr->out);
     } else {
         fputs(pr->nrows ? ",\n  {\"region\": " : "\n  {\"region\": ", pr->out);
@@ -156,10 +167,26 @@ static int put_row(printer *pr, const char *name, int rank,
         if (pr->moved)
             fprintf(pr->out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
                     (long long)mv->sent, (long long)mv->received);
+        if (pr->waits) {
+            scope__fmt_seconds_i64(wait, sizeof wait, mv->waiting);
+            fprintf(pr->out, ", \"waiting\": %s", wait);
+        }
         fputc('}', pr->out);
     }
     pr->nrows++;
     return 0;
+}
+
+/* --waits: the time `region`'s calls on `rank` (-1: all ranks) waited
+ * for other ranks, above the clock bound (scope_reader_waits.h). */
+static int64_t waiting_of(const scope_waits *w, int region, int rank)
+{
+    const scope_wait_row *rows;
+    int64_t n = scope_waits_rows(w, &rows), t = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (rows[i].region == region && (rank < 0 || rows[i].rank == rank))
+            t += rows[i].time_ns;
+    return t;
 }
 
 static int fail(const char *msg)
@@ -340,6 +367,7 @@ int scope_cmd_summary(int argc, char **argv)
         { "sort", required_argument, NULL, 's' },
         { "wide", no_argument, NULL, 'w' },
         { "compensate", no_argument, NULL, 'c' },
+        { "waits", no_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -350,7 +378,8 @@ int scope_cmd_summary(int argc, char **argv)
     memset(&pr, 0, sizeof pr);
     pr.out = stdout;
     sort_key = SORT_TOTAL;
-    int c, k, compensate = 0;
+    int c, k, compensate = 0, want_waits = 0;
+    scope_waits *waits = NULL;
     scope_stats *comp = NULL;   /* compensate: [rank index + 1][region] */
     opterr = 0;
     optind = 1;
@@ -364,6 +393,9 @@ int scope_cmd_summary(int argc, char **argv)
             break;
         case 'c':
             compensate = 1;
+            break;
+        case 'W':
+            want_waits = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
@@ -444,24 +476,34 @@ int scope_cmd_summary(int argc, char **argv)
     /* the byte columns only for a profile that records them: a timing-only
      * profile's summary keeps its columns (docs/format.md) */
     pr.moved = scope_profile_has_moved(p);
-    static const char *const heads[11] = { "region", "rank", "calls", "total",
+    if (want_waits && !pr.moved)
+        fprintf(stderr, "scope: summary: --waits: the profile records no data of MPI calls, "
+                "so no wait states (MPI_* in the config, without SCOPE_MPI_DATA=0)\n");
+    if (want_waits && pr.moved) {
+        if (scope_profile_waits(p, SCOPE_WAITS_NO_MESSAGES, &waits) < 0) {
+            fail(scope_reader_errmsg());
+            goto fail_rows;
+        }
+        pr.waits = 1;
+    }
+    static const char *const heads[12] = { "region", "rank", "calls", "total",
                                            "mean", "min", "max", "std",
-                                           "share", "sent", "received" };
-    static const char *const heads_nr[10] = { "region", "calls", "total",
+                                           "share", "sent", "received", "waiting" };
+    static const char *const heads_nr[11] = { "region", "calls", "total",
                                               "mean", "min", "max", "std",
-                                              "share", "sent", "received" };
-    static const int right[11] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    static const int right_nr[10] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    static const int shrink[11] = { 1 };    /* the region names */
-    scope__table_init(&pr.table, (pr.per_rank ? 9 : 8) + (pr.moved ? 2 : 0),
+                                              "share", "sent", "received", "waiting" };
+    static const int right[12] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int right_nr[11] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int shrink[12] = { 1 };    /* the region names */
+    scope__table_init(&pr.table, (pr.per_rank ? 9 : 8) + (pr.moved ? 2 : 0) + pr.waits,
                       pr.per_rank ? heads : heads_nr,
                       pr.per_rank ? right : right_nr);
     scope__table_fit(&pr.table, scope__out_width(pr.out, pr.wide), shrink);
     if (pr.format == FMT_CSV)
-        fprintf(pr.out, "%s%s\n",
+        fprintf(pr.out, "%s%s%s\n",
                 pr.per_rank ? "region,rank,calls,total,mean,min,max,std,share"
                             : "region,calls,total,mean,min,max,std,share",
-                pr.moved ? ",bytes_sent,bytes_received" : "");
+                pr.moved ? ",bytes_sent,bytes_received" : "", pr.waits ? ",waiting" : "");
     else if (pr.format == FMT_JSON)
         fputs("{\"regions\": [", pr.out);
 
@@ -469,7 +511,9 @@ int scope_cmd_summary(int argc, char **argv)
     for (int i = 0; i < nreg; i++) {
         /* The all-ranks row: always in the table, and in csv/json unless
          * they were asked for per-rank rows (kept tidy: one kind of row). */
-        moved_row mv = { 0, 0 };
+        moved_row mv = { 0, 0, 0 };
+        if (pr.waits)
+            mv.waiting = waiting_of(waits, rows[i].region, -1);
         if (pr.moved &&
             scope_profile_bytes(p, rows[i].region, SCOPE_ALL_RANKS, &mv.sent, &mv.received) < 0) {
             fail(scope_reader_errmsg());
@@ -496,6 +540,8 @@ int scope_cmd_summary(int argc, char **argv)
                 fail(scope_reader_errmsg());
                 goto fail_table;
             }
+            if (pr.waits)
+                mv.waiting = waiting_of(waits, rows[i].region, rank);
             if (put_row(&pr, rows[i].name, rank, &st, &mv) < 0) {
                 fail("out of memory");
                 goto fail_table;
@@ -515,6 +561,7 @@ int scope_cmd_summary(int argc, char **argv)
 fail_table:
     scope__table_free(&pr.table);
 fail_rows:
+    scope_waits_free(waits);
     free(comp);
     free(rows);
     scope_profile_close(p);

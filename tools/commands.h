@@ -24,6 +24,8 @@
                               "calls and time per call site, file:line")  \
     X(comm, "comm", "who sent how much to whom: the rank-to-rank matrix of "  \
                     "MPI messages and their sizes")                       \
+    X(waits, "waits", "who waited for whom: late senders and receivers, "  \
+                      "waits at barriers and collectives, by rank")         \
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, csv " \
                         "or json")                                        \

@@ -24,10 +24,13 @@ pkgs=(
   libdw-dev                                           # scope callsites: DWARF/ELF symbolization of call sites (the tool only)
   libunwind8                                          # call-site walks deeper than 1 frame (preload dlopen()s it, RTLD_LOCAL)
   python3-h5py python3-numpy python3-pandas           # the Python module's numpy/pandas; h5py for checks
+  libopen-trace-format2-dev                           # libotf2: scope export --to otf2 (tools/export_otf2.c)
 )
 if [ "${1:-test}" != build ]; then
   pkgs+=(
   python3-mpi4py                                      # the mpi4py test programs
+  otf2-tools python3-otf2                             # tests/otf2 reads the exported archives back (otf2-print, import otf2)
+  python3-scipy                                       # tests/compare: scope diff's statistics checked against scipy.stats
   python3-dask python3-distributed                    # to_dask() and its test on a local cluster (optional for users)
   iproute2                                            # ip: tests/hosts/loopback_net brings up loopback in a private network namespace
   valgrind                                            # leak and memory checks in tests

@@ -9,15 +9,30 @@
 #include <unistd.h>
 
 #include "parse_check.h"
+#include "settings.h"
 
 static char dir[] = "/tmp/scope-config-test-XXXXXX";
 
+/* A process reads its SCOPE_* variables once (base/settings.c): a test
+ * that changes them asks for a new reading, as a new process would make. */
+static void set_var(const char *name, const char *value, int overwrite)
+{
+    setenv(name, value, overwrite);
+    scope__settings_reread();
+}
+
+static void unset_var(const char *name)
+{
+    unsetenv(name);
+    scope__settings_reread();
+}
+
 static void clear_env(void)
 {
-    unsetenv("SCOPE_OUTPUT");
-    unsetenv("SCOPE_MEMORY_BUDGET");
-    unsetenv("SCOPE_VERBOSE");
-    unsetenv("SCOPE_CONFIG");
+    unset_var("SCOPE_OUTPUT");
+    unset_var("SCOPE_MEMORY_BUDGET");
+    unset_var("SCOPE_VERBOSE");
+    unset_var("SCOPE_CONFIG");
 }
 
 /* Writes len bytes to dir/name; returns the path (static buffer per call site). */
@@ -42,9 +57,9 @@ static void test_env_overrides_file(void)
     scope_config *cfg = PARSE_OK("output = f.h5\nmemory_budget = 1M\nverbose = 0\n");
     if (!cfg)
         return;
-    setenv("SCOPE_OUTPUT", "/tmp/e.h5", 1);
-    setenv("SCOPE_MEMORY_BUDGET", "2GiB", 1);
-    setenv("SCOPE_VERBOSE", "1", 1);
+    set_var("SCOPE_OUTPUT", "/tmp/e.h5", 1);
+    set_var("SCOPE_MEMORY_BUDGET", "2GiB", 1);
+    set_var("SCOPE_VERBOSE", "1", 1);
     CHECK_INT(scope__config_apply_env(cfg, err, sizeof err), 0);
     CHECK_STR(err, "");
     CHECK_STR(cfg->output, "/tmp/e.h5");
@@ -61,9 +76,9 @@ static void test_env_overrides_file(void)
     cfg = PARSE_OK("output = f.h5\n");
     if (!cfg)
         return;
-    setenv("SCOPE_OUTPUT", "", 1);
-    setenv("SCOPE_MEMORY_BUDGET", "", 1);
-    setenv("SCOPE_VERBOSE", "", 1);
+    set_var("SCOPE_OUTPUT", "", 1);
+    set_var("SCOPE_MEMORY_BUDGET", "", 1);
+    set_var("SCOPE_VERBOSE", "", 1);
     CHECK_INT(scope__config_apply_env(cfg, err, sizeof err), 0);
     CHECK_STR(cfg->output, "f.h5");
     CHECK_INT(cfg->output_from.source, SCOPE_SRC_FILE);
@@ -81,8 +96,8 @@ static void env_error_is(const char *var, const char *value, const char *want, i
     scope_config *cfg = parse_ok_("output = f.h5\n", __FILE__, line);
     if (!cfg)
         return;
-    setenv("SCOPE_OUTPUT", "/tmp/never.h5", 1);
-    setenv(var, value, 1);
+    set_var("SCOPE_OUTPUT", "/tmp/never.h5", 1);
+    set_var(var, value, 1);
     check_i64(scope__config_apply_env(cfg, err, sizeof err), SCOPE_ECONFIG, value, __FILE__, line);
     check_str(err, want, value, __FILE__, line);
     check_str(cfg->output, "f.h5", "output unchanged", __FILE__, line);
@@ -97,7 +112,7 @@ static void test_env_errors(void)
     env_error_is("SCOPE_MEMORY_BUDGET", " 12", "SCOPE_MEMORY_BUDGET: bad number ' 12'", __LINE__);
     env_error_is("SCOPE_MEMORY_BUDGET", "99999999999999999999",
                  "SCOPE_MEMORY_BUDGET: number too large '99999999999999999999'", __LINE__);
-    env_error_is("SCOPE_MEMORY_BUDGET", "0", "SCOPE_MEMORY_BUDGET: must be greater than 0", __LINE__);
+    env_error_is("SCOPE_MEMORY_BUDGET", "0", "SCOPE_MEMORY_BUDGET: must be greater than 0, not '0'", __LINE__);
     env_error_is("SCOPE_VERBOSE", "2", "SCOPE_VERBOSE: must be 0 or 1, not '2'", __LINE__);
     env_error_is("SCOPE_VERBOSE", "yes", "SCOPE_VERBOSE: must be 0 or 1, not 'yes'", __LINE__);
 }
@@ -109,7 +124,7 @@ static void test_load(void)
     clear_env();
 
     write_file(path, sizeof path, "ok.conf", "# c\nMPI_Send\noutput = o.h5\n", 27);
-    setenv("SCOPE_VERBOSE", "1", 1);
+    set_var("SCOPE_VERBOSE", "1", 1);
     CHECK_INT(scope__config_load(path, &cfg, err, sizeof err), 0);
     if (cfg) {
         CHECK_STR(cfg->path, path);
@@ -130,7 +145,7 @@ static void test_load(void)
 
     /* A bad variable fails the load as a whole. */
     write_file(path, sizeof path, "ok.conf", "MPI_Send\n", 9);
-    setenv("SCOPE_MEMORY_BUDGET", "1Q", 1);
+    set_var("SCOPE_MEMORY_BUDGET", "1Q", 1);
     cfg = (scope_config *)1;
     CHECK_INT(scope__config_load(path, &cfg, err, sizeof err), SCOPE_ECONFIG);
     CHECK_INT(cfg == NULL, 1);
@@ -199,14 +214,14 @@ static void test_default(void)
         CHECK_INT(cfg->memory_budget, 64ull << 20);
         scope__config_free(cfg);
     }
-    setenv("SCOPE_OUTPUT", "env.h5", 1);
+    set_var("SCOPE_OUTPUT", "env.h5", 1);
     CHECK_INT(scope__config_default(&cfg, err, sizeof err), 0);
     if (cfg) {
         CHECK_STR(cfg->output, "env.h5");
         CHECK_INT(cfg->output_from.source, SCOPE_SRC_ENV);
         scope__config_free(cfg);
     }
-    setenv("SCOPE_VERBOSE", "on", 1);
+    set_var("SCOPE_VERBOSE", "on", 1);
     cfg = (scope_config *)1;
     CHECK_INT(scope__config_default(&cfg, err, sizeof err), SCOPE_ECONFIG);
     CHECK_INT(cfg == NULL, 1);
@@ -224,21 +239,21 @@ static void test_from_env(void)
         CHECK_INT(cfg->is_default, 1);
         scope__config_free(cfg);
     }
-    setenv("SCOPE_CONFIG", "", 1);
+    set_var("SCOPE_CONFIG", "", 1);
     CHECK_INT(scope__config_from_env(&cfg, err, sizeof err), 0);
     if (cfg) {
         CHECK_INT(cfg->is_default, 1);
         scope__config_free(cfg);
     }
     write_file(path, sizeof path, "env.conf", "solve\n", 6);
-    setenv("SCOPE_CONFIG", path, 1);
+    set_var("SCOPE_CONFIG", path, 1);
     CHECK_INT(scope__config_from_env(&cfg, err, sizeof err), 0);
     if (cfg) {
         CHECK_INT(cfg->is_default, 0);
         CHECK_STR(cfg->entries[0].pattern, "solve");
         scope__config_free(cfg);
     }
-    setenv("SCOPE_CONFIG", "/nonexistent/scope.conf", 1);
+    set_var("SCOPE_CONFIG", "/nonexistent/scope.conf", 1);
     CHECK_INT(scope__config_from_env(&cfg, err, sizeof err), SCOPE_ENOENT);
     CHECK_STR(err, "/nonexistent/scope.conf:0:0: cannot read: No such file or directory");
     clear_env();

@@ -67,8 +67,8 @@ static void test_numbers(void)
     PARSE_ERR("memory_budget = 99999999999999999999\n",
               "t.conf:1:17: number too large '99999999999999999999'");
     PARSE_ERR("memory_budget = 16777216T\n", "t.conf:1:17: number too large '16777216T'");
-    PARSE_ERR("memory_budget = 0\n", "t.conf:1:17: memory_budget must be greater than 0");
-    PARSE_ERR("memory_budget = 0K\n", "t.conf:1:17: memory_budget must be greater than 0");
+    PARSE_ERR("memory_budget = 0\n", "t.conf:1:17: memory_budget must be greater than 0, not '0'");
+    PARSE_ERR("memory_budget = 0K\n", "t.conf:1:17: memory_budget must be greater than 0, not '0K'");
     PARSE_ERR("callsites = 17\n", "t.conf:1:13: callsites must be between 0 and 16, not '17'");
     PARSE_ERR("callsites = 2x\n", "t.conf:1:14: bad number '2x'");
     PARSE_ERR("callsites = 99999999999999999999999\n",

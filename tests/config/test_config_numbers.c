@@ -58,24 +58,43 @@ static void test_sizes(void)
     SIZE_BAD("+1", 0);
 }
 
+/* The whole numbers of the settings table (callsites: 0 to 16; the
+ * clock-alignment fan-out: 1 to 64), through its one parser. */
 static void test_ints(void)
 {
-    long v = -7;
-    size_t bad = 99;
-    CHECK_INT(scope__cfg_parse_int("16", 2, 0, 16, &v, &bad), SCOPE__CFG_NUM_OK);
-    CHECK_INT(v, 16);
-    CHECK_INT(scope__cfg_parse_int("0", 1, 0, 16, &v, &bad), SCOPE__CFG_NUM_OK);
-    CHECK_INT(v, 0);
-    CHECK_INT(scope__cfg_parse_int("17", 2, 0, 16, &v, &bad), SCOPE__CFG_NUM_RANGE);
-    CHECK_INT(scope__cfg_parse_int("3", 1, 5, 16, &v, &bad), SCOPE__CFG_NUM_RANGE);
-    CHECK_INT(scope__cfg_parse_int("99999999999999999999999", 23, 0, 16, &v, &bad),
-              SCOPE__CFG_NUM_RANGE);
-    CHECK_INT(scope__cfg_parse_int("1K", 2, 0, 16, &v, &bad), SCOPE__CFG_NUM_BAD);
-    CHECK_INT(bad, 1);
-    CHECK_INT(scope__cfg_parse_int("", 0, 0, 16, &v, &bad), SCOPE__CFG_NUM_BAD);
-    CHECK_INT(bad, 0);
-    CHECK_INT(scope__cfg_parse_int("-1", 2, 0, 16, &v, &bad), SCOPE__CFG_NUM_BAD);
-    CHECK_INT(bad, 0);
+    scope_setting_value v;
+    scope__setting_parse(SCOPE_SET_CALLSITES, "16", 2, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_SET);
+    CHECK_INT(v.u, 16);
+    scope__setting_parse(SCOPE_SET_CALLSITES, "0", 1, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_SET);
+    CHECK_INT(v.u, 0);
+    scope__setting_parse(SCOPE_SET_CALLSITES, "17", 2, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_BAD);
+    CHECK_INT(v.rule, 1);
+    CHECK_STR(v.problem, "must be between 0 and 16, not '17'");
+    scope__setting_parse(SCOPE_SET_CLOCK_FANOUT, "0", 1, &v);
+    CHECK_STR(v.problem, "must be between 1 and 64, not '0'");
+    scope__setting_parse(SCOPE_SET_CALLSITES, "99999999999999999999999", 23, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_BAD);
+    CHECK_INT(v.rule, 1);
+    scope__setting_parse(SCOPE_SET_CALLSITES, "1K", 2, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_BAD);
+    CHECK_INT(v.rule, 0);
+    CHECK_INT(v.bad_at, 1);
+    CHECK_STR(v.problem, "bad number '1K'");
+    scope__setting_parse(SCOPE_SET_CALLSITES, "", 0, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_BAD);
+    CHECK_INT(v.bad_at, 0);
+    scope__setting_parse(SCOPE_SET_CALLSITES, "-1", 2, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_BAD);
+    CHECK_INT(v.bad_at, 0);
+    scope__setting_parse(SCOPE_SET_CLOCK_DRIFT_PPM, "-250", 4, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_SET);
+    CHECK_INT(v.i, -250);
+    scope__setting_parse(SCOPE_SET_VERBOSE, "01", 2, &v);
+    CHECK_INT(v.state, SCOPE_SETTING_SET);
+    CHECK_INT(v.u, 1);
 }
 
 static void glob_is(const char *s, long want_off, int want_glob, int line)

@@ -14,7 +14,11 @@ import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from checker import clean_env  # noqa: E402
 
-MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+# SCOPE_TEST_MPIRUN: another launcher (the arm64 sysroot's orterun under
+# qemu, tests/arm64), with the loopback-only options the tests use
+MPIRUN = ([os.environ["SCOPE_TEST_MPIRUN"], "--mca", "btl_tcp_if_include", "lo",
+           "--mca", "oob_tcp_if_include", "lo"] if os.environ.get("SCOPE_TEST_MPIRUN")
+          else ["mpirun"]) + ["--allow-run-as-root", "--oversubscribe"]
 # MPI_Init and MPI_Finalize are timed by the preload's own wrappers.
 EXPECT = {"MPI_Init": 1, "MPI_Comm_rank": 1, "MPI_Comm_size": 1,
           "MPI_Barrier": 3, "MPI_Allreduce": 5, "MPI_Bcast": 4,
@@ -36,6 +40,7 @@ def main():
     with open(conf, "w") as f:
         f.write("MPI_*\n" + ("compute\nscale\n" if fortran else ""))
     env = clean_env(keep=("SCOPE_TRAMPOLINE",), mpi_root=True)
+    env.pop("SCOPE_TEST_MPIRUN", None)
     cmd = MPIRUN + ["-n", np_] + prog
     bare = subprocess.run(cmd, env=env, cwd=outdir, capture_output=True, timeout=600)
     penv = dict(env, LD_PRELOAD=preload, SCOPE_CONFIG=conf,

@@ -104,6 +104,32 @@ CASES = {
                            refused={"tiny": "function is 4 bytes, shorter than the 5-byte patch"}),
 }
 
+# arm64 (tests/arm64, under qemu): the same programs, where a 4-byte
+# function is long enough for the 4-byte branch; and one function per
+# PC-relative class at the entry (reloc_a64.S), each with its count.
+A64_RELOC = {"r_adr": 3, "r_adrp": 3, "r_ldr_x": 3, "r_ldr_w": 3, "r_ldrsw": 3,
+             "r_ldr_s": 2, "r_ldr_d": 2, "r_ldr_q": 2, "r_prfm": 2, "r_b": 2, "r_bl": 4,
+             "r_bcond": 5, "r_cbz": 3, "r_cbnz": 3, "r_tbz": 4, "r_tbnz": 4, "r_bti_adr": 1}
+CASES.update({
+    "a64_basic": dict(config="\n".join(BASIC), counts=dict(BASIC_COUNTS, tiny=1),
+                      nested=[("tail_inner", "tail_outer")],
+                      max_depth={"depth": 10000}),
+    # r_bl returns through x15, never through its own x30: each of its calls
+    # is closed as unwound by the next call made from the same depth
+    "a64_reloc": dict(config="\n".join(list(A64_RELOC) + ["r_excl", "r_loop"]),
+                      counts=A64_RELOC, unwound=4,
+                      refused={"r_excl": "an exclusive load/store at +0x0 (its monitor "
+                                         "sequence cannot be split)",
+                               "r_loop": "a branch at +0x18 jumps back into the patched "
+                                         "bytes"}),
+    # BTI-guarded pages, `bti c` and `paciasp` entries (under qemu -cpu max)
+    "a64_bti": dict(config="bti_leaf\nbti_nonleaf\nbti_excl",
+                    counts={"bti_leaf": 7 + 5 + (0 + 1 + 2 + 3 + 4), "bti_nonleaf": 5,
+                            "bti_excl": 3},
+                    got={"bti_excl": "inline refused (an exclusive load/store at +0x4 (its "
+                                     "monitor sequence cannot be split)); 1 GOT slot"}),
+})
+
 
 def fail(msg):
     print("FAIL:", msg)

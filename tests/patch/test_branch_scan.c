@@ -1,6 +1,6 @@
 /*
  * test_branch_scan.c - the body scan of entry patching
- * (preload/branch_scan.c) gives exactly the answer of its plain
+ * (arch/x86_64/arch_branch_scan.c) gives exactly the answer of its plain
  * definition: every byte offset read as each of the nine relative branch
  * forms (jmp/jcc/loop/jrcxz rel8; call/jmp rel32 and rel16; jcc rel32 and
  * rel16; xbegin rel32 and rel16). The fast scan marks candidate offsets 16
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "branch_scan.h"
+#include "arch_branch_scan.h"
 
 static int32_t rel(const uint8_t *b, int width)
 {

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""gen_struct_layout.py HEADER OUT.c - writes a C program that prints the
+"""gen_struct_layout.py HEADER... OUT.c - writes a C program that prints the
 layout the compiler gives every `typedef struct NAME { ... } NAME;` of
-HEADER (scope_reader.h): "NAME size" and then "NAME.field offset size" per
+each HEADER (scope_reader.h, scope_reader_waits.h): "NAME size" and then "NAME.field offset size" per
 field, in declaration order. The field names come from the header itself,
 so a field added, renamed or moved there shows up without editing a list;
 test_mirrors.py compares the output with the Python module's mirrors.
 """
+import os
 import re
 import sys
 
@@ -34,16 +35,19 @@ def structs(text):
 
 
 def main():
-    header, out = sys.argv[1], sys.argv[2]
-    with open(header) as f:
-        found = structs(f.read())
-    if not found:
-        sys.exit(f"gen_struct_layout: no struct in {header}")
-    lines = ["/* struct_layout.c - written by gen_struct_layout.py from scope_reader.h:",
-             " * prints sizeof and every field's offset and size. */",
-             "#include <stddef.h>", "#include <stdio.h>", "",
-             '#include "scope_reader.h"', "",
-             "int main(void)", "{"]
+    headers, out = sys.argv[1:-1], sys.argv[-1]
+    found = []
+    for header in headers:
+        with open(header) as f:
+            got = structs(f.read())
+        if not got:
+            sys.exit(f"gen_struct_layout: no struct in {header}")
+        found += got
+    lines = ["/* struct_layout.c - written by gen_struct_layout.py from the reader's",
+             " * headers: prints sizeof and every field's offset and size. */",
+             "#include <stddef.h>", "#include <stdio.h>", ""]
+    lines += [f'#include "{os.path.basename(h)}"' for h in headers]
+    lines += ["", "int main(void)", "{"]
     for name, fields in found:
         lines.append(f'    printf("{name} %zu\\n", sizeof({name}));')
         for fld in fields:

@@ -47,15 +47,16 @@ class Mirrors(unittest.TestCase):
     def test_every_passed_struct_is_mirrored(self):
         self.assertEqual(sorted(scope_reader._C_STRUCTS),
                          ["scope_balance", "scope_call", "scope_event",
-                          "scope_event_columns", "scope_event_query", "scope_stats",
-                          "scope_time_window"])
+                          "scope_event_columns", "scope_event_query", "scope_message",
+                          "scope_stats", "scope_time_window", "scope_unmatched",
+                          "scope_wait_call", "scope_wait_row", "scope_waits_totals"])
 
     def test_layouts_match(self):
         c = c_layout()
         self.assertIn("scope_event", c)
         for name, mirror in scope_reader._C_STRUCTS.items():
             with self.subTest(struct=name):
-                self.assertIn(name, c, "no such struct in scope_reader.h")
+                self.assertIn(name, c, "no such struct in the reader's headers")
                 c_size, c_fields = c[name]
                 p_size, p_fields = py_layout(mirror)
                 self.assertEqual([f[0] for f in p_fields], [f[0] for f in c_fields],

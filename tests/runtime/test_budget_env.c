@@ -125,21 +125,19 @@ int main(int argc, char **argv)
     check_case(dir, "kib", "256KiB", big, 3, "");
     check_case(dir, "k", "256k", big, 3, "");
 
+    /* the settings table's one message grammar (base/settings.c) */
     check_case(dir, "suffix", "256X", small, 3,
-               "scope: SCOPE_MEMORY_BUDGET='256X' ignored (not a byte count such as 64M or "
-               "1GiB); using 262144 bytes\n");
+               "scope: SCOPE_MEMORY_BUDGET: bad number '256X'; using 262144 bytes\n");
     check_case(dir, "mb", "256MB", small, 3,
-               "scope: SCOPE_MEMORY_BUDGET='256MB' ignored (not a byte count such as 64M or "
-               "1GiB); using 262144 bytes\n");
+               "scope: SCOPE_MEMORY_BUDGET: bad number '256MB'; using 262144 bytes\n");
     check_case(dir, "zero", "0", small, 3,
-               "scope: SCOPE_MEMORY_BUDGET='0' ignored (must be greater than 0); using "
+               "scope: SCOPE_MEMORY_BUDGET: must be greater than 0, not '0'; using "
                "262144 bytes\n");
     check_case(dir, "huge", "99999999999999999999", small, 3,
-               "scope: SCOPE_MEMORY_BUDGET='99999999999999999999' ignored (number too "
-               "large); using 262144 bytes\n");
+               "scope: SCOPE_MEMORY_BUDGET: number too large '99999999999999999999'; using "
+               "262144 bytes\n");
 
     check_case(dir, "default", "lots", 0, THREADS,
-               "scope: SCOPE_MEMORY_BUDGET='lots' ignored (not a byte count such as 64M or "
-               "1GiB); using 67108864 bytes\n");
+               "scope: SCOPE_MEMORY_BUDGET: bad number 'lots'; using 67108864 bytes\n");
     return check_result("test_budget_env");
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""test_diff.py SCOPE PROFILE_DIR - `scope diff A B`: exact csv (regions
-matched by name, missing ones counted as 0, rows by |change in total|),
-parsed json, and usage / bad-input errors.
+"""test_diff.py SCOPE PROFILE_DIR - `scope diff A B` of one run against
+one: exact csv (regions matched by name, missing ones counted as 0, rows
+by |change in total|), parsed json, the warning that no test is possible
+(on stderr with the table, in json's "warnings"),
+and usage / bad-input errors. Sets of runs: tests/compare.
 """
 import json
 import os
@@ -17,6 +19,10 @@ del sys.argv[1:]
 def run(*args):
     p = subprocess.run([SCOPE, *args], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
+
+
+ONE_EACH = ("scope: diff: one run each: no test is possible, this is the plain change "
+            "(give several runs of each: A... --vs B..., or test the calls with --calls)\n")
 
 
 def prof(name):
@@ -38,9 +44,15 @@ class Diff(unittest.TestCase):
     def test_json_same_run(self):
         rc, out, err = run("diff", "--format", "json", prof("run.h5"), prof("merged.h5"))
         self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(json.loads(out)["warnings"], [ONE_EACH[len("scope: diff: "):-1]])
         rows = json.loads(out)["regions"]
         self.assertEqual(sorted(r["region"] for r in rows), [".", "100%", "a/b", "main"])
         self.assertEqual({r["total_change"] for r in rows}, {0})
+
+    def test_table_says_no_test(self):
+        rc, out, err = run("diff", prof("run.h5"), prof("merged.h5"))
+        self.assertEqual((rc, err), (0, ONE_EACH))
+        self.assertTrue(out.startswith("region"))
 
     def test_errors(self):
         self.assertEqual(run("diff", prof("run.h5")),

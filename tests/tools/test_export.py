@@ -122,8 +122,8 @@ class Export(unittest.TestCase):
         out = os.path.join(self.tmp.name, "x.json")
         rc, so, err = run("export", "--to", "svg", "-o", out, prof("nested.h5"))
         self.assertEqual((rc, err), (2, "scope: export: unknown format 'svg' "
-                                        "(chrome-trace, speedscope, folded, csv or "
-                                        "json) (try 'scope export --help')\n"))
+                                        "(chrome-trace, speedscope, folded, hatchet, csv, "
+                                        "json or otf2) (try 'scope export --help')\n"))
         rc, so, err = run("export", "--to", "folded", prof("nested.h5"))
         self.assertEqual((rc, err), (2, "scope: export: no output file given (-o) "
                                         "(try 'scope export --help')\n"))

@@ -854,3 +854,10 @@ def read_h5(path):
 # .bytes_received, .bytes(); ProfilingResults.comm_matrix(), .message_sizes()
 from . import comm as _comm  # noqa: E402
 _comm.attach(ProfilingResults, MPIRegion, _lib, _sig, _check, _p, ALL_RANKS)
+
+# Who waited for whom (waits.py): ProfilingResults.waits(), .messages(),
+# .wait_calls(), .wait_totals()
+from . import waits as _waits  # noqa: E402
+_waits.attach(ProfilingResults, _lib, _sig, _check, _p)
+_C_STRUCTS.update(_waits.C_STRUCTS)
+from .compare import compare  # noqa: E402,F401  (compare.py: sets of runs, statistics)

@@ -1,5 +1,5 @@
 /*
- * trampoline.S - the generic entry and exit paths every instrumented
+ * arch_trampoline.S - the generic entry and exit paths every instrumented
  * function goes through, in three variants that save the vector registers
  * as wide as this CPU has them (xmm, ymm, zmm); shadow_stack.c picks one.
  *

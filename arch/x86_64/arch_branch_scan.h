@@ -1,11 +1,11 @@
 /*
- * branch_scan.h - the cheap first pass of patch.c's check that no branch
+ * arch_branch_scan.h - the cheap first pass of arch_patch.c's check that no branch
  * in a function's body jumps back into the bytes its entry patch displaces
- * (branch_scan.c). Its own file so that a test can compare it, byte for
+ * (arch_branch_scan.c). Its own file so that a test can compare it, byte for
  * byte, with the plain definition it must equal.
  */
-#ifndef SCOPE_BRANCH_SCAN_H
-#define SCOPE_BRANCH_SCAN_H
+#ifndef SCOPE_ARCH_BRANCH_SCAN_H
+#define SCOPE_ARCH_BRANCH_SCAN_H
 
 #include <stdint.h>
 

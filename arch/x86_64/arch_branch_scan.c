@@ -1,6 +1,6 @@
 /*
- * branch_scan.c - where a relative branch in a function's body could jump
- * back into the bytes an entry patch displaces (patch.c refuses such a
+ * arch_branch_scan.c - where a relative branch in a function's body could jump
+ * back into the bytes an entry patch displaces (arch_patch.c refuses such a
  * function: the jump would land in the middle of the patch).
  *
  * The scan does not know the instruction boundaries: it reads every byte
@@ -29,7 +29,7 @@
  * answer is unchanged (tests/patch/test_branch_scan.c checks it against
  * the plain definition).
  */
-#include "branch_scan.h"
+#include "arch_branch_scan.h"
 
 #include <emmintrin.h>
 #include <stddef.h>

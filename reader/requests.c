@@ -1,0 +1,330 @@
+/*
+ * requests.c - the two rank-level tables of what MPI calls moved
+ * (docs/format.md): which call completed each nonblocking request
+ * (/rank<N>/requests) and who the rank's communicators are
+ * (/rank<N>/communicators), for scope_reader_comm.h.
+ *
+ * Both are small beside the per-call columns (a row per request, a row
+ * per communicator), read whole on first use and kept with the rank until
+ * close, so that the matching of messages (waits.c) and the exports can
+ * ask for them rank after rank without reading twice. A request's regions
+ * are names in the file (its own region_names): they are turned into this
+ * profile's region indices here, once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+#include "scope_format.h"
+#include "scope_reader.h"
+#include "scope_reader_comm.h"
+
+struct scope__rank_tables {
+    int loaded_requests, loaded_comms;
+    int64_t nreq;
+    int32_t *post_region, *done_region, *source, *tag;
+    int64_t *post_call, *done_call, *received;
+    int8_t *cancelled;
+    int ncomm;
+    int32_t *size, *remote_size, *members;
+    int64_t *members_start;
+    char **names;
+};
+
+void scope__rank_tables_free(struct scope__rank_tables *t)
+{
+    if (!t)
+        return;
+    free(t->post_region);
+    free(t->done_region);
+    free(t->source);
+    free(t->tag);
+    free(t->post_call);
+    free(t->done_call);
+    free(t->received);
+    free(t->cancelled);
+    free(t->size);
+    free(t->remote_size);
+    free(t->members);
+    free(t->members_start);
+    if (t->names)
+        for (int i = 0; i < t->ncomm; i++)
+            free(t->names[i]);
+    free(t->names);
+    free(t);
+}
+
+/* Reads `grp`/`name` whole as int64 into *out (NULL and *n = 0 when the
+ * dataset is absent). Its length must be `want` unless want < 0. */
+static int read_wide(hid_t f, const char *fpath, const char *grp, const char *name,
+                     int64_t want, int64_t *n, int64_t **out)
+{
+    *out = NULL;
+    *n = 0;
+    char *dpath = NULL;
+    if (asprintf(&dpath, "%s/%s", grp, name) < 0)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    int rc = 0;
+    if (H5Lexists(f, dpath, H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        goto done;
+    }
+    if ((rc = scope__h5_len(f, dpath, fpath, n)) < 0)
+        goto done;
+    if (want >= 0 && *n != want) {
+        rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %lld values, %lld expected", fpath, dpath,
+                         (long long)*n, (long long)want);
+        goto done;
+    }
+    if (*n == 0)
+        goto done;
+    if (!(*out = malloc((size_t)*n * sizeof **out))) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        goto done;
+    }
+    if ((rc = scope__h5_read_int64(f, dpath, fpath, 0, *n, *out)) < 0) {
+        free(*out);
+        *out = NULL;
+    }
+done:
+    free(dpath);
+    return rc;
+}
+
+static int32_t *narrow32(const int64_t *w, int64_t n)
+{
+    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    for (int64_t i = 0; v && i < n; i++)
+        v[i] = (int32_t)w[i];
+    return v;
+}
+
+/* n NUL-terminated names from a uint8 dataset read as int64; NULL when the
+ * bytes do not hold n of them. */
+static char **split_names(const int64_t *bytes, int64_t len, int64_t n)
+{
+    char **v = calloc((size_t)(n ? n : 1), sizeof *v);
+    int64_t at = 0;
+    for (int64_t i = 0; v && i < n; i++) {
+        int64_t e = at;
+        while (e < len && bytes[e] != 0)
+            e++;
+        if (e >= len || !(v[i] = malloc((size_t)(e - at + 1)))) {
+            scope__free_strings(v, n);
+            return NULL;
+        }
+        for (int64_t j = at; j < e; j++)
+            v[i][j - at] = (char)bytes[j];
+        v[i][e - at] = 0;
+        at = e + 1;
+    }
+    return v;
+}
+
+static int tables_of(scope_profile *p, int rank, scope__rank **rk, hid_t *f, char **grp)
+{
+    int k = scope__rank_index(p, rank);
+    if (k < 0)
+        return scope__fail(SCOPE_ENOTFOUND, "no rank %d in the profile", rank);
+    *rk = &p->ranks[k];
+    if (!(*rk)->tables && !((*rk)->tables = calloc(1, sizeof *(*rk)->tables)))
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    *grp = NULL;
+    if (!(*rk)->group) /* columnar files of the other package: no MPI data */
+        return 0;
+    int rc = scope__source_file(p, (*rk)->source, f);
+    if (rc < 0)
+        return rc;
+    *grp = (*rk)->group;
+    return 0;
+}
+
+/* Loads the request table once. Regions named in the file but absent from
+ * the profile (a damaged file) read as -1. */
+static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char *rgrp)
+{
+    struct scope__rank_tables *t = rk->tables;
+    const char *fpath = p->sources[rk->source].path;
+    char *grp = NULL;
+    if (asprintf(&grp, "%s/%s", rgrp, SCOPE_G_REQUESTS) < 0)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    static const char *const cols[] = {
+        SCOPE_D_REQ_POST_REGION, SCOPE_D_REQ_POST_CALL, SCOPE_D_REQ_DONE_REGION,
+        SCOPE_D_REQ_DONE_CALL, SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED,
+        SCOPE_D_REQ_CANCELLED,
+    };
+    enum { NCOL = sizeof cols / sizeof *cols };
+    int64_t *w[NCOL] = { 0 }, *names = NULL, n = -1, len, nn;
+    int rc = 0;
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    for (int i = 0; i < NCOL && rc == 0; i++) {
+        int64_t got;
+        rc = read_wide(f, fpath, grp, cols[i], n, &got, &w[i]);
+        if (rc == 0 && i == 0) {
+            if (!w[0])
+                break; /* no table: no request was followed */
+            n = got;
+        } else if (rc == 0 && !w[i]) {
+            rc = scope__fail(SCOPE_EFORMAT, "%s: %s lacks %s", fpath, grp, cols[i]);
+        }
+    }
+    if (rc == 0 && w[0])
+        rc = read_wide(f, fpath, grp, SCOPE_D_REQ_REGION_NAMES, -1, &len, &names);
+    scope__h5_quiet_end(&quiet);
+    if (rc < 0 || !w[0])
+        goto out;
+    /* the file's name rows -> this profile's region indices */
+    nn = 0;
+    for (int64_t i = 0; i < len; i++)
+        nn += names[i] == 0;
+    char **nm = split_names(names, len, nn);
+    int32_t *map = malloc((size_t)(nn ? nn : 1) * sizeof *map);
+    if (!nm || !map) {
+        scope__free_strings(nm, nn);
+        free(map);
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        goto out;
+    }
+    for (int64_t i = 0; i < nn; i++)
+        map[i] = scope_profile_region_index(p, nm[i]);
+    scope__free_strings(nm, nn);
+    t->nreq = n;
+    t->post_region = narrow32(w[0], n);
+    t->done_region = narrow32(w[2], n);
+    t->source = narrow32(w[4], n);
+    t->tag = narrow32(w[5], n);
+    t->cancelled = malloc((size_t)(n ? n : 1));
+    if (!t->post_region || !t->done_region || !t->source || !t->tag || !t->cancelled) {
+        free(map);
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        goto out;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a = t->post_region[i], b = t->done_region[i];
+        t->post_region[i] = a >= 0 && a < nn ? map[a] : -1;
+        t->done_region[i] = b >= 0 && b < nn ? map[b] : -1;
+        t->cancelled[i] = (int8_t)w[7][i];
+    }
+    free(map);
+    t->post_call = w[1];
+    t->done_call = w[3];
+    t->received = w[6];
+    w[1] = w[3] = w[6] = NULL;
+out:
+    for (int i = 0; i < NCOL; i++)
+        free(w[i]);
+    free(names);
+    free(grp);
+    return rc;
+}
+
+int scope_profile_requests(scope_profile *p, int rank, scope_requests *out)
+{
+    if (!p || !out)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    memset(out, 0, sizeof *out);
+    scope__rank *rk;
+    hid_t f = H5I_INVALID_HID;
+    char *grp;
+    int rc = tables_of(p, rank, &rk, &f, &grp);
+    if (rc < 0)
+        return rc;
+    struct scope__rank_tables *t = rk->tables;
+    /* loaded once, also when it failed: a second try would read over what
+     * the first left */
+    if (!t->loaded_requests) {
+        t->loaded_requests = 1;
+        if (grp && (rc = load_requests(p, rk, f, grp)) < 0)
+            return rc;
+    }
+    out->n = t->nreq;
+    out->post_region = t->post_region;
+    out->post_call = t->post_call;
+    out->done_region = t->done_region;
+    out->done_call = t->done_call;
+    out->source = t->source;
+    out->tag = t->tag;
+    out->bytes_received = t->received;
+    out->cancelled = t->cancelled;
+    return 0;
+}
+
+static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rgrp)
+{
+    struct scope__rank_tables *t = rk->tables;
+    const char *fpath = p->sources[rk->source].path;
+    char *grp = NULL;
+    if (asprintf(&grp, "%s/%s", rgrp, SCOPE_G_COMMUNICATORS) < 0)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    int64_t *size = NULL, *rsize = NULL, *start = NULL, *mem = NULL, *names = NULL;
+    int64_t n, k, nm, len;
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    int rc = read_wide(f, fpath, grp, SCOPE_D_COMM_SIZE, -1, &n, &size);
+    if (rc == 0 && size) {
+        rc = read_wide(f, fpath, grp, SCOPE_D_COMM_REMOTE_SIZE, n, &k, &rsize);
+        if (rc == 0)
+            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_MEMBERS_START, n + 1, &k, &start);
+        if (rc == 0)
+            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_MEMBERS, -1, &nm, &mem);
+        if (rc == 0)
+            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_NAMES, -1, &len, &names);
+        if (rc == 0 && (!rsize || !start))
+            rc = scope__fail(SCOPE_EFORMAT, "%s: %s lacks a column of docs/format.md", fpath, grp);
+        for (int64_t i = 0; rc == 0 && i < n; i++)
+            if (start[i] < 0 || start[i + 1] < start[i] || start[i + 1] > nm ||
+                start[i + 1] - start[i] > size[i] + rsize[i])
+                rc = scope__fail(SCOPE_EFORMAT, "%s: %s: members_start[%lld] is out of order or "
+                                 "past the members", fpath, grp, (long long)i);
+    }
+    scope__h5_quiet_end(&quiet);
+    if (rc < 0 || !size)
+        goto out;
+    t->ncomm = (int)n;
+    t->size = narrow32(size, n);
+    t->remote_size = narrow32(rsize, n);
+    t->members = narrow32(mem ? mem : size, mem ? nm : 0);
+    t->names = names ? split_names(names, len, n) : calloc((size_t)(n ? n : 1), sizeof(char *));
+    t->members_start = start;
+    start = NULL;
+    if (!t->size || !t->remote_size || !t->members || !t->names) {
+        t->ncomm = 0;
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory (or %s: names short of %lld)", fpath,
+                         grp, (long long)n);
+    }
+out:
+    free(size);
+    free(rsize);
+    free(start);
+    free(mem);
+    free(names);
+    free(grp);
+    return rc;
+}
+
+int scope_profile_communicators(scope_profile *p, int rank, scope_communicators *out)
+{
+    if (!p || !out)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    memset(out, 0, sizeof *out);
+    scope__rank *rk;
+    hid_t f = H5I_INVALID_HID;
+    char *grp;
+    int rc = tables_of(p, rank, &rk, &f, &grp);
+    if (rc < 0)
+        return rc;
+    struct scope__rank_tables *t = rk->tables;
+    if (!t->loaded_comms) {
+        t->loaded_comms = 1;
+        if (grp && (rc = load_comms(p, rk, f, grp)) < 0)
+            return rc;
+    }
+    out->n = t->ncomm;
+    out->size = t->size;
+    out->remote_size = t->remote_size;
+    out->members_start = t->members_start;
+    out->members = t->members;
+    out->names = (const char *const *)t->names;
+    return 0;
+}

@@ -1,0 +1,693 @@
+/*
+ * waits.c - who waited for whom (scope_reader_waits.h): gathers every
+ * rank's MPI calls with what they moved, names the run's communicators
+ * across ranks, hands the point-to-point ends to waits_p2p.c and the
+ * collective calls to waits_coll.c, and folds the waits they find into
+ * per-call and per-(rank, region, pattern, waited-for) results.
+ *
+ * A communicator is a row of each rank's own table; the same communicator
+ * on two ranks is recognised by its members (world ranks, in order), its
+ * name and how many communicators with those two came before it on that
+ * rank: communicators are created collectively in the same order on all
+ * members, and the table lists them in order of first use, which for
+ * communicators of the same members is their creation order in all but
+ * contrived programs (docs/analysis.md says so).
+ *
+ * Every wait is compared with the clock bound between the two ranks
+ * (clock_error_ns of each, 0 when they share a host's clock): a wait not
+ * above it is counted, never summed.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+#include "scope_format.h"
+#include "scope_reader.h"
+#include "scope_reader_comm.h"
+#include "scope_reader_waits.h"
+#include "waits_internal.h"
+
+static const char *const pattern_names[SCOPE_WAIT_PATTERNS] = {
+    "late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn", "late_broadcast",
+    "early_reduce",
+};
+
+const char *scope_wait_pattern_name(int pattern)
+{
+    return pattern >= 0 && pattern < SCOPE_WAIT_PATTERNS ? pattern_names[pattern] : NULL;
+}
+
+static const struct {
+    const char *name;
+    uint8_t op, kind;
+} wops[] = {
+    { "Send", SCOPE__W_SEND, SCOPE__K_STD }, { "Ssend", SCOPE__W_SEND, SCOPE__K_SYNC },
+    { "Bsend", SCOPE__W_SEND, SCOPE__K_BUF }, { "Rsend", SCOPE__W_SEND, SCOPE__K_READY },
+    { "Isend", SCOPE__W_ISEND, SCOPE__K_STD }, { "Issend", SCOPE__W_ISEND, SCOPE__K_SYNC },
+    { "Ibsend", SCOPE__W_ISEND, SCOPE__K_BUF }, { "Irsend", SCOPE__W_ISEND, SCOPE__K_READY },
+    { "Recv", SCOPE__W_RECV, 0 }, { "Irecv", SCOPE__W_IRECV, 0 },
+    { "Sendrecv", SCOPE__W_SENDRECV, 0 }, { "Sendrecv_replace", SCOPE__W_SENDRECV, 0 },
+    { "Start", SCOPE__W_START, 0 }, { "Startall", SCOPE__W_STARTALL, 0 },
+    { "Wait", SCOPE__W_WAIT, 0 }, { "Waitall", SCOPE__W_WAIT, 0 },
+    { "Waitany", SCOPE__W_WAIT, 0 }, { "Waitsome", SCOPE__W_WAIT, 0 },
+    { "Test", SCOPE__W_TEST, 0 }, { "Testall", SCOPE__W_TEST, 0 },
+    { "Testany", SCOPE__W_TEST, 0 }, { "Testsome", SCOPE__W_TEST, 0 },
+    { "Barrier", SCOPE__W_BARRIER, 0 },
+    { "Allreduce", SCOPE__W_NXN, 0 }, { "Alltoall", SCOPE__W_NXN, 0 },
+    { "Alltoallv", SCOPE__W_NXN, 0 }, { "Alltoallw", SCOPE__W_NXN, 0 },
+    { "Allgather", SCOPE__W_NXN, 0 }, { "Allgatherv", SCOPE__W_NXN, 0 },
+    { "Reduce_scatter", SCOPE__W_NXN, 0 }, { "Reduce_scatter_block", SCOPE__W_NXN, 0 },
+    { "Bcast", SCOPE__W_ONE2N, 0 }, { "Scatter", SCOPE__W_ONE2N, 0 },
+    { "Scatterv", SCOPE__W_ONE2N, 0 },
+    { "Reduce", SCOPE__W_N2ONE, 0 }, { "Gather", SCOPE__W_N2ONE, 0 },
+    { "Gatherv", SCOPE__W_N2ONE, 0 },
+    { "Scan", SCOPE__W_COLL_OTHER, 0 }, { "Exscan", SCOPE__W_COLL_OTHER, 0 },
+};
+
+/* The region's role by its name (MPI_<Name> or MPI_<Name>_c); the
+ * nonblocking collectives (MPI_I<collective>) keep their place in the
+ * instance order. *cls: an id of the name without _c, so that the C and
+ * large-count forms of one operation are the same instance kind. */
+static int classify(const char *name, uint8_t *kind, int32_t *cls)
+{
+    if (!name || strncmp(name, "MPI_", 4) != 0)
+        return SCOPE__W_NONE;
+    const char *s = name + 4;
+    size_t n = strlen(s);
+    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
+        n -= 2;
+    int nb = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sizeof wops / sizeof *wops; i++)
+            if (strlen(wops[i].name) == n && strncmp(s, wops[i].name, n) == 0) {
+                int op = wops[i].op;
+                if (nb && op < SCOPE__W_BARRIER)
+                    return SCOPE__W_NONE;
+                *kind = wops[i].kind;
+                *cls = (int32_t)i + (nb ? 1000 : 0);
+                return nb ? SCOPE__W_COLL_OTHER : op;
+            }
+        if (n < 2 || s[0] != 'I')
+            break;
+        s++, n--, nb = 1;
+    }
+    return SCOPE__W_NONE;
+}
+
+int scope__cand_add(struct scope__cand_list *l, const struct scope__cand *c)
+{
+    if (l->n == l->cap) {
+        int64_t cap = l->cap ? 2 * l->cap : 1024;
+        struct scope__cand *v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return SCOPE_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *c;
+    return 0;
+}
+
+int64_t scope__waits_bound(struct scope_waits *w, int32_t a, int32_t b)
+{
+    if (a < 0 || b < 0 || a >= w->world || b >= w->world)
+        return INT64_MAX;
+    int32_t ia = w->index_of[a], ib = w->index_of[b];
+    if (ia < 0 || ib < 0)
+        return INT64_MAX;
+    if (ia == ib)
+        return 0;
+    if (w->host[ia] >= 0 && w->host[ia] == w->host[ib])
+        return 0;
+    if (w->aligned[ia] > 0 && w->aligned[ib] > 0) {
+        int64_t b2 = w->err_ns[ia] + w->err_ns[ib];
+        if (b2 > w->totals.max_bound_ns && w->totals.max_bound_ns >= 0)
+            w->totals.max_bound_ns = b2;
+        return b2;
+    }
+    /* no clock facts (a serial run, a foreign file): one host's clock when
+     * the host names agree */
+    if (w->aligned[ia] < 0 && w->aligned[ib] < 0 && w->hostname[ia] && w->hostname[ib] &&
+        strcmp(w->hostname[ia], w->hostname[ib]) == 0)
+        return 0;
+    w->totals.max_bound_ns = -1;
+    return INT64_MAX;
+}
+
+void scope_waits_free(scope_waits *w)
+{
+    if (!w)
+        return;
+    free(w->rows);
+    free(w->calls);
+    free(w->msgs);
+    free(w->unmatched);
+    for (int i = 0; i < w->ncomms; i++)
+        free(w->comm_names[i]);
+    free(w->comm_names);
+    free(w->rank_of);
+    free(w->err_ns);
+    free(w->host);
+    free(w->aligned);
+    for (int i = 0; w->hostname && i < w->nranks; i++)
+        free(w->hostname[i]);
+    free(w->hostname);
+    free(w->index_of);
+    free(w);
+}
+
+/* The run's communicators: one entry per distinct (members, name,
+ * occurrence). */
+struct comm_set {
+    int n, cap;
+    int32_t **members;
+    int32_t *size;      /* members listed; collectives analysed when > 0 */
+    int32_t *nmem;
+    char **name;
+    int32_t *occ;
+};
+
+static void comm_set_free(struct comm_set *cs)
+{
+    for (int i = 0; i < cs->n; i++) {
+        free(cs->members[i]);
+        free(cs->name[i]);
+    }
+    free(cs->members);
+    free(cs->size);
+    free(cs->nmem);
+    free(cs->name);
+    free(cs->occ);
+}
+
+/* The canonical member list of row c: an intercommunicator's two groups
+ * in a fixed order (the one holding the lower first rank first), so that
+ * both sides name it alike. */
+static int32_t *canon(const scope_communicators *t, int c, int32_t *len)
+{
+    int64_t a = t->members_start[c], b = t->members_start[c + 1];
+    *len = (int32_t)(b - a);
+    int32_t *v = malloc((size_t)(*len ? *len : 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    int32_t l = t->size[c], r = t->remote_size[c];
+    if (r > 0 && l + r == *len && l > 0 && t->members[a + l] < t->members[a]) {
+        memcpy(v, t->members + a + l, (size_t)r * sizeof *v);
+        memcpy(v + r, t->members + a, (size_t)l * sizeof *v);
+    } else {
+        memcpy(v, t->members + a, (size_t)*len * sizeof *v);
+    }
+    return v;
+}
+
+static int same_comm(const int32_t *m, int32_t len, const char *name, const int32_t *m2,
+                     int32_t len2, const char *name2)
+{
+    return len == len2 && memcmp(m, m2, (size_t)len * sizeof *m) == 0 && strcmp(name, name2) == 0;
+}
+
+/* gid[c] for each row of rank's table. */
+static int comm_ids(struct comm_set *cs, const scope_communicators *t, int32_t *gid)
+{
+    for (int c = 0; c < t->n; c++) {
+        int32_t len;
+        int32_t *m = canon(t, c, &len);
+        if (!m)
+            return SCOPE_ENOMEM;
+        const char *nm = t->names[c] ? t->names[c] : "";
+        int32_t occ = 0;
+        for (int d = 0; d < c; d++) {
+            int32_t l2;
+            int32_t *m2 = canon(t, d, &l2);
+            if (!m2) {
+                free(m);
+                return SCOPE_ENOMEM;
+            }
+            occ += same_comm(m, len, nm, m2, l2, t->names[d] ? t->names[d] : "");
+            free(m2);
+        }
+        int g = -1;
+        for (int i = 0; i < cs->n && g < 0; i++)
+            if (cs->occ[i] == occ && same_comm(m, len, nm, cs->members[i], cs->nmem[i], cs->name[i]))
+                g = i;
+        if (g >= 0) {
+            free(m);
+            gid[c] = g;
+            continue;
+        }
+        if (cs->n == cs->cap) {
+            int cap = cs->cap ? 2 * cs->cap : 16;
+            int32_t **a = realloc(cs->members, (size_t)cap * sizeof *a);
+            if (a)
+                cs->members = a;
+            int32_t *b = realloc(cs->size, (size_t)cap * sizeof *b);
+            if (b)
+                cs->size = b;
+            int32_t *b2 = realloc(cs->nmem, (size_t)cap * sizeof *b2);
+            if (b2)
+                cs->nmem = b2;
+            char **d = realloc(cs->name, (size_t)cap * sizeof *d);
+            if (d)
+                cs->name = d;
+            int32_t *e = realloc(cs->occ, (size_t)cap * sizeof *e);
+            if (e)
+                cs->occ = e;
+            if (!a || !b || !b2 || !d || !e) {
+                free(m);
+                return SCOPE_ENOMEM;
+            }
+            cs->cap = cap;
+        }
+        g = cs->n;
+        cs->members[g] = m;
+        cs->nmem[g] = len;
+        cs->size[g] = t->remote_size[c] > 0 ? 0 : len;
+        cs->name[g] = strdup(nm);
+        cs->occ[g] = occ;
+        if (!cs->name[g])
+            return SCOPE_ENOMEM;
+        cs->n++;
+        gid[c] = g;
+    }
+    return 0;
+}
+
+struct gather {
+    scope_profile *p;
+    struct scope_waits *w;
+    struct comm_set cs;
+    struct scope__p2p *sends, *recvs;
+    int64_t ns, nr, caps, capr;
+    struct scope__coll *coll;
+    int64_t nc, capc;
+    int64_t seq;
+};
+
+static int push(void **v, int64_t *n, int64_t *cap, size_t sz)
+{
+    if (*n == *cap) {
+        int64_t c = *cap ? 2 * *cap : 4096;
+        void *q = realloc(*v, (size_t)c * sz);
+        if (!q)
+            return SCOPE_ENOMEM;
+        *v = q;
+        *cap = c;
+    }
+    return 0;
+}
+
+/* Request rows of one rank sorted by post, for the completion lookup. */
+struct req_ix {
+    int32_t region;
+    int64_t call, row;
+};
+
+static int cmp_req(const void *x, const void *y)
+{
+    const struct req_ix *a = x, *b = y;
+    if (a->region != b->region)
+        return a->region < b->region ? -1 : 1;
+    return a->call < b->call ? -1 : a->call > b->call;
+}
+
+static int64_t req_find(const struct req_ix *ix, int64_t n, int32_t region, int64_t call)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ix[mid].region < region || (ix[mid].region == region && ix[mid].call < call))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ix[lo].region == region && ix[lo].call == call ? ix[lo].row : -1;
+}
+
+/* Fills the completion of a nonblocking end from the request table: its
+ * completing call, which blocked when it is an MPI_Wait*. */
+static int complete(struct gather *g, int rank, const scope_requests *rq, const struct req_ix *ix,
+                    struct scope__p2p *e)
+{
+    e->blk_region = -1;
+    e->done_region = -1;
+    e->done_end = e->post_end;
+    int64_t row = req_find(ix, rq->n, e->region, e->call);
+    if (row < 0 || rq->done_region[row] < 0 || rq->cancelled[row])
+        return row < 0 ? 1 : 2; /* 1: never completed (or not followed); 2: cancelled */
+    const int64_t *s, *en;
+    int64_t n;
+    int rc = scope_profile_times(g->p, rq->done_region[row], rank, &s, &en, &n);
+    if (rc < 0)
+        return rc;
+    int64_t k = rq->done_call[row];
+    if (k < 0 || k >= n)
+        return 1;
+    e->done_region = rq->done_region[row];
+    e->done_call = k;
+    e->done_end = en[k];
+    uint8_t kind;
+    int32_t cls;
+    if (classify(scope_profile_region_name(g->p, e->done_region), &kind, &cls) == SCOPE__W_WAIT) {
+        e->blk_region = e->done_region;
+        e->blk_call = k;
+        e->blk_start = s[k];
+        e->blk_end = en[k];
+    }
+    return 0;
+}
+
+static int gather_rank(struct gather *g, int k)
+{
+    scope_profile *p = g->p;
+    struct scope_waits *w = g->w;
+    int rank = scope_profile_rank(p, k);
+    scope_communicators ct;
+    scope_requests rq;
+    int rc = scope_profile_communicators(p, rank, &ct);
+    if (rc == 0)
+        rc = scope_profile_requests(p, rank, &rq);
+    if (rc < 0)
+        return rc;
+    int32_t *gid = malloc((size_t)(ct.n ? ct.n : 1) * sizeof *gid);
+    struct req_ix *ix = malloc((size_t)(rq.n ? rq.n : 1) * sizeof *ix);
+    if (!gid || !ix) {
+        rc = SCOPE_ENOMEM;
+        goto out;
+    }
+    if ((rc = comm_ids(&g->cs, &ct, gid)) < 0)
+        goto out;
+    for (int64_t i = 0; i < rq.n; i++)
+        ix[i] = (struct req_ix){ rq.post_region[i], rq.post_call[i], i };
+    qsort(ix, (size_t)rq.n, sizeof *ix, cmp_req);
+    int nreg = scope_profile_region_count(p);
+    for (int r = 0; r < nreg && rc == 0; r++) {
+        uint8_t kind = 0;
+        int32_t cls = -1;
+        int op = classify(scope_profile_region_name(p, r), &kind, &cls);
+        if (op == SCOPE__W_NONE || scope_profile_calls(p, r, rank) <= 0)
+            continue;
+        const int64_t *s, *e;
+        int64_t n;
+        scope_moved mv;
+        if ((rc = scope_profile_times(p, r, rank, &s, &e, &n)) < 0 ||
+            (rc = scope_profile_moved(p, r, rank, &mv)) < 0)
+            break;
+        for (int64_t i = 0; i < n; i++)
+            w->totals.mpi_ns += e[i] - s[i];
+        if (op == SCOPE__W_WAIT || op == SCOPE__W_TEST)
+            continue; /* reached through the requests they completed */
+        if (!mv.bytes_sent || op == SCOPE__W_STARTALL) {
+            w->totals.unanalysed_calls += n;
+            continue;
+        }
+        w->has_data = 1;
+        for (int64_t i = 0; i < n && rc == 0; i++) {
+            int32_t c = mv.comm[i];
+            if (c < 0 || c >= ct.n) {
+                w->totals.unanalysed_calls++;
+                continue;
+            }
+            struct scope__p2p base = {
+                .comm = gid[c], .rank = rank, .region = r, .call = i, .post = s[i],
+                .post_end = e[i], .blk_region = r, .blk_call = i, .blk_start = s[i],
+                .blk_end = e[i], .done_end = e[i], .done_region = r, .done_call = i,
+                .seq = g->seq++, .kind = kind,
+            };
+            if (op >= SCOPE__W_BARRIER) {
+                if ((rc = push((void **)&g->coll, &g->nc, &g->capc, sizeof *g->coll)) < 0)
+                    break;
+                g->coll[g->nc++] = (struct scope__coll){
+                    .comm = gid[c], .rank = rank, .region = r, .call = i, .start = s[i],
+                    .end = e[i], .root = mv.dest[i] >= 0 ? mv.dest[i] : mv.source[i],
+                    .op = (uint8_t)op, .name_class = cls,
+                };
+                continue;
+            }
+            int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV;
+            int is_recv = mv.source[i] >= 0 &&
+                          (op == SCOPE__W_RECV || op == SCOPE__W_IRECV || op == SCOPE__W_SENDRECV ||
+                           (op == SCOPE__W_START && mv.dest[i] < 0));
+            int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV || op == SCOPE__W_START;
+            struct scope__p2p e1 = base;
+            if (nonblocking) {
+                int done = complete(g, rank, &rq, ix, &e1);
+                if (done < 0) {
+                    rc = done;
+                    break;
+                }
+                if (done == 2)
+                    continue; /* cancelled: no message */
+                if (done == 1 && is_recv && !is_send)
+                    continue; /* never completed: nothing arrived */
+            }
+            if (op == SCOPE__W_IRECV && mv.source[i] < 0)
+                continue;
+            if (is_send) {
+                if ((rc = push((void **)&g->sends, &g->ns, &g->caps, sizeof *g->sends)) < 0)
+                    break;
+                struct scope__p2p x = e1;
+                x.s = rank;
+                x.r = mv.dest[i];
+                x.tag = mv.tag[i];
+                x.bytes = mv.bytes_sent[i];
+                if (op == SCOPE__W_START)
+                    x.kind = SCOPE__K_STD;
+                g->sends[g->ns++] = x;
+            }
+            if (is_recv) {
+                if ((rc = push((void **)&g->recvs, &g->nr, &g->capr, sizeof *g->recvs)) < 0)
+                    break;
+                struct scope__p2p x = e1;
+                x.s = mv.source[i];
+                x.r = rank;
+                x.tag = mv.tag[i];
+                x.wild = op == SCOPE__W_SENDRECV;
+                x.bytes = mv.bytes_received[i];
+                g->recvs[g->nr++] = x;
+            }
+        }
+    }
+out:
+    free(gid);
+    free(ix);
+    return rc;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+    const struct scope__cand *a = x, *b = y;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->region != b->region)
+        return a->region < b->region ? -1 : 1;
+    if (a->call != b->call)
+        return a->call < b->call ? -1 : 1;
+    return a->wait_ns > b->wait_ns ? -1 : a->wait_ns < b->wait_ns;
+}
+
+static int cmp_row_key(const void *x, const void *y)
+{
+    const scope_wait_row *a = x, *b = y;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->region != b->region)
+        return a->region < b->region ? -1 : 1;
+    if (a->pattern != b->pattern)
+        return a->pattern < b->pattern ? -1 : 1;
+    return a->waited_for < b->waited_for ? -1 : a->waited_for > b->waited_for;
+}
+
+static int cmp_row_time(const void *x, const void *y)
+{
+    const scope_wait_row *a = x, *b = y;
+    if (a->time_ns != b->time_ns)
+        return a->time_ns > b->time_ns ? -1 : 1;
+    if (a->within_bound != b->within_bound)
+        return a->within_bound > b->within_bound ? -1 : 1;
+    return cmp_row_key(x, y);
+}
+
+/* Keeps the longest candidate of each call, then adds them up. */
+static int fold(struct scope_waits *w, struct scope__cand_list *l)
+{
+    qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_cand);
+    w->calls = malloc((size_t)(l->n ? l->n : 1) * sizeof *w->calls);
+    w->rows = malloc((size_t)(l->n ? l->n : 1) * sizeof *w->rows);
+    if (!w->calls || !w->rows)
+        return SCOPE_ENOMEM;
+    for (int64_t i = 0; i < l->n; i++) {
+        const struct scope__cand *c = &l->v[i];
+        if (w->ncalls && w->calls[w->ncalls - 1].rank == c->rank &&
+            w->calls[w->ncalls - 1].region == c->region && w->calls[w->ncalls - 1].call == c->call)
+            continue;
+        w->calls[w->ncalls++] = (scope_wait_call){ c->rank, c->region, c->call, c->pattern,
+                                                   c->waited_for, c->wait_ns, c->bound_ns };
+        scope_wait_row r = { c->rank, c->region, c->pattern, c->waited_for, 0, 0, 0 };
+        if (c->wait_ns > c->bound_ns) {
+            r.instances = 1;
+            r.time_ns = c->wait_ns;
+            w->totals.instances[c->pattern]++;
+            w->totals.waiting_ns[c->pattern] += c->wait_ns;
+            w->totals.waiting_total_ns += c->wait_ns;
+        } else {
+            r.within_bound = 1;
+            w->totals.within_bound[c->pattern]++;
+        }
+        w->rows[w->nrows++] = r;
+    }
+    qsort(w->rows, (size_t)w->nrows, sizeof *w->rows, cmp_row_key);
+    int64_t o = 0;
+    for (int64_t i = 0; i < w->nrows; i++) {
+        if (o && cmp_row_key(&w->rows[o - 1], &w->rows[i]) == 0) {
+            w->rows[o - 1].instances += w->rows[i].instances;
+            w->rows[o - 1].time_ns += w->rows[i].time_ns;
+            w->rows[o - 1].within_bound += w->rows[i].within_bound;
+        } else {
+            w->rows[o++] = w->rows[i];
+        }
+    }
+    w->nrows = o;
+    qsort(w->rows, (size_t)w->nrows, sizeof *w->rows, cmp_row_time);
+    return 0;
+}
+
+static int clock_facts(scope_profile *p, struct scope_waits *w)
+{
+    int n = scope_profile_rank_count(p);
+    w->nranks = n;
+    w->world = 0;
+    for (int k = 0; k < n; k++)
+        if (scope_profile_rank(p, k) + 1 > w->world)
+            w->world = scope_profile_rank(p, k) + 1;
+    w->rank_of = calloc((size_t)n + 1, sizeof *w->rank_of);
+    w->err_ns = calloc((size_t)n + 1, sizeof *w->err_ns);
+    w->host = calloc((size_t)n + 1, sizeof *w->host);
+    w->aligned = calloc((size_t)n + 1, sizeof *w->aligned);
+    w->hostname = calloc((size_t)n + 1, sizeof *w->hostname);
+    w->index_of = malloc(((size_t)w->world + 1) * sizeof *w->index_of);
+    if (!w->rank_of || !w->err_ns || !w->host || !w->aligned || !w->hostname || !w->index_of)
+        return SCOPE_ENOMEM;
+    for (int i = 0; i < w->world; i++)
+        w->index_of[i] = -1;
+    for (int k = 0; k < n; k++) {
+        int rank = scope_profile_rank(p, k);
+        int64_t v;
+        w->rank_of[k] = rank;
+        w->index_of[rank] = k;
+        w->host[k] = scope_profile_rank_attr_int(p, rank, SCOPE_A_CLOCK_HOST_INDEX, &v) == 0
+                         ? (int32_t)v : -1;
+        w->aligned[k] = scope_profile_rank_attr_int(p, rank, SCOPE_A_CLOCK_ALIGNED, &v) == 0
+                            ? (int8_t)v : -1;
+        w->err_ns[k] = scope_profile_rank_attr_int(p, rank, SCOPE_A_CLOCK_ERROR_NS, &v) == 0 && v > 0
+                           ? v : 0;
+        char h[256];
+        if (scope_profile_rank_attr_string(p, rank, SCOPE_A_HOSTNAME, h, sizeof h) >= 0 &&
+            !(w->hostname[k] = strdup(h)))
+            return SCOPE_ENOMEM;
+    }
+    return 0;
+}
+
+int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
+{
+    if (!p || !out)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *out = NULL;
+    struct scope_waits *w = calloc(1, sizeof *w);
+    struct gather g = { .p = p, .w = w };
+    struct scope__cand_list cands = { 0 };
+    int32_t **members = NULL;
+    int rc = w ? 0 : SCOPE_ENOMEM;
+    if (rc == 0) {
+        w->flags = flags;
+        rc = clock_facts(p, w);
+    }
+    for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
+        rc = gather_rank(&g, k);
+    if (rc == 0)
+        rc = scope__waits_match_p2p(w, g.sends, g.ns, g.recvs, g.nr, &cands);
+    if (rc == 0) {
+        members = calloc((size_t)g.cs.n + 1, sizeof *members);
+        if (!members)
+            rc = SCOPE_ENOMEM;
+        for (int c = 0; rc == 0 && c < g.cs.n; c++)
+            members[c] = g.cs.members[c];
+    }
+    if (rc == 0)
+        rc = scope__waits_match_coll(w, g.coll, g.nc, members, g.cs.size, g.cs.n, &cands);
+    if (rc == 0)
+        rc = fold(w, &cands);
+    if (rc == 0) {
+        /* names for the run's communicators */
+        w->ncomms = g.cs.n;
+        w->totals.comms = g.cs.n;
+        w->comm_names = calloc((size_t)g.cs.n + 1, sizeof *w->comm_names);
+        for (int c = 0; w->comm_names && c < g.cs.n; c++) {
+            if (g.cs.name[c][0])
+                w->comm_names[c] = strdup(g.cs.name[c]);
+            else if (asprintf(&w->comm_names[c], "comm%d (%d ranks)", c, g.cs.nmem[c]) < 0)
+                w->comm_names[c] = NULL;
+            if (!w->comm_names[c])
+                rc = SCOPE_ENOMEM;
+        }
+        if (!w->comm_names)
+            rc = SCOPE_ENOMEM;
+    }
+    free(members);
+    free(g.sends);
+    free(g.recvs);
+    free(g.coll);
+    free(cands.v);
+    comm_set_free(&g.cs);
+    if (rc == SCOPE_ENOMEM)
+        rc = scope__fail(SCOPE_ENOMEM, "out of memory matching messages");
+    if (rc < 0) {
+        scope_waits_free(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+int scope_waits_has_data(const scope_waits *w)
+{
+    return w ? w->has_data : 0;
+}
+
+int64_t scope_waits_rows(const scope_waits *w, const scope_wait_row **rows)
+{
+    *rows = w ? w->rows : NULL;
+    return w ? w->nrows : 0;
+}
+
+int64_t scope_waits_calls(const scope_waits *w, const scope_wait_call **calls)
+{
+    *calls = w ? w->calls : NULL;
+    return w ? w->ncalls : 0;
+}
+
+int64_t scope_waits_messages(const scope_waits *w, const scope_message **msgs)
+{
+    *msgs = w ? w->msgs : NULL;
+    return w ? w->nmsgs : 0;
+}
+
+int64_t scope_waits_unmatched(const scope_waits *w, const scope_unmatched **rows)
+{
+    *rows = w ? w->unmatched : NULL;
+    return w ? w->nunmatched : 0;
+}
+
+void scope_waits_totals_get(const scope_waits *w, scope_waits_totals *out)
+{
+    if (w)
+        *out = w->totals;
+    else
+        memset(out, 0, sizeof *out);
+}
+
+const char *scope_waits_comm_name(const scope_waits *w, int comm)
+{
+    return w && comm >= 0 && comm < w->ncomms ? w->comm_names[comm] : NULL;
+}

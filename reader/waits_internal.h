@@ -1,0 +1,127 @@
+/*
+ * waits_internal.h - what the three files of the wait-state analysis
+ * share (not installed): waits.c gathers every rank's MPI calls and
+ * builds the result, waits_p2p.c matches messages, waits_coll.c matches
+ * collective instances. Each side produces candidate waits; waits.c keeps
+ * the longest per call and adds them up.
+ */
+#ifndef SCOPE_WAITS_INTERNAL_H
+#define SCOPE_WAITS_INTERNAL_H
+
+#include <stdint.h>
+
+#include "scope_reader.h"
+#include "scope_reader_waits.h"
+
+/* What an MPI region does, for the analysis (waits.c, by name). */
+enum scope__wop {
+    SCOPE__W_NONE = 0,
+    SCOPE__W_SEND,          /* blocking sends: kind below */
+    SCOPE__W_ISEND,
+    SCOPE__W_RECV,
+    SCOPE__W_IRECV,
+    SCOPE__W_SENDRECV,
+    SCOPE__W_START,         /* one persistent request */
+    SCOPE__W_STARTALL,
+    SCOPE__W_WAIT,          /* MPI_Wait* */
+    SCOPE__W_TEST,          /* MPI_Test* */
+    SCOPE__W_BARRIER,
+    SCOPE__W_NXN,
+    SCOPE__W_ONE2N,         /* Bcast, Scatter(v) */
+    SCOPE__W_N2ONE,         /* Reduce, Gather(v) */
+    SCOPE__W_COLL_OTHER     /* Scan, Exscan, nonblocking collectives: in
+                               the instance order, no wait of their own */
+};
+
+/* How a send completes. */
+enum scope__send_kind { SCOPE__K_STD = 0, SCOPE__K_SYNC, SCOPE__K_BUF, SCOPE__K_READY };
+
+/* One end of a point-to-point message. */
+struct scope__p2p {
+    int32_t s, r, comm, tag;    /* sender, receiver (world), run's comm id, tag */
+    int32_t rank;               /* the side's own rank */
+    int32_t region;             /* posting call */
+    int64_t call;
+    int64_t post, post_end;     /* its start and end */
+    int32_t blk_region;         /* the call that blocked for it, -1 none */
+    int64_t blk_call;
+    int64_t blk_start, blk_end;
+    int64_t done_end;           /* end of the call that completed it */
+    int32_t done_region;
+    int64_t done_call;
+    int64_t bytes;
+    int64_t seq;                /* order of gathering: breaks ties */
+    uint8_t kind;               /* scope__send_kind (sends) */
+    uint8_t wild;               /* a receive whose tag is unknown (Sendrecv) */
+    uint8_t matched;
+};
+
+/* One collective call. */
+struct scope__coll {
+    int32_t comm, rank, region;
+    int64_t call;
+    int64_t start, end;
+    int32_t root;               /* world rank, -1 none */
+    uint8_t op;                 /* scope__wop */
+    int32_t name_class;         /* region name without _c, as an id */
+};
+
+/* One wait found: (rank, region, call) waited wait_ns for waited_for. */
+struct scope__cand {
+    int32_t rank, region;
+    int64_t call;
+    int32_t pattern, waited_for;
+    int64_t wait_ns, bound_ns;
+};
+
+struct scope__cand_list {
+    struct scope__cand *v;
+    int64_t n, cap;
+};
+
+struct scope_waits {
+    int has_data;
+    int flags;
+    scope_wait_row *rows;
+    int64_t nrows;
+    scope_wait_call *calls;
+    int64_t ncalls;
+    scope_message *msgs;
+    int64_t nmsgs, capmsgs;
+    scope_unmatched *unmatched;
+    int64_t nunmatched;
+    scope_waits_totals totals;
+    char **comm_names;
+    int ncomms;
+    /* per profile rank index: clock facts for the bound */
+    int nranks;
+    int32_t *rank_of;           /* profile rank index -> rank */
+    int64_t *err_ns;
+    int32_t *host;              /* clock_host_index, -1 unknown */
+    int8_t *aligned;            /* clock_aligned, -1 unknown */
+    char **hostname;
+    int world;                  /* ranks span 0..world-1 */
+    int32_t *index_of;          /* rank -> profile rank index, -1 */
+};
+
+/* The clock bound between two ranks' times (waits.c): 0 on one host,
+ * INT64_MAX when they cannot be compared (an unaligned host). */
+int64_t scope__waits_bound(struct scope_waits *w, int32_t a, int32_t b);
+int scope__cand_add(struct scope__cand_list *l, const struct scope__cand *c);
+
+/* Matches sends to receives (waits_p2p.c): sorts both arrays, marks the
+ * matched ones, adds the messages to w (unless SCOPE_WAITS_NO_MESSAGES),
+ * the unmatched counts, and the late-sender / late-receiver candidates.
+ * Returns 0 or SCOPE_ENOMEM. */
+int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
+                           struct scope__p2p *recvs, int64_t nr, struct scope__cand_list *cands);
+
+/* Matches the collective calls of every communicator by order
+ * (waits_coll.c); members[c] lists communicator c's world ranks
+ * (msize[c] of them, 0: not analysed, an intercommunicator). Returns 0
+ * or SCOPE_ENOMEM. */
+int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, int64_t n,
+                            int32_t *const *members, const int32_t *msize, int ncomms,
+                            struct scope__cand_list *cands);
+
+#endif /* SCOPE_WAITS_INTERNAL_H */

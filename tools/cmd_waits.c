@@ -1,0 +1,420 @@
+/*
+ * cmd_waits.c - `scope waits`: who waited for whom. The run's time in MPI
+ * calls split into waiting (by pattern: late sender, late receiver, wait
+ * at barrier, wait at N x N, late broadcast, early reduce) and the rest,
+ * the worst (rank, region, waited-for rank) rows, the ranks most waited
+ * for (often the culprit of an imbalance), and what could not be matched.
+ * --format csv|json carry every row; --calls and --messages list each
+ * waiting call and each matched message instead.
+ *
+ * Everything comes from the reader (scope_reader_waits.h); docs/analysis.md
+ * defines the patterns and the clock bound.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "output.h"
+#include "scope_reader.h"
+#include "scope_reader_waits.h"
+
+static const char waits_help[] =
+    "usage: scope waits [--format table|csv|json] [--top N] [--calls | --messages] PROFILE...\n"
+    "\n"
+    "Wait states of the MPI calls (docs/analysis.md): every point-to-point\n"
+    "message matched to its receive, every collective matched across its\n"
+    "communicator, and the time each call spent waiting for another rank:\n"
+    "  late_sender      a receive (or its MPI_Wait) began before the send\n"
+    "  late_receiver    a synchronous or rendezvous send waited for the receive\n"
+    "  wait_at_barrier  MPI_Barrier: from entry to the last rank's entry\n"
+    "  wait_at_nxn      Allreduce, Alltoall*, Allgather*, Reduce_scatter*: same\n"
+    "  late_broadcast   Bcast, Scatter(v): a rank entered before the root\n"
+    "  early_reduce     Reduce, Gather(v): the root entered before the last rank\n"
+    "A wait no longer than the clock bound between the two ranks (0 on one\n"
+    "host) is counted as within the bound, not timed. Needs a profile that\n"
+    "recorded what its MPI calls moved (MPI_* in the config, the default).\n"
+    "\n"
+    "  --format F     table (default); csv: one row per (rank, region,\n"
+    "                 pattern, waited-for rank), header\n"
+    "                   rank,region,pattern,waited_for,instances,time\n"
+    "                 (time in seconds, waits above the clock bound);\n"
+    "                 json: {\"totals\": ..., \"waits\": [...], \"unmatched\": [...]}\n"
+    "  --top N        rows in the table's lists (default 10)\n"
+    "  --calls        one row per waiting call instead (csv header\n"
+    "                   rank,region,call,pattern,waited_for,wait,bound)\n"
+    "  --messages     one row per matched message instead (csv header\n"
+    "                   sender,receiver,tag,comm,bytes,send_region,\n"
+    "                   recv_region,send_start,recv_end,wait,pattern;\n"
+    "                 times in seconds from the run start)\n";
+
+enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+enum { LIST_ROWS, LIST_CALLS, LIST_MESSAGES };
+
+/* Seconds with 9 decimals, exactly. */
+static void put_s(FILE *out, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    fprintf(out, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000000u),
+            (unsigned long long)(a % 1000000000u));
+}
+
+static const char *region_of(scope_profile *p, int r)
+{
+    const char *n = r >= 0 ? scope_profile_region_name(p, r) : NULL;
+    return n ? n : "";
+}
+
+static void put_rows(scope_profile *p, const scope_waits *w, int format)
+{
+    const scope_wait_row *rows;
+    int64_t n = scope_waits_rows(w, &rows);
+    if (format == FMT_CSV)
+        fputs("rank,region,pattern,waited_for,instances,time\n", stdout);
+    for (int64_t i = 0; i < n; i++) {
+        const scope_wait_row *r = &rows[i];
+        if (format == FMT_CSV) {
+            printf("%d,", r->rank);
+            scope__put_csv_field(stdout, region_of(p, r->region));
+            printf(",%s,%d,%lld,", scope_wait_pattern_name(r->pattern), r->waited_for,
+                   (long long)r->instances);
+            put_s(stdout, r->time_ns);
+            putchar('\n');
+        } else {
+            printf("%s{\"rank\": %d, \"region\": ", i ? ", " : "", r->rank);
+            scope__put_json_string(stdout, region_of(p, r->region));
+            printf(", \"pattern\": \"%s\", \"waited_for\": %d, \"instances\": %lld, \"time\": ",
+                   scope_wait_pattern_name(r->pattern), r->waited_for, (long long)r->instances);
+            put_s(stdout, r->time_ns);
+            printf(", \"within_bound\": %lld}", (long long)r->within_bound);
+        }
+    }
+}
+
+static void put_calls(scope_profile *p, const scope_waits *w, int format)
+{
+    const scope_wait_call *c;
+    int64_t n = scope_waits_calls(w, &c);
+    if (format != FMT_JSON)
+        fputs("rank,region,call,pattern,waited_for,wait,bound\n", stdout);
+    else
+        fputs("{\"calls\": [", stdout);
+    for (int64_t i = 0; i < n; i++) {
+        if (format == FMT_JSON) {
+            printf("%s{\"rank\": %d, \"region\": ", i ? ", " : "", c[i].rank);
+            scope__put_json_string(stdout, region_of(p, c[i].region));
+            printf(", \"call\": %lld, \"pattern\": \"%s\", \"waited_for\": %d, \"wait\": ",
+                   (long long)c[i].call, scope_wait_pattern_name(c[i].pattern), c[i].waited_for);
+            put_s(stdout, c[i].wait_ns);
+            fputs(", \"bound\": ", stdout);
+            if (c[i].bound_ns == INT64_MAX)
+                fputs("null", stdout);
+            else
+                put_s(stdout, c[i].bound_ns);
+            putchar('}');
+            continue;
+        }
+        printf("%d,", c[i].rank);
+        scope__put_csv_field(stdout, region_of(p, c[i].region));
+        printf(",%lld,%s,%d,", (long long)c[i].call, scope_wait_pattern_name(c[i].pattern),
+               c[i].waited_for);
+        put_s(stdout, c[i].wait_ns);
+        putchar(',');
+        if (c[i].bound_ns != INT64_MAX)
+            put_s(stdout, c[i].bound_ns);
+        putchar('\n');
+    }
+    if (format == FMT_JSON)
+        fputs("]}\n", stdout);
+}
+
+static void put_messages(scope_profile *p, const scope_waits *w, int format)
+{
+    const scope_message *m;
+    int64_t n = scope_waits_messages(w, &m);
+    int64_t t0 = 0;
+    if (scope_profile_time_origin_ns(p, &t0) < 0)
+        t0 = 0;
+    if (format != FMT_JSON)
+        fputs("sender,receiver,tag,comm,bytes,send_region,recv_region,send_start,recv_end,wait,"
+              "pattern\n", stdout);
+    else
+        fputs("{\"messages\": [", stdout);
+    for (int64_t i = 0; i < n; i++) {
+        const char *pat = m[i].pattern >= 0 ? scope_wait_pattern_name(m[i].pattern) : "";
+        if (format == FMT_JSON) {
+            printf("%s{\"sender\": %d, \"receiver\": %d, \"tag\": %d, \"comm\": ", i ? ", " : "",
+                   m[i].sender, m[i].receiver, m[i].tag);
+            scope__put_json_string(stdout, scope_waits_comm_name(w, m[i].comm));
+            printf(", \"bytes\": %lld, \"send_region\": ", (long long)m[i].bytes);
+            scope__put_json_string(stdout, region_of(p, m[i].send_region));
+            fputs(", \"recv_region\": ", stdout);
+            scope__put_json_string(stdout, region_of(p, m[i].recv_region));
+            fputs(", \"send_start\": ", stdout);
+            put_s(stdout, m[i].send_start_ns - t0);
+            fputs(", \"recv_end\": ", stdout);
+            put_s(stdout, m[i].recv_end_ns - t0);
+            fputs(", \"wait\": ", stdout);
+            put_s(stdout, m[i].wait_ns);
+            printf(", \"pattern\": \"%s\"}", pat);
+            continue;
+        }
+        printf("%d,%d,%d,", m[i].sender, m[i].receiver, m[i].tag);
+        scope__put_csv_field(stdout, scope_waits_comm_name(w, m[i].comm));
+        printf(",%lld,", (long long)m[i].bytes);
+        scope__put_csv_field(stdout, region_of(p, m[i].send_region));
+        putchar(',');
+        scope__put_csv_field(stdout, region_of(p, m[i].recv_region));
+        putchar(',');
+        put_s(stdout, m[i].send_start_ns - t0);
+        putchar(',');
+        put_s(stdout, m[i].recv_end_ns - t0);
+        putchar(',');
+        put_s(stdout, m[i].wait_ns);
+        printf(",%s\n", pat);
+    }
+    if (format == FMT_JSON)
+        fputs("]}\n", stdout);
+}
+
+static void put_totals_json(const scope_waits_totals *t)
+{
+    printf("{\"messages\": %lld, \"unmatched_sends\": %lld, \"unmatched_receives\": %lld, "
+           "\"collective_instances\": %lld, \"incomplete_collectives\": %lld, "
+           "\"unanalysed_calls\": %lld, \"communicators\": %d, \"mpi_time\": ",
+           (long long)t->messages, (long long)t->unmatched_sends, (long long)t->unmatched_receives,
+           (long long)t->collective_instances, (long long)t->incomplete_collectives,
+           (long long)t->unanalysed_calls, t->comms);
+    put_s(stdout, t->mpi_ns);
+    fputs(", \"waiting_time\": ", stdout);
+    put_s(stdout, t->waiting_total_ns);
+    fputs(", \"clock_bound\": ", stdout);
+    if (t->max_bound_ns < 0)
+        fputs("null", stdout);
+    else
+        put_s(stdout, t->max_bound_ns);
+    fputs(", \"patterns\": {", stdout);
+    for (int k = 0; k < SCOPE_WAIT_PATTERNS; k++) {
+        printf("%s\"%s\": {\"instances\": %lld, \"time\": ", k ? ", " : "",
+               scope_wait_pattern_name(k), (long long)t->instances[k]);
+        put_s(stdout, t->waiting_ns[k]);
+        printf(", \"within_bound\": %lld}", (long long)t->within_bound[k]);
+    }
+    fputs("}}", stdout);
+}
+
+static void put_unmatched(const scope_waits *w, int format)
+{
+    const scope_unmatched *u;
+    int64_t n = scope_waits_unmatched(w, &u);
+    for (int64_t i = 0; i < n; i++) {
+        if (format == FMT_JSON) {
+            printf("%s{\"rank\": %d, \"peer\": %d, \"side\": \"%s\", \"messages\": %lld}",
+                   i ? ", " : "", u[i].rank, u[i].peer, u[i].is_send ? "send" : "receive",
+                   (long long)u[i].count);
+        } else if (u[i].is_send) {
+            printf("  rank %d sent %lld message%s to rank %d that no receive matched\n", u[i].rank,
+                   (long long)u[i].count, u[i].count == 1 ? "" : "s", u[i].peer);
+        } else {
+            printf("  rank %d received %lld message%s from rank %d that no send matched\n",
+                   u[i].rank, (long long)u[i].count, u[i].count == 1 ? "" : "s", u[i].peer);
+        }
+    }
+}
+
+static int cmp_i64_desc(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[1] != y[1] ? (x[1] < y[1] ? 1 : -1) : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static int table(scope_profile *p, const scope_waits *w, int64_t top)
+{
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    char a[32], b[32], c[32];
+    scope__fmt_human(a, sizeof a, (double)t.waiting_total_ns);
+    scope__fmt_human(b, sizeof b, (double)t.mpi_ns);
+    scope__fmt_human(c, sizeof c, (double)(t.mpi_ns - t.waiting_total_ns));
+    printf("waiting: %s of %s in MPI calls (%.1f %%); the rest, %s, is transfer and MPI's own work\n",
+           a, b, t.mpi_ns > 0 ? 100.0 * (double)t.waiting_total_ns / (double)t.mpi_ns : 0.0, c);
+    if (t.max_bound_ns < 0) {
+        printf("clocks: some ranks' clocks are not aligned: their waits on each other are "
+               "counted within the bound, not timed\n");
+    } else if (t.max_bound_ns == 0) {
+        printf("clocks: ranks that met share a host's clock: every wait is timed\n");
+    } else {
+        scope__fmt_human(a, sizeof a, (double)t.max_bound_ns);
+        printf("clocks: waits up to %s (the bound between two hosts' clocks; 0 on one host) "
+               "are counted, not timed\n", a);
+    }
+    printf("matched: %lld messages, %lld collective instances on %d communicators\n",
+           (long long)t.messages, (long long)t.collective_instances, t.comms);
+    printf("\n%-16s %10s %12s %14s\n", "pattern", "instances", "time", "within bound");
+    for (int k = 0; k < SCOPE_WAIT_PATTERNS; k++) {
+        if (!t.instances[k] && !t.within_bound[k])
+            continue;
+        scope__fmt_human(a, sizeof a, (double)t.waiting_ns[k]);
+        printf("%-16s %10lld %12s %14lld\n", scope_wait_pattern_name(k), (long long)t.instances[k],
+               a, (long long)t.within_bound[k]);
+    }
+    const scope_wait_row *rows;
+    int64_t n = scope_waits_rows(w, &rows);
+    static const char *const heads[] = { "rank", "region", "pattern", "waited for", "instances",
+                                         "time" };
+    static const int right[] = { 1, 0, 0, 1, 1, 1 };
+    scope__table tb;
+    scope__table_init(&tb, 6, heads, right);
+    int width = scope__out_width(stdout, 0);
+    static const int shrink[] = { 0, 1, 0, 0, 0, 0 };
+    scope__table_fit(&tb, width > 0 ? width : 0, shrink);
+    int64_t shown = 0;
+    for (int64_t i = 0; i < n && shown < top; i++) {
+        if (!rows[i].instances)
+            continue;
+        char rk[16], wf[16], in[24], tm[32];
+        snprintf(rk, sizeof rk, "%d", rows[i].rank);
+        snprintf(wf, sizeof wf, "%d", rows[i].waited_for);
+        snprintf(in, sizeof in, "%lld", (long long)rows[i].instances);
+        scope__fmt_human(tm, sizeof tm, (double)rows[i].time_ns);
+        const char *cells[] = { rk, region_of(p, rows[i].region),
+                                scope_wait_pattern_name(rows[i].pattern), wf, in, tm };
+        if (scope__table_add(&tb, cells) < 0) {
+            scope__table_free(&tb);
+            return -1;
+        }
+        shown++;
+    }
+    if (shown) {
+        printf("\nworst waits\n");
+        if (scope__table_print(&tb, stdout) < 0) {
+            scope__table_free(&tb);
+            return -1;
+        }
+    }
+    scope__table_free(&tb);
+    /* waited-for ranks: the time others lost waiting for each */
+    int world = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (rows[i].waited_for + 1 > world)
+            world = rows[i].waited_for + 1;
+    int64_t (*by)[2] = calloc((size_t)world + 1, sizeof *by);
+    if (!by)
+        return -1;
+    for (int r = 0; r < world; r++)
+        by[r][0] = r;
+    for (int64_t i = 0; i < n; i++)
+        if (rows[i].waited_for >= 0)
+            by[rows[i].waited_for][1] += rows[i].time_ns;
+    qsort(by, (size_t)world, sizeof *by, cmp_i64_desc);
+    if (world > 0 && by[0][1] > 0) {
+        printf("\nmost waited for (time other ranks lost waiting for this one)\n");
+        for (int r = 0; r < world && r < top && by[r][1] > 0; r++) {
+            scope__fmt_human(a, sizeof a, (double)by[r][1]);
+            printf("  rank %-6lld %12s  %5.1f %%\n", (long long)by[r][0], a,
+                   t.waiting_total_ns ? 100.0 * (double)by[r][1] / (double)t.waiting_total_ns : 0.0);
+        }
+    }
+    free(by);
+    if (t.unmatched_sends || t.unmatched_receives || t.incomplete_collectives) {
+        printf("\nnot matched: %lld sends, %lld receives, %lld collective instances some rank "
+               "never entered\n", (long long)t.unmatched_sends, (long long)t.unmatched_receives,
+               (long long)t.incomplete_collectives);
+        put_unmatched(w, FMT_TABLE);
+    }
+    for (int i = 0; i < scope_profile_missing_rank_count(p); i++)
+        printf("rank %d is missing from the profile (%s): its messages count as unmatched\n",
+               scope_profile_missing_rank(p, i), scope_profile_missing_rank_file(p, i));
+    if (t.unanalysed_calls)
+        printf("\n%lld MPI calls could not be placed (no data recorded, MPI_Startall, "
+               "intercommunicator collectives)\n", (long long)t.unanalysed_calls);
+    return 0;
+}
+
+int scope_cmd_waits(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "top", required_argument, NULL, 't' },
+        { "calls", no_argument, NULL, 'c' },
+        { "messages", no_argument, NULL, 'm' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const char *const formats[] = { "table", "csv", "json", NULL };
+    int format = FMT_TABLE, list = LIST_ROWS, c, k;
+    int64_t top = 10;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
+                ;
+            if (!formats[k])
+                return scope__usage_error("waits", "unknown format '%s' (table, csv or json)", optarg);
+            format = k;
+            break;
+        case 't':
+            if (scope__parse_i64(optarg, &top) < 0 || top < 0)
+                return scope__usage_error("waits", "--top takes a whole number, not '%s'", optarg);
+            break;
+        case 'c':
+        case 'm':
+            if (list != LIST_ROWS)
+                return scope__usage_error("waits", "--calls and --messages exclude each other");
+            list = c == 'c' ? LIST_CALLS : LIST_MESSAGES;
+            break;
+        case 'h':
+            fputs(waits_help, stdout);
+            return 0;
+        default:
+            return scope__option_error("waits", c, argv);
+        }
+    }
+    if (optind >= argc)
+        return scope__usage_error("waits", "no profile path given");
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
+    int status = 1;
+    scope_waits *w = NULL;
+    if (scope_profile_waits(p, list == LIST_MESSAGES ? 0 : SCOPE_WAITS_NO_MESSAGES, &w) < 0) {
+        scope__fail_msg(scope_reader_errmsg());
+        goto out;
+    }
+    if (!scope_waits_has_data(w) && format == FMT_TABLE) {
+        printf("the profile records no data of MPI calls, so no wait states: record them with "
+               "MPI_* in the config (the default), without SCOPE_MPI_DATA=0\n");
+    } else if (list == LIST_CALLS) {
+        put_calls(p, w, format);
+    } else if (list == LIST_MESSAGES) {
+        put_messages(p, w, format);
+    } else if (format == FMT_CSV) {
+        put_rows(p, w, format);
+    } else if (format == FMT_JSON) {
+        scope_waits_totals t;
+        scope_waits_totals_get(w, &t);
+        fputs("{\"totals\": ", stdout);
+        put_totals_json(&t);
+        fputs(", \"waits\": [", stdout);
+        put_rows(p, w, format);
+        fputs("], \"unmatched\": [", stdout);
+        put_unmatched(w, format);
+        fputs("]}\n", stdout);
+    } else if (table(p, w, top) < 0) {
+        scope__fail_msg("out of memory");
+        goto out;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        scope__fail_msg("cannot write to standard output");
+        goto out;
+    }
+    status = 0;
+out:
+    scope_waits_free(w);
+    scope_profile_close(p);
+    return status;
+}

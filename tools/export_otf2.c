@@ -1,0 +1,1202 @@
+/*
+ * export_otf2.c - `scope export --to otf2 -o DIR`: the profile as an OTF2
+ * archive, the trace format Vampir, Scalasca, Pipit and Score-P read,
+ * written through libotf2 (never a hand-made encoder, so the archive is
+ * what those tools expect byte for byte).
+ *
+ * It streams: rank by rank (one call stack in memory), and within a rank
+ * lane by lane (one libotf2 event writer open at a time, closed before
+ * the next), so memory is bounded by the largest rank, not the run.
+ * Definitions (regions, system tree, locations with their event counts,
+ * communicators) are written last, once every event is out.
+ *
+ * docs/export.md says what the archive holds and how scope's concepts map
+ * to OTF2's: locations, region roles, the unwound attribute, MPI records.
+ */
+#include "export_otf2.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "event_output.h"
+#include "scope_reader_comm.h"
+
+#ifndef SCOPE_HAVE_OTF2
+
+int scope__otf2_available(void)
+{
+    return 0;
+}
+
+int scope__export_otf2(scope_profile *p, const char *dir)
+{
+    (void)p;
+    (void)dir;
+    return scope__fail_msg("export: scope was built without OTF2 (install "
+                           "libopen-trace-format2-dev and rebuild: "
+                           "tools/install-deps.sh build)");
+}
+
+#else
+
+#include <otf2/otf2.h>
+
+int scope__otf2_available(void)
+{
+    return 1;
+}
+
+/* What an MPI region does, by its name (the large-count _c names as the
+ * plain ones): which records its calls carry. */
+enum mpi_kind {
+    MK_NONE,        /* not MPI, or MPI without records (MPI_Wait, MPI_Init) */
+    MK_SEND,        /* MPI_Send, Ssend, Bsend, Rsend */
+    MK_RECV,        /* MPI_Recv */
+    MK_SENDRECV,    /* MPI_Sendrecv, Sendrecv_replace */
+    MK_ISEND,       /* MPI_Isend, Issend, Ibsend, Irsend */
+    MK_IRECV,
+    MK_START,       /* MPI_Start: one persistent request */
+    MK_STARTALL,
+    MK_COLL         /* a collective, blocking or not */
+};
+
+typedef struct {
+    int kind;
+    int rooted;                 /* dest/source column is the root */
+    OTF2_CollectiveOp op;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+} region_info;
+
+typedef struct {
+    int32_t *members;           /* world ranks, communicator rank order */
+    int32_t size;
+    char *name;
+} comm_def;
+
+typedef struct {
+    int32_t rank, lane;
+    uint64_t events;
+} loc_def;
+
+typedef struct {
+    char *name;
+    int64_t order;              /* clock_host_index; INT64_MAX unknown */
+} host_def;
+
+typedef struct {
+    scope_profile *p;
+    const char *dir;
+    OTF2_Archive *ar;
+    OTF2_AttributeList *attrs;
+    int nregions;
+    region_info *ri;
+    int world;                  /* world ranks the records may name */
+    int has_moved;
+
+    comm_def *comms;
+    int ncomms, capcomms;
+
+    host_def *hosts;
+    int nhosts;
+    int *rank_host;             /* by rank index */
+
+    loc_def *locs;
+    size_t nlocs, caplocs;
+
+    /* the rank being written */
+    int rank;
+    scope_moved *mv;            /* by region; bytes_sent NULL: no data */
+    char *mv_state;             /* 0 not loaded, 1 loaded */
+    const int8_t **unw;
+    char *unw_state;
+    scope_requests rq;
+    int64_t *by_post, *by_done; /* request rows sorted by post / by done */
+    char *is_post, *is_done;    /* by region: some request names it */
+    int nrows;                  /* communicator rows of the rank */
+    uint32_t *row_comm;         /* row -> OTF2 comm, UNDEFINED unusable */
+    int32_t *row_inv;           /* row * world + world rank -> comm rank */
+    uint64_t fresh_req;         /* ids of sends no request row follows */
+
+    /* the lane being written */
+    OTF2_EvtWriter *w;
+    uint64_t nev;
+
+    int64_t done_calls, total_calls;
+    uint32_t nstrings;
+} otf2x;
+
+/* libotf2 reports through this instead of printing; the last message is
+ * kept for scope's own one-line error. */
+static char otf2_msg[256];
+
+static OTF2_ErrorCode otf2_error_cb(void *ud, const char *file, uint64_t line,
+                                    const char *fn, OTF2_ErrorCode code,
+                                    const char *fmt, va_list va)
+{
+    (void)ud;
+    (void)file;
+    (void)line;
+    (void)fn;
+    if (fmt && *fmt)
+        vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
+    else
+        snprintf(otf2_msg, sizeof otf2_msg, "%s", OTF2_Error_GetDescription(code));
+    return code;
+}
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc,
+                                void *cd, bool final)
+{
+    (void)ud;
+    (void)ft;
+    (void)loc;
+    (void)cd;
+    (void)final;
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_cbs = { pre_flush, NULL };
+
+/* Prints "scope: export: DIR: OTF2 <what> failed: <libotf2's words>"
+ * and returns -1. */
+static int otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e)
+{
+    char m[600];
+    if (otf2_msg[0])
+        snprintf(m, sizeof m, "export: %s: OTF2 %s failed: %s (%s)", x->dir,
+                 what, OTF2_Error_GetDescription(e), otf2_msg);
+    else
+        snprintf(m, sizeof m, "export: %s: OTF2 %s failed: %s", x->dir, what,
+                 OTF2_Error_GetDescription(e));
+    scope__fail_msg(m);
+    return -1;
+}
+
+#define CK(x, what, call)                                                     \
+    do {                                                                      \
+        OTF2_ErrorCode e_ = (call);                                           \
+        if (e_ != OTF2_SUCCESS)                                               \
+            return otf2_fail((x), (what), e_);                                \
+    } while (0)
+
+static int oom(void)
+{
+    scope__fail_msg("export: out of memory");
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Regions                                                             */
+
+/* Fills *ri from the region's name: MPI_* regions get paradigm MPI and
+ * the role Score-P gives them; everything else is a function of the
+ * program (the reader does not say which regions were manual). */
+static void classify(const char *name, region_info *ri)
+{
+    static const struct {
+        const char *name;
+        int kind, rooted;
+        OTF2_CollectiveOp op;
+        OTF2_RegionRole role;
+    } t[] = {
+        { "Send", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Ssend", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Bsend", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Rsend", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Recv", MK_RECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Sendrecv", MK_SENDRECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Sendrecv_replace", MK_SENDRECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Isend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Issend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Ibsend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Irsend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Irecv", MK_IRECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Start", MK_START, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Startall", MK_STARTALL, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
+        { "Barrier", MK_COLL, 0, OTF2_COLLECTIVE_OP_BARRIER, OTF2_REGION_ROLE_BARRIER },
+        { "Bcast", MK_COLL, 1, OTF2_COLLECTIVE_OP_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL },
+        { "Scatter", MK_COLL, 1, OTF2_COLLECTIVE_OP_SCATTER, OTF2_REGION_ROLE_COLL_ONE2ALL },
+        { "Scatterv", MK_COLL, 1, OTF2_COLLECTIVE_OP_SCATTERV, OTF2_REGION_ROLE_COLL_ONE2ALL },
+        { "Gather", MK_COLL, 1, OTF2_COLLECTIVE_OP_GATHER, OTF2_REGION_ROLE_COLL_ALL2ONE },
+        { "Gatherv", MK_COLL, 1, OTF2_COLLECTIVE_OP_GATHERV, OTF2_REGION_ROLE_COLL_ALL2ONE },
+        { "Reduce", MK_COLL, 1, OTF2_COLLECTIVE_OP_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE },
+        { "Allgather", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLGATHER, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Allgatherv", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLGATHERV, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Alltoall", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLTOALL, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Alltoallv", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLTOALLV, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Alltoallw", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLTOALLW, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Allreduce", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Reduce_scatter", MK_COLL, 0, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Reduce_scatter_block", MK_COLL, 0, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, OTF2_REGION_ROLE_COLL_ALL2ALL },
+        { "Scan", MK_COLL, 0, OTF2_COLLECTIVE_OP_SCAN, OTF2_REGION_ROLE_COLL_OTHER },
+        { "Exscan", MK_COLL, 0, OTF2_COLLECTIVE_OP_EXSCAN, OTF2_REGION_ROLE_COLL_OTHER },
+    };
+    memset(ri, 0, sizeof *ri);
+    ri->kind = MK_NONE;
+    ri->role = OTF2_REGION_ROLE_FUNCTION;
+    ri->paradigm = OTF2_PARADIGM_USER;
+    if (!name || strncmp(name, "MPI_", 4) != 0)
+        return;
+    if (!strcmp(name, "MPI_Init..MPI_Finalize")) {
+        /* the preload's span of the MPI part of the run, not an MPI call:
+         * tools that sort time by paradigm must not count it as MPI */
+        ri->role = OTF2_REGION_ROLE_ARTIFICIAL;
+        ri->paradigm = OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+        return;
+    }
+    ri->paradigm = OTF2_PARADIGM_MPI;
+    const char *s = name + 4;
+    size_t n = strlen(s);
+    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
+        n -= 2;
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 1: the nonblocking collectives, I + a blocking one */
+        const char *b = s;
+        size_t m = n;
+        if (pass == 1) {
+            if (n < 2 || s[0] != 'I')
+                break;
+            b++;
+            m--;
+        }
+        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+            if (strlen(t[i].name) != m || strncmp(b, t[i].name, m) != 0)
+                continue;
+            if (pass == 1 && t[i].kind != MK_COLL)
+                continue;
+            ri->kind = t[i].kind;
+            ri->rooted = t[i].rooted;
+            ri->op = t[i].op;
+            ri->role = t[i].role;
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The output folder                                                   */
+
+/* Makes `dir` ready: an existing folder must be empty and writable, a
+ * missing one is created (its parent must exist). Sets *created. 0, or
+ * -1 after printing what is wrong. */
+static int prepare_dir(const char *dir, int *created)
+{
+    char m[600];
+    struct stat st;
+    *created = 0;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(m, sizeof m, "export: %s: exists and is not a folder "
+                     "(--to otf2 writes a folder: give a new or an empty one)",
+                     dir);
+            return scope__fail_msg(m), -1;
+        }
+        DIR *d = opendir(dir);
+        if (!d) {
+            snprintf(m, sizeof m, "export: %s: cannot read the folder: %s", dir,
+                     strerror(errno));
+            return scope__fail_msg(m), -1;
+        }
+        struct dirent *e;
+        int empty = 1;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                empty = 0;
+        closedir(d);
+        if (!empty) {
+            snprintf(m, sizeof m, "export: %s: the folder is not empty (an OTF2 "
+                     "archive is a folder of its own: give a new or an empty "
+                     "one)", dir);
+            return scope__fail_msg(m), -1;
+        }
+        if (access(dir, W_OK | X_OK) != 0) {
+            snprintf(m, sizeof m, "export: %s: cannot write into the folder: %s",
+                     dir, strerror(errno));
+            return scope__fail_msg(m), -1;
+        }
+        return 0;
+    }
+    if (errno != ENOENT || mkdir(dir, 0777) != 0) {
+        snprintf(m, sizeof m, "export: %s: cannot create the folder: %s", dir,
+                 strerror(errno));
+        return scope__fail_msg(m), -1;
+    }
+    *created = 1;
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+                    struct FTW *f)
+{
+    (void)st;
+    (void)flag;
+    if (f->level > 0)
+        remove(path);
+    return 0;
+}
+
+/* After a failure: removes what the export wrote into `dir` (it was empty
+ * or new), and `dir` itself when the export made it. */
+static void unwrite_dir(const char *dir, int created)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (created)
+        rmdir(dir);
+}
+
+/* ------------------------------------------------------------------ */
+/* Communicators                                                       */
+
+/* The OTF2 comm of a member list and name, the same for every rank that
+ * used it: communicators are matched across ranks by their members (world
+ * ranks in communicator order) and name, as no id survives MPI. Two
+ * communicators with the same members and name (two unnamed dups of one)
+ * become one; their messages still match, by order. Returns the id or
+ * -1 when out of memory. */
+static int comm_id(otf2x *x, const int32_t *members, int32_t size,
+                   const char *name)
+{
+    for (int i = 0; i < x->ncomms; i++) {
+        const comm_def *c = &x->comms[i];
+        if (c->size == size && !strcmp(c->name, name) &&
+            !memcmp(c->members, members, (size_t)size * sizeof *members))
+            return i;
+    }
+    if (x->ncomms == x->capcomms) {
+        int nc = x->capcomms ? 2 * x->capcomms : 16;
+        void *q = realloc(x->comms, (size_t)nc * sizeof *x->comms);
+        if (!q)
+            return -1;
+        x->comms = q;
+        x->capcomms = nc;
+    }
+    comm_def *c = &x->comms[x->ncomms];
+    c->members = malloc((size_t)(size ? size : 1) * sizeof *members);
+    c->name = strdup(name);
+    if (!c->members || !c->name) {
+        free(c->members);
+        free(c->name);
+        return -1;
+    }
+    memcpy(c->members, members, (size_t)size * sizeof *members);
+    c->size = size;
+    return x->ncomms++;
+}
+
+/* Loads the rank's communicator rows: their OTF2 comm and, per row, the
+ * rank in the communicator of every world rank. Intercommunicators and
+ * rows with an unknown member (-1) are not exported (their calls keep
+ * their enter/leave, without MPI records). 0 or -1. */
+static int load_comms(otf2x *x)
+{
+    scope_communicators cm;
+    int rc = scope_profile_communicators(x->p, x->rank, &cm);
+    if (rc < 0)
+        return scope__fail_msg(scope_reader_errmsg()), -1;
+    x->nrows = cm.n;
+    x->row_comm = malloc((size_t)(cm.n ? cm.n : 1) * sizeof *x->row_comm);
+    x->row_inv = malloc((size_t)(cm.n ? cm.n : 1) * (size_t)(x->world ? x->world : 1) *
+                        sizeof *x->row_inv);
+    if (!x->row_comm || !x->row_inv)
+        return oom();
+    for (int r = 0; r < cm.n; r++) {
+        int32_t *inv = x->row_inv + (size_t)r * (size_t)x->world;
+        for (int i = 0; i < x->world; i++)
+            inv[i] = -1;
+        x->row_comm[r] = OTF2_UNDEFINED_COMM;
+        const int32_t *mem = cm.members + cm.members_start[r];
+        int32_t n = cm.size[r];
+        int ok = cm.remote_size[r] == 0 &&
+                 cm.members_start[r + 1] - cm.members_start[r] == n;
+        for (int32_t i = 0; ok && i < n; i++)
+            if (mem[i] < 0 || mem[i] >= x->world || inv[mem[i]] >= 0)
+                ok = 0;
+            else
+                inv[mem[i]] = i;
+        if (!ok)
+            continue;
+        int id = comm_id(x, mem, n, cm.names[r] ? cm.names[r] : "");
+        if (id < 0)
+            return oom();
+        x->row_comm[r] = (uint32_t)id;
+    }
+    return 0;
+}
+
+/* The OTF2 comm of row `row`, UNDEFINED when it is not exported. */
+static uint32_t row_comm(const otf2x *x, int32_t row)
+{
+    return row >= 0 && row < x->nrows ? x->row_comm[row] : OTF2_UNDEFINED_COMM;
+}
+
+/* World rank -> rank in the communicator of row `row` (exported), or
+ * UINT32_MAX when it is not a member (or no rank). */
+static uint32_t comm_rank(const otf2x *x, int32_t row, int32_t world)
+{
+    if (world < 0 || world >= x->world)
+        return UINT32_MAX;
+    int32_t r = x->row_inv[(size_t)row * (size_t)x->world + (size_t)world];
+    return r < 0 ? UINT32_MAX : (uint32_t)r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-rank data: what calls moved, their unwound flags, requests      */
+
+/* The data columns of `region` on the current rank, NULL when it has
+ * none. The reader keeps them until close. */
+static const scope_moved *moved(otf2x *x, int region)
+{
+    if (!x->mv_state[region]) {
+        x->mv_state[region] = 1;
+        if (scope_profile_moved(x->p, region, x->rank, &x->mv[region]) < 0)
+            memset(&x->mv[region], 0, sizeof x->mv[region]);
+    }
+    return x->mv[region].bytes_sent ? &x->mv[region] : NULL;
+}
+
+static int unwound(otf2x *x, int region, int64_t call)
+{
+    if (!x->unw_state[region]) {
+        int64_t n;
+        x->unw_state[region] = 1;
+        if (scope_profile_unwound(x->p, region, x->rank, &x->unw[region], &n) < 0)
+            x->unw[region] = NULL;
+    }
+    return x->unw[region] && x->unw[region][call];
+}
+
+static const scope_requests *cmp_rq;
+
+static int cmp_post(const void *a, const void *b)
+{
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    const scope_requests *q = cmp_rq;
+    if (q->post_region[i] != q->post_region[j])
+        return q->post_region[i] < q->post_region[j] ? -1 : 1;
+    if (q->post_call[i] != q->post_call[j])
+        return q->post_call[i] < q->post_call[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+static int cmp_done(const void *a, const void *b)
+{
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    const scope_requests *q = cmp_rq;
+    if (q->done_region[i] != q->done_region[j])
+        return q->done_region[i] < q->done_region[j] ? -1 : 1;
+    if (q->done_call[i] != q->done_call[j])
+        return q->done_call[i] < q->done_call[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+static int load_requests(otf2x *x)
+{
+    if (scope_profile_requests(x->p, x->rank, &x->rq) < 0)
+        return scope__fail_msg(scope_reader_errmsg()), -1;
+    int64_t n = x->rq.n;
+    x->by_post = malloc((size_t)(n ? n : 1) * sizeof *x->by_post);
+    x->by_done = malloc((size_t)(n ? n : 1) * sizeof *x->by_done);
+    if (!x->by_post || !x->by_done)
+        return oom();
+    for (int64_t i = 0; i < n; i++) {
+        x->by_post[i] = x->by_done[i] = i;
+        if (x->rq.post_region[i] >= 0)
+            x->is_post[x->rq.post_region[i]] = 1;
+        if (x->rq.done_region[i] >= 0)
+            x->is_done[x->rq.done_region[i]] = 1;
+    }
+    cmp_rq = &x->rq;
+    qsort(x->by_post, (size_t)n, sizeof *x->by_post, cmp_post);
+    qsort(x->by_done, (size_t)n, sizeof *x->by_done, cmp_done);
+    return 0;
+}
+
+/* The rows [*lo, *hi) of `by` (by_post when post, else by_done) whose
+ * call is (region, call). Binary search: log r. */
+static void rows_of(const otf2x *x, int post, int region, int64_t call,
+                    int64_t *lo, int64_t *hi)
+{
+    const int64_t *by = post ? x->by_post : x->by_done;
+    const int32_t *rg = post ? x->rq.post_region : x->rq.done_region;
+    const int64_t *cl = post ? x->rq.post_call : x->rq.done_call;
+    int64_t a = 0, b = x->rq.n;
+    while (a < b) {     /* first row >= (region, call) */
+        int64_t m = a + (b - a) / 2, i = by[m];
+        if (rg[i] < region || (rg[i] == region && cl[i] < call))
+            a = m + 1;
+        else
+            b = m;
+    }
+    *lo = a;
+    while (a < x->rq.n && rg[by[a]] == region && cl[by[a]] == call)
+        a++;
+    *hi = a;
+}
+
+/* Whether request row i gets request records, decided the same way at
+ * its post and its completion so that every id written is opened and
+ * closed: its post's communicator is exported and its partner is a
+ * member. MPI_Startall's requests get none: the file keeps its sends'
+ * bytes together, without destinations, so its sends cannot be written,
+ * and its receives, whose partners are then most often another rank's
+ * MPI_Startall, would be receives without a send. *send, *comm,
+ * *partner (comm rank: the receiver of a send, the sender of a receive)
+ * as found. */
+static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
+                      uint32_t *partner)
+{
+    int pr = x->rq.post_region[i];
+    if (pr < 0)
+        return 0;
+    int k = x->ri[pr].kind;
+    const scope_moved *m = moved(x, pr);
+    int64_t pc = x->rq.post_call[i];
+    if (!m || pc < 0 || pc >= m->n)
+        return 0;
+    int32_t row = m->comm[pc];
+    *comm = row_comm(x, row);
+    if (*comm == OTF2_UNDEFINED_COMM)
+        return 0;
+    if (k == MK_ISEND)
+        *send = 1;
+    else if (k == MK_IRECV)
+        *send = 0;
+    else if (k == MK_START)
+        *send = x->rq.tag[i] == SCOPE_NO_TAG_VALUE && x->rq.source[i] == SCOPE_NO_RANK;
+    else
+        return 0;
+    if (x->rq.cancelled[i]) {
+        *partner = UINT32_MAX;
+        return 1;
+    }
+    *partner = comm_rank(x, row, *send ? m->dest[pc] : x->rq.source[i]);
+    return *partner != UINT32_MAX;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+#define EV(x, what, call)                                                     \
+    do {                                                                      \
+        CK((x), (what), (call));                                              \
+        (x)->nev++;                                                           \
+    } while (0)
+
+/* The records of the call's start, after its Enter: a send's MpiSend, a
+ * nonblocking post's MpiIsend or MpiIrecvRequest, a collective's
+ * MpiCollectiveBegin. */
+static int at_start(otf2x *x, const scope_call *c, uint64_t t)
+{
+    const region_info *ri = &x->ri[c->region];
+    int k = ri->kind;
+    if (k == MK_NONE)
+        return 0;
+    const scope_moved *m = moved(x, c->region);
+    int64_t ci = c->call_index;
+    if (m && ci < m->n) {
+        int32_t row = m->comm[ci];
+        uint32_t comm = row_comm(x, row);
+        if (comm != OTF2_UNDEFINED_COMM) {
+            if (k == MK_SEND || k == MK_SENDRECV) {
+                uint32_t to = comm_rank(x, row, m->dest[ci]);
+                if (to != UINT32_MAX)
+                    EV(x, "MpiSend", OTF2_EvtWriter_MpiSend(x->w, NULL, t, to, comm,
+                       (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci]));
+            } else if (k == MK_COLL) {
+                EV(x, "MpiCollectiveBegin",
+                   OTF2_EvtWriter_MpiCollectiveBegin(x->w, NULL, t));
+            }
+        }
+    }
+    if (k != MK_ISEND && k != MK_IRECV && k != MK_START)
+        return 0;
+    int64_t lo = 0, hi = 0;
+    if (x->is_post[c->region])
+        rows_of(x, 1, c->region, ci, &lo, &hi);
+    for (int64_t j = lo; j < hi; j++) {
+        int64_t i = x->by_post[j];
+        int send;
+        uint32_t comm, partner;
+        if (!req_usable(x, i, &send, &comm, &partner))
+            continue;
+        if (send)
+            EV(x, "MpiIsend", OTF2_EvtWriter_MpiIsend(x->w, NULL, t, partner, comm,
+               (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci], (uint64_t)i));
+        else
+            EV(x, "MpiIrecvRequest",
+               OTF2_EvtWriter_MpiIrecvRequest(x->w, NULL, t, (uint64_t)i));
+    }
+    /* A send no request row follows (freed, or never completed): its
+     * message still leaves, under an id of its own that nothing closes. */
+    if (lo == hi && m && ci < m->n && (k == MK_ISEND || k == MK_START) &&
+        m->dest[ci] >= 0) {
+        int32_t row = m->comm[ci];
+        uint32_t comm = row_comm(x, row), to;
+        if (comm != OTF2_UNDEFINED_COMM &&
+            (to = comm_rank(x, row, m->dest[ci])) != UINT32_MAX)
+            EV(x, "MpiIsend", OTF2_EvtWriter_MpiIsend(x->w, NULL, t, to, comm,
+               (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci],
+               x->fresh_req++));
+    }
+    return 0;
+}
+
+/* The records of the call's end, before its Leave: a receive's MpiRecv,
+ * a collective's MpiCollectiveEnd, and each request the call completed:
+ * MpiIsendComplete, MpiIrecv, or MpiRequestCancelled. */
+static int at_end(otf2x *x, const scope_call *c, uint64_t t)
+{
+    const region_info *ri = &x->ri[c->region];
+    int64_t ci = c->call_index;
+    if (ri->kind == MK_RECV || ri->kind == MK_SENDRECV || ri->kind == MK_COLL) {
+        const scope_moved *m = moved(x, c->region);
+        int32_t row = m && ci < m->n ? m->comm[ci] : -1;
+        uint32_t comm = row_comm(x, row);
+        if (comm != OTF2_UNDEFINED_COMM && ri->kind == MK_COLL) {
+            uint32_t root = OTF2_UNDEFINED_UINT32;
+            if (ri->rooted && m->dest[ci] >= 0)
+                root = comm_rank(x, row, m->dest[ci]);
+            EV(x, "MpiCollectiveEnd", OTF2_EvtWriter_MpiCollectiveEnd(x->w, NULL,
+               t, ri->op, comm, root, (uint64_t)m->bytes_sent[ci],
+               (uint64_t)m->bytes_received[ci]));
+        } else if (comm != OTF2_UNDEFINED_COMM) {
+            /* Sendrecv's file keeps the send's tag only: the receive is
+             * written with it (docs/export.md) */
+            uint32_t from = comm_rank(x, row, m->source[ci]);
+            if (from != UINT32_MAX)
+                EV(x, "MpiRecv", OTF2_EvtWriter_MpiRecv(x->w, NULL, t, from, comm,
+                   (uint32_t)m->tag[ci], (uint64_t)m->bytes_received[ci]));
+        }
+    }
+    if (!x->is_done[c->region])
+        return 0;
+    int64_t lo, hi;
+    rows_of(x, 0, c->region, ci, &lo, &hi);
+    for (int64_t j = lo; j < hi; j++) {
+        int64_t i = x->by_done[j];
+        int send;
+        uint32_t comm, partner;
+        if (!req_usable(x, i, &send, &comm, &partner))
+            continue;
+        if (x->rq.cancelled[i])
+            EV(x, "MpiRequestCancelled",
+               OTF2_EvtWriter_MpiRequestCancelled(x->w, NULL, t, (uint64_t)i));
+        else if (send)
+            EV(x, "MpiIsendComplete",
+               OTF2_EvtWriter_MpiIsendComplete(x->w, NULL, t, (uint64_t)i));
+        else
+            EV(x, "MpiIrecv", OTF2_EvtWriter_MpiIrecv(x->w, NULL, t, partner, comm,
+               (uint32_t)x->rq.tag[i], (uint64_t)x->rq.bytes_received[i],
+               (uint64_t)i));
+    }
+    return 0;
+}
+
+static int enter(otf2x *x, const scope_call *c)
+{
+    uint64_t t = (uint64_t)c->start_ns;
+    EV(x, "Enter", OTF2_EvtWriter_Enter(x->w, NULL, t, (OTF2_RegionRef)c->region));
+    return at_start(x, c, t);
+}
+
+/* An unwound call's Leave carries the attribute `unwound` = 1 (attribute
+ * 0): its time is when scope noticed the call had ended. */
+static int leave(otf2x *x, const scope_call *c)
+{
+    uint64_t t = (uint64_t)c->end_ns;
+    if (at_end(x, c, t) < 0)
+        return -1;
+    OTF2_AttributeList *al = NULL;
+    if (unwound(x, c->region, c->call_index)) {
+        al = x->attrs;
+        OTF2_AttributeValue v;
+        v.uint8 = 1;
+        CK(x, "AttributeList_AddAttribute",
+           OTF2_AttributeList_AddAttribute(al, 0, OTF2_TYPE_UINT8, v));
+    }
+    EV(x, "Leave", OTF2_EvtWriter_Leave(x->w, al, t, (OTF2_RegionRef)c->region));
+    return 0;
+}
+
+static int add_loc(otf2x *x, int32_t rank, int32_t lane, uint64_t events)
+{
+    if (x->nlocs == x->caplocs) {
+        size_t nc = x->caplocs ? 2 * x->caplocs : 64;
+        void *q = realloc(x->locs, nc * sizeof *x->locs);
+        if (!q)
+            return oom();
+        x->locs = q;
+        x->caplocs = nc;
+    }
+    x->locs[x->nlocs++] = (loc_def){ rank, lane, events };
+    return 0;
+}
+
+/* Location of (rank, lane), as Score-P numbers them: the lane in the
+ * high half, so a rank's first lane is the rank itself. */
+static uint64_t loc_ref(int32_t rank, int32_t lane)
+{
+    return ((uint64_t)(uint32_t)lane << 32) | (uint32_t)rank;
+}
+
+/* One lane: its calls (rows `idx` of c, in the call stack's order) opened
+ * and closed along the parent links, never by comparing times, so calls
+ * whose times tie nest as recorded. */
+static int write_lane(otf2x *x, const scope_call *c, const int64_t *idx,
+                      int64_t n, int32_t lane)
+{
+    x->w = OTF2_Archive_GetEvtWriter(x->ar, loc_ref(x->rank, lane));
+    if (!x->w)
+        return otf2_fail(x, "GetEvtWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
+    x->nev = 0;
+    int64_t top = -1;
+    for (int64_t j = 0; j <= n; j++) {
+        int64_t i = j < n ? idx[j] : -2;
+        while (top >= 0 && (j == n || top != c[i].parent)) {
+            if (leave(x, &c[top]) < 0)
+                return -1;
+            top = c[top].parent;
+        }
+        if (j == n)
+            break;
+        if (enter(x, &c[i]) < 0)
+            return -1;
+        top = i;
+    }
+    CK(x, "CloseEvtWriter", OTF2_Archive_CloseEvtWriter(x->ar, x->w));
+    x->w = NULL;
+    return add_loc(x, x->rank, lane, x->nev);
+}
+
+static void rank_state_free(otf2x *x)
+{
+    free(x->by_post);
+    free(x->by_done);
+    free(x->row_comm);
+    free(x->row_inv);
+    x->by_post = x->by_done = NULL;
+    x->row_comm = NULL;
+    x->row_inv = NULL;
+}
+
+static int write_rank(otf2x *x, int rank)
+{
+    x->rank = rank;
+    memset(x->mv_state, 0, (size_t)x->nregions);
+    memset(x->unw_state, 0, (size_t)x->nregions);
+    memset(x->is_post, 0, (size_t)x->nregions);
+    memset(x->is_done, 0, (size_t)x->nregions);
+    memset(&x->rq, 0, sizeof x->rq);
+    x->nrows = 0;
+    x->fresh_req = (uint64_t)1 << 63;
+    if (x->has_moved && (load_comms(x) < 0 || load_requests(x) < 0))
+        return -1;
+    scope_call_stack *cs;
+    if (scope_profile_call_stack(x->p, rank, SCOPE_ALL_THREADS, &cs) < 0)
+        return scope__fail_msg(scope_reader_errmsg()), -1;
+    const scope_call *c = scope_call_stack_calls(cs);
+    int64_t n = scope_call_stack_count(cs);
+    int32_t maxlane = -1;
+    for (int64_t i = 0; i < n; i++)
+        if (c[i].thread > maxlane)
+            maxlane = c[i].thread;
+    /* The calls grouped by lane, each lane in the stack's order: one
+     * counting sort, 8 bytes per call. */
+    int64_t *start = calloc((size_t)maxlane + 2, sizeof *start);
+    int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+    int rc = -1;
+    if (!start || !idx) {
+        oom();
+        goto fail_alloc;
+    }
+    for (int64_t i = 0; i < n; i++)
+        start[c[i].thread + 1]++;
+    for (int32_t l = 0; l <= maxlane; l++)
+        start[l + 1] += start[l];
+    {
+        int64_t *fill = malloc((size_t)(maxlane + 1) * sizeof *fill);
+        if (!fill && maxlane >= 0) {
+            oom();
+            goto fail_alloc;
+        }
+        for (int32_t l = 0; l <= maxlane; l++)
+            fill[l] = start[l];
+        for (int64_t i = 0; i < n; i++)
+            idx[fill[c[i].thread]++] = i;
+        free(fill);
+    }
+    for (int32_t l = 0; l <= maxlane; l++) {
+        if (start[l + 1] == start[l])
+            continue;
+        if (write_lane(x, c, idx + start[l], start[l + 1] - start[l], l) < 0)
+            goto fail_alloc;
+    }
+    x->done_calls += n;
+    scope__progress("export", x->done_calls, x->total_calls);
+    rc = 0;
+fail_alloc:
+    free(start);
+    free(idx);
+    scope_call_stack_free(cs);
+    rank_state_free(x);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Definitions                                                         */
+
+static int str(otf2x *x, OTF2_GlobalDefWriter *g, const char *s, uint32_t *id)
+{
+    *id = x->nstrings++;
+    CK(x, "WriteString", OTF2_GlobalDefWriter_WriteString(g, *id, s));
+    return 0;
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+    const host_def *h = a, *k = b;
+    if (h->order != k->order)
+        return h->order < k->order ? -1 : 1;
+    return strcmp(h->name, k->name);
+}
+
+/* The hosts of the run (the ranks' `hostname`), ordered by
+ * clock_host_index (0: rank 0's host, the timeline's reference), and
+ * each rank's host. 0 or -1. */
+static int load_hosts(otf2x *x)
+{
+    int nr = scope_profile_rank_count(x->p);
+    x->hosts = calloc((size_t)(nr ? nr : 1), sizeof *x->hosts);
+    x->rank_host = calloc((size_t)(nr ? nr : 1), sizeof *x->rank_host);
+    if (!x->hosts || !x->rank_host)
+        return oom();
+    char **names = calloc((size_t)(nr ? nr : 1), sizeof *names);
+    if (!names)
+        return oom();
+    for (int k = 0; k < nr; k++) {
+        int rank = scope_profile_rank(x->p, k);
+        char h[256];
+        if (scope_profile_rank_attr_string(x->p, rank, "hostname", h, sizeof h) < 0)
+            snprintf(h, sizeof h, "unknown host");
+        int64_t order;
+        if (scope_profile_rank_attr_int(x->p, rank, "clock_host_index", &order) < 0)
+            order = INT64_MAX;
+        int j;
+        for (j = 0; j < x->nhosts && strcmp(x->hosts[j].name, h); j++)
+            ;
+        if (j == x->nhosts) {
+            if (!(x->hosts[j].name = strdup(h))) {
+                free(names);
+                return oom();
+            }
+            x->hosts[j].order = order;
+            x->nhosts++;
+        } else if (order < x->hosts[j].order) {
+            x->hosts[j].order = order;
+        }
+        names[k] = x->hosts[j].name;
+    }
+    qsort(x->hosts, (size_t)x->nhosts, sizeof *x->hosts, cmp_host);
+    for (int k = 0; k < nr; k++)
+        for (int j = 0; j < x->nhosts; j++)
+            if (x->hosts[j].name == names[k])
+                x->rank_host[k] = j;
+    free(names);
+    return 0;
+}
+
+/* The run's start as UTC ns since the epoch from /metadata `timestamp`
+ * ("2026-12-02T15:59:50Z", maybe with a fraction) and start_time_ns, for
+ * the realtime of the trace's first tick; UNDEFINED when either is
+ * missing. */
+static uint64_t realtime_of(scope_profile *p, int64_t global_offset)
+{
+    char ts[64];
+    int64_t start;
+    if (scope_profile_metadata_string(p, "timestamp", ts, sizeof ts) <= 0 ||
+        scope_profile_run_start_ns(p, &start) < 0)
+        return OTF2_UNDEFINED_TIMESTAMP;
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    char *rest = strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!rest)
+        return OTF2_UNDEFINED_TIMESTAMP;
+    int64_t frac = 0, scale = 1000000000;
+    if (*rest == '.')
+        for (rest++; *rest >= '0' && *rest <= '9'; rest++)
+            if (scale > 1) {
+                scale /= 10;
+                frac += (*rest - '0') * scale;
+            }
+    time_t secs = timegm(&tm);
+    int64_t ns = (int64_t)secs * 1000000000 + frac + (global_offset - start);
+    return ns < 0 ? OTF2_UNDEFINED_TIMESTAMP : (uint64_t)ns;
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+    const loc_def *l = a, *m = b;
+    if (l->rank != m->rank)
+        return (l->rank > m->rank) - (l->rank < m->rank);
+    return (l->lane > m->lane) - (l->lane < m->lane);
+}
+
+static int write_defs(otf2x *x)
+{
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
+    if (!g)
+        return otf2_fail(x, "GetGlobalDefWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
+    int64_t min_start = 0, max_end = 0;
+    if (scope_profile_min_start_ns(x->p, &min_start) == 0)
+        scope_profile_max_end_ns(x->p, &max_end);
+    if (min_start < 0)
+        min_start = 0;
+    uint64_t off = (uint64_t)min_start;
+    uint64_t len = max_end > min_start ? (uint64_t)(max_end - min_start) : 0;
+    CK(x, "WriteClockProperties", OTF2_GlobalDefWriter_WriteClockProperties(g,
+       1000000000, off, len, realtime_of(x->p, min_start)));
+
+    uint32_t s_empty, s1, s2;
+    if (str(x, g, "", &s_empty) < 0)
+        return -1;
+    if (x->has_moved) {
+        if (str(x, g, "MPI", &s1) < 0)
+            return -1;
+        CK(x, "WriteParadigm", OTF2_GlobalDefWriter_WriteParadigm(g,
+           OTF2_PARADIGM_MPI, s1, OTF2_PARADIGM_CLASS_PROCESS));
+    }
+    if (str(x, g, "unwound", &s1) < 0 ||
+        str(x, g, "1: scope inferred this end (longjmp, exception, thread "
+            "exit, crash, or an enclosing call ending first); its time is "
+            "when scope noticed", &s2) < 0)
+        return -1;
+    CK(x, "WriteAttribute", OTF2_GlobalDefWriter_WriteAttribute(g, 0, s1, s2,
+       OTF2_TYPE_UINT8));
+
+    for (int r = 0; r < x->nregions; r++) {
+        const region_info *ri = &x->ri[r];
+        if (str(x, g, scope_profile_region_name(x->p, r), &s1) < 0)
+            return -1;
+        CK(x, "WriteRegion", OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)r,
+           s1, s1, s_empty, ri->role, ri->paradigm, OTF2_REGION_FLAG_NONE,
+           s_empty, 0, 0));
+    }
+
+    /* System tree: the run, then one node per host; a location group
+     * (process) per rank under its host, a location per (rank, lane). */
+    if (str(x, g, "scope run", &s1) < 0 || str(x, g, "machine", &s2) < 0)
+        return -1;
+    CK(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0,
+       s1, s2, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    if (str(x, g, "node", &s2) < 0)
+        return -1;
+    for (int h = 0; h < x->nhosts; h++) {
+        if (str(x, g, x->hosts[h].name, &s1) < 0)
+            return -1;
+        CK(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g,
+           (uint32_t)h + 1, s1, s2, 0));
+    }
+    for (int k = 0; k < scope_profile_rank_count(x->p); k++) {
+        char nm[64];
+        int rank = scope_profile_rank(x->p, k);
+        snprintf(nm, sizeof nm, "rank %d", rank);
+        if (str(x, g, nm, &s1) < 0)
+            return -1;
+        CK(x, "WriteLocationGroup", OTF2_GlobalDefWriter_WriteLocationGroup(g,
+           (uint32_t)rank, s1, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+           (uint32_t)x->rank_host[k] + 1, OTF2_UNDEFINED_LOCATION_GROUP));
+    }
+    qsort(x->locs, x->nlocs, sizeof *x->locs, cmp_loc);
+    for (size_t i = 0; i < x->nlocs; i++) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "rank %d thread %d", x->locs[i].rank,
+                 x->locs[i].lane);
+        if (str(x, g, nm, &s1) < 0)
+            return -1;
+        CK(x, "WriteLocation", OTF2_GlobalDefWriter_WriteLocation(g,
+           loc_ref(x->locs[i].rank, x->locs[i].lane), s1,
+           OTF2_LOCATION_TYPE_CPU_THREAD, x->locs[i].events,
+           (uint32_t)x->locs[i].rank));
+    }
+
+    if (!x->has_moved)
+        return 0;
+    /* MPI: group 0 lists each world rank's first location (the ranks of
+     * every communicator group index into it); group c + 1 holds the
+     * members of comm c as world ranks. MPI_COMM_WORLD is the parent of
+     * the others. */
+    uint64_t *mem = malloc((size_t)x->world * sizeof *mem);
+    if (!mem)
+        return oom();
+    for (int r = 0; r < x->world; r++)
+        mem[r] = loc_ref(r, 0);
+    int rc = str(x, g, "MPI_COMM_WORLD locations", &s1);
+    OTF2_ErrorCode e = rc < 0 ? OTF2_SUCCESS :
+        OTF2_GlobalDefWriter_WriteGroup(g, 0, s1, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                        (uint32_t)x->world, mem);
+    free(mem);
+    if (rc < 0)
+        return -1;
+    CK(x, "WriteGroup", e);
+    uint32_t world_comm = OTF2_UNDEFINED_COMM;
+    for (int c = 0; c < x->ncomms; c++)
+        if (!strcmp(x->comms[c].name, "MPI_COMM_WORLD"))
+            world_comm = (uint32_t)c;
+    for (int c = 0; c < x->ncomms; c++) {
+        const comm_def *d = &x->comms[c];
+        uint64_t *m = malloc((size_t)(d->size ? d->size : 1) * sizeof *m);
+        if (!m)
+            return oom();
+        for (int32_t i = 0; i < d->size; i++)
+            m[i] = (uint64_t)d->members[i];
+        char nm[80];
+        snprintf(nm, sizeof nm, "comm %d", c);
+        rc = str(x, g, d->name[0] ? d->name : nm, &s1);
+        e = rc < 0 ? OTF2_SUCCESS :
+            OTF2_GlobalDefWriter_WriteGroup(g, (uint32_t)c + 1, s_empty,
+                                            OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                            (uint32_t)d->size, m);
+        free(m);
+        if (rc < 0)
+            return -1;
+        CK(x, "WriteGroup", e);
+        CK(x, "WriteComm", OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)c, s1,
+           (uint32_t)c + 1, (uint32_t)c == world_comm ? OTF2_UNDEFINED_COMM
+                                                       : world_comm,
+           OTF2_COMM_FLAG_NONE));
+    }
+    return 0;
+}
+
+/* Every location gets its (empty) local definition file, as readers
+ * such as Scalasca open one per location. */
+static int write_local_defs(otf2x *x)
+{
+    CK(x, "OpenDefFiles", OTF2_Archive_OpenDefFiles(x->ar));
+    for (size_t i = 0; i < x->nlocs; i++) {
+        OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x->ar,
+                                                      loc_ref(x->locs[i].rank,
+                                                              x->locs[i].lane));
+        if (!d)
+            return otf2_fail(x, "GetDefWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
+        CK(x, "CloseDefWriter", OTF2_Archive_CloseDefWriter(x->ar, d));
+    }
+    CK(x, "CloseDefFiles", OTF2_Archive_CloseDefFiles(x->ar));
+    return 0;
+}
+
+static int write_archive(otf2x *x)
+{
+    x->ar = OTF2_Archive_Open(x->dir, "traces", OTF2_FILEMODE_WRITE,
+                              1024 * 1024, 4 * 1024 * 1024,
+                              OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!x->ar)
+        return otf2_fail(x, "Archive_Open", OTF2_ERROR_FILE_INTERACTION);
+    CK(x, "SetFlushCallbacks", OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL));
+    CK(x, "SetSerialCollectiveCallbacks",
+       OTF2_Archive_SetSerialCollectiveCallbacks(x->ar));
+    CK(x, "SetCreator", OTF2_Archive_SetCreator(x->ar, "scope " SCOPE_TOOL_VERSION));
+    CK(x, "SetDescription", OTF2_Archive_SetDescription(x->ar,
+       "scope profile exported by `scope export --to otf2`"));
+    CK(x, "OpenEvtFiles", OTF2_Archive_OpenEvtFiles(x->ar));
+    for (int k = 0; k < scope_profile_rank_count(x->p); k++)
+        if (write_rank(x, scope_profile_rank(x->p, k)) < 0)
+            return -1;
+    CK(x, "CloseEvtFiles", OTF2_Archive_CloseEvtFiles(x->ar));
+    scope__progress("export", x->total_calls, x->total_calls);
+    if (write_local_defs(x) < 0 || write_defs(x) < 0)
+        return -1;
+    OTF2_Archive *ar = x->ar;
+    x->ar = NULL;
+    CK(x, "Archive_Close", OTF2_Archive_Close(ar));
+    return 0;
+}
+
+int scope__export_otf2(scope_profile *p, const char *dir)
+{
+    if (!strcmp(dir, "-"))
+        return scope__fail_msg("export: --to otf2 writes a folder, not "
+                               "stdout: give -o DIR");
+    int created;
+    if (prepare_dir(dir, &created) < 0)
+        return 1;
+    otf2x x;
+    memset(&x, 0, sizeof x);
+    x.p = p;
+    x.dir = dir;
+    x.nregions = scope_profile_region_count(p);
+    x.has_moved = scope_profile_has_moved(p);
+    /* World ranks the records may name: the run's mpi_size, else what
+     * the data columns name (which loads every rank's columns at once) */
+    int64_t mpi_size;
+    if (x.has_moved && scope_profile_metadata_int(p, "mpi_size", &mpi_size) == 0 &&
+        mpi_size > 0 && mpi_size < INT32_MAX)
+        x.world = (int)mpi_size;
+    else if (x.has_moved)
+        x.world = scope_profile_world_size(p);
+    for (int k = 0; x.has_moved && k < scope_profile_rank_count(p); k++)
+        if (scope_profile_rank(p, k) >= x.world)
+            x.world = scope_profile_rank(p, k) + 1;
+    size_t nr = (size_t)(x.nregions ? x.nregions : 1);
+    x.ri = calloc(nr, sizeof *x.ri);
+    x.mv = calloc(nr, sizeof *x.mv);
+    x.mv_state = calloc(nr, 1);
+    x.unw = calloc(nr, sizeof *x.unw);
+    x.unw_state = calloc(nr, 1);
+    x.is_post = calloc(nr, 1);
+    x.is_done = calloc(nr, 1);
+    x.attrs = OTF2_AttributeList_New();
+    int status = 1;
+    otf2_msg[0] = 0;
+    OTF2_Error_RegisterCallback(otf2_error_cb, NULL);
+    if (!x.ri || !x.mv || !x.mv_state || !x.unw || !x.unw_state || !x.is_post ||
+        !x.is_done || !x.attrs) {
+        oom();
+        goto fail;
+    }
+    for (int r = 0; r < x.nregions; r++)
+        classify(scope_profile_region_name(p, r), &x.ri[r]);
+    x.total_calls = scope__rank_events(p, SCOPE_ALL_RANKS);
+    if (load_hosts(&x) < 0 || write_archive(&x) < 0)
+        goto fail;
+    status = 0;
+fail:
+    if (x.ar)
+        OTF2_Archive_Close(x.ar);
+    if (status)
+        unwrite_dir(dir, created);
+    if (x.attrs)
+        OTF2_AttributeList_Delete(x.attrs);
+    for (int c = 0; c < x.ncomms; c++) {
+        free(x.comms[c].members);
+        free(x.comms[c].name);
+    }
+    for (int h = 0; h < x.nhosts; h++)
+        free(x.hosts[h].name);
+    free(x.comms);
+    free(x.hosts);
+    free(x.rank_host);
+    free(x.locs);
+    free(x.ri);
+    free(x.mv);
+    free(x.mv_state);
+    free(x.unw);
+    free(x.unw_state);
+    free(x.is_post);
+    free(x.is_done);
+    return status;
+}
+
+#endif /* SCOPE_HAVE_OTF2 */
