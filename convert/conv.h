@@ -1,7 +1,7 @@
 /*
  * conv.h - the state of one journal's conversion (h5writer.c), shared with
- * the files that write parts of its rank group (rank_tables.c). Internal
- * to convert/.
+ * the files that write parts of its rank group (calls.c, rank_tables.c,
+ * call_data.c, requests.c). Internal to convert/.
  */
 #ifndef SCOPE_CONV_H
 #define SCOPE_CONV_H
@@ -76,6 +76,20 @@ struct conv {
     struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
     struct conv_requests *requests; /* posts and completions (requests.c) */
 };
+
+/* calls.c: the two passes over the journal's events. _open_threads
+ * opens a cursor per thread; _count_calls is pass 1 (the calls per
+ * region, ties); _create_regions makes /rank<N>/regions' groups and
+ * windows; _merge_events is pass 2, which fills them. Each returns 0 or
+ * SCOPE_E*. _close_region closes a region's datasets once written;
+ * _finalize_ns is when the rank stopped recording (the header's end, else
+ * its last event). */
+int scope__conv_open_threads(struct conv *c);
+int scope__conv_count_calls(struct conv *c);
+int scope__conv_create_regions(struct conv *c);
+int scope__conv_merge_events(struct conv *c);
+void scope__conv_close_region(struct region_out *o);
+int64_t scope__conv_finalize_ns(const struct conv *c);
 
 /* rank_tables.c: /rank<N>/threads, /rank<N>/interposition and
  * /rank<N>/callsites of docs/format.md. Each returns 0 or SCOPE_E*. */

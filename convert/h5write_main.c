@@ -7,7 +7,8 @@
  *   scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL
  *   scope-h5write --host-summary HOST_FILE...
  *
- * Converts one journal into its rank file (and the index file when given)
+ * The command line is format/writer_args.c's (scope_writer.h), which the
+ * recorder encodes. Converts one journal into its rank file (and the index file when given)
  * with scope_convert(), the converter's one entry point (scope_convert.h).
  * With --host, the journals of one host's ranks (its leader's first) into
  * one host file; with --links, stdin gives the index's targets: one line
@@ -34,6 +35,7 @@
 #endif
 
 #include "scope_convert.h"
+#include "scope_writer.h"  /* the command line's decoder */
 
 /* Reads stdin's lines into a NULL-free array of strings (the index's
  * targets per rank). Returns the count, or -1 when out of memory. */
@@ -74,72 +76,13 @@ static int finish(int rc, const char *err)
     return 1;
 }
 
-static int host_main(int argc, char **argv)
+/* --host-summary HOST_FILE...: each file's table, whatever the others do. */
+static int summary_main(const struct scope_writer_command *cmd)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: scope-h5write --host HOST_FILE INDEX_FILE|- [--links] JOURNAL...\n");
-        return 2;
-    }
-    int a = 4;
-    char **links = NULL;
-    long n_links = 0;
-    if (a < argc && strcmp(argv[a], "--links") == 0) {
-        a++;
-        if ((n_links = read_links(&links)) < 0) {
-            fprintf(stderr, "scope: out of memory reading the index's links\n");
-            return 1;
-        }
-    }
-    char err[8192] = { 0 };
-    struct scope_convert_request req = {
-        .host_path = argv[2],
-        .index_path = strcmp(argv[3], "-") == 0 ? NULL : argv[3],
-        .journals = (const char *const *)(argv + a),
-        .n_journals = (size_t)(argc - a),
-        .link_files = (const char *const *)links,
-        .n_link_files = (size_t)n_links,
-        .complete = 1,
-        .err = err,
-        .errlen = sizeof err,
-    };
-    int rc = scope_convert(&req);
-    for (long i = 0; i < n_links; i++)
-        free(links[i]);
-    free(links);
-    return finish(rc, err);
-}
-
-/* scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL */
-static int append_main(int argc, char **argv)
-{
-    if (argc != 5) {
-        fprintf(stderr, "usage: scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL\n");
-        return 2;
-    }
-    char err[8192] = { 0 };
-    struct scope_convert_request req = {
-        .host_path = argv[2],
-        .index_path = strcmp(argv[3], "-") == 0 ? NULL : argv[3],
-        .journal_path = argv[4],
-        .append = 1,
-        .complete = 1,
-        .err = err,
-        .errlen = sizeof err,
-    };
-    return finish(scope_convert(&req), err);
-}
-
-/* scope-h5write --host-summary HOST_FILE... */
-static int summary_main(int argc, char **argv)
-{
-    if (argc < 3) {
-        fprintf(stderr, "usage: scope-h5write --host-summary HOST_FILE...\n");
-        return 2;
-    }
     int status = 0;
-    for (int i = 2; i < argc; i++) {
+    for (size_t i = 0; i < cmd->n_summary_paths; i++) {
         char err[8192] = { 0 };
-        if (finish(scope_convert_host_summary(argv[i], err, sizeof err), err))
+        if (finish(scope_convert_host_summary(cmd->summary_paths[i], err, sizeof err), err))
             status = 1;
     }
     return status;
@@ -170,37 +113,35 @@ static void heap_prefault(void)
 int main(int argc, char **argv)
 {
     heap_prefault();
-    if (argc > 1 && strcmp(argv[1], "--host-summary") == 0)
-        return summary_main(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "--host") == 0)
-        return host_main(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "--append") == 0)
-        return append_main(argc, argv);
-    /* --remove-journal: the recorder's death path, which cannot wait for
-     * the journal to be removed after the file is in place */
-    int remove_journal = argc > 1 && strcmp(argv[1], "--remove-journal") == 0;
-    if (remove_journal) {
-        argv++;
-        argc--;
-    }
-    if (argc < 4 || argc > 5 ||
-        (strcmp(argv[1], "--complete") != 0 && strcmp(argv[1], "--incomplete") != 0)) {
-        fprintf(stderr, "usage: scope-h5write [--remove-journal] --complete|--incomplete "
-                        "JOURNAL RANK_FILE|- [INDEX_FILE]\n");
+    struct scope_writer_command cmd;
+    char err[8192] = { 0 };
+    if (scope_writer_decode(argc, argv, &cmd, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
         return 2;
     }
-    char err[8192] = { 0 };
-    struct scope_convert_request req = {
-        .journal_path = argv[2],
-        .rank_path = strcmp(argv[3], "-") == 0 ? NULL : argv[3],
-        .index_path = argc == 5 ? argv[4] : NULL,
-        .complete = strcmp(argv[1], "--complete") == 0,
-        .err = err,
-        .errlen = sizeof err,
-    };
-    if (finish(scope_convert(&req), err) != 0)
+    if (cmd.n_summary_paths)
+        return summary_main(&cmd);
+    char **links = NULL;
+    long n_links = 0;
+    if (cmd.links_on_stdin && (n_links = read_links(&links)) < 0) {
+        fprintf(stderr, "scope: out of memory reading the index's links\n");
         return 1;
-    if (remove_journal)
-        unlink(argv[2]);
+    }
+    if (cmd.req.mode == SCOPE_CONVERT_HOST) {
+        cmd.req.host.link_files = (const char *const *)links;
+        cmd.req.host.n_link_files = (size_t)n_links;
+    }
+    cmd.req.err = err;
+    cmd.req.errlen = sizeof err;
+    int rc = scope_convert(&cmd.req);
+    for (long i = 0; i < n_links; i++)
+        free(links[i]);
+    free(links);
+    if (finish(rc, err) != 0)
+        return 1;
+    /* the recorder's death path cannot wait for the journal to be removed
+     * after the file is in place */
+    if (cmd.remove_journal)
+        unlink(cmd.req.rank.journal_path);
     return 0;
 }

@@ -4,18 +4,11 @@
  *
  * scope_convert() (scope_convert.h) is the converter's one entry point. It
  * runs in the scope-h5write process (runtime/writer_spawn.c), or inside
- * `scope recover`. Memory stays bounded whatever the journal's size:
- *
- *   pass 1  walks every thread's records once and counts the calls of each
- *           region, so every dataset is created at its exact final size,
- *           and notes whether any two events of a thread share a timestamp;
- *   pass 2  merges the threads' record streams by timestamp (ties by thread
- *           index), which yields each region's calls already sorted by
- *           start. Starts are appended to a fixed-size window per region
- *           and written out when it fills; an end fills the slot its begin
- *           reserved, and the rare end that arrives after its slot's window
- *           was written (a long call containing many calls of its own
- *           region) is patched in place with a one-element write.
+ * `scope recover`. This file holds the files themselves (creating, closing
+ * under a temporary name, fsync, placing; /metadata, the rank group's
+ * attributes, the index) and the rank file's two modes; the two passes over the
+ * journal's events that fill each region's datasets, in bounded memory
+ * whatever the journal's size, are calls.c's.
  *
  * Storage faults (a full disk or quota, a read-only file system, an I/O
  * error) reach HDF5's file driver, which puts the errno into its error
@@ -24,13 +17,6 @@
  * half-open inside libhdf5, and libhdf5 1.10 crashes when it tries to close
  * it again at H5close() or exit: the writer then skips H5close() and says
  * so (scope_convert_hdf5_broken), and its process leaves with _exit().
- *
- * Nesting is decided by each thread's order in the journal (a stack of open
- * calls), never by comparing times, so calls that share timestamps come
- * out as they were recorded. Times alone cannot say that to a reader (a
- * zero-length call at the moment its parent ends is inside it or after
- * it), so when a thread had ties the rank file also gets each call's
- * begin order and depth (docs/format.md, `begin_seq` and `depth`).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,11 +38,6 @@
 #include "journal_read.h"
 #include "scope_error.h"
 #include "scope_format.h"
-
-#define WINDOW_MAX 65536u
-#define WINDOW_MIN 64u
-#define WINDOW_BUDGET (64u << 20) /* bytes for all windows together */
-
 
 /* The first errno HDF5's file driver met since the last reset, and whether
  * a file could not be closed (see the file comment). */
@@ -123,18 +104,6 @@ static const char *kv_get(const struct scope_jr *jr, const char *key)
     return v;
 }
 
-static int64_t finalize_ns(const struct conv *c)
-{
-    const struct scope_journal_header *h = &c->jr.hdr;
-    if (h->end_ns)
-        return h->end_ns;
-    uint64_t last = 0;
-    for (uint32_t i = 0; i < c->n_threads_used; i++)
-        if (c->th[i].last_ticks > last)
-            last = c->th[i].last_ticks;
-    return last ? scope__jr_ns(&c->jr, last) : h->start_ns;
-}
-
 /* /metadata of docs/format.md, shared by the rank file and the index. */
 static int write_metadata(hid_t file, const struct conv *c)
 {
@@ -146,7 +115,7 @@ static int write_metadata(hid_t file, const struct conv *c)
         return -1;
     int rc = 0;
     rc |= scope__h5_attr_i64(g, SCOPE_A_START_TIME_NS, jr->hdr.start_ns);
-    rc |= scope__h5_attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c));
+    rc |= scope__h5_attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, scope__conv_finalize_ns(c));
     rc |= scope__h5_attr_i64(g, SCOPE_A_MPI_SIZE, jr->hdr.size > 0 ? jr->hdr.size : 1);
     rc |= scope__h5_attr_str(g, SCOPE_A_HOSTNAME, jr->hdr.hostname);
     char ts[64];
@@ -295,406 +264,6 @@ int64_t scope__conv_create(const struct scope_convert_request *req, const char *
     return msg(req, SCOPE_EIO, "%s: cannot create the file: %s", path, strerror(e));
 }
 
-/* ------------------------------------------------------------ the passes */
-
-static int open_threads(struct conv *c)
-{
-    c->n_threads_used = c->jr.n_threads;
-    c->th = calloc(c->n_threads_used ? c->n_threads_used : 1, sizeof *c->th);
-    if (!c->th)
-        return SCOPE_ENOMEM;
-    for (uint32_t i = 0; i < c->n_threads_used; i++)
-        if (scope__jr_cursor_init(&c->th[i].cur, &c->jr, i) < 0)
-            return SCOPE_ENOMEM;
-    return 0;
-}
-
-static int region_ok(const struct conv *c, uint32_t id)
-{
-    return id < c->jr.n_regions && c->jr.regions[id].defined;
-}
-
-/* Pass 1: calls per region, which threads recorded, first/last ticks. */
-static int count_calls(struct conv *c)
-{
-    c->reg = calloc(c->jr.n_regions ? c->jr.n_regions : 1, sizeof *c->reg);
-    if (!c->reg)
-        return SCOPE_ENOMEM;
-    uint32_t threads_with_events = 0;
-    for (uint32_t t = 0; t < c->n_threads_used; t++) {
-        struct scope_jr_cursor cur;
-        if (scope__jr_cursor_init(&cur, &c->jr, t) < 0)
-            return SCOPE_ENOMEM;
-        struct scope_rec r;
-        int rc, any = 0;
-        int64_t prev_ns = 0;
-        while ((rc = scope__jr_cursor_next(&cur, &r)) > 0) {
-            /* a tie: this event's time (in ns, as stored) equals the
-             * previous one's of the thread, or a call lasts 0 ns */
-            int64_t ns = scope__jr_ns(&c->jr, r.ticks);
-            if (any && ns == prev_ns)
-                c->write_order = 1;
-            prev_ns = ns;
-            if (r.word & SCOPE_REC_COMPLETE) {
-                int64_t end_ns = scope__jr_ns(&c->jr, r.ticks + r.aux);
-                if (end_ns == ns)
-                    c->write_order = 1;
-                prev_ns = end_ns;
-            }
-            if (!any)
-                c->th[t].first_ticks = r.ticks;
-            any = 1;
-            /* a complete record's last moment is its end */
-            uint64_t last = r.ticks + ((r.word & SCOPE_REC_COMPLETE) ? r.aux : 0);
-            if (last > c->th[t].last_ticks)
-                c->th[t].last_ticks = last;
-            uint32_t id = r.word >> SCOPE_REC_ID_SHIFT;
-            if (cur.has_data && region_ok(c, id))
-                c->reg[id].has_data = 1;
-            if (r.word & SCOPE_REC_END)
-                continue;
-            if (!region_ok(c, id)) {
-                c->invalid++;
-                continue;
-            }
-            struct region_out *o = &c->reg[id];
-            if (!(r.word & SCOPE_REC_COMPLETE) && r.aux)
-                o->has_sites = 1;
-            if (o->count == 0)
-                o->first_thread = t;
-            else if (o->first_thread != t)
-                o->multi_thread = 1;
-            o->count++;
-        }
-        scope__jr_cursor_free(&cur);
-        if (rc < 0)
-            return rc;
-        threads_with_events += any;
-    }
-    c->write_tid = threads_with_events > 1;
-    /* Calls still open at the end are closed at the thread's exit or at
-     * finalize (merge_events): a call that began at that very moment ties
-     * with its inferred end, as its parent's end does. */
-    int64_t fin = finalize_ns(c);
-    for (uint32_t t = 0; t < c->n_threads_used && !c->write_order; t++) {
-        const struct scope_jr_thread *jt = &c->jr.threads[t];
-        if (!c->th[t].last_ticks)
-            continue;
-        int64_t end = jt->end_ticks ? scope__jr_ns(&c->jr, jt->end_ticks) : fin;
-        if (scope__jr_ns(&c->jr, c->th[t].last_ticks) >= end)
-            c->write_order = 1;
-    }
-    return 0;
-}
-
-/* Creates /rank<N>/regions and sizes each region's window; the regions'
- * own groups and datasets are made when their first window is written
- * (region_datasets). Returns 0 or SCOPE_E*. */
-static int create_regions(struct conv *c)
-{
-    c->regions_grp = H5Gcreate2(c->rank_grp, SCOPE_G_REGIONS, H5P_DEFAULT, H5P_DEFAULT,
-                                H5P_DEFAULT);
-    if (c->regions_grp < 0)
-        return SCOPE_EHDF5;
-    uint64_t active = 0;
-    for (uint32_t i = 0; i < c->jr.n_regions; i++)
-        active += c->reg[i].count > 0;
-    uint64_t per = WINDOW_MAX;
-    if (active && active * WINDOW_MAX * 20 > WINDOW_BUDGET)
-        per = WINDOW_BUDGET / 20 / active;
-    if (per < WINDOW_MIN)
-        per = WINDOW_MIN;
-    for (uint32_t i = 0; i < c->jr.n_regions; i++) {
-        struct region_out *o = &c->reg[i];
-        o->ds_start = o->ds_end = o->ds_tid = o->ds_unwound = o->ds_site = H5I_INVALID_HID;
-        o->ds_seq = o->ds_dep = H5I_INVALID_HID;
-        if (!o->count)
-            continue;
-        o->link = scope__h5_encode_link(c->jr.regions[i].name);
-        o->win = (uint32_t)(o->count < per ? o->count : per);
-        if (!o->link)
-            return SCOPE_ENOMEM;
-    }
-    return 0;
-}
-
-/* Makes the region's group, its attributes and its datasets at their
- * final size, the first time one of its windows is written, and leaves
- * the datasets open until close_region_datasets. Creating them then, not
- * all at once before the events and reopened by name at each write, is
- * what keeps 20,000 regions cheap: a region whose calls fit in one window
- * (most of them) is created, written and closed in one go, and only
- * regions too large for their window hold open datasets meanwhile.
- * Returns 0 or SCOPE_EHDF5. */
-static int region_datasets(struct conv *c, struct region_out *o)
-{
-    if (o->ds_start >= 0)
-        return 0;
-    const struct scope_jr_region *jrr = &c->jr.regions[o - c->reg];
-    hid_t g = H5Gcreate2(c->regions_grp, o->link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0)
-        return SCOPE_EHDF5;
-    int arc = scope__h5_attr_str(g, SCOPE_A_NAME, jrr->name) |
-              scope__h5_attr_str(g, SCOPE_A_KIND, scope_kind_name(jrr->kind));
-    if (jrr->symbol[0])
-        arc |= scope__h5_attr_str(g, SCOPE_A_SYMBOL, jrr->symbol);
-    if (jrr->object[0])
-        arc |= scope__h5_attr_str(g, SCOPE_A_OBJECT, jrr->object);
-    o->ds_start = scope__h5_make_dataset(g, SCOPE_D_START_TIMES, H5T_STD_I64LE, o->count);
-    o->ds_end = scope__h5_make_dataset(g, SCOPE_D_END_TIMES, H5T_STD_I64LE, o->count);
-    if (c->write_tid)
-        o->ds_tid = scope__h5_make_dataset(g, SCOPE_D_THREAD_IDS, H5T_STD_I32LE, o->count);
-    if (o->has_sites)
-        o->ds_site = scope__h5_make_dataset(g, SCOPE_D_CALLSITE_IDS, H5T_STD_I32LE, o->count);
-    if (c->write_order) {
-        o->ds_seq = scope__h5_make_dataset(g, SCOPE_D_BEGIN_SEQ, H5T_STD_I64LE, o->count);
-        o->ds_dep = scope__h5_make_dataset(g, SCOPE_D_DEPTH, H5T_STD_I32LE, o->count);
-    }
-    arc |= scope__conv_data_datasets(o, g);
-    H5Gclose(g);
-    return arc || o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
-           (o->has_sites && o->ds_site < 0) ||
-           (c->write_order && (o->ds_seq < 0 || o->ds_dep < 0)) ? SCOPE_EHDF5 : 0;
-}
-
-static void close_region_datasets(struct region_out *o)
-{
-    hid_t *ds[7] = { &o->ds_start, &o->ds_end, &o->ds_tid, &o->ds_unwound, &o->ds_site,
-                     &o->ds_seq, &o->ds_dep };
-    for (int k = 0; k < 7; k++) {
-        if (*ds[k] > 0)
-            H5Dclose(*ds[k]);
-        *ds[k] = H5I_INVALID_HID;
-    }
-    scope__conv_data_close(o);
-}
-
-/* Writes slots [base, upto) of a region's window and moves the window. */
-static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
-{
-    uint64_t n = upto - o->base;
-    if (n == 0)
-        return 0;
-    if (region_datasets(c, o) < 0)
-        return SCOPE_EHDF5;
-    if (scope__h5_write_slice(o->ds_start, H5T_NATIVE_INT64, o->start, o->base, n) < 0 ||
-        scope__h5_write_slice(o->ds_end, H5T_NATIVE_INT64, o->end, o->base, n) < 0 ||
-        (c->write_tid && scope__h5_write_slice(o->ds_tid, H5T_NATIVE_INT32, o->tid, o->base, n) < 0) ||
-        (o->has_sites && scope__h5_write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
-        (c->write_order && (scope__h5_write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
-                            scope__h5_write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)) ||
-        scope__conv_data_flush(o, n) < 0)
-        return SCOPE_EHDF5;
-    o->base = upto;
-    return 0;
-}
-
-static int set_end(struct conv *c, struct frame f, int64_t end_ns)
-{
-    struct region_out *o = &c->reg[f.region];
-    if (f.slot >= o->base) {
-        o->end[f.slot - o->base] = end_ns;
-        return 0;
-    }
-    if (region_datasets(c, o) < 0)
-        return SCOPE_EHDF5;
-    return scope__h5_write_slice(o->ds_end, H5T_NATIVE_INT64, &end_ns, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
-}
-
-/* `site` is the begin record's call-site id (journal, from 1; 0 none). */
-static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_t site)
-{
-    struct region_out *o = &c->reg[id];
-    if (o->next >= o->count)
-        return 0; /* recorded after pass 1 counted: racing thread at finalize */
-    if (!o->start) {
-        o->start = malloc(o->win * sizeof *o->start);
-        o->end = malloc(o->win * sizeof *o->end);
-        o->tid = malloc(o->win * sizeof *o->tid);
-        o->site = malloc(o->win * sizeof *o->site);
-        o->seq = malloc(o->win * sizeof *o->seq);
-        o->dep = malloc(o->win * sizeof *o->dep);
-        if (!o->start || !o->end || !o->tid || !o->site || !o->seq || !o->dep)
-            return SCOPE_ENOMEM;
-    }
-    if (o->next - o->base == o->win) {
-        int rc = flush_window(c, o, o->next);
-        if (rc < 0)
-            return rc;
-    }
-    uint64_t i = o->next - o->base;
-    if (o->has_data) {
-        int rc = scope__conv_data_begin(o, i);
-        if (rc < 0)
-            return rc;
-    }
-    o->start[i] = ns;
-    o->end[i] = ns; /* placeholder until the end arrives */
-    o->tid[i] = (int32_t)t;
-    /* file ids are 0-based rows of the path list; -1 = none or unknown */
-    o->site[i] = site && site <= c->jr.n_sites && c->jr.sites[site - 1].depth
-                     ? (int32_t)(site - 1) : -1;
-    struct thread_in *th = &c->th[t];
-    /* the journal's order (docs/format.md): begins counted over all threads
-     * in merge order, depth = calls of this thread open at the begin */
-    o->seq[i] = (int64_t)c->begins++;
-    o->dep[i] = th->depth > INT32_MAX ? INT32_MAX : (int32_t)th->depth;
-    if (th->depth == th->cap) {
-        size_t cap = th->cap ? th->cap * 2 : 64;
-        struct frame *s = realloc(th->stack, cap * sizeof *s);
-        if (!s)
-            return SCOPE_ENOMEM;
-        th->stack = s;
-        th->cap = cap;
-    }
-    th->stack[th->depth++] = (struct frame){ id, o->next++ };
-    return 0;
-}
-
-/* Marks one call whose end was inferred, not seen (docs/format.md,
- * `unwound`). The dataset is created at the region's first such call with
- * fill value 0, so every other call reads 0 without being written; marked
- * calls are rare, and each costs a one-element write. */
-static int mark_unwound(struct conv *c, struct frame f)
-{
-    struct region_out *o = &c->reg[f.region];
-    if (o->ds_unwound < 0) {
-        if (region_datasets(c, o) < 0)
-            return SCOPE_EHDF5;
-        hid_t rg = H5Gopen2(c->regions_grp, o->link, H5P_DEFAULT);
-        if (rg >= 0) {
-            hsize_t dims[1] = { o->count };
-            hid_t sp = H5Screate_simple(1, dims, NULL);
-            hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-            int8_t zero = 0;
-            H5Pset_fill_value(dcpl, H5T_NATIVE_INT8, &zero);
-            o->ds_unwound = H5Dcreate2(rg, SCOPE_D_UNWOUND, H5T_STD_I8LE, sp, H5P_DEFAULT, dcpl,
-                                       H5P_DEFAULT);
-            H5Pclose(dcpl);
-            H5Sclose(sp);
-            H5Gclose(rg);
-        }
-        if (o->ds_unwound < 0)
-            return SCOPE_EHDF5;
-    }
-    int8_t one = 1;
-    return scope__h5_write_slice(o->ds_unwound, H5T_NATIVE_INT8, &one, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
-}
-
-/* Closes the innermost open call of `id`; calls opened inside it and not
- * closed are closed at the same time (counted as unterminated and marked
- * unwound, as is the call itself when its end record says so). */
-static int on_end(struct conv *c, uint32_t t, uint32_t id, int64_t ns, int unwound)
-{
-    struct thread_in *th = &c->th[t];
-    size_t k = th->depth;
-    while (k > 0 && th->stack[k - 1].region != id)
-        k--;
-    if (k == 0) {
-        c->invalid++; /* an end without a begin */
-        return 0;
-    }
-    th->closed = th->stack[k - 1];
-    th->has_closed = 1;
-    while (th->depth >= k) {
-        struct frame f = th->stack[--th->depth];
-        int inner = th->depth >= k;
-        if (inner)
-            c->unterminated++;
-        int rc = set_end(c, f, ns);
-        if (rc == 0 && (inner || unwound))
-            rc = mark_unwound(c, f);
-        if (rc < 0)
-            return rc;
-        if (th->depth == k - 1)
-            break;
-    }
-    return 0;
-}
-
-/* Pass 2: a merge of all threads by (ticks, thread index). A binary heap
- * would pay off past a few dozen threads; a linear scan of the thread
- * heads is simpler and cheaper below that, and one thread is the norm. */
-static int merge_events(struct conv *c)
-{
-    uint32_t n = c->n_threads_used;
-    for (uint32_t t = 0; t < n; t++) {
-        int rc = scope__jr_cursor_next(&c->th[t].cur, &c->th[t].rec);
-        if (rc < 0)
-            return rc;
-        c->th[t].live = rc;
-    }
-    for (;;) {
-        uint32_t best = UINT32_MAX;
-        for (uint32_t t = 0; t < n; t++)
-            if (c->th[t].live && (best == UINT32_MAX || c->th[t].rec.ticks < c->th[best].rec.ticks))
-                best = t;
-        if (best == UINT32_MAX)
-            break;
-        struct thread_in *th = &c->th[best];
-        /* drain this thread while it stays first */
-        uint64_t limit = UINT64_MAX;
-        for (uint32_t t = 0; t < n; t++) {
-            if (t == best || !c->th[t].live)
-                continue;
-            /* at equal ticks the lower thread index goes first */
-            uint64_t l = c->th[t].rec.ticks + (t > best ? 1 : 0);
-            if (l < limit)
-                limit = l;
-        }
-        do {
-            uint32_t id = th->rec.word >> SCOPE_REC_ID_SHIFT;
-            int rc = 0;
-            if (region_ok(c, id)) {
-                int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);
-                if (th->rec.word & SCOPE_REC_END) {
-                    rc = on_end(c, best, id, ns, (th->rec.aux & SCOPE_REC_UNWOUND) != 0);
-                } else {
-                    int complete = (th->rec.word & SCOPE_REC_COMPLETE) != 0;
-                    rc = on_begin(c, best, id, ns, complete ? 0 : th->rec.aux);
-                    if (rc == 0 && complete)
-                        rc = on_end(c, best, id,
-                                    scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux), 0);
-                }
-                if (rc == 0 && th->cur.has_data && th->has_closed && th->closed.region == id)
-                    rc = scope__conv_data_set(c, th->closed, &th->cur.data);
-                if (rc == 0 && th->cur.n_req && th->has_closed && th->closed.region == id)
-                    rc = scope__conv_requests(c, th->closed, th->cur.req, th->cur.n_req);
-                th->has_closed = 0;
-            }
-            if (rc < 0)
-                return rc;
-            rc = scope__jr_cursor_next(&th->cur, &th->rec);
-            if (rc < 0)
-                return rc;
-            th->live = rc;
-        } while (th->live && th->rec.ticks < limit);
-    }
-    /* calls still open: closed when their thread ended, else at finalize */
-    int64_t fin = finalize_ns(c);
-    for (uint32_t t = 0; t < n; t++) {
-        struct thread_in *th = &c->th[t];
-        const struct scope_jr_thread *jt = &c->jr.threads[t];
-        int64_t end = jt->end_ticks ? scope__jr_ns(&c->jr, jt->end_ticks) : fin;
-        while (th->depth) {
-            c->unterminated++;
-            struct frame f = th->stack[--th->depth];
-            int rc = set_end(c, f, end);
-            if (rc == 0)
-                rc = mark_unwound(c, f);
-            if (rc < 0)
-                return rc;
-        }
-    }
-    for (uint32_t i = 0; i < c->jr.n_regions; i++) {
-        struct region_out *o = &c->reg[i];
-        if (o->count && flush_window(c, o, o->next) < 0)
-            return SCOPE_EHDF5;
-        close_region_datasets(o); /* written in full */
-    }
-    return 0;
-}
-
 /* The recorder's "rank/<name>" strings stored as int64 (docs/format.md):
  * the error code a rank gave MPI_Abort, the calls the preload could not
  * record, the process of this run that started this one and its start. */
@@ -714,7 +283,7 @@ static int write_rank_attrs(struct conv *c)
     hid_t g = c->rank_grp;
     int rc = scope__h5_attr_i64(g, SCOPE_A_RANK, c->rank) | scope__h5_attr_i64(g, SCOPE_A_PID, h->pid) |
              scope__h5_attr_str(g, SCOPE_A_HOSTNAME, h->hostname) | scope__h5_attr_i64(g, SCOPE_A_START_TIME_NS, h->start_ns) |
-             scope__h5_attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, finalize_ns(c)) |
+             scope__h5_attr_i64(g, SCOPE_A_FINALIZE_TIME_NS, scope__conv_finalize_ns(c)) |
              scope__h5_attr_i64(g, SCOPE_A_DROPPED_EVENTS, (int64_t)(h->dropped_events + c->invalid)) |
              scope__h5_attr_i64(g, SCOPE_A_UNTERMINATED_CALLS, (int64_t)c->unterminated) |
              scope__h5_attr_i8(g, SCOPE_A_COMPLETE, (int8_t)(c->req->complete ? 1 : 0));
@@ -773,9 +342,9 @@ static int write_rank_group(struct conv *c)
     c->rank_grp = H5Gcreate2(c->file, grp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int rc = c->rank_grp < 0 ? SCOPE_EHDF5 : 0;
     if (rc == 0)
-        rc = create_regions(c);
+        rc = scope__conv_create_regions(c);
     if (rc == 0)
-        rc = merge_events(c);
+        rc = scope__conv_merge_events(c);
     if (rc == 0)
         rc = scope__conv_write_threads(c);
     if (rc == 0)
@@ -789,7 +358,7 @@ static int write_rank_group(struct conv *c)
     if (rc == 0)
         rc = write_rank_attrs(c);
     for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++)
-        close_region_datasets(&c->reg[i]);
+        scope__conv_close_region(&c->reg[i]);
     if (c->regions_grp > 0)
         H5Gclose(c->regions_grp);
     c->regions_grp = H5I_INVALID_HID;
@@ -906,7 +475,7 @@ int scope__conv_open(struct conv **out, const struct scope_convert_request *req,
     c->rank = c->jr.hdr.rank >= 0 ? c->jr.hdr.rank : 0;
     scope__clock_model_from_journal(&c->clock, &c->jr);
     scope__clock_model_fold(&c->clock, &c->jr);
-    if ((rc = open_threads(c)) < 0 || (events && (rc = count_calls(c)) < 0)) {
+    if ((rc = scope__conv_open_threads(c)) < 0 || (events && (rc = scope__conv_count_calls(c)) < 0)) {
         msg(req, rc, "%s: %s", journal, scope_strerror(rc));
         scope__conv_free(c);
         return rc;
@@ -963,23 +532,14 @@ void scope__conv_free(struct conv *c)
     free(c);
 }
 
-int scope_convert(const struct scope_convert_request *req)
+/* One journal into its rank file (write_rank) and the index when asked:
+ * the RANK and INDEX_ONLY modes. Returns 0 or SCOPE_E* with a message. */
+static int convert_one(const struct scope_convert_request *req, int write_rank)
 {
     struct conv c = { .req = req, .file = H5I_INVALID_HID, .rank_grp = H5I_INVALID_HID,
                       .regions_grp = H5I_INVALID_HID };
-    if (req->err && req->errlen)
-        req->err[0] = 0;
-    H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
-    h5_errno = 0;
-    if (req->host_path) {
-        int rc = req->append ? scope__convert_host_append(req) : scope__convert_host(req);
-        if (rc < 0 && h5_errno)
-            h5_broken = 1;
-        if (!h5_broken)
-            H5close();
-        return rc;
-    }
-    int rc = scope__jr_open(&c.jr, req->journal_path, req->err, req->errlen);
+    const char *journal = req->rank.journal_path;
+    int rc = scope__jr_open(&c.jr, journal, req->err, req->errlen);
     if (rc < 0)
         return rc;
     c.rank = c.jr.hdr.rank >= 0 ? c.jr.hdr.rank : 0;
@@ -987,20 +547,20 @@ int scope_convert(const struct scope_convert_request *req)
     scope__clock_model_from_journal(&c.clock, &c.jr);
     scope__clock_model_fold(&c.clock, &c.jr);
     char derived[PATH_MAX + 64];
-    const char *rank_path = req->rank_path;
+    const char *rank_path = req->rank.rank_path;
     if (!rank_path) {
         /* next to the journal, which lives in the ranks folder */
-        snprintf(derived, sizeof derived, "%s", req->journal_path);
+        snprintf(derived, sizeof derived, "%s", journal);
         char *slash = strrchr(derived, '/');
         size_t off = slash ? (size_t)(slash - derived + 1) : 0;
         snprintf(derived + off, sizeof derived - off, "rank%d.h5", c.rank);
         rank_path = derived;
     }
-    if ((rc = open_threads(&c)) < 0 || (rc = count_calls(&c)) < 0) {
-        msg(req, rc, "%s: %s", req->journal_path, scope_strerror(rc));
+    if ((rc = scope__conv_open_threads(&c)) < 0 || (rc = scope__conv_count_calls(&c)) < 0) {
+        msg(req, rc, "%s: %s", journal, scope_strerror(rc));
         goto out;
     }
-    rc = req->index_only ? 0 : write_rank_file(&c, rank_path);
+    rc = write_rank ? write_rank_file(&c, rank_path) : 0;
     if (rc == 0 && req->index_path)
         rc = write_index(&c, req->index_path, rank_path);
     else if (rc == 0 && c.collided && c.jr.hdr.output[0]) {
@@ -1021,6 +581,27 @@ int scope_convert(const struct scope_convert_request *req)
     }
 out:
     conv_free(&c);
+    return rc;
+}
+
+int scope__convert_rank(const struct scope_convert_request *req)
+{
+    return convert_one(req, 1);
+}
+
+int scope__convert_index_only(const struct scope_convert_request *req)
+{
+    return convert_one(req, 0);
+}
+
+void scope__conv_errors_begin(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL);
+    h5_errno = 0;
+}
+
+int scope__conv_errors_end(int rc)
+{
     /* after the storage failed under HDF5, objects may stay half-open and
      * H5close() would loop or crash on them */
     if (rc < 0 && h5_errno)

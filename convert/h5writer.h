@@ -115,15 +115,34 @@ int scope__conv_close_sync(const struct scope_convert_request *req, int64_t f, i
 int scope__conv_write_index(struct conv *c, const char *path, const char *rank_path,
                             const char *const *files, size_t n_files);
 
+/* Around each request (convert.c): _begin makes HDF5's failures silent and
+ * keeps the first errno its file driver meets (so messages name the
+ * storage's reason); _end closes libhdf5 unless a file could not be
+ * closed after such a failure (scope_convert_hdf5_broken), and returns
+ * rc. */
+void scope__conv_errors_begin(void);
+int scope__conv_errors_end(int rc);
+
+/* The modes of scope_convert() (scope_writer.h), one function each, which
+ * convert.c dispatches to; each returns 0 or SCOPE_E* with a message in
+ * req->err. */
+
+/* SCOPE_CONVERT_RANK: the journal into its rank file, and the index when
+ * req->index_path is set (h5writer.c). */
+int scope__convert_rank(const struct scope_convert_request *req);
+
+/* SCOPE_CONVERT_INDEX_ONLY: the rank file is already in place; only the
+ * index (h5writer.c). */
+int scope__convert_index_only(const struct scope_convert_request *req);
+
 /* --- host_file.c --- */
 
-/* scope_convert() for a request with host_path: every journal into one
- * host file (docs/format.md "The files of a run"), one at a time. */
+/* SCOPE_CONVERT_HOST: every journal into one host file (docs/format.md
+ * "The files of a run"), one at a time. */
 int scope__convert_host(const struct scope_convert_request *req);
 
-/* Adds req->journal_path's group to the host file req->host_path under
- * the host's lock and links it in the index (host_append.c). Returns 0 or
- * SCOPE_E* with a message in req->err. */
+/* SCOPE_CONVERT_APPEND: adds the journal's group to the host file under
+ * the host's lock and links it in the index (host_append.c). */
 int scope__convert_host_append(const struct scope_convert_request *req);
 
 /* --- host_summary.c --- */

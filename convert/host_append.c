@@ -4,7 +4,8 @@
  * several serial processes of one job writing to one output, an MPI the
  * preload cannot use) adds its group to its host's file,
  * <output>.ranks/host-<hostname>.h5, under a lock, and links it in the
- * index (docs/format.md "Host files without MPI"). Asked for with
+ * index (docs/format.md "Host files without MPI"): the request's
+ * SCOPE_CONVERT_APPEND mode. Asked for with
  * SCOPE_HOST_FILES=1; runtime/recorder.c starts `scope-h5write --append`.
  *
  * Under the host's lock (an exclusive flock on .host-<hostname>.h5.lock
@@ -125,7 +126,7 @@ static int copy_file(const char *from, const char *to)
 static int write_group(const struct scope_convert_request *req, struct conv *c, const char *tmp,
                        int64_t since, char *group, size_t glen)
 {
-    const char *path = req->host_path;
+    const char *path = req->append.host_path;
     struct stat st;
     hid_t f;
     unlink(tmp);
@@ -195,15 +196,15 @@ static int link_group(const struct scope_convert_request *req, struct conv *c, i
 {
     const char *index = req->index_path;
     char dir[PATH_MAX], tmp[PATH_MAX + 64], target[2 * PATH_MAX + 2], link[64], obj[80];
-    snprintf(dir, sizeof dir, "%s", req->host_path);
+    snprintf(dir, sizeof dir, "%s", req->append.host_path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = 0;
     else
         snprintf(dir, sizeof dir, ".");
     const char *dir_base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-    const char *file = strrchr(req->host_path, '/') ? strrchr(req->host_path, '/') + 1
-                                                     : req->host_path;
+    const char *host_path = req->append.host_path;
+    const char *file = strrchr(host_path, '/') ? strrchr(host_path, '/') + 1 : host_path;
     snprintf(target, sizeof target, "%s/%s", dir_base, file);
     snprintf(obj, sizeof obj, "/%s", group);
     int lock = scope__ranks_lock(dir);
@@ -272,37 +273,39 @@ static int lock_path(const char *host_path, char *out, size_t len)
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* No lock to be had: the journal becomes rank<N>.h5 as without host files. */
+/* No lock to be had: the journal becomes rank<N>.h5 as without host
+ * files, in this mode's own call (not a second scope_convert()). */
 static int as_rank_file(const struct scope_convert_request *req, const char *why)
 {
     char rank_path[PATH_MAX + 32];
-    struct scope_convert_request sub = *req;
-    snprintf(rank_path, sizeof rank_path, "%s", req->host_path);
+    snprintf(rank_path, sizeof rank_path, "%s", req->append.host_path);
     char *slash = strrchr(rank_path, '/');
     struct conv *c = NULL;
-    if (scope__conv_open(&c, req, req->journal_path, 0) < 0)
+    if (scope__conv_open(&c, req, req->append.journal_path, 0) < 0)
         return SCOPE_EJOURNAL;
     int rank = scope__conv_rank(c);
     scope__conv_free(c);
     size_t off = slash ? (size_t)(slash - rank_path + 1) : 0;
     snprintf(rank_path + off, sizeof rank_path - off, SCOPE_G_RANK_FMT ".h5", rank);
-    fprintf(stderr, "scope: %s: %s; %s is written as %s instead\n", req->host_path, why,
-            req->journal_path, rank_path);
-    sub.host_path = NULL;
-    sub.append = 0;
-    sub.rank_path = rank_path;
-    int rc = scope_convert(&sub);
+    fprintf(stderr, "scope: %s: %s; %s is written as %s instead\n", req->append.host_path, why,
+            req->append.journal_path, rank_path);
+    struct scope_convert_request sub = scope_request_rank(req->append.journal_path, rank_path,
+                                                          req->index_path, req->complete,
+                                                          req->err, req->errlen);
+    req->err[0] = 0;
+    int rc = scope__convert_rank(&sub);
     if (rc == 0)
-        unlink(req->journal_path);
+        unlink(req->append.journal_path);
     return rc;
 }
 
 int scope__convert_host_append(const struct scope_convert_request *req)
 {
     char lock[PATH_MAX + 16], tmp[PATH_MAX + 64], group[64];
-    if (lock_path(req->host_path, lock, sizeof lock) < 0 ||
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", req->host_path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(req->err, req->errlen, "%s: path too long", req->host_path);
+    if (lock_path(req->append.host_path, lock, sizeof lock) < 0 ||
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", req->append.host_path, (long)getpid()) >=
+            (int)sizeof tmp) {
+        snprintf(req->err, req->errlen, "%s: path too long", req->append.host_path);
         return SCOPE_ELIMIT;
     }
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
@@ -321,13 +324,13 @@ int scope__convert_host_append(const struct scope_convert_request *req)
         return as_rank_file(req, why);
     }
     struct conv *c = NULL;
-    int rc = scope__conv_open(&c, req, req->journal_path, 1);
+    int rc = scope__conv_open(&c, req, req->append.journal_path, 1);
     if (rc == 0) {
         int64_t since = scope__conv_since(c);
         rc = write_group(req, c, tmp, since, group, sizeof group);
-        if (rc == 0 && rename(tmp, req->host_path) < 0) {
-            snprintf(req->err, req->errlen, "%s: cannot rename %s over it: %s", req->host_path,
-                     tmp, strerror(errno));
+        if (rc == 0 && rename(tmp, req->append.host_path) < 0) {
+            snprintf(req->err, req->errlen, "%s: cannot rename %s over it: %s",
+                     req->append.host_path, tmp, strerror(errno));
             unlink(tmp);
             rc = SCOPE_EIO;
         }
@@ -336,7 +339,7 @@ int scope__convert_host_append(const struct scope_convert_request *req)
         if (rc == 0 && req->index_path)
             rc = link_group(req, c, since, group);
         if (rc == 0)
-            unlink(req->journal_path);
+            unlink(req->append.journal_path);
         scope__conv_free(c);
     }
     close(fd); /* releases the lock */

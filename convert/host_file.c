@@ -1,6 +1,7 @@
 /*
  * host_file.c - the ranks of one host written into one file,
- * <output>.ranks/host-<hostname>.h5 (docs/format.md "The files of a run").
+ * <output>.ranks/host-<hostname>.h5 (docs/format.md "The files of a run"):
+ * the request's SCOPE_CONVERT_HOST mode.
  *
  * At thousands of ranks a file per rank is a metadata storm on a parallel
  * file system (creating files in one folder serialises), so at
@@ -43,22 +44,22 @@ static int write_host_index(const struct scope_convert_request *req, const char 
     int rc = scope__conv_open(&c, req, journal, 0);
     if (rc < 0)
         return rc;
-    rc = scope__conv_write_index(c, req->index_path, req->host_path, req->link_files,
-                                 req->n_link_files);
+    rc = scope__conv_write_index(c, req->index_path, req->host.host_path, req->host.link_files,
+                                 req->host.n_link_files);
     scope__conv_free(c);
     return rc;
 }
 
 int scope__convert_host(const struct scope_convert_request *req)
 {
-    const char *path = req->host_path;
+    const char *path = req->host.host_path;
     char tmp[PATH_MAX + 64];
     int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp) {
         snprintf(req->err, req->errlen, "%s: path too long", path);
         return SCOPE_ELIMIT;
     }
-    char *written = calloc(req->n_journals ? req->n_journals : 1, 1);
+    char *written = calloc(req->host.n_journals ? req->host.n_journals : 1, 1);
     if (!written) {
         snprintf(req->err, req->errlen, "%s: out of memory", path);
         return SCOPE_ENOMEM;
@@ -72,10 +73,10 @@ int scope__convert_host(const struct scope_convert_request *req)
     size_t missing = 0;
     struct scope__shared_table shared = { "", NULL, 0 };
     int rc = 0;
-    for (size_t i = 0; i < req->n_journals && rc == 0; i++) {
+    for (size_t i = 0; i < req->host.n_journals && rc == 0; i++) {
         struct conv *c = NULL;
         jerr[0] = 0;
-        if (scope__conv_open(&c, &sub, req->journals[i], 1) < 0) {
+        if (scope__conv_open(&c, &sub, req->host.journals[i], 1) < 0) {
             if (!missing++)
                 snprintf(first_missing, sizeof first_missing, "%s", jerr);
             continue;
@@ -137,14 +138,14 @@ int scope__convert_host(const struct scope_convert_request *req)
     /* the index needs the leader's journal: written before it goes, and
      * when it cannot be, that journal stays (`scope recover` sees its
      * rank in the host file and writes only the index) */
-    if (req->index_path && req->n_journals && written[0]) {
-        rc = write_host_index(req, req->journals[0]);
+    if (req->index_path && req->host.n_journals && written[0]) {
+        rc = write_host_index(req, req->host.journals[0]);
         if (rc < 0)
             written[0] = 0;
     }
-    for (size_t i = 0; i < req->n_journals; i++)
+    for (size_t i = 0; i < req->host.n_journals; i++)
         if (written[i])
-            unlink(req->journals[i]);
+            unlink(req->host.journals[i]);
     free(written);
     if (rc == 0 && missing) {
         snprintf(req->err, req->errlen, "%s: %zu journal%s of the host could not be read and %s "

@@ -354,30 +354,18 @@ int scope__jr_open(struct scope_jr *jr, const char *path, char *err, size_t errl
         goto fail_open;
     }
     jr->file_size = (uint64_t)st.st_size;
-    if (jr->file_size < sizeof jr->hdr ||
-        scope__pread_full(jr->fd, &jr->hdr, sizeof jr->hdr, 0) != 0 ||
-        memcmp(jr->hdr.magic, SCOPE_JOURNAL_MAGIC, 8) != 0) {
+    /* format/journal.h's one header reader; whatever it refuses (short,
+     * unreadable, wrong magic) is not a journal to us */
+    const char *why;
+    if (scope_journal_header_read(jr->fd, &jr->hdr) != 0) {
         rc = fail(err, errlen, SCOPE_EJOURNAL, path, "not a scope journal");
         goto fail_open;
     }
     const struct scope_journal_header *h = &jr->hdr;
-    if (h->version != SCOPE_JOURNAL_VERSION) {
-        rc = fail(err, errlen, SCOPE_EVERSION, path, "unsupported journal version");
+    if ((rc = scope_journal_header_check(h, &why)) < 0) {
+        fail(err, errlen, rc, path, why);
         goto fail_open;
     }
-    if (h->header_size != SCOPE_JOURNAL_HEADER_SIZE || h->record_size != sizeof(struct scope_rec) ||
-        h->chunk_size < 4096 || h->chunk_size > (64u << 20) || h->chunk_size % 16) {
-        rc = fail(err, errlen, SCOPE_EJOURNAL, path, "journal header is damaged");
-        goto fail_open;
-    }
-    /* An index links every rank, so a garbage size would mean millions of
-     * links: ranks are bounded like the thread indices below. */
-    if (h->size < 1 || h->size > (1 << 22) || h->rank < -1 || h->rank >= h->size) {
-        rc = fail(err, errlen, SCOPE_EJOURNAL, path, "journal header has an impossible rank/size");
-        goto fail_open;
-    }
-    jr->hdr.hostname[sizeof jr->hdr.hostname - 1] = 0;
-    jr->hdr.output[sizeof jr->hdr.output - 1] = 0;
     uint64_t present = jr->file_size > SCOPE_JOURNAL_HEADER_SIZE
                            ? (jr->file_size - SCOPE_JOURNAL_HEADER_SIZE) / h->chunk_size
                            : 0;

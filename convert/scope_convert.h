@@ -8,11 +8,12 @@
  *     (h5write_main.c) is a call of scope_convert(): the recorder lives
  *     inside applications that may use their own HDF5, so libhdf5 is never
  *     loaded into them;
- *   - `scope recover` (tools/cmd_recover.c) calls it in its own process.
+ *   - recovery (scope_recover.h, recover.c) calls it in the process of
+ *     `scope recover`.
  * So a clean finalize, a death and a recovery produce the same files.
  *
- * The rest of the converter (journal_read.h, h5writer.h, clock_model.h) is
- * internal to this folder. Link scope_convert_dep (meson); it brings
+ * scope_recover.h is the other header used outside this folder; the rest
+ * (journal_read.h, h5writer.h, clock_model.h) is internal to it. Link scope_convert_dep (meson); it brings
  * libhdf5.
  */
 #ifndef SCOPE_CONVERT_H

@@ -32,9 +32,13 @@
 #ifndef SCOPE_JOURNAL_H
 #define SCOPE_JOURNAL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <limits.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "scope_error.h"
 #include "scope_format.h"
 
 #define SCOPE_JOURNAL_MAGIC "SCOPEJNL"
@@ -89,6 +93,31 @@ struct scope_journal_header {
 };
 _Static_assert(sizeof(struct scope_journal_header) <= SCOPE_JOURNAL_HEADER_SIZE,
                "the journal header fits its page");
+
+/* Whether a header scope_journal_header_read() accepted describes a
+ * journal this version can walk: its version, the sizes it was written
+ * with, a rank within its run. Returns 0, SCOPE_EVERSION or
+ * SCOPE_EJOURNAL with the problem in *why (a static string). Pure. */
+static inline int scope_journal_header_check(const struct scope_journal_header *h,
+                                             const char **why)
+{
+    if (h->version != SCOPE_JOURNAL_VERSION) {
+        *why = "unsupported journal version";
+        return SCOPE_EVERSION;
+    }
+    if (h->header_size != SCOPE_JOURNAL_HEADER_SIZE || h->record_size != 16 ||
+        h->chunk_size < 4096 || h->chunk_size > (64u << 20) || h->chunk_size % 16) {
+        *why = "journal header is damaged";
+        return SCOPE_EJOURNAL;
+    }
+    /* An index links every rank, so a garbage size would mean millions of
+     * links: ranks are bounded as the converter bounds thread indices. */
+    if (h->size < 1 || h->size > (1 << 22) || h->rank < -1 || h->rank >= h->size) {
+        *why = "journal header has an impossible rank/size";
+        return SCOPE_EJOURNAL;
+    }
+    return 0;
+}
 
 /* A thread records into one staging chunk mapped MAP_SHARED, which stays
  * mapped and is reused. When it is full its content is copied with pwrite
@@ -288,5 +317,33 @@ struct scope_meta {
     uint32_t type;
     uint32_t len;               /* payload bytes following this header */
 };
+
+/* The one reader of a journal's header, for every part that opens a
+ * journal it did not write (the converter, `scope recover`, a recorder
+ * looking for its parent's journal). Reads the header of the journal open
+ * at fd into *h and terminates its strings. Returns 0, SCOPE_EIO when the
+ * read fails, or SCOPE_EJOURNAL when the file is too short to hold a
+ * header or its magic is not SCOPE_JOURNAL_MAGIC. Checks nothing else:
+ * scope_journal_header_check() says whether the rest can be trusted.
+ * Cost: one pread of the header. */
+static inline int scope_journal_header_read(int fd, struct scope_journal_header *h)
+{
+    size_t got = 0;
+    while (got < sizeof *h) {
+        ssize_t r = pread(fd, (char *)h + got, sizeof *h - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return SCOPE_EIO;
+        if (r == 0)
+            return SCOPE_EJOURNAL;
+        got += (size_t)r;
+    }
+    if (memcmp(h->magic, SCOPE_JOURNAL_MAGIC, sizeof h->magic) != 0)
+        return SCOPE_EJOURNAL;
+    h->hostname[sizeof h->hostname - 1] = 0;
+    h->output[sizeof h->output - 1] = 0;
+    return 0;
+}
 
 #endif /* SCOPE_JOURNAL_H */

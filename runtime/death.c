@@ -130,15 +130,13 @@ void scope__death_arm(struct scope_journal_header *hdr, volatile int *on, const 
     snprintf(d.journal, sizeof d.journal, "%s", journal);
     snprintf(d.rank_file, sizeof d.rank_file, "%s", rank_file);
     snprintf(d.index, sizeof d.index, "%s", index ? index : "");
-    int a = 0;
-    d.argv[a++] = d.exe;
-    d.argv[a++] = "--remove-journal";
-    d.argv[a++] = "--incomplete";
-    d.argv[a++] = d.journal;
-    d.argv[a++] = d.rank_file;
-    if (index)
-        d.argv[a++] = d.index;
-    d.argv[a] = NULL;
+    /* scope-h5write's command line (format/writer_args.c): the journal
+     * incomplete, removed by the writer once the file is in place */
+    struct scope_convert_request req = scope_request_rank(d.journal, d.rank_file,
+                                                          index ? d.index : NULL, 0, NULL, 0);
+    d.argv[0] = d.exe;
+    if (scope_writer_encode(&req, 1, (const char **)d.argv, sizeof d.argv / sizeof *d.argv) < 0)
+        d.exe[0] = 0; /* no writer then: the journal stays for recover */
     if (!d.envp)
         d.envp = scope__child_environment(); /* built once, outside any handler */
     if (!d.envp)

@@ -641,17 +641,9 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
     char host_path[PATH_MAX + 300], err[PATH_MAX + 256] = {0};
     scope__rec_lock();
     snprintf(host_path, sizeof host_path, "%s/%s", scope__rec.ranks_dir, host_file);
-    struct scope_convert_request req = {
-        .host_path = host_path,
-        .journals = journals,
-        .n_journals = n,
-        .index_path = scope__rec.rank == 0 ? scope__rec.output : NULL,
-        .link_files = links,
-        .n_link_files = n_links,
-        .complete = 1,
-        .err = err,
-        .errlen = sizeof err,
-    };
+    struct scope_convert_request req = scope_request_host(
+        host_path, scope__rec.rank == 0 ? scope__rec.output : NULL, journals, n, links, n_links,
+        err, sizeof err);
     int rc = scope__writer_run(&req);
     if (scope__rec.journal_apart)
         scope__journal_pointer_drop(scope__rec.ranks_dir, scope__rec.host, scope__rec.journal_dir);
@@ -676,15 +668,10 @@ static int finalize_here(int complete)
 
     char rank_path[PATH_MAX + 32], err[PATH_MAX + 256] = {0}, host_path[PATH_MAX + 100];
     scope_rank_file_path(rank_path, sizeof rank_path, scope__rec.ranks_dir, scope__rec.rank);
-    struct scope_convert_request req = {
-        .journal_path = scope__rec.journal_path,
-        .rank_path = rank_path,
+    struct scope_convert_request req = scope_request_rank(
+        scope__rec.journal_path, rank_path,
         /* abandoned: rank 0 may be killed before it writes the index */
-        .index_path = scope__rec.rank == 0 || !complete ? scope__rec.output : NULL,
-        .complete = complete,
-        .err = err,
-        .errlen = sizeof err,
-    };
+        scope__rec.rank == 0 || !complete ? scope__rec.output : NULL, complete, err, sizeof err);
     /* SCOPE_HOST_FILES=1 and no MPI host leader to hand the journal to (a
      * serial process, an MPI the preload cannot use): our group goes into
      * the host's file under a lock (convert/host_append.c), and every
@@ -695,9 +682,8 @@ static int finalize_here(int complete)
         char name[100];
         scope_host_file_name(scope__rec.host, name, sizeof name);
         snprintf(host_path, sizeof host_path, "%s/%s", scope__rec.ranks_dir, name);
-        req.host_path = host_path;
-        req.append = 1;
-        req.index_path = scope__rec.output;
+        req = scope_request_append(host_path, scope__rec.output, scope__rec.journal_path,
+                                   complete, err, sizeof err);
     }
     rc = scope__writer_run(&req);
     if (rc < 0) {

@@ -372,8 +372,7 @@ long scope__rec_recording_ancestor(int64_t *start_realtime_ns)
                  open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
         if (fd >= 0) {
             struct scope_journal_header h;
-            int ok = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
-                     memcmp(h.magic, SCOPE_JOURNAL_MAGIC, sizeof h.magic) == 0 && h.pid == pid;
+            int ok = scope_journal_header_read(fd, &h) == 0 && h.pid == pid;
             close(fd);
             if (ok) {
                 *start_realtime_ns = h.start_realtime_ns;

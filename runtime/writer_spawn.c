@@ -112,16 +112,18 @@ static size_t read_message(int fd, char *buf, size_t len)
     return strlen(buf);
 }
 
-/* Sends the index's targets, one line per rank (writer's stdin). A
+/* Sends the index's targets of a HOST request, one line per rank
+ * (writer's stdin). A
  * writer that stopped reading ends it (EPIPE, no signal). */
 static void send_links(int fd, const struct scope_convert_request *req)
 {
     char buf[8192];
     size_t n = 0;
-    for (size_t r = 0; r <= req->n_link_files; r++) {
-        const char *f = r < req->n_link_files && req->link_files[r] ? req->link_files[r] : "";
+    size_t n_links = req->host.n_link_files;
+    for (size_t r = 0; r <= n_links; r++) {
+        const char *f = r < n_links && req->host.link_files[r] ? req->host.link_files[r] : "";
         size_t len = strlen(f) + 1;
-        if (r == req->n_link_files || n + len > sizeof buf) {
+        if (r == n_links || n + len > sizeof buf) {
             for (size_t off = 0; off < n;) {
                 ssize_t w = send(fd, buf + off, n - off, MSG_NOSIGNAL);
                 if (w < 0 && errno == EINTR)
@@ -132,7 +134,7 @@ static void send_links(int fd, const struct scope_convert_request *req)
             }
             n = 0;
         }
-        if (r == req->n_link_files || len > sizeof buf)
+        if (r == n_links || len > sizeof buf)
             continue;
         memcpy(buf + n, f, len - 1);
         buf[n + len - 1] = '\n';
@@ -146,8 +148,9 @@ int scope__writer_run(const struct scope_convert_request *req)
     int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);
     if (rc < 0)
         return rc;
-    /* host mode: scope-h5write --host HOST INDEX|- [--links] JOURNAL... */
-    size_t max = 8 + (req->host_path ? req->n_journals : 0);
+    /* the command line is format/writer_args.c's, which scope-h5write
+     * decodes */
+    size_t max = scope_writer_argv_size(req);
     const char **argv = malloc(max * sizeof *argv);
     char **env = scope__child_environment();
     if (!argv || !env) {
@@ -156,29 +159,13 @@ int scope__writer_run(const struct scope_convert_request *req)
         snprintf(req->err, req->errlen, "out of memory");
         return SCOPE_ENOMEM;
     }
-    size_t a = 0;
-    argv[a++] = exe;
-    if (req->host_path && req->append) {
-        argv[a++] = "--append";
-        argv[a++] = req->host_path;
-        argv[a++] = req->index_path ? req->index_path : "-";
-        argv[a++] = req->journal_path;
-    } else if (req->host_path) {
-        argv[a++] = "--host";
-        argv[a++] = req->host_path;
-        argv[a++] = req->index_path ? req->index_path : "-";
-        if (req->n_link_files)
-            argv[a++] = "--links";
-        for (size_t i = 0; i < req->n_journals; i++)
-            argv[a++] = req->journals[i];
-    } else {
-        argv[a++] = req->complete ? "--complete" : "--incomplete";
-        argv[a++] = req->journal_path;
-        argv[a++] = req->rank_path ? req->rank_path : "-";
-        if (req->index_path)
-            argv[a++] = req->index_path;
+    argv[0] = exe;
+    if (scope_writer_encode(req, 0, argv, max) < 0) {
+        free(argv);
+        free(env);
+        snprintf(req->err, req->errlen, "%s cannot carry out this request", exe);
+        return SCOPE_EINVAL;
     }
-    argv[a] = NULL;
     int out[2] = { -1, -1 }, in[2] = { -1, -1 };
     posix_spawn_file_actions_t fa;
     int have_fa = pipe2(out, O_CLOEXEC) == 0 && posix_spawn_file_actions_init(&fa) == 0;
@@ -188,7 +175,7 @@ int scope__writer_run(const struct scope_convert_request *req)
     }
     /* the index's links go through a socket, not a pipe: a writer that
      * dies early must not kill the application with SIGPIPE (MSG_NOSIGNAL) */
-    int links = req->host_path && req->n_link_files;
+    int links = req->mode == SCOPE_CONVERT_HOST && req->host.n_link_files;
     if (links && (!have_fa || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
                   posix_spawn_file_actions_adddup2(&fa, in[1], 0) != 0)) {
         if (have_fa)
@@ -243,8 +230,10 @@ int scope__writer_run(const struct scope_convert_request *req)
         /* The application reaped our child itself (SIGCHLD ignored or a
          * handler that waits for any child): judge by the result. */
         struct stat st;
-        const char *check = req->index_path ? req->index_path
-                            : req->host_path ? req->host_path : req->rank_path;
+        const char *check = req->index_path                     ? req->index_path
+                            : req->mode == SCOPE_CONVERT_HOST   ? req->host.host_path
+                            : req->mode == SCOPE_CONVERT_APPEND ? req->append.host_path
+                                                                : req->rank.rank_path;
         if (check && stat(check, &st) == 0)
             return 0;
         snprintf(req->err, req->errlen, "%s: its exit status was lost", exe);

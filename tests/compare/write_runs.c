@@ -151,13 +151,8 @@ static int write_rank(const char dir[4096], int rank, int set_b)
         return 1;
     }
     free(j);
-    struct scope_convert_request req;
-    memset(&req, 0, sizeof req);
-    req.journal_path = jpath;
-    req.rank_path = rpath;
-    req.complete = 1;
-    req.err = err;
-    req.errlen = sizeof err;
+    struct scope_convert_request req = scope_request_rank(jpath, rpath, NULL, 1, err,
+                                                          sizeof err);
     if (scope_convert(&req) != 0) {
         fprintf(stderr, "convert %s: %s\n", jpath, err);
         return 1;

@@ -40,10 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              * get one here. */
             int small = jr.hdr.size <= 1024;
             scope__jr_close(&jr);
-            struct scope_convert_request req = { .journal_path = jpath, .rank_path = rpath,
-                                                 .index_path = small ? ipath : NULL,
-                                                 .complete = 0, .err = err,
-                                                 .errlen = sizeof err };
+            struct scope_convert_request req = scope_request_rank(
+                jpath, rpath, small ? ipath : NULL, 0, err, sizeof err);
             scope_convert(&req);
         }
     }
