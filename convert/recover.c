@@ -268,7 +268,10 @@ static int recover_one(struct scope_recover *r, const char *journal, const char 
     struct stat st;
     int leftover = 0;
     if (!in_host_file(folder, rank, info.pid) && recover_by_append(r, journal, folder, &rc)) {
-        unlink(journal);
+        /* a failed append keeps the journal: what it recorded is in no
+         * file yet, and the next recovery (once the cause is gone) takes it */
+        if (rc == 0)
+            unlink(journal);
         close(fd);
         return rc;
     }

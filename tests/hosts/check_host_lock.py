@@ -18,6 +18,7 @@ TEST is one of:
   kill   3 processes as above, a 4th (7 calls) killed with SIGKILL after
          recording: the host file has the 3 others' groups, exact; the
          4th's journal is kept; `scope recover` adds it to the host file
+         (and, while the host file is unreadable, fails and keeps it)
          under the lock as rank0.collision3 (complete = 0, work 7), the 3
          other groups unchanged, the index links all 4
 """
@@ -171,6 +172,17 @@ def test_kill(a, tmp):
         return
     before = groups(os.path.join(ranks, host[0]))
     check(sorted(n for n, _, _ in before.values()) == [3, 4, 5], f"host file: {before}")
+    # an append that fails (the host file is not HDF5 for a moment) keeps
+    # the journal: what it recorded is in no file yet
+    hp = os.path.join(ranks, host[0])
+    os.rename(hp, hp + ".aside")
+    with open(hp, "wb") as f:
+        f.write(b"not an HDF5 file\n" * 64)
+    p = subprocess.run([a.scope, "recover", os.path.join(tmp, "prof.h5")],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode != 0 and journals[0] in os.listdir(ranks),
+          f"a failed append: recover {p.returncode}, files {sorted(os.listdir(ranks))}")
+    os.replace(hp + ".aside", hp)
     p = subprocess.run([a.scope, "recover", os.path.join(tmp, "prof.h5")],
                        capture_output=True, text=True, timeout=120)
     check(p.returncode == 0, f"recover: {p.returncode} {p.stdout} {p.stderr}")
