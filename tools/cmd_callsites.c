@@ -18,11 +18,12 @@
 #include "output.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_waits.h"
 #include "symbolize.h"
 
 static const char callsites_help[] =
     "usage: scope callsites [--region RE]... [--top N] [--rank R]\n"
-    "                       [--format table|csv|json] [--wide] PATH...\n"
+    "                       [--format table|csv|json] [--waits] [--wide] PATH...\n"
     "\n"
     "One row per (region, call site), for the regions recorded with call\n"
     "sites (config: `name callsites=N`): calls, total, mean, min and max of\n"
@@ -50,6 +51,8 @@ static const char callsites_help[] =
     "                 json: {\"callsites\":[{...}]} with the same names;\n"
     "                 times in plain seconds, share as a fraction;\n"
     "                 rank is \"all\" or the rank; site -1 for unattributed\n"
+    "  --waits        add the time the calls of each site waited for other\n"
+    "                 ranks (scope waits, docs/analysis.md): column waiting\n"
     "  --wide         full names: no fitting of the table to the terminal\n"
     "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
     "                 to its width by eliding the middle of long names;\n"
@@ -64,7 +67,31 @@ typedef struct {
     scope_stats st;
     double share;
     int64_t sent, received; /* what the calls moved (MPI; 0 otherwise) */
+    int64_t waiting;        /* --waits: time waiting for other ranks */
 } site_row;
+
+/* --waits: adds the waits of `region`'s calls on `rank` (or every rank)
+ * into waiting[site] (index nsites: calls without a site). Returns 0 or
+ * -1 (the reader's message is set). */
+static int site_waits(scope_profile *p, const scope_waits *w, int region, int rank, int nsites,
+                      int64_t *waiting)
+{
+    const scope_wait_call *c;
+    int64_t n = scope_waits_calls(w, &c);
+    for (int64_t i = 0; i < n; i++) {
+        if (c[i].region != region || (rank != SCOPE_ALL_RANKS && c[i].rank != rank) ||
+            c[i].wait_ns <= c[i].bound_ns)
+            continue;
+        const int32_t *sites;
+        int64_t ns;
+        if (scope_profile_call_sites(p, region, c[i].rank, &sites, &ns) < 0)
+            return -1;
+        int64_t k = c[i].call;
+        int s = sites && k < ns && sites[k] >= 0 && sites[k] < nsites ? sites[k] : nsites;
+        waiting[s] += c[i].wait_ns;
+    }
+    return 0;
+}
 
 /* Adds the bytes of `region`'s calls on `rank` (or every rank) into
  * sent[site], received[site]; index nsites holds the calls without a
@@ -104,14 +131,15 @@ static int cmp_rows(const void *a, const void *b)
 
 /* Collects the rows of every selected region that holds call sites.
  * Returns the row count or -1 (message printed). */
-static int collect(scope_profile *p, const int *regions, int nreg, int rank,
-                   int nsites, site_row **out)
+static int collect(scope_profile *p, const scope_waits *w, const int *regions, int nreg,
+                   int rank, int nsites, site_row **out)
 {
     size_t cap = 64, n = 0;
     site_row *rows = malloc(cap * sizeof *rows);
     scope_stats *st = calloc((size_t)nsites + 1, sizeof *st);
     int64_t *sb = calloc((size_t)nsites + 1, sizeof *sb), *rb = calloc((size_t)nsites + 1, sizeof *rb);
-    if (!rows || !st || !sb || !rb)
+    int64_t *wb = calloc((size_t)nsites + 1, sizeof *wb);
+    if (!rows || !st || !sb || !rb || !wb)
         goto fail_mem;
     for (int i = 0; i < nreg; i++) {
         int r = regions[i];
@@ -128,6 +156,9 @@ static int collect(scope_profile *p, const int *regions, int nreg, int rank,
         memset(rb, 0, ((size_t)nsites + 1) * sizeof *rb);
         if (site_bytes(p, r, rank, nsites, sb, rb) < 0)
             goto fail_reader;
+        memset(wb, 0, ((size_t)nsites + 1) * sizeof *wb);
+        if (w && site_waits(p, w, r, rank, nsites, wb) < 0)
+            goto fail_reader;
         for (int s = -1; s < nsites; s++) {
             const scope_stats *one = s < 0 ? &none : &st[s];
             if (one->calls == 0)
@@ -142,12 +173,13 @@ static int collect(scope_profile *p, const int *regions, int nreg, int rank,
             int b = s < 0 ? nsites : s;
             rows[n++] = (site_row){ r, s, *one,
                 all.total_ns > 0 ? (double)one->total_ns / (double)all.total_ns : 0.0,
-                sb[b], rb[b] };
+                sb[b], rb[b], wb[b] };
         }
     }
     free(st);
     free(sb);
     free(rb);
+    free(wb);
     *out = rows;
     return (int)n;
 fail_mem:
@@ -160,6 +192,7 @@ fail:
     free(st);
     free(sb);
     free(rb);
+    free(wb);
     return -1;
 }
 
@@ -180,23 +213,30 @@ static const char *location(scope_profile *p, scope__symbolizer *sym,
 }
 
 static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
-                      int n, int rank, int format, int wide, char **locs)
+                      int n, int rank, int format, int wide, char **locs, int waits)
 {
-    /* the byte columns (mpiP's table) when the profile records them */
+    /* the byte columns (mpiP's table) when the profile records them, and
+     * the waiting column when asked */
     int moved = scope_profile_has_moved(p);
-    static const char *const heads[] = { "region", "rank", "site", "calls", "total",
-                                         "mean", "min", "max", "share", "location" };
-    static const char *const heads_m[] = { "region", "rank", "site", "calls", "total",
-                                           "mean", "min", "max", "share", "sent",
-                                           "received", "location" };
-    static const int right[] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
-    static const int right_m[] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
-    static const int shrink[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 1 };  /* names */
-    static const int shrink_m[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+    const char *heads[13] = { "region", "rank", "site", "calls", "total", "mean", "min",
+                              "max", "share" };
+    int right[13] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 }, shrink[13] = { 1 }, ncol = 9;
+    if (moved) {
+        heads[ncol] = "sent";
+        right[ncol++] = 1;
+        heads[ncol] = "received";
+        right[ncol++] = 1;
+    }
+    if (waits) {
+        heads[ncol] = "waiting";
+        right[ncol++] = 1;
+    }
+    heads[ncol] = "location";
+    shrink[ncol++] = 1;
     scope__symbolizer *sym = scope__symbolizer_new();
     scope__table t;
-    scope__table_init(&t, moved ? 12 : 10, moved ? heads_m : heads, moved ? right_m : right);
-    scope__table_fit(&t, scope__out_width(out, wide), moved ? shrink_m : shrink);
+    scope__table_init(&t, ncol, heads, right);
+    scope__table_fit(&t, scope__out_width(out, wide), shrink);
     int status = 1;
     if (!sym)
         goto fail_mem;
@@ -206,8 +246,8 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
     else
         snprintf(rk, sizeof rk, "%d", rank);
     if (format == FMT_CSV)
-        fprintf(out, "region,rank,site,calls,total,mean,min,max,share,location%s\n",
-                moved ? ",bytes_sent,bytes_received" : "");
+        fprintf(out, "region,rank,site,calls,total,mean,min,max,share,location%s%s\n",
+                moved ? ",bytes_sent,bytes_received" : "", waits ? ",waiting" : "");
     else if (format == FMT_JSON)
         fputs("{\"callsites\": [", out);
     for (int i = 0; i < n; i++) {
@@ -228,14 +268,20 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
             scope__fmt_human(min, sizeof min, (double)r->st.min_ns);
             scope__fmt_human(max, sizeof max, (double)r->st.max_ns);
             snprintf(share, sizeof share, "%.1f%%", r->share * 100.0);
-            char sent[48], recv[48];
+            char sent[48], recv[48], wait[48];
             scope__fmt_bytes(sent, sizeof sent, r->sent);
             scope__fmt_bytes(recv, sizeof recv, r->received);
-            const char *cells[10] = { name, rk, site, calls, total, mean, min, max,
-                                      share, loc };
-            const char *cells_m[12] = { name, rk, site, calls, total, mean, min, max,
-                                        share, sent, recv, loc };
-            if (scope__table_add(&t, moved ? cells_m : cells) < 0)
+            scope__fmt_human(wait, sizeof wait, (double)r->waiting);
+            const char *cells[13] = { name, rk, site, calls, total, mean, min, max, share };
+            int k = 9;
+            if (moved) {
+                cells[k++] = sent;
+                cells[k++] = recv;
+            }
+            if (waits)
+                cells[k++] = wait;
+            cells[k] = loc;
+            if (scope__table_add(&t, cells) < 0)
                 goto fail_mem;
             continue;
         }
@@ -252,6 +298,10 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
             scope__put_csv_field(out, loc);
             if (moved)
                 fprintf(out, ",%lld,%lld", (long long)r->sent, (long long)r->received);
+            if (waits) {
+                scope__fmt_seconds_i64(total, sizeof total, r->waiting);
+                fprintf(out, ",%s", total);
+            }
             fputc('\n', out);
         } else {
             fputs(i ? ",\n  {\"region\": " : "\n  {\"region\": ", out);
@@ -267,6 +317,10 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
             if (moved)
                 fprintf(out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
                         (long long)r->sent, (long long)r->received);
+            if (waits) {
+                scope__fmt_seconds_i64(total, sizeof total, r->waiting);
+                fprintf(out, ", \"waiting\": %s", total);
+            }
             fputc('}', out);
         }
     }
@@ -290,8 +344,9 @@ fail:
 
 /* Runs the command on an opened profile; returns the exit status. */
 static int run(scope_profile *p, const char *const *inc, int ninc, int rank,
-               int64_t top, int format, int wide)
+               int64_t top, int format, int wide, int want_waits)
 {
+    scope_waits *w = NULL;
     int status = 1, nsites = scope_profile_site_count(p);
     int *regions = malloc(((size_t)scope_profile_region_count(p) + 1) * sizeof *regions);
     char **locs = NULL;
@@ -306,7 +361,14 @@ static int run(scope_profile *p, const char *const *inc, int ninc, int rank,
     if (nsites == 0)
         fprintf(stderr, "scope: the profile holds no call sites (record them with "
                         "'NAME callsites=N' in the config)\n");
-    int n = collect(p, regions, nreg, rank, nsites, &rows);
+    if (want_waits && !scope_profile_has_moved(p))
+        fprintf(stderr, "scope: callsites: --waits: the profile records no data of MPI calls, "
+                "so no wait states\n");
+    else if (want_waits && scope_profile_waits(p, SCOPE_WAITS_NO_MESSAGES, &w) < 0) {
+        status = scope__fail_msg(scope_reader_errmsg());
+        goto fail;
+    }
+    int n = collect(p, w, regions, nreg, rank, nsites, &rows);
     if (n < 0)
         goto fail;
     qsort(rows, (size_t)n, sizeof *rows, cmp_rows);
@@ -316,8 +378,9 @@ static int run(scope_profile *p, const char *const *inc, int ninc, int rank,
         status = scope__fail_msg("out of memory");
         goto fail;
     }
-    status = print_rows(stdout, p, rows, n, rank, format, wide, locs);
+    status = print_rows(stdout, p, rows, n, rank, format, wide, locs, w != NULL);
 fail:
+    scope_waits_free(w);
     for (int s = 0; locs && s < nsites; s++)
         free(locs[s]);
     free(locs);
@@ -334,12 +397,14 @@ int scope_cmd_callsites(int argc, char **argv)
         { "rank", required_argument, NULL, 'r' },
         { "format", required_argument, NULL, 'f' },
         { "wide", no_argument, NULL, 'w' },
+        { "waits", no_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
     const char **inc = calloc((size_t)argc, sizeof *inc);
     int c, k, ninc = 0, format = FMT_TABLE, wide = 0, rank = SCOPE_ALL_RANKS, status = 2;
+    int want_waits = 0;
     int64_t top = -1, v;
     if (!inc)
         return scope__fail_msg("out of memory");
@@ -352,6 +417,9 @@ int scope_cmd_callsites(int argc, char **argv)
             break;
         case 'w':
             wide = 1;
+            break;
+        case 'W':
+            want_waits = 1;
             break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0) {
@@ -393,7 +461,7 @@ int scope_cmd_callsites(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     status = 1;
     if (p) {
-        status = run(p, inc, ninc, rank, top, format, wide);
+        status = run(p, inc, ninc, rank, top, format, wide, want_waits);
         scope_profile_close(p);
     }
 fail:

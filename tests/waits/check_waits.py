@@ -42,6 +42,8 @@ Checked in one-host and hosts (every value, not a sample):
     instances on MPI_COMM_WORLD, none incomplete;
   - the Python module's waits(), messages() and wait_totals() say the same,
     and `scope summary --waits` adds the rows up per (region, rank);
+  - `scope callsites --waits`: the sites' waiting adds up to each region's
+    (one-host runs record call sites);
   - `scope plot --kind timeline` draws 45 message arrows and the Chrome
     trace holds 45 flow start/finish pairs;
   - the table names rank 2 among the most waited-for ranks, and `scope
@@ -260,6 +262,18 @@ def check_waits(a, prof, sleeps):
         check(abs(float(srow["waiting"]) - want) < 1e-6,
               f"summary --waits: {srow['region']} rank {srow['rank']}: {srow['waiting']} s, "
               f"scope waits says {want} s")
+    # scope callsites --waits (one-host runs record call sites): per region,
+    # the sites' waiting adds up to the region's
+    if "callsites" in open(os.path.join(os.path.dirname(prof), "scope.conf")).read():
+        sites = list(csv.DictReader(io.StringIO(
+            scope(a, "callsites", "--waits", "--format", "csv", prof))))
+        per = collections.defaultdict(float)
+        for srow in sites:
+            per[srow["region"]] += float(srow["waiting"])
+        for region in {r[1] for r in rows[1:]}:
+            want = sum(float(r[5]) for r in rows[1:] if r[1] == region)
+            check(abs(per[region] - want) < 1e-6,
+                  f"callsites --waits: {region} {per[region]} s, scope waits {want} s")
     # the timeline's arrows and the Chrome trace's flows: one per message
     svg = os.path.join(os.path.dirname(prof), "timeline.svg")
     scope(a, "plot", prof, "--kind", "timeline", "-o", svg)
@@ -308,7 +322,7 @@ def one_run(a, env, cwd, args):
     out = os.path.join(cwd, "prof.h5")
     conf = os.path.join(cwd, "scope.conf")
     with open(conf, "w") as f:
-        f.write("MPI_*\n")
+        f.write("callsites = 1\nMPI_*\n")     # for `scope callsites --waits`
     bare = run(launcher(a.mpi) + [a.prog] + args, env, cwd)
     penv = dict(env, SCOPE_CONFIG=conf, SCOPE_OUTPUT=out, LD_PRELOAD=a.preload)
     prof = run(launcher(a.mpi) + [a.prog] + args, penv, cwd)
