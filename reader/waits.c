@@ -97,6 +97,17 @@ static int classify(const char *name, uint8_t *kind, int32_t *cls)
 
 int scope__cand_add(struct scope__cand_list *l, const struct scope__cand *c)
 {
+    int32_t k = c->rank >= 0 && c->rank < l->world ? l->index_of[c->rank] : -1;
+    int64_t off = k >= 0 ? l->off[(int64_t)k * l->nreg + c->region] : -1;
+    if (off < 0)
+        return 0; /* not a call of the profile's MPI regions: cannot happen */
+    int32_t *b = &l->best[off + c->call];
+    if (*b >= 0 && l->v[*b].wait_ns >= c->wait_ns)
+        return 0;
+    if (*b >= 0) { /* a longer wait of the same call replaces it */
+        l->v[*b] = *c;
+        return 0;
+    }
     if (l->n == l->cap) {
         int64_t cap = l->cap ? 2 * l->cap : 1024;
         struct scope__cand *v = realloc(l->v, (size_t)cap * sizeof *v);
@@ -105,6 +116,7 @@ int scope__cand_add(struct scope__cand_list *l, const struct scope__cand *c)
         l->v = v;
         l->cap = cap;
     }
+    *b = (int32_t)l->n;
     l->v[l->n++] = *c;
     return 0;
 }
@@ -281,9 +293,11 @@ struct gather {
     int64_t ns, nr, caps, capr;
     struct scope__coll *coll;
     int64_t nc, capc;
-    int64_t seq;
     uint8_t *op, *kind;         /* per region: classify(), once */
     int32_t *cls;
+    const int64_t **done_s, **done_e; /* per region: the times of the
+                                       * rank being gathered, once asked */
+    int64_t *done_n;
 };
 
 static int push(void **v, int64_t *n, int64_t *cap, size_t sz)
@@ -313,47 +327,40 @@ static int cmp_req(const void *x, const void *y)
     return a->call < b->call ? -1 : a->call > b->call;
 }
 
-static int64_t req_find(const struct req_ix *ix, int64_t n, int32_t region, int64_t call)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ix[mid].region < region || (ix[mid].region == region && ix[mid].call < call))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && ix[lo].region == region && ix[lo].call == call ? ix[lo].row : -1;
-}
-
 /* Fills the completion of a nonblocking end from the request table: its
  * completing call, which blocked when it is an MPI_Wait*. */
 static int complete(struct gather *g, int rank, const scope_requests *rq, const struct req_ix *ix,
-                    struct scope__p2p *e)
+                    int64_t *cur, struct scope__p2p *e)
 {
-    e->blk_region = -1;
+    e->blocks = 0;
     e->done_region = -1;
-    e->done_end = e->post_end;
-    int64_t row = req_find(ix, rq->n, e->region, e->call);
+    /* the calls of a region come in order, and ix is sorted: a cursor
+     * walks it (a search per call cost more than the rest of gathering) */
+    while (*cur < rq->n && (ix[*cur].region < e->region ||
+                            (ix[*cur].region == e->region && ix[*cur].call < e->call)))
+        (*cur)++;
+    int64_t row = *cur < rq->n && ix[*cur].region == e->region && ix[*cur].call == e->call
+                      ? ix[*cur].row : -1;
     if (row < 0 || rq->done_region[row] < 0 || rq->cancelled[row])
         return row < 0 ? 1 : 2; /* 1: never completed (or not followed); 2: cancelled */
-    const int64_t *s, *en;
-    int64_t n;
-    int rc = scope_profile_times(g->p, rq->done_region[row], rank, &s, &en, &n);
-    if (rc < 0)
-        return rc;
+    int32_t dr = rq->done_region[row];
+    if (!g->done_s[dr]) {
+        int64_t nn;
+        int rc = scope_profile_times(g->p, dr, rank, &g->done_s[dr], &g->done_e[dr], &nn);
+        if (rc < 0)
+            return rc;
+        g->done_n[dr] = nn;
+    }
+    const int64_t *s = g->done_s[dr], *en = g->done_e[dr];
+    int64_t n = g->done_n[dr];
     int64_t k = rq->done_call[row];
     if (k < 0 || k >= n)
         return 1;
     e->done_region = rq->done_region[row];
     e->done_call = k;
+    e->done_start = s[k];
     e->done_end = en[k];
-    if (g->op[e->done_region] == SCOPE__W_WAIT) {
-        e->blk_region = e->done_region;
-        e->blk_call = k;
-        e->blk_start = s[k];
-        e->blk_end = en[k];
-    }
+    e->blocks = g->op[e->done_region] == SCOPE__W_WAIT;
     return 0;
 }
 
@@ -381,6 +388,8 @@ static int gather_rank(struct gather *g, int k)
         ix[i] = (struct req_ix){ rq.post_region[i], rq.post_call[i], i };
     qsort(ix, (size_t)rq.n, sizeof *ix, cmp_req);
     int nreg = scope_profile_region_count(p);
+    int64_t cur = 0;
+    memset(g->done_s, 0, (size_t)nreg * sizeof *g->done_s);
     for (int r = 0; r < nreg && rc == 0; r++) {
         uint8_t kind = g->kind[r];
         int32_t cls = g->cls[r];
@@ -409,10 +418,9 @@ static int gather_rank(struct gather *g, int k)
                 continue;
             }
             struct scope__p2p base = {
-                .comm = gid[c], .rank = rank, .region = r, .call = i, .post = s[i],
-                .post_end = e[i], .blk_region = r, .blk_call = i, .blk_start = s[i],
-                .blk_end = e[i], .done_end = e[i], .done_region = r, .done_call = i,
-                .seq = g->seq++, .kind = kind,
+                .comm = gid[c], .region = r, .call = i, .post = s[i],
+                .done_start = s[i], .done_end = e[i], .done_region = r, .done_call = i,
+                .blocks = 1, .kind = kind,
             };
             if (op >= SCOPE__W_BARRIER) {
                 if ((rc = push((void **)&g->coll, &g->nc, &g->capc, sizeof *g->coll)) < 0)
@@ -431,7 +439,7 @@ static int gather_rank(struct gather *g, int k)
             int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV || op == SCOPE__W_START;
             struct scope__p2p e1 = base;
             if (nonblocking) {
-                int done = complete(g, rank, &rq, ix, &e1);
+                int done = complete(g, rank, &rq, ix, &cur, &e1);
                 if (done < 0) {
                     rc = done;
                     break;
@@ -504,6 +512,26 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg)
                 nc += n;
         }
     }
+    /* one slot per call of every MPI region and rank */
+    int nranks = scope_profile_rank_count(g->p);
+    int64_t slots = 0;
+    cands->nreg = nreg;
+    cands->off = malloc(((size_t)nranks * (size_t)nreg + 1) * sizeof *cands->off);
+    if (!cands->off)
+        return SCOPE_ENOMEM;
+    for (int k = 0; k < nranks; k++)
+        for (int r = 0; r < nreg; r++) {
+            int64_t n = g->op[r] == SCOPE__W_NONE ? 0
+                        : scope_profile_calls(g->p, r, scope_profile_rank(g->p, k));
+            cands->off[(int64_t)k * nreg + r] = n > 0 ? slots : -1;
+            slots += n > 0 ? n : 0;
+        }
+    cands->best = scope__malloc_big((size_t)(slots + 1) * sizeof *cands->best);
+    if (!cands->best)
+        return SCOPE_ENOMEM;
+    memset(cands->best, 0xff, (size_t)(slots + 1) * sizeof *cands->best);
+    cands->index_of = g->w->index_of;
+    cands->world = g->w->world;
     g->sends = scope__malloc_big((size_t)(ns + 1) * sizeof *g->sends);
     g->recvs = scope__malloc_big((size_t)(nr + 1) * sizeof *g->recvs);
     g->coll = scope__malloc_big((size_t)(nc + 1) * sizeof *g->coll);
@@ -521,18 +549,6 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg)
         g->w->capmsgs = m;
     }
     return 0;
-}
-
-static int cmp_cand(const void *x, const void *y)
-{
-    const struct scope__cand *a = x, *b = y;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->region != b->region)
-        return a->region < b->region ? -1 : 1;
-    if (a->call != b->call)
-        return a->call < b->call ? -1 : 1;
-    return a->wait_ns > b->wait_ns ? -1 : a->wait_ns < b->wait_ns;
 }
 
 static int cmp_row_key(const void *x, const void *y)
@@ -557,46 +573,62 @@ static int cmp_row_time(const void *x, const void *y)
     return cmp_row_key(x, y);
 }
 
-/* Keeps the longest candidate of each call, then adds them up. */
-static int fold(struct scope_waits *w, struct scope__cand_list *l)
+/* Walks the calls in (rank, region, call) order through best[] and adds
+ * their waits up per (rank, region, pattern, waited-for): the rows of one
+ * (rank, region) are few, so they are gathered in a small list per cell. */
+static int fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile *p)
 {
-    qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_cand);
+    int nranks = scope_profile_rank_count(p);
     w->calls = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *w->calls);
-    w->rows = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *w->rows);
+    int64_t caprows = 64;
+    w->rows = malloc((size_t)caprows * sizeof *w->rows);
     if (!w->calls || !w->rows)
         return SCOPE_ENOMEM;
-    for (int64_t i = 0; i < l->n; i++) {
-        const struct scope__cand *c = &l->v[i];
-        if (w->ncalls && w->calls[w->ncalls - 1].rank == c->rank &&
-            w->calls[w->ncalls - 1].region == c->region && w->calls[w->ncalls - 1].call == c->call)
-            continue;
-        w->calls[w->ncalls++] = (scope_wait_call){ c->rank, c->region, c->call, c->pattern,
-                                                   c->waited_for, c->wait_ns, c->bound_ns };
-        scope_wait_row r = { c->rank, c->region, c->pattern, c->waited_for, 0, 0, 0 };
-        if (c->wait_ns > c->bound_ns) {
-            r.instances = 1;
-            r.time_ns = c->wait_ns;
-            w->totals.instances[c->pattern]++;
-            w->totals.waiting_ns[c->pattern] += c->wait_ns;
-            w->totals.waiting_total_ns += c->wait_ns;
-        } else {
-            r.within_bound = 1;
-            w->totals.within_bound[c->pattern]++;
+    for (int k = 0; k < nranks; k++)
+        for (int r = 0; r < l->nreg; r++) {
+            int64_t off = l->off[(int64_t)k * l->nreg + r];
+            if (off < 0)
+                continue;
+            int64_t n = scope_profile_calls(p, r, scope_profile_rank(p, k)), first = w->nrows;
+            for (int64_t i = 0; i < n; i++) {
+                int32_t b = l->best[off + i];
+                if (b < 0)
+                    continue;
+                const struct scope__cand *c = &l->v[b];
+                w->calls[w->ncalls++] = (scope_wait_call){ c->rank, c->region, c->call,
+                                                           c->pattern, c->waited_for,
+                                                           c->wait_ns, c->bound_ns };
+                int above = c->wait_ns > c->bound_ns;
+                if (above) {
+                    w->totals.instances[c->pattern]++;
+                    w->totals.waiting_ns[c->pattern] += c->wait_ns;
+                    w->totals.waiting_total_ns += c->wait_ns;
+                } else {
+                    w->totals.within_bound[c->pattern]++;
+                }
+                int64_t j = first;
+                while (j < w->nrows && !(w->rows[j].pattern == c->pattern &&
+                                         w->rows[j].waited_for == c->waited_for))
+                    j++;
+                if (j == w->nrows) {
+                    if (w->nrows == caprows) {
+                        scope_wait_row *q = realloc(w->rows, (size_t)caprows * 2 * sizeof *q);
+                        if (!q)
+                            return SCOPE_ENOMEM;
+                        w->rows = q;
+                        caprows *= 2;
+                    }
+                    w->rows[w->nrows++] = (scope_wait_row){ c->rank, c->region, c->pattern,
+                                                            c->waited_for, 0, 0, 0 };
+                }
+                if (above) {
+                    w->rows[j].instances++;
+                    w->rows[j].time_ns += c->wait_ns;
+                } else {
+                    w->rows[j].within_bound++;
+                }
+            }
         }
-        w->rows[w->nrows++] = r;
-    }
-    qsort(w->rows, (size_t)w->nrows, sizeof *w->rows, cmp_row_key);
-    int64_t o = 0;
-    for (int64_t i = 0; i < w->nrows; i++) {
-        if (o && cmp_row_key(&w->rows[o - 1], &w->rows[i]) == 0) {
-            w->rows[o - 1].instances += w->rows[i].instances;
-            w->rows[o - 1].time_ns += w->rows[i].time_ns;
-            w->rows[o - 1].within_bound += w->rows[i].within_bound;
-        } else {
-            w->rows[o++] = w->rows[i];
-        }
-    }
-    w->nrows = o;
     qsort(w->rows, (size_t)w->nrows, sizeof *w->rows, cmp_row_time);
     return 0;
 }
@@ -657,7 +689,10 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
         g.op = calloc((size_t)nreg + 1, 1);
         g.kind = calloc((size_t)nreg + 1, 1);
         g.cls = calloc((size_t)nreg + 1, sizeof *g.cls);
-        if (!g.op || !g.kind || !g.cls)
+        g.done_s = calloc((size_t)nreg + 1, sizeof *g.done_s);
+        g.done_e = calloc((size_t)nreg + 1, sizeof *g.done_e);
+        g.done_n = calloc((size_t)nreg + 1, sizeof *g.done_n);
+        if (!g.op || !g.kind || !g.cls || !g.done_s || !g.done_e || !g.done_n)
             rc = SCOPE_ENOMEM;
         for (int r = 0; rc == 0 && r < nreg; r++)
             g.op[r] = (uint8_t)classify(scope_profile_region_name(p, r), &g.kind[r], &g.cls[r]);
@@ -678,7 +713,7 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
     if (rc == 0)
         rc = scope__waits_match_coll(w, g.coll, g.nc, members, g.cs.size, g.cs.n, &cands);
     if (rc == 0)
-        rc = fold(w, &cands);
+        rc = fold(w, &cands, p);
     if (rc == 0) {
         /* names for the run's communicators */
         w->ncomms = g.cs.n;
@@ -699,10 +734,15 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
     free(g.op);
     free(g.kind);
     free(g.cls);
+    free(g.done_s);
+    free(g.done_e);
+    free(g.done_n);
     free(g.sends);
     free(g.recvs);
     free(g.coll);
     free(cands.v);
+    free(cands.best);
+    free(cands.off);
     comm_set_free(&g.cs);
     if (rc == SCOPE_ENOMEM)
         rc = scope__fail(SCOPE_ENOMEM, "out of memory matching messages");

@@ -36,24 +36,24 @@ enum scope__wop {
 /* How a send completes. */
 enum scope__send_kind { SCOPE__K_STD = 0, SCOPE__K_SYNC, SCOPE__K_BUF, SCOPE__K_READY };
 
-/* One end of a point-to-point message. */
+/* One end of a point-to-point message: 80 bytes, since a run has millions
+ * and each is written once and read a few times (their volume, zeroed by
+ * the kernel on first touch, was a third of the matching's time). */
 struct scope__p2p {
-    int32_t s, r, comm, tag;    /* sender, receiver (world), run's comm id, tag */
-    int32_t rank;               /* the side's own rank */
-    int32_t region;             /* posting call */
-    int64_t call;
-    int64_t post, post_end;     /* its start and end */
-    int32_t blk_region;         /* the call that blocked for it, -1 none */
-    int64_t blk_call;
-    int64_t blk_start, blk_end;
-    int64_t done_end;           /* end of the call that completed it */
-    int32_t done_region;
-    int64_t done_call;
+    int64_t call;               /* the posting call: index in its region */
+    int64_t post;               /* its start */
+    int64_t done_call;          /* the call that completed it (the posting
+                                   call itself for a blocking one) */
+    int64_t done_start, done_end;
     int64_t bytes;
-    int64_t seq;                /* order of gathering: breaks ties */
+    int32_t s, r, comm, tag;    /* sender, receiver (world), run's comm id, tag */
+    int32_t region;             /* of the posting call */
+    int32_t done_region;        /* of the completing call, -1 none */
     uint8_t kind;               /* scope__send_kind (sends) */
     uint8_t wild;               /* a receive whose tag is unknown (Sendrecv) */
     uint8_t matched;
+    uint8_t blocks;             /* the completing call blocked for it (a
+                                   blocking call, or an MPI_Wait*) */
 };
 
 /* One collective call. */
@@ -74,9 +74,18 @@ struct scope__cand {
     int64_t wait_ns, bound_ns;
 };
 
+/* The candidates, and for each MPI call of the profile the longest one
+ * (best[off[rank index * nreg + region] + call], -1 none): a call waits
+ * once, and walking best[] in order gives the calls sorted by (rank,
+ * region, call) without a sort. */
 struct scope__cand_list {
     struct scope__cand *v;
     int64_t n, cap;
+    int32_t *best;
+    int64_t *off;               /* -1: the cell has no slots */
+    int nreg;
+    const int32_t *index_of;    /* rank -> profile rank index (scope_waits) */
+    int world;
 };
 
 struct scope_waits {

@@ -160,11 +160,11 @@ static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *
     };
     if (r->bytes > m.bytes)
         m.bytes = r->bytes; /* a send refused its size (none): the status's */
-    /* late sender: the receive blocked from blk_start; the send began later */
-    if (r->blk_region >= 0 && s->post > r->blk_start) {
-        int64_t end = s->post < r->blk_end ? s->post : r->blk_end;
-        struct scope__cand c = { r->rank, r->blk_region, r->blk_call, SCOPE_WAIT_LATE_SENDER,
-                                 s->s, end - r->blk_start, bound };
+    /* late sender: the receive blocked from done_start; the send began later */
+    if (r->blocks && s->post > r->done_start) {
+        int64_t end = s->post < r->done_end ? s->post : r->done_end;
+        struct scope__cand c = { r->r, r->done_region, r->done_call, SCOPE_WAIT_LATE_SENDER,
+                                 s->s, end - r->done_start, bound };
         if (c.wait_ns > 0) {
             if (scope__cand_add(cands, &c) < 0)
                 return SCOPE_ENOMEM;
@@ -176,11 +176,11 @@ static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *
      * posted: a synchronous one always, a standard one (rendezvous) when it
      * did not return before that moment. Buffered and ready sends never
      * wait for the receiver. */
-    int may = s->kind == SCOPE__K_SYNC || (s->kind == SCOPE__K_STD && s->blk_end > r->post);
-    if (s->blk_region >= 0 && may && r->post > s->blk_start) {
-        int64_t end = r->post < s->blk_end ? r->post : s->blk_end;
-        struct scope__cand c = { s->rank, s->blk_region, s->blk_call, SCOPE_WAIT_LATE_RECEIVER,
-                                 s->r, end - s->blk_start, bound };
+    int may = s->kind == SCOPE__K_SYNC || (s->kind == SCOPE__K_STD && s->done_end > r->post);
+    if (s->blocks && may && r->post > s->done_start) {
+        int64_t end = r->post < s->done_end ? r->post : s->done_end;
+        struct scope__cand c = { s->s, s->done_region, s->done_call, SCOPE_WAIT_LATE_RECEIVER,
+                                 s->r, end - s->done_start, bound };
         if (c.wait_ns > 0) {
             if (scope__cand_add(cands, &c) < 0)
                 return SCOPE_ENOMEM;
