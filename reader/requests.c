@@ -219,25 +219,38 @@ out:
     return rc;
 }
 
+static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rgrp);
+
+/* The rank's tables with the requests (comms = 0) or the communicators
+ * (comms = 1) loaded: once, also when it failed, since a second try would
+ * read over what the first left. */
+static int loaded(scope_profile *p, int rank, int comms, struct scope__rank_tables **out)
+{
+    scope__rank *rk = NULL;
+    hid_t f = H5I_INVALID_HID;
+    char *grp = NULL;
+    int rc = tables_of(p, rank, &rk, &f, &grp);
+    if (rc < 0)
+        return rc;
+    *out = rk->tables;
+    int *flag = comms ? &rk->tables->loaded_comms : &rk->tables->loaded_requests;
+    if (*flag)
+        return 0;
+    *flag = 1;
+    if (!grp)
+        return 0;
+    return comms ? load_comms(p, rk, f, grp) : load_requests(p, rk, f, grp);
+}
+
 int scope_profile_requests(scope_profile *p, int rank, scope_requests *out)
 {
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     memset(out, 0, sizeof *out);
-    scope__rank *rk;
-    hid_t f = H5I_INVALID_HID;
-    char *grp;
-    int rc = tables_of(p, rank, &rk, &f, &grp);
+    struct scope__rank_tables *t;
+    int rc = loaded(p, rank, 0, &t);
     if (rc < 0)
         return rc;
-    struct scope__rank_tables *t = rk->tables;
-    /* loaded once, also when it failed: a second try would read over what
-     * the first left */
-    if (!t->loaded_requests) {
-        t->loaded_requests = 1;
-        if (grp && (rc = load_requests(p, rk, f, grp)) < 0)
-            return rc;
-    }
     out->n = t->nreq;
     out->post_region = t->post_region;
     out->post_call = t->post_call;
@@ -308,18 +321,10 @@ int scope_profile_communicators(scope_profile *p, int rank, scope_communicators 
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     memset(out, 0, sizeof *out);
-    scope__rank *rk;
-    hid_t f = H5I_INVALID_HID;
-    char *grp;
-    int rc = tables_of(p, rank, &rk, &f, &grp);
+    struct scope__rank_tables *t;
+    int rc = loaded(p, rank, 1, &t);
     if (rc < 0)
         return rc;
-    struct scope__rank_tables *t = rk->tables;
-    if (!t->loaded_comms) {
-        t->loaded_comms = 1;
-        if (grp && (rc = load_comms(p, rk, f, grp)) < 0)
-            return rc;
-    }
     out->n = t->ncomm;
     out->size = t->size;
     out->remote_size = t->remote_size;
