@@ -18,17 +18,19 @@ hdf5=$(pkg-config --cflags --libs hdf5)
 # every file of the converter but its command's main(): a file added there
 # is linked here without anyone having to remember this list
 convert_src=$(ls "$top"/convert/*.c | grep -v '/h5write_main\.c$')
+# and every file of the floors below (base/, format/): the same reason
+floor_src=$(ls "$top"/base/*.c "$top"/format/*.c)
 # the three targets compile at once, and run at once below: the phase's
 # wall time is the longest target's, not their sum (2 cores in CI)
 "$cc" $flags -I"$top/convert" -I"$top/format" -I"$top/base" -I"$top/arch/$(uname -m)" "$here/fuzz_journal.c" $convert_src \
-  "$top/base/full_io.c" $hdf5 \
+  $floor_src $hdf5 \
   -o "$work/bin/fuzz_journal" &
 cc_journal=$!
-"$cc" $flags -I"$top/reader" -I"$top/format" -fvisibility=hidden "$here/fuzz_reader.c" \
-  "$top"/reader/*.c $hdf5 -lm -o "$work/bin/fuzz_reader" &
+"$cc" $flags -I"$top/reader" -I"$top/format" -I"$top/base" -fvisibility=hidden "$here/fuzz_reader.c" \
+  "$top"/reader/*.c $floor_src $hdf5 -lm -o "$work/bin/fuzz_reader" &
 cc_reader=$!
 "$cc" $flags -I"$top/config" -I"$top/format" -I"$top/base" "$here/fuzz_config.c" "$top"/config/*.c \
-  "$top/base/size_parse.c" \
+  $floor_src \
   -o "$work/bin/fuzz_config" &
 cc_config=$!
 wait $cc_journal
