@@ -55,6 +55,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -340,6 +341,7 @@ def main():
     ap.add_argument("--fakehost")
     a = ap.parse_args()
     a.scope, a.preload, a.prog = map(os.path.abspath, (a.scope, a.preload, a.prog))
+    shutil.rmtree(a.out, ignore_errors=True)    # no earlier run's files or journals
     os.makedirs(a.out, exist_ok=True)
     cwd = os.path.abspath(a.out)
     env = clean_env(drop=("OMPI_", "PMI_", "PMIX_", "SLURM_"), mpi_root=True)
@@ -365,9 +367,10 @@ def main():
         bare, prof, out = one_run(a, env, cwd, ["kill"])
         check(prof.returncode != 0 and bare.returncode != 0,
               f"the killed run exited with {prof.returncode} under scope, {bare.returncode} bare")
-        # a launcher that SIGKILLs the others leaves journals: a user's next step
-        if not os.path.exists(out):
-            scope(a, "recover", out)
+        # after a crash a user runs scope recover: the launcher may have
+        # SIGKILLed a rank before (or while) it wrote its file, leaving its
+        # journal (harmless when nothing is left)
+        scope(a, "recover", out)
         js = json.loads(scope(a, "waits", "--format", "json", out))
         t = js["totals"]
         check(t["messages"] == 3, f"{t['messages']} messages matched; 3 were received")
