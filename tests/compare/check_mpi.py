@@ -15,7 +15,9 @@ are for, but not what this test checks. Asserted:
      change"; at the level 0.99, where 5 vs 5 runs can only reject when
      the sets do not overlap at all (p = 2/252), so an unchanged region
      fails this test by chance less than 1 % of the time;
-  2. --per-rank: the same on each of the 4 ranks;
+  2. --per-rank: the same on each of the 4 ranks, where one unchanged
+     (region, rank) of the ~16 may come out changed by chance (two or
+     more: under 1 % of runs);
   3. the two folders of runs (index files with their .ranks folders) give
      the same rows as the runs listed one by one;
   4. --calls on one run each: kernel slower, with 40 calls per side;
@@ -116,8 +118,14 @@ def rows_of(*args):
 CALLERS = {"step", "MPI_Init..MPI_Finalize"}
 
 
-def check_rows(rows, what):
+def check_rows(rows, what, spurious_allowed=0):
+    """spurious_allowed: unchanged (region, rank) cells that may come out
+    "slower" or "faster" by chance. Per rank there are some 16 of them,
+    each rejected by chance with p = 2/252 at most: about 0.13 expected,
+    two or more in under 1 % of runs (seen once in a fresh-clone run:
+    rank 2's other(), a 1 ms sleep, at the least p 5 vs 5 runs can give)."""
     by = {(r["region"], r["rank"]): r for r in rows}
+    spurious = []
     for (region, rank), r in by.items():
         if region == "kernel":
             check(r["verdict"] == "slower", f"{what}: kernel rank {rank}: {r['verdict']}")
@@ -127,9 +135,11 @@ def check_rows(rows, what):
                                         f"{r['median_lo']} (1 ms -> 3 ms is +200 %)")
         elif region == "step" and rank == "all":
             check(r["verdict"] == "slower", f"{what}: step rank {rank}: {r['verdict']}")
-        elif region not in CALLERS:
-            check(r["verdict"] == "no change", f"{what}: {region} rank {rank}: "
-                                               f"{r['verdict']} p {r['median_p']}")
+        elif region not in CALLERS and r["verdict"] != "no change":
+            spurious.append(f"{region} rank {rank}: {r['verdict']} p {r['median_p']}")
+    check(len(spurious) <= spurious_allowed,
+          f"{what}: unchanged regions that changed: {spurious} "
+          f"(at most {spurious_allowed} by chance)")
     return by
 
 
@@ -153,7 +163,7 @@ check(d95["kernel"]["verdict"] == "slower" and d95["step"]["verdict"] == "slower
 # 2. per rank
 pr = rows_of("--level", "0.99", "--per-rank", *A, "--vs", *B)
 check({r["rank"] for r in pr} == {0, 1, 2, 3}, "per rank: ranks 0-3")
-check_rows(pr, "per rank")
+check_rows(pr, "per rank", spurious_allowed=1)
 check(all(r["calls_a"] == RUNS * 10 for r in pr if r["region"] == "kernel"),
       "per rank: kernel 10 calls per run")
 
