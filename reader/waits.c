@@ -228,17 +228,11 @@ static int comm_ids(struct comm_set *cs, const scope_communicators *t, int32_t *
         if (!m)
             return SCOPE_ENOMEM;
         const char *nm = t->names[c] ? t->names[c] : "";
+        /* the earlier rows are named already: compare with their entries
+         * (canonical), not with rows made canonical again */
         int32_t occ = 0;
-        for (int d = 0; d < c; d++) {
-            int32_t l2;
-            int32_t *m2 = canon(t, d, &l2);
-            if (!m2) {
-                free(m);
-                return SCOPE_ENOMEM;
-            }
-            occ += same_comm(m, len, nm, m2, l2, t->names[d] ? t->names[d] : "");
-            free(m2);
-        }
+        for (int d = 0; d < c; d++)
+            occ += same_comm(m, len, nm, cs->members[gid[d]], cs->nmem[gid[d]], cs->name[gid[d]]);
         int g = -1;
         for (int i = 0; i < cs->n && g < 0; i++)
             if (cs->occ[i] == occ && same_comm(m, len, nm, cs->members[i], cs->nmem[i], cs->name[i]))
