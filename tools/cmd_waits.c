@@ -53,12 +53,12 @@ static const char waits_help[] =
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 enum { LIST_ROWS, LIST_CALLS, LIST_MESSAGES };
 
-/* Seconds with 9 decimals, exactly. */
+/* Seconds, exactly (the csv and json of every command: output.c). */
 static void put_s(FILE *out, int64_t ns)
 {
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    fprintf(out, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000000u),
-            (unsigned long long)(a % 1000000000u));
+    char b[48];
+    scope__fmt_seconds_i64(b, sizeof b, ns);
+    fputs(b, out);
 }
 
 static const char *region_of(scope_profile *p, int r)
