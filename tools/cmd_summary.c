@@ -177,15 +177,30 @@ static int put_row(printer *pr, const char *name, int rank,
     return 0;
 }
 
-/* --waits: the time `region`'s calls on `rank` (-1: all ranks) waited
- * for other ranks, above the clock bound (scope_reader_waits.h). */
-static int64_t waiting_of(const scope_waits *w, int region, int rank)
+/* --waits: the time each region's calls waited for other ranks, above
+ * the clock bound (scope_reader_waits.h), laid out as the compensated
+ * statistics: [(rank index + 1) * nreg + region], row 0 all ranks. One pass
+ * over the wait rows (a lookup per printed row scanned them all). NULL:
+ * out of memory. */
+static int64_t *waiting_table(scope_profile *p, const scope_waits *w, int nreg)
 {
+    int nranks = scope_profile_rank_count(p);
+    int64_t *t = calloc(((size_t)nranks + 1) * (size_t)nreg + 1, sizeof *t);
     const scope_wait_row *rows;
-    int64_t n = scope_waits_rows(w, &rows), t = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (rows[i].region == region && (rank < 0 || rows[i].rank == rank))
-            t += rows[i].time_ns;
+    int64_t n = scope_waits_rows(w, &rows);
+    for (int64_t i = 0; t && i < n; i++) {
+        int lo = 0, hi = nranks; /* ranks ascend: the rank's index */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (scope_profile_rank(p, mid) < rows[i].rank)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        t[rows[i].region] += rows[i].time_ns;
+        if (lo < nranks)
+            t[(size_t)(lo + 1) * (size_t)nreg + (size_t)rows[i].region] += rows[i].time_ns;
+    }
     return t;
 }
 
@@ -380,6 +395,7 @@ int scope_cmd_summary(int argc, char **argv)
     sort_key = SORT_TOTAL;
     int c, k, compensate = 0, want_waits = 0;
     scope_waits *waits = NULL;
+    int64_t *waiting = NULL;    /* --waits: waiting_table() */
     scope_stats *comp = NULL;   /* compensate: [rank index + 1][region] */
     opterr = 0;
     optind = 1;
@@ -484,6 +500,10 @@ int scope_cmd_summary(int argc, char **argv)
             fail(scope_reader_errmsg());
             goto fail_rows;
         }
+        if (!(waiting = waiting_table(p, waits, nreg))) {
+            fail("out of memory");
+            goto fail_rows;
+        }
         pr.waits = 1;
     }
     static const char *const heads[12] = { "region", "rank", "calls", "total",
@@ -513,7 +533,7 @@ int scope_cmd_summary(int argc, char **argv)
          * they were asked for per-rank rows (kept tidy: one kind of row). */
         moved_row mv = { 0, 0, 0 };
         if (pr.waits)
-            mv.waiting = waiting_of(waits, rows[i].region, -1);
+            mv.waiting = waiting[rows[i].region];
         if (pr.moved &&
             scope_profile_bytes(p, rows[i].region, SCOPE_ALL_RANKS, &mv.sent, &mv.received) < 0) {
             fail(scope_reader_errmsg());
@@ -541,7 +561,7 @@ int scope_cmd_summary(int argc, char **argv)
                 goto fail_table;
             }
             if (pr.waits)
-                mv.waiting = waiting_of(waits, rows[i].region, rank);
+                mv.waiting = waiting[(size_t)(k2 + 1) * (size_t)nreg + (size_t)rows[i].region];
             if (put_row(&pr, rows[i].name, rank, &st, &mv) < 0) {
                 fail("out of memory");
                 goto fail_table;
@@ -561,6 +581,7 @@ int scope_cmd_summary(int argc, char **argv)
 fail_table:
     scope__table_free(&pr.table);
 fail_rows:
+    free(waiting);
     scope_waits_free(waits);
     free(comp);
     free(rows);
