@@ -35,26 +35,13 @@ void scope__moved_free(struct scope__moved *m)
     free(m);
 }
 
-/* Reads one int32 column through the int64 reader. *out NULL when absent. */
+/* Reads one int32 column in its own width. *out NULL when absent. */
 static int read_i32(scope_profile *p, scope__cell *c, const char *name, int32_t **out)
 {
-    int64_t *wide;
     char *path;
-    *out = NULL;
-    int rc = scope__cell_read_column(p, c, name, &wide, &path);
-    if (rc < 0 || !wide)
-        return rc;
+    int rc = scope__cell_read_column32(p, c, name, out, &path);
     free(path);
-    int32_t *v = malloc((size_t)c->n * sizeof *v);
-    if (!v) {
-        free(wide);
-        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", p->sources[c->source].path);
-    }
-    for (int64_t i = 0; i < c->n; i++)
-        v[i] = (int32_t)wide[i];
-    free(wide);
-    *out = v;
-    return 0;
+    return rc;
 }
 
 static int read_i64(scope_profile *p, scope__cell *c, const char *name, int64_t **out)

@@ -237,8 +237,9 @@ static int check_storage(hid_t d, int64_t n, const char *fpath, const char *dset
 
 /* Reads elements [offset, offset + count) converted to int64. Cost: one
  * hyperslab read; HDF5 does the type conversion (u32, u64, i64 all occur). */
-int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
-                         int64_t offset, int64_t count, int64_t *buf)
+/* Reads count elements from offset as memory type `mem` into buf. */
+static int read_as(hid_t loc, const char *dset, const char *fpath, int64_t offset,
+                   int64_t count, hid_t mem, void *buf)
 {
     hid_t d, fs, ms;
     int64_t n;
@@ -259,7 +260,7 @@ int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
     ms = H5Screate_simple(1, cnt, NULL);
     if (ms < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
-        H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf) < 0) {
+        H5Dread(d, mem, ms, fs, H5P_DEFAULT, buf) < 0) {
         char what[4400];
         snprintf(what, sizeof what, "cannot read dataset %s", dset);
         rc = scope__h5_fail(SCOPE_EHDF5, fpath, what);
@@ -270,6 +271,18 @@ fail_range:
     H5Sclose(fs);
     H5Dclose(d);
     return rc;
+}
+
+int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
+                         int64_t offset, int64_t count, int64_t *buf)
+{
+    return read_as(loc, dset, fpath, offset, count, H5T_NATIVE_INT64, buf);
+}
+
+int scope__h5_read_int32(hid_t loc, const char *dset, const char *fpath,
+                         int64_t offset, int64_t count, int32_t *buf)
+{
+    return read_as(loc, dset, fpath, offset, count, H5T_NATIVE_INT32, buf);
 }
 
 int scope__h5_len_read(hid_t loc, const char *dset, const char *fpath, int64_t max,

@@ -232,8 +232,9 @@ int scope_profile_clock_resolution_ns(scope_profile *p, int rank, int64_t *out)
     return 0;
 }
 
-int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
-                            int64_t **out, char **path)
+/* scope__cell_read_column in elements of `elem` bytes (8 or 4). */
+static int read_column(scope_profile *p, scope__cell *c, const char *name, size_t elem,
+                       void **out, char **path)
 {
     const scope__source *src = &p->sources[c->source];
     *out = NULL;
@@ -252,7 +253,8 @@ int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
         free(dpath);
         return 0;
     }
-    int64_t n, *wide = NULL;
+    int64_t n;
+    void *v = NULL;
     if ((rc = scope__h5_len(f, dpath, src->path, &n)) < 0)
         goto fail_read;
     if (n != c->n) {
@@ -261,19 +263,32 @@ int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
                          (long long)c->n);
         goto fail_read;
     }
-    if (!(wide = malloc((size_t)n * sizeof *wide))) {
+    if (!(v = malloc((size_t)n * elem))) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
         goto fail_read;
     }
-    if ((rc = scope__h5_read_int64(f, dpath, src->path, 0, n, wide)) < 0)
+    if ((rc = elem == 8 ? scope__h5_read_int64(f, dpath, src->path, 0, n, v)
+                        : scope__h5_read_int32(f, dpath, src->path, 0, n, v)) < 0)
         goto fail_read;
-    *out = wide;
+    *out = v;
     *path = dpath;
     return 0;
 fail_read:
-    free(wide);
+    free(v);
     free(dpath);
     return rc;
+}
+
+int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
+                            int64_t **out, char **path)
+{
+    return read_column(p, c, name, sizeof **out, (void **)out, path);
+}
+
+int scope__cell_read_column32(scope_profile *p, scope__cell *c, const char *name,
+                              int32_t **out, char **path)
+{
+    return read_column(p, c, name, sizeof **out, (void **)out, path);
 }
 
 int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids)

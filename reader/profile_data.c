@@ -331,6 +331,20 @@ int scope__cell_summarize(scope_profile *p, scope__cell *c)
     return rc;
 }
 
+void scope__cell_forget(scope__cell *c, int times, int moved)
+{
+    if (times) {
+        free(c->starts);
+        free(c->ends);
+        c->starts = c->ends = NULL;
+    }
+    if (moved) {
+        scope__moved_free(c->moved);
+        c->moved = NULL;
+        c->moved_loaded = 0;
+    }
+}
+
 int scope_profile_times(scope_profile *p, int region, int rank,
                         const int64_t **starts, const int64_t **ends,
                         int64_t *n)

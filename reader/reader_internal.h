@@ -128,6 +128,15 @@ void scope__moved_free(struct scope__moved *m);
 /* Frees a rank's requests and communicators (requests.c). */
 void scope__rank_tables_free(struct scope__rank_tables *t);
 
+/* Drops the cached times (times != 0) and data columns (moved != 0) of a
+ * cell (profile_data.c), so that a pass over every rank (the wait states)
+ * holds one rank's columns at a time; the next use reads them again.
+ * Only for what that pass loaded itself: pointers handed out before stay
+ * the caller's. */
+void scope__cell_forget(scope__cell *c, int times, int moved);
+/* Likewise for rank index k's requests and communicators (requests.c). */
+void scope__rank_tables_forget(scope_profile *p, int k);
+
 /* Frees what callsites.c loaded (profile_data.c calls it at close). */
 void scope__sites_free(struct scope__sites *s);
 
@@ -162,6 +171,10 @@ void scope__rank_attrs_free(scope__rank *r);
 int scope__h5_len(hid_t loc, const char *dset, const char *fpath, int64_t *n);
 int scope__h5_read_int64(hid_t loc, const char *dset, const char *fpath,
                          int64_t offset, int64_t count, int64_t *buf);
+/* The same into int32 (HDF5 converts a wider file type, clipping). For
+ * columns stored as int32: no conversion, half the memory. */
+int scope__h5_read_int32(hid_t loc, const char *dset, const char *fpath,
+                         int64_t offset, int64_t count, int32_t *buf);
 /* The length of a 1-D dataset (errors as scope__h5_len) and, when it is
  * 1 .. max, all of it as int64 in a new malloc'd *buf; *buf stays NULL
  * when not read or when the read failed (the caller reads again where a
@@ -202,6 +215,10 @@ int scope__cell_stats(scope_profile *p, scope__cell *c, const int64_t *s,
  * reading path). */
 int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
                             int64_t **out, char **path);
+/* The same for a column stored as int32 (dest, source, tag, comm), read
+ * in its own width. */
+int scope__cell_read_column32(scope_profile *p, scope__cell *c, const char *name,
+                              int32_t **out, char **path);
 int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids);
 /* The calls of rank index k on lane `thread` (or SCOPE_ALL_THREADS) into
  * calls[] (room for every call of the rank), sorted and nested exactly as

@@ -121,6 +121,12 @@ static char **split_names(const int64_t *bytes, int64_t len, int64_t n)
     return v;
 }
 
+void scope__rank_tables_forget(scope_profile *p, int k)
+{
+    scope__rank_tables_free(p->ranks[k].tables);
+    p->ranks[k].tables = NULL;
+}
+
 static int tables_of(scope_profile *p, int rank, scope__rank **rk, hid_t *f, char **grp)
 {
     int k = scope__rank_index(p, rank);

@@ -55,15 +55,29 @@ SCOPE_READER_API const char *scope_wait_pattern_name(int pattern);
 
 typedef struct scope_waits scope_waits;
 
-/* Matches the messages and computes the wait states of the whole profile.
+/* Matches the messages and computes the wait states of the whole profile,
+ * within the default memory budget (scope_profile_waits_budget with 0).
  * Returns 0 with *out set (free it with scope_waits_free), SCOPE_EINVAL,
- * SCOPE_ENOMEM, or a read error of the MPI regions' columns. A profile
- * without MPI data gives an empty result (scope_waits_has_data() 0).
- * Cost: reads the times and data columns of the MPI regions (they stay
- * cached in the profile); O(m log m) in the MPI calls m; memory about 100
- * bytes per point-to-point call and 40 per collective call, plus 80 per
- * matched message unless SCOPE_WAITS_NO_MESSAGES. */
+ * SCOPE_ENOMEM, SCOPE_EIO (a temporary file failed), or a read error of
+ * the MPI regions' columns. A profile without MPI data gives an empty
+ * result (scope_waits_has_data() 0). */
 SCOPE_READER_API int scope_profile_waits(scope_profile *p, int flags, scope_waits **out);
+
+/* The same within `memory_bytes` (0: the default, 1 GiB or a quarter of
+ * the machine's memory when less). Cost: reads each rank's MPI regions
+ * (times, data columns, requests) once, one rank at a time, and drops
+ * what it read unless the caller had it cached; O(m) in the MPI calls m
+ * plus sorts of what was not in order. Memory: 4 bytes per MPI call (its
+ * longest wait), 40 per waiting call, 112 per matched message unless
+ * SCOPE_WAITS_NO_MESSAGES, and the ends being matched: about 160 bytes
+ * per point-to-point end and 48 per collective call. When those exceed
+ * the budget, the ends are matched in buckets of (sender, receiver) pairs
+ * and of communicators, the buckets waiting their turn in unlinked
+ * temporary files ($TMPDIR, else /tmp): memory stays near the budget,
+ * except that one communicator's collective calls are held together. The
+ * results do not depend on the budget, only the order of the messages. */
+SCOPE_READER_API int scope_profile_waits_budget(scope_profile *p, int flags,
+                                                int64_t memory_bytes, scope_waits **out);
 SCOPE_READER_API void scope_waits_free(scope_waits *w);
 
 /* 1 when the profile recorded what its MPI calls moved, else 0. */
@@ -142,6 +156,8 @@ typedef struct scope_waits_totals {
                                    ranks that exchanged a message or met in
                                    a collective; -1 unknown (unaligned) */
     int comms;                  /* communicators of the run */
+    int buckets;                /* the matching's buckets (1: all at once) */
+    int spilled;                /* 1: buckets went through temporary files */
 } scope_waits_totals;
 SCOPE_READER_API void scope_waits_totals_get(const scope_waits *w, scope_waits_totals *out);
 

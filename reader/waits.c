@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "reader_internal.h"
 #include "scope_format.h"
@@ -283,28 +284,40 @@ struct gather {
     scope_profile *p;
     struct scope_waits *w;
     struct comm_set cs;
-    struct scope__p2p *sends, *recvs;
-    int64_t ns, nr, caps, capr;
-    struct scope__coll *coll;
-    int64_t nc, capc;
+    struct scope__spill sp;     /* the ends and collective calls, by bucket */
     uint8_t *op, *kind;         /* per region: classify(), once */
+    uint8_t *had;               /* per region, for the rank being gathered:
+                                   1 its times, 2 its data columns were
+                                   cached before (kept after) */
     int32_t *cls;
     const int64_t **done_s, **done_e; /* per region: the times of the
                                        * rank being gathered, once asked */
     int64_t *done_n;
 };
 
-static int push(void **v, int64_t *n, int64_t *cap, size_t sz)
+/* Memory per point-to-point end while its bucket is matched: the end
+ * (80 bytes), its share of the key table and group orders (waits_p2p.c).
+ * Measured: a 4 M-call run peaks at about this times its ends. */
+#define WORK_PER_END 160
+/* At most this many buckets: three temporary files each. */
+#define MAX_BUCKETS 128
+/* The memory budget when the caller gives none: 1 GiB, or a quarter of
+ * the machine's memory when that is less. */
+#define DEFAULT_BUDGET ((int64_t)1 << 30)
+
+/* The bucket of a (sender, receiver) pair's ends, and of a communicator's
+ * collective calls: any function of the key keeps a key's ends together. */
+static int pair_bucket(const struct gather *g, int32_t s, int32_t r)
 {
-    if (*n == *cap) {
-        int64_t c = *cap ? 2 * *cap : 4096;
-        void *q = realloc(*v, (size_t)c * sz);
-        if (!q)
-            return SCOPE_ENOMEM;
-        *v = q;
-        *cap = c;
-    }
-    return 0;
+    if (g->sp.nbuckets == 1)
+        return 0;
+    uint64_t h = ((uint64_t)(uint32_t)s << 32 | (uint32_t)r) * 0x9e3779b97f4a7c15ull;
+    return (int)((h >> 33) % (uint64_t)g->sp.nbuckets);
+}
+
+static int comm_bucket(const struct gather *g, int32_t comm)
+{
+    return (int)((uint32_t)comm % (uint32_t)g->sp.nbuckets);
 }
 
 /* Request rows of one rank sorted by post, for the completion lookup. */
@@ -319,6 +332,44 @@ static int cmp_req(const void *x, const void *y)
     if (a->region != b->region)
         return a->region < b->region ? -1 : 1;
     return a->call < b->call ? -1 : a->call > b->call;
+}
+
+static int req_slot(int32_t region, int nreg)
+{
+    return region < 0 ? 0 : region < nreg ? region + 1 : nreg + 1;
+}
+
+/* ix = the request rows sorted by (post region, post call): counted into
+ * regions in row order, then sorted within a region only where the rows
+ * are not already in call order (they come in completion order, which is
+ * post order in most programs: a sort of every row was an eighth of the
+ * analysis). Returns 0 or SCOPE_ENOMEM. */
+static int index_requests(const scope_requests *rq, int nreg, struct req_ix *ix)
+{
+    /* slot 0: regions the profile lacks (-1), 1 .. nreg: region - 1,
+     * nreg + 1: beyond (a damaged file), so that the slots' order is
+     * cmp_req's */
+    int64_t *at = calloc((size_t)nreg + 3, sizeof *at);
+    if (!at)
+        return SCOPE_ENOMEM;
+    for (int64_t i = 0; i < rq->n; i++)
+        at[req_slot(rq->post_region[i], nreg) + 1]++;
+    for (int r = 0; r <= nreg + 1; r++)
+        at[r + 1] += at[r];
+    for (int64_t i = 0; i < rq->n; i++)
+        ix[at[req_slot(rq->post_region[i], nreg)]++] =
+            (struct req_ix){ rq->post_region[i], rq->post_call[i], i };
+    /* at[r] is now the end of slot r */
+    for (int r = 0; r <= nreg + 1; r++) {
+        int64_t b = r == 0 ? 0 : at[r - 1], e = at[r];
+        int sorted = 1;
+        for (int64_t i = b + 1; i < e && sorted; i++)
+            sorted = cmp_req(&ix[i - 1], &ix[i]) <= 0;
+        if (!sorted)
+            qsort(ix + b, (size_t)(e - b), sizeof *ix, cmp_req);
+    }
+    free(at);
+    return 0;
 }
 
 /* Fills the completion of a nonblocking end from the request table: its
@@ -365,23 +416,29 @@ static int gather_rank(struct gather *g, int k)
     int rank = scope_profile_rank(p, k);
     scope_communicators ct;
     scope_requests rq;
+    int had_tables = p->ranks[k].tables != NULL;
+    int nreg = scope_profile_region_count(p);
+    for (int r = 0; r < nreg; r++) {
+        scope__cell *c = scope__cell_at(p, r, k);
+        g->had[r] = (uint8_t)(!c || c->starts ? 1 : 0) | (!c || c->moved_loaded ? 2 : 0);
+    }
+    int32_t *gid = NULL;
+    struct req_ix *ix = NULL;
     int rc = scope_profile_communicators(p, rank, &ct);
     if (rc == 0)
         rc = scope_profile_requests(p, rank, &rq);
     if (rc < 0)
-        return rc;
-    int32_t *gid = malloc((size_t)(ct.n ? ct.n : 1) * sizeof *gid);
-    struct req_ix *ix = malloc((size_t)(rq.n ? rq.n : 1) * sizeof *ix);
+        goto out;
+    gid = malloc((size_t)(ct.n ? ct.n : 1) * sizeof *gid);
+    ix = malloc((size_t)(rq.n ? rq.n : 1) * sizeof *ix);
     if (!gid || !ix) {
         rc = SCOPE_ENOMEM;
         goto out;
     }
     if ((rc = comm_ids(&g->cs, &ct, gid)) < 0)
         goto out;
-    for (int64_t i = 0; i < rq.n; i++)
-        ix[i] = (struct req_ix){ rq.post_region[i], rq.post_call[i], i };
-    qsort(ix, (size_t)rq.n, sizeof *ix, cmp_req);
-    int nreg = scope_profile_region_count(p);
+    if ((rc = index_requests(&rq, nreg, ix)) < 0)
+        goto out;
     int64_t cur = 0;
     memset(g->done_s, 0, (size_t)nreg * sizeof *g->done_s);
     for (int r = 0; r < nreg && rc == 0; r++) {
@@ -393,13 +450,14 @@ static int gather_rank(struct gather *g, int k)
         const int64_t *s, *e;
         int64_t n;
         scope_moved mv;
-        if ((rc = scope_profile_times(p, r, rank, &s, &e, &n)) < 0 ||
-            (rc = scope_profile_moved(p, r, rank, &mv)) < 0)
+        if ((rc = scope_profile_times(p, r, rank, &s, &e, &n)) < 0)
             break;
         for (int64_t i = 0; i < n; i++)
             w->totals.mpi_ns += e[i] - s[i];
         if (op == SCOPE__W_WAIT || op == SCOPE__W_TEST)
             continue; /* reached through the requests they completed */
+        if ((rc = scope_profile_moved(p, r, rank, &mv)) < 0)
+            break;
         if (!mv.bytes_sent || op == SCOPE__W_STARTALL) {
             w->totals.unanalysed_calls += n;
             continue;
@@ -417,9 +475,11 @@ static int gather_rank(struct gather *g, int k)
                 .blocks = 1, .kind = kind,
             };
             if (op >= SCOPE__W_BARRIER) {
-                if ((rc = push((void **)&g->coll, &g->nc, &g->capc, sizeof *g->coll)) < 0)
+                struct scope__coll *d;
+                if ((rc = scope__spill_slot(&g->sp, comm_bucket(g, gid[c]), SCOPE__S_COLL,
+                                            (void **)&d)) < 0)
                     break;
-                g->coll[g->nc++] = (struct scope__coll){
+                *d = (struct scope__coll){
                     .comm = gid[c], .rank = rank, .region = r, .call = i, .start = s[i],
                     .end = e[i], .root = mv.dest[i] >= 0 ? mv.dest[i] : mv.source[i],
                     .op = (uint8_t)op, .name_class = cls,
@@ -446,33 +506,43 @@ static int gather_rank(struct gather *g, int k)
             if (op == SCOPE__W_IRECV && mv.source[i] < 0)
                 continue;
             if (is_send) {
-                if ((rc = push((void **)&g->sends, &g->ns, &g->caps, sizeof *g->sends)) < 0)
+                struct scope__p2p *x;
+                if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, rank, mv.dest[i]),
+                                            SCOPE__S_SENDS, (void **)&x)) < 0)
                     break;
-                struct scope__p2p x = e1;
-                x.s = rank;
-                x.r = mv.dest[i];
-                x.tag = mv.tag[i];
-                x.bytes = mv.bytes_sent[i];
+                *x = e1;
+                x->s = rank;
+                x->r = mv.dest[i];
+                x->tag = mv.tag[i];
+                x->bytes = mv.bytes_sent[i];
                 if (op == SCOPE__W_START)
-                    x.kind = SCOPE__K_STD;
-                g->sends[g->ns++] = x;
+                    x->kind = SCOPE__K_STD;
             }
             if (is_recv) {
-                if ((rc = push((void **)&g->recvs, &g->nr, &g->capr, sizeof *g->recvs)) < 0)
+                struct scope__p2p *x;
+                if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, mv.source[i], rank),
+                                            SCOPE__S_RECVS, (void **)&x)) < 0)
                     break;
-                struct scope__p2p x = e1;
-                x.s = mv.source[i];
-                x.r = rank;
-                x.tag = mv.tag[i];
-                x.wild = op == SCOPE__W_SENDRECV;
-                x.bytes = mv.bytes_received[i];
-                g->recvs[g->nr++] = x;
+                *x = e1;
+                x->s = mv.source[i];
+                x->r = rank;
+                x->tag = mv.tag[i];
+                x->wild = op == SCOPE__W_SENDRECV;
+                x->bytes = mv.bytes_received[i];
             }
         }
     }
 out:
     free(gid);
     free(ix);
+    /* one rank's columns at a time: drop what this pass loaded */
+    for (int r = 0; r < nreg; r++) {
+        scope__cell *c = scope__cell_at(p, r, k);
+        if (c)
+            scope__cell_forget(c, !(g->had[r] & 1), !(g->had[r] & 2));
+    }
+    if (!had_tables)
+        scope__rank_tables_forget(p, k);
     return rc;
 }
 
@@ -480,7 +550,7 @@ out:
  * counts (no data read): growing them by doubling copied and first-touched
  * a few hundred MB for a few million calls, which cost more than the
  * matching. Huge pages where the kernel gives them (scope__malloc_big). */
-static int presize(struct gather *g, struct scope__cand_list *cands, int nreg)
+static int presize(struct gather *g, struct scope__cand_list *cands, int nreg, int64_t budget)
 {
     int64_t ns = 0, nr = 0, nc = 0;
     for (int r = 0; r < nreg; r++) {
@@ -526,23 +596,26 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg)
     memset(cands->best, 0xff, (size_t)(slots + 1) * sizeof *cands->best);
     cands->index_of = g->w->index_of;
     cands->world = g->w->world;
-    g->sends = scope__malloc_big((size_t)(ns + 1) * sizeof *g->sends);
-    g->recvs = scope__malloc_big((size_t)(nr + 1) * sizeof *g->recvs);
-    g->coll = scope__malloc_big((size_t)(nc + 1) * sizeof *g->coll);
-    cands->v = scope__malloc_big((size_t)(ns + nr + nc + 1) * sizeof *cands->v);
-    if (!g->sends || !g->recvs || !g->coll || !cands->v)
-        return SCOPE_ENOMEM;
-    g->caps = ns + 1;
-    g->capr = nr + 1;
-    g->capc = nc + 1;
-    cands->cap = ns + nr + nc + 1;
     if (!(g->w->flags & SCOPE_WAITS_NO_MESSAGES)) {
         int64_t m = (ns < nr ? ns : nr) + 1;
         if (!(g->w->msgs = scope__malloc_big((size_t)m * sizeof *g->w->msgs)))
             return SCOPE_ENOMEM;
         g->w->capmsgs = m;
     }
-    return 0;
+    cands->v = scope__malloc_big((size_t)(ns + nr + nc + 1) * sizeof *cands->v);
+    if (!cands->v)
+        return SCOPE_ENOMEM;
+    cands->cap = ns + nr + nc + 1;
+    /* the buckets: one when the ends and their matching fit the budget;
+     * else enough that one bucket's do in half of it, the other half for
+     * what the buckets keep in memory before they write out */
+    int64_t est = (ns + nr) * WORK_PER_END + nc * (int64_t)sizeof(struct scope__coll);
+    int64_t nb = est <= budget ? 1 : (2 * est + budget - 1) / budget;
+    if (nb > MAX_BUCKETS)
+        nb = MAX_BUCKETS;
+    int64_t counts[SCOPE__STREAMS] = { ns, nr, nc };
+    int64_t share = budget / 2 / (nb * SCOPE__STREAMS);
+    return scope__spill_init(&g->sp, (int)nb, counts, share) < 0 ? SCOPE_ENOMEM : 0;
 }
 
 static int cmp_row_key(const void *x, const void *y)
@@ -664,10 +737,48 @@ static int clock_facts(scope_profile *p, struct scope_waits *w)
     return 0;
 }
 
+/* One bucket's matching: its ends, then its communicators' collective
+ * calls, each read back whole and freed after. */
+static int match_bucket(struct gather *g, int b, int32_t *const *members,
+                        struct scope__cand_list *cands)
+{
+    void *s = NULL, *r = NULL, *c = NULL;
+    int64_t ns = scope__spill_take(&g->sp, b, SCOPE__S_SENDS, &s);
+    int64_t nr = ns < 0 ? ns : scope__spill_take(&g->sp, b, SCOPE__S_RECVS, &r);
+    int rc = nr < 0 ? (int)nr : 0;
+    if (rc == 0 && ns + nr > 0)
+        rc = scope__waits_match_p2p(g->w, s, ns, r, nr, cands);
+    free(s);
+    free(r);
+    int64_t nc = rc < 0 ? 0 : scope__spill_take(&g->sp, b, SCOPE__S_COLL, &c);
+    if (nc < 0)
+        rc = (int)nc;
+    else if (rc == 0 && nc > 0)
+        rc = scope__waits_match_coll(g->w, c, nc, members, g->cs.size, g->cs.n, cands);
+    free(c);
+    return rc;
+}
+
+static int64_t default_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    int64_t quarter = pages > 0 && size > 0 ? (int64_t)pages * size / 4 : DEFAULT_BUDGET;
+    return quarter < DEFAULT_BUDGET ? quarter : DEFAULT_BUDGET;
+}
+
 int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
+{
+    return scope_profile_waits_budget(p, flags, 0, out);
+}
+
+int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes,
+                               scope_waits **out)
 {
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    if (memory_bytes < 0)
+        return scope__fail(SCOPE_EINVAL, "a negative memory budget");
+    int64_t budget = memory_bytes ? memory_bytes : default_budget();
     *out = NULL;
     struct scope_waits *w = calloc(1, sizeof *w);
     struct gather g = { .p = p, .w = w };
@@ -683,20 +794,19 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
         g.op = calloc((size_t)nreg + 1, 1);
         g.kind = calloc((size_t)nreg + 1, 1);
         g.cls = calloc((size_t)nreg + 1, sizeof *g.cls);
+        g.had = calloc((size_t)nreg + 1, 1);
         g.done_s = calloc((size_t)nreg + 1, sizeof *g.done_s);
         g.done_e = calloc((size_t)nreg + 1, sizeof *g.done_e);
         g.done_n = calloc((size_t)nreg + 1, sizeof *g.done_n);
-        if (!g.op || !g.kind || !g.cls || !g.done_s || !g.done_e || !g.done_n)
+        if (!g.op || !g.kind || !g.cls || !g.had || !g.done_s || !g.done_e || !g.done_n)
             rc = SCOPE_ENOMEM;
         for (int r = 0; rc == 0 && r < nreg; r++)
             g.op[r] = (uint8_t)classify(scope_profile_region_name(p, r), &g.kind[r], &g.cls[r]);
     }
     if (rc == 0)
-        rc = presize(&g, &cands, nreg);
+        rc = presize(&g, &cands, nreg, budget);
     for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
         rc = gather_rank(&g, k);
-    if (rc == 0)
-        rc = scope__waits_match_p2p(w, g.sends, g.ns, g.recvs, g.nr, &cands);
     if (rc == 0) {
         members = calloc((size_t)g.cs.n + 1, sizeof *members);
         if (!members)
@@ -704,8 +814,12 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
         for (int c = 0; rc == 0 && c < g.cs.n; c++)
             members[c] = g.cs.members[c];
     }
-    if (rc == 0)
-        rc = scope__waits_match_coll(w, g.coll, g.nc, members, g.cs.size, g.cs.n, &cands);
+    for (int b = 0; rc == 0 && b < g.sp.nbuckets; b++)
+        rc = match_bucket(&g, b, members, &cands);
+    if (rc == 0) {
+        w->totals.buckets = g.sp.nbuckets;
+        w->totals.spilled = scope__spill_spilled(&g.sp);
+    }
     if (rc == 0)
         rc = fold(w, &cands, p);
     if (rc == 0) {
@@ -731,15 +845,15 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
     free(g.done_s);
     free(g.done_e);
     free(g.done_n);
-    free(g.sends);
-    free(g.recvs);
-    free(g.coll);
+    free(g.had);
+    scope__spill_free(&g.sp);
     free(cands.v);
     free(cands.best);
     free(cands.off);
     comm_set_free(&g.cs);
     if (rc == SCOPE_ENOMEM)
-        rc = scope__fail(SCOPE_ENOMEM, "out of memory matching messages");
+        rc = scope__fail(SCOPE_ENOMEM, "out of memory matching messages (a smaller memory "
+                         "budget makes the matching write to temporary files)");
     if (rc < 0) {
         scope_waits_free(w);
         return rc;

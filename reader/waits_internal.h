@@ -113,6 +113,44 @@ struct scope_waits {
     int32_t *index_of;          /* rank -> profile rank index, -1 */
 };
 
+/* The buckets of gathered ends (waits_spill.c): per bucket, three
+ * streams (sends, receives, collective calls), each in memory up to its
+ * capacity and beyond it appended to an unlinked temporary file. */
+enum { SCOPE__S_SENDS, SCOPE__S_RECVS, SCOPE__S_COLL, SCOPE__STREAMS };
+
+struct scope__stream {
+    void *buf;
+    int64_t n, cap;             /* elements in buf, its capacity */
+    int64_t in_file;            /* elements written out before buf's */
+    size_t elem;
+    int fd;                     /* -1: none yet */
+    int presized;               /* one bucket: cap is the counted total */
+};
+
+struct scope__spill {
+    int nbuckets;
+    int spilled;                /* something went to a file */
+    struct scope__stream *b;    /* [bucket * SCOPE__STREAMS + stream] */
+};
+
+/* nbuckets == 1: presize[stream] elements of each stream, allocated once
+ * (no file). More: each stream holds `share` bytes in memory before it
+ * writes them out. Returns 0 or SCOPE_ENOMEM. */
+int scope__spill_init(struct scope__spill *sp, int nbuckets, const int64_t *presize,
+                      int64_t share);
+/* *slot: the next element of (bucket, stream), for the caller to fill.
+ * Returns 0, SCOPE_ENOMEM, or SCOPE_EIO (the temporary file failed; the
+ * message names it). */
+int scope__spill_slot(struct scope__spill *sp, int bucket, int stream, void **slot);
+/* Every element of (bucket, stream) in append order, in one array that
+ * the caller frees (*out; NULL when none); the stream is empty after.
+ * Returns their count, or SCOPE_ENOMEM / SCOPE_EIO. Cost: one read of
+ * what was written out. */
+int64_t scope__spill_take(struct scope__spill *sp, int bucket, int stream, void **out);
+/* 1 when something went to a file. */
+int scope__spill_spilled(const struct scope__spill *sp);
+void scope__spill_free(struct scope__spill *sp);
+
 /* The clock bound between two ranks' times (waits.c): 0 on one host,
  * INT64_MAX when they cannot be compared (an unaligned host). */
 int64_t scope__waits_bound(struct scope_waits *w, int32_t a, int32_t b);

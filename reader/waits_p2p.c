@@ -44,6 +44,12 @@ static uint64_t tag_of(const struct scope__p2p *e, int with_tag)
     return with_tag ? (uint64_t)((uint32_t)e->tag ^ 0x80000000u) + 1 : 1;
 }
 
+static size_t hash(uint64_t pair, uint64_t tag)
+{
+    uint64_t h = (pair ^ (tag * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    return (size_t)(h >> 17);
+}
+
 struct groups {
     struct group_key *slot;     /* open addressing */
     int32_t *gid_of_slot;
@@ -51,11 +57,42 @@ struct groups {
     int32_t n;
 };
 
-/* The group id of a key, made on first sight; -1 when out of memory. */
+/* Doubles the table (keys are rehashed; ids stay). */
+static int grow(struct groups *g)
+{
+    size_t cap = g->cap ? 2 * g->cap : 256;
+    struct group_key *slot = calloc(cap, sizeof *slot);
+    int32_t *gid = malloc(cap * sizeof *gid);
+    if (!slot || !gid) {
+        free(slot);
+        free(gid);
+        return SCOPE_ENOMEM;
+    }
+    for (size_t i = 0; i < g->cap; i++) {
+        if (!g->slot[i].tag)
+            continue;
+        size_t j = hash(g->slot[i].pair, g->slot[i].tag) & (cap - 1);
+        while (slot[j].tag)
+            j = (j + 1) & (cap - 1);
+        slot[j] = g->slot[i];
+        gid[j] = g->gid_of_slot[i];
+    }
+    free(g->slot);
+    free(g->gid_of_slot);
+    g->slot = slot;
+    g->gid_of_slot = gid;
+    g->cap = cap;
+    return 0;
+}
+
+/* The group id of a key, made on first sight; -1 when out of memory. The
+ * table grows with the keys, which are few (pairs of ranks, tags), not
+ * with the ends: sized by the ends, its zeroing was the largest cost. */
 static int32_t group_id(struct groups *g, uint64_t pair, uint64_t tag)
 {
-    uint64_t h = (pair ^ (tag * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-    size_t i = (size_t)(h >> 17) & (g->cap - 1);
+    if (2 * ((size_t)g->n + 1) > g->cap && grow(g) < 0)
+        return -1;
+    size_t i = hash(pair, tag) & (g->cap - 1);
     while (g->slot[i].tag) {
         if (g->slot[i].pair == pair && g->slot[i].tag == tag)
             return g->gid_of_slot[i];
@@ -235,23 +272,21 @@ static int pass(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
     if (nk == 0)
         return 0;
     struct groups g = { 0 };
-    g.cap = 64;
-    while (g.cap < 2 * (size_t)(ns + nr))
-        g.cap *= 2;
-    g.slot = scope__malloc_big(g.cap * sizeof *g.slot);
-    g.gid_of_slot = scope__malloc_big(g.cap * sizeof *g.gid_of_slot);
     int32_t *gs = scope__malloc_big((size_t)(ns ? ns : 1) * sizeof *gs);
     int32_t *gr = scope__malloc_big((size_t)(nr ? nr : 1) * sizeof *gr);
     int64_t *os = NULL, *ss = NULL, *orr = NULL, *sr = NULL;
     int rc = SCOPE_ENOMEM;
-    if (!g.slot || !g.gid_of_slot || !gs || !gr)
+    if (!gs || !gr || grow(&g) < 0)
         goto out;
-    memset(g.slot, 0, g.cap * sizeof *g.slot);
     for (int64_t j = 0; j < nr; j++)
-        gr[j] = take(&recvs[j]) ? group_id(&g, pair_of(&recvs[j]), tag_of(&recvs[j], with_tag)) : -1;
+        if ((gr[j] = take(&recvs[j]) ? group_id(&g, pair_of(&recvs[j]), tag_of(&recvs[j], with_tag))
+                                     : -2) == -1)
+            goto out;
     for (int64_t i = 0; i < ns; i++)
-        gs[i] = send_open(&sends[i]) ? group_id(&g, pair_of(&sends[i]), tag_of(&sends[i], with_tag))
-                                     : -1;
+        if ((gs[i] = send_open(&sends[i]) ? group_id(&g, pair_of(&sends[i]),
+                                                     tag_of(&sends[i], with_tag))
+                                          : -2) == -1)
+            goto out;
     if (grouped(sends, ns, send_open, gs, g.n, &os, &ss) < 0 ||
         grouped(recvs, nr, take, gr, g.n, &orr, &sr) < 0)
         goto out;

@@ -18,11 +18,13 @@
 #include "args.h"
 #include "commands.h"
 #include "output.h"
+#include "size_parse.h"
 #include "scope_reader.h"
 #include "scope_reader_waits.h"
 
 static const char waits_help[] =
-    "usage: scope waits [--format table|csv|json] [--top N] [--calls | --messages] PROFILE...\n"
+    "usage: scope waits [--format table|csv|json] [--top N] [--calls | --messages]\n"
+    "                   [--memory SIZE] PROFILE...\n"
     "\n"
     "Wait states of the MPI calls (docs/analysis.md): every point-to-point\n"
     "message matched to its receive, every collective matched across its\n"
@@ -48,7 +50,11 @@ static const char waits_help[] =
     "  --messages     one row per matched message instead (csv header\n"
     "                   sender,receiver,tag,comm,bytes,send_region,\n"
     "                   recv_region,send_start,recv_end,wait,pattern;\n"
-    "                 times in seconds from the run start)\n";
+    "                 times in seconds from the run start)\n"
+    "  --memory SIZE  memory for the matching (e.g. 512M, 4G; default 1G or a\n"
+    "                 quarter of the machine's): beyond it the ends wait in\n"
+    "                 temporary files in $TMPDIR (else /tmp); the results are\n"
+    "                 the same\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 enum { LIST_ROWS, LIST_CALLS, LIST_MESSAGES };
@@ -183,10 +189,11 @@ static void put_totals_json(const scope_waits_totals *t)
 {
     printf("{\"messages\": %lld, \"unmatched_sends\": %lld, \"unmatched_receives\": %lld, "
            "\"collective_instances\": %lld, \"incomplete_collectives\": %lld, "
-           "\"unanalysed_calls\": %lld, \"communicators\": %d, \"mpi_time\": ",
+           "\"unanalysed_calls\": %lld, \"communicators\": %d, \"buckets\": %d, "
+           "\"spilled\": %s, \"mpi_time\": ",
            (long long)t->messages, (long long)t->unmatched_sends, (long long)t->unmatched_receives,
            (long long)t->collective_instances, (long long)t->incomplete_collectives,
-           (long long)t->unanalysed_calls, t->comms);
+           (long long)t->unanalysed_calls, t->comms, t->buckets, t->spilled ? "true" : "false");
     put_s(stdout, t->mpi_ns);
     fputs(", \"waiting_time\": ", stdout);
     put_s(stdout, t->waiting_total_ns);
@@ -252,6 +259,9 @@ static int table(scope_profile *p, const scope_waits *w, int64_t top)
     }
     printf("matched: %lld messages, %lld collective instances on %d communicators\n",
            (long long)t.messages, (long long)t.collective_instances, t.comms);
+    if (t.spilled)
+        printf("memory: matched in %d buckets, written to temporary files between their "
+               "turns (--memory sets the budget)\n", t.buckets);
     printf("\n%-16s %10s %12s %14s\n", "pattern", "instances", "time", "within bound");
     for (int k = 0; k < SCOPE_WAIT_PATTERNS; k++) {
         if (!t.instances[k] && !t.within_bound[k])
@@ -340,12 +350,15 @@ int scope_cmd_waits(int argc, char **argv)
         { "top", required_argument, NULL, 't' },
         { "calls", no_argument, NULL, 'c' },
         { "messages", no_argument, NULL, 'm' },
+        { "memory", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
     int format = FMT_TABLE, list = LIST_ROWS, c, k;
     int64_t top = 10;
+    uint64_t memory = 0;
+    size_t bad;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -367,6 +380,12 @@ int scope_cmd_waits(int argc, char **argv)
                 return scope__usage_error("waits", "--calls and --messages exclude each other");
             list = c == 'c' ? LIST_CALLS : LIST_MESSAGES;
             break;
+        case 'M':
+            if (scope__parse_size(optarg, strlen(optarg), &memory, &bad) != SCOPE__SIZE_OK ||
+                memory == 0 || memory > (uint64_t)INT64_MAX)
+                return scope__usage_error("waits", "--memory takes a byte count such as 512M or "
+                                          "4G, not '%s'", optarg);
+            break;
         case 'h':
             fputs(waits_help, stdout);
             return 0;
@@ -381,7 +400,8 @@ int scope_cmd_waits(int argc, char **argv)
         return 1;
     int status = 1;
     scope_waits *w = NULL;
-    if (scope_profile_waits(p, list == LIST_MESSAGES ? 0 : SCOPE_WAITS_NO_MESSAGES, &w) < 0) {
+    if (scope_profile_waits_budget(p, list == LIST_MESSAGES ? 0 : SCOPE_WAITS_NO_MESSAGES,
+                                   (int64_t)memory, &w) < 0) {
         scope__fail_msg(scope_reader_errmsg());
         goto out;
     }

@@ -254,6 +254,7 @@ def check_waits(a, prof, sleeps):
           f"collective instances: {t['collective_instances']} (30), incomplete {t['incomplete_collectives']}")
     check(t["unanalysed_calls"] == 0, f"{t['unanalysed_calls']} calls not analysed")
     check_python(prof, rows, msgs, t)
+    check_budget(a, prof, calls, t)
     # scope summary --waits: per (region, rank), the csv rows added up
     summ = list(csv.DictReader(io.StringIO(
         scope(a, "summary", "--waits", "--per-rank", "--format", "csv", prof))))
@@ -295,6 +296,35 @@ def check_waits(a, prof, sleeps):
     most = table.split("most waited for")[1] if "most waited for" in table else ""
     check("rank 2" in most and "rank 1" in most, f"most waited-for ranks:\n{table}")
     return js
+
+
+def check_budget(a, prof, calls, totals):
+    """A memory budget far below the run's ends: the matching goes through
+    buckets in temporary files and must give the same results (only the
+    order of the messages may differ)."""
+    tiny = ("--memory", "4K")
+    check(scope(a, "waits", "--format", "csv", *tiny, prof) ==
+          scope(a, "waits", "--format", "csv", prof), "rows differ under --memory 4K")
+    got = list(csv.DictReader(io.StringIO(
+        scope(a, "waits", "--calls", "--format", "csv", *tiny, prof))))
+    check(got == calls, "waiting calls differ under --memory 4K")
+    msgs = [scope(a, "waits", "--messages", "--format", "csv", *x, prof).splitlines()
+            for x in ((), tiny)]
+    check(msgs[0][0] == msgs[1][0] and sorted(msgs[0][1:]) == sorted(msgs[1][1:]),
+          "messages differ under --memory 4K")
+    t = json.loads(scope(a, "waits", "--format", "json", *tiny, prof))["totals"]
+    check(t["spilled"] and t["buckets"] > 1 and not totals["spilled"] and totals["buckets"] == 1,
+          f"--memory 4K: {t['buckets']} buckets, spilled {t['spilled']}; default: "
+          f"{totals['buckets']}, {totals['spilled']}")
+    for k in ("buckets", "spilled"):
+        t.pop(k)
+        totals = {x: v for x, v in totals.items() if x != k}
+    check(t == totals, f"totals differ under --memory 4K:\n{t}\n{totals}")
+    empty = os.path.join(os.path.dirname(prof), "no-such-tmp")
+    r = subprocess.run([a.scope, "waits", *tiny, prof], capture_output=True, text=True,
+                       env=dict(os.environ, TMPDIR=empty))
+    check(r.returncode != 0 and "temporary file in " + empty in r.stderr,
+          f"an unusable TMPDIR: {r.returncode} {r.stderr!r}")
 
 
 def check_python(prof, rows, msgs, totals):

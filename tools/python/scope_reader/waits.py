@@ -52,7 +52,8 @@ class _Totals(ctypes.Structure):
                 ("collective_instances", _i64), ("incomplete_collectives", _i64),
                 ("unanalysed_calls", _i64), ("waiting_ns", _i64 * 6), ("instances", _i64 * 6),
                 ("within_bound", _i64 * 6), ("waiting_total_ns", _i64), ("mpi_ns", _i64),
-                ("max_bound_ns", _i64), ("comms", ctypes.c_int)]
+                ("max_bound_ns", _i64), ("comms", ctypes.c_int),
+                ("buckets", ctypes.c_int), ("spilled", ctypes.c_int)]
 
 
 # the mirrors of scope_reader_waits.h, checked by tests/python/test_mirrors.py
