@@ -63,10 +63,34 @@ static int64_t node(scope__tree *t, int64_t parent, int32_t region)
     return t->n++;
 }
 
-static int add_stack(scope__tree *t, const scope_call_stack *cs)
+/* The wait of (rank, region, call) above its clock bound, 0 none: a
+ * binary search of w's waiting calls, sorted by (rank, region, call). */
+static int64_t wait_of(const scope_wait_call *v, int64_t n, int32_t rank, int32_t region,
+                       int64_t call)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        const scope_wait_call *x = &v[mid];
+        int less = x->rank != rank ? x->rank < rank
+                   : x->region != region ? x->region < region : x->call < call;
+        if (less)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && v[lo].rank == rank && v[lo].region == region && v[lo].call == call &&
+        v[lo].wait_ns > v[lo].bound_ns)
+        return v[lo].wait_ns;
+    return 0;
+}
+
+static int add_stack(scope__tree *t, const scope_call_stack *cs, int rank)
 {
     int64_t n = scope_call_stack_count(cs);
     const scope_call *c = scope_call_stack_calls(cs);
+    const scope_wait_call *wv = NULL;
+    int64_t nw = t->waits ? scope_waits_calls(t->waits, &wv) : 0;
     int64_t *of = malloc((size_t)(n ? n : 1) * sizeof *of);
     if (!of)
         return SCOPE_ENOMEM;
@@ -81,6 +105,8 @@ static int add_stack(scope__tree *t, const scope_call_stack *cs)
         t->nodes[k].calls++;
         t->nodes[k].total_ns += c[i].end_ns - c[i].start_ns;
         t->nodes[k].self_ns += c[i].self_ns;
+        if (nw)
+            t->nodes[k].waiting_ns += wait_of(wv, nw, rank, c[i].region, c[i].call_index);
     }
     free(of);
     return 0;
@@ -95,7 +121,7 @@ int scope__tree_add(scope__tree *t, scope_profile *p, int rank, int thread)
                   : scope_profile_call_stack)(p, rank, thread, &cs);
         if (rc < 0)
             return rc;
-        rc = add_stack(t, cs);
+        rc = add_stack(t, cs, rank);
         scope_call_stack_free(cs);
         return rc;
     }
@@ -108,7 +134,7 @@ int scope__tree_add(scope__tree *t, scope_profile *p, int rank, int thread)
                   : scope_profile_call_stack)(p, r, thread, &cs);
         if (rc < 0)
             return rc;
-        rc = add_stack(t, cs);
+        rc = add_stack(t, cs, r);
         scope_call_stack_free(cs);
         if (rc < 0)
             return rc;

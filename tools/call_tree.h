@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "scope_reader.h"
+#include "scope_reader_waits.h"
 
 typedef struct {
     int32_t region;
@@ -17,6 +18,8 @@ typedef struct {
     int64_t calls;
     int64_t total_ns;       /* inclusive */
     int64_t self_ns;        /* exclusive */
+    int64_t waiting_ns;     /* of its calls, above the clock bound (only
+                             * with scope__tree.waits) */
 } scope__tree_node;
 
 typedef struct {
@@ -26,6 +29,7 @@ typedef struct {
     size_t nslots;
     int compensate;         /* 1: measured recording cost subtracted
                              * (scope_profile_call_stack_compensated) */
+    const scope_waits *waits; /* non-NULL: add each call's wait state */
 } scope__tree;
 
 /* Adds the call stacks of `rank` (or every rank when SCOPE_ALL_RANKS) on

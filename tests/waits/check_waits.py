@@ -276,6 +276,20 @@ def check_waits(a, prof, sleeps):
             want = sum(float(r[5]) for r in rows[1:] if r[1] == region)
             check(abs(per[region] - want) < 1e-6,
                   f"callsites --waits: {region} {per[region]} s, scope waits {want} s")
+    # scope tree --waits: the paths' waiting adds up to each region's, and
+    # one rank's tree to that rank's rows
+    for rank_args, which in (((), None), (("--rank", "0"), "0")):
+        tree = list(csv.DictReader(io.StringIO(
+            scope(a, "tree", "--waits", "--format", "csv", *rank_args, prof))))
+        per = collections.defaultdict(float)
+        for t in tree:
+            per[t["path"].split(";")[-1]] += float(t["waiting"])
+        for region in {r[1] for r in rows[1:]} | set(per):
+            want = sum(float(r[5]) for r in rows[1:]
+                       if r[1] == region and (which is None or r[0] == which))
+            check(abs(per[region] - want) < 1e-6,
+                  f"tree --waits {' '.join(rank_args)}: {region} {per[region]} s, "
+                  f"scope waits {want} s")
     # the timeline's arrows and the Chrome trace's flows: one per message
     svg = os.path.join(os.path.dirname(prof), "timeline.svg")
     scope(a, "plot", prof, "--kind", "timeline", "-o", svg)
