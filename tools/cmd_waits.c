@@ -23,7 +23,8 @@
 #include "scope_reader_waits.h"
 
 static const char waits_help[] =
-    "usage: scope waits [--format table|csv|json] [--top N] [--calls | --messages]\n"
+    "usage: scope waits [--format table|csv|json] [--top N]\n"
+    "                   [--calls | --messages | --pairs]\n"
     "                   [--memory SIZE] PROFILE...\n"
     "\n"
     "Wait states of the MPI calls (docs/analysis.md): every point-to-point\n"
@@ -51,13 +52,16 @@ static const char waits_help[] =
     "                   sender,receiver,tag,comm,bytes,send_region,\n"
     "                   recv_region,send_start,recv_end,wait,pattern;\n"
     "                 times in seconds from the run start)\n"
+    "  --pairs        one row per (rank, rank it waited for), over regions and\n"
+    "                 patterns, longest first (csv header\n"
+    "                   rank,waited_for,instances,time)\n"
     "  --memory SIZE  memory for the matching (e.g. 512M, 4G; default 1G or a\n"
     "                 quarter of the machine's): beyond it the ends wait in\n"
     "                 temporary files in $TMPDIR (else /tmp); the results are\n"
     "                 the same\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
-enum { LIST_ROWS, LIST_CALLS, LIST_MESSAGES };
+enum { LIST_ROWS, LIST_CALLS, LIST_MESSAGES, LIST_PAIRS };
 
 /* Seconds, exactly (the csv and json of every command: output.c). */
 static void put_s(FILE *out, int64_t ns)
@@ -97,6 +101,72 @@ static void put_rows(scope_profile *p, const scope_waits *w, int format)
             printf(", \"within_bound\": %lld}", (long long)r->within_bound);
         }
     }
+}
+
+/* One (waiting rank, waited-for rank) pair, over regions and patterns. */
+struct pair {
+    int32_t rank, waited_for;
+    int64_t instances, within_bound, time_ns;
+};
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const struct pair *a = x, *b = y;
+    if (a->time_ns != b->time_ns)
+        return a->time_ns > b->time_ns ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return (a->waited_for > b->waited_for) - (a->waited_for < b->waited_for);
+}
+
+/* The rows added up per rank pair, the longest waiting first; *n pairs in
+ * a malloc'd array, NULL (and *n = -1) when out of memory. The rows come
+ * sorted by rank first among equal times, so pairs are found by a scan of
+ * the few made so far for the row's rank. */
+static struct pair *pairs_of(const scope_waits *w, int64_t *n)
+{
+    const scope_wait_row *rows;
+    int64_t nr = scope_waits_rows(w, &rows), np = 0;
+    struct pair *v = malloc((size_t)(nr ? nr : 1) * sizeof *v);
+    *n = -1;
+    if (!v)
+        return NULL;
+    for (int64_t i = 0; i < nr; i++) {
+        int64_t k = 0;
+        while (k < np && !(v[k].rank == rows[i].rank && v[k].waited_for == rows[i].waited_for))
+            k++;
+        if (k == np)
+            v[np++] = (struct pair){ rows[i].rank, rows[i].waited_for, 0, 0, 0 };
+        v[k].instances += rows[i].instances;
+        v[k].within_bound += rows[i].within_bound;
+        v[k].time_ns += rows[i].time_ns;
+    }
+    qsort(v, (size_t)np, sizeof *v, cmp_pair);
+    *n = np;
+    return v;
+}
+
+static int put_pairs(const scope_waits *w, int format)
+{
+    int64_t n;
+    struct pair *v = pairs_of(w, &n);
+    if (!v)
+        return -1;
+    fputs(format == FMT_JSON ? "{\"pairs\": [" : "rank,waited_for,instances,time\n", stdout);
+    for (int64_t i = 0; i < n; i++) {
+        if (format == FMT_JSON)
+            printf("%s{\"rank\": %d, \"waited_for\": %d, \"instances\": %lld, "
+                   "\"within_bound\": %lld, \"time\": ", i ? ", " : "", v[i].rank,
+                   v[i].waited_for, (long long)v[i].instances, (long long)v[i].within_bound);
+        else
+            printf("%d,%d,%lld,", v[i].rank, v[i].waited_for, (long long)v[i].instances);
+        put_s(stdout, v[i].time_ns);
+        fputs(format == FMT_JSON ? "}" : "\n", stdout);
+    }
+    if (format == FMT_JSON)
+        fputs("]}\n", stdout);
+    free(v);
+    return 0;
 }
 
 static void put_calls(scope_profile *p, const scope_waits *w, int format)
@@ -328,6 +398,19 @@ static int table(scope_profile *p, const scope_waits *w, int64_t top)
         }
     }
     free(by);
+    int64_t np;
+    struct pair *pv = pairs_of(w, &np);
+    if (!pv)
+        return -1;
+    if (np > 0 && pv[0].time_ns > 0) {
+        printf("\nworst pairs (rank waited for rank)\n");
+        for (int64_t i = 0; i < np && i < top && pv[i].time_ns > 0; i++) {
+            scope__fmt_human(a, sizeof a, (double)pv[i].time_ns);
+            printf("  %6d -> %-6d %12s  %8lld waits\n", pv[i].rank, pv[i].waited_for, a,
+                   (long long)pv[i].instances);
+        }
+    }
+    free(pv);
     if (t.unmatched_sends || t.unmatched_receives || t.incomplete_collectives) {
         printf("\nnot matched: %lld sends, %lld receives, %lld collective instances some rank "
                "never entered\n", (long long)t.unmatched_sends, (long long)t.unmatched_receives,
@@ -350,6 +433,7 @@ int scope_cmd_waits(int argc, char **argv)
         { "top", required_argument, NULL, 't' },
         { "calls", no_argument, NULL, 'c' },
         { "messages", no_argument, NULL, 'm' },
+        { "pairs", no_argument, NULL, 'p' },
         { "memory", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -376,9 +460,11 @@ int scope_cmd_waits(int argc, char **argv)
             break;
         case 'c':
         case 'm':
+        case 'p':
             if (list != LIST_ROWS)
-                return scope__usage_error("waits", "--calls and --messages exclude each other");
-            list = c == 'c' ? LIST_CALLS : LIST_MESSAGES;
+                return scope__usage_error("waits", "--calls, --messages and --pairs exclude "
+                                          "each other");
+            list = c == 'c' ? LIST_CALLS : c == 'm' ? LIST_MESSAGES : LIST_PAIRS;
             break;
         case 'M':
             if (scope__parse_size(optarg, strlen(optarg), &memory, &bad) != SCOPE__SIZE_OK ||
@@ -412,6 +498,11 @@ int scope_cmd_waits(int argc, char **argv)
         put_calls(p, w, format);
     } else if (list == LIST_MESSAGES) {
         put_messages(p, w, format);
+    } else if (list == LIST_PAIRS) {
+        if (put_pairs(w, format) < 0) {
+            scope__fail_msg("out of memory");
+            goto out;
+        }
     } else if (format == FMT_CSV) {
         put_rows(p, w, format);
     } else if (format == FMT_JSON) {

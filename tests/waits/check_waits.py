@@ -276,6 +276,19 @@ def check_waits(a, prof, sleeps):
             want = sum(float(r[5]) for r in rows[1:] if r[1] == region)
             check(abs(per[region] - want) < 1e-6,
                   f"callsites --waits: {region} {per[region]} s, scope waits {want} s")
+    # scope waits --pairs: the rows added up per (rank, waited-for rank)
+    pairs = list(csv.DictReader(io.StringIO(scope(a, "waits", "--pairs", "--format", "csv", prof))))
+    want = collections.defaultdict(lambda: [0, 0.0])
+    for r in rows[1:]:
+        want[(r[0], r[3])][0] += int(r[4])
+        want[(r[0], r[3])][1] += float(r[5])
+    check({(q["rank"], q["waited_for"]) for q in pairs} == set(want), "--pairs: not the rows' pairs")
+    for q in pairs:
+        n, tm = want[(q["rank"], q["waited_for"])]
+        check(int(q["instances"]) == n and abs(float(q["time"]) - tm) < 1e-6,
+              f"--pairs {q}: rows say {n} waits, {tm} s")
+    check([float(q["time"]) for q in pairs] == sorted((float(q["time"]) for q in pairs),
+                                                       reverse=True), "--pairs: not longest first")
     # scope tree --waits: the paths' waiting adds up to each region's, and
     # one rank's tree to that rank's rows
     for rank_args, which in (((), None), (("--rank", "0"), "0")):
