@@ -48,7 +48,8 @@ static const struct {
     { "Isend", SCOPE__W_ISEND, SCOPE__K_STD }, { "Issend", SCOPE__W_ISEND, SCOPE__K_SYNC },
     { "Ibsend", SCOPE__W_ISEND, SCOPE__K_BUF }, { "Irsend", SCOPE__W_ISEND, SCOPE__K_READY },
     { "Recv", SCOPE__W_RECV, 0 }, { "Irecv", SCOPE__W_IRECV, 0 },
-    { "Sendrecv", SCOPE__W_SENDRECV, 0 }, { "Sendrecv_replace", SCOPE__W_SENDRECV, 0 },
+    { "Sendrecv", SCOPE__W_SENDRECV, SCOPE__K_COMBINED },
+    { "Sendrecv_replace", SCOPE__W_SENDRECV, SCOPE__K_COMBINED },
     { "Start", SCOPE__W_START, 0 }, { "Startall", SCOPE__W_STARTALL, 0 },
     { "Wait", SCOPE__W_WAIT, 0 }, { "Waitall", SCOPE__W_WAIT, 0 },
     { "Waitany", SCOPE__W_WAIT, 0 }, { "Waitsome", SCOPE__W_WAIT, 0 },
@@ -774,12 +775,13 @@ int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
 int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes,
                                scope_waits **out)
 {
+    if (out)
+        *out = NULL;
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     if (memory_bytes < 0)
         return scope__fail(SCOPE_EINVAL, "a negative memory budget");
     int64_t budget = memory_bytes ? memory_bytes : default_budget();
-    *out = NULL;
     struct scope_waits *w = calloc(1, sizeof *w);
     struct gather g = { .p = p, .w = w };
     struct scope__cand_list cands = { 0 };

@@ -33,8 +33,11 @@ enum scope__wop {
                                the instance order, no wait of their own */
 };
 
-/* How a send completes. */
-enum scope__send_kind { SCOPE__K_STD = 0, SCOPE__K_SYNC, SCOPE__K_BUF, SCOPE__K_READY };
+/* How a send completes. COMBINED: the send half of MPI_Sendrecv, whose
+ * call also waits for its own receive, so its end says nothing about when
+ * its receiver posted: it is never taken as a late receiver. */
+enum scope__send_kind { SCOPE__K_STD = 0, SCOPE__K_SYNC, SCOPE__K_BUF, SCOPE__K_READY,
+                        SCOPE__K_COMBINED };
 
 /* One end of a point-to-point message: 80 bytes, since a run has millions
  * and each is written once and read a few times (their volume, zeroed by
@@ -54,16 +57,20 @@ struct scope__p2p {
     uint8_t matched;
     uint8_t blocks;             /* the completing call blocked for it (a
                                    blocking call, or an MPI_Wait*) */
+    uint8_t pad[4];             /* named, so that initialisers zero it:
+                                   ends are written to temporary files */
 };
 
-/* One collective call. */
+/* One collective call: 48 bytes, no padding the initialisers leave
+ * undefined (they go to temporary files). */
 struct scope__coll {
-    int32_t comm, rank, region;
     int64_t call;
     int64_t start, end;
+    int32_t comm, rank, region;
     int32_t root;               /* world rank, -1 none */
-    uint8_t op;                 /* scope__wop */
     int32_t name_class;         /* region name without _c, as an id */
+    uint8_t op;                 /* scope__wop */
+    uint8_t pad[3];
 };
 
 /* One wait found: (rank, region, call) waited wait_ns for waited_for. */
@@ -170,5 +177,8 @@ int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int6
 int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, int64_t n,
                             int32_t *const *members, const int32_t *msize, int ncomms,
                             struct scope__cand_list *cands);
+
+_Static_assert(sizeof(struct scope__p2p) == 80, "an end has no hidden padding");
+_Static_assert(sizeof(struct scope__coll) == 48, "a collective call has no hidden padding");
 
 #endif /* SCOPE_WAITS_INTERNAL_H */

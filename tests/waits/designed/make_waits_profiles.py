@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""make_waits_profiles.py OUTDIR - profiles whose messages and waits are
+designed by hand, written with h5py (not with scope's writer) in the
+layout of docs/format.md "What MPI calls moved", for test_waits_designed.c:
+the wait-state analysis checked to the nanosecond without an MPI run, so
+that it also runs under AddressSanitizer, UBSan and valgrind (the MPI
+tests of check_waits.py need the preload, which those builds leave out).
+
+designed.h5: 4 ranks on one host, times in ns (the expected results are
+in test_waits_designed.c, derived there from this table):
+
+  rank 0  MPI_Recv    #0 [100,300]  from 1 tag 5       late sender 150 (1)
+          MPI_Recv    #1 [400,450]  from 2 tag 9 (ANY_SOURCE, status) late sender 20 (2)
+          MPI_Recv    #2 [2000,2100] from 1 tag 77     never sent: unmatched
+          MPI_Irecv   #0 [500,510]  from 3 tag 1  -> MPI_Wait #0 [600,700]: late sender 50 (3)
+          MPI_Irecv   #1 [520,530]  from 3 tag 2  -> cancelled (MPI_Wait #1 [710,720])
+  rank 1  MPI_Send    #0 [250,260]  to 0 tag 5
+          MPI_Ssend   #0 [300,500]  to 2 tag 3     late receiver 150 (2)
+          MPI_Sendrecv #0 [1200,1300] to 2 tag 4 / from 2 (receive tag unknown)
+  rank 2  MPI_Send    #0 [420,430]  to 0 tag 9
+          MPI_Recv    #0 [450,460]  from 1 tag 3
+          MPI_Sendrecv #0 [1150,1300] to 1 tag 4 / from 1: late sender 50 (1)
+  rank 3  MPI_Isend   #0 [650,660]  to 0 tag 1  -> MPI_Wait #0 [670,680]
+          MPI_Send    #0 [3000,3010] to 1 tag 99   never received: unmatched
+  all     MPI_Barrier #0 entries 1000 / 1050 / 1080 / 1090, ends 1100:
+          waits 90, 40, 10 at barrier for rank 3
+          MPI_Bcast   #0 root 0 enters 5000; 1 at 4900, 2 at 5050, 3 at
+          5200; ends 5100 (3: 5210): late broadcast 100 and 50 for 0
+          MPI_Reduce  #0 root 0 [6000,6300]; 1, 2, 3 enter 6100, 6250,
+          6050: early reduce 250 for 2
+
+two_hosts.h5: the same, ranks 2 and 3 on a second host, every rank's
+clock_error_ns 30: waits between the hosts of at most 60 ns are counted
+within the bound (rank 0's 50 for rank 3, 20 for rank 2; the barrier's
+40 of rank 1 and 10 of rank 2 are on the same host as rank 3 or not...
+see the test), never timed.
+
+damaged.h5: designed.h5 with a call whose communicator row does not
+exist and a request row naming a region past the region table: the
+analysis counts them as not placed, and matches the rest.
+"""
+import os
+import shutil
+import sys
+
+import h5py
+import numpy as np
+
+NOTAG = -2147483648
+
+# (region, calls): each call (start, end, dest, source, tag, sent, received, comm)
+D = {
+    0: {"MPI_Recv": [(100, 300, -1, 1, 5, 0, 8, 0), (400, 450, -1, 2, 9, 0, 8, 0),
+                     (2000, 2100, -1, 1, 77, 0, 8, 0)],
+        "MPI_Irecv": [(500, 510, -1, 3, 1, 0, 4, 0), (520, 530, -1, 3, 2, 0, 0, 0)],
+        "MPI_Wait": [(600, 700, -1, -1, NOTAG, 0, 0, 0), (710, 720, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Barrier": [(1000, 1100, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Bcast": [(5000, 5100, 0, 0, NOTAG, 16, 0, 0)],
+        "MPI_Reduce": [(6000, 6300, 0, 0, NOTAG, 8, 8, 0)]},
+    1: {"MPI_Send": [(250, 260, 0, -1, 5, 8, 0, 0)],
+        "MPI_Ssend": [(300, 500, 2, -1, 3, 8, 0, 0)],
+        "MPI_Sendrecv": [(1200, 1300, 2, 2, 4, 4, 4, 0)],
+        "MPI_Barrier": [(1050, 1100, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Bcast": [(4900, 5100, 0, 0, NOTAG, 0, 16, 0)],
+        "MPI_Reduce": [(6100, 6110, 0, 0, NOTAG, 8, 0, 0)]},
+    2: {"MPI_Send": [(420, 430, 0, -1, 9, 8, 0, 0)],
+        "MPI_Recv": [(450, 460, -1, 1, 3, 0, 8, 0)],
+        "MPI_Sendrecv": [(1150, 1300, 1, 1, 4, 4, 4, 0)],
+        "MPI_Barrier": [(1080, 1100, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Bcast": [(5050, 5100, 0, 0, NOTAG, 0, 16, 0)],
+        "MPI_Reduce": [(6250, 6260, 0, 0, NOTAG, 8, 0, 0)]},
+    3: {"MPI_Isend": [(650, 660, 0, -1, 1, 4, 0, 0)],
+        "MPI_Wait": [(670, 680, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Send": [(3000, 3010, 1, -1, 99, 8, 0, 0)],
+        "MPI_Barrier": [(1090, 1100, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Bcast": [(5200, 5210, 0, 0, NOTAG, 0, 16, 0)],
+        "MPI_Reduce": [(6050, 6060, 0, 0, NOTAG, 8, 0, 0)]},
+}
+# per rank: (post region, post call, done region, done call, source, tag, bytes, cancelled)
+REQ = {
+    0: [("MPI_Irecv", 0, "MPI_Wait", 0, 3, 1, 4, 0), ("MPI_Irecv", 1, "MPI_Wait", 1, 3, 2, 0, 1)],
+    3: [("MPI_Isend", 0, "MPI_Wait", 0, -1, NOTAG, 0, 0)],
+}
+
+
+def write(path, hosts, err_ns, damage=False):
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_format"] = np.int64(1)
+        f.attrs["scope_profiler_schema"] = np.int64(1)
+        m = f.create_group("metadata")
+        m.attrs["start_time_ns"] = np.int64(0)
+        m.attrs["mpi_size"] = np.int64(4)
+        m.attrs["hostname"] = "h0"
+        for rank, regions in D.items():
+            g = f.create_group(f"rank{rank}")
+            for k, v in [("rank", rank), ("pid", 100 + rank), ("start_time_ns", 0),
+                         ("finalize_time_ns", 10000), ("dropped_events", 0), ("mpi_data", 1),
+                         ("clock_aligned", 1), ("clock_host_index", hosts[rank]),
+                         ("clock_error_ns", err_ns)]:
+                g.attrs[k] = np.int64(v)
+            g.attrs["hostname"] = f"h{hosts[rank]}"
+            g.attrs["complete"] = np.int8(1)
+            rg = g.create_group("regions")
+            for name, calls in regions.items():
+                r = rg.create_group(name)
+                r.attrs["name"] = name
+                r.attrs["kind"] = "mpi"
+                c = np.array(calls, dtype=np.int64)
+                comm = c[:, 7].astype(np.int32)
+                if damage and rank == 1 and name == "MPI_Send":
+                    comm[0] = 7  # no such communicator row
+                for col, i, t in [("start_times", 0, np.int64), ("end_times", 1, np.int64),
+                                  ("dest", 2, np.int32), ("source", 3, np.int32),
+                                  ("tag", 4, np.int32), ("bytes_sent", 5, np.int64),
+                                  ("bytes_received", 6, np.int64)]:
+                    r.create_dataset(col, data=c[:, i].astype(t))
+                r.create_dataset("comm", data=comm)
+            cg = g.create_group("communicators")
+            cg.create_dataset("size", data=np.array([4], np.int32))
+            cg.create_dataset("remote_size", data=np.array([0], np.int32))
+            cg.create_dataset("members_start", data=np.array([0, 4], np.int64))
+            cg.create_dataset("members", data=np.array([0, 1, 2, 3], np.int32))
+            cg.create_dataset("names", data=np.frombuffer(b"MPI_COMM_WORLD\0", np.uint8))
+            rows = REQ.get(rank)
+            if not rows:
+                continue
+            names = sorted({x[0] for x in rows} | {x[2] for x in rows})
+            post = [names.index(x[0]) for x in rows]
+            if damage and rank == 0:
+                post[1] = len(names) + 3  # past the table
+            q = g.create_group("requests")
+            q.create_dataset("post_region", data=np.array(post, np.int32))
+            q.create_dataset("post_call", data=np.array([x[1] for x in rows], np.int64))
+            q.create_dataset("done_region", data=np.array([names.index(x[2]) for x in rows],
+                                                          np.int32))
+            q.create_dataset("done_call", data=np.array([x[3] for x in rows], np.int64))
+            q.create_dataset("source", data=np.array([x[4] for x in rows], np.int32))
+            q.create_dataset("tag", data=np.array([x[5] for x in rows], np.int32))
+            q.create_dataset("bytes_received", data=np.array([x[6] for x in rows], np.int64))
+            q.create_dataset("cancelled", data=np.array([x[7] for x in rows], np.int8))
+            q.create_dataset("region_names",
+                             data=np.frombuffer(b"".join(n.encode() + b"\0" for n in names),
+                                                np.uint8))
+
+
+def main():
+    out = sys.argv[1]
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    write(os.path.join(out, "designed.h5"), [0, 0, 0, 0], 0)
+    write(os.path.join(out, "two_hosts.h5"), [0, 0, 1, 1], 30)
+    write(os.path.join(out, "damaged.h5"), [0, 0, 0, 0], 0, damage=True)
+    if len(sys.argv) > 2:
+        open(sys.argv[2], "w").close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

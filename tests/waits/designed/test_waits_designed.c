@@ -1,0 +1,300 @@
+/*
+ * test_waits_designed.c - the wait-state analysis (scope_reader_waits.h)
+ * on profiles designed by hand (make_waits_profiles.py: every message,
+ * call and wait is in its table), checked to the nanosecond: the
+ * patterns, the rank waited for, the clock bound between two hosts, the
+ * unmatched ends, damaged input, and the same results when the matching
+ * goes through temporary files. Needs no MPI run, so it runs in the
+ * sanitizer builds and under valgrind, where the MPI tests cannot.
+ *
+ *   test_waits_designed PROFILE_DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "scope_reader.h"
+#include "scope_reader_waits.h"
+
+static const char *dir;
+
+static scope_profile *open_one(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    scope_profile *p = NULL;
+    int rc = scope_profile_open(path, &p);
+    CHECK_INT(rc, 0);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", path, scope_reader_errmsg());
+        exit(1);
+    }
+    return p;
+}
+
+static int region(scope_profile *p, const char *name)
+{
+    for (int r = 0; r < scope_profile_region_count(p); r++)
+        if (strcmp(scope_profile_region_name(p, r), name) == 0)
+            return r;
+    return -1;
+}
+
+struct want_call {
+    int rank;
+    const char *region;
+    int pattern, waited_for;
+    int64_t wait, bound;
+};
+
+/* Every waiting call is one of `want` and every one of `want` is there
+ * (each region's call #0 or #1 as the table says: the regions here have
+ * their waiting call at index `call`). */
+static void check_calls(scope_profile *p, const scope_waits *w, const struct want_call *want,
+                        int n, const int64_t *call)
+{
+    const scope_wait_call *c;
+    int64_t got = scope_waits_calls(w, &c);
+    CHECK_I64(got, n);
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int64_t k = 0; k < got; k++)
+            if (c[k].rank == want[i].rank && c[k].region == region(p, want[i].region) &&
+                c[k].call == call[i]) {
+                found = 1;
+                CHECK_INT(c[k].pattern, want[i].pattern);
+                CHECK_INT(c[k].waited_for, want[i].waited_for);
+                CHECK_I64(c[k].wait_ns, want[i].wait);
+                CHECK_I64(c[k].bound_ns, want[i].bound);
+            }
+        if (!found)
+            fprintf(stderr, "no waiting call: rank %d %s #%lld\n", want[i].rank, want[i].region,
+                    (long long)call[i]);
+        CHECK(found);
+    }
+    /* sorted by (rank, region, call) */
+    for (int64_t k = 1; k < got; k++)
+        CHECK(c[k - 1].rank < c[k].rank ||
+              (c[k - 1].rank == c[k].rank && (c[k - 1].region < c[k].region ||
+                                              (c[k - 1].region == c[k].region &&
+                                               c[k - 1].call < c[k].call))));
+}
+
+enum { LS = SCOPE_WAIT_LATE_SENDER, LR = SCOPE_WAIT_LATE_RECEIVER,
+       BAR = SCOPE_WAIT_AT_BARRIER, BC = SCOPE_WAIT_LATE_BROADCAST,
+       RED = SCOPE_WAIT_EARLY_REDUCE };
+
+static const struct want_call designed_calls[] = {
+    { 0, "MPI_Recv", LS, 1, 150, 0 },      { 0, "MPI_Recv", LS, 2, 20, 0 },
+    { 0, "MPI_Wait", LS, 3, 50, 0 },       { 0, "MPI_Barrier", BAR, 3, 90, 0 },
+    { 0, "MPI_Reduce", RED, 2, 250, 0 },   { 1, "MPI_Ssend", LR, 2, 150, 0 },
+    { 1, "MPI_Barrier", BAR, 3, 40, 0 },   { 1, "MPI_Bcast", BC, 0, 100, 0 },
+    { 2, "MPI_Barrier", BAR, 3, 10, 0 },   { 2, "MPI_Sendrecv", LS, 1, 50, 0 },
+};
+static const int64_t designed_call_ix[] = { 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+struct want_msg {
+    int sender, receiver, tag;
+    int64_t bytes, wait;
+    int pattern;
+};
+
+static const struct want_msg designed_msgs[] = {
+    { 1, 0, 5, 8, 150, LS }, { 2, 0, 9, 8, 20, LS }, { 3, 0, 1, 4, 50, LS },
+    { 1, 2, 3, 8, 150, LR }, { 1, 2, 4, 4, 50, LS }, { 2, 1, 4, 4, 0, -1 },
+};
+
+static void check_msgs(const scope_waits *w, const struct want_msg *want, int n)
+{
+    const scope_message *m;
+    int64_t got = scope_waits_messages(w, &m);
+    CHECK_I64(got, n);
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int64_t k = 0; k < got; k++)
+            if (m[k].sender == want[i].sender && m[k].receiver == want[i].receiver &&
+                m[k].tag == want[i].tag) {
+                found++;
+                CHECK_I64(m[k].bytes, want[i].bytes);
+                CHECK_I64(m[k].wait_ns, want[i].wait);
+                CHECK_INT(m[k].pattern, want[i].pattern);
+                CHECK_STR(scope_waits_comm_name(w, m[k].comm), "MPI_COMM_WORLD");
+            }
+        CHECK_INT(found, 1);
+    }
+}
+
+static void check_unmatched(const scope_waits *w, int recvs_from_1)
+{
+    const scope_unmatched *u;
+    int64_t n = scope_waits_unmatched(w, &u);
+    CHECK_I64(n, 2);
+    int sends = 0, recvs = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (u[i].is_send) {
+            sends++;
+            CHECK(u[i].rank == 3 && u[i].peer == 1 && u[i].count == 1);
+        } else {
+            recvs++;
+            CHECK(u[i].rank == 0 && u[i].peer == 1 && u[i].count == recvs_from_1);
+        }
+    }
+    CHECK(sends == 1 && recvs == 1);
+}
+
+/* The totals of designed.h5 and their pattern split. */
+static void check_designed_totals(const scope_waits *w)
+{
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.messages, 6);
+    CHECK_I64(t.unmatched_sends, 1);
+    CHECK_I64(t.unmatched_receives, 1);
+    CHECK_I64(t.collective_instances, 3);
+    CHECK_I64(t.incomplete_collectives, 0);
+    CHECK_I64(t.unanalysed_calls, 0);
+    CHECK_INT(t.comms, 1);
+    CHECK_I64(t.mpi_ns, 1860);
+    CHECK_I64(t.waiting_total_ns, 910);
+    CHECK_I64(t.max_bound_ns, 0);
+    const int64_t inst[SCOPE_WAIT_PATTERNS] = { 4, 1, 3, 0, 1, 1 };
+    const int64_t time[SCOPE_WAIT_PATTERNS] = { 270, 150, 140, 0, 100, 250 };
+    for (int k = 0; k < SCOPE_WAIT_PATTERNS; k++) {
+        CHECK_I64(t.instances[k], inst[k]);
+        CHECK_I64(t.waiting_ns[k], time[k]);
+        CHECK_I64(t.within_bound[k], 0);
+    }
+}
+
+static void designed(int64_t budget)
+{
+    scope_profile *p = open_one("designed.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits_budget(p, 0, budget, &w), 0);
+    CHECK_INT(scope_waits_has_data(w), 1);
+    check_designed_totals(w);
+    check_calls(p, w, designed_calls, 10, designed_call_ix);
+    check_msgs(w, designed_msgs, 6);
+    check_unmatched(w, 1);
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    if (budget == 1) { /* far below the ends: every bucket, through files */
+        CHECK_INT(t.buckets, 128);
+        CHECK_INT(t.spilled, 1);
+    } else {
+        CHECK_INT(t.buckets, 1);
+        CHECK_INT(t.spilled, 0);
+    }
+    /* rows: per (rank, region, pattern, waited-for), longest first */
+    const scope_wait_row *rows;
+    int64_t nr = scope_waits_rows(w, &rows);
+    CHECK_I64(nr, 10);
+    for (int64_t i = 1; i < nr; i++)
+        CHECK(rows[i - 1].time_ns >= rows[i].time_ns);
+    CHECK(nr > 0 && rows[0].rank == 0 && rows[0].region == region(p, "MPI_Reduce") &&
+          rows[0].time_ns == 250 && rows[0].waited_for == 2);
+    scope_waits_free(w);
+    /* without the message rows: the same counts, no rows */
+    CHECK_INT(scope_profile_waits_budget(p, SCOPE_WAITS_NO_MESSAGES, budget, &w), 0);
+    const scope_message *m;
+    CHECK_I64(scope_waits_messages(w, &m), 0);
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.messages, 6);
+    scope_waits_free(w);
+    scope_profile_close(p);
+}
+
+/* Ranks 2 and 3 on a second host, 30 ns of clock error each: waits
+ * between the hosts of at most 60 ns are within the bound. */
+static void two_hosts(void)
+{
+    scope_profile *p = open_one("two_hosts.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    static const struct want_call calls[] = {
+        { 0, "MPI_Recv", LS, 1, 150, 0 },      { 0, "MPI_Recv", LS, 2, 20, 60 },
+        { 0, "MPI_Wait", LS, 3, 50, 60 },      { 0, "MPI_Barrier", BAR, 3, 90, 60 },
+        { 0, "MPI_Reduce", RED, 2, 250, 60 },  { 1, "MPI_Ssend", LR, 2, 150, 60 },
+        { 1, "MPI_Barrier", BAR, 3, 40, 60 },  { 1, "MPI_Bcast", BC, 0, 100, 0 },
+        { 2, "MPI_Barrier", BAR, 3, 10, 0 },   { 2, "MPI_Sendrecv", LS, 1, 50, 60 },
+    };
+    check_calls(p, w, calls, 10, designed_call_ix);
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.max_bound_ns, 60);
+    const int64_t inst[SCOPE_WAIT_PATTERNS] = { 1, 1, 2, 0, 1, 1 };
+    const int64_t within[SCOPE_WAIT_PATTERNS] = { 3, 0, 1, 0, 0, 0 };
+    const int64_t time[SCOPE_WAIT_PATTERNS] = { 150, 150, 100, 0, 100, 250 };
+    for (int k = 0; k < SCOPE_WAIT_PATTERNS; k++) {
+        CHECK_I64(t.instances[k], inst[k]);
+        CHECK_I64(t.within_bound[k], within[k]);
+        CHECK_I64(t.waiting_ns[k], time[k]);
+    }
+    CHECK_I64(t.waiting_total_ns, 750);
+    scope_waits_free(w);
+    scope_profile_close(p);
+}
+
+/* A call naming a communicator row that does not exist, and a request
+ * row naming a region past the table: not placed, the rest matched. */
+static void damaged(void)
+{
+    scope_profile *p = open_one("damaged.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits_budget(p, 0, 1, &w), 0);
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.unanalysed_calls, 1);    /* rank 1's MPI_Send */
+    CHECK_I64(t.messages, 5);
+    CHECK_I64(t.unmatched_sends, 1);
+    CHECK_I64(t.unmatched_receives, 2);  /* rank 0's receive from it too */
+    check_unmatched(w, 2);
+    scope_waits_free(w);
+    scope_profile_close(p);
+}
+
+/* Failure paths: bad arguments, and a temporary directory that does not
+ * exist when the matching must use files. */
+static void failures(void)
+{
+    scope_profile *p = open_one("designed.h5");
+    scope_waits *w = (scope_waits *)p;
+    CHECK_INT(scope_profile_waits_budget(p, 0, -1, &w), SCOPE_EINVAL);
+    CHECK(w == NULL);
+    CHECK_INT(scope_profile_waits(NULL, 0, &w), SCOPE_EINVAL);
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/no-such-dir", dir);
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    CHECK_INT(scope_profile_waits_budget(p, 0, 1, &w), SCOPE_EIO);
+    CHECK(w == NULL);
+    CHECK(strstr(scope_reader_errmsg(), tmp) != NULL);
+    if (saved) {
+        setenv("TMPDIR", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("TMPDIR");
+    }
+    /* the profile is still usable after the failure */
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    check_designed_totals(w);
+    scope_waits_free(w);
+    scope_profile_close(p);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_waits_designed PROFILE_DIR\n");
+        return 2;
+    }
+    dir = argv[1];
+    designed(0);
+    designed(1);
+    two_hosts();
+    damaged();
+    failures();
+    return check_result("test_waits_designed");
+}
