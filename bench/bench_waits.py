@@ -21,7 +21,8 @@ each 5 times, min / median / max, as events (MPI calls) per second and as
 a ratio to `bare`; then the peak RSS of `read` and `spill`, each in a
 process of its own, against the RSS of opening the profile alone. Not a
 test (the machine is noisy). Run after `meson compile -C build`:
-/usr/bin/python3 bench/bench_waits.py"""
+/usr/bin/python3 bench/bench_waits.py (SCOPE_BUILD=DIR for another build
+folder, e.g. a release one)"""
 import ctypes
 import os
 import statistics
@@ -31,7 +32,12 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.path.join(os.path.dirname(HERE), "build")
+# SCOPE_BUILD: another build folder (a release build for figures worth quoting)
+BUILD = os.environ.get("SCOPE_BUILD", os.path.join(os.path.dirname(HERE), "build"))
+# the library's scope_waits_totals as the Python module declares it
+os.environ["SCOPE_READER_LIB"] = os.path.join(BUILD, "reader", "libscope_reader.so")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools", "python"))
+from scope_reader.waits import _Totals as Totals  # noqa: E402
 ROUNDS = 5
 
 
@@ -52,6 +58,7 @@ def load(build):
     lib.scope_profile_waits_budget.argtypes = [p, ctypes.c_int, ctypes.c_int64,
                                                ctypes.POINTER(p)]
     lib.scope_waits_free.argtypes = [p]
+    lib.scope_waits_totals_get.argtypes = [p, ctypes.c_void_p]
     lib.scope_profile_region_count.argtypes = [p]
     lib.scope_profile_calls.argtypes = [p, ctypes.c_int, ctypes.c_int]
     lib.scope_profile_calls.restype = ctypes.c_int64
@@ -86,10 +93,15 @@ def ranks_of(lib, h):
 
 
 def waits(lib, h, budget=0):
+    """Runs the analysis; returns its totals (their `cost` fields: the
+    gathering and the matching timed apart inside the library)."""
     w = ctypes.c_void_p()
     if lib.scope_profile_waits_budget(h, 1, budget, ctypes.byref(w)) != 0:
         sys.exit("scope_profile_waits failed")
+    t = Totals()
+    lib.scope_waits_totals_get(w, ctypes.byref(t))
     lib.scope_waits_free(w)
+    return t
 
 
 def rss_of(mode, prof):
@@ -131,6 +143,7 @@ def main():
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
                 if ln.startswith("model name")), "?")
     lib = load(BUILD)
+    load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         if prof is None:
             print(f"CPU: {cpu}; {steps} ring steps x 4 ranks; {ROUNDS} rounds: "
@@ -143,23 +156,30 @@ def main():
                         if lib.scope_profile_region_name(h, r) != b"MPI_Init..MPI_Finalize")
         lib.scope_profile_close(h)
         res = {"bare": [], "read": [], "spill": [], "match": []}
+        cpu_s = {k: [] for k in res}   # this process's CPU time: what load cannot inflate
+        phase = {"gather": [], "gather_cpu": [], "match": [], "match_cpu": []}
         P64 = ctypes.POINTER(ctypes.c_int64)
         buf = ctypes.create_string_buffer(256)
         for _ in range(ROUNDS):
             h = opened(lib, prof)
             s, e, n = P64(), P64(), ctypes.c_int64()
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             for r in mpi_regions(lib, h):
                 for k in ranks_of(lib, h):
                     lib.scope_profile_times(h, r, k, ctypes.byref(s), ctypes.byref(e),
                                             ctypes.byref(n))
             res["bare"].append(time.perf_counter() - t)
+            cpu_s["bare"].append(time.process_time() - c)
             lib.scope_profile_close(h)
             for mode, budget in (("read", 0), ("spill", SPILL_BUDGET)):
                 h = opened(lib, prof)
-                t = time.perf_counter()
-                waits(lib, h, budget)
+                t, c = time.perf_counter(), time.process_time()
+                tot = waits(lib, h, budget)
                 res[mode].append(time.perf_counter() - t)
+                cpu_s[mode].append(time.process_time() - c)
+                if mode == "read":
+                    for k in phase:
+                        phase[k].append(getattr(tot, k + "_ns") / 1e9)
                 lib.scope_profile_close(h)
             h = opened(lib, prof)
             for k in ranks_of(lib, h):   # the caller's cache: kept by the analysis
@@ -169,16 +189,24 @@ def main():
                     lib.scope_profile_times(h, r, k, ctypes.byref(s), ctypes.byref(e),
                                             ctypes.byref(n))
                     lib.scope_profile_moved(h, r, k, buf)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             waits(lib, h)
             res["match"].append(time.perf_counter() - t)
+            cpu_s["match"].append(time.process_time() - c)
             lib.scope_profile_close(h)
-        print(f"{mpi_calls:,} MPI calls (events) analysed")
+        print(f"{mpi_calls:,} MPI calls (events) analysed; load average {os.getloadavg()[0]:.1f} "
+              f"(at the start {load0:.1f}); wall time, then CPU time of this process")
         for k in ("bare", "read", "spill", "match"):
             rates = [mpi_calls / s / 1e6 for s in res[k]]
             ratio = [a / b for a, b in zip(res[k], res["bare"])]
+            crates = [mpi_calls / max(s, 1e-9) / 1e6 for s in cpu_s[k]]
             print(f"  {k:6s} {mmm(res[k], '%.3f')} s   {mmm(rates, '%.1f')} M events/s   "
-                  f"x bare {mmm(ratio)}")
+                  f"x bare {mmm(ratio)}   CPU {mmm(crates, '%.1f')} M events/s")
+        for k in ("gather", "match"):
+            print(f"  read's {k:6s} phase: {mmm(phase[k], '%.3f')} s = "
+                  f"{mmm([mpi_calls / x / 1e6 for x in phase[k]], '%.1f')} M events/s; CPU "
+                  f"{mmm([mpi_calls / max(x, 1e-9) / 1e6 for x in phase[k + '_cpu']], '%.1f')}"
+                  " M events/s")
         base = rss_of("open", prof)
         for mode in ("read", "spill"):
             peak = rss_of(mode, prof)

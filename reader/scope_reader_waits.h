@@ -158,6 +158,12 @@ typedef struct scope_waits_totals {
     int comms;                  /* communicators of the run */
     int buckets;                /* the matching's buckets (1: all at once) */
     int spilled;                /* 1: buckets went through temporary files */
+    /* What the analysis cost, wall (CLOCK_MONOTONIC) and this thread's CPU
+     * time: gathering (reading each rank's MPI columns and request tables,
+     * making the message ends) and matching (messages, collective
+     * instances, wait states, the rows). */
+    int64_t gather_ns, gather_cpu_ns;
+    int64_t match_ns, match_cpu_ns;
 } scope_waits_totals;
 SCOPE_READER_API void scope_waits_totals_get(const scope_waits *w, scope_waits_totals *out);
 

@@ -18,6 +18,7 @@
  * above it is counted, never summed.
  */
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -767,6 +768,14 @@ static int64_t default_budget(void)
     return quarter < DEFAULT_BUDGET ? quarter : DEFAULT_BUDGET;
 }
 
+static int64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    if (clock_gettime(clk, &ts) != 0)
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int scope_profile_waits(scope_profile *p, int flags, scope_waits **out)
 {
     return scope_profile_waits_budget(p, flags, 0, out);
@@ -805,10 +814,12 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         for (int r = 0; rc == 0 && r < nreg; r++)
             g.op[r] = (uint8_t)classify(scope_profile_region_name(p, r), &g.kind[r], &g.cls[r]);
     }
+    int64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (rc == 0)
         rc = presize(&g, &cands, nreg, budget);
     for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
         rc = gather_rank(&g, k);
+    int64_t t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (rc == 0) {
         members = calloc((size_t)g.cs.n + 1, sizeof *members);
         if (!members)
@@ -824,6 +835,12 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     }
     if (rc == 0)
         rc = fold(w, &cands, p);
+    if (rc == 0) {
+        w->totals.gather_ns = t1 - t0;
+        w->totals.gather_cpu_ns = c1 - c0;
+        w->totals.match_ns = now_ns(CLOCK_MONOTONIC) - t1;
+        w->totals.match_cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
+    }
     if (rc == 0) {
         /* names for the run's communicators */
         w->ncomms = g.cs.n;

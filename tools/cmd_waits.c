@@ -279,6 +279,15 @@ static void put_totals_json(const scope_waits_totals *t)
         put_s(stdout, t->waiting_ns[k]);
         printf(", \"within_bound\": %lld}", (long long)t->within_bound[k]);
     }
+    /* the analysis's own cost: varies run to run, so never compared */
+    fputs("}, \"cost\": {\"gather\": ", stdout);
+    put_s(stdout, t->gather_ns);
+    fputs(", \"gather_cpu\": ", stdout);
+    put_s(stdout, t->gather_cpu_ns);
+    fputs(", \"match\": ", stdout);
+    put_s(stdout, t->match_ns);
+    fputs(", \"match_cpu\": ", stdout);
+    put_s(stdout, t->match_cpu_ns);
     fputs("}}", stdout);
 }
 

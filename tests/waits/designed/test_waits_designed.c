@@ -232,6 +232,9 @@ static void two_hosts(void)
         CHECK_I64(t.waiting_ns[k], time[k]);
     }
     CHECK_I64(t.waiting_total_ns, 750);
+    /* the analysis's own cost: measured, so only its sign is known */
+    CHECK_INT(t.gather_ns >= 0 && t.gather_cpu_ns >= 0 && t.match_ns >= 0 &&
+                  t.match_cpu_ns >= 0, 1);
     scope_waits_free(w);
     scope_profile_close(p);
 }

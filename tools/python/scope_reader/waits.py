@@ -53,7 +53,9 @@ class _Totals(ctypes.Structure):
                 ("unanalysed_calls", _i64), ("waiting_ns", _i64 * 6), ("instances", _i64 * 6),
                 ("within_bound", _i64 * 6), ("waiting_total_ns", _i64), ("mpi_ns", _i64),
                 ("max_bound_ns", _i64), ("comms", ctypes.c_int),
-                ("buckets", ctypes.c_int), ("spilled", ctypes.c_int)]
+                ("buckets", ctypes.c_int), ("spilled", ctypes.c_int),
+                ("gather_ns", _i64), ("gather_cpu_ns", _i64),
+                ("match_ns", _i64), ("match_cpu_ns", _i64)]
 
 
 # the mirrors of scope_reader_waits.h, checked by tests/python/test_mirrors.py
@@ -168,8 +170,10 @@ def attach(results_cls, lib, sig, check, p):
         """The run's totals: messages, unmatched sends and receives,
         collective instances (and incomplete ones), calls not analysed,
         waiting time per pattern and in all, time in MPI calls, the largest
-        clock bound (None when some clocks cannot be compared), and the
-        unmatched (rank, peer, side, messages) rows."""
+        clock bound (None when some clocks cannot be compared), the
+        unmatched (rank, peer, side, messages) rows, the memory buckets
+        (`spilled`: through temporary files), and what the analysis cost
+        (`cost`: gather and match, wall and CPU seconds)."""
         def take(h):
             t = _Totals()
             totals(h, ctypes.byref(t))
@@ -186,6 +190,9 @@ def attach(results_cls, lib, sig, check, p):
             "within_bound": {PATTERNS[k]: t.within_bound[k] for k in range(6)},
             "waiting_total": t.waiting_total_ns / 1e9, "mpi_time": t.mpi_ns / 1e9,
             "clock_bound": None if t.max_bound_ns < 0 else t.max_bound_ns / 1e9,
+            "buckets": t.buckets, "spilled": bool(t.spilled),
+            "cost": {"gather": t.gather_ns / 1e9, "gather_cpu": t.gather_cpu_ns / 1e9,
+                     "match": t.match_ns / 1e9, "match_cpu": t.match_cpu_ns / 1e9},
             "unmatched": [{"rank": int(r["rank"]), "peer": int(r["peer"]),
                            "side": "send" if r["is_send"] else "receive",
                            "messages": int(r["count"])} for r in u]}
