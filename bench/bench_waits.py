@@ -11,14 +11,18 @@ an existing PROFILE), then, in this one process through ctypes:
            one rank at a time, then matched (what `scope waits` costs);
   spill    the same with a 64 MiB budget (scope_profile_waits_budget): the
            ends matched in buckets through temporary files;
-  match    scope_profile_waits on a profile whose columns the caller had
-           already loaded (they stay cached): the matching alone;
+  cached   scope_profile_waits on a profile whose columns the caller had
+           already loaded (they stay cached, so the whole run's columns
+           are in memory beside the ends);
   bare     scope_profile_times of every MPI region on every rank of a
            freshly opened profile: the reference any reader of those calls
            pays;
 
 each 5 times, min / median / max, as events (MPI calls) per second and as
-a ratio to `bare`; then the peak RSS of `read` and `spill`, each in a
+a ratio to `bare`, by wall time and by this process's CPU time; the two
+phases of `read` as the library timed them (its totals' `cost`: gather =
+reading and making the ends, match = matching and wait states, the
+figure of the issue's target); then the peak RSS of `read` and `spill`, each in a
 process of its own, against the RSS of opening the profile alone. Not a
 test (the machine is noisy). Run after `meson compile -C build`:
 /usr/bin/python3 bench/bench_waits.py (SCOPE_BUILD=DIR for another build
@@ -155,7 +159,7 @@ def main():
         mpi_calls = sum(lib.scope_profile_calls(h, r, -1) for r in mpi_regions(lib, h)
                         if lib.scope_profile_region_name(h, r) != b"MPI_Init..MPI_Finalize")
         lib.scope_profile_close(h)
-        res = {"bare": [], "read": [], "spill": [], "match": []}
+        res = {"bare": [], "read": [], "spill": [], "cached": []}
         cpu_s = {k: [] for k in res}   # this process's CPU time: what load cannot inflate
         phase = {"gather": [], "gather_cpu": [], "match": [], "match_cpu": []}
         P64 = ctypes.POINTER(ctypes.c_int64)
@@ -191,12 +195,12 @@ def main():
                     lib.scope_profile_moved(h, r, k, buf)
             t, c = time.perf_counter(), time.process_time()
             waits(lib, h)
-            res["match"].append(time.perf_counter() - t)
-            cpu_s["match"].append(time.process_time() - c)
+            res["cached"].append(time.perf_counter() - t)
+            cpu_s["cached"].append(time.process_time() - c)
             lib.scope_profile_close(h)
         print(f"{mpi_calls:,} MPI calls (events) analysed; load average {os.getloadavg()[0]:.1f} "
               f"(at the start {load0:.1f}); wall time, then CPU time of this process")
-        for k in ("bare", "read", "spill", "match"):
+        for k in ("bare", "read", "spill", "cached"):
             rates = [mpi_calls / s / 1e6 for s in res[k]]
             ratio = [a / b for a, b in zip(res[k], res["bare"])]
             crates = [mpi_calls / max(s, 1e-9) / 1e6 for s in cpu_s[k]]
