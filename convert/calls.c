@@ -166,7 +166,7 @@ int scope__conv_create_regions(struct conv *c)
         o->ds_seq = o->ds_dep = H5I_INVALID_HID;
         if (!o->count)
             continue;
-        o->link = scope__h5_encode_link(c->jr.regions[i].name);
+        o->link = scope_region_link_name_dup(c->jr.regions[i].name);
         o->win = (uint32_t)(o->count < per ? o->count : per);
         if (!o->link)
             return SCOPE_ENOMEM;

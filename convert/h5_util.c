@@ -1,11 +1,13 @@
 /*
  * h5_util.c - the small HDF5 writing helpers of the converter (scalar and
- * string attributes, datasets of a known size, slices, tables, link names),
- * shared by h5writer.c and its neighbours. Kept apart so that h5writer.c
+ * string attributes, datasets of a known size, slices, tables),
+ * shared by h5writer.c, merge.c and their neighbours, and HDF5's reason
+ * for a failed call in words. Kept apart so that h5writer.c
  * holds the conversion itself.
  */
 #include <hdf5.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,30 +105,34 @@ int scope__h5_write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off
     return rc < 0 ? -1 : 0;
 }
 
-/* docs/format.md "Names": '%' -> %25, '/' -> %2F, a lone '.' -> %2E. */
-char *scope__h5_encode_link(const char *name)
+struct h5_reason {
+    char desc[256];
+    int sys_errno; /* the errno the file driver met, 0 if none */
+};
+
+static herr_t reason_cb(unsigned n, const H5E_error2_t *e, void *arg)
 {
-    if (strcmp(name, ".") == 0)
-        return strdup("%2E");
-    size_t n = 0;
-    for (const char *p = name; *p; p++)
-        n += (*p == '%' || *p == '/') ? 3 : 1;
-    char *out = malloc(n + 1), *q = out;
-    if (!out)
-        return NULL;
-    for (const char *p = name; *p; p++) {
-        if (*p == '%') {
-            memcpy(q, "%25", 3);
-            q += 3;
-        } else if (*p == '/') {
-            memcpy(q, "%2F", 3);
-            q += 3;
-        } else {
-            *q++ = *p;
-        }
-    }
-    *q = 0;
-    return out;
+    struct h5_reason *r = arg;
+    const char *en = e->desc ? strstr(e->desc, "errno = ") : NULL;
+    if (en && !r->sys_errno)
+        r->sys_errno = atoi(en + 8);
+    /* walking upward, n == 0 is the innermost (most specific) entry */
+    if (n == 0 && e->desc)
+        snprintf(r->desc, sizeof r->desc, "%s", e->desc);
+    return 0;
+}
+
+void scope__h5_explain(char *out, size_t len, const char *file, const char *what)
+{
+    struct h5_reason r = { "", 0 };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, reason_cb, &r);
+    H5Eclear2(H5E_DEFAULT);
+    if (r.sys_errno > 0)
+        snprintf(out, len, "%s: %s: %s", file, what, strerror(r.sys_errno));
+    else if (r.desc[0])
+        snprintf(out, len, "%s: %s (HDF5: %s)", file, what, r.desc);
+    else
+        snprintf(out, len, "%s: %s", file, what);
 }
 
 int scope__h5_write_columns(hid_t grp, const char *name, const struct scope__h5_column *cols,

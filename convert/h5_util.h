@@ -35,7 +35,11 @@ struct scope__h5_column {
  * even when empty). Returns 0 or -1. */
 int scope__h5_write_columns(hid_t grp, const char *name, const struct scope__h5_column *cols,
                             size_t ncols);
-/* docs/format.md "Names": the link name of a region (malloc'd, or NULL). */
-char *scope__h5_encode_link(const char *name);
+/* "<file>: <what>" and HDF5's reason for the call that just failed, into
+ * out[len]: the system's (a full disk, a missing folder) when the file
+ * driver met one, else the innermost description of the error stack.
+ * Must run right after that call (any other HDF5 call clears the stack);
+ * clears it. */
+void scope__h5_explain(char *out, size_t len, const char *file, const char *what);
 
 #endif

@@ -9,8 +9,10 @@
  *
  * The journal's layout (the recorder's on-disk buffer) is journal.h in
  * this folder, and the error codes every library returns are
- * scope_error.h: both sides of the format build on all three. Header-only,
- * libc-free: the recorder includes it inside the profiled process.
+ * scope_error.h: both sides of the format build on all three. The rules
+ * that make file names of these pieces (rank, host, journal, temporary
+ * and link names) are scope_paths.h, included at the end. Header-only,
+ * libc only: the recorder includes it inside the profiled process.
  */
 #ifndef SCOPE_FORMAT_H
 #define SCOPE_FORMAT_H
@@ -183,69 +185,6 @@ static inline const char *scope_kind_name(int kind)
     return kind >= 0 && kind < SCOPE_KIND_COUNT ? names[kind] : names[SCOPE_KIND_MANUAL];
 }
 
-/* The name of a host's file in the ranks folder, "host-<host>.h5", into
- * out[len]: letters, digits, '.', '-' and '_' of the host name are kept
- * (at most 71 of them), anything else becomes '_', an empty name
- * "unknown"; cut to fit len (len >= 1). The recorder, the preload, the
- * converter and `scope recover` must all agree on it. Cost: O(len). */
-static inline void scope_host_file_name(const char *host, char *out, size_t len)
-{
-    static const char prefix[] = SCOPE_HOST_FILE_PREFIX, unknown[] = "unknown";
-    char name[sizeof prefix - 1 + 72 + 4];
-    size_t n = 0, kept = 0;
-    for (const char *p = prefix; *p; p++)
-        name[n++] = *p;
-    for (const char *p = host; p && *p && kept < 71; p++, kept++) {
-        char ch = *p;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
-        name[n++] = ok ? ch : '_';
-    }
-    for (const char *p = unknown; kept == 0 && *p; p++)
-        name[n++] = *p;
-    for (const char *p = ".h5"; *p; p++)
-        name[n++] = *p;
-    size_t i = 0;
-    for (; i + 1 < len && i < n; i++)
-        out[i] = name[i];
-    if (len > 0)
-        out[i] = '\0';
-}
-
-/* The path of rank `rank`'s own file in the ranks folder `dir`,
- * "<dir>/rank<N>.h5", into out[len]. Returns what snprintf returns (>= len:
- * cut). The recorder, the death handler and `scope recover` must agree on
- * it. Cost: O(len). */
-static inline int scope_rank_file_path(char *out, size_t len, const char *dir, int rank)
-{
-    return snprintf(out, len, "%s/" SCOPE_G_RANK_FMT ".h5", dir, rank);
-}
-
-/* Whether the file named by `path` (a name or a path: its last component
- * is looked at) is a host file: "host-<x>.h5", collision names included.
- * Never a temporary "<name>.tmp.<pid>" (it does not end in ".h5") nor a
- * rank file. The one answer to "is this a host file?" for the converter,
- * the reader and the tool. Cost: O(length). */
-static inline int scope_is_host_file(const char *path)
-{
-    if (!path)
-        return 0;
-    const char *base = path;
-    for (const char *p = path; *p; p++)
-        if (*p == '/')
-            base = p + 1;
-    static const char prefix[] = SCOPE_HOST_FILE_PREFIX;
-    size_t n = 0, p = sizeof prefix - 1;
-    while (base[n])
-        n++;
-    if (n <= p + 3)
-        return 0;
-    for (size_t i = 0; i < p; i++)
-        if (base[i] != prefix[i])
-            return 0;
-    return base[n - 3] == '.' && base[n - 2] == 'h' && base[n - 1] == '5';
-}
-
 /* The rank of a group named "rank<digits>" followed by exactly `suffix`
  * ("" for a group, ".h5" for a rank file), or -1: no sign, space or
  * leading character, and nothing beyond INT32_MAX, so "rank-1" and
@@ -308,5 +247,8 @@ static inline uint64_t scope_hs_checksum(const int64_t *ranks, size_t nr, const 
 #ifdef __cplusplus
 }
 #endif
+
+/* The file-name rules built on these names, one function each. */
+#include "scope_paths.h"
 
 #endif /* SCOPE_FORMAT_H */

@@ -387,6 +387,31 @@ const char *scope_profile_missing_rank_file(const scope_profile *p, int i)
     return p->missing_files[i];
 }
 
+int scope_profile_rank_source(const scope_profile *p, int i, const char **file,
+                              const char **group)
+{
+    if (!p || i < 0 || i >= p->nranks)
+        return SCOPE_ENOTFOUND;
+    *file = p->sources[p->ranks[i].source].path;
+    *group = p->ranks[i].group;
+    return 0;
+}
+
+const char *scope_profile_metadata_file(const scope_profile *p)
+{
+    return p && p->meta_source >= 0 ? p->sources[p->meta_source].path : NULL;
+}
+
+int scope_profile_file_count(const scope_profile *p)
+{
+    return p ? p->nsources : 0;
+}
+
+const char *scope_profile_file(const scope_profile *p, int s)
+{
+    return p && s >= 0 && s < p->nsources ? p->sources[s].path : NULL;
+}
+
 /* FNV-1a: spreads the paths of host and rank files, which differ only in
  * their last characters. */
 static size_t hash_path(const char *s)

@@ -615,24 +615,27 @@ SCOPE_READER_API int scope_profile_site_stats(scope_profile *p, int region,
                                               scope_stats *none);
 
 /* ------------------------------------------------------------------ */
-/* Writing one self-contained file (profile_merge.c)                   */
+/* Where the data lives (profile_open.c), for a writer that copies it:  */
+/* `scope merge` (the converter's scope_convert_merge() writes).        */
 
-/* Told how far a long operation is: `done` of `total` steps. */
-typedef void (*scope_progress_fn)(void *ctx, int64_t done, int64_t total);
+/* The file that holds the i-th rank (i as for scope_profile_rank()) and
+ * its group there ("/rank3"; the target of an index's link, so the file
+ * is a rank or host file, never the index). *group is NULL for a rank of
+ * scope-profiler's columnar schemas 2/3, which have no rank group: read
+ * its times with scope_profile_times(). Both strings are the profile's.
+ * Returns 0 or SCOPE_ENOTFOUND when i is out of range. Cost: none. */
+SCOPE_READER_API int scope_profile_rank_source(const scope_profile *p, int i,
+                                               const char **file,
+                                               const char **group);
 
-/* Writes every rank of p into one file at `path` with the layout of
- * docs/format.md (root attrs scope_format = 1, scope_profiler_schema = 1,
- * /metadata of the first source that has one, /rank<N> groups) and no
- * external links. Groups are copied whole (attributes, thread tables and
- * unknown objects included); ranks from scope-profiler schema 2/3 files
- * are written as region groups. The file is written under a temporary
- * name beside `path` and renamed; an existing `path` is replaced only if
- * it opens as a profile, else SCOPE_EINVAL. progress (may be NULL) is
- * called after each rank with the events copied so far and in all.
- * Cost: copies every event once. */
-SCOPE_READER_API int scope_profile_merge(scope_profile *p, const char *path,
-                                         scope_progress_fn progress,
-                                         void *ctx);
+/* The file whose /metadata is the run's (the first given that has one),
+ * or NULL when none has. Owned by the profile. Cost: none. */
+SCOPE_READER_API const char *scope_profile_metadata_file(const scope_profile *p);
+
+/* The number of files the profile reads (indexes, rank, host and merged
+ * files), and the s-th one's path (NULL when s is out of range). */
+SCOPE_READER_API int scope_profile_file_count(const scope_profile *p);
+SCOPE_READER_API const char *scope_profile_file(const scope_profile *p, int s);
 
 /* ------------------------------------------------------------------ */
 /* Clock alignment across hosts (clock_info.c): docs/format.md, clock_* */
