@@ -196,6 +196,7 @@ _region_count = _sig("scope_profile_region_count", ctypes.c_int, _p)
 _region_name = _sig("scope_profile_region_name", ctypes.c_char_p, _p, ctypes.c_int)
 _rank_count = _sig("scope_profile_rank_count", ctypes.c_int, _p)
 _rank = _sig("scope_profile_rank", ctypes.c_int, _p, ctypes.c_int)
+_rank_file = _sig("scope_profile_rank_file", ctypes.c_char_p, _p, ctypes.c_int)
 _calls = _sig("scope_profile_calls", _i64, _p, ctypes.c_int, ctypes.c_int)
 _times = _sig("scope_profile_times", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int,
               _PP64, _PP64, _P64)
@@ -377,6 +378,15 @@ class ProfilingResults:
     def num_ranks(self):
         return _rank_count(self._h)
 
+    def rank_file(self, rank):
+        """The path of the file holding `rank` (its host file, rank file,
+        merged file, ...; for an index, the file its link names, beside
+        the index), as the reader opened it; KeyError for an unknown rank."""
+        v = _rank_file(self._h, rank)
+        if v is None:
+            raise KeyError(rank)
+        return os.fsdecode(v)
+
     @property
     def run_start_time(self):
         """Run start in seconds on the recording clock, or None."""
@@ -453,9 +463,10 @@ class ProfilingResults:
         return name in self.region_names
 
     # -- events ------------------------------------------------------
-    def _query(self, include, exclude, ranks, relative, origin):
+    def _query(self, include, exclude, ranks, relative, origin, origin_ns=None):
         """A scope_event_query, and the ctypes arrays it points into (kept
-        alive by the caller while the query is used)."""
+        alive by the caller while the query is used). origin_ns (int
+        nanoseconds, exact) wins over origin and relative."""
         q = _Query()
         keep = []
         q.include, q.ninclude = _patterns(include)
@@ -466,7 +477,9 @@ class ProfilingResults:
             ra = (_i32 * max(len(rl), 1))(*rl)
             keep.append(ra)
             q.ranks, q.nranks = ra, len(rl)
-        if origin is not None:
+        if origin_ns is not None:
+            q.time_mode, q.origin_ns = 2, int(origin_ns)
+        elif origin is not None:
             q.time_mode, q.origin_ns = 2, int(round(origin * NS))
         elif not relative:
             q.time_mode = 1
@@ -496,7 +509,7 @@ class ProfilingResults:
         return arr[:done]
 
     def event_arrays(self, include=None, exclude=None, ranks=None, relative=True,
-                     origin=None, window=None, columns=None):
+                     origin=None, window=None, columns=None, origin_ns=None):
         """The calls events() selects, as one numpy array per column, made in
         C (scope_profile_event_columns) and handed over without a copy:
         {column: array}, rows in events()' order (region, rank, call index).
@@ -516,7 +529,9 @@ class ProfilingResults:
         Times are relative to time_origin (relative=True), to `origin`
         (seconds), or the recorded clock (relative=False). window=(from,
         to), seconds in the same time base, keeps the calls that overlap
-        [from, to] (end >= from and start <= to). Every filter is applied in
+        [from, to] (end >= from and start <= to). origin_ns: the origin as
+        int nanoseconds on the recording clock, exact (an origin in float
+        seconds rounds past 2^53 ns, 104 days). Every filter is applied in
         C: only the selected rows are ever made. call_id, parent_id and
         depth build each selected rank's call stack (ScopeError when its
         calls overlap)."""
@@ -524,7 +539,7 @@ class ProfilingResults:
         bad = [c for c in cols if c not in _COLUMNS]
         if bad:
             raise ValueError("unknown column(s) %s; known: %s" % (bad, list(_COLUMNS)))
-        q, keep = self._query(include, exclude, ranks, relative, origin)
+        q, keep = self._query(include, exclude, ranks, relative, origin, origin_ns)
         w = None
         if window is not None:
             lo, hi = window
@@ -604,19 +619,50 @@ class ProfilingResults:
         return pd.DataFrame(out, copy=False)
 
     def to_dask(self, include=None, exclude=None, ranks=None, relative=True,
-                origin=None, window=None, columns=None, ranks_per_partition=64):
-        """to_events_dataframe() as a Dask DataFrame (Debian's python3-dask)
-        with one partition per block of ranks_per_partition ranks, read
-        lazily where it is computed: each partition opens this profile's
-        path(s) again through the C reader, so the workers must see the
-        same files (a shared file system). name is categorical with every
+                origin=None, window=None, columns=None, ranks_per_partition=64,
+                partition_by="auto"):
+        """to_events_dataframe() as a Dask DataFrame (Debian's python3-dask),
+        read lazily where it is computed: one partition per host file when
+        the profile has host files (partition_by="auto"; each opens only
+        its host's file), else per block of ranks_per_partition ranks
+        (partition_by="ranks": always blocks), each opening only the files
+        of its ranks, through the C reader; the workers must see the same
+        files (a shared file system). name is categorical with every
         region's name (groupby("name", observed=True) drops the ones a
         selection leaves empty). Nothing is read here. See
-        scope_reader.dask_frames."""
+        scope_reader.dask_frames, and dask_summary(), dask_comm_matrix()."""
         from .dask_frames import to_dask
         return to_dask(self, include=include, exclude=exclude, ranks=ranks,
                        relative=relative, origin=origin, window=window,
-                       columns=columns, ranks_per_partition=ranks_per_partition)
+                       columns=columns, ranks_per_partition=ranks_per_partition,
+                       partition_by=partition_by)
+
+    def dask_summary(self, by="region", compute=True, **selection):
+        """The statistics of the selected calls' durations computed on the
+        Dask scheduler in use (a distributed Client's cluster), partitioned
+        as to_dask(): a pandas DataFrame indexed by name (by="region") or
+        by (name, rank) (by="rank") with calls, total_ns, min_ns, max_ns
+        (int64), mean_ns, std_ns (float64, population std), the same
+        numbers, bit for bit, as the C reader's scope_profile_stats() for
+        an unfiltered profile. selection: to_dask()'s arguments (include,
+        window, ranks, partition_by, ...). compute=False: a dask Delayed
+        of that frame. See scope_reader.dask_frames."""
+        from .dask_frames import dask_summary
+        return dask_summary(self, by=by, compute=compute, **selection)
+
+    def dask_comm_matrix(self, region=None, compute=True, ranks=None,
+                         ranks_per_partition=64, partition_by="auto"):
+        """comm_matrix() computed on the Dask scheduler in use, partitioned
+        as to_dask(), as a long table: a pandas DataFrame of the (sender,
+        receiver) pairs with a message, columns sender, receiver (int32),
+        messages, bytes (int64), sorted by sender then receiver; the same
+        numbers as comm_matrix() (region: one region's name; ranks: these
+        senders). compute=False: a dask Delayed. See
+        scope_reader.dask_frames."""
+        from .dask_frames import dask_comm_matrix
+        return dask_comm_matrix(self, region=region, compute=compute, ranks=ranks,
+                                ranks_per_partition=ranks_per_partition,
+                                partition_by=partition_by)
 
     # -- call stack --------------------------------------------------
     def overhead(self, rank=0):
