@@ -87,6 +87,37 @@ def _load_library():
 
 
 _lib = _load_library()
+
+
+def _load_rows():
+    """The compiled helper _rows (_rows.c), or None: installed beside this
+    module, else in the build tree of the library that loaded
+    (<build>/tools/python/, next to <build>/reader/). $SCOPE_READER_ROWS=0
+    leaves it unused (the pure-Python batches)."""
+    if os.environ.get("SCOPE_READER_ROWS") == "0":
+        return None
+    try:
+        from . import _rows
+        return _rows
+    except ImportError:
+        pass
+    import importlib.machinery
+    import importlib.util
+    build = os.path.dirname(os.path.dirname(os.path.abspath(_lib._name)))
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = os.path.join(build, "tools", "python", "_rows" + suffix)
+        if os.path.exists(path):
+            try:
+                spec = importlib.util.spec_from_file_location(__name__ + "._rows", path)
+                mod = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(mod)
+                return mod
+            except ImportError:
+                return None
+    return None
+
+
+_rows = _load_rows()
 _i64, _i32, _p = ctypes.c_int64, ctypes.c_int32, ctypes.c_void_p
 
 
@@ -174,9 +205,11 @@ _STACK_FIELDS = dict(
 _STACK_FIELDS.update({"self_time": (1 << 15, "self_s", "<f8"),
                       "self_ns": (1 << 14, "self_ns", "<i8"),
                       "parent": (1 << 11, "parent_id", "<i8")})
-# rows per batch when events() turns columns into dicts: bounds the
-# temporary Python lists (9 per batch)
+# rows per batch when events() turns columns into dicts without _rows:
+# bounds the temporary Python lists (9 per batch)
 _BATCH = 1 << 16
+# events()' dict keys, in the seed's order (+ thread)
+_EVENT_KEYS = ("name",) + _FRAME_COLUMNS[1:]
 
 
 def _sig(name, res, *args):
@@ -564,6 +597,9 @@ class ProfilingResults:
         for window); to_events_dataframe() is the fast way to the same."""
         a = self.event_arrays(include, exclude, ranks, relative, origin, window,
                               _FRAME_COLUMNS)
+        if _rows is not None:
+            return _rows.dicts(_EVENT_KEYS, [(self.region_names, a["region"])] +
+                               [a[c] for c in _FRAME_COLUMNS[1:]])
         names = self._name_objects()
         out = []
         n = len(a["region"])
@@ -740,11 +776,14 @@ class ProfilingResults:
         call_stack_arrays() and call_stack_dataframe() give the same
         without a Python object per call."""
         a = self.call_stack_arrays(rank, thread, relative, compensate)
+        keys = ("thread", "call_index", "start", "end", "duration", "self_time",
+                "depth", "parent")
+        if _rows is not None:
+            return _rows.dicts(("name", "rank") + keys, [(self.region_names, a["region"]), rank]
+                               + [a[c] for c in keys])
         names = self._name_objects()
         n = len(a["region"])
         out = []
-        keys = ("thread", "call_index", "start", "end", "duration", "self_time",
-                "depth", "parent")
         for lo in range(0, n, _BATCH):
             hi = min(n, lo + _BATCH)
             cols = [names[a["region"][lo:hi]].tolist()] + \
