@@ -27,7 +27,9 @@ turns on a shared machine do not add to):
     call_stack_dataframe()    every rank, one after other  target >= 10 M/s
     call_stack_arrays()       the same, numpy only
     events(ranks=[0])         one rank's dicts             target >= 2 M/s
-    call_stack(rank=0)        one rank's dicts (for reference)
+                              (made by the compiled helper _rows when the
+                              build has it; "Python batches": without it)
+    call_stack(rank=0)        one rank's dicts (for reference), both ways
 
 It prints the CPU model, the core count this process may use and the load
 average, since the machine may be shared with other jobs.
@@ -104,14 +106,29 @@ def main():
     def stack0(res):
         return len(res.call_stack(rank=0))
 
+    rows = m._rows
+
+    def python_batches(fn):
+        def run(res):
+            m._rows = None
+            try:
+                return fn(res)
+            finally:
+                m._rows = rows
+        return run
+
     cases = [("C call stacks, every rank", c_call_stacks, None),
              ("C event iterator (scope_events_read)", c_iterator, None),
              ("C event columns (scope_profile_event_columns)", c_columns, None),
              ("to_events_dataframe()", frame, 20e6),
              ("call_stack_dataframe(), every rank", stack_frames, 10e6),
              ("call_stack_arrays(), every rank", stack_arrays, 10e6),
-             ("events(ranks=[0])", events0, 2e6),
-             ("call_stack(rank=0), dicts", stack0, None)]
+             ("events(ranks=[0])" + (", _rows" if rows else ", Python"), events0, 2e6),
+             ("call_stack(rank=0), dicts" + (", _rows" if rows else ", Python"), stack0,
+              None)]
+    if rows is not None:
+        cases += [("events(ranks=[0]), Python batches", python_batches(events0), None),
+                  ("call_stack(rank=0), Python batches", python_batches(stack0), None)]
     best = {name: float("inf") for name, _, _ in cases}
     best_cpu = dict(best)
     count = {}
@@ -124,7 +141,8 @@ def main():
     print("CPU       %s, %d cores usable, load average %s"
           % (cpu_model(), len(os.sched_getaffinity(0)),
              " ".join("%.2f" % x for x in os.getloadavg())))
-    print("library   %s; numpy %s" % (lib, np.__version__))
+    print("library   %s; numpy %s; _rows %s" % (lib, np.__version__,
+                                               rows.__file__ if rows else "not built"))
     for r in range(args.rounds):
         for name, fn, _ in cases:
             res = read_h5(args.profile)

@@ -8,7 +8,7 @@
  * from the file. Rank attributes were read when the profile was opened,
  * while each rank group was open anyway (rank_attrs.c), so asking all
  * ranks of a large run reopens no file; the few the cache does not mirror
- * are read on demand too.
+ * are read on demand too. And which file holds each rank's group.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +162,14 @@ int scope_profile_metadata_string(scope_profile *p, const char *name,
                                   char *buf, int64_t len)
 {
     return get_string(p, 0, 0, name, buf, len);
+}
+
+const char *scope_profile_rank_file(const scope_profile *p, int rank)
+{
+    int k = p ? scope__rank_index(p, rank) : -1;
+    if (k < 0 || p->ranks[k].source < 0 || p->ranks[k].source >= p->nsources)
+        return NULL;
+    return p->sources[p->ranks[k].source].path;
 }
 
 int scope_profile_rank_attr_int(scope_profile *p, int rank, const char *name,

@@ -129,6 +129,13 @@ SCOPE_READER_API int scope_profile_missing_rank(const scope_profile *p, int i);
 SCOPE_READER_API const char *scope_profile_missing_rank_file(const scope_profile *p,
                                                              int i);
 
+/* The file that holds `rank`'s group: a rank file, a host file, a merged
+ * file, ... (for an index, the file its link names, beside the index, as
+ * opened; otherwise the path as given), owned by the profile; NULL for an
+ * unknown rank. Lets a caller reopen only the files of some ranks (a Dask
+ * partition per host file, scope_reader.dask_frames). Cost: O(log ranks). */
+SCOPE_READER_API const char *scope_profile_rank_file(const scope_profile *p, int rank);
+
 /* Calls of `region` on `rank` (or SCOPE_ALL_RANKS); 0 when the rank never
  * entered it. Reads no event data. Negative SCOPE_ENOTFOUND for a bad
  * region index or an unknown rank. */

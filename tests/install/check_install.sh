@@ -3,7 +3,8 @@
 # gives what a user builds against: the headers, libscope and
 # libscope_reader through pkg-config (scope.pc, scope-reader.pc), the
 # private HDF5 writer where libscope finds it, and the `scope` tool. A
-# program built that way records a region and `scope summary` reads it.
+# program built that way records a region and `scope summary` reads it,
+# and so does the installed Python module (with its compiled _rows).
 set -eu
 build=$1; work=$2
 rm -rf "$work"; mkdir -p "$work"
@@ -43,5 +44,12 @@ calls=$(cd / && PYTHONPATH="$(dirname "$(dirname "$init")")" LD_LIBRARY_PATH="$l
   /usr/bin/python3 -c "import sys, scope_reader as s; print(len(s.read_h5(sys.argv[1]).events()))" \
   "$work/scope_profile.h5")
 [ "$calls" = 3 ] || { echo "python read $calls calls, expected 3" >&2; exit 1; }
+# its compiled helper (built when python3-dev is there), installed beside it
+if ls "$(dirname "$init")"/_rows.*so >/dev/null 2>&1; then
+  rows=$(cd / && PYTHONPATH="$(dirname "$(dirname "$init")")" LD_LIBRARY_PATH="$lib" \
+    /usr/bin/python3 -c "import scope_reader as s; print(s._rows.__file__)")
+  case $rows in "$(dirname "$init")"/_rows.*) ;;
+    *) echo "the installed module loads _rows from $rows" >&2; exit 1 ;; esac
+fi
 echo "check_install: installed tree builds and runs a profiled program; Python reads it"
 cd / && rm -rf "$work"

@@ -4,12 +4,17 @@ batches from the C columns, returns exactly the dicts the module built
 before, one scope_event record at a time with Python ints (same keys in
 the same order, same values, same types), whatever the batch size (one
 row, a size that cuts the rows unevenly, larger than the run), with every
-filter and time mode; MPIRegion.events() too.
+filter and time mode; MPIRegion.events() too. Twice: made in Python
+(class Batches) and by the compiled helper _rows (class Compiled, which
+must be loaded when the build made it), and call_stack() by both equal;
+_rows refuses bad columns with an exception.
 """
 import glob
 import os
 import sys
 import unittest
+
+import numpy as np
 
 DIR = os.path.abspath(sys.argv[1])
 WORKLOAD = os.path.abspath(sys.argv[2])
@@ -37,9 +42,19 @@ def same_types(got, want):
     return all(type(g[k]) is type(w[k]) for g, w in zip(got, want) for k in w)
 
 
+ROWS = scope_reader._rows
+
+
 class Batches(unittest.TestCase):
+    """The pure-Python batches (no _rows)."""
+    rows = None
+
+    def setUp(self):
+        scope_reader._rows = self.rows
+
     def tearDown(self):
         scope_reader._BATCH = 1 << 16
+        scope_reader._rows = ROWS
 
     def test_every_batch_size(self):
         with read_h5(WORKLOAD) as res:
@@ -84,6 +99,67 @@ class Batches(unittest.TestCase):
                 self.assertEqual(res.events(), want)
                 checked += 1
         self.assertGreater(checked, 8)
+
+
+@unittest.skipIf(ROWS is None, "the _rows extension was not built (no python3-dev)")
+class Compiled(Batches):
+    """The same through _rows.dicts, and the two paths against each other."""
+    rows = ROWS
+
+    def test_loaded_from_this_build(self):
+        lib = os.path.dirname(os.path.dirname(os.environ["SCOPE_READER_LIB"]))
+        self.assertTrue(ROWS.__file__.startswith(os.path.join(lib, "tools", "python")),
+                        ROWS.__file__)
+
+    def test_same_as_python(self):
+        paths = sorted(glob.glob(os.path.join(DIR, "*.h5"))) + [WORKLOAD]
+        paths += [os.path.join(DIR, "comm", "perhost", "run.h5")]
+        checked = 0
+        for path in paths:
+            try:
+                res = read_h5(path)
+            except ScopeError:
+                continue
+            with self.subTest(path=os.path.basename(path)), res:
+                try:
+                    scope_reader._rows = None
+                    want = res.events(), [res.call_stack(k) for k in res.ranks]
+                except ScopeError:
+                    continue
+                finally:
+                    scope_reader._rows = ROWS
+                got = res.events(), [res.call_stack(k) for k in res.ranks]
+                self.assertEqual(got, want)
+                for g, w in zip(got[0] + sum(got[1], []), want[0] + sum(want[1], [])):
+                    self.assertEqual(list(g.items()), list(w.items()))
+                    self.assertEqual([type(v) for v in g.values()],
+                                     [type(v) for v in w.values()])
+                checked += 1
+        self.assertGreater(checked, 8)
+
+    def test_bad_columns(self):
+        d = ROWS.dicts
+        i4 = np.arange(3, dtype=np.int32)
+        self.assertEqual(d(("a", "b", "c"), [i4, (["x", "y", "z"], i4[::-1].copy()), 7]),
+                         [{"a": 0, "b": "z", "c": 7}, {"a": 1, "b": "y", "c": 7},
+                          {"a": 2, "b": "x", "c": 7}])
+        self.assertEqual(d(("a",), [np.zeros(0)]), [])
+        with self.assertRaisesRegex(ValueError, "2 keys but 1 columns"):
+            d(("a", "b"), [i4])
+        with self.assertRaisesRegex(ValueError, "columns of 3 and 2 rows"):
+            d(("a", "b"), [i4, i4[:2].copy()])
+        with self.assertRaisesRegex(ValueError, "int32, int64 or float64 only"):
+            d(("a",), [np.zeros(3, np.float32)])
+        with self.assertRaisesRegex(ValueError, "one-dimensional"):
+            d(("a",), [np.zeros((2, 2))])
+        with self.assertRaisesRegex(IndexError, "name index 3 of 3 names"):
+            d(("a",), [(["x", "y", "z"], np.array([0, 3], np.int32))])
+        with self.assertRaisesRegex(ValueError, "name indices must be int32"):
+            d(("a",), [(["x"], np.zeros(2, np.int64))])
+        with self.assertRaisesRegex(ValueError, "contiguous"):
+            d(("a",), [i4[::2]])
+        with self.assertRaisesRegex(TypeError, "keys must be str"):
+            d((1,), [i4])
 
 
 if __name__ == "__main__":

@@ -1,15 +1,21 @@
 #!/usr/bin/python3
 """test_to_dask.py PROFILE_DIR WORKLOAD - to_dask() on a local `distributed`
 cluster of 2 worker processes: on the simulated multi-host profiles
-(host files, rank files, both) and a recorded workload, every aggregate a
-user would compute (calls, total, min, max per region, per (region,
-rank), mean and population std) equals the C reader's statistics
-(scope_profile_stats) and to_events_dataframe()'s; the partitions are the
-rank blocks; filters and a window give the single-machine frame's rows.
+(host files, rank files, both: make_profiles.py sections 10 to 12) and a
+recorded workload, every aggregate a user would compute (calls, total,
+min, max per region, per (region, rank), mean and population std) equals
+the C reader's statistics (scope_profile_stats) and to_events_dataframe()'s;
+the partitions are the host files (each opening only its file: the other
+hosts' files are removed before it is computed) or the rank blocks;
+dask_summary() equals scope_profile_stats() bit for bit, per region and
+per (region, rank); dask_comm_matrix() equals comm_matrix() cell for cell;
+filters and a window give the single-machine frame's rows.
 Skipped when Debian's python3-dask / python3-distributed are missing.
 """
 import os
+import shutil
 import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -32,6 +38,25 @@ def hosts():
     return [os.path.join(DIR, "hosts", k, "run.h5") for k in ("perhost", "perrank", "mixed")]
 
 
+def all_multi_host():
+    return hosts() + [os.path.join(DIR, "many", "perhost", "run.h5"),
+                      os.path.join(DIR, "comm", "perhost", "run.h5"),
+                      os.path.join(DIR, "comm", "perrank", "run.h5")]
+
+
+STATS = ("calls", "total_ns", "min_ns", "max_ns", "mean_ns", "std_ns")
+
+# partitions to_dask() makes by default: (files, ranks) per partition
+AUTO = {
+    "hosts/perhost": [(["host-nodeA.h5"], (0, 2, 4)), (["host-nodeB.h5"], (1, 3, 5))],
+    "hosts/mixed": [(["host-nodeA.h5"], (0, 2, 4)),
+                    (["rank1.h5", "rank3.h5", "rank5.h5"], (1, 3, 5))],
+    "hosts/perrank": [(["rank%d.h5" % k for k in range(6)], tuple(range(6)))],
+    "comm/perhost": [(["host-nodeA.h5"], (0, 3, 6)), (["host-nodeB.h5"], (1, 4, 7)),
+                     (["host-nodeC.h5"], (2, 5))],
+}
+
+
 @unittest.skipIf(Client is None, "python3-dask / python3-distributed not installed")
 class OnACluster(unittest.TestCase):
     @classmethod
@@ -48,7 +73,7 @@ class OnACluster(unittest.TestCase):
     def aggregates_match(self, path, per):
         with read_h5(path) as res:
             frame = res.to_dask(columns=("rank", "duration_ns", "duration"),
-                                ranks_per_partition=per)
+                                ranks_per_partition=per, partition_by="ranks")
             self.assertEqual(frame.npartitions, -(-res.num_ranks // per))
             g = frame.groupby("name", observed=True)["duration_ns"]
             got = g.agg(["count", "sum", "min", "max"]).compute()
@@ -100,6 +125,149 @@ class OnACluster(unittest.TestCase):
 
     def test_workload(self):
         self.aggregates_match(WORKLOAD, 1)
+
+    def test_partitions(self):
+        from scope_reader.dask_frames import _plan
+        for name, want in AUTO.items():
+            path = os.path.join(DIR, name, "run.h5")
+            folder = os.path.join(os.path.dirname(os.path.abspath(path)), "run.ranks")
+            with read_h5(path) as res, self.subTest(name=name):
+                got = _plan(res, res.ranks, 64, "auto")
+                self.assertEqual(got, [([os.path.join(folder, f) for f in files], ks)
+                                       for files, ks in want])
+                self.assertEqual(res.to_dask().npartitions, len(want))
+                self.assertEqual(os.path.basename(res.rank_file(1)), want[1][0][0]
+                                 if len(want) > 1 else "rank1.h5")
+                with self.assertRaises(KeyError):
+                    res.rank_file(99)
+        # 300 ranks: 4 host files of 75 ranks (296 of them), and ranks
+        # 296..299 in rank files, in blocks
+        with read_h5(os.path.join(DIR, "many", "perhost", "run.h5")) as res:
+            got = _plan(res, res.ranks, 3, "auto")
+            self.assertEqual([ks for _, ks in got],
+                             [tuple(range(75 * h, 75 * h + 75)) for h in range(3)]
+                             + [tuple(range(225, 296)), (296, 297, 298), (299,)])
+            self.assertEqual([len(p) for p, _ in got], [1, 1, 1, 1, 3, 1])
+            self.assertEqual(res.to_dask(ranks_per_partition=3).npartitions, 6)
+            # a selection keeps a host's partition to the selected ranks
+            self.assertEqual([ks for _, ks in _plan(res, [1, 80, 299], 64, "auto")],
+                             [(1,), (80,), (299,)])
+            self.assertEqual(len(_plan(res, res.ranks, 64, "ranks")), 5)
+            with self.assertRaises(ValueError):
+                res.to_dask(partition_by="hosts")
+
+    def test_a_partition_opens_only_its_host_file(self):
+        src = os.path.join(DIR, "comm", "perhost")
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(src, os.path.join(tmp, "run"))
+            path = os.path.join(tmp, "run", "run.h5")
+            with read_h5(path) as res:
+                whole = res.to_events_dataframe(every_name=True)
+                frame = res.to_dask()
+                summary = res.dask_summary(by="rank", compute=False)
+                want = res.dask_summary(by="rank")
+                # nodeB and nodeC gone: nodeA's partition still computes,
+                # with the whole profile's times and categories
+                for h in ("nodeB", "nodeC"):
+                    os.unlink(os.path.join(tmp, "run", "run.ranks", "host-%s.h5" % h))
+                part = frame.get_partition(0).compute()
+                ref = whole[whole["rank"].isin([0, 3, 6])].sort_values(
+                    ["rank", "name", "start"], kind="stable").reset_index(drop=True)
+                got = part.sort_values(["rank", "name", "start"],
+                                       kind="stable").reset_index(drop=True)
+                self.assertEqual(len(got), 3 * 400 + 37 * 9 + 3 * (24 + 24 + 5 + 3))
+                for c in whole.columns:
+                    self.assertEqual(got[c].tolist(), ref[c].tolist(), c)
+                self.assertEqual(list(part["name"].cat.categories), sorted(res.region_names))
+                # and the others fail naming their file
+                with self.assertRaisesRegex(Exception, "host-nodeB.h5"):
+                    frame.get_partition(1).compute()
+                with self.assertRaisesRegex(Exception, "host-node[BC].h5"):
+                    summary.compute()
+                self.assertEqual(len(want), 8 * 5)
+
+    def summary_matches(self, path, **kw):
+        with read_h5(path) as res:
+            names = [n for n in res.region_names if res[n].num_calls]
+            per_region = res.dask_summary(**kw)
+            self.assertEqual(list(per_region.index), sorted(names))
+            for row in per_region.itertuples():
+                st = res[row.Index]._stats()
+                # bit for bit: == on the floats
+                self.assertEqual(tuple(row)[1:], (st.calls, st.total_ns, st.min_ns, st.max_ns,
+                                                  st.mean_ns, st.std_ns), row.Index)
+            self.assertEqual(list(per_region.columns), list(STATS))
+            self.assertEqual(str(per_region["calls"].dtype), "int64")
+            per_rank = res.dask_summary(by="rank", **kw)
+            cells = [(n, k) for n in sorted(names) for k in res.ranks
+                     if res[n]._stats(k).calls]
+            self.assertEqual(list(per_rank.index), cells)
+            for row in per_rank.itertuples():
+                st = res[row.Index[0]]._stats(row.Index[1])
+                self.assertEqual(tuple(row)[1:], (st.calls, st.total_ns, st.min_ns, st.max_ns,
+                                                  st.mean_ns, st.std_ns), row.Index)
+            return per_region
+
+    def test_summary(self):
+        for path in all_multi_host() + [WORKLOAD]:
+            for kw in ({}, {"partition_by": "ranks", "ranks_per_partition": 2}):
+                with self.subTest(path=os.path.relpath(path, DIR), **kw):
+                    self.summary_matches(path, **kw)
+        # the many calls of comm/: sums that round differently when added
+        # pairwise (as pandas and numpy do) than one after the other
+        s = self.summary_matches(os.path.join(DIR, "comm", "perhost", "run.h5"))
+        self.assertEqual(s.loc["compute", "calls"], sum(400 + 37 * r for r in range(8)))
+        self.assertEqual(s.loc["MPI_Bcast", "calls"], 24)
+
+    def test_summary_of_a_selection(self):
+        with read_h5(WORKLOAD) as res:
+            kw = dict(include="solve", window=(0.02, 0.04), ranks=[0])
+            local = res.to_events_dataframe(columns=("rank", "duration_ns"), **kw)
+            self.assertGreater(len(local), 0)
+            g = local.groupby("name", observed=True)["duration_ns"]
+            got = res.dask_summary(**kw)
+            want = g.agg(["count", "sum", "min", "max"])
+            self.assertEqual(list(got.index), list(want.index))
+            for row in got.itertuples():
+                self.assertEqual((row.calls, row.total_ns, row.min_ns, row.max_ns),
+                                 tuple(want.loc[row.Index]))
+                ns = local[local["name"] == row.Index]["duration_ns"].to_numpy()
+                self.assertEqual(row.mean_ns, float(int(ns.sum())) / float(len(ns)))
+                d = ns.astype(float)
+                self.assertAlmostEqual(row.std_ns, d.std(), delta=1e-9 * d.mean())
+            with self.assertRaises(ValueError):
+                res.dask_summary(by="thread")
+
+    def test_comm_matrix(self):
+        for name in ("comm/perhost", "comm/perrank"):
+            with read_h5(os.path.join(DIR, name, "run.h5")) as res, self.subTest(name=name):
+                msgs, nbytes = res.comm_matrix()
+                for kw in ({}, {"partition_by": "ranks", "ranks_per_partition": 3}):
+                    got = res.dask_comm_matrix(**kw)
+                    self.assertEqual([str(got[c].dtype) for c in got.columns],
+                                     ["int32", "int32", "int64", "int64"])
+                    m = np.zeros_like(msgs)
+                    b = np.zeros_like(nbytes)
+                    m[got["sender"], got["receiver"]] = got["messages"]
+                    b[got["sender"], got["receiver"]] = got["bytes"]
+                    self.assertTrue((m == msgs).all() and (b == nbytes).all())
+                    self.assertTrue((got["messages"] > 0).all())
+                    self.assertEqual(len(got), np.count_nonzero(msgs))
+                # 8 ranks x (21 MPI_Send + 5 MPI_Isend); MPI_PROC_NULL and
+                # MPI_Bcast are not messages
+                self.assertEqual(int(msgs.sum()), 8 * 26)
+                isend = res.dask_comm_matrix(region="MPI_Isend")
+                self.assertEqual(isend["receiver"].tolist(), [(k + 4) % 8 for k in range(8)])
+                self.assertEqual(isend["messages"].tolist(), [5] * 8)
+                self.assertEqual(isend["bytes"].tolist(),
+                                 [sum(64 * (i + k) for i in range(1, 5)) for k in range(8)])
+                part = res.dask_comm_matrix(ranks=[2, 5])
+                self.assertEqual(sorted(set(part["sender"])), [2, 5])
+                self.assertEqual(part.to_dict("list"),
+                                 {c: v.tolist() for c, v in
+                                  res.message_pairs(ranks=[2, 5]).items()})
+                with self.assertRaises(KeyError):
+                    res.dask_comm_matrix(region="MPI_Nothing")
 
     def test_filters(self):
         with read_h5(WORKLOAD) as res:

@@ -427,4 +427,103 @@ def many_layout(name, per_host, broken=()):
 many_layout("perrank", False)
 many_layout("perhost", True)
 many_layout("broken", True, broken=(80, 230))
+
+# 12. A run of 8 ranks on 3 hosts whose MPI calls moved data (docs/format.md
+# "What MPI calls moved"), for the Dask summaries and communication matrix
+# (tests/python/test_to_dask.py), from a seeded generator, checked against
+# the reader (no hand numbers): hosts nodeA = 0, 3, 6; nodeB = 1, 4, 7;
+# nodeC = 2, 5. Per rank r, one call after the other (no nesting):
+#   "compute": 400 + 37 r calls of 1 .. 2,000,000 ns (a few of 10^9)
+#   "MPI_Send": 24 calls to (r + 1 + i % 3) % 8, 0 .. 2^20 bytes; every 8th
+#               to MPI_PROC_NULL (dest -1, 0 bytes)
+#   "MPI_Isend": 5 calls to (r + 4) % 8, the first of 0 bytes
+#   "MPI_Recv": 24 calls from (r - 1) % 8, bytes_received only
+#   "MPI_Bcast": 3 calls, root 0 (dest = source = 0): not point-to-point
+# comm/perhost   run.h5 + run.ranks/host-node{A,B,C}.h5
+# comm/perrank   run.h5 + run.ranks/rank<N>.h5 (the same run)
+COMM_HOSTS = {"nodeA": [0, 3, 6], "nodeB": [1, 4, 7], "nodeC": [2, 5]}
+
+
+def comm_calls(r):
+    """[(region, duration, bytes_sent, bytes_received, dest, source)] of rank r."""
+    rng = np.random.default_rng(1200 + r)
+    calls = []
+    for d in rng.integers(1, 2_000_000, 400 + 37 * r):
+        calls.append(("compute", int(d), 0, 0, -1, -1))
+    for k in range(3):
+        calls[k * 97] = ("compute", 10 ** 9 + k * 13 + r, 0, 0, -1, -1)
+    for i in range(24):
+        to = -1 if i % 8 == 7 else (r + 1 + i % 3) % 8
+        calls.insert(17 * i + 5, ("MPI_Send", int(rng.integers(100, 90_000)),
+                                  0 if to < 0 else int(rng.integers(0, 1 << 20)), 0, to, -1))
+        calls.insert(17 * i + 11, ("MPI_Recv", int(rng.integers(100, 90_000)), 0,
+                                   int(rng.integers(0, 1 << 20)), -1, (r - 1) % 8))
+    for i in range(5):
+        calls.insert(60 * i + 3, ("MPI_Isend", int(rng.integers(50, 900)),
+                                  0 if i == 0 else 64 * (i + r), 0, (r + 4) % 8, -1))
+    for i in range(3):
+        calls.insert(100 * i + 50, ("MPI_Bcast", int(rng.integers(1000, 50_000)), 4096, 4096,
+                                    0, 0))
+    return calls
+
+
+def comm_rank_group(f, r, host):
+    g = f.create_group(f"rank{r}")
+    g.attrs["rank"] = np.int64(r)
+    g.attrs["hostname"] = host
+    g.attrs["complete"] = np.int8(1)
+    g.attrs["mpi_data"] = np.int64(1)
+    t = 1_000_000 * r
+    cols = {}
+    for name, dur, sent, recv, dest, src in comm_calls(r):
+        t += 1000
+        cols.setdefault(name, []).append((t, t + dur, sent, recv, dest, src))
+        t += dur
+    for name, rows in cols.items():
+        a = np.array(rows, dtype=np.int64)
+        reg = g.create_group(f"regions/{name}")
+        reg.attrs["name"] = name
+        reg.create_dataset("start_times", data=a[:, 0])
+        reg.create_dataset("end_times", data=a[:, 1])
+        if name.startswith("MPI_"):
+            n = len(a)
+            reg.create_dataset("bytes_sent", data=a[:, 2])
+            reg.create_dataset("bytes_received", data=a[:, 3])
+            reg.create_dataset("dest", data=a[:, 4].astype(np.int32))
+            reg.create_dataset("source", data=a[:, 5].astype(np.int32))
+            reg.create_dataset("tag", data=np.full(n, 7 if name != "MPI_Bcast" else -2147483648,
+                                                   np.int32))
+            reg.create_dataset("comm", data=np.zeros(n, np.int32))
+
+
+def comm_layout(name, per_host):
+    d = path("comm", name)
+    os.makedirs(os.path.join(d, "run.ranks"))
+    target = {}
+    for host, ranks in COMM_HOSTS.items():
+        if per_host:
+            rel = f"run.ranks/host-{host}.h5"
+            with h5py.File(os.path.join(d, rel), "w") as f:
+                host_root(f, host)
+                f["metadata"].attrs["mpi_size"] = np.int64(8)
+                for r in ranks:
+                    comm_rank_group(f, r, host)
+            target.update({r: rel for r in ranks})
+        else:
+            for r in ranks:
+                rel = f"run.ranks/rank{r}.h5"
+                with h5py.File(os.path.join(d, rel), "w") as f:
+                    host_root(f, host)
+                    f["metadata"].attrs["mpi_size"] = np.int64(8)
+                    comm_rank_group(f, r, host)
+                target[r] = rel
+    with h5py.File(os.path.join(d, "run.h5"), "w") as f:
+        host_root(f, "nodeA")
+        f["metadata"].attrs["mpi_size"] = np.int64(8)
+        for r in range(8):
+            f[f"rank{r}"] = h5py.ExternalLink(target[r], f"/rank{r}")
+
+
+comm_layout("perhost", True)
+comm_layout("perrank", False)
 open(sys.argv[2] if len(sys.argv) > 2 else path("stamp"), "w").close()

@@ -7,7 +7,8 @@
  * (region, rank): calls, statistics, times, and the rank attributes the
  * reader caches at open (integer, string, float). A host file the index
  * links to but that is missing leaves its ranks missing, named with the
- * file, and the other ranks read.
+ * file, and the other ranks read. Each rank names the file that holds
+ * it (scope_profile_rank_file): the host file, or its rank file.
  *
  * The run (make_profiles.py, section 10): 6 ranks, nodeA = 0, 2, 4 and
  * nodeB = 1, 3, 5;
@@ -216,6 +217,38 @@ int main(int argc, char **argv)
         CHECK(scope_profile_missing_rank_file(p, 3) == NULL);
     }
     scope_profile_close(p);
+    /* the file of each rank: the host file the index links to, or the
+     * rank file (mixed), or the one file opened */
+    static const struct { const char *open, *holds[6]; } files[] = {
+        { "perhost/run.h5", { "perhost/run.ranks/host-nodeA.h5", "perhost/run.ranks/host-nodeB.h5",
+                              "perhost/run.ranks/host-nodeA.h5", "perhost/run.ranks/host-nodeB.h5",
+                              "perhost/run.ranks/host-nodeA.h5", "perhost/run.ranks/host-nodeB.h5" } },
+        { "mixed/run.h5", { "mixed/run.ranks/host-nodeA.h5", "mixed/run.ranks/rank1.h5",
+                            "mixed/run.ranks/host-nodeA.h5", "mixed/run.ranks/rank3.h5",
+                            "mixed/run.ranks/host-nodeA.h5", "mixed/run.ranks/rank5.h5" } },
+        { "perrank/run.h5", { "perrank/run.ranks/rank0.h5", "perrank/run.ranks/rank1.h5",
+                              "perrank/run.ranks/rank2.h5", "perrank/run.ranks/rank3.h5",
+                              "perrank/run.ranks/rank4.h5", "perrank/run.ranks/rank5.h5" } },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        if ((p = open1(files[i].open))) {
+            for (int r = 0; r < 6; r++) {
+                char holds[4200];
+                snprintf(holds, sizeof holds, "%s/hosts/%s", dir, files[i].holds[r]);
+                CHECK_STR(scope_profile_rank_file(p, r), holds);
+            }
+            CHECK(scope_profile_rank_file(p, 6) == NULL);
+            CHECK(scope_profile_rank_file(p, -1) == NULL);
+            scope_profile_close(p);
+        }
+    if ((p = open1("perhost/run.ranks/host-nodeB.h5"))) {
+        char holds[4200];
+        snprintf(holds, sizeof holds, "%s/hosts/perhost/run.ranks/host-nodeB.h5", dir);
+        CHECK_STR(scope_profile_rank_file(p, 3), holds);
+        CHECK(scope_profile_rank_file(p, 2) == NULL);
+        scope_profile_close(p);
+    }
+    CHECK(scope_profile_rank_file(NULL, 0) == NULL);
     /* the other layouts miss nothing */
     for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
         if ((p = open1(layouts[i]))) {

@@ -87,6 +87,37 @@ def _load_library():
 
 
 _lib = _load_library()
+
+
+def _load_rows():
+    """The compiled helper _rows (_rows.c), or None: installed beside this
+    module, else in the build tree of the library that loaded
+    (<build>/tools/python/, next to <build>/reader/). $SCOPE_READER_ROWS=0
+    leaves it unused (the pure-Python batches)."""
+    if os.environ.get("SCOPE_READER_ROWS") == "0":
+        return None
+    try:
+        from . import _rows
+        return _rows
+    except ImportError:
+        pass
+    import importlib.machinery
+    import importlib.util
+    build = os.path.dirname(os.path.dirname(os.path.abspath(_lib._name)))
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = os.path.join(build, "tools", "python", "_rows" + suffix)
+        if os.path.exists(path):
+            try:
+                spec = importlib.util.spec_from_file_location(__name__ + "._rows", path)
+                mod = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(mod)
+                return mod
+            except ImportError:
+                return None
+    return None
+
+
+_rows = _load_rows()
 _i64, _i32, _p = ctypes.c_int64, ctypes.c_int32, ctypes.c_void_p
 
 
@@ -174,9 +205,11 @@ _STACK_FIELDS = dict(
 _STACK_FIELDS.update({"self_time": (1 << 15, "self_s", "<f8"),
                       "self_ns": (1 << 14, "self_ns", "<i8"),
                       "parent": (1 << 11, "parent_id", "<i8")})
-# rows per batch when events() turns columns into dicts: bounds the
-# temporary Python lists (9 per batch)
+# rows per batch when events() turns columns into dicts without _rows:
+# bounds the temporary Python lists (9 per batch)
 _BATCH = 1 << 16
+# events()' dict keys, in the seed's order (+ thread)
+_EVENT_KEYS = ("name",) + _FRAME_COLUMNS[1:]
 
 
 def _sig(name, res, *args):
@@ -196,6 +229,7 @@ _region_count = _sig("scope_profile_region_count", ctypes.c_int, _p)
 _region_name = _sig("scope_profile_region_name", ctypes.c_char_p, _p, ctypes.c_int)
 _rank_count = _sig("scope_profile_rank_count", ctypes.c_int, _p)
 _rank = _sig("scope_profile_rank", ctypes.c_int, _p, ctypes.c_int)
+_rank_file = _sig("scope_profile_rank_file", ctypes.c_char_p, _p, ctypes.c_int)
 _calls = _sig("scope_profile_calls", _i64, _p, ctypes.c_int, ctypes.c_int)
 _times = _sig("scope_profile_times", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int,
               _PP64, _PP64, _P64)
@@ -377,6 +411,15 @@ class ProfilingResults:
     def num_ranks(self):
         return _rank_count(self._h)
 
+    def rank_file(self, rank):
+        """The path of the file holding `rank` (its host file, rank file,
+        merged file, ...; for an index, the file its link names, beside
+        the index), as the reader opened it; KeyError for an unknown rank."""
+        v = _rank_file(self._h, rank)
+        if v is None:
+            raise KeyError(rank)
+        return os.fsdecode(v)
+
     @property
     def run_start_time(self):
         """Run start in seconds on the recording clock, or None."""
@@ -453,9 +496,10 @@ class ProfilingResults:
         return name in self.region_names
 
     # -- events ------------------------------------------------------
-    def _query(self, include, exclude, ranks, relative, origin):
+    def _query(self, include, exclude, ranks, relative, origin, origin_ns=None):
         """A scope_event_query, and the ctypes arrays it points into (kept
-        alive by the caller while the query is used)."""
+        alive by the caller while the query is used). origin_ns (int
+        nanoseconds, exact) wins over origin and relative."""
         q = _Query()
         keep = []
         q.include, q.ninclude = _patterns(include)
@@ -466,7 +510,9 @@ class ProfilingResults:
             ra = (_i32 * max(len(rl), 1))(*rl)
             keep.append(ra)
             q.ranks, q.nranks = ra, len(rl)
-        if origin is not None:
+        if origin_ns is not None:
+            q.time_mode, q.origin_ns = 2, int(origin_ns)
+        elif origin is not None:
             q.time_mode, q.origin_ns = 2, int(round(origin * NS))
         elif not relative:
             q.time_mode = 1
@@ -496,7 +542,7 @@ class ProfilingResults:
         return arr[:done]
 
     def event_arrays(self, include=None, exclude=None, ranks=None, relative=True,
-                     origin=None, window=None, columns=None):
+                     origin=None, window=None, columns=None, origin_ns=None):
         """The calls events() selects, as one numpy array per column, made in
         C (scope_profile_event_columns) and handed over without a copy:
         {column: array}, rows in events()' order (region, rank, call index).
@@ -516,7 +562,9 @@ class ProfilingResults:
         Times are relative to time_origin (relative=True), to `origin`
         (seconds), or the recorded clock (relative=False). window=(from,
         to), seconds in the same time base, keeps the calls that overlap
-        [from, to] (end >= from and start <= to). Every filter is applied in
+        [from, to] (end >= from and start <= to). origin_ns: the origin as
+        int nanoseconds on the recording clock, exact (an origin in float
+        seconds rounds past 2^53 ns, 104 days). Every filter is applied in
         C: only the selected rows are ever made. call_id, parent_id and
         depth build each selected rank's call stack (ScopeError when its
         calls overlap)."""
@@ -524,7 +572,7 @@ class ProfilingResults:
         bad = [c for c in cols if c not in _COLUMNS]
         if bad:
             raise ValueError("unknown column(s) %s; known: %s" % (bad, list(_COLUMNS)))
-        q, keep = self._query(include, exclude, ranks, relative, origin)
+        q, keep = self._query(include, exclude, ranks, relative, origin, origin_ns)
         w = None
         if window is not None:
             lo, hi = window
@@ -549,6 +597,9 @@ class ProfilingResults:
         for window); to_events_dataframe() is the fast way to the same."""
         a = self.event_arrays(include, exclude, ranks, relative, origin, window,
                               _FRAME_COLUMNS)
+        if _rows is not None:
+            return _rows.dicts(_EVENT_KEYS, [(self.region_names, a["region"])] +
+                               [a[c] for c in _FRAME_COLUMNS[1:]])
         names = self._name_objects()
         out = []
         n = len(a["region"])
@@ -604,19 +655,50 @@ class ProfilingResults:
         return pd.DataFrame(out, copy=False)
 
     def to_dask(self, include=None, exclude=None, ranks=None, relative=True,
-                origin=None, window=None, columns=None, ranks_per_partition=64):
-        """to_events_dataframe() as a Dask DataFrame (Debian's python3-dask)
-        with one partition per block of ranks_per_partition ranks, read
-        lazily where it is computed: each partition opens this profile's
-        path(s) again through the C reader, so the workers must see the
-        same files (a shared file system). name is categorical with every
+                origin=None, window=None, columns=None, ranks_per_partition=64,
+                partition_by="auto"):
+        """to_events_dataframe() as a Dask DataFrame (Debian's python3-dask),
+        read lazily where it is computed: one partition per host file when
+        the profile has host files (partition_by="auto"; each opens only
+        its host's file), else per block of ranks_per_partition ranks
+        (partition_by="ranks": always blocks), each opening only the files
+        of its ranks, through the C reader; the workers must see the same
+        files (a shared file system). name is categorical with every
         region's name (groupby("name", observed=True) drops the ones a
         selection leaves empty). Nothing is read here. See
-        scope_reader.dask_frames."""
+        scope_reader.dask_frames, and dask_summary(), dask_comm_matrix()."""
         from .dask_frames import to_dask
         return to_dask(self, include=include, exclude=exclude, ranks=ranks,
                        relative=relative, origin=origin, window=window,
-                       columns=columns, ranks_per_partition=ranks_per_partition)
+                       columns=columns, ranks_per_partition=ranks_per_partition,
+                       partition_by=partition_by)
+
+    def dask_summary(self, by="region", compute=True, **selection):
+        """The statistics of the selected calls' durations computed on the
+        Dask scheduler in use (a distributed Client's cluster), partitioned
+        as to_dask(): a pandas DataFrame indexed by name (by="region") or
+        by (name, rank) (by="rank") with calls, total_ns, min_ns, max_ns
+        (int64), mean_ns, std_ns (float64, population std), the same
+        numbers, bit for bit, as the C reader's scope_profile_stats() for
+        an unfiltered profile. selection: to_dask()'s arguments (include,
+        window, ranks, partition_by, ...). compute=False: a dask Delayed
+        of that frame. See scope_reader.dask_frames."""
+        from .dask_frames import dask_summary
+        return dask_summary(self, by=by, compute=compute, **selection)
+
+    def dask_comm_matrix(self, region=None, compute=True, ranks=None,
+                         ranks_per_partition=64, partition_by="auto"):
+        """comm_matrix() computed on the Dask scheduler in use, partitioned
+        as to_dask(), as a long table: a pandas DataFrame of the (sender,
+        receiver) pairs with a message, columns sender, receiver (int32),
+        messages, bytes (int64), sorted by sender then receiver; the same
+        numbers as comm_matrix() (region: one region's name; ranks: these
+        senders). compute=False: a dask Delayed. See
+        scope_reader.dask_frames."""
+        from .dask_frames import dask_comm_matrix
+        return dask_comm_matrix(self, region=region, compute=compute, ranks=ranks,
+                                ranks_per_partition=ranks_per_partition,
+                                partition_by=partition_by)
 
     # -- call stack --------------------------------------------------
     def overhead(self, rank=0):
@@ -694,11 +776,14 @@ class ProfilingResults:
         call_stack_arrays() and call_stack_dataframe() give the same
         without a Python object per call."""
         a = self.call_stack_arrays(rank, thread, relative, compensate)
+        keys = ("thread", "call_index", "start", "end", "duration", "self_time",
+                "depth", "parent")
+        if _rows is not None:
+            return _rows.dicts(("name", "rank") + keys, [(self.region_names, a["region"]), rank]
+                               + [a[c] for c in keys])
         names = self._name_objects()
         n = len(a["region"])
         out = []
-        keys = ("thread", "call_index", "start", "end", "duration", "self_time",
-                "depth", "parent")
         for lo in range(0, n, _BATCH):
             hi = min(n, lo + _BATCH)
             cols = [names[a["region"][lo:hi]].tolist()] + \

@@ -6,6 +6,7 @@ scope_reader/__init__.py; see docs/format.md "What MPI calls moved".
 
     p = scope_reader.read_h5("run.h5")
     msgs, nbytes = p.comm_matrix()          # [sender, receiver] world ranks
+    p.message_pairs(ranks=[0, 1])           # the same, as non-zero pairs
     p["MPI_Send"].moved(rank=0)["bytes_sent"]
     p["MPI_Alltoallv"].bytes_sent           # total over the ranks
     p.message_sizes()                       # {(lo, hi): messages}
@@ -38,6 +39,7 @@ def _bind(lib, sig, check, p, all_ranks):
                  _p64, _p64)
     hist = sig("scope_profile_size_histogram", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
                _p64)
+    p2p = sig("scope_region_is_point_to_point", ctypes.c_int, ctypes.c_char_p)
 
     def _copy(ptr, n, dtype):
         if not ptr:
@@ -76,6 +78,42 @@ def _bind(lib, sig, check, p, all_ranks):
             check(matrix(self._h, idx, n, msgs.ctypes.data_as(_p64), byts.ctypes.data_as(_p64)))
         return msgs, byts
 
+    def message_pairs(self, region=None, ranks=None):
+        """comm_matrix() as a long table of the pairs that exchanged a
+        message, sent by `ranks` (default: every rank): a dict of numpy
+        arrays sender, receiver (int32), messages, bytes (int64), sorted by
+        sender then receiver. Memory: the selected senders' calls, not n x
+        n cells, so it suits a part of a large run (dask_comm_matrix()
+        adds the parts). Cost: one pass over the senders' send calls."""
+        names = self.region_names
+        if region is None:
+            regions = [r for r, nm in enumerate(names) if p2p(nm.encode())]
+        else:
+            regions = [self[region].index]
+        senders = self.ranks if ranks is None else sorted(
+            set([ranks] if isinstance(ranks, int) else ranks))
+        keys, sizes = [], []
+        m = _Moved()
+        for k in senders:
+            for r in regions:
+                check(moved(self._h, r, k, ctypes.byref(m)))
+                if not m.bytes_sent or m.n == 0:
+                    continue
+                dest = np.ctypeslib.as_array(m.dest, shape=(m.n,))
+                sent = np.ctypeslib.as_array(m.bytes_sent, shape=(m.n,))
+                keep = dest >= 0
+                keys.append((np.int64(k) << 32) | dest[keep].astype(np.int64))
+                sizes.append(sent[keep].astype(np.int64))
+        key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
+        size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
+        pairs, which = np.unique(key, return_inverse=True)
+        messages = np.bincount(which, minlength=len(pairs)).astype(np.int64)
+        nbytes = np.zeros(len(pairs), np.int64)
+        np.add.at(nbytes, which, size)
+        return {"sender": (pairs >> 32).astype(np.int32),
+                "receiver": (pairs & 0xFFFFFFFF).astype(np.int32),
+                "messages": messages, "bytes": nbytes}
+
     def message_sizes(self, region=None, rank=all_ranks):
         """{(min_bytes, max_bytes): messages} of the point-to-point sends,
         power-of-two buckets ((0, 0) holds empty messages)."""
@@ -89,12 +127,13 @@ def _bind(lib, sig, check, p, all_ranks):
             out[(lo, hi)] = int(h[k])
         return out
 
-    return region_moved, region_bytes, comm_matrix, message_sizes
+    return region_moved, region_bytes, comm_matrix, message_sizes, message_pairs
 
 
 def attach(results_cls, region_cls, lib, sig, check, p, all_ranks):
     """Adds the methods above to ProfilingResults and MPIRegion."""
-    region_moved, region_bytes, comm_matrix, message_sizes = _bind(lib, sig, check, p, all_ranks)
+    region_moved, region_bytes, comm_matrix, message_sizes, message_pairs = \
+        _bind(lib, sig, check, p, all_ranks)
     region_cls.moved = lambda self, rank=0: region_moved(self, rank)
     region_cls.bytes_sent = property(lambda self: region_bytes(self)[0],
                                      doc="bytes the region's calls sent, over the ranks")
@@ -103,3 +142,4 @@ def attach(results_cls, region_cls, lib, sig, check, p, all_ranks):
     region_cls.bytes = lambda self, rank=all_ranks: region_bytes(self, rank)
     results_cls.comm_matrix = comm_matrix
     results_cls.message_sizes = message_sizes
+    results_cls.message_pairs = message_pairs

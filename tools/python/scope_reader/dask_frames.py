@@ -1,52 +1,101 @@
 """scope_reader.dask_frames - a profile's events as a Dask DataFrame, for
-runs whose events do not fit one machine's memory: ProfilingResults.to_dask().
+runs whose events do not fit one machine's memory: ProfilingResults.to_dask(),
+and the summary statistics and communication matrix computed the same way
+(dask_summary(), dask_comm_matrix()).
 
-Each partition is a block of ranks read by whoever computes it (a thread,
-a process, a worker of a `distributed` cluster) through the same C reader
-as to_events_dataframe(): the partition opens the profile's path(s) again,
-selects its ranks, and returns a pandas frame, so only the graph (paths,
-rank lists, the query) travels to the workers, and every worker needs the
-files at the same path (a shared file system, as an MPI run's output
-usually is). The profile is opened once here, for the rank list and the
-empty frame that tells Dask the columns and dtypes (`meta`).
+Partitions. A multi-host run writes one file per host plus an index
+(docs/format.md "The files of a run"). With host files (partition_by=
+"auto"), each partition is one host file, which is all it opens; ranks in
+rank files (or in one merged file, or when partition_by="ranks") are cut
+into blocks of ranks_per_partition, each opening only the files of its
+ranks. Whoever computes a partition (a thread, a process, a worker of a
+`distributed` cluster) opens those files through the same C reader as
+to_events_dataframe() and returns a pandas frame, so only the graph (file
+paths, rank lists, the query) travels, and every worker needs the files at
+the same absolute path (a shared file system, as an MPI run's output
+usually is). Relative times use the whole profile's origin, handed to each
+partition in nanoseconds, so a partition's rows equal the single-machine
+frame's whatever files it opened. The profile is opened once here, for the
+files of the ranks, the region names and the empty frame that tells Dask
+the columns and dtypes (`meta`).
 
 Categories: every partition's `name` has every region's name of the
 profile, sorted, so the partitions agree and Dask knows them; group with
 observed=True to leave out regions a selection has no call of.
 
+Summaries. dask_summary() has each partition compute, per (region, rank),
+the count, int64 total, min, max, mean and the sum of squared deviations
+exactly as the C reader does for a region's calls on one rank (format/
+scope_h5_read.h, scope_call_stats_of: mean = total / calls in double, then
+a sequential sum of (duration - mean)^2 in call order); one last task then
+combines the ranks of each region in ascending rank order with the C
+reader's pairwise update (reader/profile_data.c, combine). The same double
+operations in the same order give the same bits as scope_profile_stats().
+dask_comm_matrix() has each partition list its senders' (receiver,
+messages, bytes) (message_pairs()); a sender is in one partition only, so
+the last task only concatenates.
+
 On a cluster (distributed):
 
     from distributed import Client
     client = Client("tcp://scheduler-host:8786")   # the scheduler's address
-    frame = read_h5("/shared/run/scope_profile.h5").to_dask()
+    res = read_h5("/shared/run/scope_profile.h5")
+    frame = res.to_dask()
     frame.groupby("name", observed=True)["duration"].sum().compute()
+    res.dask_summary()                 # per region, as `scope summary`
+    res.dask_comm_matrix()             # sender, receiver, messages, bytes
 """
+import math
 import os
 
+import numpy as np
 
-def _partition(paths, block, kw):
-    """One partition: the events of the ranks in `block` (runs on a worker)."""
-    from scope_reader import read_h5
-    with read_h5(paths) as res:
-        return res.to_events_dataframe(ranks=list(block), every_name=True, **kw)
+PARTITION_BY = ("auto", "ranks")
+_STATS = ("calls", "total_ns", "min_ns", "max_ns", "mean_ns", "std_ns")
+
+
+def _plan(res, chosen, per, partition_by):
+    """[(paths, ranks)] of the partitions, by lowest rank: a host file (a
+    file of several of the profile's ranks, in a profile of several
+    files) per partition with "auto"; the other ranks in blocks of `per`,
+    each with the files of its ranks. Paths are absolute."""
+    holder = {k: os.path.abspath(res.rank_file(k)) for k in res.ranks}
+    files = {}
+    for k in res.ranks:
+        files.setdefault(holder[k], []).append(k)
+    shared = set()
+    if partition_by == "auto" and len(files) > 1:
+        shared = {f for f, ks in files.items() if len(ks) > 1}
+    selected = set(chosen)
+    parts = []
+    for f in shared:
+        ks = tuple(k for k in files[f] if k in selected)
+        if ks:
+            parts.append(([f], ks))
+    rest = [k for k in chosen if holder[k] not in shared]
+    for i in range(0, len(rest), per):
+        block = tuple(rest[i:i + per])
+        parts.append((list(dict.fromkeys(holder[k] for k in block)), block))
+    parts.sort(key=lambda part: part[1][0])
+    if not parts:   # nothing selected: one empty partition
+        first = holder[res.ranks[0]] if res.ranks else None
+        parts = [([first] if first else _absolute(res.file_path), ())]
+    return parts
 
 
 def _absolute(path):
     if isinstance(path, list):
         return [os.path.abspath(os.fsdecode(p)) for p in path]
-    return os.path.abspath(os.fsdecode(path))
+    return [os.path.abspath(os.fsdecode(path))]
 
 
-def to_dask(res, include=None, exclude=None, ranks=None, relative=True, origin=None,
-            window=None, columns=None, ranks_per_partition=64):
-    """ProfilingResults.to_dask(): a dask.dataframe.DataFrame, one partition
-    per block of ranks_per_partition of the selected ranks (ascending), read
-    lazily. relative=True times are relative to the whole profile's origin
-    in every partition (each opens the whole profile). Cost here: one empty
-    read for the meta; nothing else until computed."""
-    import dask.dataframe as dd
+def _setup(res, include, exclude, ranks, relative, origin, window, ranks_per_partition,
+           partition_by):
+    """(partitions, event_arrays keywords, every region name sorted)."""
     if ranks_per_partition < 1:
         raise ValueError("ranks_per_partition must be >= 1")
+    if partition_by not in PARTITION_BY:
+        raise ValueError("partition_by must be one of %s, not %r" % (PARTITION_BY, partition_by))
     if ranks is None:
         chosen = res.ranks
     else:
@@ -55,10 +104,178 @@ def to_dask(res, include=None, exclude=None, ranks=None, relative=True, origin=N
         if unknown:
             raise ValueError("%s: no rank(s) %s" % (res.file_path, unknown))
     kw = dict(include=include, exclude=exclude, relative=relative, origin=origin,
-              window=window, columns=columns)
-    meta = res.to_events_dataframe(ranks=[], every_name=True, **kw)
-    blocks = [tuple(chosen[i:i + ranks_per_partition])
-              for i in range(0, len(chosen), ranks_per_partition)] or [()]
-    paths = _absolute(res.file_path)
-    return dd.from_map(_partition, [paths] * len(blocks), blocks, [kw] * len(blocks),
-                       meta=meta, label="scope-events", enforce_metadata=False)
+              window=window)
+    if relative and origin is None and res.time_origin_ns is not None:
+        kw["origin_ns"] = res.time_origin_ns    # the whole profile's zero
+    return _plan(res, chosen, ranks_per_partition, partition_by), kw, sorted(res.region_names)
+
+
+def _codes(res, region, names):
+    """Codes into `names` (every region's name of the whole profile,
+    sorted) of this opened part's region indices."""
+    where = {n: i for i, n in enumerate(names)}
+    local = np.array([where[n] for n in res.region_names] or [0], dtype=np.int32)
+    return local[region]
+
+
+def _partition(paths, block, kw, names, cols):
+    """One partition of to_dask(): the frame of the ranks in `block` (runs
+    on a worker)."""
+    import pandas as pd
+    from scope_reader import read_h5
+    with read_h5(paths) as res:
+        a = res.event_arrays(ranks=list(block), columns=("region",) + cols, **kw)
+        code = _codes(res, a.pop("region"), names)
+    small = np.int8 if len(names) < 127 else np.int16 if len(names) < 32767 else np.int32
+    out = {"name": pd.Categorical.from_codes(code.astype(small), names)}
+    out.update(a)
+    return pd.DataFrame(out, copy=False)
+
+
+def to_dask(res, include=None, exclude=None, ranks=None, relative=True, origin=None,
+            window=None, columns=None, ranks_per_partition=64, partition_by="auto"):
+    """ProfilingResults.to_dask(): a dask.dataframe.DataFrame, partitioned
+    as the module says, read lazily. Cost here: one empty read for the
+    meta and the rank-to-file map; nothing else until computed."""
+    import dask.dataframe as dd
+    from scope_reader import _FRAME_COLUMNS
+    parts, kw, names = _setup(res, include, exclude, ranks, relative, origin, window,
+                              ranks_per_partition, partition_by)
+    cols = _FRAME_COLUMNS[1:] if columns is None else \
+        tuple(c for c in columns if c != "region")
+    meta = res.to_events_dataframe(ranks=[], every_name=True, include=include,
+                                   exclude=exclude, relative=relative, origin=origin,
+                                   window=window, columns=cols)
+    n = len(parts)
+    return dd.from_map(_partition, [p for p, _ in parts], [b for _, b in parts], [kw] * n,
+                       [names] * n, [cols] * n, meta=meta, label="scope-events",
+                       enforce_metadata=False)
+
+
+def _moments(paths, block, kw, names):
+    """Per (region, rank) of one partition: name (code into names), rank,
+    calls, total_ns, min_ns, max_ns, mean_ns and m2 (the sum of squared
+    deviations), each as scope_call_stats_of computes it (runs on a
+    worker). Cost: two passes over the durations, a Python step per
+    (region, rank)."""
+    import pandas as pd
+    from scope_reader import read_h5
+    with read_h5(paths) as res:
+        a = res.event_arrays(ranks=list(block), columns=("region", "rank", "duration_ns"),
+                             **kw)
+        code = _codes(res, a["region"], names)
+    rank, d = a["rank"], a["duration_ns"]
+    n = len(d)
+    cut = np.flatnonzero((code[1:] != code[:-1]) | (rank[1:] != rank[:-1])) + 1
+    lo = np.concatenate(([0], cut)) if n else np.zeros(0, np.int64)
+    hi = np.concatenate((cut, [n])) if n else np.zeros(0, np.int64)
+    calls = (hi - lo).astype(np.int64)
+    total = np.add.reduceat(d, lo) if n else np.zeros(0, np.int64)
+    mean = total.astype(np.float64) / calls.astype(np.float64)
+    sq = d.astype(np.float64) - np.repeat(mean, calls)
+    sq *= sq
+    # C adds the squares one after the other; add.accumulate does too
+    # (add.reduce would add pairwise and round differently)
+    m2 = np.array([np.add.accumulate(sq[i:j])[-1] for i, j in zip(lo.tolist(), hi.tolist())],
+                  dtype=np.float64)
+    return pd.DataFrame({
+        "name": code[lo].astype(np.int32), "rank": rank[lo].astype(np.int32), "calls": calls,
+        "total_ns": total.astype(np.int64),
+        "min_ns": np.minimum.reduceat(d, lo) if n else np.zeros(0, np.int64),
+        "max_ns": np.maximum.reduceat(d, lo) if n else np.zeros(0, np.int64),
+        "mean_ns": mean, "m2": m2})
+
+
+def _summarize(parts, names, by):
+    """The last task of dask_summary(): the partitions' moments, per
+    (name, rank) or combined per name in ascending rank order with the C
+    reader's update (reader/profile_data.c combine), in Python floats
+    (IEEE doubles, the same operations in the same order)."""
+    import pandas as pd
+    m = pd.concat(parts, ignore_index=True).sort_values(["name", "rank"], kind="stable")
+    label = np.array(names, dtype=object)
+    if by == "rank":
+        out = pd.DataFrame({
+            "name": label[m["name"].to_numpy()], "rank": m["rank"].to_numpy()})
+        for c in _STATS[:5]:
+            out[c] = m[c].to_numpy()
+        out["std_ns"] = np.sqrt(m["m2"].to_numpy() / m["calls"].to_numpy().astype(np.float64))
+        return out.set_index(["name", "rank"])
+    rows = {}
+    cols = [m[c].to_numpy().tolist() for c in ("name", "calls", "total_ns", "min_ns",
+                                               "max_ns", "mean_ns", "m2")]
+    for code, n, total, mn, mx, mean, m2 in zip(*cols):
+        acc = rows.get(code)
+        if acc is None:
+            rows[code] = [n, total, mn, mx, mean, m2]
+            continue
+        na, nb = float(acc[0]), float(n)
+        nn = na + nb
+        delta = mean - acc[4]
+        acc[5] += m2 + delta * delta * na * nb / nn
+        acc[0] += n
+        acc[1] += total
+        acc[4] = float(acc[1]) / float(acc[0])
+        acc[2] = min(acc[2], mn)
+        acc[3] = max(acc[3], mx)
+    order = sorted(rows)
+    out = pd.DataFrame({
+        "calls": np.array([rows[k][0] for k in order], dtype=np.int64),
+        "total_ns": np.array([rows[k][1] for k in order], dtype=np.int64),
+        "min_ns": np.array([rows[k][2] for k in order], dtype=np.int64),
+        "max_ns": np.array([rows[k][3] for k in order], dtype=np.int64),
+        "mean_ns": np.array([rows[k][4] for k in order], dtype=np.float64),
+        "std_ns": np.array([math.sqrt(rows[k][5] / float(rows[k][0])) for k in order],
+                           dtype=np.float64)},
+        index=pd.Index([names[k] for k in order], name="name"))
+    return out
+
+
+def dask_summary(res, by="region", compute=True, include=None, exclude=None, ranks=None,
+                 relative=True, origin=None, window=None, ranks_per_partition=64,
+                 partition_by="auto"):
+    """ProfilingResults.dask_summary(): a task per partition, then one to
+    combine; only the regions with a selected call appear (name order).
+    Cost on the driver: the rank-to-file map; on the last task, a Python
+    step per (region, rank)."""
+    import dask
+    if by not in ("region", "rank"):
+        raise ValueError("by must be 'region' or 'rank', not %r" % (by,))
+    parts, kw, names = _setup(res, include, exclude, ranks, relative, origin, window,
+                              ranks_per_partition, partition_by)
+    moments = [dask.delayed(_moments, pure=True)(p, b, kw, names) for p, b in parts]
+    out = dask.delayed(_summarize, pure=True)(moments, names, by)
+    return out.compute() if compute else out
+
+
+def _pairs(paths, block, region):
+    """One partition of dask_comm_matrix(): message_pairs() of its senders."""
+    import pandas as pd
+    from scope_reader import read_h5
+    with read_h5(paths) as res:
+        if region is not None and region not in res:
+            return pd.DataFrame({"sender": np.zeros(0, np.int32),
+                                 "receiver": np.zeros(0, np.int32),
+                                 "messages": np.zeros(0, np.int64),
+                                 "bytes": np.zeros(0, np.int64)})
+        return pd.DataFrame(res.message_pairs(region=region, ranks=list(block)))
+
+
+def _concat_pairs(parts):
+    import pandas as pd
+    out = pd.concat(parts, ignore_index=True)
+    return out.sort_values(["sender", "receiver"], kind="stable").reset_index(drop=True)
+
+
+def dask_comm_matrix(res, region=None, compute=True, ranks=None, ranks_per_partition=64,
+                     partition_by="auto"):
+    """ProfilingResults.dask_comm_matrix(): a task per partition, then one
+    to concatenate. Cost on the driver: the rank-to-file map."""
+    import dask
+    if region is not None:
+        res[region]     # KeyError here, not on a worker
+    parts, _, _ = _setup(res, None, None, ranks, True, None, None, ranks_per_partition,
+                         partition_by)
+    pairs = [dask.delayed(_pairs, pure=True)(p, b, region) for p, b in parts]
+    out = dask.delayed(_concat_pairs, pure=True)(pairs)
+    return out.compute() if compute else out
