@@ -223,24 +223,28 @@ int scope__conv_write_comms(struct conv *c)
     uint32_t n = jr->n_comms;
     int32_t *size = calloc(n, sizeof *size), *rsize = calloc(n, sizeof *rsize);
     int64_t *start = calloc((size_t)n + 1, sizeof *start);
-    size_t names_len = 0, members = 0;
+    size_t names_len = 0, creators_len = 0, members = 0;
     for (uint32_t i = 0; i < n; i++) {
         names_len += strlen(jr->comms[i].defined ? jr->comms[i].name : "") + 1;
+        creators_len += strlen(jr->comms[i].defined ? jr->comms[i].creator : "") + 1;
         if (jr->comms[i].defined)
             members += (size_t)jr->comms[i].size + (size_t)jr->comms[i].remote_size;
     }
     int32_t *m = malloc((members ? members : 1) * sizeof *m);
-    char *names = malloc(names_len);
+    char *names = malloc(names_len), *creators = malloc(creators_len);
     int rc = SCOPE_ENOMEM;
-    if (!size || !rsize || !start || !m || !names)
+    if (!size || !rsize || !start || !m || !names || !creators)
         goto out;
-    size_t at = 0, nat = 0;
+    size_t at = 0, nat = 0, cat = 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct scope_jr_comm *cm = &jr->comms[i];
         start[i] = (int64_t)at;
         const char *nm = cm->defined ? cm->name : "";
         memcpy(names + nat, nm, strlen(nm) + 1);
         nat += strlen(nm) + 1;
+        const char *cr = cm->defined ? cm->creator : "";
+        memcpy(creators + cat, cr, strlen(cr) + 1);
+        cat += strlen(cr) + 1;
         if (!cm->defined)
             continue;
         size[i] = cm->size;
@@ -256,6 +260,7 @@ int scope__conv_write_comms(struct conv *c)
         { SCOPE_D_COMM_MEMBERS_START, H5T_STD_I64LE, H5T_NATIVE_INT64, start, (size_t)n + 1 },
         { SCOPE_D_COMM_MEMBERS, H5T_STD_I32LE, H5T_NATIVE_INT32, m, at },
         { SCOPE_D_COMM_NAMES, H5T_STD_U8LE, H5T_NATIVE_UINT8, names, nat },
+        { SCOPE_D_COMM_CREATORS, H5T_STD_U8LE, H5T_NATIVE_UINT8, creators, cat },
     };
     rc = scope__h5_write_columns(c->rank_grp, SCOPE_G_COMMUNICATORS, cols,
                                  sizeof cols / sizeof *cols) < 0 ? SCOPE_EHDF5 : 0;
@@ -265,5 +270,6 @@ out:
     free(start);
     free(m);
     free(names);
+    free(creators);
     return rc;
 }

@@ -97,6 +97,7 @@ extern "C" {
 #define SCOPE_D_COMM_MEMBERS_START "members_start" /* int64 [n + 1] into members */
 #define SCOPE_D_COMM_MEMBERS "members"          /* int32 world ranks, local then remote */
 #define SCOPE_D_COMM_NAMES "names"              /* uint8, n NUL-terminated names */
+#define SCOPE_D_COMM_CREATORS "creators"        /* uint8, n NUL-terminated creating calls */
 
 /* --- /rank<N>/requests: one row per completed nonblocking request --- */
 #define SCOPE_G_REQUESTS "requests"

@@ -50,6 +50,10 @@ static const scope__mpi_abi mpich_abi = {
     .root = -3,
     .status_source_off = 8,
     .status_tag_off = 12,
+    .op_no_op = 0x5800000e,
+    .topo_cart = 2,
+    .topo_graph = 1,
+    .topo_dist_graph = 3,
 };
 
 /* The MPI-5 standard ABI's: compile-time constants of the MPI Forum's
@@ -78,6 +82,10 @@ static const scope__mpi_abi standard_abi = {
     .root = -4,
     .status_source_off = 0,
     .status_tag_off = 4,
+    .op_no_op = 0x3d,
+    .topo_cart = 211,
+    .topo_graph = 212,
+    .topo_dist_graph = 213,
 };
 
 /* Open MPI's: handles are the addresses of its predefined objects, filled
@@ -99,6 +107,9 @@ static scope__mpi_abi openmpi_abi = {
     .root = -4,
     .status_source_off = 0,
     .status_tag_off = 4,
+    .topo_cart = 1,
+    .topo_graph = 2,
+    .topo_dist_graph = 3,
 };
 
 static const scope__mpi_abi *chosen;   /* published once, never changed */
@@ -153,6 +164,7 @@ static int openmpi_table(void)
         { "ompi_mpi_byte", offsetof(scope__mpi_abi, dt_byte) },
         { "ompi_mpi_double", offsetof(scope__mpi_abi, dt_double) },
         { "ompi_mpi_int64_t", offsetof(scope__mpi_abi, dt_int64) },
+        { "ompi_mpi_op_no_op", offsetof(scope__mpi_abi, op_no_op) },
     };
     for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) {
         void *p = scope__global_symbol(objs[i].sym);

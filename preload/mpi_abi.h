@@ -52,6 +52,8 @@ typedef struct scope__mpi_abi {
     int root;                      /* MPI_ROOT: -4, -3 */
     size_t status_source_off;      /* offsetof(MPI_Status, MPI_SOURCE): 0, 8 */
     size_t status_tag_off;         /* offsetof(MPI_Status, MPI_TAG): 4, 12 */
+    scope__mpi_handle op_no_op;    /* MPI_NO_OP: an Open MPI object, 0x5800000e */
+    int topo_cart, topo_graph, topo_dist_graph;   /* MPI_Topo_test's answers: 1 2 3, 2 1 3 */
 } scope__mpi_abi;
 
 /* The ABI of the MPI library loaded in this process, decided once (at the

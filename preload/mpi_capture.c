@@ -28,6 +28,7 @@
 #include "journal.h"
 #include "mpi_abi.h"
 #include "mpi_capture.h"
+#include "mpi_capture_internal.h"
 #include "mpi_requests.h"
 #include "patch.h"
 #include "preload_state.h"
@@ -35,84 +36,90 @@
 #include "self_depth.h"
 #include "settings.h"
 
-/* How a function's arguments describe what it moves (see bytes_of). */
-enum kind {
-    K_NONE,
-    K_SEND,             /* buf, count, type, dest, tag, comm [, request] */
-    K_RECV,             /* buf, count, type, source, tag, comm, status */
-    K_IRECV,            /* buf, count, type, source, tag, comm, request */
-    K_SENDRECV,         /* sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status */
-    K_SENDRECV_REPLACE, /* buf, count, type, dest, stag, source, rtag, comm, status */
-    K_BCAST,            /* buf, count, type, root, comm */
-    K_REDUCE,           /* sbuf, rbuf, count, type, op, root, comm */
-    K_ALLREDUCE,        /* sbuf, rbuf, count, type, op, comm (also scans) */
-    K_ALLTOALL,         /* sbuf, scount, stype, rbuf, rcount, rtype, comm */
-    K_ALLTOALLV,        /* sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm */
-    K_ALLGATHER,        /* sbuf, scount, stype, rbuf, rcount, rtype, comm */
-    K_ALLGATHERV,       /* sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm */
-    K_GATHER,           /* sbuf, scount, stype, rbuf, rcount, rtype, root, comm */
-    K_GATHERV,          /* sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm */
-    K_SCATTER,          /* sbuf, scount, stype, rbuf, rcount, rtype, root, comm */
-    K_SCATTERV,         /* sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm */
-    K_REDUCE_SCATTER,   /* sbuf, rbuf, rcounts, type, op, comm */
-    K_REDUCE_SCATTER_BLOCK, /* sbuf, rbuf, rcount, type, op, comm */
-    K_BARRIER,          /* comm */
-    /* completions of nonblocking requests (mpi_requests.h) */
-    K_WAIT,             /* request*, status */
-    K_TEST,             /* request*, flag*, status */
-    K_WAITALL,          /* count, requests[], statuses[] */
-    K_TESTALL,          /* count, requests[], flag*, statuses[] */
-    K_WAITANY,          /* count, requests[], index*, status */
-    K_TESTANY,          /* count, requests[], index*, flag*, status */
-    K_WAITSOME,         /* incount, requests[], outcount*, indices[], statuses[] (also Testsome) */
-    K_REQUEST_FREE,     /* request* */
-    K_SEND_INIT,        /* as K_SEND, with its request: moves at each start */
-    K_RECV_INIT,        /* as K_IRECV */
-    K_START,            /* request* */
-    K_STARTALL,         /* count, requests[] */
-};
-
-#define MAX_ARGS 12
+#define MAX_ARGS 13
 
 struct op {
     const char *name;   /* after "MPI_" */
     uint8_t kind;
     uint8_t nargs;      /* arguments copied at entry */
+    uint8_t arg;        /* K_COLL_INIT: the blocking kind; K_COMM_NEW: the
+                           argument that points to the new communicator */
 };
 
 /* Index = the operation number carried in a function's flags. The
  * nonblocking collectives take the blocking ones' arguments plus a
  * request: their bytes are counted when they are posted. */
 static const struct op ops[] = {
-    { NULL, K_NONE, 0 },
-    { "Send", K_SEND, 6 }, { "Ssend", K_SEND, 6 }, { "Bsend", K_SEND, 6 }, { "Rsend", K_SEND, 6 },
-    { "Isend", K_SEND, 7 }, { "Issend", K_SEND, 7 }, { "Ibsend", K_SEND, 7 }, { "Irsend", K_SEND, 7 },
-    { "Recv", K_RECV, 7 }, { "Irecv", K_IRECV, 7 },
-    { "Sendrecv", K_SENDRECV, 12 }, { "Sendrecv_replace", K_SENDRECV_REPLACE, 9 },
-    { "Bcast", K_BCAST, 5 }, { "Ibcast", K_BCAST, 5 },
-    { "Reduce", K_REDUCE, 7 }, { "Ireduce", K_REDUCE, 7 },
-    { "Allreduce", K_ALLREDUCE, 6 }, { "Iallreduce", K_ALLREDUCE, 6 },
-    { "Scan", K_ALLREDUCE, 6 }, { "Iscan", K_ALLREDUCE, 6 },
-    { "Exscan", K_ALLREDUCE, 6 }, { "Iexscan", K_ALLREDUCE, 6 },
-    { "Alltoall", K_ALLTOALL, 7 }, { "Ialltoall", K_ALLTOALL, 7 },
-    { "Alltoallv", K_ALLTOALLV, 9 }, { "Ialltoallv", K_ALLTOALLV, 9 },
-    { "Allgather", K_ALLGATHER, 7 }, { "Iallgather", K_ALLGATHER, 7 },
-    { "Allgatherv", K_ALLGATHERV, 8 }, { "Iallgatherv", K_ALLGATHERV, 8 },
-    { "Gather", K_GATHER, 8 }, { "Igather", K_GATHER, 8 },
-    { "Gatherv", K_GATHERV, 9 }, { "Igatherv", K_GATHERV, 9 },
-    { "Scatter", K_SCATTER, 8 }, { "Iscatter", K_SCATTER, 8 },
-    { "Scatterv", K_SCATTERV, 9 }, { "Iscatterv", K_SCATTERV, 9 },
-    { "Reduce_scatter", K_REDUCE_SCATTER, 6 }, { "Ireduce_scatter", K_REDUCE_SCATTER, 6 },
-    { "Reduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6 },
-    { "Ireduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6 },
-    { "Barrier", K_BARRIER, 1 }, { "Ibarrier", K_BARRIER, 1 },
-    { "Wait", K_WAIT, 2 }, { "Test", K_TEST, 3 }, { "Waitall", K_WAITALL, 3 },
-    { "Testall", K_TESTALL, 4 }, { "Waitany", K_WAITANY, 4 }, { "Testany", K_TESTANY, 5 },
-    { "Waitsome", K_WAITSOME, 5 }, { "Testsome", K_WAITSOME, 5 },
-    { "Request_free", K_REQUEST_FREE, 1 },
-    { "Send_init", K_SEND_INIT, 7 }, { "Ssend_init", K_SEND_INIT, 7 },
-    { "Bsend_init", K_SEND_INIT, 7 }, { "Rsend_init", K_SEND_INIT, 7 },
-    { "Recv_init", K_RECV_INIT, 7 }, { "Start", K_START, 1 }, { "Startall", K_STARTALL, 2 },
+    { NULL, K_NONE, 0, 0 },
+    { "Send", K_SEND, 6, 0 }, { "Ssend", K_SEND, 6, 0 }, { "Bsend", K_SEND, 6, 0 }, { "Rsend", K_SEND, 6, 0 },
+    { "Isend", K_SEND, 7, 0 }, { "Issend", K_SEND, 7, 0 }, { "Ibsend", K_SEND, 7, 0 }, { "Irsend", K_SEND, 7, 0 },
+    { "Recv", K_RECV, 7, 0 }, { "Irecv", K_IRECV, 7, 0 },
+    { "Sendrecv", K_SENDRECV, 12, 0 }, { "Sendrecv_replace", K_SENDRECV_REPLACE, 9, 0 },
+    { "Bcast", K_BCAST, 5, 0 }, { "Ibcast", K_BCAST, 5, 0 },
+    { "Reduce", K_REDUCE, 7, 0 }, { "Ireduce", K_REDUCE, 7, 0 },
+    { "Allreduce", K_ALLREDUCE, 6, 0 }, { "Iallreduce", K_ALLREDUCE, 6, 0 },
+    { "Scan", K_ALLREDUCE, 6, 0 }, { "Iscan", K_ALLREDUCE, 6, 0 },
+    { "Exscan", K_ALLREDUCE, 6, 0 }, { "Iexscan", K_ALLREDUCE, 6, 0 },
+    { "Alltoall", K_ALLTOALL, 7, 0 }, { "Ialltoall", K_ALLTOALL, 7, 0 },
+    { "Alltoallv", K_ALLTOALLV, 9, 0 }, { "Ialltoallv", K_ALLTOALLV, 9, 0 },
+    { "Allgather", K_ALLGATHER, 7, 0 }, { "Iallgather", K_ALLGATHER, 7, 0 },
+    { "Allgatherv", K_ALLGATHERV, 8, 0 }, { "Iallgatherv", K_ALLGATHERV, 8, 0 },
+    { "Gather", K_GATHER, 8, 0 }, { "Igather", K_GATHER, 8, 0 },
+    { "Gatherv", K_GATHERV, 9, 0 }, { "Igatherv", K_GATHERV, 9, 0 },
+    { "Scatter", K_SCATTER, 8, 0 }, { "Iscatter", K_SCATTER, 8, 0 },
+    { "Scatterv", K_SCATTERV, 9, 0 }, { "Iscatterv", K_SCATTERV, 9, 0 },
+    { "Reduce_scatter", K_REDUCE_SCATTER, 6, 0 }, { "Ireduce_scatter", K_REDUCE_SCATTER, 6, 0 },
+    { "Reduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6, 0 },
+    { "Ireduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6, 0 },
+    { "Barrier", K_BARRIER, 1, 0 }, { "Ibarrier", K_BARRIER, 1, 0 },
+    { "Alltoallw", K_ALLTOALLW, 9, 0 }, { "Ialltoallw", K_ALLTOALLW, 9, 0 },
+    { "Neighbor_allgather", K_NB_ALLGATHER, 7, 0 }, { "Ineighbor_allgather", K_NB_ALLGATHER, 7, 0 },
+    { "Neighbor_allgatherv", K_NB_ALLGATHERV, 8, 0 }, { "Ineighbor_allgatherv", K_NB_ALLGATHERV, 8, 0 },
+    { "Neighbor_alltoall", K_NB_ALLTOALL, 7, 0 }, { "Ineighbor_alltoall", K_NB_ALLTOALL, 7, 0 },
+    { "Neighbor_alltoallv", K_NB_ALLTOALLV, 9, 0 }, { "Ineighbor_alltoallv", K_NB_ALLTOALLV, 9, 0 },
+    { "Neighbor_alltoallw", K_NB_ALLTOALLW, 9, 0 }, { "Ineighbor_alltoallw", K_NB_ALLTOALLW, 9, 0 },
+    { "Put", K_PUT, 8, 0 }, { "Rput", K_PUT, 8, 0 }, { "Get", K_GET, 8, 0 }, { "Rget", K_GET, 8, 0 },
+    { "Accumulate", K_ACC, 9, 0 }, { "Raccumulate", K_ACC, 9, 0 },
+    { "Get_accumulate", K_GET_ACC, 12, 0 }, { "Rget_accumulate", K_GET_ACC, 12, 0 },
+    { "Fetch_and_op", K_FETCH_OP, 7, 0 }, { "Compare_and_swap", K_CAS, 7, 0 },
+    { "Win_create", K_WIN_CREATE, 6, 0 }, { "Win_allocate", K_WIN_ALLOCATE, 6, 0 },
+    { "Win_allocate_shared", K_WIN_ALLOCATE, 6, 0 }, { "Win_create_dynamic", K_WIN_DYNAMIC, 3, 0 },
+    /* persistent collectives (MPI 4): the blocking call's arguments, info, request */
+    { "Bcast_init", K_COLL_INIT, 7, K_BCAST }, { "Reduce_init", K_COLL_INIT, 9, K_REDUCE },
+    { "Allreduce_init", K_COLL_INIT, 8, K_ALLREDUCE }, { "Scan_init", K_COLL_INIT, 8, K_ALLREDUCE },
+    { "Exscan_init", K_COLL_INIT, 8, K_ALLREDUCE },
+    { "Alltoall_init", K_COLL_INIT, 9, K_ALLTOALL }, { "Alltoallv_init", K_COLL_INIT, 11, K_ALLTOALLV },
+    { "Alltoallw_init", K_COLL_INIT, 11, K_ALLTOALLW },
+    { "Allgather_init", K_COLL_INIT, 9, K_ALLGATHER },
+    { "Allgatherv_init", K_COLL_INIT, 10, K_ALLGATHERV },
+    { "Gather_init", K_COLL_INIT, 10, K_GATHER }, { "Gatherv_init", K_COLL_INIT, 11, K_GATHERV },
+    { "Scatter_init", K_COLL_INIT, 10, K_SCATTER }, { "Scatterv_init", K_COLL_INIT, 11, K_SCATTERV },
+    { "Reduce_scatter_init", K_COLL_INIT, 8, K_REDUCE_SCATTER },
+    { "Reduce_scatter_block_init", K_COLL_INIT, 8, K_REDUCE_SCATTER_BLOCK },
+    { "Barrier_init", K_COLL_INIT, 3, K_BARRIER },
+    { "Neighbor_allgather_init", K_COLL_INIT, 9, K_NB_ALLGATHER },
+    { "Neighbor_allgatherv_init", K_COLL_INIT, 10, K_NB_ALLGATHERV },
+    { "Neighbor_alltoall_init", K_COLL_INIT, 9, K_NB_ALLTOALL },
+    { "Neighbor_alltoallv_init", K_COLL_INIT, 11, K_NB_ALLTOALLV },
+    { "Neighbor_alltoallw_init", K_COLL_INIT, 11, K_NB_ALLTOALLW },
+    /* communicators made: their creating call (the new one's argument) */
+    { "Comm_dup", K_COMM_NEW, 2, 1 }, { "Comm_dup_with_info", K_COMM_NEW, 3, 2 },
+    { "Comm_idup", K_COMM_NEW, 2, 1 }, { "Comm_idup_with_info", K_COMM_NEW, 3, 2 },
+    { "Comm_split", K_COMM_NEW, 4, 3 }, { "Comm_split_type", K_COMM_NEW, 5, 4 },
+    { "Comm_create", K_COMM_NEW, 3, 2 }, { "Comm_create_group", K_COMM_NEW, 4, 3 },
+    { "Comm_create_from_group", K_COMM_NEW, 5, 4 },
+    { "Intercomm_create", K_COMM_NEW, 6, 5 }, { "Intercomm_create_from_groups", K_COMM_NEW, 8, 7 },
+    { "Intercomm_merge", K_COMM_NEW, 3, 2 },
+    { "Cart_create", K_COMM_NEW, 6, 5 }, { "Cart_sub", K_COMM_NEW, 3, 2 },
+    { "Graph_create", K_COMM_NEW, 6, 5 }, { "Dist_graph_create", K_COMM_NEW, 9, 8 },
+    { "Dist_graph_create_adjacent", K_COMM_NEW, 10, 9 },
+    { "Wait", K_WAIT, 2, 0 }, { "Test", K_TEST, 3, 0 }, { "Waitall", K_WAITALL, 3, 0 },
+    { "Testall", K_TESTALL, 4, 0 }, { "Waitany", K_WAITANY, 4, 0 }, { "Testany", K_TESTANY, 5, 0 },
+    { "Waitsome", K_WAITSOME, 5, 0 }, { "Testsome", K_WAITSOME, 5, 0 },
+    { "Request_free", K_REQUEST_FREE, 1, 0 },
+    { "Send_init", K_SEND_INIT, 7, 0 }, { "Ssend_init", K_SEND_INIT, 7, 0 },
+    { "Bsend_init", K_SEND_INIT, 7, 0 }, { "Rsend_init", K_SEND_INIT, 7, 0 },
+    { "Recv_init", K_RECV_INIT, 7, 0 }, { "Start", K_START, 1, 0 }, { "Startall", K_STARTALL, 2, 0 },
 };
 
 int scope__mpi_capture_enabled(void)
@@ -129,7 +136,7 @@ int scope__mpi_capture_enabled(void)
 /* The large-count functions of MPI 4 (MPI_Send_c, ...) take the same
  * arguments with MPI_Count (64-bit) counts and count arrays: they are the
  * table's operations with this bit set. */
-#define OP_BIG 0x80u
+#define OP_BIG 0x100u
 _Static_assert(sizeof ops / sizeof *ops < OP_BIG, "the big-count bit is free");
 
 int scope__mpi_is_fortran(const char *symbol)
@@ -267,7 +274,7 @@ static int status_array_arg(int kind)
 static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *saved, uintptr_t *slot)
 {
     struct capture *c = &cap;
-    if (kind == K_SEND_INIT || kind == K_RECV_INIT)
+    if (kind == K_SEND_INIT || kind == K_RECV_INIT || kind == K_COLL_INIT)
         return;     /* the request is read at the exit */
     struct capture_ext *e = get_ext();
     if (!e) {
@@ -332,247 +339,6 @@ void scope__mpi_capture_flush(void)
     ext->npending = 0;
 }
 
-/* ------------------------------------------------------- MPI, through PMPI */
-
-typedef int (*type_size_fn)(scope__mpi_handle, int *);
-typedef int (*get_count_fn)(const void *, scope__mpi_handle, int *);
-typedef int (*get_count_c_fn)(const void *, scope__mpi_handle, int64_t *);
-typedef int (*comm_int_fn)(scope__mpi_handle, int *);
-typedef int (*comm_group_fn)(scope__mpi_handle, scope__mpi_handle *);
-typedef int (*translate_fn)(scope__mpi_handle, int, const int *, scope__mpi_handle, int *);
-typedef int (*group_free_fn)(scope__mpi_handle *);
-typedef int (*get_name_fn)(scope__mpi_handle, char *, int *);
-typedef int (*test_cancelled_fn)(const void *, int *);
-typedef int (*copy_attr_fn)(scope__mpi_handle, int, void *, void *, void *, int *);
-typedef int (*delete_attr_fn)(scope__mpi_handle, int, void *, void *);
-typedef int (*create_keyval_fn)(copy_attr_fn, delete_attr_fn, int *, void *);
-typedef int (*set_attr_fn)(scope__mpi_handle, int, void *);
-
-static struct {
-    type_size_fn type_size;
-    get_count_fn get_count;
-    get_count_c_fn get_count_c;     /* MPI 4: sizes past 2 GiB; NULL before */
-    comm_int_fn comm_size, comm_rank, comm_remote_size, comm_test_inter;
-    comm_group_fn comm_group, comm_remote_group;
-    translate_fn translate;
-    group_free_fn group_free;
-    get_name_fn get_name;
-    test_cancelled_fn test_cancelled;
-    create_keyval_fn create_keyval;
-    set_attr_fn set_attr;
-    int ok;
-} P;
-static pthread_once_t p_once = PTHREAD_ONCE_INIT;
-
-static void resolve(void)
-{
-    scope__self_enter();
-    /* called once per recorded call: past their own trampoline when the
-     * config patched them too */
-    P.type_size = (type_size_fn)scope__patch_unpatched((uintptr_t)scope__next_symbol("PMPI_Type_size"));
-    P.get_count = (get_count_fn)scope__patch_unpatched((uintptr_t)scope__next_symbol("PMPI_Get_count"));
-    P.get_count_c = (get_count_c_fn)scope__patch_unpatched(
-        (uintptr_t)scope__next_symbol("PMPI_Get_count_c"));
-    P.comm_size = (comm_int_fn)scope__next_symbol("PMPI_Comm_size");
-    P.comm_rank = (comm_int_fn)scope__next_symbol("PMPI_Comm_rank");
-    P.comm_remote_size = (comm_int_fn)scope__next_symbol("PMPI_Comm_remote_size");
-    P.comm_test_inter = (comm_int_fn)scope__next_symbol("PMPI_Comm_test_inter");
-    P.comm_group = (comm_group_fn)scope__next_symbol("PMPI_Comm_group");
-    P.comm_remote_group = (comm_group_fn)scope__next_symbol("PMPI_Comm_remote_group");
-    P.translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
-    P.group_free = (group_free_fn)scope__next_symbol("PMPI_Group_free");
-    P.get_name = (get_name_fn)scope__next_symbol("PMPI_Comm_get_name");
-    P.test_cancelled = (test_cancelled_fn)scope__patch_unpatched(
-        (uintptr_t)scope__next_symbol("PMPI_Test_cancelled"));
-    P.create_keyval = (create_keyval_fn)scope__next_symbol("PMPI_Comm_create_keyval");
-    P.set_attr = (set_attr_fn)scope__next_symbol("PMPI_Comm_set_attr");
-    P.ok = P.type_size && P.get_count && P.comm_size && P.comm_rank && P.comm_remote_size &&
-           P.comm_test_inter && P.comm_group && P.comm_remote_group && P.translate &&
-           P.group_free && P.get_name && P.test_cancelled;
-    scope__self_leave();
-}
-
-static int64_t type_size(uint64_t type)
-{
-    int n = 0;
-    return P.type_size(type, &n) == 0 && n > 0 ? n : 0;
-}
-
-/* --------------------------------------------------------- communicators */
-
-struct comm_info {
-    _Atomic uint64_t handle;    /* 0: free slot (no ABI's handle is 0);
-                                   COMM_GONE: freed (probes go on) */
-    int32_t id;
-    int32_t size, remote_size, me;
-    int32_t *world;             /* size local members, then remote_size remote */
-};
-
-#define COMM_SLOTS 4096u        /* a power of two */
-#define COMM_GONE 1u            /* no ABI's communicator handle is 1 */
-static struct comm_info comms[COMM_SLOTS];
-static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* A freed communicator's handle is soon another's (MPICH and Open MPI
- * reuse them): an attribute with a delete callback, set on each
- * communicator when it is first used, tells when MPI_Comm_free (or
- * MPI_Finalize) deletes it, however that is called. Its member list is
- * kept a while longer: a request posted on it may still complete, and
- * its entry in the request table points there. */
-static int comm_keyval;
-static int keyval_state;    /* 0 not made yet, 1 made, -1 MPI refused */
-#define GRAVEYARD 64u
-static int32_t *_Atomic graveyard[GRAVEYARD];
-static _Atomic uint32_t graveyard_next;
-
-static int comm_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out,
-                       int *flag)
-{
-    (void)old; (void)keyval; (void)extra; (void)in; (void)out;
-    *flag = 0;      /* a duplicate is a communicator of its own */
-    return 0;
-}
-
-static int comm_gone(scope__mpi_handle comm, int keyval, void *attr, void *extra)
-{
-    (void)comm; (void)keyval; (void)extra;
-    /* no lock: MPI may hold its own while it calls this, and comm_fill()
-     * calls MPI with comm_lock held */
-    struct comm_info *e = attr;
-    atomic_store_explicit(&e->handle, COMM_GONE, memory_order_release);
-    uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
-    free(atomic_exchange(&graveyard[g], e->world));
-    return 0;
-}
-
-static uint32_t comm_hash(uint64_t h)
-{
-    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 52) & (COMM_SLOTS - 1);
-}
-
-/* World ranks of a group's members, into out[0..n). Returns 0 or -1. */
-static int group_world(const scope__mpi_abi *abi, scope__mpi_handle group, int n, int32_t *out)
-{
-    scope__mpi_handle wg = 0;
-    int *ranks = malloc((size_t)n * sizeof *ranks);
-    if (!ranks || P.comm_group(abi->comm_world, &wg) != 0) {
-        free(ranks);
-        return -1;
-    }
-    wg = scope__mpi_handle_out(abi, wg);
-    for (int i = 0; i < n; i++)
-        ranks[i] = i;
-    int rc = P.translate(group, n, ranks, wg, out);
-    for (int i = 0; i < n; i++)
-        if (out[i] < 0)
-            out[i] = -1;    /* MPI_UNDEFINED */
-    P.group_free(&wg);
-    free(ranks);
-    return rc == 0 ? 0 : -1;
-}
-
-/* Fills a fresh entry for handle h: members, rank, name, its id in the
- * recorder's table. Returns 0 or -1 (nothing kept). Lock held. */
-static int comm_fill(const scope__mpi_abi *abi, struct comm_info *e, uint64_t h)
-{
-    int size = 0, rsize = 0, me = -1, inter = 0;
-    if (P.comm_test_inter(h, &inter) != 0 || P.comm_size(h, &size) != 0 ||
-        P.comm_rank(h, &me) != 0 || size <= 0)
-        return -1;
-    if (inter && P.comm_remote_size(h, &rsize) != 0)
-        return -1;
-    int32_t *world = malloc(((size_t)size + (size_t)rsize) * sizeof *world);
-    if (!world)
-        return -1;
-    scope__mpi_handle g = 0;
-    int rc = P.comm_group(h, &g);
-    if (rc == 0) {
-        g = scope__mpi_handle_out(abi, g);
-        rc = group_world(abi, g, size, world);
-        P.group_free(&g);
-    }
-    if (rc == 0 && inter) {
-        scope__mpi_handle rg = 0;
-        rc = P.comm_remote_group(h, &rg);
-        if (rc == 0) {
-            rg = scope__mpi_handle_out(abi, rg);
-            rc = group_world(abi, rg, rsize, world + size);
-            P.group_free(&rg);
-        }
-    }
-    char name[8192 + 1] = "";   /* MPI_MAX_OBJECT_NAME: 64 or 128; room to spare */
-    int len = 0;
-    if (rc == 0 && P.get_name(h, name, &len) != 0)
-        name[0] = 0;
-    int32_t id = rc == 0 ? scope__comm_define(size, rsize, world, "", name) : -1;
-    if (id < 0) {
-        free(world);
-        return -1;
-    }
-    e->id = id;
-    e->size = size;
-    e->remote_size = rsize;
-    e->me = me;
-    e->world = world;
-    atomic_store_explicit(&e->handle, h, memory_order_release);
-    /* keyvals are handles: MPICH's are negative ints */
-    if (keyval_state == 0)
-        keyval_state = P.create_keyval && P.set_attr &&
-                       P.create_keyval(comm_nocopy, comm_gone, &comm_keyval, NULL) == 0 ? 1 : -1;
-    if (keyval_state > 0)
-        P.set_attr(h, comm_keyval, e);   /* else reused handles can go stale */
-    return 0;
-}
-
-/* The entry of communicator h, defined on first use; NULL when it cannot
- * be (the table is full, or MPI refused a query). */
-static const struct comm_info *comm_get(const scope__mpi_abi *abi, uint64_t h)
-{
-    if (abi->handle_size == 4)
-        h &= 0xffffffffu;   /* an int handle: the register's upper half is not its */
-    if (!h)
-        return NULL;
-    uint32_t i = comm_hash(h);
-    for (uint32_t k = 0; k < COMM_SLOTS; k++, i = (i + 1) & (COMM_SLOTS - 1)) {
-        uint64_t v = atomic_load_explicit(&comms[i].handle, memory_order_acquire);
-        if (v == h)
-            return &comms[i];
-        if (v == 0)
-            break;
-    }
-    const struct comm_info *found = NULL;
-    scope__self_enter();
-    pthread_mutex_lock(&comm_lock);
-    i = comm_hash(h);
-    struct comm_info *reuse = NULL;     /* the first freed slot on the way */
-    for (uint32_t k = 0; k < COMM_SLOTS; k++, i = (i + 1) & (COMM_SLOTS - 1)) {
-        uint64_t v = atomic_load_explicit(&comms[i].handle, memory_order_relaxed);
-        if (v == h) {
-            found = &comms[i];
-            break;
-        }
-        if (v == COMM_GONE && !reuse)
-            reuse = &comms[i];
-        if (v == 0) {
-            struct comm_info *e = reuse ? reuse : &comms[i];
-            if ((reuse || k < COMM_SLOTS - 1) && comm_fill(abi, e, h) == 0)
-                found = e;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&comm_lock);
-    scope__self_leave();
-    return found;
-}
-
-/* The world rank of rank r of the local (remote = 0) or remote group. */
-static int32_t world_of(const struct comm_info *c, int r, int remote)
-{
-    if (remote)
-        return r >= 0 && r < c->remote_size ? c->world[c->size + r] : -1;
-    return r >= 0 && r < c->size ? c->world[r] : -1;
-}
-
 /* ------------------------------------------------- requests: the exit */
 
 /* One completed request: its completion record, with what a receive's
@@ -589,13 +355,13 @@ static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *st
         int src, tag, cancelled = 0;
         memcpy(&src, s + abi->status_source_off, sizeof src);
         memcpy(&tag, s + abi->status_tag_off, sizeof tag);
-        if (P.test_cancelled(status, &cancelled) == 0 && cancelled) {
+        if (scope__P.test_cancelled(status, &cancelled) == 0 && cancelled) {
             src1 = SCOPE_REQ_CANCELLED;
         } else if (src != abi->proc_null) {
             int64_t n64 = 0;
             int n = 0;
-            if (P.get_count_c ? P.get_count_c(s, abi->dt_byte, &n64) == 0
-                              : (P.get_count(s, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
+            if (scope__P.get_count_c ? scope__P.get_count_c(s, abi->dt_byte, &n64) == 0
+                              : (scope__P.get_count(s, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
                 bytes = n64 <= 0 ? 0 : n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
             int32_t w = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
             src1 = w >= 0 && w < 0xfffe ? (uint64_t)(w + 1) : 0;
@@ -608,7 +374,7 @@ static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *st
 
 static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a,
                     struct scope_call_data *d);
-static __thread const struct comm_info *used_comm __attribute__((tls_model("initial-exec")));
+static __thread const struct scope__comm *used_comm __attribute__((tls_model("initial-exec")));
 
 /* A persistent request made: what each of its starts will move. */
 static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t *a)
@@ -619,13 +385,30 @@ static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t 
         return;
     uint64_t h = 0;
     memcpy(&h, rp, abi->handle_size);
-    const struct comm_info *cm = used_comm;
+    const struct scope__comm *cm = used_comm;
     int inter = cm->remote_size > 0;
     struct scope__persist p = {
-        d.bytes_sent, d.dest, d.source, d.tag, d.comm,
+        d.bytes_sent, 0, d.dest, d.source, d.tag, d.comm, 0,
         { 0, kind == K_RECV_INIT, cm->world, inter ? cm->remote_size : cm->size,
           inter ? cm->size : 0 },
     };
+    scope__req_persist(h, &p);
+}
+
+/* A persistent collective made (MPI_Bcast_init, ...): each start moves
+ * what the blocking call (`base`) with these arguments would; its request
+ * is the last argument. */
+static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs, const uint64_t *a)
+{
+    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
+    const void *rp = (const void *)(uintptr_t)a[nargs - 1];
+    if (!rp || bytes_of(abi, base, a, &d) < 0)
+        return;
+    uint64_t h = 0;
+    memcpy(&h, rp, abi->handle_size);
+    struct scope__persist p = { d.bytes_sent, d.bytes_received, SCOPE_DATA_NO_RANK,
+                                SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, d.comm, 1,
+                                { 0, 0, NULL, 0, 0 } };
     scope__req_persist(h, &p);
 }
 
@@ -659,6 +442,7 @@ static void persistent_start(const struct capture_ext *e, int keep)
             d.tag = SCOPE_DATA_NO_TAG;
         }
         d.bytes_sent += p->bytes;
+        d.bytes_received += p->bytes_received;     /* a collective's, known at its init */
         found++;
     }
     if (!found)
@@ -666,8 +450,8 @@ static void persistent_start(const struct capture_ext *e, int keep)
     emit_data(&d, keep);
     for (int i = 0; i < e->nhandles; i++) {
         const struct scope__persist *p = scope__req_persisted(e->handles[i]);
-        if (!p)
-            continue;
+        if (!p || p->coll)
+            continue;   /* a collective's completion is not followed */
         name_post(e->handles[i], p->r, keep);
     }
 }
@@ -765,20 +549,16 @@ static int64_t sum_counts(uint64_t counts, int n)
 
 static int64_t count_at(uint64_t counts, int i)
 {
-    if (!counts || i < 0)
-        return 0;
-    int64_t v = big ? ((const int64_t *)(uintptr_t)counts)[i] : ((const int *)(uintptr_t)counts)[i];
-    return v > 0 ? v : 0;
+    return scope__mpi_count_at(big, counts, i);
 }
 
 static int64_t cnt(uint64_t a)
 {
-    int64_t v = big ? (int64_t)a : (int)(uint32_t)a;
-    return v > 0 ? v : 0;
+    return scope__mpi_cnt(big, a);
 }
 
 /* Source, tag and size received, from a status the call filled. */
-static void from_status(const scope__mpi_abi *abi, const struct comm_info *c, uint64_t status,
+static void from_status(const scope__mpi_abi *abi, const struct scope__comm *c, uint64_t status,
                         struct scope_call_data *d)
 {
     const char *s = (const char *)(uintptr_t)status;
@@ -788,18 +568,85 @@ static void from_status(const scope__mpi_abi *abi, const struct comm_info *c, ui
     memcpy(&tag, s + abi->status_tag_off, sizeof tag);
     if (src == abi->proc_null)
         return;
-    if (P.get_count_c ? P.get_count_c(s, abi->dt_byte, &n64) == 0 && n64 > 0
-                      : P.get_count(s, abi->dt_byte, &n) == 0 && n > 0)
-        d->bytes_received = P.get_count_c ? n64 : n;
-    d->source = world_of(c, src, c->remote_size > 0);
+    if (scope__P.get_count_c ? scope__P.get_count_c(s, abi->dt_byte, &n64) == 0 && n64 > 0
+                      : scope__P.get_count(s, abi->dt_byte, &n) == 0 && n > 0)
+        d->bytes_received = scope__P.get_count_c ? n64 : n;
+    d->source = scope__mpi_world_of(c, src, c->remote_size > 0);
     if (d->tag == SCOPE_DATA_NO_TAG)
         d->tag = tag;
+}
+
+/* Sum over i < n of counts[i] x MPI_Type_size(types[i]) (MPI_Alltoallw's
+ * per-block datatypes), skipping the blocks `skip` marks (neighbours that
+ * are MPI_PROC_NULL). */
+static int64_t sum_typed(const scope__mpi_abi *abi, uint64_t counts, uint64_t types, int n,
+                         const uint8_t *skip)
+{
+    const unsigned char *t = (const unsigned char *)(uintptr_t)types;
+    int64_t s = 0;
+    for (int i = 0; t && i < n; i++) {
+        int64_t k = count_at(counts, i);
+        if (!k || (skip && skip[i]))
+            continue;
+        uint64_t h = 0;
+        memcpy(&h, t + (size_t)i * abi->handle_size, abi->handle_size);
+        s += k * scope__mpi_type_size(h);
+    }
+    return s;
+}
+
+/* Sum of counts[i] over the blocks `skip` does not mark. */
+static int64_t sum_live(uint64_t counts, int n, const uint8_t *skip)
+{
+    int64_t s = 0;
+    for (int i = 0; i < n; i++)
+        if (!skip || !skip[i])
+            s += count_at(counts, i);
+    return s;
+}
+
+/* The neighbourhood collectives: a block per neighbour of the topology
+ * (docs/format.md); a neighbour that is MPI_PROC_NULL (a Cartesian edge)
+ * moves nothing. An allgather's one send buffer counts once. */
+static void neighbourhood(const scope__mpi_abi *abi, const struct scope__comm *c, int kind,
+                          const uint64_t *a, struct scope_call_data *d)
+{
+    if (!scope__mpi_comm_neighbours(abi, c))
+        return;
+    int in = c->indegree, out = c->outdegree;
+    int live_in = in, live_out = out;
+    for (int i = 0; c->in_null && i < in; i++)
+        live_in -= c->in_null[i];
+    for (int i = 0; c->out_null && i < out; i++)
+        live_out -= c->out_null[i];
+    switch (kind) {
+    case K_NB_ALLGATHER:
+        d->bytes_sent = live_out ? cnt(a[1]) * scope__mpi_type_size(a[2]) : 0;
+        d->bytes_received = cnt(a[4]) * scope__mpi_type_size(a[5]) * live_in;
+        return;
+    case K_NB_ALLGATHERV:
+        d->bytes_sent = live_out ? cnt(a[1]) * scope__mpi_type_size(a[2]) : 0;
+        d->bytes_received = sum_live(a[4], in, c->in_null) * scope__mpi_type_size(a[6]);
+        return;
+    case K_NB_ALLTOALL:
+        d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]) * live_out;
+        d->bytes_received = cnt(a[4]) * scope__mpi_type_size(a[5]) * live_in;
+        return;
+    case K_NB_ALLTOALLV:
+        d->bytes_sent = sum_live(a[1], out, c->out_null) * scope__mpi_type_size(a[3]);
+        d->bytes_received = sum_live(a[5], in, c->in_null) * scope__mpi_type_size(a[7]);
+        return;
+    case K_NB_ALLTOALLW:
+        d->bytes_sent = sum_typed(abi, a[1], a[3], out, c->out_null);
+        d->bytes_received = sum_typed(abi, a[5], a[7], in, c->in_null);
+        return;
+    }
 }
 
 /* A rooted collective's root: sets the partner columns, and says whether
  * this rank is the root (1), another member (0), or takes no part
  * (MPI_PROC_NULL on an intercommunicator: -1). */
-static int rooted(const scope__mpi_abi *abi, const struct comm_info *c, uint64_t root_arg,
+static int rooted(const scope__mpi_abi *abi, const struct scope__comm *c, uint64_t root_arg,
                   struct scope_call_data *d)
 {
     int root = (int)(uint32_t)root_arg;
@@ -807,13 +654,13 @@ static int rooted(const scope__mpi_abi *abi, const struct comm_info *c, uint64_t
         if (root == abi->proc_null)
             return -1;
         if (root == abi->root) {
-            d->dest = d->source = world_of(c, c->me, 0);
+            d->dest = d->source = scope__mpi_world_of(c, c->me, 0);
             return 1;
         }
-        d->dest = d->source = world_of(c, root, 1);
+        d->dest = d->source = scope__mpi_world_of(c, root, 1);
         return 0;
     }
-    d->dest = d->source = world_of(c, root, 0);
+    d->dest = d->source = scope__mpi_world_of(c, root, 0);
     return root == c->me;
 }
 
@@ -829,8 +676,20 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
         [K_BCAST] = 4, [K_REDUCE] = 6, [K_ALLREDUCE] = 5, [K_ALLTOALL] = 6, [K_ALLTOALLV] = 8,
         [K_ALLGATHER] = 6, [K_ALLGATHERV] = 7, [K_GATHER] = 7, [K_GATHERV] = 8, [K_SCATTER] = 7,
         [K_SCATTERV] = 8, [K_REDUCE_SCATTER] = 5, [K_REDUCE_SCATTER_BLOCK] = 5, [K_BARRIER] = 0,
+        [K_ALLTOALLW] = 8, [K_NB_ALLGATHER] = 6, [K_NB_ALLGATHERV] = 7, [K_NB_ALLTOALL] = 6,
+        [K_NB_ALLTOALLV] = 8, [K_NB_ALLTOALLW] = 8,
     };
-    const struct comm_info *c = comm_get(abi, a[comm_arg[kind]]);
+    if (kind >= K_PUT && kind <= K_CAS) {
+        used_comm = NULL;
+        return scope__mpi_rma_bytes(abi, kind, a, big, d);
+    }
+    if (kind >= K_WIN_CREATE && kind <= K_WIN_DYNAMIC) {
+        used_comm = NULL;
+        return scope__mpi_win_created(abi, kind, a, d);
+    }
+    if (kind >= (int)(sizeof comm_arg / sizeof *comm_arg))
+        return -1;
+    const struct scope__comm *c = scope__mpi_comm_get(abi, a[comm_arg[kind]]);
     used_comm = c;
     if (!c)
         return -1;
@@ -843,8 +702,8 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
     case K_SEND:
         if ((int)(uint32_t)a[3] == abi->proc_null)
             return 0;
-        d->bytes_sent = cnt(a[1]) * type_size(a[2]);
-        d->dest = world_of(c, (int)(uint32_t)a[3], inter);
+        d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
+        d->dest = scope__mpi_world_of(c, (int)(uint32_t)a[3], inter);
         d->tag = (int)(uint32_t)a[4];
         return 0;
     case K_RECV:
@@ -854,14 +713,14 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
         r = (int)(uint32_t)a[3];
         if (r == abi->proc_null)
             return 0;
-        d->source = r == abi->any_source ? -1 : world_of(c, r, inter);
+        d->source = r == abi->any_source ? -1 : scope__mpi_world_of(c, r, inter);
         d->tag = (int)(uint32_t)a[4];
         return 0;
     case K_SENDRECV:
     case K_SENDRECV_REPLACE:
         if ((int)(uint32_t)a[3] != abi->proc_null) {
-            d->bytes_sent = cnt(a[1]) * type_size(a[2]);
-            d->dest = world_of(c, (int)(uint32_t)a[3], inter);
+            d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
+            d->dest = scope__mpi_world_of(c, (int)(uint32_t)a[3], inter);
         }
         d->tag = (int)(uint32_t)a[4];
         from_status(abi, c, a[kind == K_SENDRECV ? 11 : 8], d);
@@ -869,42 +728,42 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
     case K_BCAST:
         r = rooted(abi, c, a[3], d);
         if (r == 1)
-            d->bytes_sent = cnt(a[1]) * type_size(a[2]);
+            d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
         else if (r == 0)
-            d->bytes_received = cnt(a[1]) * type_size(a[2]);
+            d->bytes_received = cnt(a[1]) * scope__mpi_type_size(a[2]);
         return 0;
     case K_REDUCE:
         r = rooted(abi, c, a[5], d);
         if (r < 0)
             return 0;
         if (!inter || r == 0)
-            d->bytes_sent = cnt(a[2]) * type_size(a[3]);
+            d->bytes_sent = cnt(a[2]) * scope__mpi_type_size(a[3]);
         if (r == 1)
-            d->bytes_received = cnt(a[2]) * type_size(a[3]);
+            d->bytes_received = cnt(a[2]) * scope__mpi_type_size(a[3]);
         return 0;
     case K_ALLREDUCE:
-        d->bytes_sent = d->bytes_received = cnt(a[2]) * type_size(a[3]);
+        d->bytes_sent = d->bytes_received = cnt(a[2]) * scope__mpi_type_size(a[3]);
         return 0;
     case K_ALLTOALL:
-        d->bytes_received = cnt(a[4]) * type_size(a[5]) * n;
+        d->bytes_received = cnt(a[4]) * scope__mpi_type_size(a[5]) * n;
         in_place = a[0] == abi->in_place;
-        d->bytes_sent = in_place ? d->bytes_received : cnt(a[1]) * type_size(a[2]) * n;
+        d->bytes_sent = in_place ? d->bytes_received : cnt(a[1]) * scope__mpi_type_size(a[2]) * n;
         return 0;
     case K_ALLTOALLV:
-        d->bytes_received = sum_counts(a[5], n) * type_size(a[7]);
+        d->bytes_received = sum_counts(a[5], n) * scope__mpi_type_size(a[7]);
         in_place = a[0] == abi->in_place;
-        d->bytes_sent = in_place ? d->bytes_received : sum_counts(a[1], n) * type_size(a[3]);
+        d->bytes_sent = in_place ? d->bytes_received : sum_counts(a[1], n) * scope__mpi_type_size(a[3]);
         return 0;
     case K_ALLGATHER:
-        d->bytes_received = cnt(a[4]) * type_size(a[5]) * n;
+        d->bytes_received = cnt(a[4]) * scope__mpi_type_size(a[5]) * n;
         in_place = a[0] == abi->in_place;
-        d->bytes_sent = in_place ? cnt(a[4]) * type_size(a[5]) : cnt(a[1]) * type_size(a[2]);
+        d->bytes_sent = in_place ? cnt(a[4]) * scope__mpi_type_size(a[5]) : cnt(a[1]) * scope__mpi_type_size(a[2]);
         return 0;
     case K_ALLGATHERV:
-        d->bytes_received = sum_counts(a[4], n) * type_size(a[6]);
+        d->bytes_received = sum_counts(a[4], n) * scope__mpi_type_size(a[6]);
         in_place = a[0] == abi->in_place;
-        d->bytes_sent = in_place ? (int64_t)count_at(a[4], c->me) * type_size(a[6])
-                                 : cnt(a[1]) * type_size(a[2]);
+        d->bytes_sent = in_place ? (int64_t)count_at(a[4], c->me) * scope__mpi_type_size(a[6])
+                                 : cnt(a[1]) * scope__mpi_type_size(a[2]);
         return 0;
     case K_GATHER:
     case K_GATHERV:
@@ -913,15 +772,15 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
             return 0;
         in_place = a[0] == abi->in_place;
         if (r == 1)
-            d->bytes_received = kind == K_GATHER ? cnt(a[4]) * type_size(a[5]) * n
-                                                 : sum_counts(a[4], n) * type_size(a[6]);
+            d->bytes_received = kind == K_GATHER ? cnt(a[4]) * scope__mpi_type_size(a[5]) * n
+                                                 : sum_counts(a[4], n) * scope__mpi_type_size(a[6]);
         if (r == 1 && inter)
             return 0;   /* the root of an intercommunicator sends nothing */
         if (in_place && r == 1)
-            d->bytes_sent = kind == K_GATHER ? cnt(a[4]) * type_size(a[5])
-                                             : (int64_t)count_at(a[4], c->me) * type_size(a[6]);
+            d->bytes_sent = kind == K_GATHER ? cnt(a[4]) * scope__mpi_type_size(a[5])
+                                             : (int64_t)count_at(a[4], c->me) * scope__mpi_type_size(a[6]);
         else
-            d->bytes_sent = cnt(a[1]) * type_size(a[2]);
+            d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
         return 0;
     case K_SCATTER:
     case K_SCATTERV:
@@ -930,27 +789,39 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
             return 0;
         in_place = a[kind == K_SCATTER ? 3 : 4] == abi->in_place;
         if (r == 1)
-            d->bytes_sent = kind == K_SCATTER ? cnt(a[1]) * type_size(a[2]) * n
-                                              : sum_counts(a[1], n) * type_size(a[3]);
+            d->bytes_sent = kind == K_SCATTER ? cnt(a[1]) * scope__mpi_type_size(a[2]) * n
+                                              : sum_counts(a[1], n) * scope__mpi_type_size(a[3]);
         if (r == 1 && inter)
             return 0;   /* the root of an intercommunicator receives nothing */
         if (in_place && r == 1)
-            d->bytes_received = kind == K_SCATTER ? cnt(a[1]) * type_size(a[2])
-                                                  : (int64_t)count_at(a[1], c->me) * type_size(a[3]);
+            d->bytes_received = kind == K_SCATTER ? cnt(a[1]) * scope__mpi_type_size(a[2])
+                                                  : (int64_t)count_at(a[1], c->me) * scope__mpi_type_size(a[3]);
         else if (kind == K_SCATTER)
-            d->bytes_received = cnt(a[4]) * type_size(a[5]);
+            d->bytes_received = cnt(a[4]) * scope__mpi_type_size(a[5]);
         else
-            d->bytes_received = cnt(a[5]) * type_size(a[6]);
+            d->bytes_received = cnt(a[5]) * scope__mpi_type_size(a[6]);
         return 0;
     case K_REDUCE_SCATTER:
-        d->bytes_sent = sum_counts(a[2], c->size) * type_size(a[3]);
-        d->bytes_received = (int64_t)count_at(a[2], c->me) * type_size(a[3]);
+        d->bytes_sent = sum_counts(a[2], c->size) * scope__mpi_type_size(a[3]);
+        d->bytes_received = (int64_t)count_at(a[2], c->me) * scope__mpi_type_size(a[3]);
         return 0;
     case K_REDUCE_SCATTER_BLOCK:
-        d->bytes_received = cnt(a[2]) * type_size(a[3]);
+        d->bytes_received = cnt(a[2]) * scope__mpi_type_size(a[3]);
         d->bytes_sent = d->bytes_received * c->size;
         return 0;
     case K_BARRIER:
+        return 0;
+    case K_ALLTOALLW:
+        d->bytes_received = sum_typed(abi, a[5], a[7], n, NULL);
+        in_place = a[0] == abi->in_place;
+        d->bytes_sent = in_place ? d->bytes_received : sum_typed(abi, a[1], a[3], n, NULL);
+        return 0;
+    case K_NB_ALLGATHER:
+    case K_NB_ALLGATHERV:
+    case K_NB_ALLTOALL:
+    case K_NB_ALLTOALLV:
+    case K_NB_ALLTOALLW:
+        neighbourhood(abi, c, kind, a, d);
         return 0;
     }
     return -1;
@@ -966,14 +837,26 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
     const scope__mpi_abi *abi = scope__mpi_abi_get();
     if (!abi || (int)(uint32_t)rc != abi->success)
         return;
-    pthread_once(&p_once, resolve);
-    if (!P.ok)
+    if (!scope__pmpi_ready())
         return;
     big = (op & OP_BIG) != 0;
     op &= ~OP_BIG;
     int kind = ops[op].kind;
+    if (kind == K_COLL_INIT) {
+        persistent_coll_init(abi, ops[op].arg, ops[op].nargs, c->a);
+        return;
+    }
     if (kind >= K_WAIT) {
         completion_exit(abi, kind, c->a, keep);
+        return;
+    }
+    if (kind == K_COMM_NEW) {
+        const void *np = (const void *)(uintptr_t)c->a[ops[op].arg];
+        uint64_t h = 0;
+        if (np) {
+            memcpy(&h, np, abi->handle_size);
+            scope__mpi_comm_created(abi, h, ops[op].name);
+        }
         return;
     }
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
@@ -982,7 +865,7 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
     emit_data(&d, keep);
     /* a nonblocking point-to-point post: named, so that its completion
      * can say which post it completed */
-    const struct comm_info *cm = used_comm;
+    const struct scope__comm *cm = used_comm;
     if (ops[op].name[0] == 'I' && (kind == K_SEND || kind == K_IRECV) && ops[op].nargs == 7 && cm) {
         uint64_t h = 0;
         const void *rp = (const void *)(uintptr_t)c->a[6];

@@ -38,14 +38,16 @@ uint32_t scope__req_post(uint64_t handle, struct scope__req *r);
  * request). Returns 1, or 0 when it is not followed. */
 int scope__req_take(uint64_t handle, struct scope__req *out);
 
-/* Persistent requests (MPI_Send_init, MPI_Recv_init): what each moves
+/* Persistent requests (MPI_Send_init, MPI_Recv_init, MPI_Bcast_init & co): what each moves
  * when MPI_Start starts it, kept per thread from the init to
  * MPI_Request_free, SCOPE_REQ_PERSISTENT of them at most (past that, a
  * start moves nothing known). */
 #define SCOPE_REQ_PERSISTENT 1024u
 struct scope__persist {
-    int64_t bytes;          /* sent (a send) */
+    int64_t bytes;          /* sent (a send, a collective) */
+    int64_t bytes_received; /* received (a collective: known at the init) */
     int32_t dest, source, tag, comm;
+    int coll;               /* a persistent collective: its completion is not followed */
     struct scope__req r;    /* recv flag and world ranks for completions */
 };
 

@@ -22,7 +22,7 @@
 #define SCOPE_FN_DEPTH_MASK (0x1fu << SCOPE_FN_DEPTH_SHIFT)
 /* which MPI call it is, for the argument capture (mpi_capture.h); 0 none */
 #define SCOPE_FN_OP_SHIFT 16
-#define SCOPE_FN_OP_MASK (0xffu << SCOPE_FN_OP_SHIFT)
+#define SCOPE_FN_OP_MASK (0x1ffu << SCOPE_FN_OP_SHIFT)
 
 struct scope__fn {
     int32_t id;             /* region id */

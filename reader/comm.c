@@ -1,7 +1,7 @@
 /*
  * comm.c - what a profile's MPI calls moved (scope_reader_comm.h): the data
- * columns of each (region, rank), byte totals, the point-to-point matrix
- * and message-size histograms.
+ * columns of each (region, rank), byte totals, the point-to-point and
+ * one-sided matrices and message-size histograms.
  *
  * The columns are read on first use and kept with the cell, like the
  * thread ids: a summary that asks for byte totals pays one read per column
@@ -174,6 +174,24 @@ int scope_region_is_point_to_point(const char *name)
     return 0;
 }
 
+int scope_region_is_one_sided(const char *name)
+{
+    static const char *const rma[] = {
+        "Put", "Rput", "Get", "Rget", "Accumulate", "Raccumulate", "Get_accumulate",
+        "Rget_accumulate", "Fetch_and_op", "Compare_and_swap", NULL,
+    };
+    if (!name || strncmp(name, "MPI_", 4) != 0)
+        return 0;
+    const char *s = name + 4;
+    size_t n = strlen(s);
+    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
+        n -= 2;
+    for (int i = 0; rma[i]; i++)
+        if (strlen(rma[i]) == n && strncmp(s, rma[i], n) == 0)
+            return 1;
+    return 0;
+}
+
 int scope_profile_world_size(scope_profile *p)
 {
     if (!p)
@@ -197,12 +215,17 @@ int scope_profile_world_size(scope_profile *p)
     return n;
 }
 
-/* Calls f(ctx, world rank, cell) for each cell of the point-to-point
- * regions `region` names (SCOPE_COMM_ALL_REGIONS: all of them) on `rank`
- * (or SCOPE_ALL_RANKS) that records data. Returns 0 or an error. */
-static int each_p2p(scope_profile *p, int region, int rank,
-                    void (*f)(void *ctx, int sender, const scope__cell *c), void *ctx)
+/* Calls f(ctx, world rank, cell) for each cell of the regions of `kind`
+ * (SCOPE_COMM_P2P, SCOPE_COMM_ONE_SIDED) that `region` names
+ * (SCOPE_COMM_ALL_REGIONS: all of them) on `rank` (or SCOPE_ALL_RANKS)
+ * that records data. Returns 0 or an error. */
+static int each_of_kind(scope_profile *p, int kind, int region, int rank,
+                        void (*f)(void *ctx, int sender, const scope__cell *c), void *ctx)
 {
+    if (kind != SCOPE_COMM_P2P && kind != SCOPE_COMM_ONE_SIDED)
+        return scope__fail(SCOPE_EINVAL, "no traffic kind %d", kind);
+    int (*is_kind)(const char *) =
+        kind == SCOPE_COMM_P2P ? scope_region_is_point_to_point : scope_region_is_one_sided;
     int r0 = 0, r1 = p->nregions;
     if (region != SCOPE_COMM_ALL_REGIONS) {
         if (region < 0 || region >= p->nregions)
@@ -211,7 +234,7 @@ static int each_p2p(scope_profile *p, int region, int rank,
         r1 = region + 1;
     }
     for (int r = r0; r < r1; r++) {
-        if (region == SCOPE_COMM_ALL_REGIONS && !scope_region_is_point_to_point(p->regions[r].name))
+        if (region == SCOPE_COMM_ALL_REGIONS && !is_kind(p->regions[r].name))
             continue;
         int k0, k1;
         int rc = scope__cell_span(p, r, rank, &k0, &k1);
@@ -235,6 +258,30 @@ struct matrix_ctx {
     int64_t *messages, *bytes;
 };
 
+static void add_cell(struct matrix_ctx *m, int s, int r, int64_t bytes)
+{
+    if (s < 0 || s >= m->n || r < 0 || r >= m->n)
+        return;
+    size_t at = (size_t)s * (size_t)m->n + (size_t)r;
+    if (m->messages)
+        m->messages[at]++;
+    if (m->bytes)
+        m->bytes[at] += bytes;
+}
+
+/* One-sided calls are recorded at the origin only: what it put goes to
+ * its target (dest), what it got comes from it (source). */
+static void add_rma_matrix(void *ctx, int origin, const scope__cell *c)
+{
+    struct matrix_ctx *m = ctx;
+    for (int64_t i = 0; i < c->n; i++) {
+        if (c->moved->dest[i] >= 0)
+            add_cell(m, origin, c->moved->dest[i], c->moved->sent[i]);
+        if (c->moved->source[i] >= 0)
+            add_cell(m, c->moved->source[i], origin, c->moved->received[i]);
+    }
+}
+
 static void add_matrix(void *ctx, int sender, const scope__cell *c)
 {
     struct matrix_ctx *m = ctx;
@@ -253,6 +300,12 @@ static void add_matrix(void *ctx, int sender, const scope__cell *c)
 int scope_profile_comm_matrix(scope_profile *p, int region, int n, int64_t *messages,
                               int64_t *bytes)
 {
+    return scope_profile_comm_matrix_kind(p, SCOPE_COMM_P2P, region, n, messages, bytes);
+}
+
+int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n,
+                                   int64_t *messages, int64_t *bytes)
+{
     if (!p || n < 0)
         return scope__fail(SCOPE_EINVAL, "no profile, or a negative size");
     int need = scope_profile_world_size(p);
@@ -260,7 +313,8 @@ int scope_profile_comm_matrix(scope_profile *p, int region, int n, int64_t *mess
         return scope__fail(SCOPE_EINVAL, "the matrix needs %d x %d cells, not %d x %d", need,
                            need, n, n);
     struct matrix_ctx m = { n, messages, bytes };
-    return each_p2p(p, region, SCOPE_ALL_RANKS, add_matrix, &m);
+    return each_of_kind(p, kind, region, SCOPE_ALL_RANKS,
+                        kind == SCOPE_COMM_ONE_SIDED ? add_rma_matrix : add_matrix, &m);
 }
 
 static int bucket_of(int64_t size)
@@ -280,9 +334,30 @@ static void add_sizes(void *ctx, int sender, const scope__cell *c)
             counts[bucket_of(c->moved->sent[i])]++;
 }
 
+/* One-sided: each direction data moved in is a message (a get's comes
+ * from its target). */
+static void add_rma_sizes(void *ctx, int origin, const scope__cell *c)
+{
+    (void)origin;
+    int64_t *counts = ctx;
+    for (int64_t i = 0; i < c->n; i++) {
+        if (c->moved->dest[i] >= 0)
+            counts[bucket_of(c->moved->sent[i])]++;
+        if (c->moved->source[i] >= 0)
+            counts[bucket_of(c->moved->received[i])]++;
+    }
+}
+
 int scope_profile_size_histogram(scope_profile *p, int region, int rank, int64_t *counts)
+{
+    return scope_profile_size_histogram_kind(p, SCOPE_COMM_P2P, region, rank, counts);
+}
+
+int scope_profile_size_histogram_kind(scope_profile *p, int kind, int region, int rank,
+                                      int64_t *counts)
 {
     if (!p || !counts)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    return each_p2p(p, region, rank, add_sizes, counts);
+    return each_of_kind(p, kind, region, rank,
+                        kind == SCOPE_COMM_ONE_SIDED ? add_rma_sizes : add_sizes, counts);
 }

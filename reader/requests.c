@@ -29,6 +29,7 @@ struct scope__rank_tables {
     int32_t *size, *remote_size, *members;
     int64_t *members_start;
     char **names;
+    char **creators;
 };
 
 void scope__rank_tables_free(struct scope__rank_tables *t)
@@ -51,6 +52,10 @@ void scope__rank_tables_free(struct scope__rank_tables *t)
         for (int i = 0; i < t->ncomm; i++)
             free(t->names[i]);
     free(t->names);
+    if (t->creators)
+        for (int i = 0; i < t->ncomm; i++)
+            free(t->creators[i]);
+    free(t->creators);
     free(t);
 }
 
@@ -118,6 +123,18 @@ static char **split_names(const int64_t *bytes, int64_t len, int64_t n)
         v[i][e - at] = 0;
         at = e + 1;
     }
+    return v;
+}
+
+/* n empty names (a file written before the column existed). */
+static char **empty_names(int64_t n)
+{
+    char **v = calloc((size_t)(n ? n : 1), sizeof *v);
+    for (int64_t i = 0; v && i < n; i++)
+        if (!(v[i] = calloc(1, 1))) {
+            scope__free_strings(v, n);
+            return NULL;
+        }
     return v;
 }
 
@@ -276,8 +293,8 @@ static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rg
     char *grp = NULL;
     if (asprintf(&grp, "%s/%s", rgrp, SCOPE_G_COMMUNICATORS) < 0)
         return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
-    int64_t *size = NULL, *rsize = NULL, *start = NULL, *mem = NULL, *names = NULL;
-    int64_t n, k, nm, len;
+    int64_t *size = NULL, *rsize = NULL, *start = NULL, *mem = NULL, *names = NULL, *made = NULL;
+    int64_t n, k, nm, len, mlen = 0;
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
     int rc = read_wide(f, fpath, grp, SCOPE_D_COMM_SIZE, -1, &n, &size);
@@ -289,6 +306,8 @@ static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rg
             rc = read_wide(f, fpath, grp, SCOPE_D_COMM_MEMBERS, -1, &nm, &mem);
         if (rc == 0)
             rc = read_wide(f, fpath, grp, SCOPE_D_COMM_NAMES, -1, &len, &names);
+        if (rc == 0)    /* absent before the creating calls were recorded */
+            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_CREATORS, -1, &mlen, &made);
         if (rc == 0 && (!rsize || !start))
             rc = scope__fail(SCOPE_EFORMAT, "%s: %s lacks a column of docs/format.md", fpath, grp);
         for (int64_t i = 0; rc == 0 && i < n; i++)
@@ -305,9 +324,10 @@ static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rg
     t->remote_size = narrow32(rsize, n);
     t->members = narrow32(mem ? mem : size, mem ? nm : 0);
     t->names = names ? split_names(names, len, n) : calloc((size_t)(n ? n : 1), sizeof(char *));
+    t->creators = made ? split_names(made, mlen, n) : empty_names(n);
     t->members_start = start;
     start = NULL;
-    if (!t->size || !t->remote_size || !t->members || !t->names) {
+    if (!t->size || !t->remote_size || !t->members || !t->names || !t->creators) {
         t->ncomm = 0;
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory (or %s: names short of %lld)", fpath,
                          grp, (long long)n);
@@ -318,6 +338,7 @@ out:
     free(start);
     free(mem);
     free(names);
+    free(made);
     free(grp);
     return rc;
 }
@@ -337,5 +358,6 @@ int scope_profile_communicators(scope_profile *p, int rank, scope_communicators 
     out->members_start = t->members_start;
     out->members = t->members;
     out->names = (const char *const *)t->names;
+    out->creators = (const char *const *)t->creators;
     return 0;
 }

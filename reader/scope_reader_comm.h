@@ -33,6 +33,9 @@ extern "C" {
 #define SCOPE_NO_COMM (-1)
 /* scope_profile_comm_matrix: every point-to-point region. */
 #define SCOPE_COMM_ALL_REGIONS (-1)
+/* Kinds of traffic a matrix or histogram shows (the _kind functions). */
+#define SCOPE_COMM_P2P 0            /* sends and receives, counted at the sender */
+#define SCOPE_COMM_ONE_SIDED 1      /* MPI_Put, MPI_Get, ..., recorded at the origin */
 /* Buckets of scope_profile_size_histogram: bucket 0 holds 0-byte
  * messages, bucket k >= 1 sizes in [2^(k-1), 2^k). */
 #define SCOPE_SIZE_BUCKETS 64
@@ -71,6 +74,12 @@ SCOPE_READER_API int scope_profile_has_moved(scope_profile *p);
  * requests), else 0. Pure. */
 SCOPE_READER_API int scope_region_is_point_to_point(const char *name);
 
+/* 1 for a one-sided region (MPI_Put, MPI_Rput, MPI_Get, MPI_Rget,
+ * MPI_Accumulate, MPI_Raccumulate, MPI_Get_accumulate, MPI_Rget_accumulate,
+ * MPI_Fetch_and_op, MPI_Compare_and_swap and their _c names), else 0.
+ * Pure. */
+SCOPE_READER_API int scope_region_is_one_sided(const char *name);
+
 /* The number of world ranks the matrix spans: one more than the largest
  * rank or partner in the profile. Loads the data columns. */
 SCOPE_READER_API int scope_profile_world_size(scope_profile *p);
@@ -85,12 +94,27 @@ SCOPE_READER_API int scope_profile_world_size(scope_profile *p);
 SCOPE_READER_API int scope_profile_comm_matrix(scope_profile *p, int region, int n,
                                                int64_t *messages, int64_t *bytes);
 
+/* As scope_profile_comm_matrix, for traffic of `kind`. SCOPE_COMM_ONE_SIDED
+ * (regions: every one-sided region): the calls are recorded at their
+ * origin only; [s * n + r] adds what moved from world rank s to r: what
+ * an origin put or accumulated into its target (s the origin), what it got
+ * from it (s the target); a call that does both (MPI_Get_accumulate,
+ * MPI_Fetch_and_op, MPI_Compare_and_swap) is a message each way. Returns
+ * as scope_profile_comm_matrix; SCOPE_EINVAL for an unknown kind. */
+SCOPE_READER_API int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n,
+                                                    int64_t *messages, int64_t *bytes);
+
 /* Adds the sizes of the messages `region` (or SCOPE_COMM_ALL_REGIONS: every
  * point-to-point region) sent on `rank` (or SCOPE_ALL_RANKS) into
  * counts[SCOPE_SIZE_BUCKETS] (see SCOPE_SIZE_BUCKETS). A call counts when
  * it sent to a partner. Returns 0 or as scope_profile_moved. */
 SCOPE_READER_API int scope_profile_size_histogram(scope_profile *p, int region, int rank,
                                                   int64_t *counts);
+
+/* As scope_profile_size_histogram, for traffic of `kind` (one-sided: each
+ * direction of a call is a message, as in scope_profile_comm_matrix_kind). */
+SCOPE_READER_API int scope_profile_size_histogram_kind(scope_profile *p, int kind, int region,
+                                                       int rank, int64_t *counts);
 
 /* The nonblocking requests `rank` completed (/rank<N>/requests): row i
  * says which call posted request i (a region index of this profile and
@@ -125,6 +149,8 @@ typedef struct scope_communicators {
     const int64_t *members_start;   /* n + 1 */
     const int32_t *members;
     const char *const *names;       /* "" when the program named none */
+    const char *const *creators;    /* the MPI call that made it ("MPI_Comm_split";
+                                       "MPI_Init" for MPI_COMM_WORLD), "" when not known */
 } scope_communicators;
 
 /* Loads (once) and returns the communicator table of `rank`. Returns as

@@ -7,6 +7,8 @@
  *
  * Everything comes from the reader's data columns (scope_reader_comm.h):
  * sends are counted at their sender, by the byte model of docs/format.md.
+ * --one-sided shows the one-sided calls instead (MPI_Put, MPI_Get, ...:
+ * recorded at the origin, each moving data from the rank it leaves).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +22,8 @@
 #include "scope_reader_comm.h"
 
 static const char comm_help[] =
-    "usage: scope comm [--region NAME] [--format table|csv|json] [--top N] PROFILE...\n"
+    "usage: scope comm [--one-sided] [--region NAME] [--format table|csv|json] [--top N]\n"
+    "                  PROFILE...\n"
     "\n"
     "Who sent how much to whom: the point-to-point messages of every pair of\n"
     "world ranks (MPI_Send, MPI_Isend, MPI_Sendrecv, ... counted at the\n"
@@ -28,8 +31,11 @@ static const char comm_help[] =
     "buckets. Needs a profile recorded with the MPI calls in the config (the\n"
     "default config has them).\n"
     "\n"
+    "  --one-sided    the one-sided calls instead (MPI_Put, MPI_Get,\n"
+    "                 MPI_Accumulate, ...): a put moves data from its origin to\n"
+    "                 its target, a get from its target to its origin\n"
     "  --region NAME  only this region (e.g. MPI_Isend); default: every\n"
-    "                 point-to-point region\n"
+    "                 point-to-point (or one-sided) region\n"
     "  --format F     table (default): a heat map of bytes (blocks of ranks\n"
     "                 when the run has more ranks than the terminal columns),\n"
     "                 the busiest pairs, the size histogram; csv: one row per\n"
@@ -57,7 +63,7 @@ static int by_bytes(const void *a, const void *b)
 
 /* The heat map: one character per block of ranks, darker for more bytes
  * (relative to the busiest block). */
-static void heat_map(FILE *out, const int64_t *bytes, int n, int width)
+static void heat_map(FILE *out, const int64_t *bytes, int n, int width, const char *title)
 {
     static const char shades[] = " .:-=+*#%@";
     int cols = width - 8 > 8 ? width - 8 : 8;
@@ -77,9 +83,9 @@ static void heat_map(FILE *out, const int64_t *bytes, int n, int width)
                 top = *a;
         }
     if (block > 1)
-        fprintf(out, "bytes sent (rows: senders, columns: receivers), blocks of %d ranks\n", block);
+        fprintf(out, "%s, blocks of %d ranks\n", title, block);
     else
-        fprintf(out, "bytes sent (rows: senders, columns: receivers)\n");
+        fprintf(out, "%s\n", title);
     for (int s = 0; s < nb; s++) {
         fprintf(out, "%7d ", s * block);
         for (int r = 0; r < nb; r++) {
@@ -120,12 +126,13 @@ int scope_cmd_comm(int argc, char **argv)
         { "region", required_argument, NULL, 'r' },
         { "format", required_argument, NULL, 'f' },
         { "top", required_argument, NULL, 't' },
+        { "one-sided", no_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
     const char *region_name = NULL;
-    int format = FMT_TABLE, c, k;
+    int format = FMT_TABLE, c, k, kind = SCOPE_COMM_P2P;
     int64_t top = 10;
     opterr = 0;
     optind = 1;
@@ -144,6 +151,9 @@ int scope_cmd_comm(int argc, char **argv)
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0)
                 return scope__usage_error("comm", "--top takes a whole number, not '%s'", optarg);
+            break;
+        case 'o':
+            kind = SCOPE_COMM_ONE_SIDED;
             break;
         case 'h':
             fputs(comm_help, stdout);
@@ -172,11 +182,12 @@ int scope_cmd_comm(int argc, char **argv)
         scope__fail_msg("out of memory");
         goto out;
     }
-    if (scope_profile_comm_matrix(p, region, n, messages, bytes) < 0 ||
-        scope_profile_size_histogram(p, region, SCOPE_ALL_RANKS, hist) < 0) {
+    if (scope_profile_comm_matrix_kind(p, kind, region, n, messages, bytes) < 0 ||
+        scope_profile_size_histogram_kind(p, kind, region, SCOPE_ALL_RANKS, hist) < 0) {
         scope__fail_msg(scope_reader_errmsg());
         goto out;
     }
+    const char *what = kind == SCOPE_COMM_P2P ? "point-to-point" : "one-sided";
     size_t np = 0;
     for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
         np += messages[i] > 0;
@@ -214,15 +225,17 @@ int scope_cmd_comm(int argc, char **argv)
         printf("the profile records no data of MPI calls: record them with MPI_* in the "
                "config (the default), without SCOPE_MPI_DATA=0\n");
     } else if (np == 0) {
-        printf("no point-to-point messages recorded%s%s\n", region_name ? " in " : "",
+        printf("no %s messages recorded%s%s\n", what, region_name ? " in " : "",
                region_name ? region_name : "");
     } else {
         char b[32];
         scope__fmt_bytes(b, sizeof b, all_bytes);
-        printf("%lld point-to-point messages, %s, between %zu pairs of %d ranks\n\n",
-               (long long)all_msgs, b, np, n);
+        printf("%lld %s messages, %s, between %zu pairs of %d ranks\n\n",
+               (long long)all_msgs, what, b, np, n);
         int w = scope__out_width(stdout, 0);
-        heat_map(stdout, bytes, n, w > 0 ? w : 80);
+        heat_map(stdout, bytes, n, w > 0 ? w : 80,
+                 kind == SCOPE_COMM_P2P ? "bytes sent (rows: senders, columns: receivers)"
+                                        : "bytes moved (rows: from, columns: to)");
         qsort(pairs, np, sizeof *pairs, by_bytes);
         printf("\nbusiest pairs\n  %8s %8s %12s %12s %12s\n", "sender", "receiver", "messages",
                "bytes", "mean size");

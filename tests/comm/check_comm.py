@@ -12,7 +12,9 @@ PRELOAD and the config `MPI_*`, and checks:
     communicator, each value derived by hand below from the rank alone
     (docs/format.md, "What MPI calls moved");
   - the communicators table: MPI_COMM_WORLD and the split with reversed
-    keys, whose members come out as world ranks in split order;
+    keys, whose members come out as world ranks in split order, and the
+    call that made each (MPI_Init, MPI_Comm_split, MPI_Intercomm_create,
+    MPI_Comm_dup);
   - calls that move nothing record no data columns (MPI_Waitall, MPI_Init);
   - nonblocking and persistent requests followed to their completion (C
     program; persistent ones started by MPI_Startall and MPI_Start): each
@@ -250,6 +252,12 @@ def main():
                 fail(f"rank {r} communicators: remote sizes {cm['remote_size'][:]}")
             if sizes != want_sizes or members != want_members or names[0] != b"MPI_COMM_WORLD":
                 fail(f"rank {r} communicators: sizes {sizes} members {members} names {names}")
+            # the call that made each
+            creators = [x.decode() for x in bytes(cm["creators"][:]).split(b"\0")[:-1]]
+            want_creators = (["MPI_Init", "MPI_Comm_split", "MPI_Intercomm_create",
+                              "MPI_Comm_dup"] if lang == "c" else ["MPI_Init"])
+            if creators != want_creators:
+                fail(f"rank {r} communicators: made by {creators}, want {want_creators}")
     print("columns: every call of every rank as derived")
 
     # the tool: the matrix and the totals, from the same columns

@@ -1,7 +1,7 @@
 """comm.py - what the MPI calls of a profile moved (scope_reader_comm.h):
 per-call bytes, partners, tags and communicators as numpy arrays, byte
-totals, the rank-to-rank matrix of point-to-point messages and the
-message-size histogram. Attached to ProfilingResults and MPIRegion by
+totals, the rank-to-rank matrix of point-to-point (or one-sided) messages,
+the message-size histogram and each rank's communicators. Attached to ProfilingResults and MPIRegion by
 scope_reader/__init__.py; see docs/format.md "What MPI calls moved".
 
     p = scope_reader.read_h5("run.h5")
@@ -10,6 +10,8 @@ scope_reader/__init__.py; see docs/format.md "What MPI calls moved".
     p["MPI_Send"].moved(rank=0)["bytes_sent"]
     p["MPI_Alltoallv"].bytes_sent           # total over the ranks
     p.message_sizes()                       # {(lo, hi): messages}
+    p.comm_matrix(kind="one-sided")         # MPI_Put, MPI_Get, ...: [from, to]
+    p.communicators(rank=0)                 # list of dicts: size, members, creator
 """
 import ctypes
 
@@ -19,6 +21,13 @@ ALL_REGIONS = -1
 SIZE_BUCKETS = 64
 NO_RANK = -1
 NO_TAG = -2147483648
+KINDS = {"p2p": 0, "one-sided": 1}
+
+
+def _kind(kind):
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {sorted(KINDS)}, not {kind!r}")
+    return KINDS[kind]
 
 
 def _bind(lib, sig, check, p, all_ranks):
@@ -35,11 +44,20 @@ def _bind(lib, sig, check, p, all_ranks):
     nbytes = sig("scope_profile_bytes", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
                  _p64, _p64)
     world = sig("scope_profile_world_size", ctypes.c_int, p)
-    matrix = sig("scope_profile_comm_matrix", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
-                 _p64, _p64)
-    hist = sig("scope_profile_size_histogram", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
-               _p64)
+    matrix = sig("scope_profile_comm_matrix_kind", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
+                 ctypes.c_int, _p64, _p64)
+    hist = sig("scope_profile_size_histogram_kind", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
+               ctypes.c_int, _p64)
+
+    class _Comms(ctypes.Structure):
+        _fields_ = [("n", ctypes.c_int), ("size", _p32), ("remote_size", _p32),
+                    ("members_start", _p64), ("members", _p32),
+                    ("names", ctypes.POINTER(ctypes.c_char_p)),
+                    ("creators", ctypes.POINTER(ctypes.c_char_p))]
+
     p2p = sig("scope_region_is_point_to_point", ctypes.c_int, ctypes.c_char_p)
+    comms = sig("scope_profile_communicators", ctypes.c_int, p, ctypes.c_int,
+                ctypes.POINTER(_Comms))
 
     def _copy(ptr, n, dtype):
         if not ptr:
@@ -66,16 +84,21 @@ def _bind(lib, sig, check, p, all_ranks):
         check(nbytes(self._r._h, self.index, rank, ctypes.byref(s), ctypes.byref(r)))
         return s.value, r.value
 
-    def comm_matrix(self, region=None):
+    def comm_matrix(self, region=None, kind="p2p"):
         """(messages, bytes): two n x n int64 numpy arrays indexed [sender,
         receiver] by world rank, of the point-to-point messages of every
-        send region (or of `region`, a name), counted at the sender."""
+        send region (or of `region`, a name), counted at the sender.
+        kind="one-sided": the one-sided calls (MPI_Put, MPI_Get, ...),
+        [rank the data left, rank it reached]: a put goes from its origin
+        to its target, a get from its target to its origin."""
         idx = ALL_REGIONS if region is None else self[region].index
+        k = _kind(kind)
         n = world(self._h)
         msgs = np.zeros((n, n), dtype=np.int64)
         byts = np.zeros((n, n), dtype=np.int64)
         if n:
-            check(matrix(self._h, idx, n, msgs.ctypes.data_as(_p64), byts.ctypes.data_as(_p64)))
+            check(matrix(self._h, k, idx, n, msgs.ctypes.data_as(_p64),
+                         byts.ctypes.data_as(_p64)))
         return msgs, byts
 
     def message_pairs(self, region=None, ranks=None):
@@ -114,12 +137,29 @@ def _bind(lib, sig, check, p, all_ranks):
                 "receiver": (pairs & 0xFFFFFFFF).astype(np.int32),
                 "messages": messages, "bytes": nbytes}
 
-    def message_sizes(self, region=None, rank=all_ranks):
-        """{(min_bytes, max_bytes): messages} of the point-to-point sends,
-        power-of-two buckets ((0, 0) holds empty messages)."""
+    def communicators(self, rank=0):
+        """The communicators `rank` used, one dict per row of the `comm`
+        column: size, remote_size, members (world ranks, the local group
+        then an intercommunicator's remote one), name, creator (the MPI
+        call that made it, "MPI_Init" for MPI_COMM_WORLD, "" unknown)."""
+        c = _Comms()
+        check(comms(self._h, rank, ctypes.byref(c)))
+        out = []
+        for i in range(c.n):
+            lo, hi = c.members_start[i], c.members_start[i + 1]
+            out.append({"size": c.size[i], "remote_size": c.remote_size[i],
+                        "members": [c.members[j] for j in range(lo, hi)],
+                        "name": (c.names[i] or b"").decode(),
+                        "creator": (c.creators[i] or b"").decode()})
+        return out
+
+    def message_sizes(self, region=None, rank=all_ranks, kind="p2p"):
+        """{(min_bytes, max_bytes): messages} of the point-to-point sends
+        (kind="one-sided": of the one-sided calls, each direction a call
+        moved data in), power-of-two buckets ((0, 0) holds empty messages)."""
         idx = ALL_REGIONS if region is None else self[region].index
         h = np.zeros(SIZE_BUCKETS, dtype=np.int64)
-        check(hist(self._h, idx, rank, h.ctypes.data_as(_p64)))
+        check(hist(self._h, _kind(kind), idx, rank, h.ctypes.data_as(_p64)))
         out = {}
         for k in np.nonzero(h)[0]:
             lo = 0 if k == 0 else 1 << (int(k) - 1)
@@ -127,12 +167,13 @@ def _bind(lib, sig, check, p, all_ranks):
             out[(lo, hi)] = int(h[k])
         return out
 
-    return region_moved, region_bytes, comm_matrix, message_sizes, message_pairs
+    return region_moved, region_bytes, comm_matrix, message_sizes, communicators, \
+        message_pairs
 
 
 def attach(results_cls, region_cls, lib, sig, check, p, all_ranks):
     """Adds the methods above to ProfilingResults and MPIRegion."""
-    region_moved, region_bytes, comm_matrix, message_sizes, message_pairs = \
+    region_moved, region_bytes, comm_matrix, message_sizes, communicators, message_pairs = \
         _bind(lib, sig, check, p, all_ranks)
     region_cls.moved = lambda self, rank=0: region_moved(self, rank)
     region_cls.bytes_sent = property(lambda self: region_bytes(self)[0],
@@ -143,3 +184,4 @@ def attach(results_cls, region_cls, lib, sig, check, p, all_ranks):
     results_cls.comm_matrix = comm_matrix
     results_cls.message_sizes = message_sizes
     results_cls.message_pairs = message_pairs
+    results_cls.communicators = communicators

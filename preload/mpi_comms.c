@@ -1,0 +1,371 @@
+/*
+ * mpi_comms.c - MPI through PMPI for the argument capture, and the
+ * communicators it meets (mpi_capture_internal.h): the per-process table of
+ * communicators with their members' world ranks, the call that created
+ * each (docs/format.md "What MPI calls moved": /rank<N>/communicators),
+ * and the topology neighbours the neighbourhood collectives exchange with.
+ *
+ * Communicators are looked up by handle in an open-addressed table filled
+ * under a lock and read without one; an attribute with a delete callback
+ * on each tells when MPI frees it, so that a reused handle becomes a new
+ * communicator (see comm_gone). Every MPI call here is made on a handle
+ * MPI has just accepted from the program, so none can reach an error
+ * handler.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_abi.h"
+#include "mpi_capture_internal.h"
+#include "patch.h"
+#include "preload_state.h"
+#include "scope_internal.h"
+#include "self_depth.h"
+
+/* ------------------------------------------------------- MPI, through PMPI */
+
+typedef int (*translate_fn)(scope__mpi_handle, int, const int *, scope__mpi_handle, int *);
+typedef int (*group_free_fn)(scope__mpi_handle *);
+typedef int (*get_name_fn)(scope__mpi_handle, char *, int *);
+typedef int (*copy_attr_fn)(scope__mpi_handle, int, void *, void *, void *, int *);
+typedef int (*delete_attr_fn)(scope__mpi_handle, int, void *, void *);
+typedef int (*create_keyval_fn)(copy_attr_fn, delete_attr_fn, int *, void *);
+typedef int (*set_attr_fn)(scope__mpi_handle, int, void *);
+typedef int (*cart_shift_fn)(scope__mpi_handle, int, int, int *, int *);
+typedef int (*graph_nb_count_fn)(scope__mpi_handle, int, int *);
+typedef int (*dist_nb_count_fn)(scope__mpi_handle, int *, int *, int *);
+
+struct scope__pmpi scope__P;
+
+static struct {
+    scope__comm_int_fn comm_size, comm_rank, comm_remote_size, comm_test_inter;
+    scope__comm_group_fn comm_group, comm_remote_group;
+    translate_fn translate;
+    group_free_fn group_free;
+    get_name_fn get_name;
+    create_keyval_fn create_keyval;
+    set_attr_fn set_attr;
+    scope__comm_int_fn topo_test, cartdim_get;
+    cart_shift_fn cart_shift;
+    graph_nb_count_fn graph_nb_count;
+    dist_nb_count_fn dist_nb_count;
+    int ok;
+} Q;
+static pthread_once_t p_once = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+    scope__self_enter();
+    /* called once per recorded call: past their own trampoline when the
+     * config patched them too */
+    scope__P.type_size = (scope__type_size_fn)scope__patch_unpatched(
+        (uintptr_t)scope__next_symbol("PMPI_Type_size"));
+    scope__P.get_count = (scope__get_count_fn)scope__patch_unpatched(
+        (uintptr_t)scope__next_symbol("PMPI_Get_count"));
+    scope__P.get_count_c = (scope__get_count_c_fn)scope__patch_unpatched(
+        (uintptr_t)scope__next_symbol("PMPI_Get_count_c"));
+    scope__P.test_cancelled = (scope__test_cancelled_fn)scope__patch_unpatched(
+        (uintptr_t)scope__next_symbol("PMPI_Test_cancelled"));
+    scope__P.win_get_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Win_get_group");
+    Q.comm_size = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_size");
+    Q.comm_rank = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_rank");
+    Q.comm_remote_size = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_remote_size");
+    Q.comm_test_inter = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_test_inter");
+    Q.comm_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Comm_group");
+    Q.comm_remote_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Comm_remote_group");
+    Q.translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
+    Q.group_free = (group_free_fn)scope__next_symbol("PMPI_Group_free");
+    Q.get_name = (get_name_fn)scope__next_symbol("PMPI_Comm_get_name");
+    Q.create_keyval = (create_keyval_fn)scope__next_symbol("PMPI_Comm_create_keyval");
+    Q.set_attr = (set_attr_fn)scope__next_symbol("PMPI_Comm_set_attr");
+    Q.topo_test = (scope__comm_int_fn)scope__next_symbol("PMPI_Topo_test");
+    Q.cartdim_get = (scope__comm_int_fn)scope__next_symbol("PMPI_Cartdim_get");
+    Q.cart_shift = (cart_shift_fn)scope__next_symbol("PMPI_Cart_shift");
+    Q.graph_nb_count = (graph_nb_count_fn)scope__next_symbol("PMPI_Graph_neighbors_count");
+    Q.dist_nb_count = (dist_nb_count_fn)scope__next_symbol("PMPI_Dist_graph_neighbors_count");
+    Q.ok = scope__P.type_size && scope__P.get_count && scope__P.test_cancelled && Q.comm_size &&
+           Q.comm_rank && Q.comm_remote_size && Q.comm_test_inter && Q.comm_group &&
+           Q.comm_remote_group && Q.translate && Q.group_free && Q.get_name;
+    scope__self_leave();
+}
+
+int scope__pmpi_ready(void)
+{
+    pthread_once(&p_once, resolve);
+    return Q.ok;
+}
+
+/* --------------------------------------------------------- communicators */
+
+#define COMM_SLOTS 4096u        /* a power of two */
+static struct scope__comm comms[COMM_SLOTS];
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A freed communicator's handle is soon another's (MPICH and Open MPI
+ * reuse them): an attribute with a delete callback, set on each
+ * communicator when it is first used, tells when MPI_Comm_free (or
+ * MPI_Finalize) deletes it, however that is called. Its member list is
+ * kept a while longer: a request posted on it may still complete, and
+ * its entry in the request table points there. */
+static int comm_keyval;
+static int keyval_state;    /* 0 not made yet, 1 made, -1 MPI refused */
+#define GRAVEYARD 64u
+static int32_t *_Atomic graveyard[GRAVEYARD];
+static _Atomic uint32_t graveyard_next;
+
+static int comm_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out,
+                       int *flag)
+{
+    (void)old; (void)keyval; (void)extra; (void)in; (void)out;
+    *flag = 0;      /* a duplicate is a communicator of its own */
+    return 0;
+}
+
+static int comm_gone(scope__mpi_handle comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    /* no lock: MPI may hold its own while it calls this, and comm_fill()
+     * calls MPI with comm_lock held */
+    struct scope__comm *e = attr;
+    atomic_store_explicit(&e->handle, SCOPE__COMM_GONE, memory_order_release);
+    uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
+    free(atomic_exchange(&graveyard[g], e->world));
+    return 0;
+}
+
+static uint32_t comm_hash(uint64_t h)
+{
+    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 52) & (COMM_SLOTS - 1);
+}
+
+/* ------------------------------------------------------- creating calls */
+
+/* Communicators made by a timed call and not used yet: handle -> the
+ * call's name after "MPI_" (a string of the capture's table). Small: a program uses a
+ * communicator soon after making it, and a slot is reused by the next
+ * creation whose handle hashes there (the older name is lost: "" then). */
+#define BORN_SLOTS 256u
+static struct { uint64_t handle; const char *creator; } born[BORN_SLOTS];
+
+void scope__mpi_comm_created(const scope__mpi_abi *abi, uint64_t h, const char *creator)
+{
+    if (abi->handle_size == 4)
+        h &= 0xffffffffu;
+    if (!h || h == abi->comm_null)
+        return;
+    uint32_t i = comm_hash(h) & (BORN_SLOTS - 1);
+    scope__self_enter();
+    pthread_mutex_lock(&comm_lock);
+    born[i].handle = h;
+    born[i].creator = creator;
+    pthread_mutex_unlock(&comm_lock);
+    scope__self_leave();
+}
+
+/* The creating call of h ("MPI_Comm_split"), taken out of the table, into
+ * out; "MPI_Init" for MPI_COMM_WORLD, "" when not known. Lock held. */
+static void creator_of(const scope__mpi_abi *abi, uint64_t h, char *out, size_t len)
+{
+    out[0] = 0;
+    if (h == abi->comm_world) {
+        snprintf(out, len, "MPI_Init");
+        return;
+    }
+    uint32_t i = comm_hash(h) & (BORN_SLOTS - 1);
+    if (born[i].handle != h || !born[i].creator)
+        return;
+    born[i].handle = 0;
+    snprintf(out, len, "MPI_%s", born[i].creator);
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* World ranks of a group's members, into out[0..n). Returns 0 or -1. */
+static int group_world(const scope__mpi_abi *abi, scope__mpi_handle group, int n, int32_t *out)
+{
+    scope__mpi_handle wg = 0;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks || Q.comm_group(abi->comm_world, &wg) != 0) {
+        free(ranks);
+        return -1;
+    }
+    wg = scope__mpi_handle_out(abi, wg);
+    for (int i = 0; i < n; i++)
+        ranks[i] = i;
+    int rc = Q.translate(group, n, ranks, wg, out);
+    for (int i = 0; i < n; i++)
+        if (out[i] < 0)
+            out[i] = -1;    /* MPI_UNDEFINED */
+    Q.group_free(&wg);
+    free(ranks);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Fills a fresh entry for handle h: members, rank, name, its id in the
+ * recorder's table. Returns 0 or -1 (nothing kept). Lock held. */
+static int comm_fill(const scope__mpi_abi *abi, struct scope__comm *e, uint64_t h)
+{
+    int size = 0, rsize = 0, me = -1, inter = 0;
+    if (Q.comm_test_inter(h, &inter) != 0 || Q.comm_size(h, &size) != 0 ||
+        Q.comm_rank(h, &me) != 0 || size <= 0)
+        return -1;
+    if (inter && Q.comm_remote_size(h, &rsize) != 0)
+        return -1;
+    int32_t *world = malloc(((size_t)size + (size_t)rsize) * sizeof *world);
+    if (!world)
+        return -1;
+    scope__mpi_handle g = 0;
+    int rc = Q.comm_group(h, &g);
+    if (rc == 0) {
+        g = scope__mpi_handle_out(abi, g);
+        rc = group_world(abi, g, size, world);
+        Q.group_free(&g);
+    }
+    if (rc == 0 && inter) {
+        scope__mpi_handle rg = 0;
+        rc = Q.comm_remote_group(h, &rg);
+        if (rc == 0) {
+            rg = scope__mpi_handle_out(abi, rg);
+            rc = group_world(abi, rg, rsize, world + size);
+            Q.group_free(&rg);
+        }
+    }
+    char name[8192 + 1] = "";   /* MPI_MAX_OBJECT_NAME: 64 or 128; room to spare */
+    int len = 0;
+    if (rc == 0 && Q.get_name(h, name, &len) != 0)
+        name[0] = 0;
+    char creator[64];
+    creator_of(abi, h, creator, sizeof creator);
+    int32_t id = rc == 0 ? scope__comm_define(size, rsize, world, creator, name) : -1;
+    if (id < 0) {
+        free(world);
+        return -1;
+    }
+    e->id = id;
+    e->size = size;
+    e->remote_size = rsize;
+    e->me = me;
+    e->world = world;
+    /* a reused slot: its neighbours were the freed communicator's */
+    free(e->in_null);
+    e->in_null = e->out_null = NULL;
+    e->indegree = e->outdegree = 0;
+    atomic_store_explicit(&e->nb_state, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->handle, h, memory_order_release);
+    /* keyvals are handles: MPICH's are negative ints */
+    if (keyval_state == 0)
+        keyval_state = Q.create_keyval && Q.set_attr &&
+                       Q.create_keyval(comm_nocopy, comm_gone, &comm_keyval, NULL) == 0 ? 1 : -1;
+    if (keyval_state > 0)
+        Q.set_attr(h, comm_keyval, e);   /* else reused handles can go stale */
+    return 0;
+}
+
+const struct scope__comm *scope__mpi_comm_get(const scope__mpi_abi *abi, uint64_t h)
+{
+    if (abi->handle_size == 4)
+        h &= 0xffffffffu;   /* an int handle: the register's upper half is not its */
+    if (!h)
+        return NULL;
+    uint32_t i = comm_hash(h);
+    for (uint32_t k = 0; k < COMM_SLOTS; k++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t v = atomic_load_explicit(&comms[i].handle, memory_order_acquire);
+        if (v == h)
+            return &comms[i];
+        if (v == 0)
+            break;
+    }
+    const struct scope__comm *found = NULL;
+    scope__self_enter();
+    pthread_mutex_lock(&comm_lock);
+    i = comm_hash(h);
+    struct scope__comm *reuse = NULL;   /* the first freed slot on the way */
+    for (uint32_t k = 0; k < COMM_SLOTS; k++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t v = atomic_load_explicit(&comms[i].handle, memory_order_relaxed);
+        if (v == h) {
+            found = &comms[i];
+            break;
+        }
+        if (v == SCOPE__COMM_GONE && !reuse)
+            reuse = &comms[i];
+        if (v == 0) {
+            struct scope__comm *e = reuse ? reuse : &comms[i];
+            if ((reuse || k < COMM_SLOTS - 1) && comm_fill(abi, e, h) == 0)
+                found = e;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&comm_lock);
+    scope__self_leave();
+    return found;
+}
+
+/* ------------------------------------------------------------ neighbours */
+
+/* The topology's neighbours, in the order the neighbourhood collectives
+ * use their blocks: a Cartesian topology has, per dimension, the neighbour
+ * below then the one above (MPI_PROC_NULL at a non-periodic edge: its
+ * blocks move nothing); a graph's and a distributed graph's are ranks.
+ * Lock held. Returns 1 or -1. */
+static int neighbours_fill(const scope__mpi_abi *abi, struct scope__comm *e, uint64_t h)
+{
+    int status = abi->undefined;
+    if (!Q.topo_test || Q.topo_test(h, &status) != 0)
+        return -1;
+    int in = 0, out = 0;
+    if (status == abi->topo_cart) {
+        int nd = 0;
+        if (!Q.cartdim_get || !Q.cart_shift || Q.cartdim_get(h, &nd) != 0 || nd < 0)
+            return -1;
+        in = out = 2 * nd;
+        uint8_t *null = calloc(2 * (size_t)in + 1, 1);
+        if (!null)
+            return -1;
+        for (int d = 0; d < nd; d++) {
+            int lo = abi->proc_null, hi = abi->proc_null;
+            if (Q.cart_shift(h, d, 1, &lo, &hi) != 0) {
+                free(null);
+                return -1;
+            }
+            /* the same two ranks receive this rank's blocks and send it theirs */
+            null[2 * d] = null[in + 2 * d] = lo == abi->proc_null;
+            null[2 * d + 1] = null[in + 2 * d + 1] = hi == abi->proc_null;
+        }
+        e->in_null = null;
+        e->out_null = null + in;
+    } else if (status == abi->topo_graph) {
+        if (!Q.graph_nb_count || Q.graph_nb_count(h, e->me, &in) != 0 || in < 0)
+            return -1;
+        out = in;
+    } else if (status == abi->topo_dist_graph) {
+        int weighted = 0;
+        if (!Q.dist_nb_count || Q.dist_nb_count(h, &in, &out, &weighted) != 0 || in < 0 || out < 0)
+            return -1;
+    } else {
+        return -1;
+    }
+    e->indegree = in;
+    e->outdegree = out;
+    return 1;
+}
+
+int scope__mpi_comm_neighbours(const scope__mpi_abi *abi, const struct scope__comm *c)
+{
+    struct scope__comm *e = (struct scope__comm *)c;    /* an entry of comms[] */
+    int s = atomic_load_explicit(&e->nb_state, memory_order_acquire);
+    if (s)
+        return s > 0;
+    scope__self_enter();
+    pthread_mutex_lock(&comm_lock);
+    s = atomic_load_explicit(&e->nb_state, memory_order_relaxed);
+    if (!s) {
+        s = neighbours_fill(abi, e, atomic_load_explicit(&e->handle, memory_order_relaxed));
+        atomic_store_explicit(&e->nb_state, s, memory_order_release);
+    }
+    pthread_mutex_unlock(&comm_lock);
+    scope__self_leave();
+    return s > 0;
+}

@@ -1,0 +1,276 @@
+/*
+ * mpi_rma.c - what the one-sided calls moved (mpi_capture_internal.h):
+ * MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
+ * MPI_Compare_and_swap and their request-based R- forms, by the byte model
+ * of docs/format.md "What MPI calls moved": the origin's bytes, and the
+ * target as a world rank.
+ *
+ * A target rank is a rank of the window's group. The window's communicator
+ * is learnt when the window is made (MPI_Win_create, _allocate,
+ * _allocate_shared, _create_dynamic, timed like every MPI call) and its
+ * members' world ranks copied into a per-process table of windows, read
+ * without a lock; an attribute with a delete callback on each window tells
+ * when MPI_Win_free frees it (its handle is soon another window's). A
+ * window made by a call the config does not time is learnt at its first
+ * one-sided call from MPI_Win_get_group, as a row of the communicator
+ * table of its own whose creating call reads "MPI_Win_get_group".
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_abi.h"
+#include "mpi_capture_internal.h"
+#include "preload_state.h"
+#include "scope_internal.h"
+#include "self_depth.h"
+
+typedef int (*copy_attr_fn)(scope__mpi_handle, int, void *, void *, void *, int *);
+typedef int (*delete_attr_fn)(scope__mpi_handle, int, void *, void *);
+typedef int (*create_keyval_fn)(copy_attr_fn, delete_attr_fn, int *, void *);
+typedef int (*set_attr_fn)(scope__mpi_handle, int, void *);
+
+struct win_info {
+    _Atomic uint64_t handle;    /* 0 free, WIN_GONE freed (probes go on) */
+    int32_t comm;               /* row of the communicator table */
+    int32_t size;
+    int32_t *world;             /* the group's members' world ranks */
+};
+
+#define WIN_SLOTS 1024u         /* a power of two */
+#define WIN_GONE 1u             /* no ABI's window handle is 1 */
+static struct win_info wins[WIN_SLOTS];
+static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
+static int win_keyval;
+static int keyval_state;        /* 0 not made yet, 1 made, -1 MPI refused */
+static create_keyval_fn create_keyval;
+static set_attr_fn set_attr;
+/* member lists of freed windows, kept a while: a thread may be reading one */
+#define GRAVEYARD 16u
+static int32_t *_Atomic graveyard[GRAVEYARD];
+static _Atomic uint32_t graveyard_next;
+
+static uint32_t win_hash(uint64_t h)
+{
+    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 54) & (WIN_SLOTS - 1);
+}
+
+static int win_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)old; (void)keyval; (void)extra; (void)in; (void)out;
+    *flag = 0;
+    return 0;
+}
+
+static int win_gone(scope__mpi_handle win, int keyval, void *attr, void *extra)
+{
+    (void)win; (void)keyval; (void)extra;
+    struct win_info *e = attr;      /* no lock: see mpi_comms.c comm_gone */
+    atomic_store_explicit(&e->handle, WIN_GONE, memory_order_release);
+    uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
+    free(atomic_exchange(&graveyard[g], e->world));
+    return 0;
+}
+
+static uint64_t handle_bits(const scope__mpi_abi *abi, uint64_t h)
+{
+    return abi->handle_size == 4 ? h & 0xffffffffu : h;
+}
+
+/* The slot for window h: its own, else a free one (a freed one first).
+ * NULL when the table is full. Lock held. */
+static struct win_info *slot_for(uint64_t h)
+{
+    uint32_t i = win_hash(h);
+    struct win_info *reuse = NULL;
+    for (uint32_t k = 0; k < WIN_SLOTS - 1; k++, i = (i + 1) & (WIN_SLOTS - 1)) {
+        uint64_t v = atomic_load_explicit(&wins[i].handle, memory_order_relaxed);
+        if (v == h)
+            return &wins[i];
+        if (v == WIN_GONE && !reuse)
+            reuse = &wins[i];
+        if (v == 0)
+            return reuse ? reuse : &wins[i];
+    }
+    return reuse;
+}
+
+/* Publishes window h in slot e (its members: world[0..size), taken). Lock
+ * held. */
+static void win_publish(const scope__mpi_abi *abi, struct win_info *e, uint64_t h, int32_t comm,
+                        int32_t size, int32_t *world)
+{
+    uint64_t old = atomic_load_explicit(&e->handle, memory_order_relaxed);
+    if (old == h) {
+        /* a stale entry (the delete callback never came): retire it */
+        atomic_store_explicit(&e->handle, WIN_GONE, memory_order_release);
+        uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
+        free(atomic_exchange(&graveyard[g], e->world));
+    }
+    e->comm = comm;
+    e->size = size;
+    e->world = world;
+    atomic_store_explicit(&e->handle, h, memory_order_release);
+    if (keyval_state == 0) {
+        create_keyval = (create_keyval_fn)scope__next_symbol("PMPI_Win_create_keyval");
+        set_attr = (set_attr_fn)scope__next_symbol("PMPI_Win_set_attr");
+        keyval_state = create_keyval && set_attr &&
+                       create_keyval(win_nocopy, win_gone, &win_keyval, NULL) == 0 ? 1 : -1;
+    }
+    if (keyval_state > 0)
+        set_attr(h, win_keyval, e);
+    (void)abi;
+}
+
+int scope__mpi_win_created(const scope__mpi_abi *abi, int kind, const uint64_t *a,
+                           struct scope_call_data *d)
+{
+    int comm_arg = kind == K_WIN_CREATE ? 4 : kind == K_WIN_ALLOCATE ? 3 : 1;
+    int win_arg = kind == K_WIN_DYNAMIC ? 2 : 5;
+    const struct scope__comm *c = scope__mpi_comm_get(abi, a[comm_arg]);
+    const void *wp = (const void *)(uintptr_t)a[win_arg];
+    if (!c)
+        return -1;
+    d->comm = c->id;
+    if (!wp || c->remote_size > 0)
+        return 0;
+    uint64_t h = 0;
+    memcpy(&h, wp, abi->handle_size);
+    if (!h)
+        return 0;
+    scope__self_enter();
+    int32_t *world = malloc((size_t)c->size * sizeof *world);
+    if (world) {
+        memcpy(world, c->world, (size_t)c->size * sizeof *world);
+        pthread_mutex_lock(&win_lock);
+        struct win_info *e = slot_for(h);
+        if (e)
+            win_publish(abi, e, h, c->id, c->size, world);
+        else
+            free(world);
+        pthread_mutex_unlock(&win_lock);
+    }
+    scope__self_leave();
+    return 0;
+}
+
+typedef int (*group_size_fn)(scope__mpi_handle, int *);
+typedef int (*translate_fn)(scope__mpi_handle, int, const int *, scope__mpi_handle, int *);
+typedef int (*group_free_fn)(scope__mpi_handle *);
+
+/* A window whose creation scope did not see: its group, from
+ * MPI_Win_get_group, becomes a communicator row. Lock held. */
+static struct win_info *win_learn(const scope__mpi_abi *abi, uint64_t h)
+{
+    group_size_fn gsize = (group_size_fn)scope__next_symbol("PMPI_Group_size");
+    translate_fn translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
+    group_free_fn gfree = (group_free_fn)scope__next_symbol("PMPI_Group_free");
+    scope__comm_group_fn comm_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Comm_group");
+    struct win_info *e = slot_for(h);
+    if (!e || !scope__P.win_get_group || !gsize || !translate || !gfree || !comm_group)
+        return NULL;
+    scope__mpi_handle g = 0, wg = 0;
+    if (scope__P.win_get_group(h, &g) != 0)
+        return NULL;
+    g = scope__mpi_handle_out(abi, g);
+    int n = 0;
+    int32_t *world = NULL;
+    int *ranks = NULL;
+    if (gsize(g, &n) == 0 && n > 0 && (world = malloc((size_t)n * sizeof *world)) &&
+        (ranks = malloc((size_t)n * sizeof *ranks)) && comm_group(abi->comm_world, &wg) == 0) {
+        wg = scope__mpi_handle_out(abi, wg);
+        for (int i = 0; i < n; i++)
+            ranks[i] = i;
+        int rc = translate(g, n, ranks, wg, world);
+        gfree(&wg);
+        for (int i = 0; i < n; i++)
+            if (world[i] < 0)
+                world[i] = -1;
+        int32_t id = rc == 0 ? scope__comm_define(n, 0, world, "MPI_Win_get_group", "") : -1;
+        if (id >= 0) {
+            win_publish(abi, e, h, id, n, world);
+            world = NULL;
+        } else {
+            e = NULL;
+        }
+    } else {
+        e = NULL;
+    }
+    gfree(&g);
+    free(ranks);
+    free(world);
+    return e;
+}
+
+static const struct win_info *win_get(const scope__mpi_abi *abi, uint64_t h)
+{
+    h = handle_bits(abi, h);
+    if (!h)
+        return NULL;
+    uint32_t i = win_hash(h);
+    for (uint32_t k = 0; k < WIN_SLOTS; k++, i = (i + 1) & (WIN_SLOTS - 1)) {
+        uint64_t v = atomic_load_explicit(&wins[i].handle, memory_order_acquire);
+        if (v == h)
+            return &wins[i];
+        if (v == 0)
+            break;
+    }
+    scope__self_enter();
+    pthread_mutex_lock(&win_lock);
+    const struct win_info *e = win_learn(abi, h);
+    pthread_mutex_unlock(&win_lock);
+    scope__self_leave();
+    return e;
+}
+
+int scope__mpi_rma_bytes(const scope__mpi_abi *abi, int kind, const uint64_t *a, int big,
+                         struct scope_call_data *d)
+{
+    /* where the window and the target rank are, per kind */
+    static const int win_arg[] = { [K_PUT] = 7, [K_GET] = 7, [K_ACC] = 8, [K_GET_ACC] = 11,
+                                   [K_FETCH_OP] = 6, [K_CAS] = 6 };
+    static const int target_arg[] = { [K_PUT] = 3, [K_GET] = 3, [K_ACC] = 3, [K_GET_ACC] = 6,
+                                      [K_FETCH_OP] = 3, [K_CAS] = 4 };
+    const struct win_info *w = win_get(abi, a[win_arg[kind]]);
+    if (!w)
+        return -1;
+    d->comm = w->comm;
+    int t = (int)(uint32_t)a[target_arg[kind]];
+    if (t == abi->proc_null)
+        return 0;
+    int32_t wr = t >= 0 && t < w->size ? w->world[t] : -1;
+    uint64_t no_op = handle_bits(abi, abi->op_no_op);
+    int64_t s;
+    switch (kind) {
+    case K_PUT:
+    case K_ACC:
+        d->bytes_sent = scope__mpi_cnt(big, a[1]) * scope__mpi_type_size(a[2]);
+        d->dest = wr;
+        return 0;
+    case K_GET:
+        d->bytes_received = scope__mpi_cnt(big, a[1]) * scope__mpi_type_size(a[2]);
+        d->source = wr;
+        return 0;
+    case K_GET_ACC:
+        /* with MPI_NO_OP the origin buffer is ignored: a fetch */
+        if (handle_bits(abi, a[10]) != no_op)
+            d->bytes_sent = scope__mpi_cnt(big, a[1]) * scope__mpi_type_size(a[2]);
+        d->bytes_received = scope__mpi_cnt(big, a[4]) * scope__mpi_type_size(a[5]);
+        d->dest = d->source = wr;
+        return 0;
+    case K_FETCH_OP:
+        s = scope__mpi_type_size(a[2]);
+        d->bytes_sent = handle_bits(abi, a[5]) != no_op ? s : 0;
+        d->bytes_received = s;
+        d->dest = d->source = wr;
+        return 0;
+    case K_CAS:
+        s = scope__mpi_type_size(a[3]);
+        d->bytes_sent = 2 * s;      /* the new value and the one compared */
+        d->bytes_received = s;
+        d->dest = d->source = wr;
+        return 0;
+    }
+    return -1;
+}

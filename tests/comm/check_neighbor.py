@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""check_neighbor.py SCOPE PRELOAD MPI LANG PROGRAM OUTDIR
+
+Collectives whose blocks differ per partner (issue 28): runs PROGRAM
+(prog_neighbor.c or .f90) with 4 ranks under MPI's launcher (openmpi:
+mpirun; mpich: mpirun.mpich), bare and under the preload, and checks, each
+value derived by hand below from the rank alone (docs/format.md's byte
+model):
+  - MPI_Alltoallw and MPI_Ialltoallw: a datatype per block;
+  - the neighbourhood collectives on a 1-D Cartesian communicator that is
+    not periodic (the end ranks' missing neighbours are MPI_PROC_NULL and
+    move nothing), on a distributed graph (in- and out-degree 2) and on a
+    graph (a ring);
+  - persistent collectives (MPICH: MPI 4): MPI_Bcast_init and
+    MPI_Allreduce_init move nothing at the init; each MPI_Start moves the
+    blocking call's bytes (no partner), MPI_Startall both requests' bytes;
+  - the communicator table: each communicator's creating call
+    (MPI_Init, MPI_Cart_create, MPI_Dist_graph_create_adjacent,
+    MPI_Graph_create);
+  - `scope summary` and Python give the byte totals; the point-to-point
+    matrix stays empty.
+"""
+import sys
+
+from moved_common import N, check_columns, check_comms, check_totals, fail, profile, row, run
+
+
+def expected_c(r, mpi):
+    lo, hi = int(r > 0), int(r < N - 1)     # the Cartesian neighbours that exist
+    live = lo + hi
+    size_r = 4 if r % 2 == 0 else 8         # what rank r receives in MPI_Alltoallw
+    w = row(sum((j + 1) * (4 if j % 2 == 0 else 8) for j in range(N)), N * (r + 1) * size_r)
+    out = {
+        "MPI_Alltoallw": [w],
+        "MPI_Ialltoallw": [w],
+        # Cartesian (comm 1), then the distributed graph (2), the graph (3)
+        "MPI_Neighbor_allgather": [row(12, 12 * live, comm=1), row(20, 40, comm=2),
+                                   row(8, 16, comm=3)],
+        "MPI_Neighbor_allgatherv": [row(8, 8 * live, comm=1)],
+        "MPI_Neighbor_alltoall": [row(16 * live, 16 * live, comm=1), row(8, 8, comm=2)],
+        "MPI_Ineighbor_alltoall": [row(16 * live, 16 * live, comm=1)],
+        "MPI_Neighbor_alltoallv": [row(4 * (2 * lo + 3 * hi), 4 * (3 * lo + 2 * hi), comm=1)],
+        "MPI_Neighbor_alltoallw": [row(12 * lo + 8 * hi, 8 * lo + 12 * hi, comm=1)],
+    }
+    if mpi == "mpich":
+        bcast = row(24, 0) if r == 2 else row(0, 24)
+        out["MPI_Start"] = [bcast] * 3 + [row(32, 32)]
+        out["MPI_Startall"] = [row(24 + 32, 32) if r == 2 else row(32, 24 + 32)]
+    return out
+
+
+def expected_f(r, mpi):
+    """prog_neighbor.f90: the Cartesian allgather and alltoall, on the
+    only communicator the program uses (row 0)."""
+    live = int(r > 0) + int(r < N - 1)
+    return {"MPI_Neighbor_allgather": [row(12, 12 * live)],
+            "MPI_Neighbor_alltoall": [row(16 * live, 16 * live)]}
+
+
+def main():
+    res = profile(sys.argv[1:7])
+    want = expected_c if res.lang == "c" else expected_f
+    got_all = check_columns(res, lambda r: want(r, res.mpi))
+    if res.lang == "c":
+        check_comms(res, lambda r: [N] * 4, lambda r: list(range(N)) * 4,
+                    lambda r: ["MPI_Init", "MPI_Cart_create", "MPI_Dist_graph_create_adjacent",
+                               "MPI_Graph_create"])
+    else:
+        check_comms(res, lambda r: [N], lambda r: list(range(N)), lambda r: ["MPI_Cart_create"])
+    check_totals(res, got_all)
+    r = run([res.scope, "comm", "--format", "csv", res.out], res.env, res.outdir)
+    if r.returncode != 0 or r.stdout.strip() != "sender,receiver,messages,bytes":
+        fail(f"scope comm: collectives in the point-to-point matrix: {r.stdout} {r.stderr}")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
