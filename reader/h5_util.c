@@ -75,6 +75,7 @@ int scope__h5_fail(int code, const char *fpath, const char *what)
 /* Files up to this size are read into memory whole when opened; at most
  * 16 are open (profile_data.c), so 256 MiB at worst. */
 #define CORE_MAX ((off_t)16 << 20)
+#define EVICT_MAX_LINKS 128
 
 /* Opens read-only. The caller has checked that the path exists and is a
  * regular file. ENOTHDF5 when the signature is missing, ETRUNC when cut.
@@ -86,22 +87,34 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
      * (where libhdf5 would report "infinite loop closing library"). */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-    /* Evict on close: an object's metadata leaves libhdf5's cache when
-     * the reader closes it. Without it a host file of 64 ranks keeps
-     * ~1,000 cache entries until H5Fclose, which frees them one by one:
-     * with the malloc churn meanwhile, half the CPU time of opening a run
-     * of host files (bench/bench_reader_scale.py). The reader reopens
-     * few objects, and small files are in memory anyway (below). */
-    H5Pset_evict_on_close(fapl, 1);
     /* A small file is read whole, in one go, into memory (the core
      * driver, no backing store): libhdf5 otherwise reads its metadata
      * object by object, ~55 small preads per rank group, which were most
      * of opening a run of host files. Large files (event data) are read
-     * where needed. */
+     * where needed.
+     * Evict on close, for files of few groups: an object's metadata
+     * leaves libhdf5's cache when the reader closes it. Without it a host
+     * file of 64 ranks keeps ~1,000 cache entries until H5Fclose, which
+     * frees them one by one: with the malloc churn meanwhile, half the CPU
+     * time of opening a run of host files (bench/bench_reader_scale.py).
+     * But libhdf5 1.10 flushes a closed object's entries by scanning its
+     * whole cache, at every close, which is quadratic in the groups of a
+     * file: one file of 1,024 rank groups (a merged run, or h5py-written;
+     * bench/bench_waits_scale.py's profile) took `scope summary` 24 s of
+     * CPU for 10 M calls instead of 2.8, and 400 groups of 10 calls 3.4 s
+     * instead of 0.6. So a file whose root holds more than
+     * EVICT_MAX_LINKS links is opened again without it. */
     struct stat st;
     if (stat(fpath, &st) == 0 && st.st_size <= CORE_MAX)
         H5Pset_fapl_core(fapl, 1 << 20, 0);
+    H5Pset_evict_on_close(fapl, 1);
     hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
+    H5G_info_t gi;
+    if (f >= 0 && H5Gget_info(f, &gi) >= 0 && gi.nlinks > EVICT_MAX_LINKS) {
+        H5Fclose(f);
+        H5Pset_evict_on_close(fapl, 0);
+        f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
+    }
     if (f >= 0) {
         H5Pclose(fapl);
         *out = f;
