@@ -4,6 +4,7 @@ on the same profile, in events per second (issue 30). Not a test: nothing
 is asserted, but each line says whether the issue's target is met.
 
   /usr/bin/python3 bench/bench_python_reader.py BUILD_DIR PROFILE [--rounds 3]
+                                                [--only SUBSTRING]
 
 PROFILE: a profile `bench_reader EVENTS RANKS --keep --dir DIR` left
 (DIR/bench.ranks: 20,000,000 events of 4 ranks for the issue's numbers).
@@ -60,6 +61,8 @@ def main():
     ap.add_argument("build")
     ap.add_argument("profile")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", default=None,
+                    help="time only the operations whose name contains this")
     args = ap.parse_args()
     lib = os.path.join(os.path.abspath(args.build), "reader", "libscope_reader.so")
     os.environ["SCOPE_READER_LIB"] = lib
@@ -129,6 +132,8 @@ def main():
     if rows is not None:
         cases += [("events(ranks=[0]), Python batches", python_batches(events0), None),
                   ("call_stack(rank=0), Python batches", python_batches(stack0), None)]
+    if args.only:
+        cases = [case for case in cases if args.only in case[0]]
     best = {name: float("inf") for name, _, _ in cases}
     best_cpu = dict(best)
     count = {}

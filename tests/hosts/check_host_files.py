@@ -11,7 +11,12 @@ TEST is one of:
   many          64 ranks on 4 hosts: exact per-rank counts of every rank
                 (h5py and reader), files = 4 host files + the index, each
                 rank's link names its host's file, no journal left; a
-                host's ranks share one interposition table (hard links)
+                host's ranks share one interposition table (hard links);
+                the Python module's Dask path (docs/python.md) makes one
+                partition per host file, and dask_summary() and
+                dask_comm_matrix() equal the C reader's numbers bit for
+                bit (said and skipped without python3-dask or the
+                module's environment, PYTHONPATH and SCOPE_READER_LIB)
   kill          12 ranks on 4 hosts; rank 7 (hostC) is SIGKILLed after the
                 barrier: hosts A, B, D are complete in their host files
                 (exact counts, complete = 1); hostC's journals are kept;
@@ -210,6 +215,47 @@ def test_many(a, tmp):
               ("MPI_*", "MPI_Comm_size", "inline", "patched") in rows,
               f"host-hostB.h5: interposition table of {len(rows)} rows lacks MPI_Barrier/Comm_size")
     check_summary_tables(a, tmp, hosts)
+    check_dask(os.path.join(tmp, "prof.h5"), hosts, 16)
+
+
+def check_dask(path, hosts, per_host):
+    """A real multi-host profile through to_dask(), dask_summary() and
+    dask_comm_matrix() (Dask's threaded scheduler; tests/python runs them
+    on a 2-worker cluster) against the C reader's statistics and matrix."""
+    try:
+        from scope_reader import read_h5
+        from scope_reader.dask_frames import _plan
+        import dask  # noqa: F401
+    except ImportError as e:
+        print(f"Dask checks skipped: {e}")
+        return
+    with read_h5(path) as res:
+        plan = [([os.path.basename(f) for f in files], ks)
+                for files, ks in _plan(res, res.ranks, 64, "auto")]
+        want = [([f"host-{h}.h5"], tuple(range(i * per_host, (i + 1) * per_host)))
+                for i, h in enumerate(hosts)]
+        check(plan == want, f"Dask partitions {plan}")
+        check(res.to_dask().npartitions == len(hosts), "one Dask partition per host file")
+        stats = ("calls", "total_ns", "min_ns", "max_ns", "mean_ns", "std_ns")
+        for row in res.dask_summary().itertuples():
+            st = res[row.Index]._stats()
+            check(tuple(row)[1:] == tuple(getattr(st, s) for s in stats),
+                  f"dask_summary {row.Index}: {tuple(row)[1:]}")
+        cells = 0
+        for row in res.dask_summary(by="rank").itertuples():
+            st = res[row.Index[0]]._stats(row.Index[1])
+            cells += 1
+            check(tuple(row)[1:] == tuple(getattr(st, s) for s in stats),
+                  f"dask_summary {row.Index}: {tuple(row)[1:]}")
+        check(cells == sum(1 for r in range(len(hosts) * per_host) for k in expected(r)),
+              f"dask_summary by rank: {cells} cells")
+        msgs, nbytes = res.comm_matrix()
+        pairs = res.dask_comm_matrix()
+        got = {(s, r): (m, b) for s, r, m, b in zip(pairs["sender"], pairs["receiver"],
+                                                     pairs["messages"], pairs["bytes"])}
+        nz = {(int(s), int(r)): (int(msgs[s, r]), int(nbytes[s, r]))
+              for s, r in zip(*msgs.nonzero())}
+        check(got == nz, f"dask_comm_matrix {len(got)} pairs, comm_matrix {len(nz)}")
 
 
 def check_summary_tables(a, tmp, hosts):

@@ -171,6 +171,9 @@ class OnACluster(unittest.TestCase):
                 for h in ("nodeB", "nodeC"):
                     os.unlink(os.path.join(tmp, "run", "run.ranks", "host-%s.h5" % h))
                 part = frame.get_partition(0).compute()
+                # (host-nodeA.h5 alone starts at 250 ns, the run at 0)
+                with read_h5(os.path.join(tmp, "run", "run.ranks", "host-nodeA.h5")) as a:
+                    self.assertEqual((a.time_origin_ns, res.time_origin_ns), (250, 0))
                 ref = whole[whole["rank"].isin([0, 3, 6])].sort_values(
                     ["rank", "name", "start"], kind="stable").reset_index(drop=True)
                 got = part.sort_values(["rank", "name", "start"],

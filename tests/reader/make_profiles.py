@@ -441,6 +441,8 @@ many_layout("broken", True, broken=(80, 230))
 #   "MPI_Bcast": 3 calls, root 0 (dest = source = 0): not point-to-point
 # comm/perhost   run.h5 + run.ranks/host-node{A,B,C}.h5
 # comm/perrank   run.h5 + run.ranks/rank<N>.h5 (the same run)
+# The index's run start is 0; each host's files say 250, 500, 750 ns (a
+# host leader's own start): a file opened alone has another time origin.
 COMM_HOSTS = {"nodeA": [0, 3, 6], "nodeB": [1, 4, 7], "nodeC": [2, 5]}
 
 
@@ -500,12 +502,13 @@ def comm_layout(name, per_host):
     d = path("comm", name)
     os.makedirs(os.path.join(d, "run.ranks"))
     target = {}
-    for host, ranks in COMM_HOSTS.items():
+    for h, (host, ranks) in enumerate(COMM_HOSTS.items()):
         if per_host:
             rel = f"run.ranks/host-{host}.h5"
             with h5py.File(os.path.join(d, rel), "w") as f:
                 host_root(f, host)
                 f["metadata"].attrs["mpi_size"] = np.int64(8)
+                f["metadata"].attrs["start_time_ns"] = np.int64(250 * (h + 1))
                 for r in ranks:
                     comm_rank_group(f, r, host)
             target.update({r: rel for r in ranks})
@@ -515,6 +518,7 @@ def comm_layout(name, per_host):
                 with h5py.File(os.path.join(d, rel), "w") as f:
                     host_root(f, host)
                     f["metadata"].attrs["mpi_size"] = np.int64(8)
+                    f["metadata"].attrs["start_time_ns"] = np.int64(250 * (h + 1))
                     comm_rank_group(f, r, host)
                 target[r] = rel
     with h5py.File(os.path.join(d, "run.h5"), "w") as f:

@@ -103,6 +103,8 @@ def _load_rows():
         pass
     import importlib.machinery
     import importlib.util
+    if not os.path.isfile(_lib._name or ""):    # found by soname: no build tree
+        return None
     build = os.path.dirname(os.path.dirname(os.path.abspath(_lib._name)))
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         path = os.path.join(build, "tools", "python", "_rows" + suffix)
