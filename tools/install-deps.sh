@@ -32,6 +32,7 @@ if [ "${1:-test}" != build ]; then
   otf2-tools python3-otf2                             # tests/otf2 reads the exported archives back (otf2-print, import otf2)
   python3-scipy                                       # tests/compare: scope diff's statistics checked against scipy.stats
   python3-dask python3-distributed                    # to_dask() and its test on a local cluster (optional for users)
+  python3-dev                                         # the Python module's compiled _rows (events() dicts; optional)
   iproute2                                            # ip: tests/hosts/loopback_net brings up loopback in a private network namespace
   valgrind                                            # leak and memory checks in tests
   clang libclang-rt-14-dev                            # libFuzzer targets (tests/fuzz)
