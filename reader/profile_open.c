@@ -343,7 +343,7 @@ static int journal_beside(const char *path)
     struct dirent *e;
     int found = 0;
     while (d && !found && (e = readdir(d)))
-        found = strncmp(e->d_name, "journal.", 8) == 0;
+        found = scope_is_journal_name(e->d_name);
     if (d)
         closedir(d);
     free(dir);
@@ -456,10 +456,7 @@ static int grow_targets(builder *b)
  * rank of one host, and the other hosts' data is worth reading). */
 static int missing_is_tolerated(const char *target)
 {
-    const char *base = strrchr(target, '/');
-    base = base ? base + 1 : target;
-    return strncmp(base, SCOPE_HOST_FILE_PREFIX, strlen(SCOPE_HOST_FILE_PREFIX)) == 0 ||
-           journal_beside(target);
+    return scope_is_host_file(target) || journal_beside(target);
 }
 
 /* The source of the file `target` that an external link of index
@@ -766,14 +763,15 @@ static void run_in_folder(const char *path, char *hint, size_t len)
     DIR *d = opendir(path);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n <= 6 || strcmp(e->d_name + n - 6, ".ranks") != 0)
+        if (!scope_path_ends_with(e->d_name, SCOPE_RANKS_SUFFIX))
             continue;
-        char index[PATH_MAX];
+        char folder[PATH_MAX], index[PATH_MAX];
         struct stat st;
-        int w = snprintf(index, sizeof index, "%s%s%.*s.h5", path,
-                         path[strlen(path) - 1] == '/' ? "" : "/", (int)(n - 6), e->d_name);
-        if (w > 0 && (size_t)w < sizeof index && stat(index, &st) == 0 && S_ISREG(st.st_mode)) {
+        int w = snprintf(folder, sizeof folder, "%s%s%s", path,
+                         path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
+        if (w > 0 && (size_t)w < sizeof folder &&
+            scope_index_of_ranks_dir(index, sizeof index, folder) == 0 &&
+            stat(index, &st) == 0 && S_ISREG(st.st_mode)) {
             snprintf(hint, len, "; it holds a run: open its index, %s", index);
             break;
         }
