@@ -1,6 +1,6 @@
 /*
  * config_load.c - where a config comes from: a file, the built-in default,
- * and the SCOPE_* variables laid over either; plus freeing one. The
+ * and the SCOPE_* variables laid over either. The
  * variables come from the process's one reading (base/settings.c): the
  * recorder sees the same values, and a malformed one is the same error.
  *
@@ -22,62 +22,6 @@
 /* A config file larger than this is surely not one (and would be copied
  * into every rank's /metadata). */
 #define MAX_FILE_BYTES (16u << 20)
-
-scope_config *scope__cfg_new(void)
-{
-    scope_config *cfg = calloc(1, sizeof *cfg);
-    if (!cfg)
-        return NULL;
-    /* the table's defaults (base/settings_table.c), the recorder's too */
-    if (!(cfg->output = strdup(scope__setting_def(SCOPE_SET_OUTPUT)->dflt))) {
-        free(cfg);
-        return NULL;
-    }
-    cfg->memory_budget = scope__setting_default(SCOPE_SET_MEMORY_BUDGET).u;
-    cfg->verbose = (int)scope__setting_default(SCOPE_SET_VERBOSE).u;
-    cfg->callsites = (int)scope__setting_default(SCOPE_SET_CALLSITES).u;
-    return cfg;
-}
-
-int scope__cfg_add_default_entry(scope_config *cfg)
-{
-    scope_config_entry *e = realloc(cfg->entries, (cfg->n_entries + 1) * sizeof *e);
-    if (!e)
-        return SCOPE_ENOMEM;
-    cfg->entries = e;
-    e += cfg->n_entries;
-    memset(e, 0, sizeof *e);
-    if (!(e->pattern = strdup("MPI_*")))
-        return SCOPE_ENOMEM;
-    e->is_glob = 1;
-    e->kind = SCOPE_KIND_MPI;
-    e->callsites = cfg->callsites;
-    cfg->n_entries++;
-    return 0;
-}
-
-void scope__config_free(scope_config *cfg)
-{
-    if (!cfg)
-        return;
-    for (size_t i = 0; i < cfg->n_entries; i++) {
-        free(cfg->entries[i].pattern);
-        free(cfg->entries[i].object);
-        free(cfg->entries[i].region);
-    }
-    free(cfg->entries);
-    for (size_t i = 0; i < cfg->n_include_exe; i++)
-        free(cfg->include_exe[i]);
-    free(cfg->include_exe);
-    for (size_t i = 0; i < cfg->n_exclude_exe; i++)
-        free(cfg->exclude_exe[i]);
-    free(cfg->exclude_exe);
-    free(cfg->output);
-    free(cfg->journal_dir);
-    free(cfg->path);
-    free(cfg->text);
-    free(cfg);
-}
 
 /* A variable of the process's one reading (base/settings.c) as this
  * layer applies it: 0 unset, 1 good, or SCOPE_ECONFIG with the message

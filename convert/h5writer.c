@@ -95,6 +95,13 @@ static int path_fmt(char *buf, size_t len, const char *fmt, ...)
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* scope_tmp_path() of this process: 0, or -1 when it would be cut. */
+static int tmp_path(char *buf, size_t len, const char *path)
+{
+    int n = scope_tmp_path(buf, len, path, (long)getpid());
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 static const char *kv_get(const struct scope_jr *jr, const char *key)
 {
     const char *v = NULL;
@@ -371,7 +378,7 @@ static int write_rank_group(struct conv *c)
 static int write_rank_file(struct conv *c, const char *path)
 {
     char tmp[PATH_MAX + 64];
-    if (path_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+    if (tmp_path(tmp, sizeof tmp, path) < 0)
         return msg(c->req, SCOPE_ELIMIT, "%s: path too long", path);
     unlink(tmp);
     errno = 0;
@@ -395,7 +402,7 @@ int scope__conv_write_index(struct conv *c, const char *path, const char *rank_p
                             const char *const *files, size_t n_files)
 {
     char tmp[PATH_MAX + 64];
-    if (path_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+    if (tmp_path(tmp, sizeof tmp, path) < 0)
         return msg(c->req, SCOPE_ELIMIT, "%s: path too long", path);
     /* rank files live in "<dir of rank_path>", a sibling of the index;
      * link by "<its basename>/rankN.h5" */
@@ -416,8 +423,9 @@ int scope__conv_write_index(struct conv *c, const char *path, const char *rank_p
     for (int r = 0; r < size && rc == 0; r++) {
         char target[PATH_MAX], obj[32];
         const char *file = (size_t)r < n_files && files[r] && files[r][0] ? files[r] : NULL;
-        if ((file ? path_fmt(target, sizeof target, "%s/%s", dir_base, file)
-                  : path_fmt(target, sizeof target, "%s/rank%d.h5", dir_base, r)) < 0) {
+        int n = file ? snprintf(target, sizeof target, "%s/%s", dir_base, file)
+                     : scope_rank_file_path(target, sizeof target, dir_base, r);
+        if (n < 0 || (size_t)n >= sizeof target) {
             rc = SCOPE_ELIMIT;
             break;
         }
@@ -550,10 +558,7 @@ static int convert_one(const struct scope_convert_request *req, int write_rank)
     const char *rank_path = req->rank.rank_path;
     if (!rank_path) {
         /* next to the journal, which lives in the ranks folder */
-        snprintf(derived, sizeof derived, "%s", journal);
-        char *slash = strrchr(derived, '/');
-        size_t off = slash ? (size_t)(slash - derived + 1) : 0;
-        snprintf(derived + off, sizeof derived - off, "rank%d.h5", c.rank);
+        scope_rank_file_beside(derived, sizeof derived, journal, c.rank);
         rank_path = derived;
     }
     if ((rc = scope__conv_open_threads(&c)) < 0 || (rc = scope__conv_count_calls(&c)) < 0) {

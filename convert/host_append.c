@@ -212,7 +212,7 @@ static int link_group(const struct scope_convert_request *req, struct conv *c, i
     hid_t f = H5I_INVALID_HID;
     if (!of_this_run(index, since)) {
         /* none yet, or an earlier run's: this run's starts with us */
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", index, (long)getpid());
+        scope_tmp_path(tmp, sizeof tmp, index, (long)getpid());
         unlink(tmp);
         f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
         rc = f < 0 ? SCOPE_EIO : scope__conv_write_metadata(c, f);
@@ -278,15 +278,12 @@ static int lock_path(const char *host_path, char *out, size_t len)
 static int as_rank_file(const struct scope_convert_request *req, const char *why)
 {
     char rank_path[PATH_MAX + 32];
-    snprintf(rank_path, sizeof rank_path, "%s", req->append.host_path);
-    char *slash = strrchr(rank_path, '/');
     struct conv *c = NULL;
     if (scope__conv_open(&c, req, req->append.journal_path, 0) < 0)
         return SCOPE_EJOURNAL;
     int rank = scope__conv_rank(c);
     scope__conv_free(c);
-    size_t off = slash ? (size_t)(slash - rank_path + 1) : 0;
-    snprintf(rank_path + off, sizeof rank_path - off, SCOPE_G_RANK_FMT ".h5", rank);
+    scope_rank_file_beside(rank_path, sizeof rank_path, req->append.host_path, rank);
     fprintf(stderr, "scope: %s: %s; %s is written as %s instead\n", req->append.host_path, why,
             req->append.journal_path, rank_path);
     struct scope_convert_request sub = scope_request_rank(req->append.journal_path, rank_path,
@@ -303,7 +300,7 @@ int scope__convert_host_append(const struct scope_convert_request *req)
 {
     char lock[PATH_MAX + 16], tmp[PATH_MAX + 64], group[64];
     if (lock_path(req->append.host_path, lock, sizeof lock) < 0 ||
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", req->append.host_path, (long)getpid()) >=
+        scope_tmp_path(tmp, sizeof tmp, req->append.host_path, (long)getpid()) >=
             (int)sizeof tmp) {
         snprintf(req->err, req->errlen, "%s: path too long", req->append.host_path);
         return SCOPE_ELIMIT;

@@ -35,6 +35,7 @@
 
 #include "h5writer.h"
 #include "scope_error.h"
+#include "scope_format.h"
 
 /* Writes the index of the run from the leader's journal (journals[0]).
  * Returns 0 or SCOPE_E* with a message. */
@@ -54,7 +55,7 @@ int scope__convert_host(const struct scope_convert_request *req)
 {
     const char *path = req->host.host_path;
     char tmp[PATH_MAX + 64];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int n = scope_tmp_path(tmp, sizeof tmp, path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp) {
         snprintf(req->err, req->errlen, "%s: path too long", path);
         return SCOPE_ELIMIT;

@@ -39,12 +39,6 @@
 
 #define MAX_COLLISIONS 9999
 
-static int fmt(char *buf, size_t len, const char *f, const char *a, long b)
-{
-    int n = snprintf(buf, len, f, a, b);
-    return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
 int scope__ranks_lock(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -167,14 +161,10 @@ static int place_plain(const char *tmp, const char *path, int64_t since_ns, char
 static int place_collision(const char *tmp, const char *path, char *placed, size_t placed_len,
                            char *err, size_t errlen)
 {
-    size_t stem = strlen(path);
-    if (stem > 3 && strcmp(path + stem - 3, ".h5") == 0)
-        stem -= 3;
-    char stem_s[PATH_MAX];
-    snprintf(stem_s, sizeof stem_s, "%.*s", (int)stem, path);
     for (long k = 1; k <= MAX_COLLISIONS; k++) {
         char alt[PATH_MAX + 32];
-        if (fmt(alt, sizeof alt, "%s.collision%ld.h5", stem_s, k) < 0)
+        int n = scope_collision_path(alt, sizeof alt, path, k);
+        if (n < 0 || (size_t)n >= sizeof alt)
             break;
         int r = rename_noreplace(tmp, alt);
         if (r == 0) {
@@ -214,27 +204,11 @@ static int set_i64(hid_t obj, const char *name, int64_t v)
     return rc < 0 ? -1 : 0;
 }
 
-/* "rank<digits>.collision<digits>" (a link) or the same + ".h5" (a file). */
-static int is_collision_name(const char *s, const char *suffix)
-{
-    if (strncmp(s, SCOPE_G_RANK_PREFIX, 4) != 0 || s[4] < '0' || s[4] > '9')
-        return 0;
-    s += 4;
-    while (*s >= '0' && *s <= '9')
-        s++;
-    if (strncmp(s, SCOPE_G_COLLISION_SUFFIX, 10) != 0 || s[10] < '0' || s[10] > '9')
-        return 0;
-    s += 10;
-    while (*s >= '0' && *s <= '9')
-        s++;
-    return strcmp(s, suffix) == 0;
-}
-
 static herr_t count_cb(hid_t g, const char *name, const H5L_info_t *info, void *arg)
 {
     (void)g;
     (void)info;
-    if (is_collision_name(name, ""))
+    if (scope_is_collision_name(name, ""))
         ++*(int64_t *)arg;
     return 0;
 }
@@ -260,7 +234,7 @@ int scope__index_link_collisions(hid_t index, const char *ranks_dir, int64_t sin
     if (d != NULL) {
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
-            if (!is_collision_name(e->d_name, ".h5"))
+            if (!scope_is_collision_name(e->d_name, ".h5"))
                 continue;
             struct stat st;
             if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -482,10 +456,7 @@ int scope_convert_index_repair(const char *index_path, const char *ranks_dir, ch
     DIR *d = opendir(ranks_dir);
     struct dirent *e;
     while (d && n_broken && (e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        int rank_file = strncmp(e->d_name, SCOPE_G_RANK_PREFIX, 4) == 0 && len > 7 &&
-                        strcmp(e->d_name + len - 3, ".h5") == 0 && !strstr(e->d_name, ".tmp.");
-        if (!scope_is_host_file(e->d_name) && !rank_file)
+        if (!scope_is_host_file(e->d_name) && !scope_is_rank_file(e->d_name))
             continue;
         char path[PATH_MAX + NAME_MAX + 2];
         snprintf(path, sizeof path, "%s/%s", ranks_dir, e->d_name);
@@ -496,7 +467,7 @@ int scope_convert_index_repair(const char *index_path, const char *ranks_dir, ch
             if (r >= size || !broken[r])
                 continue;
             /* rank<N>.collision<K>.h5 holds another process's /rank<N> */
-            if (rank_file && strstr(e->d_name, SCOPE_G_COLLISION_SUFFIX))
+            if (scope_is_rank_file(e->d_name) && strstr(e->d_name, SCOPE_G_COLLISION_SUFFIX))
                 continue;
             if (relink(f, dir_base, e->d_name, r) == 0 && link_ok(f, r)) {
                 broken[r] = 0;

@@ -78,11 +78,6 @@ static int first(int status, int rc)
     return status < 0 ? status : rc;
 }
 
-static int is_journal_name(const char *name)
-{
-    return strncmp(name, SCOPE_JOURNAL_PREFIX, strlen(SCOPE_JOURNAL_PREFIX)) == 0;
-}
-
 /* "<x>.h5" -> "<x>.ranks"; a folder stays itself. */
 static void folder_of(const char *path, char *out, size_t len)
 {
@@ -91,21 +86,13 @@ static void folder_of(const char *path, char *out, size_t len)
         snprintf(out, len, "%s", path);
         return;
     }
-    size_t n = strlen(path);
-    if (n > 3 && strcmp(path + n - 3, ".h5") == 0)
-        n -= 3;
-    snprintf(out, len, "%.*s.ranks", (int)n, path);
+    scope_ranks_dir_of(out, len, path);
 }
 
 /* "<dir>/x.ranks" -> "<dir>/x.h5", the index beside the folder. */
 static int index_of(const char *folder, char *out, size_t len)
 {
-    size_t n = strlen(folder);
-    while (n > 1 && folder[n - 1] == '/')
-        n--;
-    if (n < 7 || strncmp(folder + n - 6, ".ranks", 6) != 0)
-        return -1;
-    return snprintf(out, len, "%.*s.h5", (int)(n - 6), folder) < (int)len ? 0 : -1;
+    return scope_index_of_ranks_dir(out, len, folder);
 }
 
 /* The header of journal `path` (format/journal.h's reader). Returns 0,
@@ -126,12 +113,8 @@ static void remove_stale_temporaries(const char *folder)
     DIR *d = opendir(folder);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        const char *t = strstr(e->d_name, ".tmp.");
-        if (!t)
-            continue;
-        char *end;
-        long pid = strtol(t + 5, &end, 10);
-        if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+        long pid = scope_tmp_pid(e->d_name);
+        if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno == EPERM)
             continue;
         char path[PATH_MAX];
         if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) < (int)sizeof path)
@@ -150,7 +133,7 @@ static void remove_markers(const char *folder)
     char path[PATH_MAX];
     int journals = 0;
     while (d && (e = readdir(d)))
-        journals += is_journal_name(e->d_name);
+        journals += scope_is_journal_name(e->d_name);
     if (d)
         rewinddir(d);
     while (d && !journals && (e = readdir(d)))
@@ -194,11 +177,8 @@ static int in_host_file(const char *folder, int rank, int64_t pid)
     DIR *d = opendir(folder);
     struct dirent *e;
     int found = 0;
-    size_t p = strlen(SCOPE_HOST_FILE_PREFIX);
     while (d && !found && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, SCOPE_HOST_FILE_PREFIX, p) != 0 || n < p + 4 ||
-            strcmp(e->d_name + n - 3, ".h5") != 0 || strstr(e->d_name, ".tmp."))
+        if (!scope_is_host_file(e->d_name))
             continue;
         char path[PATH_MAX];
         if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) < (int)sizeof path)
@@ -285,8 +265,8 @@ static int recover_one(struct scope_recover *r, const char *journal, const char 
         if (rank_file_pid(rank_path, rank) == info.pid)
             leftover = 1;
         else
-            snprintf(rank_path, sizeof rank_path, "%s/rank%d.pid%lld.h5", folder, rank,
-                     (long long)info.pid);
+            scope_rank_pid_file_path(rank_path, sizeof rank_path, folder, rank,
+                                     (long long)info.pid);
     }
     int have_index = index_of(folder, index, sizeof index) == 0;
     const char *index_path = have_index && stat(index, &st) != 0 ? index : NULL;
@@ -405,7 +385,7 @@ static int has_prefix(const char *name, const void *prefix)
 static int is_journal_file(const char *name, const void *unused)
 {
     (void)unused;
-    return is_journal_name(name);
+    return scope_is_journal_name(name);
 }
 
 /* Recovers into `folder` the journals of its run found in `dir` (a
@@ -421,7 +401,7 @@ static int recover_dir(struct scope_recover *r, const char *dir, const char *fol
         return rc;
     }
     char prefix[300];
-    snprintf(prefix, sizeof prefix, SCOPE_JOURNAL_PREFIX "%s%s", host ? host : "", host ? "." : "");
+    scope_journal_prefix(prefix, sizeof prefix, host);
     char **names = NULL;
     size_t n = 0;
     int status = read_names(r, d, has_prefix, prefix, &names, &n);
@@ -472,14 +452,12 @@ static int follow_pointers(struct scope_recover *r, const char *folder, int *fou
         return 0;
     char me[256] = "";
     gethostname(me, sizeof me - 1);
-    size_t plen = strlen(SCOPE_JOURNAL_POINTER_PREFIX);
     int status = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (strncmp(e->d_name, SCOPE_JOURNAL_POINTER_PREFIX, plen) != 0 ||
-            strstr(e->d_name, ".tmp."))
+        const char *host = scope_journal_pointer_host(e->d_name);
+        if (!host)
             continue;
-        const char *host = e->d_name + plen;
         char ptr[PATH_MAX + 300], dir[PATH_MAX] = "";
         snprintf(ptr, sizeof ptr, "%s/%s", folder, e->d_name);
         FILE *f = fopen(ptr, "r");
@@ -568,7 +546,7 @@ int scope_recover_path(struct scope_recover *r, const char *path, int *found)
     struct stat st;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-        if (is_journal_name(base)) {
+        if (scope_is_journal_name(base)) {
             (*found)++;
             return recover_journal_file(r, path);
         }

@@ -79,12 +79,13 @@ static inline long scope_tmp_pid(const char *name)
 
 /* --- the ranks folder and the index --- */
 
-/* The ranks folder of output `output`: "<x>.h5" -> "<x>.ranks", any other
- * name gets ".ranks" appended. Returns what snprintf returns. */
+/* The ranks folder of output `output`: "<x>.h5" -> "<x>.ranks" (x not
+ * empty), any other name gets ".ranks" appended. Returns what snprintf
+ * returns. */
 static inline int scope_ranks_dir_of(char *out, size_t len, const char *output)
 {
     size_t n = strlen(output);
-    if (scope_path_ends_with(output, ".h5"))
+    if (n > 3 && scope_path_ends_with(output, ".h5"))
         n -= 3;
     return snprintf(out, len, "%.*s" SCOPE_RANKS_SUFFIX, (int)n, output);
 }
@@ -114,6 +115,15 @@ static inline int scope_rank_file_path(char *out, size_t len, const char *dir, i
     return snprintf(out, len, "%s/" SCOPE_G_RANK_FMT ".h5", dir, rank);
 }
 
+/* The file of rank `rank` in the folder of `path` (a journal, a host
+ * file: whatever lives in the ranks folder), "<folder>/rank<N>.h5", or
+ * "rank<N>.h5" when `path` has no folder. Returns what snprintf returns. */
+static inline int scope_rank_file_beside(char *out, size_t len, const char *path, int rank)
+{
+    const char *base = scope_path_base(path);
+    return snprintf(out, len, "%.*s" SCOPE_G_RANK_FMT ".h5", (int)(base - path), path, rank);
+}
+
 /* The file `scope recover` gives a journal of rank `rank` whose rank file
  * is another process's: "<dir>/rank<N>.pid<P>.h5". Returns what snprintf
  * returns. */
@@ -123,15 +133,16 @@ static inline int scope_rank_pid_file_path(char *out, size_t len, const char *di
     return snprintf(out, len, "%s/" SCOPE_G_RANK_FMT ".pid%lld.h5", dir, rank, pid);
 }
 
-/* Whether a name (or path) may be a rank file of a ranks folder: "rank"
- * + at least one character + ".h5" (rank<N>.h5 and the collision and
- * pid names), never a temporary. Which ranks it holds is read from the
- * file. Cost: O(length). */
+/* Whether a name (or path) may be a rank file of a ranks folder:
+ * "rank<digit>...h5" (rank<N>.h5 and the collision and pid names), never
+ * a temporary. Which ranks it holds is read from the file. Cost:
+ * O(length). */
 static inline int scope_is_rank_file(const char *path)
 {
     const char *base = scope_path_base(path);
-    return strncmp(base, SCOPE_G_RANK_PREFIX, sizeof SCOPE_G_RANK_PREFIX - 1) == 0 &&
-           strlen(base) > 7 && scope_path_ends_with(base, ".h5") && !scope_is_tmp_name(base);
+    size_t p = sizeof SCOPE_G_RANK_PREFIX - 1;
+    return strncmp(base, SCOPE_G_RANK_PREFIX, p) == 0 && base[p] >= '0' && base[p] <= '9' &&
+           scope_path_ends_with(base, ".h5") && !scope_is_tmp_name(base);
 }
 
 /* --- host files --- */
@@ -187,9 +198,28 @@ static inline int scope_is_host_file(const char *path)
 static inline int scope_collision_path(char *out, size_t len, const char *path, long k)
 {
     size_t n = strlen(path);
-    if (scope_path_ends_with(path, ".h5"))
+    if (n > 3 && scope_path_ends_with(path, ".h5"))
         n -= 3;
     return snprintf(out, len, "%.*s" SCOPE_G_COLLISION_SUFFIX "%ld.h5", (int)n, path, k);
+}
+
+/* Whether `s` is a rank's collision name, "rank<digits>.collision<digits>"
+ * followed by exactly `suffix` ("" for a link of the index, ".h5" for a
+ * file). Cost: O(length). */
+static inline int scope_is_collision_name(const char *s, const char *suffix)
+{
+    size_t p = sizeof SCOPE_G_RANK_PREFIX - 1, c = sizeof SCOPE_G_COLLISION_SUFFIX - 1;
+    if (strncmp(s, SCOPE_G_RANK_PREFIX, p) != 0 || s[p] < '0' || s[p] > '9')
+        return 0;
+    s += p;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    if (strncmp(s, SCOPE_G_COLLISION_SUFFIX, c) != 0 || s[c] < '0' || s[c] > '9')
+        return 0;
+    s += c;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return strcmp(s, suffix) == 0;
 }
 
 /* --- journals --- */

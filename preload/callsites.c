@@ -23,10 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "proc_self.h"
 #include "scope_internal.h"
 #include "self_depth.h"
-#include "shadow_stack.h"
 
 #define CACHE_BITS 12
 #define CACHE_SIZE (1u << CACHE_BITS)
@@ -40,10 +40,17 @@ struct slot {
 
 static struct slot cache[CACHE_SIZE];
 static int (*unw_backtrace_fn)(void **, int);
+/* The shadow stack's walk hooks (scope__callsites_setup): this file calls
+ * into the shadow stack only through them, so the calls between the two
+ * run one way, shadow stack -> call sites. */
+static void (*walk_begin_fn)(void), (*walk_end_fn)(void);
 
-int scope__callsites_setup(int max_depth, int verbose)
+int scope__callsites_setup(int max_depth, int verbose, void (*walk_begin)(void),
+                           void (*walk_end)(void))
 {
     (void)scope__self_exe();    /* read now, not on a recording path */
+    walk_begin_fn = walk_begin;
+    walk_end_fn = walk_end;
     if (max_depth <= 1 || unw_backtrace_fn)
         return unw_backtrace_fn != NULL;
     /* RTLD_LOCAL: never in the global scope; RTLD_NOW: no lazy binding
@@ -52,7 +59,7 @@ int scope__callsites_setup(int max_depth, int verbose)
     if (h)
         *(void **)&unw_backtrace_fn = dlsym(h, "unw_backtrace");
     if (!unw_backtrace_fn && verbose)
-        fprintf(stderr, "scope: libunwind.so.8 not loaded (%s); call sites are 1 frame deep\n",
+        scope__preload_say("libunwind.so.8 not loaded (%s); call sites are 1 frame deep",
                 h ? "no unw_backtrace" : dlerror());
     return unw_backtrace_fn != NULL;
 }
@@ -150,9 +157,11 @@ static void locate(struct where *w, uintptr_t addr)
 static int deeper(uintptr_t ra, uintptr_t *pcs, int want)
 {
     void *buf[WALK_MAX];
-    scope__shadow_walk_begin();
+    if (walk_begin_fn)
+        walk_begin_fn();
     int n = unw_backtrace_fn(buf, WALK_MAX);
-    scope__shadow_walk_end();
+    if (walk_end_fn)
+        walk_end_fn();
     /* libunwind gives return addresses as they are on x86-64, less one on
      * aarch64 (inside the call instruction): found either way, and given
      * back as return addresses */

@@ -17,9 +17,13 @@
 
 /* Loads libunwind privately when max_depth > 1 (once; a missing libunwind
  * leaves deeper paths at depth 1, said once on stderr when verbose).
+ * walk_begin and walk_end (the shadow stack's scope__shadow_walk_begin and
+ * _end, which the driver hands over) run around each walk of the deeper
+ * frames: they put the real return addresses back for the unwinder.
  * Call at setup, outside the hot path. Returns 1 when deeper frames can be
  * walked, 0 otherwise. */
-int scope__callsites_setup(int max_depth, int verbose);
+int scope__callsites_setup(int max_depth, int verbose, void (*walk_begin)(void),
+                           void (*walk_end)(void));
 
 /* The call-site id (>= 1) of the call whose return address `ra` sits at
  * `slot` (not yet redirected), for a path of `depth` frames (1..16); 0 when

@@ -49,6 +49,8 @@
 
 #include "clock.h"
 #include "mpi_abi.h"
+#include "pmpi.h"
+#include "log.h"
 #include "preload_state.h"
 #include "scope_internal.h"
 #include "settings.h"
@@ -96,15 +98,6 @@
 #define SPIN_NS 2000000     /* polling before sleeping, in an exchange */
 
 typedef scope__mpi_handle handle;
-typedef int (*comm_split_type_fn)(handle, int, int, handle, handle *);
-typedef int (*comm_split_fn)(handle, int, int, handle *);
-typedef int (*comm_query_fn)(handle, int *);
-typedef int (*send_fn)(const void *, int, handle, int, int, handle);
-typedef int (*comm_free_fn)(handle *);
-typedef int (*ibcast_fn)(void *, int, handle, int, handle, handle *);
-typedef int (*irecv_fn)(void *, int, handle, int, int, handle, handle *);
-typedef int (*test_fn)(handle *, int *, void *);
-typedef int (*ibarrier_fn)(handle, handle *);
 
 /* What a host's leader measured, as broadcast to the host's ranks. */
 enum { B_HOST, B_HOSTS, B_LOCAL, B_OFFSET, B_ERROR, B_RTT, B_WORST, B_COST, B_ROUNDS, B_LEN };
@@ -112,15 +105,7 @@ enum { B_HOST, B_HOSTS, B_LOCAL, B_OFFSET, B_ERROR, B_RTT, B_WORST, B_COST, B_RO
 static struct {
     int ready;                  /* the init step completed: comms exist */
     const scope__mpi_abi *abi;
-    comm_split_type_fn comm_split_type;
-    comm_split_fn comm_split;
-    comm_query_fn comm_rank, comm_size;
-    send_fn send;
-    comm_free_fn comm_free;
-    ibcast_fn ibcast;
-    irecv_fn irecv;
-    test_fn test;
-    ibarrier_fn ibarrier;       /* optional: scope__clock_align_settle */
+    const struct scope__pmpi *pm; /* ibarrier optional: scope__clock_align_settle */
     int comms;                  /* host, leaders exist until release */
     handle host, leaders;       /* leaders: comm_null on non-leaders */
     int host_rank, leader_rank, n_leaders;
@@ -133,19 +118,10 @@ static struct {
 static int resolve(void)
 {
     A.abi = scope__mpi_abi_get();
-    A.comm_split_type = (comm_split_type_fn)scope__next_symbol("PMPI_Comm_split_type");
-    A.comm_split = (comm_split_fn)scope__next_symbol("PMPI_Comm_split");
-    A.comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
-    A.comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
-    A.send = (send_fn)scope__next_symbol("PMPI_Send");
-    A.comm_free = (comm_free_fn)scope__next_symbol("PMPI_Comm_free");
-    A.ibcast = (ibcast_fn)scope__next_symbol("PMPI_Ibcast");
-    A.irecv = (irecv_fn)scope__next_symbol("PMPI_Irecv");
-    A.test = (test_fn)scope__next_symbol("PMPI_Test");
-    A.ibarrier = (ibarrier_fn)scope__next_symbol("PMPI_Ibarrier");
-    if (!A.abi || !A.comm_split_type || !A.comm_split || !A.comm_rank ||
-        !A.comm_size || !A.send || !A.comm_free || !A.ibcast ||
-        !A.irecv || !A.test)
+    A.pm = scope__pmpi();
+    if (!A.abi || !A.pm->comm_split_type || !A.pm->comm_split || !A.pm->comm_rank ||
+        !A.pm->comm_size || !A.pm->send || !A.pm->comm_free || !A.pm->ibcast ||
+        !A.pm->irecv || !A.pm->test)
         return -1;
     return 0;
 }
@@ -200,7 +176,7 @@ static int wait_req_max(handle req, int64_t spin_ns, long max_pause_ns, int64_t 
     long pause_ns = IDLE_SLEEP_NS;
     for (;;) {
         int done = 0;
-        int rc = A.test(&req, &done, A.abi->status_ignore);
+        int rc = A.pm->test(&req, &done, A.abi->status_ignore);
         if (rc != 0 || done)
             return rc;
         int64_t spent = timed ? scope__mono_ns() - t0 : 0;
@@ -221,7 +197,7 @@ static int wait_req(handle req, int64_t spin_ns)
 static int recv_leader(int64_t *buf, int n, int peer, int tag, int64_t spin_ns)
 {
     handle req = 0;
-    int rc = A.irecv(buf, n, A.abi->dt_int64, peer, tag, A.leaders, &req);
+    int rc = A.pm->irecv(buf, n, A.abi->dt_int64, peer, tag, A.leaders, &req);
     return rc != 0 ? rc : wait_req(req, spin_ns);
 }
 
@@ -244,7 +220,7 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
     *latest = arrived;
     for (int c = 0; c < n; c++) {
         req[c] = 0;
-        int rc = A.irecv(ping[c], 4, abi->dt_int64, first + c, TAG_PING, A.leaders, &req[c]);
+        int rc = A.pm->irecv(ping[c], 4, abi->dt_int64, first + c, TAG_PING, A.leaders, &req[c]);
         if (rc != 0)
             return rc;
         req[c] = scope__mpi_handle_out(abi, req[c]);
@@ -258,7 +234,7 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
             if (!live[c])
                 continue;
             int done = 0;
-            int rc = A.test(&req[c], &done, abi->status_ignore);
+            int rc = A.pm->test(&req[c], &done, abi->status_ignore);
             if (rc != 0)
                 return rc;
             if (!done)
@@ -276,10 +252,10 @@ static int serve_children(int first, int n, int64_t arrived, int64_t *worst, int
                 continue;
             }
             int64_t pong[2] = { now, arrived };
-            rc = A.send(pong, 2, abi->dt_int64, first + c, TAG_PONG, A.leaders);
+            rc = A.pm->send(pong, 2, abi->dt_int64, first + c, TAG_PONG, A.leaders);
             req[c] = 0;
             if (rc == 0)
-                rc = A.irecv(ping[c], 4, abi->dt_int64, first + c, TAG_PING, A.leaders, &req[c]);
+                rc = A.pm->irecv(ping[c], 4, abi->dt_int64, first + c, TAG_PING, A.leaders, &req[c]);
             if (rc != 0)
                 return rc;
             req[c] = scope__mpi_handle_out(abi, req[c]);
@@ -320,7 +296,7 @@ static int measure_edge(int parent, int warmup, int64_t worst_below, int64_t lat
             break;
         int64_t ping[4] = { 1, 0, 0, 0 }, pong[2] = { 0, 0 };
         int64_t t1 = scope__mono_ns();
-        int rc = A.send(ping, 4, abi->dt_int64, parent, TAG_PING, A.leaders);
+        int rc = A.pm->send(ping, 4, abi->dt_int64, parent, TAG_PING, A.leaders);
         if (rc == 0)
             rc = recv_leader(pong, 2, parent, TAG_PONG, SPIN_NS);
         int64_t t2 = scope__mono_ns();
@@ -343,7 +319,7 @@ static int measure_edge(int parent, int warmup, int64_t worst_below, int64_t lat
     int64_t both_in = parent_in - b[B_OFFSET];
     b[B_COST] = scope__mono_ns() - (both_in > start ? both_in : start);
     int64_t done[4] = { 0, b[B_ERROR], worst_below, latest + b[B_OFFSET] };
-    return A.send(done, 4, abi->dt_int64, parent, TAG_PING, A.leaders);
+    return A.pm->send(done, 4, abi->dt_int64, parent, TAG_PING, A.leaders);
 }
 
 /* A host leader's part of one measurement: the leaders form a tree
@@ -383,7 +359,7 @@ static int measure_tree(int warmup, int64_t *b)
     b[B_WORST] = up[2];
     int64_t down[3] = { b[B_OFFSET], b[B_ERROR], b[B_WORST] };
     for (int c = 0; c < n && rc == 0; c++)
-        rc = A.send(down, 3, abi->dt_int64, first + c, TAG_RESULT, A.leaders);
+        rc = A.pm->send(down, 3, abi->dt_int64, first + c, TAG_RESULT, A.leaders);
     if (me == 0)
         b[B_COST] = n > 0 ? scope__mono_ns() - latest : 0;
     return rc;
@@ -412,7 +388,7 @@ static int measure_body(const char *when)
         rc = measure_tree(strcmp(when, "init") == 0 ? WARMUP : 0, b);
     }
     if (rc == 0)
-        rc = A.ibcast(b, B_LEN, abi->dt_int64, 0, A.host, &req);
+        rc = A.pm->ibcast(b, B_LEN, abi->dt_int64, 0, A.host, &req);
     if (rc == 0)
         rc = wait_req(req, 0);
     if (rc != 0)
@@ -465,14 +441,14 @@ void scope__clock_align_init(void)
     int world_rank = 0;
     /* key = world rank: the host's lowest rank leads, rank 0 leads its host
      * and is rank 0 among the leaders */
-    if (A.comm_rank(abi->comm_world, &world_rank) != 0 ||
-        A.comm_split_type(abi->comm_world, abi->comm_type_shared, world_rank, abi->info_null,
+    if (A.pm->comm_rank(abi->comm_world, &world_rank) != 0 ||
+        A.pm->comm_split_type(abi->comm_world, abi->comm_type_shared, world_rank, abi->info_null,
                           &host) != 0)
         return;
     host = scope__mpi_handle_out(abi, host);
-    if (A.comm_rank(host, &A.host_rank) != 0)
+    if (A.pm->comm_rank(host, &A.host_rank) != 0)
         goto fail_split;
-    if (A.comm_split(abi->comm_world, A.host_rank == 0 ? 0 : abi->undefined, world_rank,
+    if (A.pm->comm_split(abi->comm_world, A.host_rank == 0 ? 0 : abi->undefined, world_rank,
                      &leaders) != 0)
         goto fail_split;
     leaders = scope__mpi_handle_out(abi, leaders);
@@ -481,14 +457,14 @@ void scope__clock_align_init(void)
     A.leaders = leaders;
     A.comms = 1;
     if (A.host_rank == 0 &&
-        (A.comm_rank(leaders, &A.leader_rank) != 0 || A.comm_size(leaders, &A.n_leaders) != 0))
+        (A.pm->comm_rank(leaders, &A.leader_rank) != 0 || A.pm->comm_size(leaders, &A.n_leaders) != 0))
         return; /* MPI errors are fatal by default; keep the comms */
     A.ready = 1;
     measure("init");
     return;
 
 fail_split:
-    A.comm_free(&host);
+    A.pm->comm_free(&host);
 }
 
 void scope__clock_align_finalize(void)
@@ -525,11 +501,11 @@ static int wait_settle(handle req, int then_yield)
 
 void scope__clock_align_settle(int then_yield)
 {
-    if (!A.comms || !A.ibarrier)
+    if (!A.comms || !A.pm->ibarrier)
         return;
     handle req = 0;
     int saved_errno = errno;
-    if (A.ibarrier(A.abi->comm_world, &req) == 0)
+    if (A.pm->ibarrier(A.abi->comm_world, &req) == 0)
         wait_settle(req, then_yield);
     errno = saved_errno;
 }
@@ -551,6 +527,6 @@ void scope__clock_align_release(void)
         return;
     A.comms = 0;
     if (A.host_rank == 0)
-        A.comm_free(&A.leaders);
-    A.comm_free(&A.host);
+        A.pm->comm_free(&A.leaders);
+    A.pm->comm_free(&A.host);
 }

@@ -41,6 +41,8 @@
 
 #include "clock_align.h"
 #include "mpi_abi.h"
+#include "pmpi.h"
+#include "log.h"
 #include "preload_state.h"
 #include "scope_error.h"
 #include "scope_format.h"
@@ -52,25 +54,11 @@
 #define FILE_LEN (NAME_LEN + 16)
 
 typedef scope__mpi_handle handle;
-typedef int (*comm_query_fn)(handle, int *);
-typedef int (*igather_fn)(const void *, int, handle, void *, int, handle, int, handle, handle *);
-typedef int (*ibcast_fn)(void *, int, handle, int, handle, handle *);
-typedef int (*igatherv_fn)(const void *, int, handle, void *, const int *, const int *, handle,
-                           int, handle, handle *);
-typedef int (*comm_group_fn)(handle, handle *);
-typedef int (*translate_fn)(handle, int, const int *, handle, int *);
-typedef int (*group_free_fn)(handle *);
 
 static struct {
     int active;
     const scope__mpi_abi *abi;
-    comm_query_fn comm_rank, comm_size;
-    igather_fn igather;
-    igatherv_fn igatherv;
-    comm_group_fn comm_group;
-    translate_fn translate;
-    group_free_fn group_free;
-    ibcast_fn ibcast;
+    const struct scope__pmpi *pm;
     handle host, leaders;
     int host_rank, world_rank, world_size;
     char *names;        /* rank 0: world_size host names, NAME_LEN each */
@@ -102,19 +90,19 @@ static int *host_world_ranks(void)
     int *idx = malloc((size_t)H.host_size * sizeof *idx);
     int *out = malloc((size_t)H.host_size * sizeof *out);
     handle hg = 0, wg = 0;
-    int ok = idx && out && H.comm_group(H.host, &hg) == 0;
+    int ok = idx && out && H.pm->comm_group(H.host, &hg) == 0;
     hg = scope__mpi_handle_out(H.abi, hg);
-    if (ok && H.comm_group(H.abi->comm_world, &wg) != 0) {
-        H.group_free(&hg);
+    if (ok && H.pm->comm_group(H.abi->comm_world, &wg) != 0) {
+        H.pm->group_free(&hg);
         ok = 0;
     }
     wg = scope__mpi_handle_out(H.abi, wg);
     if (ok) {
         for (int i = 0; i < H.host_size; i++)
             idx[i] = i;
-        ok = H.translate(hg, H.host_size, idx, wg, out) == 0;
-        H.group_free(&hg);
-        H.group_free(&wg);
+        ok = H.pm->group_translate_ranks(hg, H.host_size, idx, wg, out) == 0;
+        H.pm->group_free(&hg);
+        H.pm->group_free(&wg);
     }
     free(idx);
     if (!ok) {
@@ -139,7 +127,7 @@ static int gather_names(void)
     if (gethostname(me.name, sizeof me.name - 1) < 0)
         me.name[0] = 0;
     int n_leaders = 0, lrank = 0;
-    if (H.comm_size(H.leaders, &n_leaders) != 0 || H.comm_rank(H.leaders, &lrank) != 0 ||
+    if (H.pm->comm_size(H.leaders, &n_leaders) != 0 || H.pm->comm_rank(H.leaders, &lrank) != 0 ||
         n_leaders < 1)
         return -1;
     int *mine = host_world_ranks();
@@ -151,7 +139,7 @@ static int gather_names(void)
     if (!mine || (lrank == 0 && (!heads || !counts || !displs)))
         goto out;
     handle req = 0;
-    if (H.igather(&me, (int)sizeof me, H.abi->dt_byte, heads, (int)sizeof me, H.abi->dt_byte, 0,
+    if (H.pm->igather(&me, (int)sizeof me, H.abi->dt_byte, heads, (int)sizeof me, H.abi->dt_byte, 0,
                   H.leaders, &req) != 0 ||
         scope__clock_align_wait(req, POLL_NS) != 0)
         goto out;
@@ -167,7 +155,7 @@ static int gather_names(void)
     if (lrank == 0 && !(ranks = malloc((total ? total : 1) * sizeof *ranks)))
         goto out;
     req = 0;
-    if (H.igatherv(mine, H.host_size * (int)sizeof(int), H.abi->dt_byte, ranks, counts, displs,
+    if (H.pm->igatherv(mine, H.host_size * (int)sizeof(int), H.abi->dt_byte, ranks, counts, displs,
                    H.abi->dt_byte, 0, H.leaders, &req) != 0 ||
         scope__clock_align_wait(req, POLL_NS) != 0)
         goto out;
@@ -193,19 +181,12 @@ void scope__host_files_init(void)
     if (H.active || scope__clock_align_comms(&H.host, &H.leaders, &H.host_rank, &n_hosts) < 0)
         return;
     H.abi = scope__mpi_abi_get();
-    H.comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
-    H.comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
-    H.igather = (igather_fn)scope__next_symbol("PMPI_Igather");
-    H.ibcast = (ibcast_fn)scope__next_symbol("PMPI_Ibcast");
-    H.igatherv = (igatherv_fn)scope__next_symbol("PMPI_Igatherv");
-    H.comm_group = (comm_group_fn)scope__next_symbol("PMPI_Comm_group");
-    H.translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
-    H.group_free = (group_free_fn)scope__next_symbol("PMPI_Group_free");
+    H.pm = scope__pmpi();
     /* the same library on every rank: all or none go on */
-    if (!H.abi || !H.comm_rank || !H.comm_size || !H.igather || !H.ibcast ||
-        !H.igatherv || !H.comm_group || !H.translate || !H.group_free ||
-        H.comm_rank(H.abi->comm_world, &H.world_rank) != 0 ||
-        H.comm_size(H.abi->comm_world, &H.world_size) != 0)
+    if (!H.abi || !H.pm->comm_rank || !H.pm->comm_size || !H.pm->igather || !H.pm->ibcast ||
+        !H.pm->igatherv || !H.pm->comm_group || !H.pm->group_translate_ranks || !H.pm->group_free ||
+        H.pm->comm_rank(H.abi->comm_world, &H.world_rank) != 0 ||
+        H.pm->comm_size(H.abi->comm_world, &H.world_size) != 0)
         return;
     int m = mode();
     if (m == 0 || (m < 0 && n_hosts < 2))
@@ -213,7 +194,7 @@ void scope__host_files_init(void)
     /* world_size x 72 bytes on rank 0, host_size x 4 KiB on a leader;
      * without them a rank cannot take part and the run would wait at
      * finalize: an allocation failure in MPI_Init is not worth a protocol */
-    if (H.comm_size(H.host, &H.host_size) != 0 || H.host_size < 1)
+    if (H.pm->comm_size(H.host, &H.host_size) != 0 || H.host_size < 1)
         return;
     if (H.host_rank == 0 && !(H.all = calloc((size_t)H.host_size, JOURNAL_LEN)))
         return;
@@ -290,7 +271,7 @@ int scope__host_files_finalize(void)
     if (rc != 1)
         path[0] = 0; /* nothing to hand over (or kept for recover) */
     handle req = 0;
-    int mrc = H.igather(path, JOURNAL_LEN, H.abi->dt_byte, H.all, JOURNAL_LEN, H.abi->dt_byte, 0,
+    int mrc = H.pm->igather(path, JOURNAL_LEN, H.abi->dt_byte, H.all, JOURNAL_LEN, H.abi->dt_byte, 0,
                         H.host, &req);
     if (mrc == 0)
         mrc = scope__clock_align_wait(req, POLL_NS);
@@ -305,7 +286,7 @@ int scope__host_files_finalize(void)
      * writer needs. */
     int64_t done = 0;
     handle breq = 0;
-    if (mrc == 0 && H.ibcast(&done, 1, H.abi->dt_int64, 0, H.host, &breq) == 0)
+    if (mrc == 0 && H.pm->ibcast(&done, 1, H.abi->dt_int64, 0, H.host, &breq) == 0)
         scope__clock_align_wait(breq, H.host_rank == 0 ? POLL_NS : WRITER_POLL_NS);
     free(H.all);
     H.all = NULL;

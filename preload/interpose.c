@@ -54,6 +54,7 @@
 #include "proc_self.h"
 #include "scope_internal.h"
 #include "callsites.h"
+#include "log.h"
 #include "shadow_stack.h"
 #include "symbol_index.h"
 #include "symbols.h"
@@ -577,7 +578,7 @@ static int apply_to(struct collect *c, int atomic, int startup)
             E.pending[k] = strdup(line);
         }
         if (cfg->verbose && E.rank0)    /* one copy per job, not one per rank */
-            fprintf(stderr, "scope: '%s' (line %d)%s: %zu inline, %zu GOT, %zu refused%s: %s%s\n",
+            scope__preload_say("'%s' (line %d)%s: %zu inline, %zu GOT, %zu refused%s: %s%s",
                     label, e->line, fortran ? " (Fortran name)" : "", rep.inline_n, rep.got_n,
                     rep.refused_n, rep.already_n ? ", already instrumented" : "", rep.text,
                     rep.inline_n + rep.got_n + rep.refused_n + rep.already_n > 6 ? ", ..." : "");
@@ -722,11 +723,11 @@ static int run(int atomic, int startup)
         E.late_fns += n > 0 ? (size_t)n : 0;
     }
     if (verbose && E.rank0 && (startup || n > 0))
-        fprintf(stderr, "scope: %s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
+        scope__preload_say("%s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
                 "%zu objects read, %zu skipped, "
                 "%zu symbols; match %.1f ms: %zu demangled; disassembler load %.1f ms; "
                 "patch %.1f ms; GOT %.1f ms; "
-                "%zu mprotect calls)\n", startup ? "start-up" : "dlopen",
+                "%zu mprotect calls)", startup ? "start-up" : "dlopen",
                 1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0), n > 0 ? n : 0, 1e3 * E.t.index,
                 E.t.objects, E.t.unread, E.t.symbols, 1e3 * E.t.match, E.t.demangled,
                 1e3 * E.t.disasm, 1e3 * E.t.patch, 1e3 * E.t.got,
@@ -737,13 +738,13 @@ static int run(int atomic, int startup)
 /* With verbose: how many calls could not be observed normally. */
 static void report_at_exit(void)
 {
-    fprintf(stderr, "scope: interposition: %llu calls closed as unwound (longjmp, exception, "
-            "thread exit), %llu not recorded (shadow stack full)\n",
+    scope__preload_say("interposition: %llu calls closed as unwound (longjmp, exception, "
+            "thread exit), %llu not recorded (shadow stack full)",
             (unsigned long long)scope__shadow_unwound(),
             (unsigned long long)scope__shadow_overflows());
     if (E.n_late)
-        fprintf(stderr, "scope: after start-up, %zu dlopen looks at new objects took %.1f ms "
-                "(%.1f ms CPU) and instrumented %zu functions\n", E.n_late, 1e3 * E.late_wall,
+        scope__preload_say("after start-up, %zu dlopen looks at new objects took %.1f ms "
+                "(%.1f ms CPU) and instrumented %zu functions", E.n_late, 1e3 * E.late_wall,
                 1e3 * E.late_cpu, E.late_fns);
 }
 
@@ -773,7 +774,8 @@ int scope__interpose_apply(const scope_config *cfg)
         if (cfg->entries[i].callsites > depth)
             depth = cfg->entries[i].callsites;
     if (depth > 0)
-        scope__callsites_setup(depth, cfg->verbose);
+        scope__callsites_setup(depth, cfg->verbose, scope__shadow_walk_begin,
+                               scope__shadow_walk_end);
     if (cfg->verbose)
         atexit(report_at_exit);
     /* registered after the recorder's own handler, so it runs before the

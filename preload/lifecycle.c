@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "interpose.h"
+#include "log.h"
 #include "clock.h"
 #include "host_files.h"
 #include "preload_state.h"
@@ -80,27 +81,6 @@ static struct {
                                  sets PMIX_RANK for itself) */
     char exe[PATH_MAX];
 } preload = { .span_id = -1, .size = 1 };
-
-void scope__preload_log(const char *fmt, ...)
-{
-    if (!preload.verbose)
-        return;
-    char line[1024];
-    int n = snprintf(line, sizeof line, "scope: [pid %ld] ", (long)getpid());
-    va_list ap;
-    va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < sizeof line)
-        n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n >= sizeof line - 1)
-        n = (int)sizeof line - 2;
-    line[n++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, (size_t)n); /* one write: lines
-                                                          of ranks don't mix */
-    (void)w;
-}
 
 /* Prints "scope: <file>:<line>:<col>: <problem>" unless an ancestor or
  * another rank does. */
@@ -314,6 +294,7 @@ static void preload_start(void)
     int saved_errno = errno; /* the program must not see ours */
     scope__launcher_from(NULL, &preload.launcher);
     preload.verbose = scope__setting_u(SCOPE_SET_VERBOSE) != 0;
+    scope__preload_verbose = preload.verbose;
     find_executable();
 
     char err[1024] = "";
@@ -336,6 +317,7 @@ static void preload_start(void)
     }
     pin_config_path();
     preload.verbose = preload.verbose || preload.cfg->verbose;
+    scope__preload_verbose = preload.verbose;
     preload.phase = PHASE_IDLE;
     if (scope__config_wants_exe(preload.cfg, preload.exe))
         start_recording();

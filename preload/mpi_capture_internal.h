@@ -88,15 +88,17 @@ typedef int (*scope__test_cancelled_fn)(const void *, int *);
 
 /* The PMPI functions the byte model calls on every recorded call (the
  * rest are mpi_comms.c's and mpi_rma.c's own). Valid once
- * scope__pmpi_ready() said 1. */
-struct scope__pmpi {
+ * scope__pmpi_ready() said 1. The capture's own table, filled by
+ * scope__pmpi_ready(); pmpi.h's is the one of the preload's own MPI work
+ * (clock alignment, host files). */
+struct scope__capture_pmpi {
     scope__type_size_fn type_size;
     scope__get_count_fn get_count;
     scope__get_count_c_fn get_count_c;  /* MPI 4: sizes past 2 GiB; NULL before */
     scope__test_cancelled_fn test_cancelled;
     scope__comm_group_fn win_get_group; /* NULL: one-sided calls get no target */
 };
-extern struct scope__pmpi scope__P;
+extern struct scope__capture_pmpi scope__P;
 
 /* Looks the PMPI functions up once (every thread); returns 1 when the
  * capture can run, else 0 (then nothing is recorded beyond times). */

@@ -38,7 +38,7 @@ typedef int (*cart_shift_fn)(scope__mpi_handle, int, int, int *, int *);
 typedef int (*graph_nb_count_fn)(scope__mpi_handle, int, int *);
 typedef int (*dist_nb_count_fn)(scope__mpi_handle, int *, int *, int *);
 
-struct scope__pmpi scope__P;
+struct scope__capture_pmpi scope__P;
 
 static struct {
     scope__comm_int_fn comm_size, comm_rank, comm_remote_size, comm_test_inter;

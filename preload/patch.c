@@ -25,6 +25,10 @@
  * back when the batch ends: one pair of mprotect calls per segment instead
  * of four per function. When other threads may be running, the jump is
  * written so that no thread runs half-written bytes (scope__arch_entry_write).
+ *
+ * The stubs jump into the generic trampoline, so the trampoline's variant
+ * (for this CPU's vector registers) and mode (SCOPE_TRAMPOLINE: call or
+ * redirect) are chosen here too, once, by scope__tramp_select().
  */
 #include "patch.h"
 
@@ -40,8 +44,10 @@
 #include <unistd.h>
 
 #include "arch_patch.h"
+#include "arch_trampoline.h"
 #include "scope_error.h"
-#include "shadow_stack.h"
+#include "self.h"
+#include "settings.h"
 
 #define STUB_SIZE 128u
 #define STUB_CODE 32u           /* code starts after struct scope__fn */
@@ -92,6 +98,27 @@ int scope__patch_disassembler(void)
 uintptr_t scope__patch_disassembler_bias(void)
 {
     return scope__arch_patch_helper_bias();
+}
+
+uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
+int scope__tramp_call_mode;
+
+void scope__tramp_select(void)
+{
+    scope__self_init();
+    int mode = scope__tramp_mode_from_env();
+    scope__tramp_call_mode = mode == SCOPE_TRAMP_CALL;
+    scope__arch_tramp_pick(scope__tramp_call_mode, &scope__tramp_entry_addr,
+                           &scope__tramp_exit_addr);
+}
+
+int scope__tramp_mode_from_env(void)
+{
+    /* the settings table's word and default (base/settings_table.c) */
+    const scope_setting_value *m = scope__setting(SCOPE_SET_TRAMPOLINE);
+    if (m->state == SCOPE_SETTING_BAD)
+        return -1;
+    return m->u == SCOPE_TRAMPOLINE_REDIRECT ? SCOPE_TRAMP_REDIRECT : SCOPE_TRAMP_CALL;
 }
 
 int scope__patch_init(void)

@@ -24,6 +24,30 @@
 #define SCOPE_FN_OP_SHIFT 16
 #define SCOPE_FN_OP_MASK (0x1ffu << SCOPE_FN_OP_SHIFT)
 
+/* Addresses of the generic trampoline's entry and exit paths chosen for
+ * this CPU (saving xmm, ymm or zmm registers), set by scope__tramp_select()
+ * (scope__patch_init() calls it); the shadow stack compares return slots
+ * with the exit path's. */
+extern uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
+
+/* The trampoline's two modes (arch_trampoline.S): `call` the function so its
+ * return is predicted, or `redirect` its return address. */
+#define SCOPE_TRAMP_REDIRECT 0
+#define SCOPE_TRAMP_CALL 1
+#define SCOPE_TRAMP_DEFAULT SCOPE_TRAMP_CALL
+
+/* 1 when the call mode was picked (SCOPE_TRAMPOLINE), else 0. */
+extern int scope__tramp_call_mode;
+
+/* Picks the trampoline variant from cpuid/xgetbv and the mode from
+ * SCOPE_TRAMPOLINE (an invalid value gives the default; the preload's
+ * constructor reports it). Idempotent. */
+void scope__tramp_select(void);
+
+/* SCOPE_TRAMP_CALL or SCOPE_TRAMP_REDIRECT as SCOPE_TRAMPOLINE asks
+ * (unset or empty: SCOPE_TRAMP_DEFAULT), -1 for any other value. */
+int scope__tramp_mode_from_env(void);
+
 struct scope__fn {
     int32_t id;             /* region id */
     uint32_t flags;         /* SCOPE_FN_* */

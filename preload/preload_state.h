@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "log.h" /* scope__preload_log: printing from inside the process */
+
 /* Name of the region that spans a rank's time from the entry of MPI_Init
  * (or MPI_Init_thread) to the entry of MPI_Finalize. Kind "manual": it is
  * not one function call, and a summary that adds up "mpi" time must not
@@ -49,11 +51,6 @@ void scope__preload_mpi_finalizing(void);
  * when recording is off. Cost: one writer process, waited for. */
 void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
                                  const void *fn);
-
-/* Prints "scope: <formatted>\n" on stderr with one write(2) when
- * SCOPE_VERBOSE (or `verbose` in the config) asked for progress lines;
- * nothing otherwise. */
-void scope__preload_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- symbol_next.c ----------------------------------------------------- */
 

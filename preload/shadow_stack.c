@@ -56,7 +56,6 @@
 #include "scope_internal.h"
 #include "self.h"
 #include "self_depth.h"
-#include "settings.h"
 
 #define MAX_FRAMES (1u << 17)           /* 131072 frames, 6 MiB reserved */
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
@@ -95,7 +94,6 @@ struct shadow {
 static __thread struct shadow *tls_ss __attribute__((tls_model("initial-exec")));
 static __thread uint8_t tls_failed __attribute__((tls_model("initial-exec")));
 
-uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
 /* Calls not recorded: past MAX_FRAMES, and made while this thread's
  * trampoline was busy with another call (a signal handler's: scope's own
  * nested calls are told apart before, by self_depth.h); ends closed as
@@ -103,26 +101,6 @@ uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
 static _Atomic uint64_t n_overflow, n_busy, n_unwound;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-
-int scope__tramp_call_mode;
-
-void scope__tramp_select(void)
-{
-    scope__self_init();
-    int mode = scope__tramp_mode_from_env();
-    scope__tramp_call_mode = mode == SCOPE_TRAMP_CALL;
-    scope__arch_tramp_pick(scope__tramp_call_mode, &scope__tramp_entry_addr,
-                           &scope__tramp_exit_addr);
-}
-
-int scope__tramp_mode_from_env(void)
-{
-    /* the settings table's word and default (base/settings_table.c) */
-    const scope_setting_value *m = scope__setting(SCOPE_SET_TRAMPOLINE);
-    if (m->state == SCOPE_SETTING_BAD)
-        return -1;
-    return m->u == SCOPE_TRAMPOLINE_REDIRECT ? SCOPE_TRAMP_REDIRECT : SCOPE_TRAMP_CALL;
-}
 
 /* ------------------------------------------------------- per-thread setup */
 

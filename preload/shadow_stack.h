@@ -20,27 +20,9 @@
 
 struct scope__fn;
 
-/* Addresses of the entry and exit paths chosen for this CPU (saving xmm,
- * ymm or zmm registers), set by scope__tramp_select(). */
-extern uintptr_t scope__tramp_entry_addr, scope__tramp_exit_addr;
-
-/* The trampoline's two modes (arch_trampoline.S): `call` the function so its
- * return is predicted, or `redirect` its return address. */
-#define SCOPE_TRAMP_REDIRECT 0
-#define SCOPE_TRAMP_CALL 1
-#define SCOPE_TRAMP_DEFAULT SCOPE_TRAMP_CALL
-
-/* 1 when the call mode was picked (SCOPE_TRAMPOLINE), else 0. */
-extern int scope__tramp_call_mode;
-
-/* Picks the trampoline variant from cpuid/xgetbv and the mode from
- * SCOPE_TRAMPOLINE (an invalid value gives the default; the preload's
- * constructor reports it). Idempotent. */
-void scope__tramp_select(void);
-
-/* SCOPE_TRAMP_CALL or SCOPE_TRAMP_REDIRECT as SCOPE_TRAMPOLINE asks
- * (unset or empty: SCOPE_TRAMP_DEFAULT), -1 for any other value. */
-int scope__tramp_mode_from_env(void);
+/* The trampoline's variant and mode (scope__tramp_entry_addr and
+ * scope__tramp_exit_addr, SCOPE_TRAMPOLINE) are chosen by the patching
+ * code, which writes the jumps to it: patch.h. */
 
 /* What the entry path gets back: where to continue (fn->resume), and
  * whether the call was recorded (its return slot now leads to the exit

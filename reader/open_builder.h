@@ -1,7 +1,8 @@
 /*
  * open_builder.h - the state of one scope_profile_open_paths() call, shared
- * by profile_open.c (which fills it, file by file) and open_workers.c
- * (which fills it from worker processes' results). Not installed.
+ * by profile_open.c (which fills it, file by file), host_summary.c (from a
+ * host file's summary table) and open_workers.c (from worker processes'
+ * results), through open_builder.c. Not installed.
  */
 #ifndef SCOPE_OPEN_BUILDER_H
 #define SCOPE_OPEN_BUILDER_H
@@ -34,7 +35,11 @@ typedef struct builder {
     size_t npending, cappending;
 } builder;
 
-/* profile_open.c. _add_rank appends rank `rank` of `source` (group path
+/* open_builder.c. Grows *arr (of *cap elements of `size` bytes) to hold
+ * n + 1: 0 or SCOPE_ENOMEM. */
+int scope__open_grow(void *arr, size_t *cap, size_t n, size_t size);
+
+/* open_builder.c. _add_rank appends rank `rank` of `source` (group path
  * copied, may be NULL); _add_cell appends a found cell and takes `name`
  * (freed on failure too); _note_start keeps the least start. 0 or
  * SCOPE_ENOMEM. */

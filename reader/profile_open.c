@@ -34,20 +34,6 @@ static int add_file(builder *b, const char *path);
  * opened (2 x 512 KiB): their statistics are then known without another
  * read. Larger ones are read when asked for, one at a time. */
 
-/* Grows *arr (of *cap elements of `size` bytes) to hold n + 1. */
-static int grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *q = realloc(*(void **)arr, ncap * size);
-    if (!q)
-        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
-    *(void **)arr = q;
-    *cap = ncap;
-    return 0;
-}
-
 static int add_source(builder *b, const char *path, hid_t file, int layout)
 {
     scope_profile *p = b->p;
@@ -65,59 +51,6 @@ static int add_source(builder *b, const char *path, hid_t file, int layout)
     return p->nsources++;
 }
 
-int scope__open_add_rank(builder *b, int rank, int source, const char *group)
-{
-    char *g = NULL;
-    if (group && !(g = strdup(group)))
-        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
-    scope_profile *p = b->p;
-    scope__rank *q = realloc(p->ranks, ((size_t)p->nranks + 1) * sizeof *q);
-    if (!q) {
-        free(g);
-        return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
-    }
-    p->ranks = q;
-    memset(&q[p->nranks], 0, sizeof q[p->nranks]);
-    q[p->nranks].rank = rank;
-    q[p->nranks].source = source;
-    q[p->nranks].group = g;
-    p->nranks++;
-    return 0;
-}
-
-/* Takes ownership of `name` (freed on failure too). */
-int scope__open_add_cell(builder *b, char *name, int rank, int source,
-                         const char *group, int64_t offset, int64_t n,
-                         int64_t first_start, int64_t first_end)
-{
-    scope__cell *c = calloc(1, sizeof *c);
-    if (!c || grow(&b->found, &b->capfound, b->nfound, sizeof *b->found) < 0)
-        goto fail_alloc;
-    if (group && !(c->group = strdup(group)))
-        goto fail_alloc;
-    c->source = source;
-    c->offset = offset;
-    c->n = n;
-    c->first_start = first_start;
-    c->first_end = first_end;
-    b->found[b->nfound].name = name;
-    b->found[b->nfound].rank = rank;
-    b->found[b->nfound].cell = c;
-    b->nfound++;
-    return 0;
-fail_alloc:
-    free(c);
-    free(name);
-    return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
-}
-
-void scope__open_note_start(int *have, int64_t *min, int64_t v)
-{
-    if (!*have || v < *min)
-        *min = v;
-    *have = 1;
-}
-
 typedef struct {
     char **names;
     size_t n, cap;
@@ -131,7 +64,7 @@ static herr_t collect_cb(hid_t g, const char *name, const H5L_info_t *info,
     (void)info;
     link_list *l = arg;
     char *s = strdup(name);
-    if (!s || grow(&l->names, &l->cap, l->n, sizeof *l->names) < 0) {
+    if (!s || scope__open_grow(&l->names, &l->cap, l->n, sizeof *l->names) < 0) {
         free(s);
         l->nomem = 1;
         return -1;
@@ -343,7 +276,7 @@ static int journal_beside(const char *path)
     struct dirent *e;
     int found = 0;
     while (d && !found && (e = readdir(d)))
-        found = strncmp(e->d_name, "journal.", 8) == 0;
+        found = scope_is_journal_name(e->d_name);
     if (d)
         closedir(d);
     free(dir);
@@ -456,10 +389,7 @@ static int grow_targets(builder *b)
  * rank of one host, and the other hosts' data is worth reading). */
 static int missing_is_tolerated(const char *target)
 {
-    const char *base = strrchr(target, '/');
-    base = base ? base + 1 : target;
-    return strncmp(base, SCOPE_HOST_FILE_PREFIX, strlen(SCOPE_HOST_FILE_PREFIX)) == 0 ||
-           journal_beside(target);
+    return scope_is_host_file(target) || journal_beside(target);
 }
 
 /* The source of the file `target` that an external link of index
@@ -533,7 +463,7 @@ static int add_linked_rank(builder *b, int source, hid_t file,
         rc = note_missing(b->p, rank, target);
     } else if (rc >= 0) {
         char *obj = strdup(tobj);
-        if (!obj || grow(&b->pending, &b->cappending, b->npending, sizeof *b->pending) < 0) {
+        if (!obj || scope__open_grow(&b->pending, &b->cappending, b->npending, sizeof *b->pending) < 0) {
             free(obj);
             rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         } else {
@@ -766,14 +696,15 @@ static void run_in_folder(const char *path, char *hint, size_t len)
     DIR *d = opendir(path);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n <= 6 || strcmp(e->d_name + n - 6, ".ranks") != 0)
+        if (!scope_path_ends_with(e->d_name, SCOPE_RANKS_SUFFIX))
             continue;
-        char index[PATH_MAX];
+        char folder[PATH_MAX], index[PATH_MAX];
         struct stat st;
-        int w = snprintf(index, sizeof index, "%s%s%.*s.h5", path,
-                         path[strlen(path) - 1] == '/' ? "" : "/", (int)(n - 6), e->d_name);
-        if (w > 0 && (size_t)w < sizeof index && stat(index, &st) == 0 && S_ISREG(st.st_mode)) {
+        int w = snprintf(folder, sizeof folder, "%s%s%s", path,
+                         path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
+        if (w > 0 && (size_t)w < sizeof folder &&
+            scope_index_of_ranks_dir(index, sizeof index, folder) == 0 &&
+            stat(index, &st) == 0 && S_ISREG(st.st_mode)) {
             snprintf(hint, len, "; it holds a run: open its index, %s", index);
             break;
         }
@@ -800,7 +731,7 @@ static int add_folder(builder *b, const char *path)
         char *s;
         size_t len = strlen(path) + strlen(e->d_name) + 2;
         if (!(s = malloc(len)) ||
-            grow(&l.names, &l.cap, l.n, sizeof *l.names) < 0) {
+            scope__open_grow(&l.names, &l.cap, l.n, sizeof *l.names) < 0) {
             free(s);
             rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", path);
             break;

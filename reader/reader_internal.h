@@ -122,14 +122,14 @@ struct scope_profile {
  * index k) into its `sites` (callsites.c); *cell is that cell or NULL. */
 int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
 
-/* Frees a cell's data columns (comm.c; profile_data.c calls it at close). */
+/* Frees a cell's data columns (comm.c; profile_close.c calls it). */
 void scope__moved_free(struct scope__moved *m);
 
 /* Frees a rank's requests and communicators (requests.c). */
 void scope__rank_tables_free(struct scope__rank_tables *t);
 
 /* Drops the cached times (times != 0) and data columns (moved != 0) of a
- * cell (profile_data.c), so that a pass over every rank (the wait states)
+ * cell (profile_close.c), so that a pass over every rank (the wait states)
  * holds one rank's columns at a time; the next use reads them again.
  * Only for what that pass loaded itself: pointers handed out before stay
  * the caller's. */
@@ -137,7 +137,7 @@ void scope__cell_forget(scope__cell *c, int times, int moved);
 /* Likewise for rank index k's requests and communicators (requests.c). */
 void scope__rank_tables_forget(scope_profile *p, int k);
 
-/* Frees what callsites.c loaded (profile_data.c calls it at close). */
+/* Frees what callsites.c loaded (profile_close.c calls it). */
 void scope__sites_free(struct scope__sites *s);
 
 /* Error message (thread-local). Both return `code` so a caller can write

@@ -72,7 +72,7 @@ int scope__journal_dir_choose(const char *setting, const char *origin, const cha
 
 static int pointer_path(char *out, size_t len, const char *ranks_dir, const char *host)
 {
-    int n = snprintf(out, len, "%s/" SCOPE_JOURNAL_POINTER_PREFIX "%s", ranks_dir, host);
+    int n = scope_journal_pointer_path(out, len, ranks_dir, host);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -92,7 +92,7 @@ int scope__journal_pointer_note(const char *ranks_dir, const char *host, const c
             return 0;
     }
     /* written whole, then renamed: a reader never sees half a line */
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    scope_tmp_path(tmp, sizeof tmp, path, (long)getpid());
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (fd < 0)
         return errno;
@@ -110,7 +110,7 @@ void scope__journal_pointer_drop(const char *ranks_dir, const char *host, const 
     char path[4400], mine[512];
     if (pointer_path(path, sizeof path, ranks_dir, host) < 0)
         return;
-    int n = snprintf(mine, sizeof mine, SCOPE_JOURNAL_PREFIX "%s.", host);
+    int n = scope_journal_prefix(mine, sizeof mine, host);
     DIR *d = opendir(journal_dir);
     if (!d || n < 0 || (size_t)n >= sizeof mine) {
         if (d)

@@ -264,14 +264,6 @@ int scope__absolute_path(const char *path, char *out, size_t outlen)
     return 0;
 }
 
-void scope__ranks_dir_of(const char *output, char *out, size_t outlen)
-{
-    size_t n = strlen(output);
-    if (n > 3 && strcmp(output + n - 3, ".h5") == 0)
-        n -= 3;
-    snprintf(out, outlen, "%.*s.ranks", (int)n, output);
-}
-
 int scope__mkdir_p(const char *dir)
 {
     char tmp[4096];

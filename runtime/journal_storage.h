@@ -48,9 +48,6 @@ int scope__storage_say(const char *ranks_dir, int rank, const char *fmt, ...)
  * may chdir before finalize). Returns 0 or SCOPE_ELIMIT / SCOPE_EIO. */
 int scope__absolute_path(const char *path, char *out, size_t outlen);
 
-/* "<dir>/name.h5" -> "<dir>/name.ranks"; any other name gets ".ranks". */
-void scope__ranks_dir_of(const char *output, char *out, size_t outlen);
-
 /* mkdir -p. Returns 0 or -1 with errno. */
 int scope__mkdir_p(const char *dir);
 

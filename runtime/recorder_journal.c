@@ -101,8 +101,8 @@ void *scope__rec_map_chunk(uint64_t idx)
  * Returns 0, or -1 when it does not fit in `len`. */
 static int journal_name(char *out, size_t len, long pid)
 {
-    return (size_t)snprintf(out, len, "%s/journal.%s.%ld", scope__rec.journal_dir,
-                            scope__rec.host, pid) < len ? 0 : -1;
+    return (size_t)scope_journal_path(out, len, scope__rec.journal_dir, scope__rec.host, pid) <
+                   len ? 0 : -1;
 }
 
 /* Creates the journal at the first event; caller holds the lock.

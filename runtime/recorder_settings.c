@@ -17,6 +17,7 @@
 #include "journal_dir.h"
 #include "journal_storage.h"
 #include "recorder_internal.h"
+#include "scope_format.h"
 #include "settings.h"
 
 #define MIN_CHUNK (64u << 10)
@@ -60,7 +61,7 @@ int scope__rec_settings(const scope_options *opts)
     int rc = scope__absolute_path(out, scope__rec.output, sizeof scope__rec.output);
     if (rc < 0)
         return rc;
-    scope__ranks_dir_of(scope__rec.output, scope__rec.ranks_dir, sizeof scope__rec.ranks_dir);
+    scope_ranks_dir_of(scope__rec.ranks_dir, sizeof scope__rec.ranks_dir, scope__rec.output);
     const char *jd = scope__setting_text(SCOPE_SET_JOURNAL_DIR);
     const char *origin = "SCOPE_JOURNAL_DIR";
     if (!jd) {

@@ -212,6 +212,90 @@ static const char *location(scope_profile *p, scope__symbolizer *sym,
     return locs[site];
 }
 
+/* Which optional columns a listing has: bytes moved, time waiting. */
+struct columns {
+    int moved, waits;
+};
+
+/* One row of the table for people (rk: the rank column's text). Returns
+ * 0 or -1 (out of memory). */
+static int table_row(scope__table *t, const site_row *r, const char *name, const char *rk,
+                     const char *loc, struct columns c)
+{
+    char site[16], calls[32], total[48], mean[48], min[48], max[48], share[48];
+    snprintf(calls, sizeof calls, "%lld", (long long)r->st.calls);
+    if (r->site < 0)
+        strcpy(site, "-");
+    else
+        snprintf(site, sizeof site, "%d", r->site);
+    scope__fmt_human(total, sizeof total, (double)r->st.total_ns);
+    scope__fmt_human(mean, sizeof mean, r->st.mean_ns);
+    scope__fmt_human(min, sizeof min, (double)r->st.min_ns);
+    scope__fmt_human(max, sizeof max, (double)r->st.max_ns);
+    snprintf(share, sizeof share, "%.1f%%", r->share * 100.0);
+    char sent[48], recv[48], wait[48];
+    scope__fmt_bytes(sent, sizeof sent, r->sent);
+    scope__fmt_bytes(recv, sizeof recv, r->received);
+    scope__fmt_human(wait, sizeof wait, (double)r->waiting);
+    const char *cells[13] = { name, rk, site, calls, total, mean, min, max, share };
+    int k = 9;
+    if (c.moved) {
+        cells[k++] = sent;
+        cells[k++] = recv;
+    }
+    if (c.waits)
+        cells[k++] = wait;
+    cells[k] = loc;
+    return scope__table_add(t, cells) < 0 ? -1 : 0;
+}
+
+/* One row of csv or json (the i-th: json separates them), times in
+ * seconds. */
+static void machine_row(FILE *out, int format, int i, const site_row *r, const char *name,
+                        int rank, const char *rk, const char *loc, struct columns c)
+{
+    char site[16], calls[32], total[48], mean[48], min[48], max[48], share[48];
+    snprintf(calls, sizeof calls, "%lld", (long long)r->st.calls);
+    snprintf(site, sizeof site, "%d", r->site);
+    scope__fmt_seconds_i64(total, sizeof total, r->st.total_ns);
+    scope__fmt_seconds_dbl(mean, sizeof mean, r->st.mean_ns);
+    scope__fmt_seconds_i64(min, sizeof min, r->st.min_ns);
+    scope__fmt_seconds_i64(max, sizeof max, r->st.max_ns);
+    scope__fmt_ratio(share, sizeof share, r->share);
+    if (format == FMT_CSV) {
+        scope__put_csv_field(out, name);
+        fprintf(out, ",%s,%s,%s,%s,%s,%s,%s,%s,", rk, site, calls, total, mean,
+                min, max, share);
+        scope__put_csv_field(out, loc);
+        if (c.moved)
+            fprintf(out, ",%lld,%lld", (long long)r->sent, (long long)r->received);
+        if (c.waits) {
+            scope__fmt_seconds_i64(total, sizeof total, r->waiting);
+            fprintf(out, ",%s", total);
+        }
+        fputc('\n', out);
+        return;
+    }
+    fputs(i ? ",\n  {\"region\": " : "\n  {\"region\": ", out);
+    scope__put_json_string(out, name);
+    if (rank == SCOPE_ALL_RANKS)
+        fputs(", \"rank\": \"all\"", out);
+    else
+        fprintf(out, ", \"rank\": %d", rank);
+    fprintf(out, ", \"site\": %s, \"calls\": %s, \"total\": %s, \"mean\": %s, "
+            "\"min\": %s, \"max\": %s, \"share\": %s, \"location\": ", site,
+            calls, total, mean, min, max, share);
+    scope__put_json_string(out, loc);
+    if (c.moved)
+        fprintf(out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
+                (long long)r->sent, (long long)r->received);
+    if (c.waits) {
+        scope__fmt_seconds_i64(total, sizeof total, r->waiting);
+        fprintf(out, ", \"waiting\": %s", total);
+    }
+    fputc('}', out);
+}
+
 static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
                       int n, int rank, int format, int wide, char **locs, int waits)
 {
@@ -256,72 +340,12 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
         const char *loc = location(p, sym, locs, r->site);
         if (!loc)
             goto fail_mem;
-        char site[16], calls[32], total[48], mean[48], min[48], max[48], share[48];
-        snprintf(calls, sizeof calls, "%lld", (long long)r->st.calls);
+        struct columns c = { moved, waits };
         if (format == FMT_TABLE) {
-            if (r->site < 0)
-                strcpy(site, "-");
-            else
-                snprintf(site, sizeof site, "%d", r->site);
-            scope__fmt_human(total, sizeof total, (double)r->st.total_ns);
-            scope__fmt_human(mean, sizeof mean, r->st.mean_ns);
-            scope__fmt_human(min, sizeof min, (double)r->st.min_ns);
-            scope__fmt_human(max, sizeof max, (double)r->st.max_ns);
-            snprintf(share, sizeof share, "%.1f%%", r->share * 100.0);
-            char sent[48], recv[48], wait[48];
-            scope__fmt_bytes(sent, sizeof sent, r->sent);
-            scope__fmt_bytes(recv, sizeof recv, r->received);
-            scope__fmt_human(wait, sizeof wait, (double)r->waiting);
-            const char *cells[13] = { name, rk, site, calls, total, mean, min, max, share };
-            int k = 9;
-            if (moved) {
-                cells[k++] = sent;
-                cells[k++] = recv;
-            }
-            if (waits)
-                cells[k++] = wait;
-            cells[k] = loc;
-            if (scope__table_add(&t, cells) < 0)
+            if (table_row(&t, r, name, rk, loc, c) < 0)
                 goto fail_mem;
-            continue;
-        }
-        snprintf(site, sizeof site, "%d", r->site);
-        scope__fmt_seconds_i64(total, sizeof total, r->st.total_ns);
-        scope__fmt_seconds_dbl(mean, sizeof mean, r->st.mean_ns);
-        scope__fmt_seconds_i64(min, sizeof min, r->st.min_ns);
-        scope__fmt_seconds_i64(max, sizeof max, r->st.max_ns);
-        scope__fmt_ratio(share, sizeof share, r->share);
-        if (format == FMT_CSV) {
-            scope__put_csv_field(out, name);
-            fprintf(out, ",%s,%s,%s,%s,%s,%s,%s,%s,", rk, site, calls, total, mean,
-                    min, max, share);
-            scope__put_csv_field(out, loc);
-            if (moved)
-                fprintf(out, ",%lld,%lld", (long long)r->sent, (long long)r->received);
-            if (waits) {
-                scope__fmt_seconds_i64(total, sizeof total, r->waiting);
-                fprintf(out, ",%s", total);
-            }
-            fputc('\n', out);
         } else {
-            fputs(i ? ",\n  {\"region\": " : "\n  {\"region\": ", out);
-            scope__put_json_string(out, name);
-            if (rank == SCOPE_ALL_RANKS)
-                fputs(", \"rank\": \"all\"", out);
-            else
-                fprintf(out, ", \"rank\": %d", rank);
-            fprintf(out, ", \"site\": %s, \"calls\": %s, \"total\": %s, \"mean\": %s, "
-                    "\"min\": %s, \"max\": %s, \"share\": %s, \"location\": ", site,
-                    calls, total, mean, min, max, share);
-            scope__put_json_string(out, loc);
-            if (moved)
-                fprintf(out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
-                        (long long)r->sent, (long long)r->received);
-            if (waits) {
-                scope__fmt_seconds_i64(total, sizeof total, r->waiting);
-                fprintf(out, ", \"waiting\": %s", total);
-            }
-            fputc('}', out);
+            machine_row(out, format, i, r, name, rank, rk, loc, c);
         }
     }
     if (format == FMT_TABLE && scope__table_print(&t, out) < 0)

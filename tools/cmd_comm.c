@@ -120,6 +120,64 @@ static void histogram(FILE *out, const int64_t *h, int format)
     }
 }
 
+/* The matrix as read: n ranks, bytes [sender * n + receiver], the np
+ * pairs that exchanged messages, the totals and the size histogram. */
+struct comm_view {
+    int n;
+    const int64_t *bytes;
+    struct pair *pairs;
+    size_t np;
+    int64_t all_msgs, all_bytes;
+    const int64_t *hist;
+};
+
+/* csv: one line per pair; json: the totals, the pairs and the sizes. */
+static void print_machine(const struct comm_view *v, int format)
+{
+    if (format == FMT_CSV) {
+        fputs("sender,receiver,messages,bytes\n", stdout);
+        for (size_t i = 0; i < v->np; i++)
+            printf("%d,%d,%lld,%lld\n", v->pairs[i].s, v->pairs[i].r,
+                   (long long)v->pairs[i].messages, (long long)v->pairs[i].bytes);
+        return;
+    }
+    printf("{\"size\": %d, \"messages\": %lld, \"bytes\": %lld, \"pairs\": [", v->n,
+           (long long)v->all_msgs, (long long)v->all_bytes);
+    for (size_t i = 0; i < v->np; i++)
+        printf("%s{\"sender\": %d, \"receiver\": %d, \"messages\": %lld, \"bytes\": %lld}",
+               i ? ", " : "", v->pairs[i].s, v->pairs[i].r, (long long)v->pairs[i].messages,
+               (long long)v->pairs[i].bytes);
+    fputs("], \"sizes\": [", stdout);
+    histogram(stdout, v->hist, FMT_JSON);
+    fputs("]}\n", stdout);
+}
+
+/* The table for people: the totals, the heat map, the `top` busiest pairs
+ * (sorts v->pairs by bytes) and the message sizes. */
+static void print_table(struct comm_view *v, int64_t top, int kind)
+{
+    char b[32];
+    scope__fmt_bytes(b, sizeof b, v->all_bytes);
+    printf("%lld %s messages, %s, between %zu pairs of %d ranks\n\n", (long long)v->all_msgs,
+           kind == SCOPE_COMM_P2P ? "point-to-point" : "one-sided", b, v->np, v->n);
+    int w = scope__out_width(stdout, 0);
+    heat_map(stdout, v->bytes, v->n, w > 0 ? w : 80,
+             kind == SCOPE_COMM_P2P ? "bytes sent (rows: senders, columns: receivers)"
+                                    : "bytes moved (rows: from, columns: to)");
+    qsort(v->pairs, v->np, sizeof *v->pairs, by_bytes);
+    printf("\nbusiest pairs\n  %8s %8s %12s %12s %12s\n", "sender", "receiver", "messages",
+           "bytes", "mean size");
+    for (size_t i = 0; i < v->np && (int64_t)i < top; i++) {
+        char tb[32], mb[32];
+        scope__fmt_bytes(tb, sizeof tb, v->pairs[i].bytes);
+        scope__fmt_bytes(mb, sizeof mb, v->pairs[i].bytes / v->pairs[i].messages);
+        printf("  %8d %8d %12lld %12s %12s\n", v->pairs[i].s, v->pairs[i].r,
+               (long long)v->pairs[i].messages, tb, mb);
+    }
+    printf("\nmessage sizes\n");
+    histogram(stdout, v->hist, FMT_TABLE);
+}
+
 int scope_cmd_comm(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -206,49 +264,17 @@ int scope_cmd_comm(int argc, char **argv)
             all_msgs += messages[i];
             all_bytes += bytes[i];
         }
-    if (format == FMT_CSV) {
-        fputs("sender,receiver,messages,bytes\n", stdout);
-        for (size_t i = 0; i < np; i++)
-            printf("%d,%d,%lld,%lld\n", pairs[i].s, pairs[i].r, (long long)pairs[i].messages,
-                   (long long)pairs[i].bytes);
-    } else if (format == FMT_JSON) {
-        printf("{\"size\": %d, \"messages\": %lld, \"bytes\": %lld, \"pairs\": [", n,
-               (long long)all_msgs, (long long)all_bytes);
-        for (size_t i = 0; i < np; i++)
-            printf("%s{\"sender\": %d, \"receiver\": %d, \"messages\": %lld, \"bytes\": %lld}",
-                   i ? ", " : "", pairs[i].s, pairs[i].r, (long long)pairs[i].messages,
-                   (long long)pairs[i].bytes);
-        fputs("], \"sizes\": [", stdout);
-        histogram(stdout, hist, FMT_JSON);
-        fputs("]}\n", stdout);
-    } else if (np == 0 && !scope_profile_has_moved(p)) {
+    struct comm_view v = { n, bytes, pairs, np, all_msgs, all_bytes, hist };
+    if (format != FMT_TABLE)
+        print_machine(&v, format);
+    else if (np == 0 && !scope_profile_has_moved(p))
         printf("the profile records no data of MPI calls: record them with MPI_* in the "
                "config (the default), without SCOPE_MPI_DATA=0\n");
-    } else if (np == 0) {
+    else if (np == 0)
         printf("no %s messages recorded%s%s\n", what, region_name ? " in " : "",
                region_name ? region_name : "");
-    } else {
-        char b[32];
-        scope__fmt_bytes(b, sizeof b, all_bytes);
-        printf("%lld %s messages, %s, between %zu pairs of %d ranks\n\n",
-               (long long)all_msgs, what, b, np, n);
-        int w = scope__out_width(stdout, 0);
-        heat_map(stdout, bytes, n, w > 0 ? w : 80,
-                 kind == SCOPE_COMM_P2P ? "bytes sent (rows: senders, columns: receivers)"
-                                        : "bytes moved (rows: from, columns: to)");
-        qsort(pairs, np, sizeof *pairs, by_bytes);
-        printf("\nbusiest pairs\n  %8s %8s %12s %12s %12s\n", "sender", "receiver", "messages",
-               "bytes", "mean size");
-        for (size_t i = 0; i < np && (int64_t)i < top; i++) {
-            char tb[32], mb[32];
-            scope__fmt_bytes(tb, sizeof tb, pairs[i].bytes);
-            scope__fmt_bytes(mb, sizeof mb, pairs[i].bytes / pairs[i].messages);
-            printf("  %8d %8d %12lld %12s %12s\n", pairs[i].s, pairs[i].r,
-                   (long long)pairs[i].messages, tb, mb);
-        }
-        printf("\nmessage sizes\n");
-        histogram(stdout, hist, FMT_TABLE);
-    }
+    else
+        print_table(&v, top, kind);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         scope__fail_msg("cannot write to standard output");
         goto out;

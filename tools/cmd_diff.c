@@ -21,6 +21,7 @@
 #include "args.h"
 #include "commands.h"
 #include "output.h"
+#include "scope_format.h"
 #include "scope_reader_compare.h"
 
 static const char diff_help[] =
@@ -240,11 +241,7 @@ static int ends_with(const char *s, const char *tail)
 /* A rank or host file's name, as a folder of one run holds them. */
 static int is_rank_file(const char *name)
 {
-    if (!strncmp(name, "host-", 5))
-        return ends_with(name, ".h5");
-    if (strncmp(name, "rank", 4) || !(name[4] >= '0' && name[4] <= '9'))
-        return 0;
-    return ends_with(name, ".h5");
+    return scope_is_host_file(name) || scope_is_rank_file(name);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -294,9 +291,8 @@ static int add_runs(run_list *l, const char *path)
         if (stat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
-            if (ends_with(nm, ".ranks")) {
-                char stem[PATH_MAX];
-                snprintf(stem, sizeof stem, "%.*s.h5", (int)(strlen(full) - 6), full);
+            char stem[PATH_MAX];
+            if (scope_index_of_ranks_dir(stem, sizeof stem, full) == 0) {
                 if (access(stem, F_OK) == 0)
                     continue;   /* its index is the run */
             }
@@ -654,7 +650,17 @@ static int parse_double(const char *s, double *out)
     return end == s || *end ? -1 : 0;
 }
 
-int scope_cmd_diff(int argc, char **argv)
+/* What the options asked for, and the operands: pos[0] before --vs (or
+ * both of "A B"), pos[1] after it. */
+typedef struct {
+    int format, wide, vs, per_rank, calls, metric;
+    scope_compare_options o;
+    run_list pos[2];
+} diff_opts;
+
+/* Reads the options and operands into d. Returns -1 to go on, else the
+ * exit status (0 after --help, 1 out of memory, 2 on bad usage). */
+static int parse_options(int argc, char **argv, diff_opts *d)
 {
     static const struct option opts[] = {
         { "format", required_argument, NULL, 'f' },
@@ -670,14 +676,9 @@ int scope_cmd_diff(int argc, char **argv)
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
-    int c, k, format = 0, wide = 0, vs = 0, per_rank = 0, calls = 0, metric = 0;
+    scope_compare_options *o = &d->o;
+    int c, k;
     int64_t v;
-    scope_compare_options o;
-    scope_compare_options_init(&o);
-    run_list pos[2] = { { 0 }, { 0 } };
-    scope_profile **pa = NULL, **pb = NULL;
-    scope_compare_result **res = NULL;
-    int status = 2, nres = 0;
     opterr = 0;
     optind = 1;
     /* '-': operands come back in order as option 1, so that --vs splits
@@ -685,150 +686,162 @@ int scope_cmd_diff(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "-:h", opts, NULL)) != -1) {
         switch (c) {
         case 1:
-            if (push_path(&pos[vs], optarg) < 0) {
-                status = scope__fail_msg("out of memory");
-                goto done;
-            }
+            if (push_path(&d->pos[d->vs], optarg) < 0)
+                return scope__fail_msg("out of memory");
             break;
         case 'V':
-            if (vs) {
-                scope__usage_error("diff", "--vs given twice");
-                goto done;
-            }
-            vs = 1;
+            if (d->vs)
+                return scope__usage_error("diff", "--vs given twice");
+            d->vs = 1;
             break;
         case 'w':
-            wide = 1;
+            d->wide = 1;
             break;
         case 'P':
-            per_rank = 1;
+            d->per_rank = 1;
             break;
         case 'C':
-            calls = o.calls = 1;
+            d->calls = o->calls = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
                 ;
-            if (!formats[k]) {
-                scope__usage_error("diff", "unknown format '%s' (table, csv or json)", optarg);
-                goto done;
-            }
-            format = k;
+            if (!formats[k])
+                return scope__usage_error("diff", "unknown format '%s' (table, csv or json)",
+                                          optarg);
+            d->format = k;
             break;
         case 'L':
-            if (parse_double(optarg, &o.level) < 0 || !(o.level > 0 && o.level < 1)) {
-                scope__usage_error("diff", "--level '%s' is not a number between 0 and 1 "
-                                   "(e.g. 0.95)", optarg);
-                goto done;
-            }
+            if (parse_double(optarg, &o->level) < 0 || !(o->level > 0 && o->level < 1))
+                return scope__usage_error("diff", "--level '%s' is not a number between 0 "
+                                          "and 1 (e.g. 0.95)", optarg);
             break;
         case 'R':
-            if (scope__parse_i64(optarg, &v) < 0 || v < 2 || v > 100000000) {
-                scope__usage_error("diff", "--resamples '%s' is not a whole number from 2 "
-                                   "to 100000000", optarg);
-                goto done;
-            }
-            o.resamples = (int32_t)v;
+            if (scope__parse_i64(optarg, &v) < 0 || v < 2 || v > 100000000)
+                return scope__usage_error("diff", "--resamples '%s' is not a whole number "
+                                          "from 2 to 100000000", optarg);
+            o->resamples = (int32_t)v;
             break;
         case 'S':
-            if (scope__parse_i64(optarg, &v) < 0 || v < 0) {
-                scope__usage_error("diff", "--seed '%s' is not a whole number >= 0", optarg);
-                goto done;
-            }
-            o.seed = (uint64_t)v;
+            if (scope__parse_i64(optarg, &v) < 0 || v < 0)
+                return scope__usage_error("diff", "--seed '%s' is not a whole number >= 0",
+                                          optarg);
+            o->seed = (uint64_t)v;
             break;
         case 'M':
-            if (!strcmp(optarg, "median") || !strcmp(optarg, "total"))
-                metric = o.metric = !strcmp(optarg, "total");
-            else {
-                scope__usage_error("diff", "unknown metric '%s' (median or total)", optarg);
-                goto done;
-            }
+            if (strcmp(optarg, "median") && strcmp(optarg, "total"))
+                return scope__usage_error("diff", "unknown metric '%s' (median or total)",
+                                          optarg);
+            d->metric = o->metric = !strcmp(optarg, "total");
             break;
         case 'h':
             fputs(diff_help, stdout);
-            status = 0;
-            goto done;
+            return 0;
         default: /* ':' or an unknown option */
-            status = scope__option_error("diff", c, argv);
-            goto done;
+            return scope__option_error("diff", c, argv);
         }
     }
-    if (vs ? pos[0].n == 0 || pos[1].n == 0 : pos[0].n != 2) {
-        scope__usage_error("diff", vs ? "an empty set: give at least one run before "
-                           "and after --vs" : "needs exactly two profiles, A and B");
-        goto done;
-    }
-    run_list a = { 0 }, b = { 0 };
-    status = 1;
-    if (!vs) {
+    if (d->vs ? d->pos[0].n == 0 || d->pos[1].n == 0 : d->pos[0].n != 2)
+        return scope__usage_error("diff", d->vs ? "an empty set: give at least one run "
+                                  "before and after --vs" : "needs exactly two profiles, "
+                                  "A and B");
+    return -1;
+}
+
+/* The runs of sets A and B from the operands (a folder stands for the
+ * runs in it). Returns 0, or 1 (said). */
+static int gather_sets(diff_opts *d, run_list *a, run_list *b)
+{
+    if (!d->vs) {
         /* A B: each may be a folder of runs */
-        pos[1].n = 0;
-        if (push_path(&pos[1], pos[0].paths[1]) < 0) {
-            status = scope__fail_msg("out of memory");
-            goto done;
-        }
-        free(pos[0].paths[1]);
-        pos[0].n = 1;
+        d->pos[1].n = 0;
+        if (push_path(&d->pos[1], d->pos[0].paths[1]) < 0)
+            return scope__fail_msg("out of memory");
+        free(d->pos[0].paths[1]);
+        d->pos[0].n = 1;
     }
-    for (int i = 0; i < pos[0].n; i++)
-        if (add_runs(&a, pos[0].paths[i]))
-            goto done_ab;
-    for (int i = 0; i < pos[1].n; i++)
-        if (add_runs(&b, pos[1].paths[i]))
-            goto done_ab;
+    for (int i = 0; i < d->pos[0].n; i++)
+        if (add_runs(a, d->pos[0].paths[i]))
+            return 1;
+    for (int i = 0; i < d->pos[1].n; i++)
+        if (add_runs(b, d->pos[1].paths[i]))
+            return 1;
     /* a run in a set twice would count twice; one run against itself
      * (the plain form) is a harmless check and stays allowed */
-    if ((a.n > 1 || b.n > 1) && check_distinct(&a, &b))
-        goto done_ab;
-    if (!(pa = calloc((size_t)a.n, sizeof *pa)) || !(pb = calloc((size_t)b.n, sizeof *pb))) {
-        scope__fail_msg("out of memory");
-        goto done_ab;
-    }
-    if (open_runs(&a, pa, "A") || open_runs(&b, pb, "B"))
-        goto done_ab;
-    if (per_rank && !same_ranks(pa[0], pb[0])) {
+    if ((a->n > 1 || b->n > 1) && check_distinct(a, b))
+        return 1;
+    return 0;
+}
+
+/* The opened sets pa (a->n runs) and pb compared and printed: the plain
+ * change for one run each, else the statistics of scope_compare_sets(),
+ * per rank with --per-rank. Returns the exit status. */
+static int compare_sets(diff_opts *d, scope_profile **pa, scope_profile **pb, run_list *a,
+                        run_list *b)
+{
+    if (d->per_rank && !same_ranks(pa[0], pb[0])) {
         char r0[128], r1[128];
         rank_text(pa[0], r0, sizeof r0);
         rank_text(pb[0], r1, sizeof r1);
         fprintf(stderr, "scope: diff: --per-rank needs the same ranks in both sets: %s "
-                "has ranks %s, %s has ranks %s\n", a.paths[0], r0, b.paths[0], r1);
-        goto done_ab;
+                "has ranks %s, %s has ranks %s\n", a->paths[0], r0, b->paths[0], r1);
+        return 1;
     }
-    if (a.n == 1 && b.n == 1 && !calls) {
-        if (per_rank) {
+    if (a->n == 1 && b->n == 1 && !d->calls) {
+        if (d->per_rank) {
             fprintf(stderr, "scope: diff: --per-rank needs several runs per set, or "
                     "--calls, to test anything; one run each gives the plain change "
                     "of all ranks\n");
-            goto done_ab;
+            return 1;
         }
-        if (format == 0)    /* csv and json are read by scripts: json says it */
+        if (d->format == 0)    /* csv and json are read by scripts: json says it */
             fprintf(stderr, "scope: diff: %s\n", one_run_note);
-        status = plain_diff(pa[0], pb[0], format, wide);
-        goto done_ab;
+        return plain_diff(pa[0], pb[0], d->format, d->wide);
     }
-    nres = per_rank ? scope_profile_rank_count(pa[0]) : 1;
-    if (!(res = calloc((size_t)nres, sizeof *res))) {
-        scope__fail_msg("out of memory");
-        goto done_ab;
-    }
+    int status = 1, nres = d->per_rank ? scope_profile_rank_count(pa[0]) : 1;
+    scope_compare_result **res = calloc((size_t)nres, sizeof *res);
+    if (!res)
+        return scope__fail_msg("out of memory");
     for (int i = 0; i < nres; i++) {
-        o.rank = per_rank ? scope_profile_rank(pa[0], i) : SCOPE_ALL_RANKS;
-        if (scope_compare_sets(pa, a.n, pb, b.n, &o, &res[i]) < 0) {
+        d->o.rank = d->per_rank ? scope_profile_rank(pa[0], i) : SCOPE_ALL_RANKS;
+        if (scope_compare_sets(pa, a->n, pb, b->n, &d->o, &res[i]) < 0) {
             scope__fail_msg(scope_reader_errmsg());
-            goto done_ab;
+            goto done;
         }
     }
-    report r = { .res = res, .nres = nres, .format = format, .wide = wide,
-                 .per_rank = per_rank, .calls = calls, .metric = metric,
-                 .level = o.level, .resamples = o.resamples, .seed = o.seed,
-                 .a = &a, .b = &b };
+    report r = { .res = res, .nres = nres, .format = d->format, .wide = d->wide,
+                 .per_rank = d->per_rank, .calls = d->calls, .metric = d->metric,
+                 .level = d->o.level, .resamples = d->o.resamples, .seed = d->o.seed,
+                 .a = a, .b = b };
     size_warnings(&r);
     status = print_report(&r);
-done_ab:
-    for (int i = 0; res && i < nres; i++)
+done:
+    for (int i = 0; i < nres; i++)
         scope_compare_free(res[i]);
     free(res);
+    return status;
+}
+
+int scope_cmd_diff(int argc, char **argv)
+{
+    diff_opts d = { 0 };
+    scope_compare_options_init(&d.o);
+    run_list a = { 0 }, b = { 0 };
+    scope_profile **pa = NULL, **pb = NULL;
+    int status = parse_options(argc, argv, &d);
+    if (status >= 0)
+        goto done;
+    status = 1;
+    if (gather_sets(&d, &a, &b))
+        goto done;
+    if (!(pa = calloc((size_t)a.n, sizeof *pa)) || !(pb = calloc((size_t)b.n, sizeof *pb))) {
+        scope__fail_msg("out of memory");
+        goto done;
+    }
+    if (open_runs(&a, pa, "A") || open_runs(&b, pb, "B"))
+        goto done;
+    status = compare_sets(&d, pa, pb, &a, &b);
+done:
     for (int i = 0; pa && i < a.n; i++)
         scope_profile_close(pa[i]);
     for (int i = 0; pb && i < b.n; i++)
@@ -837,8 +850,7 @@ done_ab:
     free(pb);
     free_list(&a);
     free_list(&b);
-done:
-    free_list(&pos[0]);
-    free_list(&pos[1]);
+    free_list(&d.pos[0]);
+    free_list(&d.pos[1]);
     return status;
 }

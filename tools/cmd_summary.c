@@ -210,6 +210,13 @@ static int fail(const char *msg)
     return 1;
 }
 
+/* fail() for the helpers that return -1. */
+static int fail_neg(const char *msg)
+{
+    fail(msg);
+    return -1;
+}
+
 /* Says first what the numbers below do not contain: processes that
  * recorded under a rank another process of the run has (processes a rank
  * started, or rank collisions: their data is kept aside, linked as
@@ -374,7 +381,15 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-int scope_cmd_summary(int argc, char **argv)
+/* What the options asked for, besides the printer's settings. */
+typedef struct {
+    int compensate;     /* --compensate */
+    int want_waits;     /* --waits */
+} summary_opts;
+
+/* Reads the options into pr and o (and sort_key). Returns -1 to go on,
+ * else the exit status (0 after --help, 2 on bad usage). */
+static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
 {
     static const struct option opts[] = {
         { "per-rank", no_argument, NULL, 'r' },
@@ -389,29 +404,22 @@ int scope_cmd_summary(int argc, char **argv)
     static const char *const formats[] = { "table", "csv", "json", NULL };
     static const char *const sorts[] = { "total", "calls", "mean", "max",
                                          "name", NULL };
-    printer pr;
-    memset(&pr, 0, sizeof pr);
-    pr.out = stdout;
-    sort_key = SORT_TOTAL;
-    int c, k, compensate = 0, want_waits = 0;
-    scope_waits *waits = NULL;
-    int64_t *waiting = NULL;    /* --waits: waiting_table() */
-    scope_stats *comp = NULL;   /* compensate: [rank index + 1][region] */
+    int c, k;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
-            pr.per_rank = 1;
+            pr->per_rank = 1;
             break;
         case 'w':
-            pr.wide = 1;
+            pr->wide = 1;
             break;
         case 'c':
-            compensate = 1;
+            o->compensate = 1;
             break;
         case 'W':
-            want_waits = 1;
+            o->want_waits = 1;
             break;
         case 'f':
             for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
@@ -419,7 +427,7 @@ int scope_cmd_summary(int argc, char **argv)
             if (!formats[k])
                 return usage_error("unknown format '%s' (table, csv or json)",
                                    optarg);
-            pr.format = k;
+            pr->format = k;
             break;
         case 's':
             for (k = 0; sorts[k] && strcmp(sorts[k], optarg); k++)
@@ -438,43 +446,40 @@ int scope_cmd_summary(int argc, char **argv)
     }
     if (optind >= argc)
         return usage_error("%s", "no profile path given");
+    return -1;
+}
 
-    int rc;
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
-    int nreg = scope_profile_region_count(p), status = 1;
+/* --compensate: the compensated statistics, row 0 for all ranks and row
+ * k + 1 for rank index k (when --per-rank), nreg each; the note on the
+ * compensation printed first. NULL on failure (said). */
+static scope_stats *compensated_stats(scope_profile *p, const printer *pr, int nreg)
+{
+    int nrows = pr->per_rank ? pr->nranks + 1 : 1;
+    if (scope__note_compensation(p, SCOPE_ALL_RANKS, pr->format == FMT_TABLE ? pr->out : stderr))
+        return NULL;
+    scope_stats *comp = calloc((size_t)nrows * (size_t)(nreg ? nreg : 1), sizeof *comp);
+    if (!comp) {
+        fail("out of memory");
+        return NULL;
+    }
+    for (int k = 0; k < nrows; k++)
+        if (scope_profile_stats_compensated(p, k ? scope_profile_rank(p, k - 1) : SCOPE_ALL_RANKS,
+                                            comp + (size_t)k * (size_t)nreg) < 0) {
+            fail(scope_reader_errmsg());
+            free(comp);
+            return NULL;
+        }
+    return comp;
+}
+
+/* One row per region over all ranks, sorted by sort_key (comp: the
+ * compensated statistics, or NULL). NULL on failure (said). */
+static region_row *region_rows(scope_profile *p, const scope_stats *comp, int nreg)
+{
     region_row *rows = calloc(nreg ? (size_t)nreg : 1, sizeof *rows);
     if (!rows) {
         fail("out of memory");
-        goto fail_rows;
-    }
-    /* The span first: it reads every cell rank by rank (file by file) and
-     * caches their statistics, which the per-region calls then reuse. */
-    if ((rc = scope_profile_time_span_ns(p, &pr.span)) < 0) {
-        fail(scope_reader_errmsg());
-        goto fail_rows;
-    }
-    pr.nranks = scope_profile_rank_count(p);
-    note_clocks(p, pr.format == FMT_TABLE ? pr.out : stderr);
-    warn_incomplete(p, pr.format == FMT_TABLE ? pr.out : stderr);
-    if (compensate) {
-        /* row 0: all ranks; row k + 1: rank index k (when --per-rank) */
-        int nrows = pr.per_rank ? pr.nranks + 1 : 1;
-        if (scope__note_compensation(p, SCOPE_ALL_RANKS,
-                                     pr.format == FMT_TABLE ? pr.out : stderr))
-            goto fail_rows;
-        if (!(comp = calloc((size_t)nrows * (size_t)(nreg ? nreg : 1), sizeof *comp))) {
-            fail("out of memory");
-            goto fail_rows;
-        }
-        for (int k2 = 0; k2 < nrows; k2++)
-            if (scope_profile_stats_compensated(p, k2 ? scope_profile_rank(p, k2 - 1)
-                                                : SCOPE_ALL_RANKS,
-                                                comp + (size_t)k2 * (size_t)nreg) < 0) {
-                fail(scope_reader_errmsg());
-                goto fail_rows;
-            }
+        return NULL;
     }
     for (int r = 0; r < nreg; r++) {
         rows[r].region = r;
@@ -483,19 +488,116 @@ int scope_cmd_summary(int argc, char **argv)
             rows[r].st = comp[r];
         else if (scope_profile_stats(p, r, SCOPE_ALL_RANKS, &rows[r].st) < 0) {
             fail(scope_reader_errmsg());
-            goto fail_rows;
+            free(rows);
+            return NULL;
         }
     }
     if (nreg)
         qsort(rows, (size_t)nreg, sizeof *rows, cmp_rows);
+    return rows;
+}
+
+/* The table's columns, or the csv header or json opening. */
+static void begin_output(printer *pr)
+{
+    static const char *const heads[12] = { "region", "rank", "calls", "total",
+                                           "mean", "min", "max", "std",
+                                           "share", "sent", "received", "waiting" };
+    static const char *const heads_nr[11] = { "region", "calls", "total",
+                                              "mean", "min", "max", "std",
+                                              "share", "sent", "received", "waiting" };
+    static const int right[12] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int right_nr[11] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const int shrink[12] = { 1 };    /* the region names */
+    scope__table_init(&pr->table, (pr->per_rank ? 9 : 8) + (pr->moved ? 2 : 0) + pr->waits,
+                      pr->per_rank ? heads : heads_nr,
+                      pr->per_rank ? right : right_nr);
+    scope__table_fit(&pr->table, scope__out_width(pr->out, pr->wide), shrink);
+    if (pr->format == FMT_CSV)
+        fprintf(pr->out, "%s%s%s\n",
+                pr->per_rank ? "region,rank,calls,total,mean,min,max,std,share"
+                             : "region,calls,total,mean,min,max,std,share",
+                pr->moved ? ",bytes_sent,bytes_received" : "", pr->waits ? ",waiting" : "");
+    else if (pr->format == FMT_JSON)
+        fputs("{\"regions\": [", pr->out);
+}
+
+/* The rows of one region: the all-ranks row (always in the table, and in
+ * csv/json unless they were asked for per-rank rows: one kind of row),
+ * then one per rank that entered it with --per-rank. comp and waiting as
+ * compensated_stats() and waiting_table() lay them out, or NULL. Returns
+ * 0 or -1 (said). */
+static int print_region(printer *pr, scope_profile *p, const region_row *row,
+                        const scope_stats *comp, const int64_t *waiting, int nreg)
+{
+    moved_row mv = { 0, 0, 0 };
+    if (pr->waits)
+        mv.waiting = waiting[row->region];
+    if (pr->moved &&
+        scope_profile_bytes(p, row->region, SCOPE_ALL_RANKS, &mv.sent, &mv.received) < 0)
+        return fail_neg(scope_reader_errmsg());
+    if ((pr->format == FMT_TABLE || !pr->per_rank) &&
+        put_row(pr, row->name, -1, &row->st, &mv) < 0)
+        return fail_neg("out of memory");
+    for (int k = 0; pr->per_rank && k < pr->nranks; k++) {
+        scope_stats st;
+        int rank = scope_profile_rank(p, k);
+        if (comp)
+            st = comp[(size_t)(k + 1) * (size_t)nreg + (size_t)row->region];
+        else if (scope_profile_stats(p, row->region, rank, &st) < 0)
+            return fail_neg(scope_reader_errmsg());
+        if (st.calls == 0)
+            continue;
+        if (pr->moved && scope_profile_bytes(p, row->region, rank, &mv.sent, &mv.received) < 0)
+            return fail_neg(scope_reader_errmsg());
+        if (pr->waits)
+            mv.waiting = waiting[(size_t)(k + 1) * (size_t)nreg + (size_t)row->region];
+        if (put_row(pr, row->name, rank, &st, &mv) < 0)
+            return fail_neg("out of memory");
+    }
+    return 0;
+}
+
+int scope_cmd_summary(int argc, char **argv)
+{
+    printer pr;
+    memset(&pr, 0, sizeof pr);
+    pr.out = stdout;
+    sort_key = SORT_TOTAL;
+    summary_opts o = { 0, 0 };
+    int status = parse_options(argc, argv, &pr, &o);
+    if (status >= 0)
+        return status;
+    scope_waits *waits = NULL;
+    int64_t *waiting = NULL;    /* --waits: waiting_table() */
+    scope_stats *comp = NULL;   /* --compensate: compensated_stats() */
+    region_row *rows = NULL;
+    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
+    if (!p)
+        return 1;
+    int nreg = scope_profile_region_count(p);
+    status = 1;
+    /* The span first: it reads every cell rank by rank (file by file) and
+     * caches their statistics, which the per-region calls then reuse. */
+    if (scope_profile_time_span_ns(p, &pr.span) < 0) {
+        fail(scope_reader_errmsg());
+        goto fail_rows;
+    }
+    pr.nranks = scope_profile_rank_count(p);
+    note_clocks(p, pr.format == FMT_TABLE ? pr.out : stderr);
+    warn_incomplete(p, pr.format == FMT_TABLE ? pr.out : stderr);
+    if (o.compensate && !(comp = compensated_stats(p, &pr, nreg)))
+        goto fail_rows;
+    if (!(rows = region_rows(p, comp, nreg)))
+        goto fail_rows;
 
     /* the byte columns only for a profile that records them: a timing-only
      * profile's summary keeps its columns (docs/format.md) */
     pr.moved = scope_profile_has_moved(p);
-    if (want_waits && !pr.moved)
+    if (o.want_waits && !pr.moved)
         fprintf(stderr, "scope: summary: --waits: the profile records no data of MPI calls, "
                 "so no wait states (MPI_* in the config, without SCOPE_MPI_DATA=0)\n");
-    if (want_waits && pr.moved) {
+    if (o.want_waits && pr.moved) {
         if (scope_profile_waits(p, SCOPE_WAITS_NO_MESSAGES, &waits) < 0) {
             fail(scope_reader_errmsg());
             goto fail_rows;
@@ -506,68 +608,10 @@ int scope_cmd_summary(int argc, char **argv)
         }
         pr.waits = 1;
     }
-    static const char *const heads[12] = { "region", "rank", "calls", "total",
-                                           "mean", "min", "max", "std",
-                                           "share", "sent", "received", "waiting" };
-    static const char *const heads_nr[11] = { "region", "calls", "total",
-                                              "mean", "min", "max", "std",
-                                              "share", "sent", "received", "waiting" };
-    static const int right[12] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    static const int right_nr[11] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    static const int shrink[12] = { 1 };    /* the region names */
-    scope__table_init(&pr.table, (pr.per_rank ? 9 : 8) + (pr.moved ? 2 : 0) + pr.waits,
-                      pr.per_rank ? heads : heads_nr,
-                      pr.per_rank ? right : right_nr);
-    scope__table_fit(&pr.table, scope__out_width(pr.out, pr.wide), shrink);
-    if (pr.format == FMT_CSV)
-        fprintf(pr.out, "%s%s%s\n",
-                pr.per_rank ? "region,rank,calls,total,mean,min,max,std,share"
-                            : "region,calls,total,mean,min,max,std,share",
-                pr.moved ? ",bytes_sent,bytes_received" : "", pr.waits ? ",waiting" : "");
-    else if (pr.format == FMT_JSON)
-        fputs("{\"regions\": [", pr.out);
-
-    int nranks = scope_profile_rank_count(p);
-    for (int i = 0; i < nreg; i++) {
-        /* The all-ranks row: always in the table, and in csv/json unless
-         * they were asked for per-rank rows (kept tidy: one kind of row). */
-        moved_row mv = { 0, 0, 0 };
-        if (pr.waits)
-            mv.waiting = waiting[rows[i].region];
-        if (pr.moved &&
-            scope_profile_bytes(p, rows[i].region, SCOPE_ALL_RANKS, &mv.sent, &mv.received) < 0) {
-            fail(scope_reader_errmsg());
+    begin_output(&pr);
+    for (int i = 0; i < nreg; i++)
+        if (print_region(&pr, p, &rows[i], comp, waiting, nreg) < 0)
             goto fail_table;
-        }
-        if ((pr.format == FMT_TABLE || !pr.per_rank) &&
-            put_row(&pr, rows[i].name, -1, &rows[i].st, &mv) < 0) {
-            fail("out of memory");
-            goto fail_table;
-        }
-        for (int k2 = 0; pr.per_rank && k2 < nranks; k2++) {
-            scope_stats st;
-            int rank = scope_profile_rank(p, k2);
-            if (comp)
-                st = comp[(size_t)(k2 + 1) * (size_t)nreg + (size_t)rows[i].region];
-            else if (scope_profile_stats(p, rows[i].region, rank, &st) < 0) {
-                fail(scope_reader_errmsg());
-                goto fail_table;
-            }
-            if (st.calls == 0)
-                continue;
-            if (pr.moved && scope_profile_bytes(p, rows[i].region, rank, &mv.sent,
-                                                &mv.received) < 0) {
-                fail(scope_reader_errmsg());
-                goto fail_table;
-            }
-            if (pr.waits)
-                mv.waiting = waiting[(size_t)(k2 + 1) * (size_t)nreg + (size_t)rows[i].region];
-            if (put_row(&pr, rows[i].name, rank, &st, &mv) < 0) {
-                fail("out of memory");
-                goto fail_table;
-            }
-        }
-    }
     if (pr.format == FMT_TABLE && scope__table_print(&pr.table, pr.out) < 0) {
         fail("out of memory");
         goto fail_table;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "out_file.h"
+#include "scope_format.h"
 
 int scope__out_open(scope__out_file *o, const char *path)
 {
@@ -24,8 +25,9 @@ int scope__out_open(scope__out_file *o, const char *path)
         return 0;
     }
     int fd = -1;
-    if (!(o->path = strdup(path)) || asprintf(&o->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-        o->tmp = NULL;
+    size_t tlen = strlen(path) + 32;
+    if (!(o->path = strdup(path)) || !(o->tmp = malloc(tlen)) ||
+        scope_tmp_path(o->tmp, tlen, path, (long)getpid()) < 0) {
         errno = ENOMEM;
         goto fail;
     }

@@ -62,6 +62,7 @@ static void files(void)
     CHECK(scope_is_rank_file("/o/run.ranks/rank12.collision1.h5"));
     CHECK(scope_is_rank_file("rank3.pid77.h5"));
     CHECK(!scope_is_rank_file("rank.h5"));
+    CHECK(!scope_is_rank_file("rankx.h5"));
     CHECK(!scope_is_rank_file("host-a.h5"));
     CHECK(!scope_is_rank_file("rank3.h5x"));
     scope_rank_pid_file_path(out, sizeof out, "/o/r.ranks", 3, 77);

@@ -156,6 +156,42 @@ static void check_schema3_two(void)
     scope_profile_close(p);
 }
 
+/* Where each rank's data lives (scope_profile_rank_source and friends,
+ * what `scope merge` copies): the index's links lead to the rank files,
+ * a columnar file's ranks have no group. */
+static void check_sources(void)
+{
+    char want[4200];
+    const char *file = NULL, *group = NULL;
+    scope_profile *p = open2("run.h5", NULL);
+    if (!p)
+        return;
+    CHECK_I64(scope_profile_rank_source(p, 1, &file, &group), 0);
+    snprintf(want, sizeof want, "%s/run.ranks/rank1.h5", dir);
+    CHECK_STR(file, want);
+    CHECK_STR(group, "/rank1");
+    CHECK_I64(scope_profile_rank_source(p, 2, &file, &group), SCOPE_ENOTFOUND);
+    CHECK_I64(scope_profile_rank_source(p, -1, &file, &group), SCOPE_ENOTFOUND);
+    snprintf(want, sizeof want, "%s/run.h5", dir);
+    CHECK_STR(scope_profile_metadata_file(p), want);
+    CHECK_I64(scope_profile_file_count(p), 3);
+    CHECK_STR(scope_profile_file(p, 0), want);
+    CHECK(scope_profile_file(p, 3) == NULL);
+    scope_profile_close(p);
+
+    p = open2("schema3_two.h5", NULL);
+    if (!p)
+        return;
+    CHECK_I64(scope_profile_rank_source(p, 0, &file, &group), 0);
+    snprintf(want, sizeof want, "%s/schema3_two.h5", dir);
+    CHECK_STR(file, want);
+    CHECK(group == NULL);
+    CHECK_I64(scope_profile_file_count(p), 1);
+    scope_profile_close(p);
+    CHECK(scope_profile_metadata_file(NULL) == NULL);
+    CHECK_I64(scope_profile_file_count(NULL), 0);
+}
+
 /* 40 rank files, more than the reader keeps open: reading them in an
  * order that cycles through all files forces closes and reopens. */
 static void check_many_files(void)
@@ -231,6 +267,7 @@ int main(int argc, char **argv)
     CHECK_STR(scope_reader_errmsg(), want);
 
     check_schema3_two();
+    check_sources();
     check_many_files();
     CHECK_I64(scope_profile_open_paths(paths, 0, &p), SCOPE_EINVAL);
     scope_profile_close(NULL);

@@ -1,0 +1,43 @@
+/*
+ * pmpi.h - the one table of the PMPI entry points the preload calls for
+ * its own work (clock alignment, host files): each looked up once, as the
+ * next definition after the preload (symbol_next.c), so a tool wrapping
+ * MPI_* never sees scope's own messages. The preload never links libmpi
+ * and includes no mpi.h: handles are scope__mpi_handle, with the values
+ * of the ABI detected at run time (mpi_abi.h). The MPI argument capture
+ * (mpi_capture.c) keeps its own table, built with the patching engine's
+ * unpatched addresses.
+ */
+#ifndef SCOPE_PMPI_H
+#define SCOPE_PMPI_H
+
+#include "mpi_abi.h"
+
+struct scope__pmpi {
+    int (*comm_rank)(scope__mpi_handle, int *);
+    int (*comm_size)(scope__mpi_handle, int *);
+    int (*comm_split)(scope__mpi_handle, int, int, scope__mpi_handle *);
+    int (*comm_split_type)(scope__mpi_handle, int, int, scope__mpi_handle, scope__mpi_handle *);
+    int (*comm_free)(scope__mpi_handle *);
+    int (*comm_group)(scope__mpi_handle, scope__mpi_handle *);
+    int (*group_translate_ranks)(scope__mpi_handle, int, const int *, scope__mpi_handle, int *);
+    int (*group_free)(scope__mpi_handle *);
+    int (*send)(const void *, int, scope__mpi_handle, int, int, scope__mpi_handle);
+    int (*irecv)(void *, int, scope__mpi_handle, int, int, scope__mpi_handle,
+                 scope__mpi_handle *);
+    int (*test)(scope__mpi_handle *, int *, void *);
+    int (*ibarrier)(scope__mpi_handle, scope__mpi_handle *);
+    int (*ibcast)(void *, int, scope__mpi_handle, int, scope__mpi_handle, scope__mpi_handle *);
+    int (*igather)(const void *, int, scope__mpi_handle, void *, int, scope__mpi_handle, int,
+                   scope__mpi_handle, scope__mpi_handle *);
+    int (*igatherv)(const void *, int, scope__mpi_handle, void *, const int *, const int *,
+                    scope__mpi_handle, int, scope__mpi_handle, scope__mpi_handle *);
+};
+
+/* The table, looked up on the first call (a field the library lacks is
+ * NULL: each user checks the ones it needs). Call it from MPI_Init on,
+ * outside signal handlers: the lookups may take the loader's lock. Not
+ * for concurrent first calls (the preload's MPI_Init path makes it). */
+const struct scope__pmpi *scope__pmpi(void);
+
+#endif
