@@ -411,10 +411,113 @@ static int complete(struct gather *g, int rank, const scope_requests *rq, const 
     return 0;
 }
 
-static int gather_rank(struct gather *g, int k)
+/* One region's calls of the rank being gathered (gather_rank): its time
+ * in MPI, and an end per message (through the rank's request index for
+ * nonblocking posts) or a collective call per instance, into their
+ * buckets. Returns 0 or a negative SCOPE_E* code. Cost: one pass over the
+ * region's calls, reading its times and data columns once. */
+static int gather_region(struct gather *g, int rank, int r, const scope_communicators *ct,
+                         const int32_t *gid, const scope_requests *rq, const struct req_ix *ix,
+                         int64_t *cur)
 {
     scope_profile *p = g->p;
     struct scope_waits *w = g->w;
+    int rc = 0;
+    uint8_t kind = g->kind[r];
+    int32_t cls = g->cls[r];
+    int op = g->op[r];
+    if (op == SCOPE__W_NONE || scope_profile_calls(p, r, rank) <= 0)
+        return 0;
+    const int64_t *s, *e;
+    int64_t n;
+    scope_moved mv;
+    if ((rc = scope_profile_times(p, r, rank, &s, &e, &n)) < 0)
+        return rc;
+    for (int64_t i = 0; i < n; i++)
+        w->totals.mpi_ns += e[i] - s[i];
+    if (op == SCOPE__W_WAIT || op == SCOPE__W_TEST)
+        return 0; /* reached through the requests they completed */
+    if ((rc = scope_profile_moved(p, r, rank, &mv)) < 0)
+        return rc;
+    if (!mv.bytes_sent || op == SCOPE__W_STARTALL) {
+        w->totals.unanalysed_calls += n;
+        return 0;
+    }
+    w->has_data = 1;
+    for (int64_t i = 0; i < n && rc == 0; i++) {
+        int32_t c = mv.comm[i];
+        if (c < 0 || c >= ct->n) {
+            w->totals.unanalysed_calls++;
+            continue;
+        }
+        struct scope__p2p base = {
+            .comm = gid[c], .region = r, .call = i, .post = s[i],
+            .done_start = s[i], .done_end = e[i], .done_region = r, .done_call = i,
+            .blocks = 1, .kind = kind,
+        };
+        if (op >= SCOPE__W_BARRIER) {
+            struct scope__coll *d;
+            if ((rc = scope__spill_slot(&g->sp, comm_bucket(g, gid[c]), SCOPE__S_COLL,
+                                        (void **)&d)) < 0)
+                break;
+            *d = (struct scope__coll){
+                .comm = gid[c], .rank = rank, .region = r, .call = i, .start = s[i],
+                .end = e[i], .root = mv.dest[i] >= 0 ? mv.dest[i] : mv.source[i],
+                .op = (uint8_t)op, .name_class = cls,
+            };
+            continue;
+        }
+        int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV;
+        int is_recv = mv.source[i] >= 0 &&
+                      (op == SCOPE__W_RECV || op == SCOPE__W_IRECV || op == SCOPE__W_SENDRECV ||
+                       (op == SCOPE__W_START && mv.dest[i] < 0));
+        int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV || op == SCOPE__W_START;
+        struct scope__p2p e1 = base;
+        if (nonblocking) {
+            int done = complete(g, rank, rq, ix, cur, &e1);
+            if (done < 0) {
+                rc = done;
+                break;
+            }
+            if (done == 2)
+                continue; /* cancelled: no message */
+            if (done == 1 && is_recv && !is_send)
+                continue; /* never completed: nothing arrived */
+        }
+        if (op == SCOPE__W_IRECV && mv.source[i] < 0)
+            continue;
+        if (is_send) {
+            struct scope__p2p *x;
+            if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, rank, mv.dest[i]),
+                                        SCOPE__S_SENDS, (void **)&x)) < 0)
+                break;
+            *x = e1;
+            x->s = rank;
+            x->r = mv.dest[i];
+            x->tag = mv.tag[i];
+            x->bytes = mv.bytes_sent[i];
+            if (op == SCOPE__W_START)
+                x->kind = SCOPE__K_STD;
+        }
+        if (is_recv) {
+            struct scope__p2p *x;
+            if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, mv.source[i], rank),
+                                        SCOPE__S_RECVS, (void **)&x)) < 0)
+                break;
+            *x = e1;
+            x->s = mv.source[i];
+            x->r = rank;
+            x->tag = mv.tag[i];
+            x->wild = op == SCOPE__W_SENDRECV;
+            x->bytes = mv.bytes_received[i];
+        }
+    }
+    return rc;
+}
+
+static int gather_rank(struct gather *g, int k)
+{
+    scope_profile *p = g->p;
     int rank = scope_profile_rank(p, k);
     scope_communicators ct;
     scope_requests rq;
@@ -443,97 +546,8 @@ static int gather_rank(struct gather *g, int k)
         goto out;
     int64_t cur = 0;
     memset(g->done_s, 0, (size_t)nreg * sizeof *g->done_s);
-    for (int r = 0; r < nreg && rc == 0; r++) {
-        uint8_t kind = g->kind[r];
-        int32_t cls = g->cls[r];
-        int op = g->op[r];
-        if (op == SCOPE__W_NONE || scope_profile_calls(p, r, rank) <= 0)
-            continue;
-        const int64_t *s, *e;
-        int64_t n;
-        scope_moved mv;
-        if ((rc = scope_profile_times(p, r, rank, &s, &e, &n)) < 0)
-            break;
-        for (int64_t i = 0; i < n; i++)
-            w->totals.mpi_ns += e[i] - s[i];
-        if (op == SCOPE__W_WAIT || op == SCOPE__W_TEST)
-            continue; /* reached through the requests they completed */
-        if ((rc = scope_profile_moved(p, r, rank, &mv)) < 0)
-            break;
-        if (!mv.bytes_sent || op == SCOPE__W_STARTALL) {
-            w->totals.unanalysed_calls += n;
-            continue;
-        }
-        w->has_data = 1;
-        for (int64_t i = 0; i < n && rc == 0; i++) {
-            int32_t c = mv.comm[i];
-            if (c < 0 || c >= ct.n) {
-                w->totals.unanalysed_calls++;
-                continue;
-            }
-            struct scope__p2p base = {
-                .comm = gid[c], .region = r, .call = i, .post = s[i],
-                .done_start = s[i], .done_end = e[i], .done_region = r, .done_call = i,
-                .blocks = 1, .kind = kind,
-            };
-            if (op >= SCOPE__W_BARRIER) {
-                struct scope__coll *d;
-                if ((rc = scope__spill_slot(&g->sp, comm_bucket(g, gid[c]), SCOPE__S_COLL,
-                                            (void **)&d)) < 0)
-                    break;
-                *d = (struct scope__coll){
-                    .comm = gid[c], .rank = rank, .region = r, .call = i, .start = s[i],
-                    .end = e[i], .root = mv.dest[i] >= 0 ? mv.dest[i] : mv.source[i],
-                    .op = (uint8_t)op, .name_class = cls,
-                };
-                continue;
-            }
-            int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV;
-            int is_recv = mv.source[i] >= 0 &&
-                          (op == SCOPE__W_RECV || op == SCOPE__W_IRECV || op == SCOPE__W_SENDRECV ||
-                           (op == SCOPE__W_START && mv.dest[i] < 0));
-            int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV || op == SCOPE__W_START;
-            struct scope__p2p e1 = base;
-            if (nonblocking) {
-                int done = complete(g, rank, &rq, ix, &cur, &e1);
-                if (done < 0) {
-                    rc = done;
-                    break;
-                }
-                if (done == 2)
-                    continue; /* cancelled: no message */
-                if (done == 1 && is_recv && !is_send)
-                    continue; /* never completed: nothing arrived */
-            }
-            if (op == SCOPE__W_IRECV && mv.source[i] < 0)
-                continue;
-            if (is_send) {
-                struct scope__p2p *x;
-                if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, rank, mv.dest[i]),
-                                            SCOPE__S_SENDS, (void **)&x)) < 0)
-                    break;
-                *x = e1;
-                x->s = rank;
-                x->r = mv.dest[i];
-                x->tag = mv.tag[i];
-                x->bytes = mv.bytes_sent[i];
-                if (op == SCOPE__W_START)
-                    x->kind = SCOPE__K_STD;
-            }
-            if (is_recv) {
-                struct scope__p2p *x;
-                if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, mv.source[i], rank),
-                                            SCOPE__S_RECVS, (void **)&x)) < 0)
-                    break;
-                *x = e1;
-                x->s = mv.source[i];
-                x->r = rank;
-                x->tag = mv.tag[i];
-                x->wild = op == SCOPE__W_SENDRECV;
-                x->bytes = mv.bytes_received[i];
-            }
-        }
-    }
+    for (int r = 0; r < nreg && rc == 0; r++)
+        rc = gather_region(g, rank, r, &ct, gid, &rq, ix, &cur);
 out:
     free(gid);
     free(ix);
