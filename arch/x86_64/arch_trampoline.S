@@ -1,7 +1,7 @@
 /*
  * arch_trampoline.S - the generic entry and exit paths every instrumented
  * function goes through, in three variants that save the vector registers
- * as wide as this CPU has them (xmm, ymm, zmm); shadow_stack.c picks one.
+ * as wide as this CPU has them (xmm, ymm, zmm); patch.c picks one.
  *
  * Both paths preserve every general register, not only the ABI's
  * argument and return registers: GCC's interprocedural register allocation
@@ -27,7 +27,7 @@
  * uses x87), calls scope__shadow_exit(sp, rax) and jumps to the original
  * return address.
  *
- * Two modes (SCOPE_TRAMPOLINE, shadow_stack.c picks the pair):
+ * Two modes (SCOPE_TRAMPOLINE, patch.c picks the pair):
  *
  *   redirect  the entry path jumps to the function; the C code has written
  *             the exit path's address into the return slot, so the
