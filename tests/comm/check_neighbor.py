@@ -11,6 +11,8 @@ model):
     not periodic (the end ranks' missing neighbours are MPI_PROC_NULL and
     move nothing), on a distributed graph (in- and out-degree 2) and on a
     graph (a ring);
+  - the large-count MPI_Neighbor_alltoallv_c and MPI_Alltoallw_c (MPICH:
+    MPI 4), as their int forms;
   - persistent collectives (MPICH: MPI 4): MPI_Bcast_init and
     MPI_Allreduce_init move nothing at the init; each MPI_Start moves the
     blocking call's bytes (no partner), MPI_Startall both requests' bytes;
@@ -43,6 +45,8 @@ def expected_c(r, mpi):
         "MPI_Neighbor_alltoallw": [row(12 * lo + 8 * hi, 8 * lo + 12 * hi, comm=1)],
     }
     if mpi == "mpich":
+        out["MPI_Neighbor_alltoallv_c"] = out["MPI_Neighbor_alltoallv"]
+        out["MPI_Alltoallw_c"] = [w]
         bcast = row(24, 0) if r == 2 else row(0, 24)
         out["MPI_Start"] = [bcast] * 3 + [row(32, 32)]
         out["MPI_Startall"] = [row(24 + 32, 32) if r == 2 else row(32, 24 + 32)]
