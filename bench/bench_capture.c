@@ -4,11 +4,15 @@
  * to itself (MPI_Irecv + MPI_Isend + two MPI_Wait). bench_capture.py runs
  * it bare, under the preload with SCOPE_MPI_DATA=0 (timed, arguments not
  * read) and under the preload (timed and read), interleaved, and prints
- * what the capture adds per call. Built once per MPI with its wrapper
+ * what the capture adds per call. A third loop puts one int into the
+ * rank's own window in a passive epoch, each MPI_Put followed by an
+ * MPI_Win_flush (whose arguments are not read): a one-sided call's
+ * capture (the window table's lookup, the target's world rank). Built once per MPI with its wrapper
  * compiler (bench_capture_openmpi, bench_capture_mpich).
  *
- * usage: bench_capture_<mpi> [CALLS]   prints "allreduce_ns X" and
- *                                      "isend_pair_ns Y" (best of 5 rounds)
+ * usage: bench_capture_<mpi> [CALLS]   prints "allreduce_ns X",
+ *                                      "isend_pair_ns Y" and "put_flush_ns
+ *                                      Z" (best of 5 rounds)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -46,7 +50,25 @@ int main(int argc, char **argv)
         if ((t2 - t1) / calls < best_pair)
             best_pair = (t2 - t1) / calls;
     }
-    printf("allreduce_ns %.2f\nisend_pair_ns %.2f\n", best_ar, best_pair);
+    int *wb = NULL;
+    MPI_Win win;
+    double best_put = 1e30;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &wb, &win);
+    MPI_Win_lock_all(0, win);
+    for (int round = 0; round < 5; round++) {
+        double t0 = now_ns();
+        for (long i = 0; i < calls; i++) {
+            MPI_Put(&s, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+            MPI_Win_flush(0, win);
+        }
+        double t1 = now_ns();
+        if ((t1 - t0) / calls < best_put)
+            best_put = (t1 - t0) / calls;
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    printf("allreduce_ns %.2f\nisend_pair_ns %.2f\nput_flush_ns %.2f\n", best_ar, best_pair,
+           best_put);
     MPI_Finalize();
     return y == 0 || r != 7;
 }

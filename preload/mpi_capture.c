@@ -3,8 +3,10 @@
  * (mpi_capture.h): the table of MPI functions whose arguments are read,
  * the byte model of each (docs/format.md, "What MPI calls moved": a rank's
  * bytes are what its own arguments describe, not a guess at the
- * algorithm's traffic), and the per-process table of communicators with
- * their members' world ranks.
+ * algorithm's traffic) for point-to-point calls and collectives, the
+ * nonblocking and persistent requests followed to their completion. The
+ * communicators (their world ranks, creating calls, neighbours) are
+ * mpi_comms.c's, the one-sided calls and windows mpi_rma.c's.
  *
  * Sizes are computed only after the MPI library returned MPI_SUCCESS: the
  * arguments were then valid, so PMPI_Type_size and PMPI_Get_count cannot
@@ -12,15 +14,7 @@
  * invalid datatype sees exactly what it sees without scope. Everything is
  * called through PMPI_* looked up once; the preload's own calls are never
  * recorded (their return address is the preload's).
- *
- * Communicators are looked up by handle in an open-addressed table filled
- * under a lock and read without one; an attribute with a delete callback
- * on each tells when MPI frees it, so that a reused handle becomes a new
- * communicator (see comm_gone).
  */
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

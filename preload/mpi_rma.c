@@ -168,6 +168,8 @@ static struct win_info *win_learn(const scope__mpi_abi *abi, uint64_t h)
     group_free_fn gfree = (group_free_fn)scope__next_symbol("PMPI_Group_free");
     scope__comm_group_fn comm_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Comm_group");
     struct win_info *e = slot_for(h);
+    if (e && atomic_load_explicit(&e->handle, memory_order_relaxed) == h)
+        return e;       /* another thread learnt it while this one waited */
     if (!e || !scope__P.win_get_group || !gsize || !translate || !gfree || !comm_group)
         return NULL;
     scope__mpi_handle g = 0, wg = 0;

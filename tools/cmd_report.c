@@ -287,6 +287,15 @@ static int write_data(FILE *out, scope_profile *p, int64_t span)
     return 0;
 }
 
+/* 1 when the profile has a one-sided region (MPI_Put, ...). */
+static int has_one_sided(const scope_profile *p)
+{
+    for (int r = 0; r < scope_profile_region_count(p); r++)
+        if (scope_region_is_one_sided(scope_profile_region_name(p, r)))
+            return 1;
+    return 0;
+}
+
 /* One picture section; a picture that cannot be drawn says why instead
  * of failing the whole report. */
 static void write_picture(FILE *out, scope_profile *p, const char *id,
@@ -308,6 +317,8 @@ static void write_picture(FILE *out, scope_profile *p, const char *id,
             rc = scope__plot_flame(mem, p, po, &c);
         else if (strcmp(id, "comm") == 0)
             rc = scope__plot_comm(mem, p, po, &c);
+        else if (strcmp(id, "comm-rma") == 0)
+            rc = scope__plot_comm_kind(mem, p, po, SCOPE_COMM_ONE_SIDED, &c);
         else
             rc = scope__plot_imbalance(mem, p, po, &c);
         if (fclose(mem) != 0 && rc == 0)
@@ -345,6 +356,11 @@ static void write_picture(FILE *out, scope_profile *p, const char *id,
                  "moved\"): %lld messages between %lld ranks; darker cells "
                  "carried more bytes. Hover a cell for its bytes.",
                  (long long)c.calls, (long long)c.lanes);
+    } else if (strcmp(id, "comm-rma") == 0) {
+        snprintf(note, sizeof note, "One-sided MPI calls (MPI_Put, MPI_Get, ...), recorded "
+                 "at the origin: a put moves data from the origin to its target, a get from "
+                 "the target to the origin. %lld messages between %lld ranks; darker cells "
+                 "carried more bytes.", (long long)c.calls, (long long)c.lanes);
     } else {
         snprintf(note, sizeof note, "Per region, each rank's total time; "
                  "max/mean = 1.00 is perfectly even. %lld regions, %lld "
@@ -423,6 +439,8 @@ static int write_report(FILE *out, scope_profile *p, char **paths,
     write_picture(out, p, "imbalance", "Load imbalance", po);
     if (scope_profile_has_moved(p)) {
         write_picture(out, p, "comm", "Communication", po);
+        if (has_one_sided(p))
+            write_picture(out, p, "comm-rma", "One-sided communication", po);
         write_waits(out, p);
     }
     fputs("</main>\n<div id=\"tip\"></div>\n<pre id=\"scope-check\"></pre>\n",

@@ -20,6 +20,7 @@
 #include "output.h"
 #include "size_parse.h"
 #include "scope_reader.h"
+#include "scope_reader_comm.h"
 #include "scope_reader_waits.h"
 
 static const char waits_help[] =
@@ -500,7 +501,12 @@ int scope_cmd_waits(int argc, char **argv)
         scope__fail_msg(scope_reader_errmsg());
         goto out;
     }
-    if (!scope_waits_has_data(w) && format == FMT_TABLE) {
+    if (!scope_waits_has_data(w) && format == FMT_TABLE && scope_profile_has_moved(p)) {
+        /* data, but only of calls the analysis does not read (one-sided,
+         * neighbourhood collectives, ...) */
+        printf("no wait states: none of the profile's MPI calls with data is one the analysis "
+               "reads (docs/analysis.md \"What is not analysed yet\")\n");
+    } else if (!scope_waits_has_data(w) && format == FMT_TABLE) {
         printf("the profile records no data of MPI calls, so no wait states: record them with "
                "MPI_* in the config (the default), without SCOPE_MPI_DATA=0\n");
     } else if (list == LIST_CALLS) {

@@ -4,7 +4,9 @@
  * (rows senders, columns receivers; blocks of ranks when there are more
  * ranks than fit the width at 4 px each), beside a bar chart of the
  * message sizes in power-of-two buckets. Both come from the reader's data
- * columns (scope_reader_comm.h), as `scope comm` prints them.
+ * columns (scope_reader_comm.h), as `scope comm` prints them; the
+ * one-sided kind draws the one-sided calls the same way (`scope comm
+ * --one-sided`: rows the rank data left, columns the rank it reached).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +23,12 @@
 int scope__plot_comm(FILE *out, scope_profile *p, const scope__plot_opts *o,
                      scope__plot_counts *counts)
 {
+    return scope__plot_comm_kind(out, p, o, SCOPE_COMM_P2P, counts);
+}
+
+int scope__plot_comm_kind(FILE *out, scope_profile *p, const scope__plot_opts *o, int kind,
+                          scope__plot_counts *counts)
+{
     (void)o;
     *counts = (scope__plot_counts){ 0 };
     int n = scope_profile_world_size(p);
@@ -29,9 +37,10 @@ int scope__plot_comm(FILE *out, scope_profile *p, const scope__plot_opts *o,
     int64_t hist[SCOPE_SIZE_BUCKETS] = { 0 };
     int rc = bytes && msgs ? 0 : SCOPE_ENOMEM;
     if (rc == 0)
-        rc = scope_profile_comm_matrix(p, SCOPE_COMM_ALL_REGIONS, n, msgs, bytes);
+        rc = scope_profile_comm_matrix_kind(p, kind, SCOPE_COMM_ALL_REGIONS, n, msgs, bytes);
     if (rc == 0)
-        rc = scope_profile_size_histogram(p, SCOPE_COMM_ALL_REGIONS, SCOPE_ALL_RANKS, hist);
+        rc = scope_profile_size_histogram_kind(p, kind, SCOPE_COMM_ALL_REGIONS, SCOPE_ALL_RANKS,
+                                               hist);
     if (rc < 0)
         goto out;
     /* blocks of ranks: at least 4 px per cell */
@@ -63,8 +72,10 @@ int scope__plot_comm(FILE *out, scope_profile *p, const scope__plot_opts *o,
     double height = PAD + (MAP > nrows * 18.0 ? MAP : nrows * 18.0) + 40;
     scope__svg_open(out, "comm", width, height);
     double cell = nb ? MAP / nb : MAP;
-    fprintf(out, "<text x=\"%.1f\" y=\"18\" font-weight=\"bold\">bytes sent, sender "
-            "(rows) to receiver (columns)%s</text>\n", PAD, block > 1 ? ", blocks of ranks" : "");
+    fprintf(out, "<text x=\"%.1f\" y=\"18\" font-weight=\"bold\">%s%s</text>\n", PAD,
+            kind == SCOPE_COMM_P2P ? "bytes sent, sender (rows) to receiver (columns)"
+                                   : "bytes moved one-sided, from (rows) to (columns)",
+            block > 1 ? ", blocks of ranks" : "");
     if (block > 1)
         fprintf(out, "<text class=\"muted\" x=\"%.1f\" y=\"34\">%d ranks per block</text>\n",
                 PAD, block);

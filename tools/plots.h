@@ -62,6 +62,11 @@ int scope__plot_imbalance(FILE *out, scope_profile *p,
  * nodes = cells drawn, bars = size buckets. Same contract as above. */
 int scope__plot_comm(FILE *out, scope_profile *p, const scope__plot_opts *o,
                      scope__plot_counts *counts);
+/* The same for traffic of `kind` (scope_reader_comm.h: SCOPE_COMM_P2P, or
+ * SCOPE_COMM_ONE_SIDED: the one-sided calls, from the rank data left to
+ * the rank it reached). */
+int scope__plot_comm_kind(FILE *out, scope_profile *p, const scope__plot_opts *o, int kind,
+                          scope__plot_counts *counts);
 
 /* The message that goes with a code returned above. */
 const char *scope__plot_errmsg(int code);

@@ -21,10 +21,13 @@ checks, with every value derived by hand below from the rank alone:
     columns imply (a put from origin to target, a get from target to
     origin, a get-accumulate both ways), the Python module the same
     (comm_matrix(kind="one-sided"), communicators()); the point-to-point
-    matrix stays empty; `scope summary` and Python give the byte totals.
+    matrix stays empty; `scope waits` says it reads none of these calls;
+    `scope report` draws the one-sided heat map (one
+    cell per pair); `scope summary` and Python give the byte totals.
 """
 import csv
 import io
+import os
 import sys
 
 from moved_common import N, check_columns, check_comms, check_totals, fail, profile, row, run
@@ -110,6 +113,20 @@ def main():
     r = run([res.scope, "comm", "--one-sided", res.out], res.env, res.outdir)
     if r.returncode != 0 or "one-sided messages" not in r.stdout:
         fail(f"scope comm --one-sided table: {r.returncode} {r.stdout} {r.stderr}")
+    # the wait-state analysis does not read one-sided calls, and says so
+    r = run([res.scope, "waits", res.out], res.env, res.outdir)
+    if r.returncode != 0 or not r.stdout.startswith("no wait states: none of the profile's"):
+        fail(f"scope waits on one-sided calls only: {r.returncode} {r.stdout} {r.stderr}")
+    html = os.path.join(res.outdir, "report.html")
+    r = run([res.scope, "report", "-o", html, res.out], res.env, res.outdir)
+    with open(html) as f:
+        page = f.read()
+    sec = page[page.find('<section id="comm-rma">'):]
+    sec = sec[:sec.find("</section>")]
+    cells = sec.count("</title></rect>") - sec.count("messages</title></rect>")
+    if r.returncode != 0 or cells != len(pairs):
+        fail(f"scope report: one-sided section with {cells} cells for {len(pairs)} pairs "
+             f"{r.stderr}")
 
     import scope_reader
     p = scope_reader.read_h5(res.out)

@@ -17,6 +17,9 @@
  *               of 1 int, MPI_Neighbor_allgather of 5 ints
  *   graph       MPI_Graph_create, a ring (neighbours r-1, r+1):
  *               MPI_Neighbor_allgather of 1 double
+ *   large count (MPI 4 libraries: MPICH) MPI_Neighbor_alltoallv_c as the
+ *               Cartesian MPI_Neighbor_alltoallv, MPI_Alltoallw_c as
+ *               MPI_Alltoallw
  *   persistent  (MPI 4 libraries: MPICH) MPI_Bcast_init of 6 ints from
  *               root 2, started 3 times with MPI_Start; MPI_Allreduce_init
  *               of 4 doubles started once; then both with MPI_Startall
@@ -79,6 +82,18 @@ int main(int argc, char **argv)
     MPI_Neighbor_allgather(sbuf, 1, MPI_DOUBLE, rbuf, 1, MPI_DOUBLE, gr);
 
 #if MPI_VERSION >= 4
+    /* the large-count forms: MPI_Count counts, MPI_Aint displacements */
+    MPI_Count csc[2] = { 2, 3 }, crc[2] = { 3, 2 }, wsc4[4], wrc4[4];
+    MPI_Aint csd[2] = { 0, 8 }, crd[2] = { 0, 12 }, wsd4[4], wrd4[4];
+    MPI_Neighbor_alltoallv_c(sbuf, csc, csd, MPI_INT, rbuf, crc, crd, MPI_INT, cart);
+    for (int j = 0; j < size; j++) {
+        wsc4[j] = sc[j];
+        wrc4[j] = rc[j];
+        wsd4[j] = sd[j];
+        wrd4[j] = rd[j];
+    }
+    MPI_Alltoallw_c(sbuf, wsc4, wsd4, st, rbuf, wrc4, wrd4, rt, MPI_COMM_WORLD);
+
     MPI_Request rb, ra, both[2];
     MPI_Bcast_init(sbuf, 6, MPI_INT, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &rb);
     for (int i = 0; i < 3; i++) {

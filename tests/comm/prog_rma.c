@@ -24,8 +24,9 @@
  *   large count   (MPI 4 libraries: MPICH) MPI_Put_c of 2 ints to next
  *                 on the world window
  *   bad type      MPI_Put with MPI_DATATYPE_NULL under MPI_ERRORS_RETURN
- *                 on the world window: refused, the code printed, the
- *                 call recorded without data
+ *                 on the world window: refused, the error class printed
+ *                 (the same with and without scope), the call recorded without
+ *                 data
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -64,7 +65,10 @@ int main(int argc, char **argv)
 #endif
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int rc = MPI_Put(obuf, 1, MPI_DATATYPE_NULL, next, 0, 1, MPI_INT, win);
-    printf("bad type: %s\n", rc == MPI_SUCCESS ? "accepted" : "refused");
+    /* the class: MPICH's codes also number the error's message, run by run */
+    int cls = 0;
+    MPI_Error_class(rc, &cls);
+    printf("bad type: %s, class %d\n", rc == MPI_SUCCESS ? "accepted" : "refused", cls);
     MPI_Win_fence(0, win);
     MPI_Win_free(&win);
 

@@ -11,7 +11,12 @@ out through that table's handles and constants: a send of 10 int32 to
 rank 0 with tag 7, its receive from MPI_ANY_SOURCE with MPI_STATUS_IGNORE
 (source and size from the status the capture lent), a send to
 MPI_PROC_NULL (-3 in this ABI) that moves nothing, an in-place
-MPI_Allreduce of 2 doubles, and MPI_COMM_WORLD in the communicators."""
+MPI_Allreduce of 2 doubles, and MPI_COMM_WORLD in the communicators; on a
+window of MPI_COMM_WORLD a put of 2 int32, an MPI_Fetch_and_op of an
+int64 with MPI_NO_OP (0x3d: nothing sent) and a put to MPI_PROC_NULL;
+an MPI_Neighbor_alltoall of 3 doubles on a Cartesian communicator
+(MPI_Topo_test answers 211) whose lower neighbour is MPI_PROC_NULL: one
+block each way; the communicators' creating calls."""
 import os
 import subprocess
 import sys
@@ -51,6 +56,10 @@ def main():
             "MPI_Send": [(40, 0, 0, -1, 7, 0), (0, 0, -1, -1, NO_TAG, 0)],
             "MPI_Recv": [(0, 40, -1, 0, 7, 0)],
             "MPI_Allreduce": [(16, 16, -1, -1, NO_TAG, 0)],
+            "MPI_Win_create": [(0, 0, -1, -1, NO_TAG, 0)],
+            "MPI_Put": [(8, 0, 0, -1, NO_TAG, 0), (0, 0, -1, -1, NO_TAG, 0)],
+            "MPI_Fetch_and_op": [(0, 8, 0, 0, NO_TAG, 0)],
+            "MPI_Neighbor_alltoall": [(24, 24, -1, -1, NO_TAG, 1)],
         }
         for name, rows in want.items():
             cols = [g[name][k][:].tolist() for k in
@@ -59,9 +68,10 @@ def main():
             if got != rows:
                 fail(f"{name}: {got} want {rows}")
         cm = f["rank0/communicators"]
-        if cm["size"][:].tolist() != [1] or cm["members"][:].tolist() != [0] or \
-                bytes(cm["names"][:]) != b"MPI_COMM_WORLD\0":
-            fail("communicators: " + str(cm["size"][:]) + str(cm["members"][:]))
+        if cm["size"][:].tolist() != [1, 1] or cm["members"][:].tolist() != [0, 0] or \
+                bytes(cm["names"][:]) != b"MPI_COMM_WORLD\0\0" or \
+                bytes(cm["creators"][:]) != b"MPI_Init\0MPI_Cart_create\0":
+            fail("communicators: " + str({k: cm[k][:] for k in cm}))
     print("ok: the standard ABI's table, chosen by MPI_Abi_get_version, read every call")
 
 

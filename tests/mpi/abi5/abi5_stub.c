@@ -2,8 +2,10 @@
  * abi5_stub.c - a one-process MPI library of the MPI-5 standard ABI
  * (libmpi_abi.so), enough for the preload and abi5_app.c: it answers
  * MPI_Abi_get_version with 1.0, has one rank, and moves messages a rank
- * sends to itself (one message in flight). Every MPI_X is a weak alias of
- * PMPI_X, as in real libraries, so that patching one patches both.
+ * sends to itself (one message in flight), a window whose one-sided calls
+ * move nothing, and a Cartesian communicator whose lower neighbour is
+ * MPI_PROC_NULL and upper one the rank itself. Every MPI_X is a weak alias
+ * of PMPI_X, as in real libraries, so that patching one patches both.
  */
 #include <stdint.h>
 #include <string.h>
@@ -110,6 +112,84 @@ EXPORT int PMPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op 
     return 0;
 }
 
+/* windows: one at a time, handle 0x1001; its attribute's delete callback
+ * runs at MPI_Win_free, as MPI's would */
+typedef int (*win_delete_fn)(MPI_Win, int, void *, void *);
+static win_delete_fn win_delete;
+static void *win_attr;
+EXPORT int PMPI_Win_create_keyval(void *copy, win_delete_fn del, int *keyval, void *extra)
+{
+    (void)copy; (void)extra;
+    win_delete = del;
+    *keyval = 7;
+    return 0;
+}
+EXPORT int PMPI_Win_set_attr(MPI_Win w, int keyval, void *v)
+{
+    (void)w; (void)keyval;
+    win_attr = v;
+    return 0;
+}
+EXPORT int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                           MPI_Win *win)
+{
+    (void)base; (void)size; (void)disp_unit; (void)info; (void)comm;
+    *win = (MPI_Win)0x1001;
+    return 0;
+}
+EXPORT int PMPI_Win_free(MPI_Win *win)
+{
+    if (win_delete && win_attr)
+        win_delete(*win, 7, win_attr, NULL);
+    win_attr = NULL;
+    *win = (MPI_Win)0x110;      /* MPI_WIN_NULL */
+    return 0;
+}
+EXPORT int PMPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                    int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    (void)obuf; (void)ocount; (void)target; (void)disp; (void)tcount; (void)ttype; (void)win;
+    return type_size(otype) < 0 ? MPI_ERR_TYPE : 0;
+}
+EXPORT int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int target,
+                             MPI_Aint disp, MPI_Op op, MPI_Win win)
+{
+    (void)obuf; (void)rbuf; (void)target; (void)disp; (void)op; (void)win;
+    return type_size(type) < 0 ? MPI_ERR_TYPE : 0;
+}
+
+/* a Cartesian communicator, handle 0x1002 */
+EXPORT int PMPI_Cart_create(MPI_Comm comm, int ndims, const int *dims, const int *periods,
+                            int reorder, MPI_Comm *cart)
+{
+    (void)comm; (void)ndims; (void)dims; (void)periods; (void)reorder;
+    *cart = (MPI_Comm)0x1002;
+    return 0;
+}
+EXPORT int PMPI_Topo_test(MPI_Comm c, int *status)
+{
+    *status = c == (MPI_Comm)0x1002 ? MPI_CART : MPI_UNDEFINED;
+    return 0;
+}
+EXPORT int PMPI_Cartdim_get(MPI_Comm c, int *nd) { (void)c; *nd = 1; return 0; }
+EXPORT int PMPI_Cart_shift(MPI_Comm c, int dim, int disp, int *src, int *dst)
+{
+    (void)c; (void)dim; (void)disp;
+    *src = MPI_PROC_NULL;
+    *dst = 0;
+    return 0;
+}
+EXPORT int PMPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                  int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    (void)comm;
+    int s = type_size(stype);
+    if (s < 0 || type_size(rtype) < 0)
+        return MPI_ERR_TYPE;
+    memcpy((char *)rbuf + (size_t)(rcount * type_size(rtype)), sbuf, (size_t)(scount * s));
+    return 0;
+}
+
 int MPI_Init(int *argc, char ***argv) ALIAS(MPI_Init);
 int MPI_Init_thread(int *argc, char ***argv, int req, int *prov) ALIAS(MPI_Init_thread);
 int MPI_Finalize(void) ALIAS(MPI_Finalize);
@@ -124,3 +204,15 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c,
     ALIAS(MPI_Recv);
 int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c)
     ALIAS(MPI_Allreduce);
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win) ALIAS(MPI_Win_create);
+int MPI_Win_free(MPI_Win *win) ALIAS(MPI_Win_free);
+int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+            int tcount, MPI_Datatype ttype, MPI_Win win) ALIAS(MPI_Put);
+int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int target, MPI_Aint disp,
+                     MPI_Op op, MPI_Win win) ALIAS(MPI_Fetch_and_op);
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder,
+                    MPI_Comm *cart) ALIAS(MPI_Cart_create);
+int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                          int rcount, MPI_Datatype rtype, MPI_Comm comm)
+    ALIAS(MPI_Neighbor_alltoall);
