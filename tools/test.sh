@@ -29,11 +29,12 @@ else
   # runs beside the x86-64 phases; the arm64 phase waits for it. Every
   # other phase keeps both cores busy (meson test -j 2, three fuzzers at
   # once), so the arm64 tests themselves run after them, not beside.
-  arm64_sysroot_log="$builddir-arm64-sysroot.log"
+  arm64_sysroot_log=$(mktemp /tmp/scope-arm64-sysroot.XXXXXX)
   tools/test-arm64.sh --sysroot >"$arm64_sysroot_log" 2>&1 &
   arm64_sysroot_pid=$!
-  # a phase that stops the script early stops the download too
-  trap 'kill "$arm64_sysroot_pid" 2>/dev/null || true' EXIT
+  # a phase that stops the script early stops the download too (its log
+  # is printed by the arm64 phase when it failed)
+  trap 'kill "$arm64_sysroot_pid" 2>/dev/null || true; rm -f "$arm64_sysroot_log"' EXIT
 fi
 phase "plain build, every test"
 
