@@ -3,19 +3,26 @@
 # building scope and running the demo take; `install-deps.sh` (or `test`)
 # also what the test suite takes; `install-deps.sh arm64` only what the
 # aarch64 cross build adds (tools/test-arm64.sh; its libraries come from
-# a sysroot that script makes, not from these packages). Does nothing
-# when they are all present already (so it is cheap to call from every
-# entry script); otherwise runs apt-get update + install.
+# a sysroot that script makes, not from these packages). Several sets at
+# once (`install-deps.sh test arm64`, as tools/test.sh does) cost one
+# apt-get update. Does nothing when they are all present already (so it
+# is cheap to call from every entry script); otherwise runs apt-get
+# update + install, and fails when either fails.
 set -euo pipefail
-if [ "${1:-test}" = arm64 ]; then
-  pkgs=(
+[ $# -gt 0 ] || set -- test
+pkgs=()
+for set in "$@"; do
+case $set in
+arm64)
+  pkgs+=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gfortran-aarch64-linux-gnu  # the cross toolchain
   qemu-user-static                                    # runs the arm64 tests (binfmt: tools/test-arm64.sh)
   mmdebstrap                                          # unpacks the arm64 sysroot without emulation
   meson ninja-build pkg-config
   )
-else
-pkgs=(
+  ;;
+build|test)
+pkgs+=(
   gcc g++ gfortran make pkg-config meson ninja-build   # toolchain (the C, C++ and Fortran test programs too)
   libhdf5-dev hdf5-tools                              # the HDF5 writer and reader; h5dump to look inside
   openmpi-bin libopenmpi-dev                          # mpirun and MPI programs (the default mpicc/mpirun)
@@ -26,7 +33,7 @@ pkgs=(
   python3-h5py python3-numpy python3-pandas           # the Python module's numpy/pandas; h5py for checks
   libopen-trace-format2-dev                           # libotf2: scope export --to otf2 (tools/export_otf2.c)
 )
-if [ "${1:-test}" != build ]; then
+if [ "$set" = test ]; then
   pkgs+=(
   python3-mpi4py                                      # the mpi4py test programs
   otf2-tools python3-otf2                             # tests/otf2 reads the exported archives back (otf2-print, import otf2)
@@ -42,7 +49,13 @@ if [ "${1:-test}" != build ]; then
   lammps lammps-examples                              # tests/startup and bench_startup: lmp (liblammps.so) and its melt example
   )
 fi
-fi
+  ;;
+*)
+  echo "install-deps.sh: no package set '$set' (build, test, arm64)" >&2
+  exit 2
+  ;;
+esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -52,5 +65,5 @@ echo "scope: installing Debian packages: ${missing[*]}" >&2
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
+$SUDO apt-get update -q --error-on=any   # a mirror that failed fails here, not later
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -7,17 +7,36 @@
 # ThreadSanitizer, and fuzzes the journal and profile readers for a bounded
 # time (tests/fuzz). (The preload's tests need no sanitizer runtime loaded
 # first into mpirun and the shells, so they run in the plain build only.)
+# Last, the aarch64 cross build and its CI set of tests under qemu-user
+# (tools/test-arm64.sh; its sysroot is downloaded in the background while
+# the x86-64 phases build).
 #
-#   tools/test.sh [--quick]   --quick: the plain build only
+#   tools/test.sh [--quick]   --quick: the plain x86-64 build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # each phase says when it starts, so a slow CI run shows where its time went
 t0=$SECONDS
 phase() { echo "== $1 ($((SECONDS - t0)) s since the start)"; }
-tools/install-deps.sh
-phase "plain build, every test"
 quick=0
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
+builddir=${SCOPE_BUILDDIR:-build-test}
+if [ "$quick" = 1 ]; then
+  tools/install-deps.sh test
+else
+  tools/install-deps.sh test arm64
+  # The arm64 sysroot (tools/test-arm64.sh --sysroot): a download and an
+  # unpack, half a minute of CPU for a minute and a half of waiting, so it
+  # runs beside the x86-64 phases; the arm64 phase waits for it. Every
+  # other phase keeps both cores busy (meson test -j 2, three fuzzers at
+  # once), so the arm64 tests themselves run after them, not beside.
+  arm64_sysroot_log=$(mktemp /tmp/scope-arm64-sysroot.XXXXXX)
+  tools/test-arm64.sh --sysroot >"$arm64_sysroot_log" 2>&1 &
+  arm64_sysroot_pid=$!
+  # a phase that stops the script early stops the download too (its log
+  # is printed by the arm64 phase when it failed)
+  trap 'kill "$arm64_sysroot_pid" 2>/dev/null || true; rm -f "$arm64_sysroot_log"' EXIT
+fi
+phase "plain build, every test"
 
 setup() { # setup BUILDDIR [meson options...]
   local dir=$1; shift
@@ -59,7 +78,7 @@ status=0
 logs=()
 finish() {
   phase "done"
-  SCOPE_FUZZ_RESULT=${fuzz:-} /usr/bin/python3 - "${logs[@]}" <<'PY'
+  SCOPE_FUZZ_RESULT=${fuzz:-} SCOPE_ARM64_RESULT=${arm64:-} /usr/bin/python3 - "${logs[@]}" <<'PY'
 import json, os, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
@@ -71,17 +90,17 @@ for path in sys.argv[1:]:
             skipped += 1
         else:
             failed += 1
-fuzz = os.environ.get("SCOPE_FUZZ_RESULT")
-if fuzz == "passed":
-    passed += 1
-elif fuzz == "failed":
-    failed += 1
+for var in ("SCOPE_FUZZ_RESULT", "SCOPE_ARM64_RESULT"):
+    r = os.environ.get(var)
+    if r == "passed":
+        passed += 1
+    elif r == "failed":
+        failed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
   exit $status
 }
 
-builddir=${SCOPE_BUILDDIR:-build-test}
 setup "$builddir"
 meson compile -C "$builddir"
 meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@" || status=1
@@ -126,4 +145,24 @@ else
   fuzz=failed
   status=1
 fi
+
+# The aarch64 build under qemu-user: the CI set of tools/test-arm64.sh
+# (tests/README.md "arm64"; `tools/test-arm64.sh --full` runs every test),
+# with this script's x86-64 `scope` reading the arm64-written files.
+phase "arm64: cross build, the CI set under qemu-user (tools/test-arm64.sh)"
+a64="$builddir-arm64"
+rm -f "$a64/meson-logs/testlog.json" "$a64/meson-logs/testlog-arm64-checks.json"
+if ! wait "$arm64_sysroot_pid"; then
+  cat "$arm64_sysroot_log" >&2
+  echo "tools/test.sh: the arm64 sysroot could not be made (above)" >&2
+  arm64=failed
+  status=1
+elif ! SCOPE_ARM64_BUILDDIR=$a64 SCOPE_X86_BUILDDIR=$builddir tools/test-arm64.sh; then
+  status=1
+  # stopped before its tests (a build error): one failure in the count
+  [ -f "$a64/meson-logs/testlog-arm64-checks.json" ] || arm64=failed
+fi
+for f in "$a64/meson-logs/testlog.json" "$a64/meson-logs/testlog-arm64-checks.json"; do
+  if [ -f "$f" ]; then logs+=("$f"); fi
+done
 finish
