@@ -165,7 +165,7 @@ read -r -a tests <<<"$(sed -n 1p <<<"$sel")"
 read -r -a outs <<<"$(sed -n 2p <<<"$sel")"
 ninja -C "$builddir" -j 2 "${outs[@]}"
 
-phase "${#tests[@]} tests under qemu-user ($([ "$full" = 1 ] && echo every test of: || echo the CI set of:) ${suites[*]} ${also[*]})"
+phase "${#tests[@]} tests under qemu-user ($([ "$full" = 1 ] && echo every test of: || echo the CI set of:) ${suites[*]}${also[*]:+ ${also[*]}})"
 status=0
 rm -f "$builddir/meson-logs/testlog.json"
 # qemu runs every instruction several times slower: three times each
