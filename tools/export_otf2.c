@@ -182,12 +182,12 @@ static int otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e)
     return -1;
 }
 
-#define CK(x, what, call)                                                     \
-    do {                                                                      \
-        OTF2_ErrorCode e_ = (call);                                           \
-        if (e_ != OTF2_SUCCESS)                                               \
-            return otf2_fail((x), (what), e_);                                \
-    } while (0)
+/* 0, or -1 after saying which OTF2 call failed (otf2_fail): every OTF2
+ * call's code goes through it, and the caller returns on -1. */
+static int otf2_ok(const otf2x *x, const char *what, OTF2_ErrorCode e)
+{
+    return e == OTF2_SUCCESS ? 0 : otf2_fail(x, what, e);
+}
 
 static int oom(void)
 {
@@ -586,11 +586,14 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
-#define EV(x, what, call)                                                     \
-    do {                                                                      \
-        CK((x), (what), (call));                                              \
-        (x)->nev++;                                                           \
-    } while (0)
+/* otf2_ok() for an event record, which it counts when written. */
+static int otf2_ev(otf2x *x, const char *what, OTF2_ErrorCode e)
+{
+    if (otf2_ok(x, what, e) < 0)
+        return -1;
+    x->nev++;
+    return 0;
+}
 
 /* The records of the call's start, after its Enter: a send's MpiSend, a
  * nonblocking post's MpiIsend or MpiIrecvRequest, a collective's
@@ -610,11 +613,13 @@ static int at_start(otf2x *x, const scope_call *c, uint64_t t)
             if (k == MK_SEND || k == MK_SENDRECV) {
                 uint32_t to = comm_rank(x, row, m->dest[ci]);
                 if (to != UINT32_MAX)
-                    EV(x, "MpiSend", OTF2_EvtWriter_MpiSend(x->w, NULL, t, to, comm,
-                       (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci]));
+                    if (otf2_ev(x, "MpiSend", OTF2_EvtWriter_MpiSend(x->w, NULL, t, to, comm,
+                           (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci])) < 0)
+                        return -1;
             } else if (k == MK_COLL) {
-                EV(x, "MpiCollectiveBegin",
-                   OTF2_EvtWriter_MpiCollectiveBegin(x->w, NULL, t));
+                if (otf2_ev(x, "MpiCollectiveBegin",
+                       OTF2_EvtWriter_MpiCollectiveBegin(x->w, NULL, t)) < 0)
+                    return -1;
             }
         }
     }
@@ -629,12 +634,12 @@ static int at_start(otf2x *x, const scope_call *c, uint64_t t)
         uint32_t comm, partner;
         if (!req_usable(x, i, &send, &comm, &partner))
             continue;
-        if (send)
-            EV(x, "MpiIsend", OTF2_EvtWriter_MpiIsend(x->w, NULL, t, partner, comm,
-               (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci], (uint64_t)i));
-        else
-            EV(x, "MpiIrecvRequest",
-               OTF2_EvtWriter_MpiIrecvRequest(x->w, NULL, t, (uint64_t)i));
+        OTF2_ErrorCode e = send ?
+            OTF2_EvtWriter_MpiIsend(x->w, NULL, t, partner, comm, (uint32_t)m->tag[ci],
+                                    (uint64_t)m->bytes_sent[ci], (uint64_t)i) :
+            OTF2_EvtWriter_MpiIrecvRequest(x->w, NULL, t, (uint64_t)i);
+        if (otf2_ev(x, send ? "MpiIsend" : "MpiIrecvRequest", e) < 0)
+            return -1;
     }
     /* A send no request row follows (freed, or never completed): its
      * message still leaves, under an id of its own that nothing closes. */
@@ -644,9 +649,10 @@ static int at_start(otf2x *x, const scope_call *c, uint64_t t)
         uint32_t comm = row_comm(x, row), to;
         if (comm != OTF2_UNDEFINED_COMM &&
             (to = comm_rank(x, row, m->dest[ci])) != UINT32_MAX)
-            EV(x, "MpiIsend", OTF2_EvtWriter_MpiIsend(x->w, NULL, t, to, comm,
-               (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci],
-               x->fresh_req++));
+            if (otf2_ev(x, "MpiIsend", OTF2_EvtWriter_MpiIsend(x->w, NULL, t, to, comm,
+                   (uint32_t)m->tag[ci], (uint64_t)m->bytes_sent[ci],
+                   x->fresh_req++)) < 0)
+                return -1;
     }
     return 0;
 }
@@ -666,16 +672,18 @@ static int at_end(otf2x *x, const scope_call *c, uint64_t t)
             uint32_t root = OTF2_UNDEFINED_UINT32;
             if (ri->rooted && m->dest[ci] >= 0)
                 root = comm_rank(x, row, m->dest[ci]);
-            EV(x, "MpiCollectiveEnd", OTF2_EvtWriter_MpiCollectiveEnd(x->w, NULL,
-               t, ri->op, comm, root, (uint64_t)m->bytes_sent[ci],
-               (uint64_t)m->bytes_received[ci]));
+            if (otf2_ev(x, "MpiCollectiveEnd", OTF2_EvtWriter_MpiCollectiveEnd(x->w, NULL,
+                   t, ri->op, comm, root, (uint64_t)m->bytes_sent[ci],
+                   (uint64_t)m->bytes_received[ci])) < 0)
+                return -1;
         } else if (comm != OTF2_UNDEFINED_COMM) {
             /* Sendrecv's file keeps the send's tag only: the receive is
              * written with it (docs/export.md) */
             uint32_t from = comm_rank(x, row, m->source[ci]);
             if (from != UINT32_MAX)
-                EV(x, "MpiRecv", OTF2_EvtWriter_MpiRecv(x->w, NULL, t, from, comm,
-                   (uint32_t)m->tag[ci], (uint64_t)m->bytes_received[ci]));
+                if (otf2_ev(x, "MpiRecv", OTF2_EvtWriter_MpiRecv(x->w, NULL, t, from, comm,
+                       (uint32_t)m->tag[ci], (uint64_t)m->bytes_received[ci])) < 0)
+                    return -1;
         }
     }
     if (!x->is_done[c->region])
@@ -688,16 +696,21 @@ static int at_end(otf2x *x, const scope_call *c, uint64_t t)
         uint32_t comm, partner;
         if (!req_usable(x, i, &send, &comm, &partner))
             continue;
-        if (x->rq.cancelled[i])
-            EV(x, "MpiRequestCancelled",
-               OTF2_EvtWriter_MpiRequestCancelled(x->w, NULL, t, (uint64_t)i));
-        else if (send)
-            EV(x, "MpiIsendComplete",
-               OTF2_EvtWriter_MpiIsendComplete(x->w, NULL, t, (uint64_t)i));
-        else
-            EV(x, "MpiIrecv", OTF2_EvtWriter_MpiIrecv(x->w, NULL, t, partner, comm,
-               (uint32_t)x->rq.tag[i], (uint64_t)x->rq.bytes_received[i],
-               (uint64_t)i));
+        const char *what;
+        OTF2_ErrorCode e;
+        if (x->rq.cancelled[i]) {
+            what = "MpiRequestCancelled";
+            e = OTF2_EvtWriter_MpiRequestCancelled(x->w, NULL, t, (uint64_t)i);
+        } else if (send) {
+            what = "MpiIsendComplete";
+            e = OTF2_EvtWriter_MpiIsendComplete(x->w, NULL, t, (uint64_t)i);
+        } else {
+            what = "MpiIrecv";
+            e = OTF2_EvtWriter_MpiIrecv(x->w, NULL, t, partner, comm, (uint32_t)x->rq.tag[i],
+                                        (uint64_t)x->rq.bytes_received[i], (uint64_t)i);
+        }
+        if (otf2_ev(x, what, e) < 0)
+            return -1;
     }
     return 0;
 }
@@ -705,7 +718,8 @@ static int at_end(otf2x *x, const scope_call *c, uint64_t t)
 static int enter(otf2x *x, const scope_call *c)
 {
     uint64_t t = (uint64_t)c->start_ns;
-    EV(x, "Enter", OTF2_EvtWriter_Enter(x->w, NULL, t, (OTF2_RegionRef)c->region));
+    if (otf2_ev(x, "Enter", OTF2_EvtWriter_Enter(x->w, NULL, t, (OTF2_RegionRef)c->region)) < 0)
+        return -1;
     return at_start(x, c, t);
 }
 
@@ -721,10 +735,12 @@ static int leave(otf2x *x, const scope_call *c)
         al = x->attrs;
         OTF2_AttributeValue v;
         v.uint8 = 1;
-        CK(x, "AttributeList_AddAttribute",
-           OTF2_AttributeList_AddAttribute(al, 0, OTF2_TYPE_UINT8, v));
+        if (otf2_ok(x, "AttributeList_AddAttribute",
+               OTF2_AttributeList_AddAttribute(al, 0, OTF2_TYPE_UINT8, v)) < 0)
+            return -1;
     }
-    EV(x, "Leave", OTF2_EvtWriter_Leave(x->w, al, t, (OTF2_RegionRef)c->region));
+    if (otf2_ev(x, "Leave", OTF2_EvtWriter_Leave(x->w, al, t, (OTF2_RegionRef)c->region)) < 0)
+        return -1;
     return 0;
 }
 
@@ -773,7 +789,8 @@ static int write_lane(otf2x *x, const scope_call *c, const int64_t *idx,
             return -1;
         top = i;
     }
-    CK(x, "CloseEvtWriter", OTF2_Archive_CloseEvtWriter(x->ar, x->w));
+    if (otf2_ok(x, "CloseEvtWriter", OTF2_Archive_CloseEvtWriter(x->ar, x->w)) < 0)
+        return -1;
     x->w = NULL;
     return add_loc(x, x->rank, lane, x->nev);
 }
@@ -858,7 +875,8 @@ fail_alloc:
 static int str(otf2x *x, OTF2_GlobalDefWriter *g, const char *s, uint32_t *id)
 {
     *id = x->nstrings++;
-    CK(x, "WriteString", OTF2_GlobalDefWriter_WriteString(g, *id, s));
+    if (otf2_ok(x, "WriteString", OTF2_GlobalDefWriter_WriteString(g, *id, s)) < 0)
+        return -1;
     return 0;
 }
 
@@ -951,60 +969,25 @@ static int cmp_loc(const void *a, const void *b)
     return (l->lane > m->lane) - (l->lane < m->lane);
 }
 
-static int write_defs(otf2x *x)
+/* The system tree: the run, then one node per host; a location group
+ * (process) per rank under its host, a location per (rank, lane).
+ * Returns 0 or -1 (said). */
+static int write_system_tree(otf2x *x, OTF2_GlobalDefWriter *g)
 {
-    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
-    if (!g)
-        return otf2_fail(x, "GetGlobalDefWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
-    int64_t min_start = 0, max_end = 0;
-    if (scope_profile_min_start_ns(x->p, &min_start) == 0)
-        scope_profile_max_end_ns(x->p, &max_end);
-    if (min_start < 0)
-        min_start = 0;
-    uint64_t off = (uint64_t)min_start;
-    uint64_t len = max_end > min_start ? (uint64_t)(max_end - min_start) : 0;
-    CK(x, "WriteClockProperties", OTF2_GlobalDefWriter_WriteClockProperties(g,
-       1000000000, off, len, realtime_of(x->p, min_start)));
-
-    uint32_t s_empty, s1, s2;
-    if (str(x, g, "", &s_empty) < 0)
-        return -1;
-    if (x->has_moved) {
-        if (str(x, g, "MPI", &s1) < 0)
-            return -1;
-        CK(x, "WriteParadigm", OTF2_GlobalDefWriter_WriteParadigm(g,
-           OTF2_PARADIGM_MPI, s1, OTF2_PARADIGM_CLASS_PROCESS));
-    }
-    if (str(x, g, "unwound", &s1) < 0 ||
-        str(x, g, "1: scope inferred this end (longjmp, exception, thread "
-            "exit, crash, or an enclosing call ending first); its time is "
-            "when scope noticed", &s2) < 0)
-        return -1;
-    CK(x, "WriteAttribute", OTF2_GlobalDefWriter_WriteAttribute(g, 0, s1, s2,
-       OTF2_TYPE_UINT8));
-
-    for (int r = 0; r < x->nregions; r++) {
-        const region_info *ri = &x->ri[r];
-        if (str(x, g, scope_profile_region_name(x->p, r), &s1) < 0)
-            return -1;
-        CK(x, "WriteRegion", OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)r,
-           s1, s1, s_empty, ri->role, ri->paradigm, OTF2_REGION_FLAG_NONE,
-           s_empty, 0, 0));
-    }
-
-    /* System tree: the run, then one node per host; a location group
-     * (process) per rank under its host, a location per (rank, lane). */
+    uint32_t s1, s2;
     if (str(x, g, "scope run", &s1) < 0 || str(x, g, "machine", &s2) < 0)
         return -1;
-    CK(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0,
-       s1, s2, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    if (otf2_ok(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0,
+           s1, s2, OTF2_UNDEFINED_SYSTEM_TREE_NODE)) < 0)
+        return -1;
     if (str(x, g, "node", &s2) < 0)
         return -1;
     for (int h = 0; h < x->nhosts; h++) {
         if (str(x, g, x->hosts[h].name, &s1) < 0)
             return -1;
-        CK(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g,
-           (uint32_t)h + 1, s1, s2, 0));
+        if (otf2_ok(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g,
+               (uint32_t)h + 1, s1, s2, 0)) < 0)
+            return -1;
     }
     for (int k = 0; k < scope_profile_rank_count(x->p); k++) {
         char nm[64];
@@ -1012,9 +995,10 @@ static int write_defs(otf2x *x)
         snprintf(nm, sizeof nm, "rank %d", rank);
         if (str(x, g, nm, &s1) < 0)
             return -1;
-        CK(x, "WriteLocationGroup", OTF2_GlobalDefWriter_WriteLocationGroup(g,
-           (uint32_t)rank, s1, OTF2_LOCATION_GROUP_TYPE_PROCESS,
-           (uint32_t)x->rank_host[k] + 1, OTF2_UNDEFINED_LOCATION_GROUP));
+        if (otf2_ok(x, "WriteLocationGroup", OTF2_GlobalDefWriter_WriteLocationGroup(g,
+               (uint32_t)rank, s1, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+               (uint32_t)x->rank_host[k] + 1, OTF2_UNDEFINED_LOCATION_GROUP)) < 0)
+            return -1;
     }
     qsort(x->locs, x->nlocs, sizeof *x->locs, cmp_loc);
     for (size_t i = 0; i < x->nlocs; i++) {
@@ -1023,18 +1007,23 @@ static int write_defs(otf2x *x)
                  x->locs[i].lane);
         if (str(x, g, nm, &s1) < 0)
             return -1;
-        CK(x, "WriteLocation", OTF2_GlobalDefWriter_WriteLocation(g,
-           loc_ref(x->locs[i].rank, x->locs[i].lane), s1,
-           OTF2_LOCATION_TYPE_CPU_THREAD, x->locs[i].events,
-           (uint32_t)x->locs[i].rank));
+        if (otf2_ok(x, "WriteLocation", OTF2_GlobalDefWriter_WriteLocation(g,
+               loc_ref(x->locs[i].rank, x->locs[i].lane), s1,
+               OTF2_LOCATION_TYPE_CPU_THREAD, x->locs[i].events,
+               (uint32_t)x->locs[i].rank)) < 0)
+            return -1;
     }
 
-    if (!x->has_moved)
-        return 0;
-    /* MPI: group 0 lists each world rank's first location (the ranks of
-     * every communicator group index into it); group c + 1 holds the
-     * members of comm c as world ranks. MPI_COMM_WORLD is the parent of
-     * the others. */
+    return 0;
+}
+
+/* The MPI definitions: group 0 lists each world rank's first location
+ * (the ranks of every communicator group index into it); group c + 1
+ * holds the members of comm c as world ranks. MPI_COMM_WORLD is the
+ * parent of the others. Returns 0 or -1 (said). */
+static int write_mpi_defs(otf2x *x, OTF2_GlobalDefWriter *g, uint32_t s_empty)
+{
+    uint32_t s1;
     uint64_t *mem = malloc((size_t)x->world * sizeof *mem);
     if (!mem)
         return oom();
@@ -1048,7 +1037,8 @@ static int write_defs(otf2x *x)
     free(mem);
     if (rc < 0)
         return -1;
-    CK(x, "WriteGroup", e);
+    if (otf2_ok(x, "WriteGroup", e) < 0)
+        return -1;
     uint32_t world_comm = OTF2_UNDEFINED_COMM;
     for (int c = 0; c < x->ncomms; c++)
         if (!strcmp(x->comms[c].name, "MPI_COMM_WORLD"))
@@ -1071,29 +1061,84 @@ static int write_defs(otf2x *x)
         free(m);
         if (rc < 0)
             return -1;
-        CK(x, "WriteGroup", e);
-        CK(x, "WriteComm", OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)c, s1,
-           (uint32_t)c + 1, (uint32_t)c == world_comm ? OTF2_UNDEFINED_COMM
-                                                       : world_comm,
-           OTF2_COMM_FLAG_NONE));
+        if (otf2_ok(x, "WriteGroup", e) < 0)
+            return -1;
+        if (otf2_ok(x, "WriteComm", OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)c, s1,
+               (uint32_t)c + 1, (uint32_t)c == world_comm ? OTF2_UNDEFINED_COMM
+                                                           : world_comm,
+               OTF2_COMM_FLAG_NONE)) < 0)
+            return -1;
     }
     return 0;
+}
+
+static int write_defs(otf2x *x)
+{
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
+    if (!g)
+        return otf2_fail(x, "GetGlobalDefWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
+    int64_t min_start = 0, max_end = 0;
+    if (scope_profile_min_start_ns(x->p, &min_start) == 0)
+        scope_profile_max_end_ns(x->p, &max_end);
+    if (min_start < 0)
+        min_start = 0;
+    uint64_t off = (uint64_t)min_start;
+    uint64_t len = max_end > min_start ? (uint64_t)(max_end - min_start) : 0;
+    if (otf2_ok(x, "WriteClockProperties", OTF2_GlobalDefWriter_WriteClockProperties(g,
+           1000000000, off, len, realtime_of(x->p, min_start))) < 0)
+        return -1;
+
+    uint32_t s_empty, s1, s2;
+    if (str(x, g, "", &s_empty) < 0)
+        return -1;
+    if (x->has_moved) {
+        if (str(x, g, "MPI", &s1) < 0)
+            return -1;
+        if (otf2_ok(x, "WriteParadigm", OTF2_GlobalDefWriter_WriteParadigm(g,
+               OTF2_PARADIGM_MPI, s1, OTF2_PARADIGM_CLASS_PROCESS)) < 0)
+            return -1;
+    }
+    if (str(x, g, "unwound", &s1) < 0 ||
+        str(x, g, "1: scope inferred this end (longjmp, exception, thread "
+            "exit, crash, or an enclosing call ending first); its time is "
+            "when scope noticed", &s2) < 0)
+        return -1;
+    if (otf2_ok(x, "WriteAttribute", OTF2_GlobalDefWriter_WriteAttribute(g, 0, s1, s2,
+           OTF2_TYPE_UINT8)) < 0)
+        return -1;
+
+    for (int r = 0; r < x->nregions; r++) {
+        const region_info *ri = &x->ri[r];
+        if (str(x, g, scope_profile_region_name(x->p, r), &s1) < 0)
+            return -1;
+        if (otf2_ok(x, "WriteRegion", OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)r,
+               s1, s1, s_empty, ri->role, ri->paradigm, OTF2_REGION_FLAG_NONE,
+               s_empty, 0, 0)) < 0)
+            return -1;
+    }
+
+    if (write_system_tree(x, g) < 0)
+        return -1;
+    return x->has_moved ? write_mpi_defs(x, g, s_empty) : 0;
 }
 
 /* Every location gets its (empty) local definition file, as readers
  * such as Scalasca open one per location. */
 static int write_local_defs(otf2x *x)
 {
-    CK(x, "OpenDefFiles", OTF2_Archive_OpenDefFiles(x->ar));
+    if (otf2_ok(x, "OpenDefFiles", OTF2_Archive_OpenDefFiles(x->ar)) < 0)
+        return -1;
     for (size_t i = 0; i < x->nlocs; i++) {
         OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x->ar,
                                                       loc_ref(x->locs[i].rank,
                                                               x->locs[i].lane));
         if (!d)
             return otf2_fail(x, "GetDefWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
-        CK(x, "CloseDefWriter", OTF2_Archive_CloseDefWriter(x->ar, d));
+        if (otf2_ok(x, "CloseDefWriter", OTF2_Archive_CloseDefWriter(x->ar, d)) < 0)
+            return -1;
     }
-    CK(x, "CloseDefFiles", OTF2_Archive_CloseDefFiles(x->ar));
+    if (otf2_ok(x, "CloseDefFiles", OTF2_Archive_CloseDefFiles(x->ar)) < 0)
+        return -1;
     return 0;
 }
 
@@ -1104,23 +1149,30 @@ static int write_archive(otf2x *x)
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!x->ar)
         return otf2_fail(x, "Archive_Open", OTF2_ERROR_FILE_INTERACTION);
-    CK(x, "SetFlushCallbacks", OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL));
-    CK(x, "SetSerialCollectiveCallbacks",
-       OTF2_Archive_SetSerialCollectiveCallbacks(x->ar));
-    CK(x, "SetCreator", OTF2_Archive_SetCreator(x->ar, "scope " SCOPE_TOOL_VERSION));
-    CK(x, "SetDescription", OTF2_Archive_SetDescription(x->ar,
-       "scope profile exported by `scope export --to otf2`"));
-    CK(x, "OpenEvtFiles", OTF2_Archive_OpenEvtFiles(x->ar));
+    if (otf2_ok(x, "SetFlushCallbacks", OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL)) < 0)
+        return -1;
+    if (otf2_ok(x, "SetSerialCollectiveCallbacks",
+           OTF2_Archive_SetSerialCollectiveCallbacks(x->ar)) < 0)
+        return -1;
+    if (otf2_ok(x, "SetCreator", OTF2_Archive_SetCreator(x->ar, "scope " SCOPE_TOOL_VERSION)) < 0)
+        return -1;
+    if (otf2_ok(x, "SetDescription", OTF2_Archive_SetDescription(x->ar,
+           "scope profile exported by `scope export --to otf2`")) < 0)
+        return -1;
+    if (otf2_ok(x, "OpenEvtFiles", OTF2_Archive_OpenEvtFiles(x->ar)) < 0)
+        return -1;
     for (int k = 0; k < scope_profile_rank_count(x->p); k++)
         if (write_rank(x, scope_profile_rank(x->p, k)) < 0)
             return -1;
-    CK(x, "CloseEvtFiles", OTF2_Archive_CloseEvtFiles(x->ar));
+    if (otf2_ok(x, "CloseEvtFiles", OTF2_Archive_CloseEvtFiles(x->ar)) < 0)
+        return -1;
     scope__progress("export", x->total_calls, x->total_calls);
     if (write_local_defs(x) < 0 || write_defs(x) < 0)
         return -1;
     OTF2_Archive *ar = x->ar;
     x->ar = NULL;
-    CK(x, "Archive_Close", OTF2_Archive_Close(ar));
+    if (otf2_ok(x, "Archive_Close", OTF2_Archive_Close(ar)) < 0)
+        return -1;
     return 0;
 }
 
