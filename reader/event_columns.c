@@ -174,27 +174,19 @@ static void plan_free(plan *pl)
 static int alloc_columns(scope_event_columns *o, uint32_t cols, int64_t rows)
 {
     size_t n = (size_t)(rows > 0 ? rows : 1);
-#define ALLOC(bit, field)                                                 \
-    if ((cols & (bit)) && !(o->field = scope__malloc_big(n * sizeof *o->field))) \
-        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld events",     \
-                           (long long)rows);
-    ALLOC(SCOPE_COL_REGION, region)
-    ALLOC(SCOPE_COL_RANK, rank)
-    ALLOC(SCOPE_COL_THREAD, thread)
-    ALLOC(SCOPE_COL_DEPTH, depth)
-    ALLOC(SCOPE_COL_SITE, site)
-    ALLOC(SCOPE_COL_START_NS, start_ns)
-    ALLOC(SCOPE_COL_END_NS, end_ns)
-    ALLOC(SCOPE_COL_DURATION_NS, duration_ns)
-    ALLOC(SCOPE_COL_CALL_INDEX, call_index)
-    ALLOC(SCOPE_COL_CALL_ID, call_id)
-    ALLOC(SCOPE_COL_PARENT_ID, parent_id)
-    ALLOC(SCOPE_COL_START_S, start_s)
-    ALLOC(SCOPE_COL_END_S, end_s)
-    ALLOC(SCOPE_COL_DURATION_S, duration_s)
-    ALLOC(SCOPE_COL_SELF_NS, self_ns)
-    ALLOC(SCOPE_COL_SELF_S, self_s)
-#undef ALLOC
+    /* 1 when a requested column could not be had */
+#define MISSING(bit, field) \
+    ((cols & (bit)) && !(o->field = scope__malloc_big(n * sizeof *o->field)))
+    if (MISSING(SCOPE_COL_REGION, region) || MISSING(SCOPE_COL_RANK, rank) ||
+        MISSING(SCOPE_COL_THREAD, thread) || MISSING(SCOPE_COL_DEPTH, depth) ||
+        MISSING(SCOPE_COL_SITE, site) || MISSING(SCOPE_COL_START_NS, start_ns) ||
+        MISSING(SCOPE_COL_END_NS, end_ns) || MISSING(SCOPE_COL_DURATION_NS, duration_ns) ||
+        MISSING(SCOPE_COL_CALL_INDEX, call_index) || MISSING(SCOPE_COL_CALL_ID, call_id) ||
+        MISSING(SCOPE_COL_PARENT_ID, parent_id) || MISSING(SCOPE_COL_START_S, start_s) ||
+        MISSING(SCOPE_COL_END_S, end_s) || MISSING(SCOPE_COL_DURATION_S, duration_s) ||
+        MISSING(SCOPE_COL_SELF_NS, self_ns) || MISSING(SCOPE_COL_SELF_S, self_s))
+        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld events", (long long)rows);
+#undef MISSING
     return 0;
 }
 
