@@ -541,8 +541,8 @@ static int apply_to(struct collect *c, int atomic, int startup)
                  * or `hostname` that never records must stay silent. */
                 if (e->line > 0 && !E.pending[k]) {
                     char line[1200];
-                    snprintf(line, sizeof line, "scope: warning: '%s' (line %d) matched no "
-                             "function loaded at start%s%s\n", label, e->line,
+                    snprintf(line, sizeof line, "warning: '%s' (line %d) matched no "
+                             "function loaded at start%s%s", label, e->line,
                              sug[0] ? "; " : "", sug);
                     E.pending[k] = strdup(line);
                 }
@@ -570,8 +570,8 @@ static int apply_to(struct collect *c, int atomic, int startup)
             /* matched, but none could be timed: said at the same moment
              * as "matched nothing", unless a later library gives one */
             char line[2048];
-            snprintf(line, sizeof line, "scope: warning: '%s' (line %d) matched %zu "
-                     "function%s, none of which can be timed: %s%s\n", label, e->line,
+            snprintf(line, sizeof line, "warning: '%s' (line %d) matched %zu "
+                     "function%s, none of which can be timed: %s%s", label, e->line,
                      rep.refused_n, rep.refused_n == 1 ? "" : "s", rep.text,
                      rep.refused_n + rep.already_n > 6 ? ", ..." : "");
             free(E.pending[k]);
@@ -812,7 +812,6 @@ void scope__interpose_warn_unmatched(int mpi)
             continue;           /* timed in a library dlopen'ed since */
         if (!mpi && E.cfg->entries[k].kind == SCOPE_KIND_MPI)
             continue;           /* a serial program: MPI entries are not for it */
-        ssize_t w = write(STDERR_FILENO, E.pending[k], strlen(E.pending[k]));
-        (void)w;                /* one write: lines of processes don't mix */
+        scope__preload_say("%s", E.pending[k]);   /* one write per line */
     }
 }
