@@ -50,90 +50,12 @@ int scope__export_otf2(scope_profile *p, const char *dir)
 
 #include <otf2/otf2.h>
 
+#include "export_otf2_internal.h"
+
 int scope__otf2_available(void)
 {
     return 1;
 }
-
-/* What an MPI region does, by its name (the large-count _c names as the
- * plain ones): which records its calls carry. */
-enum mpi_kind {
-    MK_NONE,        /* not MPI, or MPI without records (MPI_Wait, MPI_Init) */
-    MK_SEND,        /* MPI_Send, Ssend, Bsend, Rsend */
-    MK_RECV,        /* MPI_Recv */
-    MK_SENDRECV,    /* MPI_Sendrecv, Sendrecv_replace */
-    MK_ISEND,       /* MPI_Isend, Issend, Ibsend, Irsend */
-    MK_IRECV,
-    MK_START,       /* MPI_Start: one persistent request */
-    MK_STARTALL,
-    MK_COLL         /* a collective, blocking or not */
-};
-
-typedef struct {
-    int kind;
-    int rooted;                 /* dest/source column is the root */
-    OTF2_CollectiveOp op;
-    OTF2_RegionRole role;
-    OTF2_Paradigm paradigm;
-} region_info;
-
-typedef struct {
-    int32_t *members;           /* world ranks, communicator rank order */
-    int32_t size;
-    char *name;
-} comm_def;
-
-typedef struct {
-    int32_t rank, lane;
-    uint64_t events;
-} loc_def;
-
-typedef struct {
-    char *name;
-    int64_t order;              /* clock_host_index; INT64_MAX unknown */
-} host_def;
-
-typedef struct {
-    scope_profile *p;
-    const char *dir;
-    OTF2_Archive *ar;
-    OTF2_AttributeList *attrs;
-    int nregions;
-    region_info *ri;
-    int world;                  /* world ranks the records may name */
-    int has_moved;
-
-    comm_def *comms;
-    int ncomms, capcomms;
-
-    host_def *hosts;
-    int nhosts;
-    int *rank_host;             /* by rank index */
-
-    loc_def *locs;
-    size_t nlocs, caplocs;
-
-    /* the rank being written */
-    int rank;
-    scope_moved *mv;            /* by region; bytes_sent NULL: no data */
-    char *mv_state;             /* 0 not loaded, 1 loaded */
-    const int8_t **unw;
-    char *unw_state;
-    scope_requests rq;
-    int64_t *by_post, *by_done; /* request rows sorted by post / by done */
-    char *is_post, *is_done;    /* by region: some request names it */
-    int nrows;                  /* communicator rows of the rank */
-    uint32_t *row_comm;         /* row -> OTF2 comm, UNDEFINED unusable */
-    int32_t *row_inv;           /* row * world + world rank -> comm rank */
-    uint64_t fresh_req;         /* ids of sends no request row follows */
-
-    /* the lane being written */
-    OTF2_EvtWriter *w;
-    uint64_t nev;
-
-    int64_t done_calls, total_calls;
-    uint32_t nstrings;
-} otf2x;
 
 /* libotf2 reports through this instead of printing; the last message is
  * kept for scope's own one-line error. */
@@ -169,7 +91,7 @@ static const OTF2_FlushCallbacks flush_cbs = { pre_flush, NULL };
 
 /* Prints "scope: export: DIR: OTF2 <what> failed: <libotf2's words>"
  * and returns -1. */
-static int otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e)
+int scope__otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e)
 {
     char m[600];
     if (otf2_msg[0])
@@ -184,12 +106,12 @@ static int otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e)
 
 /* 0, or -1 after saying which OTF2 call failed (otf2_fail): every OTF2
  * call's code goes through it, and the caller returns on -1. */
-static int otf2_ok(const otf2x *x, const char *what, OTF2_ErrorCode e)
+int scope__otf2_ok(const otf2x *x, const char *what, OTF2_ErrorCode e)
 {
-    return e == OTF2_SUCCESS ? 0 : otf2_fail(x, what, e);
+    return e == OTF2_SUCCESS ? 0 : scope__otf2_fail(x, what, e);
 }
 
-static int oom(void)
+int scope__otf2_oom(void)
 {
     scope__fail_msg("export: out of memory");
     return -1;
@@ -408,7 +330,7 @@ static int load_comms(otf2x *x)
     x->row_inv = malloc((size_t)(cm.n ? cm.n : 1) * (size_t)(x->world ? x->world : 1) *
                         sizeof *x->row_inv);
     if (!x->row_comm || !x->row_inv)
-        return oom();
+        return scope__otf2_oom();
     for (int r = 0; r < cm.n; r++) {
         int32_t *inv = x->row_inv + (size_t)r * (size_t)x->world;
         for (int i = 0; i < x->world; i++)
@@ -427,7 +349,7 @@ static int load_comms(otf2x *x)
             continue;
         int id = comm_id(x, mem, n, cm.names[r] ? cm.names[r] : "");
         if (id < 0)
-            return oom();
+            return scope__otf2_oom();
         x->row_comm[r] = (uint32_t)id;
     }
     return 0;
@@ -507,7 +429,7 @@ static int load_requests(otf2x *x)
     x->by_post = malloc((size_t)(n ? n : 1) * sizeof *x->by_post);
     x->by_done = malloc((size_t)(n ? n : 1) * sizeof *x->by_done);
     if (!x->by_post || !x->by_done)
-        return oom();
+        return scope__otf2_oom();
     for (int64_t i = 0; i < n; i++) {
         x->by_post[i] = x->by_done[i] = i;
         if (x->rq.post_region[i] >= 0)
@@ -586,10 +508,10 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
-/* otf2_ok() for an event record, which it counts when written. */
+/* scope__otf2_ok() for an event record, which it counts when written. */
 static int otf2_ev(otf2x *x, const char *what, OTF2_ErrorCode e)
 {
-    if (otf2_ok(x, what, e) < 0)
+    if (scope__otf2_ok(x, what, e) < 0)
         return -1;
     x->nev++;
     return 0;
@@ -735,7 +657,7 @@ static int leave(otf2x *x, const scope_call *c)
         al = x->attrs;
         OTF2_AttributeValue v;
         v.uint8 = 1;
-        if (otf2_ok(x, "AttributeList_AddAttribute",
+        if (scope__otf2_ok(x, "AttributeList_AddAttribute",
                OTF2_AttributeList_AddAttribute(al, 0, OTF2_TYPE_UINT8, v)) < 0)
             return -1;
     }
@@ -750,7 +672,7 @@ static int add_loc(otf2x *x, int32_t rank, int32_t lane, uint64_t events)
         size_t nc = x->caplocs ? 2 * x->caplocs : 64;
         void *q = realloc(x->locs, nc * sizeof *x->locs);
         if (!q)
-            return oom();
+            return scope__otf2_oom();
         x->locs = q;
         x->caplocs = nc;
     }
@@ -760,7 +682,7 @@ static int add_loc(otf2x *x, int32_t rank, int32_t lane, uint64_t events)
 
 /* Location of (rank, lane), as Score-P numbers them: the lane in the
  * high half, so a rank's first lane is the rank itself. */
-static uint64_t loc_ref(int32_t rank, int32_t lane)
+uint64_t scope__otf2_loc_ref(int32_t rank, int32_t lane)
 {
     return ((uint64_t)(uint32_t)lane << 32) | (uint32_t)rank;
 }
@@ -771,9 +693,9 @@ static uint64_t loc_ref(int32_t rank, int32_t lane)
 static int write_lane(otf2x *x, const scope_call *c, const int64_t *idx,
                       int64_t n, int32_t lane)
 {
-    x->w = OTF2_Archive_GetEvtWriter(x->ar, loc_ref(x->rank, lane));
+    x->w = OTF2_Archive_GetEvtWriter(x->ar, scope__otf2_loc_ref(x->rank, lane));
     if (!x->w)
-        return otf2_fail(x, "GetEvtWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
+        return scope__otf2_fail(x, "GetEvtWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
     x->nev = 0;
     int64_t top = -1;
     for (int64_t j = 0; j <= n; j++) {
@@ -789,7 +711,7 @@ static int write_lane(otf2x *x, const scope_call *c, const int64_t *idx,
             return -1;
         top = i;
     }
-    if (otf2_ok(x, "CloseEvtWriter", OTF2_Archive_CloseEvtWriter(x->ar, x->w)) < 0)
+    if (scope__otf2_ok(x, "CloseEvtWriter", OTF2_Archive_CloseEvtWriter(x->ar, x->w)) < 0)
         return -1;
     x->w = NULL;
     return add_loc(x, x->rank, lane, x->nev);
@@ -833,7 +755,7 @@ static int write_rank(otf2x *x, int rank)
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
     int rc = -1;
     if (!start || !idx) {
-        oom();
+        scope__otf2_oom();
         goto fail_alloc;
     }
     for (int64_t i = 0; i < n; i++)
@@ -843,7 +765,7 @@ static int write_rank(otf2x *x, int rank)
     {
         int64_t *fill = malloc((size_t)(maxlane + 1) * sizeof *fill);
         if (!fill && maxlane >= 0) {
-            oom();
+            scope__otf2_oom();
             goto fail_alloc;
         }
         for (int32_t l = 0; l <= maxlane; l++)
@@ -869,309 +791,36 @@ fail_alloc:
     return rc;
 }
 
-/* ------------------------------------------------------------------ */
-/* Definitions                                                         */
-
-static int str(otf2x *x, OTF2_GlobalDefWriter *g, const char *s, uint32_t *id)
-{
-    *id = x->nstrings++;
-    if (otf2_ok(x, "WriteString", OTF2_GlobalDefWriter_WriteString(g, *id, s)) < 0)
-        return -1;
-    return 0;
-}
-
-static int cmp_host(const void *a, const void *b)
-{
-    const host_def *h = a, *k = b;
-    if (h->order != k->order)
-        return h->order < k->order ? -1 : 1;
-    return strcmp(h->name, k->name);
-}
-
-/* The hosts of the run (the ranks' `hostname`), ordered by
- * clock_host_index (0: rank 0's host, the timeline's reference), and
- * each rank's host. 0 or -1. */
-static int load_hosts(otf2x *x)
-{
-    int nr = scope_profile_rank_count(x->p);
-    x->hosts = calloc((size_t)(nr ? nr : 1), sizeof *x->hosts);
-    x->rank_host = calloc((size_t)(nr ? nr : 1), sizeof *x->rank_host);
-    if (!x->hosts || !x->rank_host)
-        return oom();
-    char **names = calloc((size_t)(nr ? nr : 1), sizeof *names);
-    if (!names)
-        return oom();
-    for (int k = 0; k < nr; k++) {
-        int rank = scope_profile_rank(x->p, k);
-        char h[256];
-        if (scope_profile_rank_attr_string(x->p, rank, "hostname", h, sizeof h) < 0)
-            snprintf(h, sizeof h, "unknown host");
-        int64_t order;
-        if (scope_profile_rank_attr_int(x->p, rank, "clock_host_index", &order) < 0)
-            order = INT64_MAX;
-        int j;
-        for (j = 0; j < x->nhosts && strcmp(x->hosts[j].name, h); j++)
-            ;
-        if (j == x->nhosts) {
-            if (!(x->hosts[j].name = strdup(h))) {
-                free(names);
-                return oom();
-            }
-            x->hosts[j].order = order;
-            x->nhosts++;
-        } else if (order < x->hosts[j].order) {
-            x->hosts[j].order = order;
-        }
-        names[k] = x->hosts[j].name;
-    }
-    qsort(x->hosts, (size_t)x->nhosts, sizeof *x->hosts, cmp_host);
-    for (int k = 0; k < nr; k++)
-        for (int j = 0; j < x->nhosts; j++)
-            if (x->hosts[j].name == names[k])
-                x->rank_host[k] = j;
-    free(names);
-    return 0;
-}
-
-/* The run's start as UTC ns since the epoch from /metadata `timestamp`
- * ("2026-12-02T15:59:50Z", maybe with a fraction) and start_time_ns, for
- * the realtime of the trace's first tick; UNDEFINED when either is
- * missing. */
-static uint64_t realtime_of(scope_profile *p, int64_t global_offset)
-{
-    char ts[64];
-    int64_t start;
-    if (scope_profile_metadata_string(p, "timestamp", ts, sizeof ts) <= 0 ||
-        scope_profile_run_start_ns(p, &start) < 0)
-        return OTF2_UNDEFINED_TIMESTAMP;
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    char *rest = strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!rest)
-        return OTF2_UNDEFINED_TIMESTAMP;
-    int64_t frac = 0, scale = 1000000000;
-    if (*rest == '.')
-        for (rest++; *rest >= '0' && *rest <= '9'; rest++)
-            if (scale > 1) {
-                scale /= 10;
-                frac += (*rest - '0') * scale;
-            }
-    time_t secs = timegm(&tm);
-    int64_t ns = (int64_t)secs * 1000000000 + frac + (global_offset - start);
-    return ns < 0 ? OTF2_UNDEFINED_TIMESTAMP : (uint64_t)ns;
-}
-
-static int cmp_loc(const void *a, const void *b)
-{
-    const loc_def *l = a, *m = b;
-    if (l->rank != m->rank)
-        return (l->rank > m->rank) - (l->rank < m->rank);
-    return (l->lane > m->lane) - (l->lane < m->lane);
-}
-
-/* The system tree: the run, then one node per host; a location group
- * (process) per rank under its host, a location per (rank, lane).
- * Returns 0 or -1 (said). */
-static int write_system_tree(otf2x *x, OTF2_GlobalDefWriter *g)
-{
-    uint32_t s1, s2;
-    if (str(x, g, "scope run", &s1) < 0 || str(x, g, "machine", &s2) < 0)
-        return -1;
-    if (otf2_ok(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0,
-           s1, s2, OTF2_UNDEFINED_SYSTEM_TREE_NODE)) < 0)
-        return -1;
-    if (str(x, g, "node", &s2) < 0)
-        return -1;
-    for (int h = 0; h < x->nhosts; h++) {
-        if (str(x, g, x->hosts[h].name, &s1) < 0)
-            return -1;
-        if (otf2_ok(x, "WriteSystemTreeNode", OTF2_GlobalDefWriter_WriteSystemTreeNode(g,
-               (uint32_t)h + 1, s1, s2, 0)) < 0)
-            return -1;
-    }
-    for (int k = 0; k < scope_profile_rank_count(x->p); k++) {
-        char nm[64];
-        int rank = scope_profile_rank(x->p, k);
-        snprintf(nm, sizeof nm, "rank %d", rank);
-        if (str(x, g, nm, &s1) < 0)
-            return -1;
-        if (otf2_ok(x, "WriteLocationGroup", OTF2_GlobalDefWriter_WriteLocationGroup(g,
-               (uint32_t)rank, s1, OTF2_LOCATION_GROUP_TYPE_PROCESS,
-               (uint32_t)x->rank_host[k] + 1, OTF2_UNDEFINED_LOCATION_GROUP)) < 0)
-            return -1;
-    }
-    qsort(x->locs, x->nlocs, sizeof *x->locs, cmp_loc);
-    for (size_t i = 0; i < x->nlocs; i++) {
-        char nm[64];
-        snprintf(nm, sizeof nm, "rank %d thread %d", x->locs[i].rank,
-                 x->locs[i].lane);
-        if (str(x, g, nm, &s1) < 0)
-            return -1;
-        if (otf2_ok(x, "WriteLocation", OTF2_GlobalDefWriter_WriteLocation(g,
-               loc_ref(x->locs[i].rank, x->locs[i].lane), s1,
-               OTF2_LOCATION_TYPE_CPU_THREAD, x->locs[i].events,
-               (uint32_t)x->locs[i].rank)) < 0)
-            return -1;
-    }
-
-    return 0;
-}
-
-/* The MPI definitions: group 0 lists each world rank's first location
- * (the ranks of every communicator group index into it); group c + 1
- * holds the members of comm c as world ranks. MPI_COMM_WORLD is the
- * parent of the others. Returns 0 or -1 (said). */
-static int write_mpi_defs(otf2x *x, OTF2_GlobalDefWriter *g, uint32_t s_empty)
-{
-    uint32_t s1;
-    uint64_t *mem = malloc((size_t)x->world * sizeof *mem);
-    if (!mem)
-        return oom();
-    for (int r = 0; r < x->world; r++)
-        mem[r] = loc_ref(r, 0);
-    int rc = str(x, g, "MPI_COMM_WORLD locations", &s1);
-    OTF2_ErrorCode e = rc < 0 ? OTF2_SUCCESS :
-        OTF2_GlobalDefWriter_WriteGroup(g, 0, s1, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                        (uint32_t)x->world, mem);
-    free(mem);
-    if (rc < 0)
-        return -1;
-    if (otf2_ok(x, "WriteGroup", e) < 0)
-        return -1;
-    uint32_t world_comm = OTF2_UNDEFINED_COMM;
-    for (int c = 0; c < x->ncomms; c++)
-        if (!strcmp(x->comms[c].name, "MPI_COMM_WORLD"))
-            world_comm = (uint32_t)c;
-    for (int c = 0; c < x->ncomms; c++) {
-        const comm_def *d = &x->comms[c];
-        uint64_t *m = malloc((size_t)(d->size ? d->size : 1) * sizeof *m);
-        if (!m)
-            return oom();
-        for (int32_t i = 0; i < d->size; i++)
-            m[i] = (uint64_t)d->members[i];
-        char nm[80];
-        snprintf(nm, sizeof nm, "comm %d", c);
-        rc = str(x, g, d->name[0] ? d->name : nm, &s1);
-        e = rc < 0 ? OTF2_SUCCESS :
-            OTF2_GlobalDefWriter_WriteGroup(g, (uint32_t)c + 1, s_empty,
-                                            OTF2_GROUP_TYPE_COMM_GROUP,
-                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                            (uint32_t)d->size, m);
-        free(m);
-        if (rc < 0)
-            return -1;
-        if (otf2_ok(x, "WriteGroup", e) < 0)
-            return -1;
-        if (otf2_ok(x, "WriteComm", OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)c, s1,
-               (uint32_t)c + 1, (uint32_t)c == world_comm ? OTF2_UNDEFINED_COMM
-                                                           : world_comm,
-               OTF2_COMM_FLAG_NONE)) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int write_defs(otf2x *x)
-{
-    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
-    if (!g)
-        return otf2_fail(x, "GetGlobalDefWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
-    int64_t min_start = 0, max_end = 0;
-    if (scope_profile_min_start_ns(x->p, &min_start) == 0)
-        scope_profile_max_end_ns(x->p, &max_end);
-    if (min_start < 0)
-        min_start = 0;
-    uint64_t off = (uint64_t)min_start;
-    uint64_t len = max_end > min_start ? (uint64_t)(max_end - min_start) : 0;
-    if (otf2_ok(x, "WriteClockProperties", OTF2_GlobalDefWriter_WriteClockProperties(g,
-           1000000000, off, len, realtime_of(x->p, min_start))) < 0)
-        return -1;
-
-    uint32_t s_empty, s1, s2;
-    if (str(x, g, "", &s_empty) < 0)
-        return -1;
-    if (x->has_moved) {
-        if (str(x, g, "MPI", &s1) < 0)
-            return -1;
-        if (otf2_ok(x, "WriteParadigm", OTF2_GlobalDefWriter_WriteParadigm(g,
-               OTF2_PARADIGM_MPI, s1, OTF2_PARADIGM_CLASS_PROCESS)) < 0)
-            return -1;
-    }
-    if (str(x, g, "unwound", &s1) < 0 ||
-        str(x, g, "1: scope inferred this end (longjmp, exception, thread "
-            "exit, crash, or an enclosing call ending first); its time is "
-            "when scope noticed", &s2) < 0)
-        return -1;
-    if (otf2_ok(x, "WriteAttribute", OTF2_GlobalDefWriter_WriteAttribute(g, 0, s1, s2,
-           OTF2_TYPE_UINT8)) < 0)
-        return -1;
-
-    for (int r = 0; r < x->nregions; r++) {
-        const region_info *ri = &x->ri[r];
-        if (str(x, g, scope_profile_region_name(x->p, r), &s1) < 0)
-            return -1;
-        if (otf2_ok(x, "WriteRegion", OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)r,
-               s1, s1, s_empty, ri->role, ri->paradigm, OTF2_REGION_FLAG_NONE,
-               s_empty, 0, 0)) < 0)
-            return -1;
-    }
-
-    if (write_system_tree(x, g) < 0)
-        return -1;
-    return x->has_moved ? write_mpi_defs(x, g, s_empty) : 0;
-}
-
-/* Every location gets its (empty) local definition file, as readers
- * such as Scalasca open one per location. */
-static int write_local_defs(otf2x *x)
-{
-    if (otf2_ok(x, "OpenDefFiles", OTF2_Archive_OpenDefFiles(x->ar)) < 0)
-        return -1;
-    for (size_t i = 0; i < x->nlocs; i++) {
-        OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x->ar,
-                                                      loc_ref(x->locs[i].rank,
-                                                              x->locs[i].lane));
-        if (!d)
-            return otf2_fail(x, "GetDefWriter", OTF2_ERROR_MEM_ALLOC_FAILED);
-        if (otf2_ok(x, "CloseDefWriter", OTF2_Archive_CloseDefWriter(x->ar, d)) < 0)
-            return -1;
-    }
-    if (otf2_ok(x, "CloseDefFiles", OTF2_Archive_CloseDefFiles(x->ar)) < 0)
-        return -1;
-    return 0;
-}
-
 static int write_archive(otf2x *x)
 {
     x->ar = OTF2_Archive_Open(x->dir, "traces", OTF2_FILEMODE_WRITE,
                               1024 * 1024, 4 * 1024 * 1024,
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!x->ar)
-        return otf2_fail(x, "Archive_Open", OTF2_ERROR_FILE_INTERACTION);
-    if (otf2_ok(x, "SetFlushCallbacks", OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL)) < 0)
+        return scope__otf2_fail(x, "Archive_Open", OTF2_ERROR_FILE_INTERACTION);
+    if (scope__otf2_ok(x, "SetFlushCallbacks", OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL)) < 0)
         return -1;
-    if (otf2_ok(x, "SetSerialCollectiveCallbacks",
+    if (scope__otf2_ok(x, "SetSerialCollectiveCallbacks",
            OTF2_Archive_SetSerialCollectiveCallbacks(x->ar)) < 0)
         return -1;
-    if (otf2_ok(x, "SetCreator", OTF2_Archive_SetCreator(x->ar, "scope " SCOPE_TOOL_VERSION)) < 0)
+    if (scope__otf2_ok(x, "SetCreator", OTF2_Archive_SetCreator(x->ar, "scope " SCOPE_TOOL_VERSION)) < 0)
         return -1;
-    if (otf2_ok(x, "SetDescription", OTF2_Archive_SetDescription(x->ar,
+    if (scope__otf2_ok(x, "SetDescription", OTF2_Archive_SetDescription(x->ar,
            "scope profile exported by `scope export --to otf2`")) < 0)
         return -1;
-    if (otf2_ok(x, "OpenEvtFiles", OTF2_Archive_OpenEvtFiles(x->ar)) < 0)
+    if (scope__otf2_ok(x, "OpenEvtFiles", OTF2_Archive_OpenEvtFiles(x->ar)) < 0)
         return -1;
     for (int k = 0; k < scope_profile_rank_count(x->p); k++)
         if (write_rank(x, scope_profile_rank(x->p, k)) < 0)
             return -1;
-    if (otf2_ok(x, "CloseEvtFiles", OTF2_Archive_CloseEvtFiles(x->ar)) < 0)
+    if (scope__otf2_ok(x, "CloseEvtFiles", OTF2_Archive_CloseEvtFiles(x->ar)) < 0)
         return -1;
     scope__progress("export", x->total_calls, x->total_calls);
-    if (write_local_defs(x) < 0 || write_defs(x) < 0)
+    if (scope__otf2_write_local_defs(x) < 0 || scope__otf2_write_defs(x) < 0)
         return -1;
     OTF2_Archive *ar = x->ar;
     x->ar = NULL;
-    if (otf2_ok(x, "Archive_Close", OTF2_Archive_Close(ar)) < 0)
+    if (scope__otf2_ok(x, "Archive_Close", OTF2_Archive_Close(ar)) < 0)
         return -1;
     return 0;
 }
@@ -1215,13 +864,13 @@ int scope__export_otf2(scope_profile *p, const char *dir)
     OTF2_Error_RegisterCallback(otf2_error_cb, NULL);
     if (!x.ri || !x.mv || !x.mv_state || !x.unw || !x.unw_state || !x.is_post ||
         !x.is_done || !x.attrs) {
-        oom();
+        scope__otf2_oom();
         goto fail;
     }
     for (int r = 0; r < x.nregions; r++)
         classify(scope_profile_region_name(p, r), &x.ri[r]);
     x.total_calls = scope__rank_events(p, SCOPE_ALL_RANKS);
-    if (load_hosts(&x) < 0 || write_archive(&x) < 0)
+    if (scope__otf2_load_hosts(&x) < 0 || write_archive(&x) < 0)
         goto fail;
     status = 0;
 fail:

@@ -1,0 +1,118 @@
+/*
+ * export_otf2_internal.h - what the two files of `scope export --to otf2`
+ * share (not installed): export_otf2.c writes the events rank by rank and
+ * runs the archive, export_otf2_defs.c writes the definitions once every
+ * event is out. Only with SCOPE_HAVE_OTF2.
+ */
+#ifndef SCOPE_EXPORT_OTF2_INTERNAL_H
+#define SCOPE_EXPORT_OTF2_INTERNAL_H
+
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+#include "scope_reader.h"
+#include "scope_reader_comm.h"
+
+/* What an MPI region does, by its name (the large-count _c names as the
+ * plain ones): which records its calls carry. */
+enum mpi_kind {
+    MK_NONE,        /* not MPI, or MPI without records (MPI_Wait, MPI_Init) */
+    MK_SEND,        /* MPI_Send, Ssend, Bsend, Rsend */
+    MK_RECV,        /* MPI_Recv */
+    MK_SENDRECV,    /* MPI_Sendrecv, Sendrecv_replace */
+    MK_ISEND,       /* MPI_Isend, Issend, Ibsend, Irsend */
+    MK_IRECV,
+    MK_START,       /* MPI_Start: one persistent request */
+    MK_STARTALL,
+    MK_COLL         /* a collective, blocking or not */
+};
+
+typedef struct {
+    int kind;
+    int rooted;                 /* dest/source column is the root */
+    OTF2_CollectiveOp op;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+} region_info;
+
+typedef struct {
+    int32_t *members;           /* world ranks, communicator rank order */
+    int32_t size;
+    char *name;
+} comm_def;
+
+typedef struct {
+    int32_t rank, lane;
+    uint64_t events;
+} loc_def;
+
+typedef struct {
+    char *name;
+    int64_t order;              /* clock_host_index; INT64_MAX unknown */
+} host_def;
+
+typedef struct {
+    scope_profile *p;
+    const char *dir;
+    OTF2_Archive *ar;
+    OTF2_AttributeList *attrs;
+    int nregions;
+    region_info *ri;
+    int world;                  /* world ranks the records may name */
+    int has_moved;
+
+    comm_def *comms;
+    int ncomms, capcomms;
+
+    host_def *hosts;
+    int nhosts;
+    int *rank_host;             /* by rank index */
+
+    loc_def *locs;
+    size_t nlocs, caplocs;
+
+    /* the rank being written */
+    int rank;
+    scope_moved *mv;            /* by region; bytes_sent NULL: no data */
+    char *mv_state;             /* 0 not loaded, 1 loaded */
+    const int8_t **unw;
+    char *unw_state;
+    scope_requests rq;
+    int64_t *by_post, *by_done; /* request rows sorted by post / by done */
+    char *is_post, *is_done;    /* by region: some request names it */
+    int nrows;                  /* communicator rows of the rank */
+    uint32_t *row_comm;         /* row -> OTF2 comm, UNDEFINED unusable */
+    int32_t *row_inv;           /* row * world + world rank -> comm rank */
+    uint64_t fresh_req;         /* ids of sends no request row follows */
+
+    /* the lane being written */
+    OTF2_EvtWriter *w;
+    uint64_t nev;
+
+    int64_t done_calls, total_calls;
+    uint32_t nstrings;
+} otf2x;
+
+/* Prints "scope: export: DIR: OTF2 <what> failed: <libotf2's words>"
+ * and returns -1. */
+int scope__otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e);
+/* 0, or -1 after saying which OTF2 call failed: every OTF2 call's code
+ * goes through it, and the caller returns on -1. */
+int scope__otf2_ok(const otf2x *x, const char *what, OTF2_ErrorCode e);
+/* Says "out of memory" and returns -1. */
+int scope__otf2_oom(void);
+/* Location of (rank, lane), as Score-P numbers them: the lane in the
+ * high half, so a rank's first lane is the rank itself. */
+uint64_t scope__otf2_loc_ref(int32_t rank, int32_t lane);
+
+/* export_otf2_defs.c. Each returns 0 or -1 (said). */
+/* The hosts of the run and each rank's host (x->hosts, x->rank_host). */
+int scope__otf2_load_hosts(otf2x *x);
+/* The global definitions: clock, regions, the system tree and locations,
+ * MPI groups and communicators. */
+int scope__otf2_write_defs(otf2x *x);
+/* Every location's (empty) local definition file. */
+int scope__otf2_write_local_defs(otf2x *x);
+
+#endif /* SCOPE_EXPORT_OTF2_INTERNAL_H */
