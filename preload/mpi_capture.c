@@ -663,62 +663,16 @@ static int rooted(const scope__mpi_abi *abi, const struct scope__comm *c, uint64
 
 /* The byte model of docs/format.md, one case per kind. Returns 0, or -1
  * when nothing is to be recorded. */
-static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, struct scope_call_data *d)
+/* bytes_of()'s collectives, on communicator c (d->comm set). Returns 0,
+ * or -1 when nothing is to be recorded. */
+static int coll_bytes(const scope__mpi_abi *abi, int kind, const uint64_t *a,
+                      const struct scope__comm *c, struct scope_call_data *d)
 {
-    static const int comm_arg[] = {
-        [K_SEND] = 5, [K_RECV] = 5, [K_IRECV] = 5, [K_SENDRECV] = 10, [K_SENDRECV_REPLACE] = 7,
-        [K_BCAST] = 4, [K_REDUCE] = 6, [K_ALLREDUCE] = 5, [K_ALLTOALL] = 6, [K_ALLTOALLV] = 8,
-        [K_ALLGATHER] = 6, [K_ALLGATHERV] = 7, [K_GATHER] = 7, [K_GATHERV] = 8, [K_SCATTER] = 7,
-        [K_SCATTERV] = 8, [K_REDUCE_SCATTER] = 5, [K_REDUCE_SCATTER_BLOCK] = 5, [K_BARRIER] = 0,
-        [K_ALLTOALLW] = 8, [K_NB_ALLGATHER] = 6, [K_NB_ALLGATHERV] = 7, [K_NB_ALLTOALL] = 6,
-        [K_NB_ALLTOALLV] = 8, [K_NB_ALLTOALLW] = 8,
-    };
-    if (kind >= K_PUT && kind <= K_CAS) {
-        used_comm = NULL;
-        return scope__mpi_rma_bytes(abi, kind, a, big, d);
-    }
-    if (kind >= K_WIN_CREATE && kind <= K_WIN_DYNAMIC) {
-        used_comm = NULL;
-        return scope__mpi_win_created(abi, kind, a, d);
-    }
-    if (kind >= (int)(sizeof comm_arg / sizeof *comm_arg))
-        return -1;
-    const struct scope__comm *c = scope__mpi_comm_get(abi, a[comm_arg[kind]]);
-    used_comm = c;
-    if (!c)
-        return -1;
-    d->comm = c->id;
     int inter = c->remote_size > 0;
     int n = inter ? c->remote_size : c->size;
     int in_place = 0;
     int r;
     switch (kind) {
-    case K_SEND:
-        if ((int)(uint32_t)a[3] == abi->proc_null)
-            return 0;
-        d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
-        d->dest = scope__mpi_world_of(c, (int)(uint32_t)a[3], inter);
-        d->tag = (int)(uint32_t)a[4];
-        return 0;
-    case K_RECV:
-        from_status(abi, c, a[6], d);
-        return 0;
-    case K_IRECV:
-        r = (int)(uint32_t)a[3];
-        if (r == abi->proc_null)
-            return 0;
-        d->source = r == abi->any_source ? -1 : scope__mpi_world_of(c, r, inter);
-        d->tag = (int)(uint32_t)a[4];
-        return 0;
-    case K_SENDRECV:
-    case K_SENDRECV_REPLACE:
-        if ((int)(uint32_t)a[3] != abi->proc_null) {
-            d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
-            d->dest = scope__mpi_world_of(c, (int)(uint32_t)a[3], inter);
-        }
-        d->tag = (int)(uint32_t)a[4];
-        from_status(abi, c, a[kind == K_SENDRECV ? 11 : 8], d);
-        return 0;
     case K_BCAST:
         r = rooted(abi, c, a[3], d);
         if (r == 1)
@@ -819,6 +773,65 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
         return 0;
     }
     return -1;
+}
+
+static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, struct scope_call_data *d)
+{
+    static const int comm_arg[] = {
+        [K_SEND] = 5, [K_RECV] = 5, [K_IRECV] = 5, [K_SENDRECV] = 10, [K_SENDRECV_REPLACE] = 7,
+        [K_BCAST] = 4, [K_REDUCE] = 6, [K_ALLREDUCE] = 5, [K_ALLTOALL] = 6, [K_ALLTOALLV] = 8,
+        [K_ALLGATHER] = 6, [K_ALLGATHERV] = 7, [K_GATHER] = 7, [K_GATHERV] = 8, [K_SCATTER] = 7,
+        [K_SCATTERV] = 8, [K_REDUCE_SCATTER] = 5, [K_REDUCE_SCATTER_BLOCK] = 5, [K_BARRIER] = 0,
+        [K_ALLTOALLW] = 8, [K_NB_ALLGATHER] = 6, [K_NB_ALLGATHERV] = 7, [K_NB_ALLTOALL] = 6,
+        [K_NB_ALLTOALLV] = 8, [K_NB_ALLTOALLW] = 8,
+    };
+    if (kind >= K_PUT && kind <= K_CAS) {
+        used_comm = NULL;
+        return scope__mpi_rma_bytes(abi, kind, a, big, d);
+    }
+    if (kind >= K_WIN_CREATE && kind <= K_WIN_DYNAMIC) {
+        used_comm = NULL;
+        return scope__mpi_win_created(abi, kind, a, d);
+    }
+    if (kind >= (int)(sizeof comm_arg / sizeof *comm_arg))
+        return -1;
+    const struct scope__comm *c = scope__mpi_comm_get(abi, a[comm_arg[kind]]);
+    used_comm = c;
+    if (!c)
+        return -1;
+    d->comm = c->id;
+    int inter = c->remote_size > 0;
+    int r;
+    switch (kind) {
+    case K_SEND:
+        if ((int)(uint32_t)a[3] == abi->proc_null)
+            return 0;
+        d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
+        d->dest = scope__mpi_world_of(c, (int)(uint32_t)a[3], inter);
+        d->tag = (int)(uint32_t)a[4];
+        return 0;
+    case K_RECV:
+        from_status(abi, c, a[6], d);
+        return 0;
+    case K_IRECV:
+        r = (int)(uint32_t)a[3];
+        if (r == abi->proc_null)
+            return 0;
+        d->source = r == abi->any_source ? -1 : scope__mpi_world_of(c, r, inter);
+        d->tag = (int)(uint32_t)a[4];
+        return 0;
+    case K_SENDRECV:
+    case K_SENDRECV_REPLACE:
+        if ((int)(uint32_t)a[3] != abi->proc_null) {
+            d->bytes_sent = cnt(a[1]) * scope__mpi_type_size(a[2]);
+            d->dest = scope__mpi_world_of(c, (int)(uint32_t)a[3], inter);
+        }
+        d->tag = (int)(uint32_t)a[4];
+        from_status(abi, c, a[kind == K_SENDRECV ? 11 : 8], d);
+        return 0;
+    default:
+        return coll_bytes(abi, kind, a, c, d);
+    }
 }
 
 void scope__mpi_capture_exit(uint64_t rc, int keep)
