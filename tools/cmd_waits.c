@@ -337,8 +337,9 @@ static int table(scope_profile *p, const scope_waits *w, int64_t top)
         printf("clocks: waits up to %s (the bound between two hosts' clocks; 0 on one host) "
                "are counted, not timed\n", a);
     }
-    printf("matched: %lld messages, %lld collective instances on %d communicators\n",
-           (long long)t.messages, (long long)t.collective_instances, t.comms);
+    printf("matched: %lld message%s, %lld collective instance%s on %d communicator%s\n",
+           (long long)t.messages, t.messages == 1 ? "" : "s", (long long)t.collective_instances,
+           t.collective_instances == 1 ? "" : "s", t.comms, t.comms == 1 ? "" : "s");
     if (t.spilled)
         printf("memory: matched in %d buckets, written to temporary files between their "
                "turns (--memory sets the budget)\n", t.buckets);
