@@ -156,22 +156,28 @@ int scope_profile_has_moved(scope_profile *p)
     return 0;
 }
 
-int scope_region_is_point_to_point(const char *name)
+/* 1 when `name` is MPI_<one of list> or its large-count MPI_<...>_c. */
+static int mpi_name_in(const char *name, const char *const *list)
 {
-    static const char *const p2p[] = {
-        "Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend",
-        "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", "Start", "Startall", NULL,
-    };
     if (!name || strncmp(name, "MPI_", 4) != 0)
         return 0;
     const char *s = name + 4;
     size_t n = strlen(s);
     if (n > 2 && strcmp(s + n - 2, "_c") == 0)
         n -= 2;
-    for (int i = 0; p2p[i]; i++)
-        if (strlen(p2p[i]) == n && strncmp(s, p2p[i], n) == 0)
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && strncmp(s, list[i], n) == 0)
             return 1;
     return 0;
+}
+
+int scope_region_is_point_to_point(const char *name)
+{
+    static const char *const p2p[] = {
+        "Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend",
+        "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", "Start", "Startall", NULL,
+    };
+    return mpi_name_in(name, p2p);
 }
 
 int scope_region_is_one_sided(const char *name)
@@ -180,16 +186,7 @@ int scope_region_is_one_sided(const char *name)
         "Put", "Rput", "Get", "Rget", "Accumulate", "Raccumulate", "Get_accumulate",
         "Rget_accumulate", "Fetch_and_op", "Compare_and_swap", NULL,
     };
-    if (!name || strncmp(name, "MPI_", 4) != 0)
-        return 0;
-    const char *s = name + 4;
-    size_t n = strlen(s);
-    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
-        n -= 2;
-    for (int i = 0; rma[i]; i++)
-        if (strlen(rma[i]) == n && strncmp(s, rma[i], n) == 0)
-            return 1;
-    return 0;
+    return mpi_name_in(name, rma);
 }
 
 int scope_profile_world_size(scope_profile *p)
