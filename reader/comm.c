@@ -156,15 +156,24 @@ int scope_profile_has_moved(scope_profile *p)
     return 0;
 }
 
-/* 1 when `name` is MPI_<one of list> or its large-count MPI_<...>_c. */
-static int mpi_name_in(const char *name, const char *const *list)
+int scope__mpi_op_name(const char *name, const char **op, size_t *len)
 {
     if (!name || strncmp(name, "MPI_", 4) != 0)
         return 0;
-    const char *s = name + 4;
-    size_t n = strlen(s);
-    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
-        n -= 2;
+    *op = name + 4;
+    *len = strlen(*op);
+    if (*len > 2 && strcmp(*op + *len - 2, "_c") == 0)
+        *len -= 2;
+    return 1;
+}
+
+/* 1 when `name` is MPI_<one of list> or its large-count MPI_<...>_c. */
+static int mpi_name_in(const char *name, const char *const *list)
+{
+    const char *s;
+    size_t n;
+    if (!scope__mpi_op_name(name, &s, &n))
+        return 0;
     for (int i = 0; list[i]; i++)
         if (strlen(list[i]) == n && strncmp(s, list[i], n) == 0)
             return 1;

@@ -125,6 +125,11 @@ int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
 /* Frees a cell's data columns (comm.c; profile_close.c calls it). */
 void scope__moved_free(struct scope__moved *m);
 
+/* An MPI region name's operation (comm.c): for MPI_<Op> or MPI_<Op>_c,
+ * *op = "<Op>..." and *len its length without the large-count _c;
+ * returns 1, or 0 for any other name (NULL included). */
+int scope__mpi_op_name(const char *name, const char **op, size_t *len);
+
 /* Frees a rank's requests and communicators (requests.c). */
 void scope__rank_tables_free(struct scope__rank_tables *t);
 

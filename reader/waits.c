@@ -74,12 +74,10 @@ static const struct {
  * large-count forms of one operation are the same instance kind. */
 static int classify(const char *name, uint8_t *kind, int32_t *cls)
 {
-    if (!name || strncmp(name, "MPI_", 4) != 0)
+    const char *s;
+    size_t n;
+    if (!scope__mpi_op_name(name, &s, &n))
         return SCOPE__W_NONE;
-    const char *s = name + 4;
-    size_t n = strlen(s);
-    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
-        n -= 2;
     int nb = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < sizeof wops / sizeof *wops; i++)
