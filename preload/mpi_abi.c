@@ -54,6 +54,7 @@ static const scope__mpi_abi mpich_abi = {
     .topo_cart = 2,
     .topo_graph = 1,
     .topo_dist_graph = 3,
+    .status_layout = SCOPE_STATUS_MPICH,
 };
 
 /* The MPI-5 standard ABI's: compile-time constants of the MPI Forum's
@@ -86,6 +87,7 @@ static const scope__mpi_abi standard_abi = {
     .topo_cart = 211,
     .topo_graph = 212,
     .topo_dist_graph = 213,
+    .status_layout = SCOPE_STATUS_OPAQUE,
 };
 
 /* Open MPI's: handles are the addresses of its predefined objects, filled
@@ -110,6 +112,7 @@ static scope__mpi_abi openmpi_abi = {
     .topo_cart = 1,
     .topo_graph = 2,
     .topo_dist_graph = 3,
+    .status_layout = SCOPE_STATUS_OPENMPI,
 };
 
 static const scope__mpi_abi *chosen;   /* published once, never changed */

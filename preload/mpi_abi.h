@@ -54,7 +54,47 @@ typedef struct scope__mpi_abi {
     size_t status_tag_off;         /* offsetof(MPI_Status, MPI_TAG): 4, 12 */
     scope__mpi_handle op_no_op;    /* MPI_NO_OP: an Open MPI object, 0x5800000e */
     int topo_cart, topo_graph, topo_dist_graph;   /* MPI_Topo_test's answers: 1 2 3, 2 1 3 */
+    int status_layout;             /* how a status holds its size: scope__mpi_status_size() */
 } scope__mpi_abi;
+
+/* Where a status keeps the size received and the cancelled bit. Both
+ * families' layouts are part of their frozen ABIs (Open MPI's
+ * ompi_status_public_t, MPICH's MPI_Status in every libmpi.so.12), so the
+ * capture reads them instead of calling PMPI_Get_count and
+ * PMPI_Test_cancelled at every completed receive; the standard ABI's
+ * internals are opaque and go through PMPI. */
+enum {
+    SCOPE_STATUS_OPAQUE = 0,    /* ask PMPI */
+    SCOPE_STATUS_MPICH,         /* int count_lo, int count_hi_and_cancelled (bit 0), ... */
+    SCOPE_STATUS_OPENMPI,       /* ..., int _cancelled at 12, size_t _ucount at 16 */
+};
+
+/* The bytes a completed status says arrived and whether it was
+ * cancelled, read in place. Returns 1, or 0 for an opaque layout (the
+ * caller asks PMPI). Pure; a few loads. */
+static inline int scope__mpi_status_size(const scope__mpi_abi *abi, const void *status,
+                                         int64_t *bytes, int *cancelled)
+{
+    const unsigned char *s = status;
+    if (abi->status_layout == SCOPE_STATUS_OPENMPI) {
+        int c;
+        uint64_t n;
+        __builtin_memcpy(&c, s + 12, sizeof c);
+        __builtin_memcpy(&n, s + 16, sizeof n);
+        *cancelled = c != 0;
+        *bytes = (int64_t)n;
+        return 1;
+    }
+    if (abi->status_layout == SCOPE_STATUS_MPICH) {
+        uint32_t lo, hi;
+        __builtin_memcpy(&lo, s, sizeof lo);
+        __builtin_memcpy(&hi, s + 4, sizeof hi);
+        *cancelled = (int)(hi & 1u);
+        *bytes = (int64_t)(((uint64_t)(hi >> 1) << 32) | lo);
+        return 1;
+    }
+    return 0;
+}
 
 /* The ABI of the MPI library loaded in this process, decided once (at the
  * first intercepted MPI call, or when libmpi is already mapped). Returns

@@ -200,24 +200,64 @@ static struct capture_ext *get_ext(void)
     return ext;
 }
 
-/* Records one data record now, or keeps it for the outer call's end. */
+/* The records of the call being captured (its data record, a post, its
+ * completions), written together when the capture ends (out_flush): one
+ * check of the journal's room for all of them. */
+#define MAX_OUT 16
+struct out {
+    unsigned n;
+    struct scope_rec r[MAX_OUT];
+};
+static __thread struct out out __attribute__((tls_model("initial-exec")));
+
+/* Writes the call's records now, or keeps them for the outer call's end. */
+static void out_flush(int keep)
+{
+    struct out *o = &out;
+    if (!o->n)
+        return;
+    if (!keep) {
+        scope__record_data_recs(o->r, o->n);
+    } else {
+        struct capture_ext *e = get_ext();
+        for (unsigned i = 0; e && i < o->n && e->npending < MAX_PENDING; i++)
+            e->pending[e->npending++] = o->r[i];
+    }
+    o->n = 0;
+}
+
+/* Adds one record (its mark bit not set) to the call's records. */
 static void emit(uint64_t ticks, uint32_t word, uint32_t aux, int keep)
 {
-    if (!keep) {
-        scope__record_data_raw(ticks, word, aux);
-        return;
-    }
-    struct capture_ext *e = get_ext();
-    if (e && e->npending < MAX_PENDING)
-        e->pending[e->npending++] = (struct scope_rec){ ticks, word, aux };
+    struct out *o = &out;
+    if (o->n == MAX_OUT)
+        out_flush(keep);    /* a completion call of many requests */
+    o->r[o->n++] = (struct scope_rec){ ticks, word, aux };
 }
 
 static void emit_data(const struct scope_call_data *d, int keep)
 {
-    struct scope_rec r[2];
-    int n = scope_data_pack(d, r);
+    struct out *o = &out;
+    if (o->n + 2 > MAX_OUT)
+        out_flush(keep);
+    int n = scope_data_pack(d, &o->r[o->n]);
     for (int i = 0; i < n; i++)
-        emit(r[i].ticks & ~SCOPE_REC_DATA_MARK, r[i].word, r[i].aux, keep);
+        o->r[o->n + i].ticks &= ~SCOPE_REC_DATA_MARK;
+    o->n += (unsigned)n;
+}
+
+/* The handle stored at `p` (a request, a communicator returned through a
+ * pointer): 4 or 8 bytes by the ABI, read with a fixed-size load. */
+static inline uint64_t handle_at(const scope__mpi_abi *abi, const void *p)
+{
+    if (abi->handle_size == 8) {
+        uint64_t h;
+        memcpy(&h, p, sizeof h);
+        return h;
+    }
+    uint32_t h;
+    memcpy(&h, p, sizeof h);
+    return h;
 }
 
 /* Where argument i of the call lives: the first ones in the saved
@@ -279,11 +319,8 @@ static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *save
     int count = one ? 1 : (int)(uint32_t)c->a[0];
     const unsigned char *reqs = (const unsigned char *)(uintptr_t)(one ? c->a[0] : c->a[1]);
     e->nhandles = 0;
-    for (int i = 0; reqs && i < count && i < MAX_FOLLOW; i++) {
-        uint64_t h = 0;
-        memcpy(&h, reqs + (size_t)i * abi->handle_size, abi->handle_size);
-        e->handles[e->nhandles++] = h;
-    }
+    for (int i = 0; reqs && i < count && i < MAX_FOLLOW; i++)
+        e->handles[e->nhandles++] = handle_at(abi, reqs + (size_t)i * abi->handle_size);
     int st = status_array_arg(kind);
     if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore && count <= MAX_FOLLOW &&
         abi->status_size <= 32)
@@ -295,11 +332,15 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     struct capture *c = &cap;
     uint32_t i = op & ~OP_BIG;
     const struct op *o = &ops[i < sizeof ops / sizeof *ops ? i : 0];
-    for (int i = 0; i < o->nargs; i++)
-        c->a[i] = *arg_at(saved, slot, i);
     c->op = o->kind ? op : 0;
     if (!c->op)
         return;
+    /* the register arguments all at once (a fixed count the compiler
+     * unrolls), whatever the function takes; then those on the stack */
+    for (int k = 0; k < SCOPE_ARCH_SAVED_ARGS; k++)
+        c->a[k] = saved[-1 - k];
+    for (int k = SCOPE_ARCH_SAVED_ARGS; k < o->nargs; k++)
+        c->a[k] = slot[1 + (k - SCOPE_ARCH_SAVED_ARGS)];
     const scope__mpi_abi *abi = scope__mpi_abi_get();
     if (!abi) {
         c->op = 0;
@@ -315,6 +356,7 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
 void scope__mpi_capture_drop(void)
 {
     cap.op = 0;
+    out.n = 0;
     if (ext)
         ext->npending = 0;
 }
@@ -328,12 +370,30 @@ void scope__mpi_capture_flush(void)
 {
     if (!ext || !ext->npending)
         return;
-    for (uint32_t i = 0; i < ext->npending; i++)
-        scope__record_data_raw(ext->pending[i].ticks, ext->pending[i].word, ext->pending[i].aux);
+    scope__record_data_recs(ext->pending, ext->npending);
     ext->npending = 0;
 }
 
 /* ------------------------------------------------- requests: the exit */
+
+/* The bytes a completed status says arrived (0 when none or unknown) and
+ * whether the request was cancelled: read in place where the ABI's layout
+ * is known, else through PMPI. */
+static int64_t status_bytes(const scope__mpi_abi *abi, const void *status, int *cancelled)
+{
+    int64_t n64 = 0;
+    int n = 0;
+    *cancelled = 0;
+    if (scope__mpi_status_size(abi, status, &n64, cancelled))
+        return n64 > 0 ? n64 : 0;
+    if (scope__P.test_cancelled(status, cancelled) == 0 && *cancelled)
+        return 0;
+    *cancelled = 0;
+    if (scope__P.get_count_c ? scope__P.get_count_c(status, abi->dt_byte, &n64) == 0
+                             : (scope__P.get_count(status, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
+        return n64 > 0 ? n64 : 0;
+    return 0;
+}
 
 /* One completed request: its completion record, with what a receive's
  * status says. */
@@ -349,14 +409,11 @@ static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *st
         int src, tag, cancelled = 0;
         memcpy(&src, s + abi->status_source_off, sizeof src);
         memcpy(&tag, s + abi->status_tag_off, sizeof tag);
-        if (scope__P.test_cancelled(status, &cancelled) == 0 && cancelled) {
+        int64_t n64 = status_bytes(abi, status, &cancelled);
+        if (cancelled) {
             src1 = SCOPE_REQ_CANCELLED;
         } else if (src != abi->proc_null) {
-            int64_t n64 = 0;
-            int n = 0;
-            if (scope__P.get_count_c ? scope__P.get_count_c(s, abi->dt_byte, &n64) == 0
-                              : (scope__P.get_count(s, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
-                bytes = n64 <= 0 ? 0 : n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
+            bytes = n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
             int32_t w = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
             src1 = w >= 0 && w < 0xfffe ? (uint64_t)(w + 1) : 0;
             tag2 = tag >= -1 && tag < (1 << 14) - 2 ? (uint64_t)(tag + 2) : 0;
@@ -377,8 +434,7 @@ static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t 
     const void *rp = (const void *)(uintptr_t)a[6];
     if (!rp || bytes_of(abi, kind == K_SEND_INIT ? K_SEND : K_IRECV, a, &d) < 0 || !used_comm)
         return;
-    uint64_t h = 0;
-    memcpy(&h, rp, abi->handle_size);
+    uint64_t h = handle_at(abi, rp);
     const struct scope__comm *cm = used_comm;
     int inter = cm->remote_size > 0;
     struct scope__persist p = {
@@ -398,8 +454,7 @@ static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs,
     const void *rp = (const void *)(uintptr_t)a[nargs - 1];
     if (!rp || bytes_of(abi, base, a, &d) < 0)
         return;
-    uint64_t h = 0;
-    memcpy(&h, rp, abi->handle_size);
+    uint64_t h = handle_at(abi, rp);
     struct scope__persist p = { d.bytes_sent, d.bytes_received, SCOPE_DATA_NO_RANK,
                                 SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, d.comm, 1,
                                 { 0, 0, NULL, 0, 0 } };
@@ -556,15 +611,14 @@ static void from_status(const scope__mpi_abi *abi, const struct scope__comm *c, 
                         struct scope_call_data *d)
 {
     const char *s = (const char *)(uintptr_t)status;
-    int src, tag, n = 0;
-    int64_t n64 = 0;
+    int src, tag, cancelled;
     memcpy(&src, s + abi->status_source_off, sizeof src);
     memcpy(&tag, s + abi->status_tag_off, sizeof tag);
     if (src == abi->proc_null)
         return;
-    if (scope__P.get_count_c ? scope__P.get_count_c(s, abi->dt_byte, &n64) == 0 && n64 > 0
-                      : scope__P.get_count(s, abi->dt_byte, &n) == 0 && n > 0)
-        d->bytes_received = scope__P.get_count_c ? n64 : n;
+    int64_t n = status_bytes(abi, s, &cancelled);
+    if (n > 0)
+        d->bytes_received = n;
     d->source = scope__mpi_world_of(c, src, c->remote_size > 0);
     if (d->tag == SCOPE_DATA_NO_TAG)
         d->tag = tag;
@@ -582,9 +636,7 @@ static int64_t sum_typed(const scope__mpi_abi *abi, uint64_t counts, uint64_t ty
         int64_t k = count_at(counts, i);
         if (!k || (skip && skip[i]))
             continue;
-        uint64_t h = 0;
-        memcpy(&h, t + (size_t)i * abi->handle_size, abi->handle_size);
-        s += k * scope__mpi_type_size(h);
+        s += k * scope__mpi_type_size(handle_at(abi, t + (size_t)i * abi->handle_size));
     }
     return s;
 }
@@ -834,6 +886,42 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
     }
 }
 
+/* What call `op` (its kind `kind`) moved, as records in `out`. */
+static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, int keep)
+{
+    struct capture *c = &cap;
+    if (kind == K_COLL_INIT) {
+        persistent_coll_init(abi, ops[op].arg, ops[op].nargs, c->a);
+        return;
+    }
+    if (kind >= K_WAIT) {
+        completion_exit(abi, kind, c->a, keep);
+        return;
+    }
+    if (kind == K_COMM_NEW) {
+        const void *np = (const void *)(uintptr_t)c->a[ops[op].arg];
+        if (np)
+            scope__mpi_comm_created(abi, handle_at(abi, np), ops[op].name);
+        return;
+    }
+    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
+    if (bytes_of(abi, kind, c->a, &d) < 0)
+        return;
+    emit_data(&d, keep);
+    /* a nonblocking point-to-point post: named, so that its completion
+     * can say which post it completed */
+    const struct scope__comm *cm = used_comm;
+    if (ops[op].name[0] == 'I' && (kind == K_SEND || kind == K_IRECV) && ops[op].nargs == 7 && cm) {
+        const void *rp = (const void *)(uintptr_t)c->a[6];
+        if (!rp)
+            return;
+        int inter = cm->remote_size > 0;
+        struct scope__req r = { 0, kind == K_IRECV, cm->world, inter ? cm->remote_size : cm->size,
+                                inter ? cm->size : 0 };
+        name_post(handle_at(abi, rp), r, keep);
+    }
+}
+
 void scope__mpi_capture_exit(uint64_t rc, int keep)
 {
     struct capture *c = &cap;
@@ -848,40 +936,6 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
         return;
     big = (op & OP_BIG) != 0;
     op &= ~OP_BIG;
-    int kind = ops[op].kind;
-    if (kind == K_COLL_INIT) {
-        persistent_coll_init(abi, ops[op].arg, ops[op].nargs, c->a);
-        return;
-    }
-    if (kind >= K_WAIT) {
-        completion_exit(abi, kind, c->a, keep);
-        return;
-    }
-    if (kind == K_COMM_NEW) {
-        const void *np = (const void *)(uintptr_t)c->a[ops[op].arg];
-        uint64_t h = 0;
-        if (np) {
-            memcpy(&h, np, abi->handle_size);
-            scope__mpi_comm_created(abi, h, ops[op].name);
-        }
-        return;
-    }
-    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
-    if (bytes_of(abi, kind, c->a, &d) < 0)
-        return;
-    emit_data(&d, keep);
-    /* a nonblocking point-to-point post: named, so that its completion
-     * can say which post it completed */
-    const struct scope__comm *cm = used_comm;
-    if (ops[op].name[0] == 'I' && (kind == K_SEND || kind == K_IRECV) && ops[op].nargs == 7 && cm) {
-        uint64_t h = 0;
-        const void *rp = (const void *)(uintptr_t)c->a[6];
-        if (!rp)
-            return;
-        memcpy(&h, rp, abi->handle_size);
-        int inter = cm->remote_size > 0;
-        struct scope__req r = { 0, kind == K_IRECV, cm->world, inter ? cm->remote_size : cm->size,
-                                inter ? cm->size : 0 };
-        name_post(h, r, keep);
-    }
+    capture_records(abi, op, ops[op].kind, keep);
+    out_flush(keep);
 }

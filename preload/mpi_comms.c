@@ -94,7 +94,13 @@ static void resolve(void)
 
 int scope__pmpi_ready(void)
 {
+    /* every recorded call asks: after the first, one load instead of
+     * pthread_once's call */
+    static _Atomic int done;
+    if (__builtin_expect(atomic_load_explicit(&done, memory_order_acquire), 1))
+        return Q.ok;
     pthread_once(&p_once, resolve);
+    atomic_store_explicit(&done, 1, memory_order_release);
     return Q.ok;
 }
 

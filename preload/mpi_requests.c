@@ -22,8 +22,14 @@ _Static_assert(offsetof(struct slot, handle) == 0, "shift_delete reads the handl
 
 struct table {
     uint32_t n;
+    uint32_t next_id, last_id;  /* this thread's block of post ids: next_id..last_id */
     struct slot s[SCOPE_REQ_TABLE];
 };
+
+/* Post ids are taken from the process's counter a block at a time, so
+ * that a post costs no atomic: ids stay unique in the process, and a
+ * single-threaded process numbers its posts 1, 2, 3, ... as before. */
+#define ID_BLOCK 4096u
 
 static __thread struct table *tls_table __attribute__((tls_model("initial-exec")));
 static _Atomic uint32_t next_id;
@@ -89,9 +95,14 @@ uint32_t scope__req_post(uint64_t handle, struct scope__req *r)
             t->s[k].handle = 0;
         t->n = 0;
     }
-    uint32_t id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
-    if (id == 0)
-        id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
+    if (t->next_id == 0 || t->next_id > t->last_id) {
+        uint32_t first = atomic_fetch_add_explicit(&next_id, ID_BLOCK, memory_order_relaxed) + 1;
+        if (first == 0)     /* past 2^32 posts: 0 is "no post" */
+            first = atomic_fetch_add_explicit(&next_id, ID_BLOCK, memory_order_relaxed) + 1;
+        t->next_id = first;
+        t->last_id = first + ID_BLOCK - 1 < first ? UINT32_MAX : first + ID_BLOCK - 1;
+    }
+    uint32_t id = t->next_id++;
     r->id = id;
     /* Handles repeat: Open MPI gives every send it completed at once the
      * same request. So a handle may be in the table several times; the

@@ -320,6 +320,31 @@ void scope__record_data_raw(uint64_t ticks, uint32_t word, uint32_t aux)
     record_data_rec(&r);
 }
 
+void scope__record_data_recs(const struct scope_rec *r, unsigned n)
+{
+    struct scope__rec_thread *t = &tls;
+    struct scope_rec *w = t->cur;
+    if (__builtin_expect(!(w && (size_t)(t->end - w) >= n && scope__hot.on), 0)) {
+        for (unsigned i = 0; i < n; i++)     /* across a chunk's end: one by one */
+            scope__record_data_raw(r[i].ticks, r[i].word, r[i].aux);
+        return;
+    }
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++)
+        k += scope_rec_is_data(r[i].word);
+    t->cur = w + k;
+    atomic_signal_fence(memory_order_seq_cst);
+    for (unsigned i = 0; i < n; i++) {
+        if (!scope_rec_is_data(r[i].word))
+            continue;
+        w->word = r[i].word;
+        w->aux = r[i].aux;
+        /* published by its ticks, as in record_aux() */
+        __atomic_store_n(&w->ticks, SCOPE_REC_DATA_MARK | r[i].ticks, __ATOMIC_RELEASE);
+        w++;
+    }
+}
+
 void scope__record_data(const struct scope_call_data *d)
 {
     struct scope_rec out[2];

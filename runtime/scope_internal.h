@@ -145,6 +145,14 @@ SCOPE_API void scope__record_data(const struct scope_call_data *d);
  * rules as scope__record_data(). */
 SCOPE_API void scope__record_data_raw(uint64_t ticks, uint32_t word, uint32_t aux);
 
+/* Records `n` data records as encoded, in order (what one call moved: its
+ * data record, a request's post or completions): each `word` must be a
+ * data record's (others are skipped); the mark bit is added to each
+ * `ticks`. One check of room for all of them, so it costs about a store
+ * per record in the steady state; same rules as scope__record_data(). */
+struct scope_rec;
+SCOPE_API void scope__record_data_recs(const struct scope_rec *r, unsigned n);
+
 /* Defines the next communicator of this process's table (docs/format.md,
  * "Communicators"): `size` members and `remote_size` remote members (0 for
  * an intracommunicator), their world ranks in `world` (size + remote_size
