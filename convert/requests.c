@@ -3,7 +3,9 @@
  * completed (journal.h, request records): the table /rank<N>/requests of
  * docs/format.md ("What MPI calls moved"), one row per completed request,
  * and the receive posts' columns completed with what their status said
- * (an MPI_Irecv's size, and its source and tag when it named none).
+ * (an MPI_Irecv's size, and its source and tag when it named none). A
+ * send's row also says where its message went, from its post record: the
+ * one place that knows it when one call started several (MPI_Startall).
  *
  * Posts are named by a per-process id in the journal; here each becomes
  * (region, call index) when its end is merged, and a completion, which
@@ -25,6 +27,8 @@ struct post {
     uint32_t id;            /* 0: empty slot */
     struct frame f;
     int recv;
+    int32_t dest, tag;      /* a send's, from its post record; -1, SCOPE_NO_TAG unknown */
+    int64_t sent;
 };
 
 struct row {
@@ -32,6 +36,8 @@ struct row {
     int32_t source, tag;
     int64_t bytes;
     int8_t cancelled;
+    int32_t dest;
+    int64_t sent;
 };
 
 /* Rows are kept in a window and appended to extendible datasets when it
@@ -40,7 +46,7 @@ struct row {
 #define ROWS_WINDOW 65536u
 
 enum { C_POST_REGION, C_POST_CALL, C_DONE_REGION, C_DONE_CALL, C_SOURCE, C_TAG, C_BYTES,
-       C_CANCELLED, N_COLS };
+       C_CANCELLED, C_DEST, C_SENT, N_COLS };
 
 struct conv_requests {
     struct post *map;       /* open addressing, size a power of two */
@@ -87,8 +93,9 @@ static int grow_map(struct conv_requests *q)
     return 0;
 }
 
-static int add_post(struct conv_requests *q, uint32_t id, struct frame f, int recv)
+static int add_post(struct conv_requests *q, const struct post *p)
 {
+    uint32_t id = p->id;
     if ((q->used + 1) * 2 > q->cap) {
         int rc = grow_map(q);
         if (rc < 0)
@@ -99,7 +106,7 @@ static int add_post(struct conv_requests *q, uint32_t id, struct frame f, int re
         k = (k + 1) & (q->cap - 1);
     if (!q->map[k].id)
         q->used++;
-    q->map[k] = (struct post){ id, f, recv };
+    q->map[k] = *p;
     return 0;
 }
 
@@ -153,7 +160,15 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
         uint64_t t = req[i].ticks;
         uint32_t id = (uint32_t)t;
         if (!(t & SCOPE_REQ_COMPLETION)) {
-            int rc = add_post(q, id, done, (t & SCOPE_REQ_RECV) != 0);
+            struct post p = { id, done, (t & SCOPE_REQ_RECV) != 0, -1, SCOPE_NO_TAG, 0 };
+            uint32_t dest1 = (uint32_t)(t >> SCOPE_REQ_POST_DEST_SHIFT) & 0xffffu;
+            uint32_t tag2 = (uint32_t)(t >> SCOPE_REQ_POST_TAG_SHIFT) & 0x1fffu;
+            if (!p.recv) {
+                p.dest = dest1 ? (int32_t)dest1 - 1 : -1;
+                p.tag = tag2 ? (int32_t)tag2 - 2 : SCOPE_NO_TAG;
+                p.sent = req[i].aux;
+            }
+            int rc = add_post(q, &p);
             if (rc < 0)
                 return rc;
             continue;
@@ -163,7 +178,8 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
             continue;       /* posted before recording, or on another thread */
         const struct post *p = &post;
         uint32_t src1 = (uint32_t)(t >> 32) & 0xffffu, tag2 = (uint32_t)(t >> 48) & 0x3fffu;
-        struct row r = { p->f, done, -1, SCOPE_NO_TAG, req[i].aux, 0 };
+        struct row r = { p->f, done, -1, p->recv ? SCOPE_NO_TAG : p->tag, req[i].aux, 0,
+                         p->recv ? -1 : p->dest, p->recv ? 0 : p->sent };
         if (src1 == SCOPE_REQ_CANCELLED)
             r.cancelled = 1;
         else if (src1)
@@ -232,18 +248,18 @@ static int32_t name_row(struct conv *c, struct conv_requests *q, uint32_t reg)
 static const char *const col_name[N_COLS] = {
     SCOPE_D_REQ_POST_REGION, SCOPE_D_REQ_POST_CALL, SCOPE_D_REQ_DONE_REGION,
     SCOPE_D_REQ_DONE_CALL, SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED,
-    SCOPE_D_REQ_CANCELLED,
+    SCOPE_D_REQ_CANCELLED, SCOPE_D_DEST, SCOPE_D_BYTES_SENT,
 };
 
 static hid_t col_file_type(int k)
 {
-    return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES ? H5T_STD_I64LE
+    return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES || k == C_SENT ? H5T_STD_I64LE
          : k == C_CANCELLED ? H5T_STD_I8LE : H5T_STD_I32LE;
 }
 
 static hid_t col_mem_type(int k)
 {
-    return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES ? H5T_NATIVE_INT64
+    return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES || k == C_SENT ? H5T_NATIVE_INT64
          : k == C_CANCELLED ? H5T_NATIVE_INT8 : H5T_NATIVE_INT32;
 }
 
@@ -294,6 +310,8 @@ static int flush_rows(struct conv *c, struct conv_requests *q)
             case C_SOURCE: ((int32_t *)buf)[i] = r->source; break;
             case C_TAG: ((int32_t *)buf)[i] = r->tag; break;
             case C_BYTES: ((int64_t *)buf)[i] = r->bytes; break;
+            case C_DEST: ((int32_t *)buf)[i] = r->dest; break;
+            case C_SENT: ((int64_t *)buf)[i] = r->sent; break;
             default: ((int8_t *)buf)[i] = r->cancelled; break;
             }
         }

@@ -228,7 +228,10 @@ static inline int scope_rec_is_data(uint32_t word)
  * the MPI_Wait/MPI_Test call that completed posts, one completion record
  * per completed request names the post and what its status said:
  *   post        ticks 0..31 post id (per process, from 1), 32 receive
- *               (1) or send (0), 62 clear
+ *               (1) or send (0), 62 clear; a send's (point to point) also
+ *               33..48 destination + 1 (16 bits: 0 unknown), 49..61 tag
+ *               + 2 (13 bits: 0 unknown), aux bytes sent (saturating);
+ *               a nonblocking collective's post has them clear
  *   completion  ticks 0..31 post id, 32..47 source + 1 (16 bits: 0 none,
  *               0xffff cancelled), 48..61 tag + 2 (0 none), 62 set;
  *               aux bytes received (saturating at 2^32 - 1)
@@ -237,6 +240,8 @@ static inline int scope_rec_is_data(uint32_t word)
 #define SCOPE_REQ_COMPLETION (1ull << 62)
 #define SCOPE_REQ_RECV (1ull << 32)
 #define SCOPE_REQ_CANCELLED 0xffffu
+#define SCOPE_REQ_POST_DEST_SHIFT 33
+#define SCOPE_REQ_POST_TAG_SHIFT 49
 
 static inline int scope_rec_is_request(uint32_t word)
 {

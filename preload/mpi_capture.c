@@ -42,36 +42,37 @@ struct op {
 
 /* Index = the operation number carried in a function's flags. The
  * nonblocking collectives take the blocking ones' arguments plus a
- * request: their bytes are counted when they are posted. */
+ * request, copied last: their bytes are counted when they are posted, and
+ * the request links the post to the MPI_Wait* that completes it. */
 static const struct op ops[] = {
     { NULL, K_NONE, 0, 0 },
     { "Send", K_SEND, 6, 0 }, { "Ssend", K_SEND, 6, 0 }, { "Bsend", K_SEND, 6, 0 }, { "Rsend", K_SEND, 6, 0 },
     { "Isend", K_SEND, 7, 0 }, { "Issend", K_SEND, 7, 0 }, { "Ibsend", K_SEND, 7, 0 }, { "Irsend", K_SEND, 7, 0 },
     { "Recv", K_RECV, 7, 0 }, { "Irecv", K_IRECV, 7, 0 },
     { "Sendrecv", K_SENDRECV, 12, 0 }, { "Sendrecv_replace", K_SENDRECV_REPLACE, 9, 0 },
-    { "Bcast", K_BCAST, 5, 0 }, { "Ibcast", K_BCAST, 5, 0 },
-    { "Reduce", K_REDUCE, 7, 0 }, { "Ireduce", K_REDUCE, 7, 0 },
-    { "Allreduce", K_ALLREDUCE, 6, 0 }, { "Iallreduce", K_ALLREDUCE, 6, 0 },
-    { "Scan", K_ALLREDUCE, 6, 0 }, { "Iscan", K_ALLREDUCE, 6, 0 },
-    { "Exscan", K_ALLREDUCE, 6, 0 }, { "Iexscan", K_ALLREDUCE, 6, 0 },
-    { "Alltoall", K_ALLTOALL, 7, 0 }, { "Ialltoall", K_ALLTOALL, 7, 0 },
-    { "Alltoallv", K_ALLTOALLV, 9, 0 }, { "Ialltoallv", K_ALLTOALLV, 9, 0 },
-    { "Allgather", K_ALLGATHER, 7, 0 }, { "Iallgather", K_ALLGATHER, 7, 0 },
-    { "Allgatherv", K_ALLGATHERV, 8, 0 }, { "Iallgatherv", K_ALLGATHERV, 8, 0 },
-    { "Gather", K_GATHER, 8, 0 }, { "Igather", K_GATHER, 8, 0 },
-    { "Gatherv", K_GATHERV, 9, 0 }, { "Igatherv", K_GATHERV, 9, 0 },
-    { "Scatter", K_SCATTER, 8, 0 }, { "Iscatter", K_SCATTER, 8, 0 },
-    { "Scatterv", K_SCATTERV, 9, 0 }, { "Iscatterv", K_SCATTERV, 9, 0 },
-    { "Reduce_scatter", K_REDUCE_SCATTER, 6, 0 }, { "Ireduce_scatter", K_REDUCE_SCATTER, 6, 0 },
+    { "Bcast", K_BCAST, 5, 0 }, { "Ibcast", K_BCAST, 6, 0 },
+    { "Reduce", K_REDUCE, 7, 0 }, { "Ireduce", K_REDUCE, 8, 0 },
+    { "Allreduce", K_ALLREDUCE, 6, 0 }, { "Iallreduce", K_ALLREDUCE, 7, 0 },
+    { "Scan", K_ALLREDUCE, 6, 0 }, { "Iscan", K_ALLREDUCE, 7, 0 },
+    { "Exscan", K_ALLREDUCE, 6, 0 }, { "Iexscan", K_ALLREDUCE, 7, 0 },
+    { "Alltoall", K_ALLTOALL, 7, 0 }, { "Ialltoall", K_ALLTOALL, 8, 0 },
+    { "Alltoallv", K_ALLTOALLV, 9, 0 }, { "Ialltoallv", K_ALLTOALLV, 10, 0 },
+    { "Allgather", K_ALLGATHER, 7, 0 }, { "Iallgather", K_ALLGATHER, 8, 0 },
+    { "Allgatherv", K_ALLGATHERV, 8, 0 }, { "Iallgatherv", K_ALLGATHERV, 9, 0 },
+    { "Gather", K_GATHER, 8, 0 }, { "Igather", K_GATHER, 9, 0 },
+    { "Gatherv", K_GATHERV, 9, 0 }, { "Igatherv", K_GATHERV, 10, 0 },
+    { "Scatter", K_SCATTER, 8, 0 }, { "Iscatter", K_SCATTER, 9, 0 },
+    { "Scatterv", K_SCATTERV, 9, 0 }, { "Iscatterv", K_SCATTERV, 10, 0 },
+    { "Reduce_scatter", K_REDUCE_SCATTER, 6, 0 }, { "Ireduce_scatter", K_REDUCE_SCATTER, 7, 0 },
     { "Reduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6, 0 },
-    { "Ireduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 6, 0 },
-    { "Barrier", K_BARRIER, 1, 0 }, { "Ibarrier", K_BARRIER, 1, 0 },
-    { "Alltoallw", K_ALLTOALLW, 9, 0 }, { "Ialltoallw", K_ALLTOALLW, 9, 0 },
-    { "Neighbor_allgather", K_NB_ALLGATHER, 7, 0 }, { "Ineighbor_allgather", K_NB_ALLGATHER, 7, 0 },
-    { "Neighbor_allgatherv", K_NB_ALLGATHERV, 8, 0 }, { "Ineighbor_allgatherv", K_NB_ALLGATHERV, 8, 0 },
-    { "Neighbor_alltoall", K_NB_ALLTOALL, 7, 0 }, { "Ineighbor_alltoall", K_NB_ALLTOALL, 7, 0 },
-    { "Neighbor_alltoallv", K_NB_ALLTOALLV, 9, 0 }, { "Ineighbor_alltoallv", K_NB_ALLTOALLV, 9, 0 },
-    { "Neighbor_alltoallw", K_NB_ALLTOALLW, 9, 0 }, { "Ineighbor_alltoallw", K_NB_ALLTOALLW, 9, 0 },
+    { "Ireduce_scatter_block", K_REDUCE_SCATTER_BLOCK, 7, 0 },
+    { "Barrier", K_BARRIER, 1, 0 }, { "Ibarrier", K_BARRIER, 2, 0 },
+    { "Alltoallw", K_ALLTOALLW, 9, 0 }, { "Ialltoallw", K_ALLTOALLW, 10, 0 },
+    { "Neighbor_allgather", K_NB_ALLGATHER, 7, 0 }, { "Ineighbor_allgather", K_NB_ALLGATHER, 8, 0 },
+    { "Neighbor_allgatherv", K_NB_ALLGATHERV, 8, 0 }, { "Ineighbor_allgatherv", K_NB_ALLGATHERV, 9, 0 },
+    { "Neighbor_alltoall", K_NB_ALLTOALL, 7, 0 }, { "Ineighbor_alltoall", K_NB_ALLTOALL, 8, 0 },
+    { "Neighbor_alltoallv", K_NB_ALLTOALLV, 9, 0 }, { "Ineighbor_alltoallv", K_NB_ALLTOALLV, 10, 0 },
+    { "Neighbor_alltoallw", K_NB_ALLTOALLW, 9, 0 }, { "Ineighbor_alltoallw", K_NB_ALLTOALLW, 10, 0 },
     { "Put", K_PUT, 8, 0 }, { "Rput", K_PUT, 8, 0 }, { "Get", K_GET, 8, 0 }, { "Rget", K_GET, 8, 0 },
     { "Accumulate", K_ACC, 9, 0 }, { "Raccumulate", K_ACC, 9, 0 },
     { "Get_accumulate", K_GET_ACC, 12, 0 }, { "Rget_accumulate", K_GET_ACC, 12, 0 },
@@ -461,22 +462,45 @@ static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs,
     scope__req_persist(h, &p);
 }
 
+/* What a send's post record says of its message (journal.h): the
+ * destination, tag and bytes, so that a post whose call names several
+ * messages (MPI_Startall) still says where each went. */
+struct post_msg {
+    int32_t dest, tag;
+    int64_t bytes;
+};
+static const struct post_msg NO_MSG = { SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
+
 /* Follows request `handle` from its post (a nonblocking call, or a start
  * of a persistent one) and records the post record naming it. */
-static void name_post(uint64_t handle, struct scope__req r, int keep)
+static void name_post(uint64_t handle, struct scope__req r, struct post_msg m, int keep)
 {
     uint32_t id = scope__req_post(handle, &r);
-    if (id)
-        emit(id | (r.recv ? SCOPE_REQ_RECV : 0), SCOPE_REC_REQUEST_WORD, 0, keep);
+    if (!id)
+        return;
+    uint64_t t = id | (r.recv ? SCOPE_REQ_RECV : 0);
+    uint32_t aux = 0;
+    if (!r.recv) {
+        if (m.dest >= 0 && m.dest < 0xfffe)
+            t |= (uint64_t)(m.dest + 1) << SCOPE_REQ_POST_DEST_SHIFT;
+        if (m.tag != SCOPE_DATA_NO_TAG && m.tag >= -1 && m.tag < (1 << 13) - 2)
+            t |= (uint64_t)(m.tag + 2) << SCOPE_REQ_POST_TAG_SHIFT;
+        aux = m.bytes <= 0 ? 0 : m.bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)m.bytes;
+    }
+    emit(t, SCOPE_REC_REQUEST_WORD, aux, keep);
 }
 
 /* MPI_Start(all): each started persistent request is a post. One data
  * record for the call: a single request's own values; for several, the
- * bytes they send together and no partner. */
+ * bytes they move together and no partner, each send's partner, tag and
+ * bytes then in its post record. The posts are named only when every
+ * request is on the call's communicator (the record's): the receives'
+ * completions say no communicator of their own, and a message matched on
+ * another's would be a guess. */
 static void persistent_start(const struct capture_ext *e, int keep)
 {
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
-    int found = 0;
+    int found = 0, one_comm = 1;
     for (int i = 0; i < e->nhandles; i++) {
         const struct scope__persist *p = scope__req_persisted(e->handles[i]);
         if (!p)
@@ -489,6 +513,7 @@ static void persistent_start(const struct capture_ext *e, int keep)
         } else {
             d.dest = d.source = SCOPE_DATA_NO_RANK;
             d.tag = SCOPE_DATA_NO_TAG;
+            one_comm &= p->comm == d.comm;
         }
         d.bytes_sent += p->bytes;
         d.bytes_received += p->bytes_received;     /* a collective's, known at its init */
@@ -497,11 +522,12 @@ static void persistent_start(const struct capture_ext *e, int keep)
     if (!found)
         return;
     emit_data(&d, keep);
-    for (int i = 0; i < e->nhandles; i++) {
+    for (int i = 0; one_comm && i < e->nhandles; i++) {
         const struct scope__persist *p = scope__req_persisted(e->handles[i]);
-        if (!p || p->coll)
-            continue;   /* a collective's completion is not followed */
-        name_post(e->handles[i], p->r, keep);
+        if (!p)
+            continue;
+        struct post_msg m = p->coll ? NO_MSG : (struct post_msg){ p->dest, p->tag, p->bytes };
+        name_post(e->handles[i], p->r, m, keep);
     }
 }
 
@@ -908,18 +934,21 @@ static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, in
     if (bytes_of(abi, kind, c->a, &d) < 0)
         return;
     emit_data(&d, keep);
-    /* a nonblocking point-to-point post: named, so that its completion
-     * can say which post it completed */
+    /* a nonblocking post (point to point, or a collective): named, so
+     * that its completion can say which post it completed */
     const struct scope__comm *cm = used_comm;
-    if (ops[op].name[0] == 'I' && (kind == K_SEND || kind == K_IRECV) && ops[op].nargs == 7 && cm) {
-        const void *rp = (const void *)(uintptr_t)c->a[6];
-        if (!rp)
-            return;
-        int inter = cm->remote_size > 0;
-        struct scope__req r = { 0, kind == K_IRECV, cm->world, inter ? cm->remote_size : cm->size,
-                                inter ? cm->size : 0 };
-        name_post(handle_at(abi, rp), r, keep);
-    }
+    int p2p = kind == K_SEND || kind == K_IRECV;
+    if (!cm || ops[op].name[0] != 'I' || (p2p && ops[op].nargs != 7) ||
+        (!p2p && (kind < K_BCAST || kind > K_NB_ALLTOALLW)))
+        return;
+    const void *rp = (const void *)(uintptr_t)c->a[ops[op].nargs - 1];
+    if (!rp)
+        return;
+    int inter = cm->remote_size > 0;
+    struct scope__req r = { 0, kind == K_IRECV, cm->world, inter ? cm->remote_size : cm->size,
+                            inter ? cm->size : 0 };
+    struct post_msg m = kind == K_SEND ? (struct post_msg){ d.dest, d.tag, d.bytes_sent } : NO_MSG;
+    name_post(handle_at(abi, rp), r, m, keep);
 }
 
 void scope__mpi_capture_exit(uint64_t rc, int keep)

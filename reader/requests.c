@@ -22,8 +22,8 @@
 struct scope__rank_tables {
     int loaded_requests, loaded_comms;
     int64_t nreq;
-    int32_t *post_region, *done_region, *source, *tag;
-    int64_t *post_call, *done_call, *received;
+    int32_t *post_region, *done_region, *source, *tag, *dest;
+    int64_t *post_call, *done_call, *received, *sent;
     int8_t *cancelled;
     int ncomm;
     int32_t *size, *remote_size, *members;
@@ -43,6 +43,8 @@ void scope__rank_tables_free(struct scope__rank_tables *t)
     free(t->post_call);
     free(t->done_call);
     free(t->received);
+    free(t->dest);
+    free(t->sent);
     free(t->cancelled);
     free(t->size);
     free(t->remote_size);
@@ -175,8 +177,10 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
         SCOPE_D_REQ_POST_REGION, SCOPE_D_REQ_POST_CALL, SCOPE_D_REQ_DONE_REGION,
         SCOPE_D_REQ_DONE_CALL, SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED,
         SCOPE_D_REQ_CANCELLED,
+        /* since the sends' rows say where they went; files before lack them */
+        SCOPE_D_DEST, SCOPE_D_BYTES_SENT,
     };
-    enum { NCOL = sizeof cols / sizeof *cols };
+    enum { NCOL = sizeof cols / sizeof *cols, NREQUIRED = 8 };
     int64_t *w[NCOL] = { 0 }, *names = NULL, n = -1, len, nn;
     int rc = 0;
     scope__h5_quiet quiet;
@@ -188,7 +192,7 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
             if (!w[0])
                 break; /* no table: no request was followed */
             n = got;
-        } else if (rc == 0 && !w[i]) {
+        } else if (rc == 0 && !w[i] && i < NREQUIRED) {
             rc = scope__fail(SCOPE_EFORMAT, "%s: %s lacks %s", fpath, grp, cols[i]);
         }
     }
@@ -217,8 +221,10 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
     t->done_region = narrow32(w[2], n);
     t->source = narrow32(w[4], n);
     t->tag = narrow32(w[5], n);
+    t->dest = w[8] ? narrow32(w[8], n) : malloc((size_t)(n ? n : 1) * sizeof *t->dest);
     t->cancelled = malloc((size_t)(n ? n : 1));
-    if (!t->post_region || !t->done_region || !t->source || !t->tag || !t->cancelled) {
+    if (!t->post_region || !t->done_region || !t->source || !t->tag || !t->dest ||
+        !t->cancelled) {
         free(map);
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto out;
@@ -228,12 +234,15 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
         t->post_region[i] = a >= 0 && a < nn ? map[a] : -1;
         t->done_region[i] = b >= 0 && b < nn ? map[b] : -1;
         t->cancelled[i] = (int8_t)w[7][i];
+        if (!w[8])
+            t->dest[i] = SCOPE_NO_RANK;
     }
     free(map);
     t->post_call = w[1];
     t->done_call = w[3];
     t->received = w[6];
-    w[1] = w[3] = w[6] = NULL;
+    t->sent = w[9];     /* NULL in older files */
+    w[1] = w[3] = w[6] = w[9] = NULL;
 out:
     for (int i = 0; i < NCOL; i++)
         free(w[i]);
@@ -283,6 +292,8 @@ int scope_profile_requests(scope_profile *p, int rank, scope_requests *out)
     out->tag = t->tag;
     out->bytes_received = t->received;
     out->cancelled = t->cancelled;
+    out->dest = t->dest;
+    out->bytes_sent = t->sent;
     return 0;
 }
 

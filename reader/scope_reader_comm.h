@@ -127,9 +127,18 @@ typedef struct scope_requests {
     const int32_t *post_region, *done_region;
     const int64_t *post_call, *done_call;
     const int32_t *source;          /* a receive's status; SCOPE_NO_RANK for a send */
-    const int32_t *tag;             /* a receive's status; SCOPE_NO_TAG_VALUE for a send */
+    const int32_t *tag;             /* a receive's status; a send's own tag (SCOPE_NO_TAG_VALUE
+                                       when unknown, and in files written before the send
+                                       columns) */
     const int64_t *bytes_received;
     const int8_t *cancelled;        /* 1: the request was cancelled */
+    /* a point-to-point send's message, from its post (the call that posted
+     * it may have started several: MPI_Startall): the destination's world
+     * rank (SCOPE_NO_RANK for a receive, a collective, or a file written
+     * before these columns) and the bytes sent (NULL in such a file); a
+     * send's `tag` is its own */
+    const int32_t *dest;
+    const int64_t *bytes_sent;
 } scope_requests;
 
 /* Loads (once) and returns the request table of `rank`. Returns 0,

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "reader_internal.h"
@@ -68,9 +69,11 @@ static const struct {
     { "Scan", SCOPE__W_COLL_OTHER, 0 }, { "Exscan", SCOPE__W_COLL_OTHER, 0 },
 };
 
-/* The region's role by its name (MPI_<Name> or MPI_<Name>_c); the
- * nonblocking collectives (MPI_I<collective>) keep their place in the
- * instance order. *cls: an id of the name without _c, so that the C and
+/* The region's role by its name (MPI_<Name> or MPI_<Name>_c); a
+ * nonblocking collective (MPI_I<collective>) has its blocking form's role
+ * and *kind SCOPE__K_NONBLOCKING_COLL: its instances are its own (MPI
+ * never matches it with the blocking form), its wait is in the call that
+ * completed it. *cls: an id of the name without _c, so that the C and
  * large-count forms of one operation are the same instance kind. */
 static int classify(const char *name, uint8_t *kind, int32_t *cls)
 {
@@ -81,13 +84,15 @@ static int classify(const char *name, uint8_t *kind, int32_t *cls)
     int nb = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < sizeof wops / sizeof *wops; i++)
-            if (strlen(wops[i].name) == n && strncmp(s, wops[i].name, n) == 0) {
+            /* MPI_Iallreduce: "allreduce" after the I */
+            if (strlen(wops[i].name) == n && (nb ? strncasecmp(s, wops[i].name, n)
+                                                 : strncmp(s, wops[i].name, n)) == 0) {
                 int op = wops[i].op;
                 if (nb && op < SCOPE__W_BARRIER)
                     return SCOPE__W_NONE;
-                *kind = wops[i].kind;
+                *kind = nb ? SCOPE__K_NONBLOCKING_COLL : wops[i].kind;
                 *cls = (int32_t)i + (nb ? 1000 : 0);
-                return nb ? SCOPE__W_COLL_OTHER : op;
+                return op;
             }
         if (n < 2 || s[0] != 'I')
             break;
@@ -372,22 +377,27 @@ static int index_requests(const scope_requests *rq, int nreg, struct req_ix *ix)
     return 0;
 }
 
-/* Fills the completion of a nonblocking end from the request table: its
- * completing call, which blocked when it is an MPI_Wait*. */
-static int complete(struct gather *g, int rank, const scope_requests *rq, const struct req_ix *ix,
-                    int64_t *cur, struct scope__p2p *e)
+/* Moves *cur to the first row of ix at or after (region, call): the calls
+ * of a region come in order and ix is sorted, so a cursor walks it (a
+ * search per call cost more than the rest of gathering). */
+static void seek_row(const scope_requests *rq, const struct req_ix *ix, int64_t *cur, int32_t region,
+                     int64_t call)
+{
+    while (*cur < rq->n && (ix[*cur].region < region ||
+                            (ix[*cur].region == region && ix[*cur].call < call)))
+        (*cur)++;
+}
+
+/* Fills the completion of end `e` from request row `row`: its completing
+ * call, which blocked when it is an MPI_Wait*. Returns 0, 1 (never
+ * completed, or not followed), 2 (cancelled), or a negative SCOPE_E*. */
+static int done_of_row(struct gather *g, int rank, const scope_requests *rq, int64_t row,
+                       struct scope__p2p *e)
 {
     e->blocks = 0;
     e->done_region = -1;
-    /* the calls of a region come in order, and ix is sorted: a cursor
-     * walks it (a search per call cost more than the rest of gathering) */
-    while (*cur < rq->n && (ix[*cur].region < e->region ||
-                            (ix[*cur].region == e->region && ix[*cur].call < e->call)))
-        (*cur)++;
-    int64_t row = *cur < rq->n && ix[*cur].region == e->region && ix[*cur].call == e->call
-                      ? ix[*cur].row : -1;
     if (row < 0 || rq->done_region[row] < 0 || rq->cancelled[row])
-        return row < 0 ? 1 : 2; /* 1: never completed (or not followed); 2: cancelled */
+        return row < 0 ? 1 : 2;
     int32_t dr = rq->done_region[row];
     if (!g->done_s[dr]) {
         int64_t nn;
@@ -407,6 +417,59 @@ static int complete(struct gather *g, int rank, const scope_requests *rq, const 
     e->done_end = en[k];
     e->blocks = g->op[e->done_region] == SCOPE__W_WAIT;
     return 0;
+}
+
+/* Fills the completion of a nonblocking end from the request table (the
+ * row of its posting call). Returns as done_of_row. */
+static int complete(struct gather *g, int rank, const scope_requests *rq, const struct req_ix *ix,
+                    int64_t *cur, struct scope__p2p *e)
+{
+    seek_row(rq, ix, cur, e->region, e->call);
+    int64_t row = *cur < rq->n && ix[*cur].region == e->region && ix[*cur].call == e->call
+                      ? ix[*cur].row : -1;
+    return done_of_row(g, rank, rq, row, e);
+}
+
+/* The messages of one MPI_Startall call (`base`: its times and
+ * communicator): one end per request it started, from the request rows
+ * of the call (a send's row says where it went, a receive's what its
+ * status said). Requests never completed, cancelled, or collective are
+ * not messages. Returns the ends gathered, or a negative SCOPE_E*. */
+static int gather_started(struct gather *g, int rank, const scope_requests *rq,
+                          const struct req_ix *ix, int64_t *cur, const struct scope__p2p *base)
+{
+    int got = 0;
+    seek_row(rq, ix, cur, base->region, base->call);
+    for (int64_t k = *cur; k < rq->n && ix[k].region == base->region && ix[k].call == base->call;
+         k++) {
+        int64_t row = ix[k].row;
+        int send = rq->dest && rq->dest[row] >= 0 && rq->dest[row] < g->w->world;
+        int recv = !send && rq->source[row] >= 0 && rq->source[row] < g->w->world;
+        if (!send && !recv)
+            continue;
+        struct scope__p2p e1 = *base;
+        int done = done_of_row(g, rank, rq, row, &e1);
+        if (done < 0)
+            return done;
+        if (done != 0)
+            continue;
+        int peer = send ? rq->dest[row] : rq->source[row];
+        struct scope__p2p *x;
+        int rc = send ? scope__spill_slot(&g->sp, pair_bucket(g, rank, peer), SCOPE__S_SENDS,
+                                          (void **)&x)
+                      : scope__spill_slot(&g->sp, pair_bucket(g, peer, rank), SCOPE__S_RECVS,
+                                          (void **)&x);
+        if (rc < 0)
+            return rc;
+        *x = e1;
+        x->s = send ? rank : peer;
+        x->r = send ? peer : rank;
+        x->tag = rq->tag[row];
+        x->kind = SCOPE__K_STD;
+        x->bytes = send ? (rq->bytes_sent ? rq->bytes_sent[row] : 0) : rq->bytes_received[row];
+        got++;
+    }
+    return got;
 }
 
 /* One region's calls of the rank being gathered (gather_rank): its time
@@ -437,7 +500,7 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
         return 0; /* reached through the requests they completed */
     if ((rc = scope_profile_moved(p, r, rank, &mv)) < 0)
         return rc;
-    if (!mv.bytes_sent || op == SCOPE__W_STARTALL) {
+    if (!mv.bytes_sent) {
         w->totals.unanalysed_calls += n;
         return 0;
     }
@@ -453,6 +516,14 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             .done_start = s[i], .done_end = e[i], .done_region = r, .done_call = i,
             .blocks = 1, .kind = kind,
         };
+        if (op == SCOPE__W_STARTALL) {
+            int got = gather_started(g, rank, rq, ix, cur, &base);
+            if (got < 0)
+                rc = got;
+            else if (got == 0)
+                w->totals.unanalysed_calls++;
+            continue;
+        }
         if (op >= SCOPE__W_BARRIER) {
             struct scope__coll *d;
             if ((rc = scope__spill_slot(&g->sp, comm_bucket(g, gid[c]), SCOPE__S_COLL,
@@ -462,7 +533,20 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
                 .comm = gid[c], .rank = rank, .region = r, .call = i, .start = s[i],
                 .end = e[i], .root = mv.dest[i] >= 0 ? mv.dest[i] : mv.source[i],
                 .op = (uint8_t)op, .name_class = cls,
+                .wregion = r, .wcall = i, .wstart = s[i], .wend = e[i],
             };
+            if (kind == SCOPE__K_NONBLOCKING_COLL) {
+                struct scope__p2p at = base;
+                int done = complete(g, rank, rq, ix, cur, &at);
+                if (done < 0) {
+                    rc = done;
+                    break;
+                }
+                d->wregion = done == 0 && at.blocks ? at.done_region : -1;
+                d->wcall = at.done_call;
+                d->wstart = at.done_start;
+                d->wend = at.done_end;
+            }
             continue;
         }
         int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV;
@@ -582,6 +666,7 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg, i
             break;
         case SCOPE__W_SENDRECV:
         case SCOPE__W_START:
+        case SCOPE__W_STARTALL:  /* at least; the arrays grow past it */
             ns += n;
             nr += n;
             break;

@@ -29,13 +29,16 @@ static int cmp_coll(const void *x, const void *y)
     return a->call < b->call ? -1 : a->call > b->call;
 }
 
+/* Call c waited for `waited_for` until `until`: the part of its waiting
+ * interval (the call itself, or the MPI_Wait* that completed a
+ * nonblocking collective) before that moment. */
 static int add(struct scope_waits *w, struct scope__cand_list *cands, const struct scope__coll *c,
                int pattern, int32_t waited_for, int64_t until)
 {
-    if (until <= c->start)
+    if (c->wregion < 0 || until <= c->wstart)
         return 0;
-    int64_t end = until < c->end ? until : c->end;
-    struct scope__cand k = { c->rank, c->region, c->call, pattern, waited_for, end - c->start,
+    int64_t end = until < c->wend ? until : c->wend;
+    struct scope__cand k = { c->rank, c->wregion, c->wcall, pattern, waited_for, end - c->wstart,
                              scope__waits_bound(w, c->rank, waited_for) };
     return scope__cand_add(cands, &k);
 }

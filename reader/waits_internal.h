@@ -29,9 +29,13 @@ enum scope__wop {
     SCOPE__W_NXN,
     SCOPE__W_ONE2N,         /* Bcast, Scatter(v) */
     SCOPE__W_N2ONE,         /* Reduce, Gather(v) */
-    SCOPE__W_COLL_OTHER     /* Scan, Exscan, nonblocking collectives: in
-                               the instance order, no wait of their own */
+    SCOPE__W_COLL_OTHER     /* Scan, Exscan (and their nonblocking forms):
+                               in the instance order, no wait of their own */
 };
+
+/* A collective region's kind (gather): its nonblocking form (MPI_I...),
+ * whose waiting happens in the MPI_Wait* that completes its request. */
+#define SCOPE__K_NONBLOCKING_COLL 1
 
 /* How a send completes. COMBINED: the send half of MPI_Sendrecv, whose
  * call also waits for its own receive, so its end says nothing about when
@@ -61,16 +65,21 @@ struct scope__p2p {
                                    ends are written to temporary files */
 };
 
-/* One collective call: 48 bytes, no padding the initialisers leave
- * undefined (they go to temporary files). */
+/* One collective call: 80 bytes, no padding the initialisers leave
+ * undefined (they go to temporary files). Its entry is its start; it
+ * waits in [wstart, wend] of call (wregion, wcall): the call itself for a
+ * blocking one, the MPI_Wait* that completed a nonblocking one's request
+ * (wregion -1: not completed by a call that blocked, so no wait). */
 struct scope__coll {
     int64_t call;
     int64_t start, end;
+    int64_t wstart, wend, wcall;
     int32_t comm, rank, region;
     int32_t root;               /* world rank, -1 none */
     int32_t name_class;         /* region name without _c, as an id */
+    int32_t wregion;
     uint8_t op;                 /* scope__wop */
-    uint8_t pad[3];
+    uint8_t pad[7];
 };
 
 /* One wait found: (rank, region, call) waited wait_ns for waited_for. */
@@ -179,6 +188,6 @@ int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, in
                             struct scope__cand_list *cands);
 
 _Static_assert(sizeof(struct scope__p2p) == 80, "an end has no hidden padding");
-_Static_assert(sizeof(struct scope__coll) == 48, "a collective call has no hidden padding");
+_Static_assert(sizeof(struct scope__coll) == 80, "a collective call has no hidden padding");
 
 #endif /* SCOPE_WAITS_INTERNAL_H */

@@ -493,8 +493,9 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
         *send = 1;
     else if (k == MK_IRECV)
         *send = 0;
-    else if (k == MK_START)
-        *send = x->rq.tag[i] == SCOPE_NO_TAG_VALUE && x->rq.source[i] == SCOPE_NO_RANK;
+    else if (k == MK_START)     /* a send's row names its destination; older files: no tag */
+        *send = (x->rq.dest && x->rq.dest[i] >= 0) ||
+                (x->rq.tag[i] == SCOPE_NO_TAG_VALUE && x->rq.source[i] == SCOPE_NO_RANK);
     else
         return 0;
     if (x->rq.cancelled[i]) {

@@ -33,19 +33,23 @@ Checked in one-host and hosts (every value, not a sample):
     to be scheduled, a real wait); no wait negative; each designed wait
     equal, to the ns, to the one recomputed from the rank files' raw
     start and end times with h5py;
-  - `scope waits --messages --format csv`: exactly the program's 45
-    messages (sender, receiver, tag), ANY_SOURCE receives, Irecv+Waitall
-    and Sendrecv rings included, each received after it was sent;
+  - nonblocking collectives: waits at N x N on ranks 0, 1, 3 in the
+    MPI_Wait that completed each MPI_Iallreduce, for rank 2; a ring of
+    persistent requests started by MPI_Startall: late sender in rank 2's
+    MPI_Waitall, for rank 1;
+  - `scope waits --messages --format csv`: exactly the program's 57
+    messages (sender, receiver, tag), ANY_SOURCE receives, Irecv+Waitall,
+    Sendrecv and Startall rings included, each received after it was sent;
   - `scope waits --format csv`: the header of the issue, and the late
     sender row's time the sum of rank 1's sleeps;
-  - `scope waits --format json`: 45 messages, none unmatched, 30 collective
+  - `scope waits --format json`: 57 messages, none unmatched, 41 collective
     instances on MPI_COMM_WORLD, none incomplete;
   - the Python module's waits(), messages() and wait_totals() say the same,
     and `scope summary --waits` adds the rows up per (region, rank);
   - `scope callsites --waits`: the sites' waiting adds up to each region's
     (one-host runs record call sites);
-  - `scope plot --kind timeline` draws 45 message arrows and the Chrome
-    trace holds 45 flow start/finish pairs;
+  - `scope plot --kind timeline` draws 57 message arrows and the Chrome
+    trace holds 57 flow start/finish pairs;
   - the table names rank 2 among the most waited-for ranks, and `scope
     report`'s wait-state table has rank 0's late-sender row.
 """
@@ -165,6 +169,12 @@ def oracle(prof):
         out[(0, "MPI_Reduce", k)] = wait(0, "MPI_Reduce", k, late)
     # the Sendrecv ring (no designed wait): rank r's call k receives what
     # rank r - 1's call k sent, so it waited for that call's start
+    for k in range(3):  # G: the MPI_Wait completing Iallreduce k; H: Waitall 3 + k
+        last = max(starts[(r, "MPI_Iallreduce")][k] for r in range(N))
+        for r in (0, 1, 3):
+            out[(r, "MPI_Wait", k)] = wait(r, "MPI_Wait", k, last)
+        out[(2, "MPI_Waitall", 3 + k)] = wait(2, "MPI_Waitall", 3 + k,
+                                               starts[(1, "MPI_Startall")][k])
     for r in range(N):
         for k in range(len(starts.get((r, "MPI_Sendrecv"), []))):
             out[(r, "MPI_Sendrecv", k)] = wait(r, "MPI_Sendrecv", k,
@@ -181,6 +191,7 @@ def expected_messages():
     for r in range(N):
         m[(r, (r + 1) % N, 20)] += 3
         m[(r, (r + 1) % N, 30)] += 3
+        m[(r, (r + 1) % N, 50)] += 3
     return m
 
 
@@ -223,6 +234,9 @@ def check_waits(a, prof, sleeps):
     for r in (0, 1, 2):
         expected[(r, "MPI_Bcast")] = designed(r, "MPI_Bcast", "late_broadcast", 3, "D")
     expected[(0, "MPI_Reduce")] = designed(0, "MPI_Reduce", "early_reduce", 1, "E")
+    for r in (0, 1, 3):
+        expected[(r, "MPI_Wait")] = designed(r, "MPI_Wait", "wait_at_nxn", 2, "G")
+    expected[(2, "MPI_Waitall")] = designed(2, "MPI_Waitall", "late_sender", 1, "H", first_call=3)
     # nothing else of these patterns above 40 % of the smallest sleep, but
     # for a ring's late sender that the raw times confirm to the ns: a rank
     # descheduled for tens of ms on a loaded 2-core machine is a real late
@@ -232,6 +246,14 @@ def check_waits(a, prof, sleeps):
     for (rank, region), v in by.items():
         for k, p, wf, w, b in v:
             if p == "wait_at_nxn" or k in expected.get((rank, region), ()):
+                continue
+            # H: rank 0's persistent send to the late rank 1 may complete
+            # only when rank 1 starts its receive (both MPIs do so at
+            # times): a real late receiver, never more than the sleep
+            if (rank, region, p, wf) == (0, "MPI_Waitall", "late_receiver", 1) and \
+                    3 <= k < 6 and w <= sleeps["H"][k - 3] / 1e9 * 1.1 + SCHED_S:
+                print(f"note: rank 0 MPI_Waitall call {k}: a late_receiver of {w * 1e3:.3f} ms "
+                      "for rank 1 (its persistent send completed when rank 1 started)")
                 continue
             if w > small and p == "late_sender" and (rank, region, k) in exact and \
                     wf == (rank - 1) % N and abs(w - exact[(rank, region, k)]) < 2e-9:
@@ -266,10 +288,10 @@ def check_waits(a, prof, sleeps):
     for m in msgs:
         check(float(m["recv_end"]) >= float(m["send_start"]) - (bound or 0),
               f"received before it was sent: {m}")
-    check(t["messages"] == 45, f"{t['messages']} messages matched, 45 sent")
+    check(t["messages"] == 57, f"{t['messages']} messages matched, 57 sent")
     check(t["unmatched_sends"] == 0 and t["unmatched_receives"] == 0, f"unmatched: {t}")
-    check(t["collective_instances"] == 30 and t["incomplete_collectives"] == 0,
-          f"collective instances: {t['collective_instances']} (30), incomplete {t['incomplete_collectives']}")
+    check(t["collective_instances"] == 41 and t["incomplete_collectives"] == 0,
+          f"collective instances: {t['collective_instances']} (41), incomplete {t['incomplete_collectives']}")
     check(t["unanalysed_calls"] == 0, f"{t['unanalysed_calls']} calls not analysed")
     check_python(prof, rows, msgs, t)
     check_budget(a, prof, calls, t)
@@ -324,12 +346,12 @@ def check_waits(a, prof, sleeps):
     # the timeline's arrows and the Chrome trace's flows: one per message
     svg = os.path.join(os.path.dirname(prof), "timeline.svg")
     scope(a, "plot", prof, "--kind", "timeline", "-o", svg)
-    check(open(svg).read().count('class="message"') == 45, "timeline arrows: not 45")
+    check(open(svg).read().count('class="message"') == 57, "timeline arrows: not 57")
     trace = os.path.join(os.path.dirname(prof), "trace.json")
     scope(a, "export", prof, "--to", "chrome-trace", "-o", trace)
     ev = json.load(open(trace))["traceEvents"]
     flows = collections.Counter(e["ph"] for e in ev if e.get("cat") == "message")
-    check(flows == {"s": 45, "f": 45}, f"chrome-trace flows: {flows}")
+    check(flows == {"s": 57, "f": 57}, f"chrome-trace flows: {flows}")
     # the report's wait-state table: rank 0's late-sender row for rank 1
     page = os.path.join(os.path.dirname(prof), "report.html")
     scope(a, "report", prof, "-o", page)

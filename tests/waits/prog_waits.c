@@ -24,6 +24,14 @@
  *     F  matching only: ranks 1-3 send 2 messages each to rank 0, which
  *        receives them with MPI_ANY_SOURCE/MPI_ANY_TAG; 3 rounds of an
  *        Irecv + Isend + Waitall ring; 3 rounds of an MPI_Sendrecv ring
+ *     G  rank 2 sleeps 100 ms before each of 3 MPI_Iallreduce, which every
+ *        rank completes with MPI_Wait: ranks 0, 1, 3 wait ~100 ms at N x N
+ *        in that MPI_Wait, for rank 2
+ *     H  a ring of persistent requests (MPI_Recv_init from the previous
+ *        rank, MPI_Send_init to the next, tag 50) started 3 times by one
+ *        MPI_Startall each and completed by MPI_Waitall; rank 1 sleeps
+ *        100 ms before each start: rank 2's MPI_Waitall waits ~100 ms,
+ *        late sender rank 1
  *   kill: rank 0 sends 5 messages to rank 3, which receives 2, sends one
  *     back, and dies of SIGSEGV; ranks 0-2 then block in a barrier until
  *     the launcher ends them.
@@ -117,6 +125,28 @@ static void waits(int rank)
     }
     for (int i = 0; i < 3; i++)
         MPI_Sendrecv(&x, 1, MPI_INT, nxt, 30, &y, 1, MPI_INT, prv, 30, MPI_COMM_WORLD, &st);
+    phase_end();
+    for (int i = 0; i < 3; i++) { /* G */
+        MPI_Request rq;
+        phase_end();
+        if (rank == 2)
+            ms('G', i, 100);
+        MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    }
+    phase_end();
+    MPI_Request pr[2]; /* H */
+    MPI_Recv_init(&y, 1, MPI_INT, prv, 50, MPI_COMM_WORLD, &pr[0]);
+    MPI_Send_init(&x, 1, MPI_INT, nxt, 50, MPI_COMM_WORLD, &pr[1]);
+    for (int i = 0; i < 3; i++) {
+        phase_end();
+        if (rank == 1)
+            ms('H', i, 100);
+        MPI_Startall(2, pr);
+        MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+    }
+    MPI_Request_free(&pr[0]);
+    MPI_Request_free(&pr[1]);
     phase_end();
     printf("rank %d done\n", rank);
 }
