@@ -35,6 +35,23 @@ within the bound (rank 0's 50 for rank 3, 20 for rank 2; the barrier's
 40 of rank 1 and 10 of rank 2 are on the same host as rank 3 or not...
 see the test), never timed.
 
+started.h5: 2 ranks on one host, requests started by MPI_Startall (each
+send's row names its destination) and nonblocking collectives whose wait
+is in the call that completed them:
+
+  rank 0  MPI_Startall #0 [100,110] a send to 1 tag 7 (8 bytes) and a
+          receive (from 1 tag 8, 4 bytes), both completed by
+          MPI_Waitall #0 [120,400]: late sender 230 for 1 (its send was
+          started at 350); the send waited 180 for rank 1's receive (300)
+          MPI_Iallreduce #0 [1000,1010] -> MPI_Wait #0 [1020,1500]: wait at
+          N x N 180 for rank 1 (which entered at 1200)
+          MPI_Ibarrier #0 [2000,2010] -> MPI_Test #0 [2020,2030]: completed
+          by a test, so no wait
+  rank 1  MPI_Startall #0 [300,310] the receive from 0 tag 7; #1 [350,360]
+          the send to 0 tag 8; both completed by MPI_Waitall #0 [370,380]
+          MPI_Iallreduce #0 [1200,1210] -> MPI_Wait #0 [1220,1230]
+          MPI_Ibarrier #0 [2500,2510] -> MPI_Wait #1 [2520,2530]
+
 damaged.h5: designed.h5 with a call whose communicator row does not
 exist and a request row naming a region past the region table: the
 analysis counts them as not placed, and matches the rest.
@@ -83,15 +100,42 @@ REQ = {
 }
 
 
-def write(path, hosts, err_ns, damage=False):
+S = {
+    0: {"MPI_Startall": [(100, 110, -1, -1, NOTAG, 8, 0, 0)],
+        "MPI_Waitall": [(120, 400, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Iallreduce": [(1000, 1010, -1, -1, NOTAG, 8, 8, 0)],
+        "MPI_Wait": [(1020, 1500, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Ibarrier": [(2000, 2010, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Test": [(2020, 2030, -1, -1, NOTAG, 0, 0, 0)]},
+    1: {"MPI_Startall": [(300, 310, -1, 0, 7, 0, 8, 0), (350, 360, 0, -1, 8, 4, 0, 0)],
+        "MPI_Waitall": [(370, 380, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Iallreduce": [(1200, 1210, -1, -1, NOTAG, 8, 8, 0)],
+        "MPI_Wait": [(1220, 1230, -1, -1, NOTAG, 0, 0, 0), (2520, 2530, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Ibarrier": [(2500, 2510, -1, -1, NOTAG, 0, 0, 0)]},
+}
+# ... and (dest, bytes sent) of each request row
+SREQ = {
+    0: [("MPI_Startall", 0, "MPI_Waitall", 0, -1, 7, 0, 0, 1, 8),
+        ("MPI_Startall", 0, "MPI_Waitall", 0, 1, 8, 4, 0, -1, 0),
+        ("MPI_Iallreduce", 0, "MPI_Wait", 0, -1, NOTAG, 0, 0, -1, 0),
+        ("MPI_Ibarrier", 0, "MPI_Test", 0, -1, NOTAG, 0, 0, -1, 0)],
+    1: [("MPI_Startall", 0, "MPI_Waitall", 0, 0, 7, 8, 0, -1, 0),
+        ("MPI_Startall", 1, "MPI_Waitall", 0, -1, 8, 0, 0, 0, 4),
+        ("MPI_Iallreduce", 0, "MPI_Wait", 0, -1, NOTAG, 0, 0, -1, 0),
+        ("MPI_Ibarrier", 0, "MPI_Wait", 1, -1, NOTAG, 0, 0, -1, 0)],
+}
+
+
+def write(path, hosts, err_ns, damage=False, design=D, req=REQ):
+    size = len(design)
     with h5py.File(path, "w") as f:
         f.attrs["scope_format"] = np.int64(1)
         f.attrs["scope_profiler_schema"] = np.int64(1)
         m = f.create_group("metadata")
         m.attrs["start_time_ns"] = np.int64(0)
-        m.attrs["mpi_size"] = np.int64(4)
+        m.attrs["mpi_size"] = np.int64(size)
         m.attrs["hostname"] = "h0"
-        for rank, regions in D.items():
+        for rank, regions in design.items():
             g = f.create_group(f"rank{rank}")
             for k, v in [("rank", rank), ("pid", 100 + rank), ("start_time_ns", 0),
                          ("finalize_time_ns", 10000), ("dropped_events", 0), ("mpi_data", 1),
@@ -116,12 +160,12 @@ def write(path, hosts, err_ns, damage=False):
                     r.create_dataset(col, data=c[:, i].astype(t))
                 r.create_dataset("comm", data=comm)
             cg = g.create_group("communicators")
-            cg.create_dataset("size", data=np.array([4], np.int32))
+            cg.create_dataset("size", data=np.array([size], np.int32))
             cg.create_dataset("remote_size", data=np.array([0], np.int32))
-            cg.create_dataset("members_start", data=np.array([0, 4], np.int64))
-            cg.create_dataset("members", data=np.array([0, 1, 2, 3], np.int32))
+            cg.create_dataset("members_start", data=np.array([0, size], np.int64))
+            cg.create_dataset("members", data=np.arange(size, dtype=np.int32))
             cg.create_dataset("names", data=np.frombuffer(b"MPI_COMM_WORLD\0", np.uint8))
-            rows = REQ.get(rank)
+            rows = req.get(rank)
             if not rows:
                 continue
             names = sorted({x[0] for x in rows} | {x[2] for x in rows})
@@ -138,6 +182,9 @@ def write(path, hosts, err_ns, damage=False):
             q.create_dataset("tag", data=np.array([x[5] for x in rows], np.int32))
             q.create_dataset("bytes_received", data=np.array([x[6] for x in rows], np.int64))
             q.create_dataset("cancelled", data=np.array([x[7] for x in rows], np.int8))
+            if len(rows[0]) > 8:  # the sends' columns (files before them lack them)
+                q.create_dataset("dest", data=np.array([x[8] for x in rows], np.int32))
+                q.create_dataset("bytes_sent", data=np.array([x[9] for x in rows], np.int64))
             q.create_dataset("region_names",
                              data=np.frombuffer(b"".join(n.encode() + b"\0" for n in names),
                                                 np.uint8))
@@ -150,6 +197,7 @@ def main():
     write(os.path.join(out, "designed.h5"), [0, 0, 0, 0], 0)
     write(os.path.join(out, "two_hosts.h5"), [0, 0, 1, 1], 30)
     write(os.path.join(out, "damaged.h5"), [0, 0, 0, 0], 0, damage=True)
+    write(os.path.join(out, "started.h5"), [0, 0], 0, design=S, req=SREQ)
     if len(sys.argv) > 2:
         open(sys.argv[2], "w").close()
     return 0

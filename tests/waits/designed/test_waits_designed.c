@@ -287,6 +287,33 @@ static void failures(void)
     scope_profile_close(p);
 }
 
+/* started.h5: MPI_Startall's messages matched one per request from the
+ * request rows, nonblocking collectives waiting in the MPI_Wait that
+ * completed them (none in an MPI_Test). */
+static void started(void)
+{
+    scope_profile *p = open_one("started.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    static const struct want_call want[] = {
+        { 0, "MPI_Waitall", LS, 1, 230, 0 },
+        { 0, "MPI_Wait", SCOPE_WAIT_AT_NXN, 1, 180, 0 },
+    };
+    static const int64_t ix[] = { 0, 0 };
+    check_calls(p, w, want, 2, ix);
+    static const struct want_msg msgs[] = { { 0, 1, 7, 8, 180, LR }, { 1, 0, 8, 4, 230, LS } };
+    check_msgs(w, msgs, 2);
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.messages, 2);
+    CHECK_I64(t.collective_instances, 2);
+    CHECK_I64(t.incomplete_collectives, 0);
+    const scope_unmatched *u;
+    CHECK_I64(scope_waits_unmatched(w, &u), 0);
+    scope_waits_free(w);
+    scope_profile_close(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -298,6 +325,7 @@ int main(int argc, char **argv)
     designed(1);
     two_hosts();
     damaged();
+    started();
     failures();
     return check_result("test_waits_designed");
 }
