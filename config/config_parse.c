@@ -457,7 +457,10 @@ static int fill_pattern(parser *p, const char *rs, const char *re, const char *s
         return fail_oom(p);
     size_t n = (size_t)(re - ps);
     e->demangled = memmem(ps, n, "::", 2) || memchr(ps, '(', n) || memchr(ps, '<', n);
-    e->kind = (n >= 4 && memcmp(ps, "MPI_", 4) == 0) || (n >= 5 && memcmp(ps, "PMPI_", 5) == 0)
+    /* MPIX_: the extensions of an MPI library (Open MPI 4.1's persistent
+     * collectives MPIX_Bcast_init & co), MPI calls like the others */
+    e->kind = (n >= 4 && memcmp(ps, "MPI_", 4) == 0) || (n >= 5 && memcmp(ps, "PMPI_", 5) == 0) ||
+                      (n >= 5 && memcmp(ps, "MPIX_", 5) == 0) || (n >= 6 && memcmp(ps, "PMPIX_", 6) == 0)
                   ? SCOPE_KIND_MPI : SCOPE_KIND_FUNCTION;
     return 0;
 }

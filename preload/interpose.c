@@ -257,21 +257,23 @@ static int cmp_match(const void *x, const void *y)
            better_name(b->sym->name, a->sym->name) ? 1 : 0;
 }
 
-/* Open MPI's Fortran bindings have upper-case aliases (MPI_ALLREDUCE)
- * that an `MPI_*` glob matches. They are timed under the C name the
- * standard gives the same call (MPI_Allreduce), so C and Fortran programs
- * give the same regions; the C function they call is then nested MPI and
- * not timed again (shadow_stack.c). Returns 1 and the C name, or 0. */
+/* Open MPI's Fortran bindings have upper-case aliases (MPI_ALLREDUCE,
+ * and MPIX_BCAST_INIT for its extensions) that an `MPI_*` (`MPIX_*`) glob
+ * matches. They are timed under the C name the standard gives the same
+ * call (MPI_Allreduce, MPIX_Bcast_init), so C and Fortran programs give
+ * the same regions; the C function they call is then nested MPI and not
+ * timed again (shadow_stack.c). Returns 1 and the C name, or 0. */
 static int fortran_mpi_name(const char *sym, char *out, size_t len)
 {
     size_t n = strlen(sym);
-    if (n < 5 || n >= len || strncmp(sym, "MPI_", 4) != 0)
+    size_t p = strncmp(sym, "MPIX_", 5) == 0 ? 5 : 4;     /* the name after the prefix */
+    if (n < p + 1 || n >= len || (p == 4 && strncmp(sym, "MPI_", 4) != 0))
         return 0;
-    for (size_t i = 4; i < n; i++)
+    for (size_t i = p; i < n; i++)
         if (islower((unsigned char)sym[i]))
             return 0;
     memcpy(out, sym, n + 1);
-    for (size_t i = 5; i < n; i++)
+    for (size_t i = p + 1; i < n; i++)
         out[i] = (char)tolower((unsigned char)out[i]);
     if (strncmp(sym, "MPI_T_", 6) == 0)
         for (size_t i = 6; i < n; i++)

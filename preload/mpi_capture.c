@@ -138,9 +138,9 @@ int scope__mpi_is_fortran(const char *symbol)
 {
     if (symbol[0] == 'p' || symbol[0] == 'P')
         symbol++;
-    if (strncmp(symbol, "mpi_", 4) == 0)
+    if (strncmp(symbol, "mpi_", 4) == 0 || strncmp(symbol, "mpix_", 5) == 0)
         return 1;
-    if (strncmp(symbol, "MPI_", 4) != 0)
+    if (strncmp(symbol, "MPI_", 4) != 0 && strncmp(symbol, "MPIX_", 5) != 0)
         return 0;
     for (const char *c = symbol + 4; *c; c++)
         if (*c >= 'a' && *c <= 'z')
@@ -150,19 +150,23 @@ int scope__mpi_is_fortran(const char *symbol)
 
 uint32_t scope__mpi_op_of(const char *symbol)
 {
-    if (strncmp(symbol, "PMPI_", 5) == 0)
+    if (strncmp(symbol, "PMPI", 4) == 0)
         symbol++;
-    if (strncmp(symbol, "MPI_", 4) != 0)
+    /* Open MPI 4.1 has MPI 4's persistent collectives as MPIX_Bcast_init
+     * & co (mpiext_pcollreq_c.h): the same arguments, another prefix */
+    int mpix = strncmp(symbol, "MPIX_", 5) == 0;
+    if (!mpix && strncmp(symbol, "MPI_", 4) != 0)
         return 0;
-    const char *s = symbol + 4;
+    const char *s = symbol + 4 + mpix;
     size_t n = strlen(s);
     uint32_t big = 0;
-    if (n > 2 && strcmp(s + n - 2, "_c") == 0) {
+    if (!mpix && n > 2 && strcmp(s + n - 2, "_c") == 0) {
         n -= 2;
         big = OP_BIG;
     }
     for (uint32_t i = 1; i < sizeof ops / sizeof *ops; i++)
-        if (strlen(ops[i].name) == n && strncmp(s, ops[i].name, n) == 0)
+        if (strlen(ops[i].name) == n && strncmp(s, ops[i].name, n) == 0 &&
+            (!mpix || ops[i].kind == K_COLL_INIT))
             return i | big;
     return 0;
 }

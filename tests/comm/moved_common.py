@@ -1,8 +1,9 @@
-"""moved_common.py - what check_rma.py and check_neighbor.py share: run a
-program with 4 ranks under an MPI's launcher bare and under the preload
-(config `MPI_*`), compare what the program printed and its exit status,
-and compare the data columns of every MPI region of every rank, and each
-rank's communicator table, with tables derived by hand
+"""moved_common.py - what check_rma.py, check_neighbor.py, check_pcoll.py
+and check_fbind.py share: run a program with 4 ranks under an MPI's
+launcher bare and under the preload (config `MPI_*`, or the caller's),
+compare what the program printed and its exit status, and compare the
+data columns of every MPI region of every rank, and each rank's
+communicator table, with tables derived by hand
 (docs/format.md "What MPI calls moved"); then `scope summary`'s byte
 totals and the Python module's.
 
