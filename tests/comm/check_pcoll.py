@@ -21,7 +21,7 @@ byte model):
     bytes (the broadcast: 40 sent by the root, 40 received by the others;
     the allreduce: 12 and 12), without partner or tag; the MPI_Startall
     both requests' bytes; MPI_Wait, MPI_Waitall and MPI_Request_free none,
-    and a collective's completion is not linked (no requests table);
+    and each start is a post linked to the call that completed it (no partner);
   - the communicator table (MPI_COMM_WORLD, made by MPI_Init);
   - `scope summary` and Python: the byte totals, also derived by hand;
     the point-to-point matrix stays empty.
@@ -61,13 +61,24 @@ def check_calls(res):
         with h5py.File(os.path.join(res.ranks_dir, f"rank{r}.h5"), "r") as f:
             g = f[f"rank{r}/regions"]
             got = {name: len(g[name]["start_times"]) for name in g if name not in SILENT}
-            reqs = f[f"rank{r}/requests"]["post_region"].shape[0] \
-                if "requests" in f[f"rank{r}"] else 0
+            links = []
+            if "requests" in f[f"rank{r}"]:
+                q = f[f"rank{r}/requests"]
+                names = bytes(q["region_names"][:]).split(b"\0")[:-1]
+                links = [(names[pr].decode(), int(pc), names[dr].decode(), int(dc), int(s), int(d))
+                         for pr, pc, dr, dc, s, d in zip(q["post_region"], q["post_call"],
+                                                         q["done_region"], q["done_call"],
+                                                         q["source"], q["dest"])]
         if got != calls(res.mpi):
             fail(f"rank {r} calls:\n got  {sorted(got.items())}\n want {sorted(calls(res.mpi).items())}")
-        if reqs:
-            fail(f"rank {r}: {reqs} requests linked; a persistent collective's are not")
-    print("calls: every region's count as derived, no request linked")
+        # each start of a persistent collective is a post linked to the call
+        # that completed it (start k by MPI_Wait k, the MPI_Startall's two by
+        # the MPI_Waitall); no partner: a collective's
+        want = sorted([("MPI_Start", k, "MPI_Wait", k, -1, -1) for k in range(20)] +
+                      [("MPI_Startall", 0, "MPI_Waitall", 0, -1, -1)] * 2)
+        if sorted(links) != want:
+            fail(f"rank {r}: requests linked\n got  {sorted(links)}\n want {want}")
+    print("calls: every region's count as derived, each start linked to its completion")
 
 
 def main():
