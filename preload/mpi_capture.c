@@ -73,9 +73,10 @@ static const struct op ops[] = {
     { "Neighbor_alltoall", K_NB_ALLTOALL, 7, 0 }, { "Ineighbor_alltoall", K_NB_ALLTOALL, 8, 0 },
     { "Neighbor_alltoallv", K_NB_ALLTOALLV, 9, 0 }, { "Ineighbor_alltoallv", K_NB_ALLTOALLV, 10, 0 },
     { "Neighbor_alltoallw", K_NB_ALLTOALLW, 9, 0 }, { "Ineighbor_alltoallw", K_NB_ALLTOALLW, 10, 0 },
-    { "Put", K_PUT, 8, 0 }, { "Rput", K_PUT, 8, 0 }, { "Get", K_GET, 8, 0 }, { "Rget", K_GET, 8, 0 },
-    { "Accumulate", K_ACC, 9, 0 }, { "Raccumulate", K_ACC, 9, 0 },
-    { "Get_accumulate", K_GET_ACC, 12, 0 }, { "Rget_accumulate", K_GET_ACC, 12, 0 },
+    /* the R- forms copy their request too (last): linked to its completion */
+    { "Put", K_PUT, 8, 0 }, { "Rput", K_PUT, 9, 0 }, { "Get", K_GET, 8, 0 }, { "Rget", K_GET, 9, 0 },
+    { "Accumulate", K_ACC, 9, 0 }, { "Raccumulate", K_ACC, 10, 0 },
+    { "Get_accumulate", K_GET_ACC, 12, 0 }, { "Rget_accumulate", K_GET_ACC, 13, 0 },
     { "Fetch_and_op", K_FETCH_OP, 7, 0 }, { "Compare_and_swap", K_CAS, 7, 0 },
     { "Win_create", K_WIN_CREATE, 6, 0 }, { "Win_allocate", K_WIN_ALLOCATE, 6, 0 },
     { "Win_allocate_shared", K_WIN_ALLOCATE, 6, 0 }, { "Win_create_dynamic", K_WIN_DYNAMIC, 3, 0 },
@@ -942,14 +943,17 @@ static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, in
      * that its completion can say which post it completed */
     const struct scope__comm *cm = used_comm;
     int p2p = kind == K_SEND || kind == K_IRECV;
-    if (!cm || ops[op].name[0] != 'I' || (p2p && ops[op].nargs != 7) ||
-        (!p2p && (kind < K_BCAST || kind > K_NB_ALLTOALLW)))
+    int rma = ops[op].name[0] == 'R' && kind >= K_PUT && kind <= K_GET_ACC;  /* MPI_Rput & co */
+    if (!rma && (!cm || ops[op].name[0] != 'I' || (p2p && ops[op].nargs != 7) ||
+                 (!p2p && (kind < K_BCAST || kind > K_NB_ALLTOALLW))))
         return;
     const void *rp = (const void *)(uintptr_t)c->a[ops[op].nargs - 1];
     if (!rp)
         return;
-    int inter = cm->remote_size > 0;
-    struct scope__req r = { 0, kind == K_IRECV, cm->world, inter ? cm->remote_size : cm->size,
+    /* a one-sided request's completion reads no status: no world ranks */
+    int inter = cm && cm->remote_size > 0;
+    struct scope__req r = { 0, kind == K_IRECV, cm ? cm->world : NULL,
+                            cm ? (inter ? cm->remote_size : cm->size) : 0,
                             inter ? cm->size : 0 };
     struct post_msg m = kind == K_SEND ? (struct post_msg){ d.dest, d.tag, d.bytes_sent } : NO_MSG;
     name_post(handle_at(abi, rp), r, m, keep);

@@ -85,6 +85,30 @@ def rma_matrix(got_all):
     return pairs
 
 
+def check_rma_requests(res):
+    """Each request-based call (MPI_Rput, MPI_Rget, MPI_Raccumulate,
+    MPI_Rget_accumulate, in that order) is linked to the MPI_Wait that
+    completed it, MPI_Wait k for the k-th: rows without partner."""
+    import h5py
+    want = sorted([("MPI_Rput", 0, "MPI_Wait", 0), ("MPI_Rget", 0, "MPI_Wait", 1),
+                   ("MPI_Raccumulate", 0, "MPI_Wait", 2), ("MPI_Rget_accumulate", 0, "MPI_Wait", 3)])
+    for r in range(N):
+        with h5py.File(os.path.join(res.ranks_dir, f"rank{r}.h5"), "r") as f:
+            if "requests" not in f[f"rank{r}"]:
+                fail(f"rank {r}: no request linked")
+                continue
+            q = f[f"rank{r}/requests"]
+            names = bytes(q["region_names"][:]).split(b"\0")[:-1]
+            got = sorted((names[pr].decode(), int(pc), names[dr].decode(), int(dc))
+                         for pr, pc, dr, dc in zip(q["post_region"], q["post_call"],
+                                                   q["done_region"], q["done_call"]))
+            if got != want:
+                fail(f"rank {r}: one-sided requests\n got  {got}\n want {want}")
+            if any(int(x) != -1 for x in q["source"]) or any(int(x) != -1 for x in q["dest"]):
+                fail(f"rank {r}: a one-sided request row with a partner")
+    print("requests: each R- call linked to the MPI_Wait that completed it")
+
+
 def main():
     res = profile(sys.argv[1:7])
     if res.lang == "c" and res.stdout.count("bad type: refused") != N:
@@ -97,6 +121,8 @@ def main():
     else:
         check_comms(res, lambda r: [N], lambda r: list(range(N)), lambda r: ["MPI_Init"])
     check_totals(res, got_all)
+    if res.lang == "c":
+        check_rma_requests(res)
 
     pairs = rma_matrix(got_all)
     r = run([res.scope, "comm", "--one-sided", "--format", "csv", res.out], res.env, res.outdir)
