@@ -154,6 +154,29 @@ class Batches(unittest.TestCase):
             self.assertEqual(res.events(include="no such region"), [])
             self.assertEqual(repr(res.events(include="no such region")), "[]")
 
+    def test_reused_dicts_unseen(self):
+        """_rows refills a dict the loop dropped; what the loop keeps or
+        changes is never refilled."""
+        with read_h5(WORKLOAD) as res:
+            want = per_call(res)
+            got = res.events()
+            kept = []
+            for i, d in enumerate(got):
+                self.assertEqual(d, want[i])
+                if i % 3 == 0:
+                    kept.append(d)
+                elif i % 3 == 1:
+                    d["extra"] = 1         # then dropped: keys no longer the rows'
+                elif i % 5 == 2:
+                    del d["name"]
+                    d["name"] = "x"        # same keys, other order
+            self.assertEqual(kept, want[::3])
+            it = iter(got)
+            a, b, c = next(it), next(it), next(it)
+            self.assertEqual([a, b, c], want[:3])
+            self.assertEqual(list(it), want[3:])
+            self.assertEqual([a, b, c], want[:3])
+
     def test_repr_of_many(self):
         keys = ("a", "b")
         n = scope_reader.dicts.REPR_ROWS + 1

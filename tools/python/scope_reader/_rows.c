@@ -144,9 +144,25 @@ typedef struct {
     PyObject_HEAD
     Table *t;
     Py_ssize_t next, left, step;
+    PyObject *last[2];      /* the dicts handed out last, or NULL */
+    int slot;               /* the one of them to use next */
 } RowIter;
 
 static PyTypeObject TableType, RowIterType;
+
+/* Puts row i's values into d, whose keys are the table's. 0 or -1. */
+static int fill_row(const Table *t, PyObject *d, Py_ssize_t i)
+{
+    for (Py_ssize_t j = 0; j < t->k; j++) {
+        PyObject *v = value(&t->c[j], i);
+        if (!v || PyDict_SetItem(d, PyTuple_GET_ITEM(t->keys, j), v) < 0) {
+            Py_XDECREF(v);
+            return -1;
+        }
+        Py_DECREF(v);
+    }
+    return 0;
+}
 
 /* Row i's dict (a new reference), or NULL. A copy of `shape` then its
  * values replaced: CPython copies a dict of str keys with one memcpy of
@@ -156,18 +172,23 @@ static PyTypeObject TableType, RowIterType;
 static PyObject *make_row(const Table *t, Py_ssize_t i)
 {
     PyObject *d = PyDict_Copy(t->shape);
-    if (!d)
-        return NULL;
-    for (Py_ssize_t j = 0; j < t->k; j++) {
-        PyObject *v = value(&t->c[j], i);
-        if (!v || PyDict_SetItem(d, PyTuple_GET_ITEM(t->keys, j), v) < 0) {
-            Py_XDECREF(v);
-            Py_DECREF(d);
-            return NULL;
-        }
-        Py_DECREF(v);
-    }
+    if (d && fill_row(t, d, i) < 0)
+        Py_CLEAR(d);
     return d;
+}
+
+/* Whether d still has exactly the table's keys in the table's order (the
+ * same str objects): a caller may have changed a dict it was given. */
+static int same_keys(const Table *t, PyObject *d)
+{
+    if (PyDict_GET_SIZE(d) != t->k)
+        return 0;
+    Py_ssize_t pos = 0, j = 0;
+    PyObject *key, *v;
+    while (PyDict_Next(d, &pos, &key, &v))
+        if (key != PyTuple_GET_ITEM(t->keys, j++))
+            return 0;
+    return 1;
 }
 
 /* The columns of a Table (or of dicts()): every column taken, one length;
@@ -308,6 +329,8 @@ static PyObject *table_iter_range(Table *t, PyObject *args)
     it->next = start;
     it->left = count;
     it->step = step;
+    it->last[0] = it->last[1] = NULL;
+    it->slot = 0;
     return (PyObject *)it;
 }
 
@@ -344,19 +367,42 @@ static PyObject *table_list(Table *t, PyObject *args)
 static void rowiter_dealloc(RowIter *it)
 {
     Py_XDECREF(it->t);
+    Py_XDECREF(it->last[0]);
+    Py_XDECREF(it->last[1]);
     PyObject_Free(it);
 }
 
+/* The next row's dict. When nobody but the iterator holds a dict it
+ * handed out before (the loop dropped it) and its keys are untouched,
+ * that dict is filled again instead of a new one made, as CPython's zip()
+ * reuses its result tuple: no dict, key table or free per row, which is
+ * most of what a row costs. Two are kept in turn, since `for call in
+ * rows:` still holds the last one while asking for the next. Nothing
+ * outside can see the reuse: nobody else holds a reused dict. */
 static PyObject *rowiter_next(RowIter *it)
 {
-    if (it->left <= 0)
+    PyObject **slot = &it->last[it->slot];
+    if (it->left <= 0) {
+        Py_CLEAR(it->last[0]);
+        Py_CLEAR(it->last[1]);
         return NULL;        /* StopIteration, no exception set */
-    PyObject *d = make_row(it->t, it->next);
-    if (d) {
-        it->next += it->step;
-        it->left--;
     }
-    return d;
+    PyObject *d = *slot;
+    if (d && Py_REFCNT(d) == 1 && same_keys(it->t, d)) {
+        if (fill_row(it->t, d, it->next) < 0) {
+            Py_CLEAR(*slot);
+            return NULL;
+        }
+    } else {
+        Py_CLEAR(*slot);
+        if (!(d = make_row(it->t, it->next)))
+            return NULL;
+        *slot = d;
+    }
+    it->slot ^= 1;
+    it->next += it->step;
+    it->left--;
+    return Py_NewRef(d);
 }
 
 static PyObject *rowiter_length_hint(RowIter *it, PyObject *unused)
