@@ -27,10 +27,13 @@ turns on a shared machine do not add to):
     to_events_dataframe()     every event                  target >= 20 M/s
     call_stack_dataframe()    every rank, one after other  target >= 10 M/s
     call_stack_arrays()       the same, numpy only
-    events(ranks=[0])         one rank's dicts             target >= 2 M/s
+    events(ranks=[0])         one rank's dicts, iterated: each dict made,
+                              one key read, dropped      target >= 2 M/s
                               (made by the compiled helper _rows when the
                               build has it; "Python batches": without it)
-    call_stack(rank=0)        one rank's dicts (for reference), both ways
+    call_stack(rank=0)        one rank's dicts iterated (for reference),
+                              both ways
+    list(events(ranks=[0]))   every dict made and kept (fresh memory)
 
 It prints the CPU model, the core count this process may use and the load
 average, since the machine may be shared with other jobs.
@@ -103,11 +106,24 @@ def main():
     def stack_arrays(res):
         return sum(len(res.call_stack_arrays(rank)["parent"]) for rank in res.ranks)
 
+    def touch_every(calls):
+        """Iterates over every dict, reading one key of each (as a loop
+        over calls does), keeping none: what events()' lazy sequence is
+        for. Returns the count."""
+        n = 0
+        for call in calls:
+            call["duration"]
+            n += 1
+        return n
+
     def events0(res):
-        return len(res.events(ranks=[0]))
+        return touch_every(res.events(ranks=[0]))
 
     def stack0(res):
-        return len(res.call_stack(rank=0))
+        return touch_every(res.call_stack(rank=0))
+
+    def events0_list(res):
+        return len(list(res.events(ranks=[0])))
 
     rows = m._rows
 
@@ -129,6 +145,7 @@ def main():
              ("events(ranks=[0])" + (", _rows" if rows else ", Python"), events0, 2e6),
              ("call_stack(rank=0), dicts" + (", _rows" if rows else ", Python"), stack0,
               None)]
+    cases += [("list(events(ranks=[0])), every dict kept", events0_list, None)]
     if rows is not None:
         cases += [("events(ranks=[0]), Python batches", python_batches(events0), None),
                   ("call_stack(rank=0), Python batches", python_batches(stack0), None)]

@@ -149,11 +149,13 @@ def check_dask(out, hosts, ppn):
     C reader's."""
     try:
         import dask  # noqa: F401
-        from scope_reader import read_h5
-        from scope_reader.dask_frames import _plan
     except ImportError as e:
         print(f"Dask checks skipped: {e}")
         return
+    # meson gives the module and the library (PYTHONPATH, SCOPE_READER_LIB):
+    # failing to import them is a failure, not a skip
+    from scope_reader import read_h5
+    from scope_reader.dask_frames import _plan
     n = ppn * len(hosts)
     with read_h5(out) as res:
         plan = [([os.path.basename(f) for f in fs], ks)

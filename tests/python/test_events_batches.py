@@ -10,11 +10,16 @@ must be loaded when the build made it), and call_stack() by both equal;
 _rows refuses bad columns with an exception.
 """
 import glob
+import json
 import os
+import pickle
 import sys
+import tracemalloc
 import unittest
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 DIR = os.path.abspath(sys.argv[1])
 WORKLOAD = os.path.abspath(sys.argv[2])
@@ -99,6 +104,121 @@ class Batches(unittest.TestCase):
                 self.assertEqual(res.events(), want)
                 checked += 1
         self.assertGreater(checked, 8)
+
+    def test_sequence(self):
+        """What a list of the dicts gave, the lazy sequence gives."""
+        scope_reader._BATCH = 4
+        with read_h5(WORKLOAD) as res:
+            want = per_call(res)
+            got = res.events()
+            self.assertIsInstance(got, Sequence)
+            self.assertEqual(len(got), 21)
+            self.assertEqual(got, want)
+            self.assertEqual(want, got)
+            self.assertFalse(got != want)
+            self.assertNotEqual(got, want[:-1])
+            self.assertNotEqual(got, tuple(want))
+            self.assertEqual(list(got), want)
+            self.assertEqual(got[0], want[0])
+            self.assertEqual(got[-1], want[-1])
+            self.assertEqual(got[-21], want[0])
+            self.assertEqual(got[np.int64(5)], want[5])
+            for bad in (21, -22):
+                with self.assertRaises(IndexError):
+                    got[bad]
+            for s in (slice(None, 4), slice(3, 17, 5), slice(None, None, -1),
+                      slice(-2, 2, -3), slice(30, 40), slice(5, 5), slice(None, None, -7)):
+                with self.subTest(slice=s):
+                    self.assertEqual(got[s], want[s])
+                    self.assertEqual(list(got[s]), want[s])
+                    self.assertEqual(got[s][1:], want[s][1:])
+                    self.assertEqual(list(reversed(got[s])), want[s][::-1])
+            self.assertEqual(list(reversed(got)), want[::-1])
+            self.assertEqual(got.index(want[7]), 7)
+            self.assertIn(want[3], got)
+            self.assertEqual(got.count(want[3]), 1)
+            self.assertEqual(got + want[:2], want + want[:2])
+            self.assertEqual(want[:2] + got, want[:2] + want)
+            self.assertEqual(repr(got), repr(want))
+            self.assertEqual(str(got[:4]), str(want[:4]))
+            self.assertEqual(json.dumps(list(got)), json.dumps(want))
+            self.assertEqual(pickle.loads(pickle.dumps(got)), want)
+            self.assertEqual(pd.DataFrame(got).to_dict("records"), want)
+            with self.assertRaises(TypeError):
+                got[0] = {}
+            with self.assertRaises(TypeError):
+                hash(got)
+            d = got[2]
+            d["name"] = "changed"     # a new dict each time: the rows stay
+            self.assertEqual(got[2], want[2])
+            self.assertEqual(res.events(include="no such region"), [])
+            self.assertEqual(repr(res.events(include="no such region")), "[]")
+
+    def test_reused_dicts_unseen(self):
+        """_rows refills a dict the loop dropped; what the loop keeps or
+        changes is never refilled."""
+        with read_h5(WORKLOAD) as res:
+            want = per_call(res)
+            got = res.events()
+            kept = []
+            for i, d in enumerate(got):
+                self.assertEqual(d, want[i])
+                if i % 3 == 0:
+                    kept.append(d)
+                elif i % 3 == 1:
+                    d["extra"] = 1         # then dropped: keys no longer the rows'
+                elif i % 5 == 2:
+                    del d["name"]
+                    d["name"] = "x"        # same keys, other order
+            self.assertEqual(kept, want[::3])
+            it = iter(got)
+            a, b, c = next(it), next(it), next(it)
+            self.assertEqual([a, b, c], want[:3])
+            self.assertEqual(list(it), want[3:])
+            self.assertEqual([a, b, c], want[:3])
+
+    def test_repr_of_many(self):
+        keys = ("a", "b")
+        n = scope_reader.dicts.REPR_ROWS + 1
+        col = np.arange(n, dtype=np.int64)
+        got = scope_reader.dicts.CallDicts(
+            scope_reader.dicts.table(keys, [col, 2.5], self.rows, 3))
+        self.assertEqual(repr(got), "[{'a': 0, 'b': 2.5}, {'a': 1, 'b': 2.5}, "
+                         "{'a': 2, 'b': 2.5}, ..., {'a': %d, 'b': 2.5}, "
+                         "{'a': %d, 'b': 2.5}, {'a': %d, 'b': 2.5}] (%d dicts; list() "
+                         "makes them all)" % (n - 3, n - 2, n - 1, n))
+        self.assertEqual(repr(got[:n - 1]), repr([{"a": i, "b": 2.5} for i in range(n - 1)]))
+
+    def test_iteration_keeps_one_dict(self):
+        """A loop that drops each dict holds about one at a time (the list
+        of 200,000 would be ~50 MB)."""
+        n = 200_000
+        cols = [(["x", "y"], np.zeros(n, np.int32)), np.arange(n, dtype=np.int64),
+                np.arange(n) / 7.0]
+        got = scope_reader.dicts.CallDicts(
+            scope_reader.dicts.table(("name", "i", "t"), cols, self.rows, 1000))
+        tracemalloc.start()
+        total = 0
+        for d in got:
+            total += d["i"]
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        self.assertEqual(total, n * (n - 1) // 2)
+        self.assertLess(peak, 2_000_000)
+
+    def test_call_stack_tree(self):
+        """call_stack_roots/children on the sequence (their column path)
+        equal the dict-by-dict answer on the list, and on a slice."""
+        with read_h5(WORKLOAD) as res:
+            calls = res.call_stack(0)
+            plain = list(calls)
+            self.assertEqual(scope_reader.call_stack_roots(calls),
+                             scope_reader.call_stack_roots(plain))
+            self.assertEqual(scope_reader.call_stack_children(calls),
+                             scope_reader.call_stack_children(plain))
+            self.assertEqual(len(scope_reader.call_stack_roots(calls)), 9)
+            self.assertEqual(scope_reader.call_stack_roots(calls[:6]),
+                             scope_reader.call_stack_roots(plain[:6]))
 
 
 @unittest.skipIf(ROWS is None, "the _rows extension was not built (no python3-dev)")

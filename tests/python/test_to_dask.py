@@ -12,6 +12,7 @@ per (region, rank); dask_comm_matrix() equals comm_matrix() cell for cell;
 filters and a window give the single-machine frame's rows.
 Skipped when Debian's python3-dask / python3-distributed are missing.
 """
+import math
 import os
 import shutil
 import sys
@@ -285,6 +286,71 @@ class OnACluster(unittest.TestCase):
                 res.to_dask(ranks=[7])
             with self.assertRaises(ValueError):
                 res.to_dask(ranks_per_partition=0)
+
+
+def fold(m):
+    """dask_summary()'s combine as it was, one Python step per (region,
+    rank) in rank order with reader/profile_data.c's update: the
+    reference for the vectorised _combine."""
+    rows = {}
+    for code, n, total, mn, mx, mean, m2 in zip(*[m[c].tolist() for c in (
+            "name", "calls", "total_ns", "min_ns", "max_ns", "mean_ns", "m2")]):
+        acc = rows.get(code)
+        if acc is None:
+            rows[code] = [n, total, mn, mx, mean, m2]
+            continue
+        na, nb = float(acc[0]), float(n)
+        nn = na + nb
+        delta = mean - acc[4]
+        acc[5] += m2 + delta * delta * na * nb / nn
+        acc[0] += n
+        acc[1] += total
+        acc[4] = float(acc[1]) / float(acc[0])
+        acc[2] = min(acc[2], mn)
+        acc[3] = max(acc[3], mx)
+    return {k: (v[0], v[1], v[2], v[3], v[4], math.sqrt(v[5] / float(v[0])))
+            for k, v in rows.items()}
+
+
+class Combine(unittest.TestCase):
+    """The last task's combine, vectorised, equals the per-pair fold bit
+    for bit on 100,000 ranks (regions fewer than ranks) and on many
+    regions of few ranks (the regions stepped together)."""
+
+    def moments(self, regions, ranks, seed):
+        import pandas as pd
+        rng = np.random.default_rng(seed)
+        code = np.repeat(np.arange(regions, dtype=np.int32), ranks)
+        rank = np.tile(np.arange(ranks, dtype=np.int32), regions)
+        keep = rng.random(len(code)) < 0.9          # not every region on every rank
+        code, rank = code[keep], rank[keep]
+        calls = rng.integers(1, 1000, len(code)).astype(np.int64)
+        mins = rng.integers(1, 10**6, len(code)).astype(np.int64)
+        maxs = mins + rng.integers(0, 10**9, len(code))
+        total = calls * mins + rng.integers(0, 10**9, len(code)) * (calls - 1)
+        mean = total.astype(np.float64) / calls.astype(np.float64)
+        m2 = rng.random(len(code)) * 1e15 * (calls > 1)
+        return pd.DataFrame({"name": code, "rank": rank, "calls": calls,
+                             "total_ns": total, "min_ns": mins, "max_ns": maxs,
+                             "mean_ns": mean, "m2": m2})
+
+    def check(self, regions, ranks):
+        from scope_reader.dask_frames import _combine
+        m = self.moments(regions, ranks, regions * 7 + ranks)
+        want = fold(m)
+        code, calls, total, mins, maxs, mean, std = _combine(m)
+        self.assertEqual(code.tolist(), sorted(want))
+        got = {k: (a, b, c, d, e, f) for k, a, b, c, d, e, f in zip(
+            code.tolist(), calls.tolist(), total.tolist(), mins.tolist(), maxs.tolist(),
+            mean.tolist(), std.tolist())}
+        for k in want:   # floats compared exactly: the same bits
+            self.assertEqual(got[k], want[k], k)
+
+    def test_many_ranks(self):
+        self.check(3, 100_000)
+
+    def test_many_regions(self):
+        self.check(2_000, 5)
 
 
 if __name__ == "__main__":

@@ -207,8 +207,8 @@ _STACK_FIELDS = dict(
 _STACK_FIELDS.update({"self_time": (1 << 15, "self_s", "<f8"),
                       "self_ns": (1 << 14, "self_ns", "<i8"),
                       "parent": (1 << 11, "parent_id", "<i8")})
-# rows per batch when events() turns columns into dicts without _rows:
-# bounds the temporary Python lists (9 per batch)
+# rows per batch when events() and call_stack() make their dicts without
+# _rows (dicts.PyTable): bounds the temporary Python lists (9 per batch)
 _BATCH = 1 << 16
 # events()' dict keys, in the seed's order (+ thread)
 _EVENT_KEYS = ("name",) + _FRAME_COLUMNS[1:]
@@ -349,13 +349,31 @@ def _rank_list(ranks):
     return list(ranks)
 
 
+def _parents(calls):
+    """call_stack()'s parent column as numpy when `calls` is its whole
+    result (not a slice, whose parent rows would be off), else None."""
+    if isinstance(calls, _dicts.CallDicts) and calls.whole():
+        return calls.column("parent")
+    return None
+
+
 def call_stack_roots(calls):
     """Indices of the calls that no other call contains."""
+    parent = _parents(calls)
+    if parent is not None:
+        return np.flatnonzero(parent < 0).tolist()
     return [i for i, c in enumerate(calls) if c["parent"] < 0]
 
 
 def call_stack_children(calls):
     """children[i] = indices of the calls directly inside call i."""
+    parent = _parents(calls)
+    if parent is not None:   # the same lists, without a dict per call
+        inner = np.flatnonzero(parent >= 0)
+        up = parent[inner]
+        inner = inner[np.argsort(up, kind="stable")].tolist()
+        ends = np.cumsum(np.bincount(up, minlength=len(parent))).tolist()
+        return [inner[lo:hi] for lo, hi in zip([0] + ends, ends)]
     children = [[] for _ in calls]
     for i, c in enumerate(calls):
         if c["parent"] >= 0:
@@ -588,31 +606,21 @@ class ProfilingResults:
         del keep
         return _take_columns(out, cols, _COLUMNS)
 
-    def _name_objects(self):
-        return np.array(self.region_names, dtype=object)
-
     def events(self, include=None, exclude=None, ranks=None, relative=True,
                origin=None, window=None):
         """One dict per call, in region order, then rank, then call order:
         name, rank, call_index, start, end, duration (seconds), call_id,
-        parent_id, thread. Made from event_arrays() in batches (see there
-        for window); to_events_dataframe() is the fast way to the same."""
+        parent_id, thread. A read-only sequence (dicts.CallDicts: len,
+        indexing, slices, iteration, == against a list) whose dicts are
+        made from event_arrays() when asked for, so a loop over it keeps
+        only the dict in hand; list() of it is the seed's list (json.dumps
+        needs that). The filters and their errors apply here, at the call.
+        window: see event_arrays(); to_events_dataframe() is the fast way
+        to the same."""
         a = self.event_arrays(include, exclude, ranks, relative, origin, window,
                               _FRAME_COLUMNS)
-        if _rows is not None:
-            return _rows.dicts(_EVENT_KEYS, [(self.region_names, a["region"])] +
-                               [a[c] for c in _FRAME_COLUMNS[1:]])
-        names = self._name_objects()
-        out = []
-        n = len(a["region"])
-        for lo in range(0, n, _BATCH):
-            hi = min(n, lo + _BATCH)
-            cols = [names[a["region"][lo:hi]].tolist()] + \
-                [a[c][lo:hi].tolist() for c in _FRAME_COLUMNS[1:]]
-            out += [{"name": nm, "rank": rk, "call_index": ci, "start": st, "end": en,
-                     "duration": du, "call_id": cid, "parent_id": pid, "thread": th}
-                    for nm, rk, ci, st, en, du, cid, pid, th in zip(*cols)]
-        return out
+        cols = [(self.region_names, a["region"])] + [a[c] for c in _FRAME_COLUMNS[1:]]
+        return _dicts.CallDicts(_dicts.table(_EVENT_KEYS, cols, _rows, _BATCH))
 
     def _categories(self, region, every_name=False):
         """name as a pandas Categorical from region indices: the categories
@@ -780,21 +788,9 @@ class ProfilingResults:
         a = self.call_stack_arrays(rank, thread, relative, compensate)
         keys = ("thread", "call_index", "start", "end", "duration", "self_time",
                 "depth", "parent")
-        if _rows is not None:
-            return _rows.dicts(("name", "rank") + keys, [(self.region_names, a["region"]), rank]
-                               + [a[c] for c in keys])
-        names = self._name_objects()
-        n = len(a["region"])
-        out = []
-        for lo in range(0, n, _BATCH):
-            hi = min(n, lo + _BATCH)
-            cols = [names[a["region"][lo:hi]].tolist()] + \
-                [a[c][lo:hi].tolist() for c in keys]
-            out += [{"name": nm, "rank": rank, "thread": th, "call_index": ci,
-                     "start": st, "end": en, "duration": du, "self_time": sf,
-                     "depth": dp, "parent": pa}
-                    for nm, th, ci, st, en, du, sf, dp, pa in zip(*cols)]
-        return out
+        cols = [(self.region_names, a["region"]), rank] + [a[c] for c in keys]
+        return _dicts.CallDicts(_dicts.table(("name", "rank") + keys, cols, _rows, _BATCH),
+                                arrays={"parent": a["parent"]})
 
 
 class MPIRegion:
@@ -936,6 +932,9 @@ def read_h5(path):
     of rank files, a scope-profiler file, or a list of these."""
     return ProfilingResults(path)
 
+
+# What events() and call_stack() return (dicts.py)
+from . import dicts as _dicts  # noqa: E402
 
 # What the MPI calls moved (comm.py): MPIRegion.moved(), .bytes_sent,
 # .bytes_received, .bytes(); ProfilingResults.comm_matrix(), .message_sizes()
