@@ -303,6 +303,67 @@ static void add_matrix(void *ctx, int sender, const scope__cell *c)
     }
 }
 
+static int bucket_of(int64_t size)
+{
+    if (size <= 0)
+        return 0;
+    int b = 64 - __builtin_clzll((unsigned long long)size);
+    return b < SCOPE_SIZE_BUCKETS ? b : SCOPE_SIZE_BUCKETS - 1;
+}
+
+/* The sends an MPI_Startall started together: its call's columns hold
+ * their bytes together without a partner, the request rows say where
+ * each went (docs/format.md). Calls f(ctx, sender, dest, bytes) for each
+ * completed send of the MPI_Startall regions `region` names on `rank` (or
+ * SCOPE_ALL_RANKS). Returns 0 or an error. */
+static int each_started_send(scope_profile *p, int region, int rank,
+                             void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
+{
+    for (int k = 0; k < p->nranks; k++) {
+        int rk = p->ranks[k].rank;
+        if (rank != SCOPE_ALL_RANKS && rk != rank)
+            continue;
+        scope_requests rq;
+        int rc = scope_profile_requests(p, rk, &rq);
+        if (rc < 0)
+            return rc;
+        if (!rq.dest || !rq.bytes_sent)
+            continue;   /* none, or a file before these columns */
+        for (int64_t i = 0; i < rq.n; i++) {
+            int pr = rq.post_region[i];
+            if (pr < 0 || rq.dest[i] < 0 || (region != SCOPE_COMM_ALL_REGIONS && pr != region))
+                continue;
+            const char *op;
+            size_t len;
+            if (!scope__mpi_op_name(p->regions[pr].name, &op, &len) || len != 8 ||
+                strncmp(op, "Startall", 8) != 0)
+                continue;
+            /* only where the call's own columns named no partner (one
+             * request started alone is counted from them) */
+            scope__cell *c = scope__cell_at(p, pr, k);
+            if (!c || (rc = cell_moved(p, c)) < 0)
+                return rc < 0 ? rc : SCOPE_EFORMAT;
+            int64_t call = rq.post_call[i];
+            if (!c->moved || call < 0 || call >= c->n || c->moved->dest[call] >= 0)
+                continue;
+            f(ctx, rk, rq.dest[i], rq.bytes_sent[i]);
+        }
+    }
+    return 0;
+}
+
+static void add_started(void *ctx, int s, int d, int64_t bytes)
+{
+    add_cell(ctx, s, d, bytes);
+}
+
+static void add_started_size(void *ctx, int s, int d, int64_t bytes)
+{
+    (void)s;
+    (void)d;
+    ((int64_t *)ctx)[bucket_of(bytes)]++;
+}
+
 int scope_profile_comm_matrix(scope_profile *p, int region, int n, int64_t *messages,
                               int64_t *bytes)
 {
@@ -319,17 +380,13 @@ int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n
         return scope__fail(SCOPE_EINVAL, "the matrix needs %d x %d cells, not %d x %d", need,
                            need, n, n);
     struct matrix_ctx m = { n, messages, bytes };
-    return each_of_kind(p, kind, region, SCOPE_ALL_RANKS,
-                        kind == SCOPE_COMM_ONE_SIDED ? add_rma_matrix : add_matrix, &m);
+    int rc = each_of_kind(p, kind, region, SCOPE_ALL_RANKS,
+                          kind == SCOPE_COMM_ONE_SIDED ? add_rma_matrix : add_matrix, &m);
+    if (rc == 0 && kind == SCOPE_COMM_P2P)
+        rc = each_started_send(p, region, SCOPE_ALL_RANKS, add_started, &m);
+    return rc;
 }
 
-static int bucket_of(int64_t size)
-{
-    if (size <= 0)
-        return 0;
-    int b = 64 - __builtin_clzll((unsigned long long)size);
-    return b < SCOPE_SIZE_BUCKETS ? b : SCOPE_SIZE_BUCKETS - 1;
-}
 
 static void add_sizes(void *ctx, int sender, const scope__cell *c)
 {
@@ -364,6 +421,9 @@ int scope_profile_size_histogram_kind(scope_profile *p, int kind, int region, in
 {
     if (!p || !counts)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    return each_of_kind(p, kind, region, rank,
-                        kind == SCOPE_COMM_ONE_SIDED ? add_rma_sizes : add_sizes, counts);
+    int rc = each_of_kind(p, kind, region, rank,
+                          kind == SCOPE_COMM_ONE_SIDED ? add_rma_sizes : add_sizes, counts);
+    if (rc == 0 && kind == SCOPE_COMM_P2P)
+        rc = each_started_send(p, region, rank, add_started_size, counts);
+    return rc;
 }
