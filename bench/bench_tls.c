@@ -3,7 +3,7 @@
  * through each TLS access model, for bench_ablation: what a preloaded
  * library pays per access with global-dynamic (__tls_get_addr) against
  * initial-exec (one %fs-relative load), the model preload/shadow_stack.c
- * and runtime/recorder.c use.
+ * and runtime/recorder_hot.c use.
  */
 static __thread long gd_counter __attribute__((tls_model("global-dynamic")));
 static __thread long ie_counter __attribute__((tls_model("initial-exec")));

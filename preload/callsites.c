@@ -27,6 +27,7 @@
 #include "proc_self.h"
 #include "scope_internal.h"
 #include "self_depth.h"
+#include "symbol_next.h"
 
 #define CACHE_BITS 12
 #define CACHE_SIZE (1u << CACHE_BITS)
@@ -55,7 +56,7 @@ int scope__callsites_setup(int max_depth, int verbose, void (*walk_begin)(void),
         return unw_backtrace_fn != NULL;
     /* RTLD_LOCAL: never in the global scope; RTLD_NOW: no lazy binding
      * later, from inside a profiled call */
-    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    void *h = scope__real_dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (h)
         *(void **)&unw_backtrace_fn = dlsym(h, "unw_backtrace");
     if (!unw_backtrace_fn && verbose)

@@ -10,8 +10,14 @@
  *
  * Known cost of wrapping: glibc resolves a relative name against the
  * RUNPATH of the object that called dlopen, which is now the preload, not
- * the caller. Calls the preload makes itself (scope__is_own_address, e.g.
- * symbol_next.c's RTLD_NOLOAD lookups) are passed through untouched.
+ * the caller.
+ *
+ * The real functions come from symbol_next.c's table, found with
+ * dlsym(RTLD_NEXT) alone: the general lookup walks the link map with
+ * dlopen, which would land here again. The preload's own loads call them
+ * directly (scope__real_dlopen), not these wrappers; a call that still
+ * comes from inside the preload (scope__is_own_address) is passed through
+ * untouched.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -21,12 +27,9 @@
 #include "scope_internal.h"
 #include "self.h"
 #include "self_depth.h"
+#include "symbol_next.h"
 
 #define HOOK __attribute__((visibility("default")))
-
-typedef void *(*dlopen_fn)(const char *, int);
-typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
-typedef int (*dlclose_fn)(void *);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -44,10 +47,7 @@ static void after_load(void)
 
 HOOK void *dlopen(const char *file, int mode)
 {
-    static dlopen_fn real;
-    if (!real)
-        real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-    void *h = real(file, mode);
+    void *h = scope__real_dlopen(file, mode);
     if (h && file && !scope__is_own_address(__builtin_return_address(0)))
         after_load();
     return h;
@@ -55,10 +55,7 @@ HOOK void *dlopen(const char *file, int mode)
 
 HOOK void *dlmopen(Lmid_t lmid, const char *file, int mode)
 {
-    static dlmopen_fn real;
-    if (!real)
-        real = (dlmopen_fn)dlsym(RTLD_NEXT, "dlmopen");
-    void *h = real(lmid, file, mode);
+    void *h = scope__real_dlmopen(lmid, file, mode);
     if (h && file && !scope__is_own_address(__builtin_return_address(0)))
         after_load();
     return h;
@@ -66,10 +63,7 @@ HOOK void *dlmopen(Lmid_t lmid, const char *file, int mode)
 
 HOOK int dlclose(void *handle)
 {
-    static dlclose_fn real;
-    if (!real)
-        real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-    int rc = real(handle);
+    int rc = scope__real_dlclose(handle);
     if (rc == 0 && !scope__is_own_address(__builtin_return_address(0))) {
         pthread_mutex_lock(&lock);
         scope__interpose_forget_unloaded();

@@ -21,15 +21,16 @@
 #include <sys/auxv.h>
 
 #include "scope_config.h"
+#include "symbol_next.h"
 
 /* The implementation an IFUNC resolver picks on this CPU. */
 static uintptr_t resolve_ifunc(const struct scope__object *o, const struct scope__sym *s)
 {
     if (s->bind != STB_LOCAL) {
-        void *h = dlopen(o->is_main ? NULL : o->path, RTLD_LAZY | RTLD_NOLOAD);
+        void *h = scope__real_dlopen(o->is_main ? NULL : o->path, RTLD_LAZY | RTLD_NOLOAD);
         if (h) {
             void *p = dlsym(h, s->name);
-            dlclose(h);
+            scope__real_dlclose(h);
             if (p)
                 return (uintptr_t)p;
         }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "mpi_abi.h"
+#include "pmpi.h"
 #include "preload_state.h"
 
 /* The MPICH family's ABI: compile-time constants of its mpi.h. */
@@ -144,13 +145,13 @@ scope__mpi_abi_kind scope__mpi_abi_kind_of_name(const char *path)
  * anything); the main program when path is the executable. */
 static void *symbol_in(const char *path, const char *name)
 {
-    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    void *h = scope__real_dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
     if (h == NULL)
-        h = dlopen(NULL, RTLD_LAZY); /* the executable itself (static MPI) */
+        h = scope__real_dlopen(NULL, RTLD_LAZY); /* the executable itself (static MPI) */
     if (h == NULL)
         return NULL;
     void *p = dlsym(h, name);
-    dlclose(h);
+    scope__real_dlclose(h);
     return p;
 }
 
@@ -183,15 +184,14 @@ static int openmpi_table(void)
  * MPI library is mapped yet (a later call tries again). */
 static void choose(void)
 {
-    void *fn = scope__next_symbol("PMPI_Comm_rank");
-    if (fn == NULL)
+    const struct scope__pmpi *pm = scope__pmpi();
+    if (pm->comm_rank == NULL)
         return;
-    const char *lib = scope__object_of(fn);
+    const char *lib = scope__object_of((void *)pm->comm_rank);
     scope__mpi_abi_kind kind = scope__mpi_abi_kind_of_name(lib);
     /* A library that speaks the standard ABI says so whatever its name;
      * a native library may define the call too and answer -1 */
-    typedef int (*abi_version_fn)(int *, int *);
-    abi_version_fn ver = (abi_version_fn)scope__next_symbol("PMPI_Abi_get_version");
+    int (*ver)(int *, int *) = pm->abi_get_version;
     int major = -1, minor = -1;
     if (ver && scope__object_of((void *)ver) == lib && ver(&major, &minor) == 0 && major >= 1)
         kind = SCOPE_MPI_ABI_STANDARD;

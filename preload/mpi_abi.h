@@ -4,7 +4,7 @@
  * only through PMPI_* symbols looked up at run time, with handles and
  * constants taken from the table chosen for this process.
  *
- * Handles are carried as scope__mpi_handle (uint64_t). On x86-64 and
+ * Handles are carried as scope__mpi_handle (uint64_t, mpi_handle.h). On x86-64 and
  * aarch64 (little-endian, handles passed in integer registers) a 4-byte
  * MPICH handle and an 8-byte Open MPI pointer both fit: a handle passed by
  * value is truncated by the callee's own type; a handle returned through a
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef uint64_t scope__mpi_handle;
+#include "mpi_handle.h" /* scope__mpi_handle */
 
 typedef enum scope__mpi_abi_kind {
     SCOPE_MPI_ABI_NONE = 0,   /* no MPI library in the process */

@@ -8,13 +8,14 @@
  * Both names are interposed because Open MPI's Fortran bindings call
  * PMPI_Init directly, and a PMPI-level tool may sit between MPI_Init and
  * PMPI_Init. Each definition forwards to the next definition of the same
- * name. A thread-local depth makes a nested path (MPI_Init -> ... ->
+ * name (symbol_next.h's table). A thread-local depth makes a nested path (MPI_Init -> ... ->
  * PMPI_Init) count once: only the outermost call records.
  *
  * No mpi.h is included: the same preload serves every MPI ABI (mpi_abi.h),
  * so the few MPI values used here come from the table of the ABI detected
  * at run time. The preload does not link libmpi (a non-MPI process must
- * never load it); every MPI function is looked up at run time.
+ * never load it); every MPI function is looked up at run time, the PMPI
+ * ones it calls for itself in pmpi.h's table.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "clock_align.h"
 #include "host_files.h"
 #include "mpi_abi.h"
+#include "pmpi.h"
 #include "preload_state.h"
 #include "scope_config.h"
 #include "scope_internal.h"
@@ -42,10 +44,6 @@ typedef int (*init_fn)(int *, char ***);
 typedef int (*init_thread_fn)(int *, char ***, int, int *);
 typedef int (*finalize_fn)(void);
 typedef int (*abort_fn)(scope__mpi_handle, int);
-/* Handles travel as 64-bit integers: a 4-byte MPICH handle passed in a
- * 64-bit register is read by the callee as its own int (mpi_abi.h). */
-typedef int (*comm_query_fn)(scope__mpi_handle, int *);
-typedef int (*library_version_fn)(char *, int *);
 
 /* The interposed names, exported (the library is built with hidden
  * visibility; exports.map lists them). mpi.h used to declare them. */
@@ -63,33 +61,6 @@ INTERPOSED int PMPI_Abort(scope__mpi_handle comm, int errorcode);
  * the preload is loaded at start-up, and reading it must not allocate. */
 static __thread int mpi_depth __attribute__((tls_model("initial-exec")));
 
-/* The next definition of each interposed name, looked up on first use. */
-typedef struct next_fn {
-    const char *name;
-    void *fn;
-} next_fn;
-
-static next_fn next_MPI_Init = { "MPI_Init", NULL };
-static next_fn next_PMPI_Init = { "PMPI_Init", NULL };
-static next_fn next_MPI_Init_thread = { "MPI_Init_thread", NULL };
-static next_fn next_PMPI_Init_thread = { "PMPI_Init_thread", NULL };
-static next_fn next_MPI_Finalize = { "MPI_Finalize", NULL };
-static next_fn next_PMPI_Finalize = { "PMPI_Finalize", NULL };
-static next_fn next_MPI_Abort = { "MPI_Abort", NULL };
-static next_fn next_PMPI_Abort = { "PMPI_Abort", NULL };
-
-/* Returns the cached next definition, looking it up the first time.
- * Concurrent first calls look it up twice and store the same value. */
-static void *resolve(next_fn *next)
-{
-    void *fn = __atomic_load_n(&next->fn, __ATOMIC_ACQUIRE);
-    if (fn == NULL) {
-        fn = scope__next_symbol(next->name);
-        __atomic_store_n(&next->fn, fn, __ATOMIC_RELEASE);
-    }
-    return fn;
-}
-
 /* Region id for one lifecycle call, interned on first use. The region is
  * named for the MPI_ function even when the PMPI_ name was called (that is
  * the call the program made); `symbol` keeps the name really intercepted. */
@@ -105,13 +76,12 @@ static int learn_rank(const scope__mpi_abi *abi, int *rank, int *size)
 {
     if (abi == NULL)
         return 0;
-    comm_query_fn comm_rank = (comm_query_fn)scope__next_symbol("PMPI_Comm_rank");
-    comm_query_fn comm_size = (comm_query_fn)scope__next_symbol("PMPI_Comm_size");
-    if (comm_rank == NULL || comm_size == NULL || abi->comm_world == 0)
+    const struct scope__pmpi *pm = scope__pmpi();
+    if (pm->comm_rank == NULL || pm->comm_size == NULL || abi->comm_world == 0)
         return 0;
     int r = -1, s = -1;
-    if (comm_rank(abi->comm_world, &r) != abi->success ||
-        comm_size(abi->comm_world, &s) != abi->success || r < 0 || s <= r)
+    if (pm->comm_rank(abi->comm_world, &r) != abi->success ||
+        pm->comm_size(abi->comm_world, &s) != abi->success || r < 0 || s <= r)
         return 0;
     *rank = r;
     *size = s;
@@ -132,8 +102,7 @@ static void note_library(const scope__mpi_abi *abi)
     const char *lib = scope__mpi_abi_library();
     if (lib != NULL)
         scope__set_metadata("mpi_library", lib);
-    library_version_fn version =
-        (library_version_fn)scope__next_symbol("PMPI_Get_library_version");
+    int (*version)(char *, int *) = scope__pmpi()->get_library_version;
     char *buf = version ? calloc(1, abi->library_version_max + 1) : NULL;
     int len = 0;
     if (buf != NULL && version(buf, &len) == abi->success) {
@@ -223,9 +192,9 @@ static void say_part(const char *step, const char *middle, const struct part *p)
 /* Shared body of the four init entry points. The outermost call records
  * `region` around the forwarded call, then learns rank and size and opens
  * the span region; nested calls only forward. */
-static int intercept_init(next_fn *next, const char *region, const init_args *a)
+static int intercept_init(enum scope__next_id next, const char *region, const init_args *a)
 {
-    void *fn = resolve(next);
+    void *fn = scope__next(next);
     if (mpi_depth > 0)
         return call_init(fn, a);
     mpi_depth++;
@@ -234,7 +203,7 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
      * the real MPI_Init calls is the program's */
     scope__self_enter();
     int recording = scope__preload_mpi_starting(); /* opens the span */
-    int32_t init_id = recording ? lifecycle_region(region, next->name, fn) : -1;
+    int32_t init_id = recording ? lifecycle_region(region, scope__next_name(next), fn) : -1;
     if (init_id >= 0)
         scope_begin(init_id);
     scope__self_leave();
@@ -267,9 +236,9 @@ static int intercept_init(next_fn *next, const char *region, const init_args *a)
     return rc;
 }
 
-static int intercept_finalize(next_fn *next)
+static int intercept_finalize(enum scope__next_id next)
 {
-    void *fn = resolve(next);
+    void *fn = scope__next(next);
     if (mpi_depth == 0) {
         mpi_depth++;
         scope__self_enter();
@@ -298,13 +267,13 @@ static int intercept_finalize(next_fn *next)
 
 /* MPI_Abort: the profile first (scope__preload_mpi_aborting), then the
  * real call, which normally does not return. */
-static int intercept_abort(next_fn *next, scope__mpi_handle comm, int errorcode)
+static int intercept_abort(enum scope__next_id next, scope__mpi_handle comm, int errorcode)
 {
-    void *fn = resolve(next);
+    void *fn = scope__next(next);
     if (mpi_depth == 0) {
         mpi_depth++;
         scope__self_enter();
-        scope__preload_mpi_aborting(errorcode, "MPI_Abort", next->name, fn);
+        scope__preload_mpi_aborting(errorcode, "MPI_Abort", scope__next_name(next), fn);
         scope__self_leave();
         mpi_depth--;
     }
@@ -319,43 +288,43 @@ static int intercept_abort(next_fn *next, scope__mpi_handle comm, int errorcode)
 int MPI_Init(int *argc, char ***argv)
 {
     init_args a = { 0, argc, argv, 0, NULL };
-    return intercept_init(&next_MPI_Init, "MPI_Init", &a);
+    return intercept_init(SCOPE__NEXT_MPI_INIT, "MPI_Init", &a);
 }
 
 int PMPI_Init(int *argc, char ***argv)
 {
     init_args a = { 0, argc, argv, 0, NULL };
-    return intercept_init(&next_PMPI_Init, "MPI_Init", &a);
+    return intercept_init(SCOPE__NEXT_PMPI_INIT, "MPI_Init", &a);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     init_args a = { 1, argc, argv, required, provided };
-    return intercept_init(&next_MPI_Init_thread, "MPI_Init_thread", &a);
+    return intercept_init(SCOPE__NEXT_MPI_INIT_THREAD, "MPI_Init_thread", &a);
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     init_args a = { 1, argc, argv, required, provided };
-    return intercept_init(&next_PMPI_Init_thread, "MPI_Init_thread", &a);
+    return intercept_init(SCOPE__NEXT_PMPI_INIT_THREAD, "MPI_Init_thread", &a);
 }
 
 int MPI_Finalize(void)
 {
-    return intercept_finalize(&next_MPI_Finalize);
+    return intercept_finalize(SCOPE__NEXT_MPI_FINALIZE);
 }
 
 int PMPI_Finalize(void)
 {
-    return intercept_finalize(&next_PMPI_Finalize);
+    return intercept_finalize(SCOPE__NEXT_PMPI_FINALIZE);
 }
 
 int MPI_Abort(scope__mpi_handle comm, int errorcode)
 {
-    return intercept_abort(&next_MPI_Abort, comm, errorcode);
+    return intercept_abort(SCOPE__NEXT_MPI_ABORT, comm, errorcode);
 }
 
 int PMPI_Abort(scope__mpi_handle comm, int errorcode)
 {
-    return intercept_abort(&next_PMPI_Abort, comm, errorcode);
+    return intercept_abort(SCOPE__NEXT_PMPI_ABORT, comm, errorcode);
 }

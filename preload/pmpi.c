@@ -1,14 +1,19 @@
 /*
  * pmpi.c - the preload's table of PMPI entry points (pmpi.h), one lookup
- * per name for the process, where clock_align.c and host_files.c used to
- * keep a table each.
+ * per name for the process, where the ABI's detection (mpi_abi.c), the
+ * lifecycle wrappers (mpi_intercept.c), clock_align.c and host_files.c
+ * used to look the names up each on their own.
  */
 #include "pmpi.h"
 
-#include "preload_state.h"
+#include <pthread.h>
+
+#include "symbol_next.h"
 
 static struct scope__pmpi table;
-static int looked_up;
+static const struct scope__pmpi *published; /* &table once it is built */
+static const struct scope__pmpi none;       /* before any MPI library */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The next definition of `name` into *slot (a function pointer). */
 static void find(void *slot, const char *name)
@@ -16,11 +21,13 @@ static void find(void *slot, const char *name)
     *(void **)slot = scope__next_symbol(name);
 }
 
-const struct scope__pmpi *scope__pmpi(void)
+/* Fills the table; caller holds build_lock. Returns 0, or -1 when no MPI
+ * library is mapped yet (then only PMPI_Comm_rank was asked for). */
+static int build(void)
 {
-    if (looked_up)
-        return &table;
     find(&table.comm_rank, "PMPI_Comm_rank");
+    if (table.comm_rank == NULL)
+        return -1;
     find(&table.comm_size, "PMPI_Comm_size");
     find(&table.comm_split, "PMPI_Comm_split");
     find(&table.comm_split_type, "PMPI_Comm_split_type");
@@ -35,6 +42,22 @@ const struct scope__pmpi *scope__pmpi(void)
     find(&table.ibcast, "PMPI_Ibcast");
     find(&table.igather, "PMPI_Igather");
     find(&table.igatherv, "PMPI_Igatherv");
-    looked_up = 1;
-    return &table;
+    find(&table.get_library_version, "PMPI_Get_library_version");
+    find(&table.abi_get_version, "PMPI_Abi_get_version");
+    return 0;
+}
+
+const struct scope__pmpi *scope__pmpi(void)
+{
+    const struct scope__pmpi *t = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+    if (t != NULL)
+        return t;
+    pthread_mutex_lock(&build_lock);
+    t = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+    if (t == NULL && build() == 0) {
+        t = &table;
+        __atomic_store_n(&published, t, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&build_lock);
+    return t ? t : &none;
 }

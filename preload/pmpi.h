@@ -1,20 +1,22 @@
 /*
  * pmpi.h - the one table of the PMPI entry points the preload calls for
- * its own work (clock alignment, host files): each looked up once, as the
+ * its own work (the ABI's detection, rank and size at init, the library's
+ * version, clock alignment, host files): each looked up once, as the
  * next definition after the preload (symbol_next.c), so a tool wrapping
  * MPI_* never sees scope's own messages. The preload never links libmpi
- * and includes no mpi.h: handles are scope__mpi_handle, with the values
- * of the ABI detected at run time (mpi_abi.h). The MPI argument capture
- * (mpi_capture.c) keeps its own table, built with the patching engine's
- * unpatched addresses.
+ * and includes no mpi.h: handles are scope__mpi_handle (mpi_handle.h),
+ * with the values of the ABI detected at run time (mpi_abi.h, whose
+ * detection asks this table which library defines PMPI_Comm_rank). The
+ * MPI argument capture (mpi_capture.c) keeps its own table, built with
+ * the patching engine's unpatched addresses.
  */
 #ifndef SCOPE_PMPI_H
 #define SCOPE_PMPI_H
 
-#include "mpi_abi.h"
+#include "mpi_handle.h"
 
 struct scope__pmpi {
-    int (*comm_rank)(scope__mpi_handle, int *);
+    int (*comm_rank)(scope__mpi_handle, int *); /* NULL: no MPI library mapped yet */
     int (*comm_size)(scope__mpi_handle, int *);
     int (*comm_split)(scope__mpi_handle, int, int, scope__mpi_handle *);
     int (*comm_split_type)(scope__mpi_handle, int, int, scope__mpi_handle, scope__mpi_handle *);
@@ -32,12 +34,16 @@ struct scope__pmpi {
                    scope__mpi_handle, scope__mpi_handle *);
     int (*igatherv)(const void *, int, scope__mpi_handle, void *, const int *, const int *,
                     scope__mpi_handle, int, scope__mpi_handle, scope__mpi_handle *);
+    int (*get_library_version)(char *, int *);
+    int (*abi_get_version)(int *, int *); /* the MPI-5 standard ABI's; may be NULL */
 };
 
-/* The table, looked up on the first call (a field the library lacks is
- * NULL: each user checks the ones it needs). Call it from MPI_Init on,
- * outside signal handlers: the lookups may take the loader's lock. Not
- * for concurrent first calls (the preload's MPI_Init path makes it). */
+/* The table, looked up on the first call that finds an MPI library (a
+ * field the library lacks is NULL: each user checks the ones it needs).
+ * While no object defines PMPI_Comm_rank every field is NULL and the
+ * next call looks again, at the cost of that one lookup. Call it outside
+ * signal handlers: the lookups may take the loader's lock. Thread-safe;
+ * one atomic load once the table is built. */
 const struct scope__pmpi *scope__pmpi(void);
 
 #endif

@@ -1,17 +1,18 @@
 /*
  * preload_state.h - what the files of libscope_preload.so share: the
  * process's lifecycle state (lifecycle.c), the MPI interception that drives
- * it (mpi_intercept.c) and the lookup of the next definition of a symbol
- * (symbol_next.c). Internal to preload/; nothing here is exported from the
- * shared object (exports.map exports only the interposed functions and
- * the hooks of the interposition engine).
+ * it (mpi_intercept.c), with the logger (log.h) and the lookup of the
+ * next definition of a symbol (symbol_next.h) that they all use. Internal
+ * to preload/; nothing here is exported from the shared object
+ * (exports.map lists what is).
  */
 #ifndef SCOPE_PRELOAD_STATE_H
 #define SCOPE_PRELOAD_STATE_H
 
 #include <stdint.h>
 
-#include "log.h" /* scope__preload_log: printing from inside the process */
+#include "log.h"         /* scope__preload_log: printing from inside the process */
+#include "symbol_next.h" /* the next definition of a symbol */
 
 /* Name of the region that spans a rank's time from the entry of MPI_Init
  * (or MPI_Init_thread) to the entry of MPI_Finalize. Kind "manual": it is
@@ -51,25 +52,5 @@ void scope__preload_mpi_finalizing(void);
  * when recording is off. Cost: one writer process, waited for. */
 void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
                                  const void *fn);
-
-/* --- symbol_next.c ----------------------------------------------------- */
-
-/* Returns the next definition of function or object `name` after this
- * preload: dlsym(RTLD_NEXT) first, then the objects of the link map that
- * are not in the global scope (mpi4py opens libmpi with RTLD_LOCAL, where
- * RTLD_NEXT cannot see it), libmpi.so* first. Never returns a symbol of the
- * preload itself. NULL when no other object defines `name`. May take the
- * loader's lock: call it outside signal handlers, cache the result. */
-void *scope__next_symbol(const char *name);
-
-/* Like scope__next_symbol, but looks in the global scope first, executable
- * included (dlsym(RTLD_DEFAULT)): for data objects such as Open MPI's
- * ompi_mpi_comm_world, of which an executable may hold a copy relocation
- * that is then the one address everybody uses. */
-void *scope__global_symbol(const char *name);
-
-/* Path of the object that contains `addr` (the executable's path when it is
- * the main program), or NULL. The string belongs to the loader. */
-const char *scope__object_of(const void *addr);
 
 #endif /* SCOPE_PRELOAD_STATE_H */

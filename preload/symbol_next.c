@@ -13,13 +13,26 @@
  *
  * The preload never links libmpi, so none of this may use an MPI symbol
  * directly: everything goes through dlsym.
+ *
+ * The names the preload defines itself (its hooks, the MPI lifecycle
+ * calls) are one table here, each looked up once for the process, so no
+ * wrapper keeps lookups of its own. dlopen, dlmopen and dlclose are the
+ * exception in how they are found: the walk of the link map above calls
+ * dlopen, and the preload defines dlopen (dlopen_hook.c), so asking
+ * scope__next_symbol for "dlopen" could end up in the hook asking for
+ * itself. They are taken from dlsym(RTLD_NEXT) alone, which never calls
+ * dlopen: libc is a dependency of the preload, so its definitions are
+ * always next in the global scope. The preload's own loads, this file's
+ * RTLD_NOLOAD lookups included, call them directly (scope__real_dlopen)
+ * instead of going through the hook.
  */
 #include <dlfcn.h>
 #include <link.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "preload_state.h"
+#include "symbol_next.h"
+
 #include "self.h"
 
 /* Enough for every object of a large MPI application; extra objects are
@@ -53,11 +66,11 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
 /* Asks one loaded object (and its dependencies) for `name`. */
 static void *lookup_in(const char *object, const char *name)
 {
-    void *handle = dlopen(object, RTLD_LAZY | RTLD_NOLOAD);
+    void *handle = scope__real_dlopen(object, RTLD_LAZY | RTLD_NOLOAD);
     if (handle == NULL)
         return NULL;
     void *sym = dlsym(handle, name);
-    dlclose(handle); /* balances the reference RTLD_NOLOAD took */
+    scope__real_dlclose(handle); /* balances the reference RTLD_NOLOAD took */
     return scope__is_own_address(sym) ? NULL : sym;
 }
 
@@ -102,4 +115,79 @@ const char *scope__object_of(const void *addr)
     if (addr == NULL || dladdr(addr, &info) == 0)
         return NULL;
     return info.dli_fname;
+}
+
+/* ------------------------------------ the names the preload forwards */
+
+/* One row per scope__next_id, in its order. `libc`: looked up with
+ * dlsym(RTLD_NEXT) alone (see the file comment). */
+static const struct {
+    const char *name;
+    int libc;
+} next_names[SCOPE__NEXT_COUNT] = {
+    [SCOPE__NEXT_DLOPEN] = { "dlopen", 1 },
+    [SCOPE__NEXT_DLMOPEN] = { "dlmopen", 1 },
+    [SCOPE__NEXT_DLCLOSE] = { "dlclose", 1 },
+    [SCOPE__NEXT_LONGJMP] = { "longjmp", 0 },
+    [SCOPE__NEXT__LONGJMP] = { "_longjmp", 0 },
+    [SCOPE__NEXT_SIGLONGJMP] = { "siglongjmp", 0 },
+    [SCOPE__NEXT_LONGJMP_CHK] = { "__longjmp_chk", 0 },
+    [SCOPE__NEXT_CXA_THROW] = { "__cxa_throw", 0 },
+    [SCOPE__NEXT_CXA_RETHROW] = { "__cxa_rethrow", 0 },
+    /* std::rethrow_exception(std::exception_ptr) */
+    [SCOPE__NEXT_RETHROW_EXCEPTION] =
+        { "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE", 0 },
+    [SCOPE__NEXT_CXA_BEGIN_CATCH] = { "__cxa_begin_catch", 0 },
+    [SCOPE__NEXT_PTHREAD_EXIT] = { "pthread_exit", 0 },
+    [SCOPE__NEXT_BACKTRACE] = { "backtrace", 0 },
+    [SCOPE__NEXT_MPI_INIT] = { "MPI_Init", 0 },
+    [SCOPE__NEXT_PMPI_INIT] = { "PMPI_Init", 0 },
+    [SCOPE__NEXT_MPI_INIT_THREAD] = { "MPI_Init_thread", 0 },
+    [SCOPE__NEXT_PMPI_INIT_THREAD] = { "PMPI_Init_thread", 0 },
+    [SCOPE__NEXT_MPI_FINALIZE] = { "MPI_Finalize", 0 },
+    [SCOPE__NEXT_PMPI_FINALIZE] = { "PMPI_Finalize", 0 },
+    [SCOPE__NEXT_MPI_ABORT] = { "MPI_Abort", 0 },
+    [SCOPE__NEXT_PMPI_ABORT] = { "PMPI_Abort", 0 },
+};
+
+/* What each name was found to be; NULL until found. */
+static void *next_found[SCOPE__NEXT_COUNT];
+
+void *scope__next(enum scope__next_id id)
+{
+    void *fn = __atomic_load_n(&next_found[id], __ATOMIC_ACQUIRE);
+    if (fn != NULL)
+        return fn;
+    const char *name = next_names[id].name;
+    fn = next_names[id].libc ? dlsym(RTLD_NEXT, name) : scope__next_symbol(name);
+    if (fn != NULL)
+        __atomic_store_n(&next_found[id], fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+const char *scope__next_name(enum scope__next_id id)
+{
+    return next_names[id].name;
+}
+
+typedef void *(*dlopen_fn)(const char *, int);
+typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
+typedef int (*dlclose_fn)(void *);
+
+void *scope__real_dlopen(const char *file, int mode)
+{
+    dlopen_fn real = (dlopen_fn)scope__next(SCOPE__NEXT_DLOPEN);
+    return real ? real(file, mode) : NULL;
+}
+
+void *scope__real_dlmopen(Lmid_t lmid, const char *file, int mode)
+{
+    dlmopen_fn real = (dlmopen_fn)scope__next(SCOPE__NEXT_DLMOPEN);
+    return real ? real(lmid, file, mode) : NULL;
+}
+
+int scope__real_dlclose(void *handle)
+{
+    dlclose_fn real = (dlclose_fn)scope__next(SCOPE__NEXT_DLCLOSE);
+    return real ? real(handle) : -1;
 }

@@ -11,10 +11,11 @@
  * preload never links libstdc++. A C++ program that uses nothing of the
  * C++ library (built with --as-needed, as mpicxx.mpich does) has mangled
  * functions but no libstdc++ loaded; then libstdc++.so.6 is opened
- * RTLD_LOCAL, through the real dlopen (not the preload's hook: it is the
- * preload's private helper, never instrumented, and nothing of it becomes
- * visible to the application's symbol lookups). Only on the first name
- * that needs demangling, so a C program never loads it.
+ * RTLD_LOCAL, through the real dlopen (scope__real_dlopen, not the
+ * preload's hook: it is the preload's private helper, never instrumented,
+ * and nothing of it becomes visible to the application's symbol lookups).
+ * Only on the first name that needs demangling, so a C program never
+ * loads it.
  */
 #include "symbols.h"
 
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "scope_error.h"
+#include "symbol_next.h"
 
 /* One stable least-significant-digit radix pass over byte `byte` of the
  * key (the address, or the size inverted), from `in` to `out`. Returns 0
@@ -287,8 +289,6 @@ const struct scope__sym *scope__object_find(const struct scope__object *o, uintp
 
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
-typedef void *(*dlopen_fn)(const char *, int);
-
 /* The process's __cxa_demangle, else libstdc++'s opened privately (see the
  * file comment); NULL when neither exists. Looked up once. */
 static cxa_demangle_fn demangler(void)
@@ -299,8 +299,7 @@ static cxa_demangle_fn demangler(void)
         looked = 1;
         fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
         if (!fn) {
-            dlopen_fn real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-            void *h = real_dlopen ? real_dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL) : NULL;
+            void *h = scope__real_dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
             if (h)
                 fn = (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
         }

@@ -5,7 +5,7 @@
  *
  * These are the only symbols of the engine that the preload exports: each
  * wraps the definition that follows it in the lookup order and forwards to
- * it (scope__next_symbol, symbol_next.c: libstdc++ may be loaded
+ * it (scope__next, symbol_next.c's table: libstdc++ may be loaded
  * RTLD_LOCAL under a Python extension, where RTLD_NEXT cannot see it).
  *
  *   longjmp & co: the target stack pointer is read from the jmp_buf (glibc
@@ -32,9 +32,9 @@
 #include <string.h>
 
 #include "arch_unwind.h"
-#include "preload_state.h"
 #include "self.h"
 #include "shadow_stack.h"
+#include "symbol_next.h"
 
 #define HOOK __attribute__((visibility("default")))
 
@@ -47,73 +47,47 @@ typedef int (*backtrace_fn)(void **, int);
 /* std::rethrow_exception(std::exception_ptr): the class is not trivially
  * copyable, so the Itanium ABI passes it by address */
 typedef void (*rethrow_ptr_fn)(void *) __attribute__((noreturn));
-#define RETHROW_PTR "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE"
 void _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
     __attribute__((noreturn));
 
-static struct {
-    jump_fn longjmp_, _longjmp_, siglongjmp_, longjmp_chk_;
-    throw_fn throw_;
-    rethrow_fn rethrow_;
-    rethrow_ptr_fn rethrow_ptr_;
-    catch_fn catch_;
-    thread_exit_fn pthread_exit_;
-    backtrace_fn backtrace_;
-} real;
-
 /* Resolves what can be resolved now, so that a siglongjmp from a signal
- * handler never has to call dlsym. */
+ * handler never has to call dlsym. A name not found yet (libstdc++ loaded
+ * later) is looked up again at its first call. */
 void scope__unwind_hooks_init(void)
 {
-    real.longjmp_ = (jump_fn)scope__next_symbol("longjmp");
-    real._longjmp_ = (jump_fn)scope__next_symbol("_longjmp");
-    real.siglongjmp_ = (jump_fn)scope__next_symbol("siglongjmp");
-    real.longjmp_chk_ = (jump_fn)scope__next_symbol("__longjmp_chk");
-    real.throw_ = (throw_fn)scope__next_symbol("__cxa_throw");
-    real.rethrow_ = (rethrow_fn)scope__next_symbol("__cxa_rethrow");
-    real.catch_ = (catch_fn)scope__next_symbol("__cxa_begin_catch");
-    real.rethrow_ptr_ = (rethrow_ptr_fn)scope__next_symbol(RETHROW_PTR);
-    real.pthread_exit_ = (thread_exit_fn)scope__next_symbol("pthread_exit");
-    real.backtrace_ = (backtrace_fn)scope__next_symbol("backtrace");
+    for (int id = SCOPE__NEXT_LONGJMP; id <= SCOPE__NEXT_BACKTRACE; id++)
+        (void)scope__next((enum scope__next_id)id);
 }
 
-#define JUMP_HOOK(sym, field)                                                  \
-    HOOK __attribute__((noreturn)) void sym(struct __jmp_buf_tag env[1], int val)   \
+#define JUMP_HOOK(sym, id)                                                     \
+    HOOK __attribute__((noreturn)) void sym(struct __jmp_buf_tag env[1], int val) \
     {                                                                          \
-        scope__shadow_unwind_to(scope__arch_jmpbuf_sp(env));                               \
-        if (!real.field)                                                       \
-            real.field = (jump_fn)scope__next_symbol(#sym);                    \
-        real.field(env, val);                                                  \
+        scope__shadow_unwind_to(scope__arch_jmpbuf_sp(env));                   \
+        ((jump_fn)scope__next(id))(env, val);                                  \
     }
 
-JUMP_HOOK(longjmp, longjmp_)
-JUMP_HOOK(_longjmp, _longjmp_)
-JUMP_HOOK(siglongjmp, siglongjmp_)
-JUMP_HOOK(__longjmp_chk, longjmp_chk_)
+JUMP_HOOK(longjmp, SCOPE__NEXT_LONGJMP)
+JUMP_HOOK(_longjmp, SCOPE__NEXT__LONGJMP)
+JUMP_HOOK(siglongjmp, SCOPE__NEXT_SIGLONGJMP)
+JUMP_HOOK(__longjmp_chk, SCOPE__NEXT_LONGJMP_CHK)
 
 HOOK __attribute__((noreturn)) void __cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
 {
     scope__shadow_restore();
-    if (!real.throw_)
-        real.throw_ = (throw_fn)scope__next_symbol("__cxa_throw");
-    real.throw_(obj, tinfo, dest);
+    ((throw_fn)scope__next(SCOPE__NEXT_CXA_THROW))(obj, tinfo, dest);
 }
 
 HOOK __attribute__((noreturn)) void __cxa_rethrow(void)
 {
     scope__shadow_restore();
-    if (!real.rethrow_)
-        real.rethrow_ = (rethrow_fn)scope__next_symbol("__cxa_rethrow");
-    real.rethrow_();
+    ((rethrow_fn)scope__next(SCOPE__NEXT_CXA_RETHROW))();
 }
 
 HOOK __attribute__((noreturn)) void
 _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *ep)
 {
     scope__shadow_restore();
-    if (!real.rethrow_ptr_)
-        real.rethrow_ptr_ = (rethrow_ptr_fn)scope__next_symbol(RETHROW_PTR);
-    real.rethrow_ptr_(ep);
+    ((rethrow_ptr_fn)scope__next(SCOPE__NEXT_RETHROW_EXCEPTION))(ep);
 }
 
 HOOK void *__cxa_begin_catch(void *exc)
@@ -121,17 +95,13 @@ HOOK void *__cxa_begin_catch(void *exc)
     /* the catching frame's stack pointer, as it is after this call returns */
     uintptr_t sp = SCOPE_ARCH_CALLER_SP();
     scope__shadow_caught(sp);
-    if (!real.catch_)
-        real.catch_ = (catch_fn)scope__next_symbol("__cxa_begin_catch");
-    return real.catch_(exc);
+    return ((catch_fn)scope__next(SCOPE__NEXT_CXA_BEGIN_CATCH))(exc);
 }
 
 HOOK __attribute__((noreturn)) void pthread_exit(void *retval)
 {
     scope__shadow_thread_exit();
-    if (!real.pthread_exit_)
-        real.pthread_exit_ = (thread_exit_fn)scope__next_symbol("pthread_exit");
-    real.pthread_exit_(retval);
+    ((thread_exit_fn)scope__next(SCOPE__NEXT_PTHREAD_EXIT))(retval);
 }
 
 /* backtrace(3) from inside a timed function: the walk would stop at the
@@ -146,9 +116,8 @@ HOOK __attribute__((noreturn)) void pthread_exit(void *retval)
  * stops early, as before. */
 HOOK int backtrace(void **buffer, int size)
 {
-    if (!real.backtrace_)
-        real.backtrace_ = (backtrace_fn)scope__next_symbol("backtrace");
-    if (!real.backtrace_ || size <= 0)
+    backtrace_fn real = (backtrace_fn)scope__next(SCOPE__NEXT_BACKTRACE);
+    if (!real || size <= 0)
         return 0;
     void *local[257];               /* room for this frame too */
     int fits = size < (int)(sizeof local / sizeof *local);
@@ -156,7 +125,7 @@ HOOK int backtrace(void **buffer, int size)
     int walk = !scope__shadow_busy();
     if (walk)
         scope__shadow_walk_begin();
-    int n = real.backtrace_(b, fits ? size + 1 : size);
+    int n = real(b, fits ? size + 1 : size);
     if (walk)
         scope__shadow_walk_end();
     int skip = n > 0 && scope__is_own_address(b[0]);

@@ -52,7 +52,7 @@
 #include "journal.h"
 #include "scope.h"
 #include "scope_internal.h"
-#include "recorder_internal.h"
+#include "recorder_state.h"
 
 #define ROUNDS 9
 #define PAIRS 512

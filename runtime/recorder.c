@@ -1,32 +1,20 @@
 /*
- * recorder.c - the core region recorder: the public API (init, regions,
- * begin/end, finalize) and the hot path. The recorder's other jobs have
- * files of their own: the journal file and its chunks (recorder_journal.c),
- * metadata records (recorder_meta.c), SCOPE_OUTPUT and the memory budget
- * (recorder_settings.c), /proc reading (proc_self.c), the launcher's rank
- * (launcher.c), the storage's faults (journal_storage.c); their shared
- * state is in recorder_internal.h.
+ * recorder.c - the core region recorder's API: init, regions, the
+ * interposition rows, call paths and communicators, finalize. The
+ * recorder's other jobs have files of their own: the hot path
+ * (scope_begin/scope_end, recorder_hot.c), the journal file and its chunks
+ * (recorder_journal.c, recorder_chunk.c), metadata records and key/values
+ * (recorder_meta.c), SCOPE_OUTPUT and the memory budget
+ * (recorder_settings.c), what a recorded call costs (calibrate.c), /proc
+ * reading (proc_self.c), the launcher's rank (launcher.c), the storage's
+ * faults (journal_storage.c); their shared state is recorder_state.c's,
+ * declared in recorder_state.h, which also says the order of calls.
  *
- * The hot path (scope_begin/scope_end) reads the clock and stores one
- * 16-byte record at the calling thread's cursor into its staging chunk, a
- * piece of the journal file mapped MAP_SHARED: no lock, no malloc, no
- * system call. The end of a call that recorded nothing inside it completes
- * the begin record in place instead (journal.h, SCOPE_REC_COMPLETE). Only
- * when the staging chunk is full does the slow path run: it copies the
- * chunk to a fresh chunk of the file with pwrite and starts over in the same
- * mapping (journal.h explains why and how a reader tells the two apart).
- * One chunk is mapped per recording thread, and their number is bounded by
- * the memory budget, so memory stays bounded however long the run is;
- * events that find no room are counted, never silently lost. A chunk's
- * disk space is reserved before it is touched; a full or failing disk
- * stops recording cleanly (recorder_journal.c, journal_storage.c).
+ * Interning, metadata and journal creation take the recorder's lock; they
+ * happen once per region or per run. The hot path takes none.
  *
- * The slow path takes no lock either, so a signal handler that records on a
- * thread interrupted inside it cannot deadlock. Interning, metadata and
- * journal creation take `lock`; they happen once per region or per run.
- *
- * Finalize converts the journal into the rank file through the private
- * converter (convert/scope_convert.h), then removes the journal.
+ * Finalize hands the journal to scope-h5write (writer_spawn.c), which
+ * converts it into the rank file, then removes the journal.
  */
 #include "scope.h"
 #include "scope_internal.h"
@@ -46,18 +34,11 @@
 #include "journal.h"
 #include "journal_dir.h"
 #include "journal_storage.h"
-#include "recorder_internal.h"
+#include "recorder_state.h"
 #include "regions.h"
 #include "settings.h"
 #include "scope_format.h"
 
-/* The recorder's state (recorder_internal.h). */
-struct scope__rec_hot scope__hot;
-struct scope__recorder scope__rec = {
-    .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .rank = 0, .size = 1
-};
-static __thread struct scope__rec_thread tls __attribute__((tls_model("initial-exec")));
-__thread int scope__self_depth __attribute__((tls_model("initial-exec")));
 
 /* -------------------------------------------------------------- init/exit */
 
@@ -85,8 +66,9 @@ static void atfork_child(void)
     scope__hot.on = 0;
     scope__death_disarm();
     atomic_store(&scope__rec.state, ST_DISABLED);
-    tls.cur = tls.end = NULL;
-    tls.chunk = NULL;
+    struct scope__rec_thread *t = scope__rec_this_thread();
+    t->cur = t->end = NULL;
+    t->chunk = NULL;
     pthread_mutex_init(&scope__rec.lock, NULL);
 }
 
@@ -151,227 +133,6 @@ void scope_set_rank(int rank, int size)
     scope__rec_unlock();
 }
 
-/* The record that found no free slot: sets up the thread's chunk (the
- * journal too, for the process's first record). `now`: a begin whose
- * ticks were read just now (scope_begin, a trampoline's entry); the call
- * it opens starts after this setup, which can take up to a millisecond
- * (creating the journal, writing out a full chunk), so it gets a fresh
- * timestamp: else the first call of each thread and of each chunk would
- * carry scope's setup in its duration. */
-/* Makes room in the calling thread's chunk when the hot path found none
- * (see record_slow; `ticks` stamps a chunk set up now). Returns 1 when a
- * slot is free at t->cur, else 0 (the event is counted as dropped). */
-static __attribute__((noinline)) int slow_room(struct scope__rec_thread *t, uint64_t ticks)
-{
-    if (!scope__hot.on) {
-        /* stopped by the storage: every event from then on is counted */
-        if (atomic_load(&scope__rec.state) == ST_READY && getpid() == scope__rec.pid && scope__rec.hdr) {
-            scope__rec_report_lost_pages();
-            if (atomic_load_explicit(&scope__rec.storage_err, memory_order_relaxed))
-                atomic_fetch_add(&scope__rec.dropped, 1);
-        }
-        return 0;
-    }
-    if (getpid() != scope__rec.pid)
-        return 0;
-    scope__self_enter();    /* the chunk's pwrite, the journal's creation */
-    int ok = scope__rec_ensure_journal() && scope__rec_next_chunk(t, ticks);
-    scope__self_leave();
-    if (!ok)
-        atomic_fetch_add(&scope__rec.dropped, 1);
-    return ok;
-}
-
-static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word, uint32_t aux,
-                                                  int now)
-{
-    struct scope__rec_thread *t = &tls;
-    if (!slow_room(t, ticks))
-        return;
-    if (now) {
-        uint64_t later = scope__ticks();
-        if (later > ticks)
-            ticks = later;
-    }
-    struct scope_rec *r = t->cur++;
-    r->word = word;
-    r->aux = aux;
-    /* the timestamp publishes the record: see record_aux() */
-    __atomic_store_n(&r->ticks, ticks, __ATOMIC_RELEASE);
-}
-
-/* --------------------------------------------------------------- hot path */
-
-/* The slot is claimed before it is filled and the timestamp is stored last,
- * so a signal handler that records on this thread in between takes the next
- * slot, and a reader never sees a half-written record as valid. The last
- * store is a C11 release store, not a plain one after a compiler fence: on
- * x86-64 both are the same mov (TSO keeps stores in order), but on a weakly
- * ordered CPU (aarch64) only the release store (stlr) keeps another thread
- * or process from seeing the timestamp before the word and aux it
- * publishes. */
-static inline __attribute__((always_inline)) void record_aux(uint32_t word, uint64_t ticks,
-                                                              uint32_t aux, int now)
-{
-    struct scope__rec_thread *t = &tls;
-    struct scope_rec *r = t->cur;
-    if (__builtin_expect(r < t->end && scope__hot.on, 1)) {
-        t->cur = r + 1;
-        atomic_signal_fence(memory_order_seq_cst);
-        r->word = word;
-        r->aux = aux;
-        __atomic_store_n(&r->ticks, ticks, __ATOMIC_RELEASE);
-        return;
-    }
-    record_slow(ticks, word, aux, now);
-}
-
-static inline __attribute__((always_inline)) void record_at(uint32_t word, uint64_t ticks)
-{
-    record_aux(word, ticks, 0, 0);
-}
-
-void scope_begin(int32_t id)
-{
-    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), 0, 1);
-}
-
-/* The end of a call that recorded nothing inside it finds its own begin as
- * the latest record and completes it in place (journal.h). The record
- * before a chunk's first slot is the chunk header's guard, which never
- * matches a begin. A signal handler that records between the check and
- * the stores adds records after this one: they lie inside the call in
- * time, and the reader nests calls by containment. */
-static inline __attribute__((always_inline)) void end_at(int32_t id, uint64_t ticks)
-{
-    uint32_t begin = (uint32_t)id << SCOPE_REC_ID_SHIFT;
-    struct scope__rec_thread *t = &tls;
-    struct scope_rec *r = t->cur;
-    if (__builtin_expect(r != NULL && scope__hot.on, 1)) {
-        struct scope_rec *last = r - 1;
-        uint64_t d = ticks - last->ticks;
-        /* a begin with a call site keeps its aux: its end is a record */
-        if (last->word == begin && last->aux == 0 && d <= UINT32_MAX) {
-            last->aux = (uint32_t)d;
-            /* release, as in record_aux(): the duration before the flag */
-            __atomic_store_n(&last->word, begin | SCOPE_REC_COMPLETE, __ATOMIC_RELEASE);
-            return;
-        }
-    }
-    record_at(begin | SCOPE_REC_END, ticks);
-}
-
-void scope_end(int32_t id)
-{
-    /* the clock is read before anything else: the end is as early as can be */
-    end_at(id, scope__ticks());
-}
-
-void scope__begin_site(int32_t id, int32_t site)
-{
-    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), (uint32_t)(site > 0 ? site : 0),
-               1);
-}
-
-void scope__end_unwound(int32_t id)
-{
-    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, scope__ticks(),
-               SCOPE_REC_UNWOUND, 0);
-}
-
-void scope__end_unwound_at(int32_t id, uint64_t ticks)
-{
-    /* not before the end of the thread's latest record: what ran after the
-     * given moment (a destructor during unwinding) stays inside the call */
-    struct scope__rec_thread *t = &tls;
-    struct scope_rec *r = t->cur;
-    if (r && scope__hot.on && r[-1].word != SCOPE_CHUNK_GUARD && !scope_rec_is_data(r[-1].word)) {
-        uint64_t last = r[-1].ticks + ((r[-1].word & SCOPE_REC_COMPLETE) ? r[-1].aux : 0);
-        if (last > ticks)
-            ticks = last;
-    }
-    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND, 0);
-}
-
-/* A data record's slot: like record_aux, but its `ticks` is payload, so a
- * chunk set up for it is stamped with the clock, never with the payload. */
-static void record_data_rec(const struct scope_rec *d)
-{
-    struct scope__rec_thread *t = &tls;
-    struct scope_rec *r = t->cur;
-    if (__builtin_expect(!(r < t->end && scope__hot.on), 0)) {
-        if (!slow_room(t, scope__ticks()))
-            return;
-        r = t->cur;
-    }
-    t->cur = r + 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    r->word = d->word;
-    r->aux = d->aux;
-    /* published by its ticks, as in record_aux() */
-    __atomic_store_n(&r->ticks, d->ticks, __ATOMIC_RELEASE);
-}
-
-void scope__record_data_raw(uint64_t ticks, uint32_t word, uint32_t aux)
-{
-    if (!scope_rec_is_data(word))
-        return;     /* only data records: never a begin or an end */
-    struct scope_rec r = { SCOPE_REC_DATA_MARK | ticks, word, aux };
-    record_data_rec(&r);
-}
-
-void scope__record_data_recs(const struct scope_rec *r, unsigned n)
-{
-    struct scope__rec_thread *t = &tls;
-    struct scope_rec *w = t->cur;
-    if (__builtin_expect(!(w && (size_t)(t->end - w) >= n && scope__hot.on), 0)) {
-        for (unsigned i = 0; i < n; i++)     /* across a chunk's end: one by one */
-            scope__record_data_raw(r[i].ticks, r[i].word, r[i].aux);
-        return;
-    }
-    unsigned k = 0;
-    for (unsigned i = 0; i < n; i++)
-        k += scope_rec_is_data(r[i].word);
-    t->cur = w + k;
-    atomic_signal_fence(memory_order_seq_cst);
-    for (unsigned i = 0; i < n; i++) {
-        if (!scope_rec_is_data(r[i].word))
-            continue;
-        w->word = r[i].word;
-        w->aux = r[i].aux;
-        /* published by its ticks, as in record_aux() */
-        __atomic_store_n(&w->ticks, SCOPE_REC_DATA_MARK | r[i].ticks, __ATOMIC_RELEASE);
-        w++;
-    }
-}
-
-void scope__record_data(const struct scope_call_data *d)
-{
-    struct scope_rec out[2];
-    int n = scope_data_pack(d, out);
-    for (int i = 0; i < n; i++)
-        record_data_rec(&out[i]);
-}
-
-void scope__swap_records(struct scope_rec **cur, struct scope_rec **end)
-{
-    struct scope_rec *c = tls.cur, *e = tls.end;
-    tls.cur = *cur;
-    tls.end = *end;
-    *cur = c;
-    *end = e;
-}
-
-void scope__record_at(int32_t id, int is_end, uint64_t ticks)
-{
-    if (!ticks)
-        return;
-    if (is_end)
-        end_at(id, ticks);
-    else
-        record_at((uint32_t)id << SCOPE_REC_ID_SHIFT, ticks);
-}
-
 /* ---------------------------------------------------------------- regions */
 
 int32_t scope__region_ex(const char *name, int kind, const char *symbol, const char *object)
@@ -415,34 +176,6 @@ void scope_scoped_end(scope_scoped *s)
 {
     if (s->id >= 0)
         scope_end(s->id);
-}
-
-int scope__set_metadata(const char *key, const char *value)
-{
-    if (!key || !*key || !value)
-        return SCOPE_EINVAL;
-    int rc = 0;
-    scope__rec_lock();
-    struct kv *kv = realloc(scope__rec.kv, (scope__rec.n_kv + 1) * sizeof *kv);
-    if (!kv) {
-        rc = SCOPE_ENOMEM;
-        goto out;
-    }
-    scope__rec.kv = kv;
-    kv[scope__rec.n_kv].key = strdup(key);
-    kv[scope__rec.n_kv].value = strdup(value);
-    if (!kv[scope__rec.n_kv].key || !kv[scope__rec.n_kv].value) {
-        free(kv[scope__rec.n_kv].key);
-        free(kv[scope__rec.n_kv].value);
-        rc = SCOPE_ENOMEM;
-        goto out;
-    }
-    scope__rec.n_kv++;
-    if (scope__rec.hdr)
-        rc = scope__rec_meta_kv(key, value);
-out:
-    scope__rec_unlock();
-    return rc;
 }
 
 int scope__note_interposition(const char *pattern, const char *symbol, const char *object,
@@ -592,7 +325,7 @@ void scope__disable(void)
     int mine = scope__rec.pid == getpid();
     atomic_store(&scope__rec.state, ST_DISABLED);
     if (mine) {
-        scope__rec_retire_chunk(&tls);
+        scope__rec_retire_chunk(scope__rec_this_thread());
         scope__rec_close_journal(1);
     }
     scope__rec_unlock();
@@ -614,9 +347,10 @@ static int finish_journal(void)
     if (!scope__rec.hdr)
         return 0; /* nothing was recorded: nothing to write */
 
-    if (tls.chunk)
-        tls.chunk->thread_end_ticks = scope__ticks();
-    scope__rec_retire_chunk(&tls);
+    struct scope__rec_thread *t = scope__rec_this_thread();
+    if (t->chunk)
+        t->chunk->thread_end_ticks = scope__ticks();
+    scope__rec_retire_chunk(t);
     struct scope_journal_header *h = scope__rec.hdr;
     scope__clock_pair(&h->end_ticks, &h->end_ns);
     h->dropped_events = atomic_load(&scope__rec.dropped);

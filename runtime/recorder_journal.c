@@ -1,13 +1,13 @@
 /*
  * recorder_journal.c - the recorder's journal file: creating it at the
- * first event, mapping, flushing and retiring the per-thread chunks (the
- * slow path of recording), stopping cleanly when the storage fails, and
- * closing it at the end.
+ * first event, handing out, flushing and retiring the per-thread chunks
+ * (the slow path of recording; recorder_chunk.c maps them and stops
+ * recording cleanly when the storage fails), and closing it at the end.
  *
  * Apart from recorder.c because this is the part that talks to the file
- * system; the hot path in recorder.c only stores into memory and calls
+ * system; the hot path in recorder_hot.c only stores into memory and calls
  * scope__rec_next_chunk when a chunk is full. The slow path takes no lock
- * (recorder.c explains why); journal creation takes the recorder lock
+ * (recorder_hot.c explains why); journal creation takes the recorder lock
  * and happens once per process. journal.h is the layout written here.
  */
 #include <errno.h>
@@ -32,33 +32,8 @@
 #include "journal_dir.h"
 #include "journal_storage.h"
 #include "proc_self.h"
-#include "recorder_internal.h"
+#include "recorder_state.h"
 #include "scope_format.h"
-
-/* Stops recording in this process for good after the storage refused
- * the journal (`err`: ENOSPC, EDQUOT, EIO, ...): what is recorded stays,
- * later events are counted as dropped, the application goes on. Said once
- * per job. Lock-free; safe from any thread. */
-static void storage_stop_why(int err, const char *what, const char *why, int kept)
-{
-    scope__hot.on = 0;
-    int none = 0;
-    if (!atomic_compare_exchange_strong(&scope__rec.storage_err, &none, err ? err : EIO))
-        return;
-    scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
-                       "%s %s: %s; recording stopped (later events are counted as dropped), the "
-                       "application goes on%s%s%s%s%s", what, scope__rec.journal_path, why,
-                       kept ? "; what was recorded is kept and written at the end, or, if "
-                              "there is no room then, left for `scope recover " : "",
-                       kept ? scope__rec.output : "", kept ? "`" : "",
-                       kept && scope__rec.journal_apart ? " run on host " : "",
-                       kept && scope__rec.journal_apart ? scope__rec.host : "");
-}
-
-static void storage_stop(int err, const char *what)
-{
-    storage_stop_why(err, what, strerror(err ? err : EIO), 1);
-}
 
 /* Why pages of the journal were lost: the file removed, or shorter than
  * the `want` bytes handed out; else `otherwise`. */
@@ -73,29 +48,6 @@ static const char *lost_why(uint64_t want, const char *otherwise)
         return "the file was truncated under the profiler";
     return otherwise;
 }
-
-/* Maps chunk `idx` after its bytes are reserved on the storage (a page
- * the file system has not promised is never touched). Returns the chunk,
- * or NULL after stopping recording (storage_stop). */
-void *scope__rec_map_chunk(uint64_t idx)
-{
-    uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)scope__rec.chunk_size;
-    int e = scope__journal_reserve(scope__rec.fd, off, scope__rec.chunk_size);
-    if (e) {
-        storage_stop(e, "cannot reserve space for the journal");
-        return NULL;
-    }
-    void *p = mmap(NULL, scope__rec.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, scope__rec.fd, (off_t)off);
-    /* Not prefaulted: a staging chunk is reused, so each page faults in
-     * once per thread (and again only after the kernel writes it back),
-     * and a short-lived thread pays only for the pages it touches. */
-    if (p == MAP_FAILED) {
-        storage_stop(errno, "cannot map the journal");
-        return NULL;
-    }
-    return p;
-}
-
 
 /* The journal of process `pid` on this host: "<journal_dir>/journal.<host>.<pid>".
  * Returns 0, or -1 when it does not fit in `len`. */
@@ -211,7 +163,7 @@ void scope__rec_retire_chunk(struct scope__rec_thread *t)
 /* Copies the full staging chunk to a fresh EVENTS chunk and starts the
  * next sequence in place (journal.h explains the order of the writes).
  * `first` is the tick of the record that found the chunk full.
- * Returns 0, or -1 after stopping recording (storage_stop: the staging
+ * Returns 0, or -1 after stopping recording (scope__rec_storage_stop: the staging
  * chunk is kept as it is, and a reader takes its records from there). */
 static int flush_staging(struct scope__rec_thread *t, uint64_t first)
 {
@@ -222,7 +174,7 @@ static int flush_staging(struct scope__rec_thread *t, uint64_t first)
     h.type = SCOPE_CHUNK_EVENTS;
     int e = scope__journal_reserve(scope__rec.fd, off, scope__rec.chunk_size);
     if (e) {
-        storage_stop(e, "cannot reserve space for the journal");
+        scope__rec_storage_stop(e, "cannot reserve space for the journal");
         return -1;
     }
     if ((e = scope__pwrite_full(scope__rec.fd, (char *)c + CHUNK_HDR, scope__rec.chunk_size - CHUNK_HDR, off + CHUNK_HDR)) ||
@@ -230,11 +182,11 @@ static int flush_staging(struct scope__rec_thread *t, uint64_t first)
         if (e == EFAULT) {  /* a page of the staging chunk was lost under us */
             /* the reserve above may have grown the file again: the size
              * no longer tells a truncation from a failed read-back */
-            storage_stop_why(EIO, "lost pages of the journal",
+            scope__rec_storage_stop_why(EIO, "lost pages of the journal",
                              lost_why(off, "the file was truncated under the profiler, or a "
                                       "page could not be read back from the storage"), 0);
         } else {
-            storage_stop(e, "cannot write the journal");
+            scope__rec_storage_stop(e, "cannot write the journal");
         }
         return -1;
     }
@@ -322,7 +274,7 @@ void scope__rec_report_lost_pages(void)
         return;
     uint64_t want = SCOPE_JOURNAL_HEADER_SIZE +
                     __atomic_load_n(&scope__rec.hdr->chunk_count, __ATOMIC_RELAXED) * scope__rec.chunk_size;
-    storage_stop_why(EIO, "lost pages of the journal",
+    scope__rec_storage_stop_why(EIO, "lost pages of the journal",
                      lost_why(want, "a page could not be read back from the storage "
                               "(Input/output error)"), 0);
 }

@@ -1,7 +1,10 @@
 /*
  * recorder_meta.c - the metadata records of the journal (journal.h,
  * SCOPE_META_*): regions, interposition rows, call paths, key/values and
- * the run's identity, appended to the current meta chunk.
+ * the run's identity, appended to the current meta chunk; and the
+ * key/values themselves (scope__set_metadata), kept for a journal made
+ * later: the calibration (calibrate.c) stores its figures through it
+ * without calling up into recorder.c.
  *
  * Apart from the hot path because these are encodings, written once per
  * region, row or path under the recorder lock, never per event; the
@@ -17,7 +20,7 @@
 #include "clock.h"
 #include "journal.h"
 #include "proc_self.h"
-#include "recorder_internal.h"
+#include "recorder_state.h"
 
 /* Appends one meta record; caller holds the lock. Returns 0 or SCOPE_E*. */
 static int meta_append(uint32_t type, const void *const *parts, const size_t *lens, int nparts)
@@ -137,4 +140,34 @@ void scope__rec_write_run_metadata(void)
         scope__rec_meta_region((int32_t)id, scope__regions_get((int32_t)id));
     for (size_t i = 0; i < scope__rec.n_sites; i++)
         scope__rec_meta_site((int32_t)(i + 1), &scope__rec.sites[i]);
+}
+
+/* Kept for every journal (a journal made later gets it with the run's
+ * metadata) and written now if the journal exists. */
+int scope__set_metadata(const char *key, const char *value)
+{
+    if (!key || !*key || !value)
+        return SCOPE_EINVAL;
+    int rc = 0;
+    scope__rec_lock();
+    struct kv *kv = realloc(scope__rec.kv, (scope__rec.n_kv + 1) * sizeof *kv);
+    if (!kv) {
+        rc = SCOPE_ENOMEM;
+        goto out;
+    }
+    scope__rec.kv = kv;
+    kv[scope__rec.n_kv].key = strdup(key);
+    kv[scope__rec.n_kv].value = strdup(value);
+    if (!kv[scope__rec.n_kv].key || !kv[scope__rec.n_kv].value) {
+        free(kv[scope__rec.n_kv].key);
+        free(kv[scope__rec.n_kv].value);
+        rc = SCOPE_ENOMEM;
+        goto out;
+    }
+    scope__rec.n_kv++;
+    if (scope__rec.hdr)
+        rc = scope__rec_meta_kv(key, value);
+out:
+    scope__rec_unlock();
+    return rc;
 }

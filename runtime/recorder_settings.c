@@ -16,7 +16,7 @@
 
 #include "journal_dir.h"
 #include "journal_storage.h"
-#include "recorder_internal.h"
+#include "recorder_state.h"
 #include "scope_format.h"
 #include "settings.h"
 

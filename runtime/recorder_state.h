@@ -1,16 +1,22 @@
 /*
- * recorder_internal.h - the recorder's state, shared by the files that
- * make up the recorder (recorder.c: the API and the hot path;
- * recorder_journal.c: the journal file and its chunks; recorder_meta.c:
- * metadata records; recorder_settings.c: output and memory budget). Not
- * used outside runtime/; every name is hidden in the libraries.
+ * recorder_state.h - the recorder's state (defined in
+ * recorder_state.c), shared by the files that make up the recorder, and
+ * what they call of each other. From the top: recorder.c (the API,
+ * registries, finalize) calls calibrate.c (what a recorded call costs),
+ * which times recorder_hot.c (begin/end and the slow path), which calls
+ * recorder_journal.c (the journal file, its per-thread chunks), which
+ * writes the first records through recorder_meta.c (metadata records,
+ * key/values), which maps chunks through recorder_chunk.c (the storage:
+ * reserve, map, stop on refusal); recorder_settings.c gives the output
+ * and the memory budget. Calls run that one way. Not used outside
+ * runtime/; every name is hidden in the libraries.
  *
  * One struct for the whole recorder, not one per file, because every part
  * works on the same journal under the same lock; the hot flag lives apart
  * so that the stores to the rest never share its cache line.
  */
-#ifndef SCOPE_RECORDER_INTERNAL_H
-#define SCOPE_RECORDER_INTERNAL_H
+#ifndef SCOPE_RECORDER_STATE_H
+#define SCOPE_RECORDER_STATE_H
 
 #include <limits.h>
 #include <pthread.h>
@@ -27,8 +33,8 @@
 
 enum rec_state { ST_OFF = 0, ST_READY, ST_FINALIZED, ST_DISABLED };
 
-/* Per-thread recording state, in initial-exec TLS (recorder.c) so the hot
- * path reaches it with one %fs-relative access. */
+/* Per-thread recording state, in initial-exec TLS (recorder_hot.c) so the
+ * hot path reaches it with one %fs-relative access. */
 struct scope__rec_thread {
     struct scope_rec *cur, *end;
     struct scope_chunk_header *chunk;
@@ -42,7 +48,11 @@ struct scope__rec_thread {
 struct scope__rec_hot {
     _Alignas(64) volatile int on;
 };
-extern struct scope__rec_hot scope__hot;
+/* Hidden here, not only by -fvisibility at its definition: a declaration
+ * the compiler knows is hidden is reached with one PC-relative load, not
+ * through the GOT (the hot path reads it on every event, from
+ * recorder_hot.c, which does not define it). */
+extern struct scope__rec_hot scope__hot __attribute__((visibility("hidden")));
 
 struct scope__rec_row { char *f[6]; };  /* one interposition table row (f[0]
                                            owns the block of all six) */
@@ -88,7 +98,13 @@ struct scope__recorder {
     int32_t n_comms;                        /* communicators defined */
     pthread_key_t key;
 };
-extern struct scope__recorder scope__rec;
+extern struct scope__recorder scope__rec __attribute__((visibility("hidden")));
+
+/* --- recorder_hot.c ----------------------------------------------------- */
+
+/* The calling thread's recording state (its staging chunk and cursor),
+ * for the cold paths: fork, disable, finalize. */
+struct scope__rec_thread *scope__rec_this_thread(void);
 
 /* --- recorder_settings.c ------------------------------------------------ */
 
@@ -100,12 +116,24 @@ extern struct scope__recorder scope__rec;
  * (the output path). Cost: a getcwd. */
 int scope__rec_settings(const scope_options *opts);
 
-/* --- recorder_journal.c: the journal file (callers hold the lock unless
- * said otherwise) ----------------------------------------------------- */
+/* --- recorder_chunk.c: the journal's storage -------------------------- */
 
 /* Reserves and maps chunk `idx`. Returns it, or NULL after stopping
  * recording (the storage refused). Lock-free. */
 void *scope__rec_map_chunk(uint64_t idx);
+
+/* Stops recording in this process for good after the storage refused
+ * the journal (`err`: ENOSPC, EDQUOT, EIO, ...): what is recorded stays,
+ * later events are counted as dropped, the application goes on. Said
+ * once per job, `what` and `why` in the line (`kept`: what was recorded
+ * is still written). Lock-free; safe from any thread. */
+void scope__rec_storage_stop_why(int err, const char *what, const char *why, int kept);
+
+/* The same, `why` being strerror(err). */
+void scope__rec_storage_stop(int err, const char *what);
+
+/* --- recorder_journal.c: the journal file (callers hold the lock unless
+ * said otherwise) ----------------------------------------------------- */
 
 /* Creates the journal on the first event (takes the lock). Returns 1 when
  * the journal exists, 0 when recording is off for good. */
@@ -156,4 +184,4 @@ static inline void scope__rec_unlock(void)
     scope__self_leave();
 }
 
-#endif /* SCOPE_RECORDER_INTERNAL_H */
+#endif /* SCOPE_RECORDER_STATE_H */

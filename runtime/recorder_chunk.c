@@ -1,0 +1,67 @@
+/*
+ * recorder_chunk.c - the journal's storage as the recorder meets it: a
+ * chunk mapped only after its bytes are reserved, and recording stopped
+ * for good, said once, when the storage refuses (full, over quota,
+ * failing).
+ *
+ * Apart from recorder_journal.c because both the journal's slow path and
+ * the metadata records (recorder_meta.c) map chunks, and the journal's
+ * creation writes the first metadata records: with the mapping here,
+ * calls run one way, journal -> metadata -> chunk.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+
+#include "journal.h"
+#include "journal_storage.h"
+#include "recorder_state.h"
+
+/* Stops recording in this process for good after the storage refused
+ * the journal (`err`: ENOSPC, EDQUOT, EIO, ...): what is recorded stays,
+ * later events are counted as dropped, the application goes on. Said once
+ * per job. Lock-free; safe from any thread. */
+void scope__rec_storage_stop_why(int err, const char *what, const char *why, int kept)
+{
+    scope__hot.on = 0;
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&scope__rec.storage_err, &none, err ? err : EIO))
+        return;
+    scope__storage_say(scope__rec.ranks_dir, scope__rec.rank > 0 ? scope__rec.rank : -1,
+                       "%s %s: %s; recording stopped (later events are counted as dropped), the "
+                       "application goes on%s%s%s%s%s", what, scope__rec.journal_path, why,
+                       kept ? "; what was recorded is kept and written at the end, or, if "
+                              "there is no room then, left for `scope recover " : "",
+                       kept ? scope__rec.output : "", kept ? "`" : "",
+                       kept && scope__rec.journal_apart ? " run on host " : "",
+                       kept && scope__rec.journal_apart ? scope__rec.host : "");
+}
+
+void scope__rec_storage_stop(int err, const char *what)
+{
+    scope__rec_storage_stop_why(err, what, strerror(err ? err : EIO), 1);
+}
+
+/* Maps chunk `idx` after its bytes are reserved on the storage (a page
+ * the file system has not promised is never touched). Returns the chunk,
+ * or NULL after stopping recording (scope__rec_storage_stop). */
+void *scope__rec_map_chunk(uint64_t idx)
+{
+    uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)scope__rec.chunk_size;
+    int e = scope__journal_reserve(scope__rec.fd, off, scope__rec.chunk_size);
+    if (e) {
+        scope__rec_storage_stop(e, "cannot reserve space for the journal");
+        return NULL;
+    }
+    void *p = mmap(NULL, scope__rec.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, scope__rec.fd, (off_t)off);
+    /* Not prefaulted: a staging chunk is reused, so each page faults in
+     * once per thread (and again only after the kernel writes it back),
+     * and a short-lived thread pays only for the pages it touches. */
+    if (p == MAP_FAILED) {
+        scope__rec_storage_stop(errno, "cannot map the journal");
+        return NULL;
+    }
+    return p;
+}
