@@ -1,6 +1,6 @@
 /*
  * mpi_comms.c - MPI through PMPI for the argument capture, and the
- * communicators it meets (mpi_capture_internal.h): the per-process table of
+ * communicators it meets (mpi_comms.h): the per-process table of
  * communicators with their members' world ranks, the call that created
  * each (docs/format.md "What MPI calls moved": /rank<N>/communicators),
  * and the topology neighbours the neighbourhood collectives exchange with.
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "mpi_abi.h"
-#include "mpi_capture_internal.h"
+#include "mpi_comms.h"
 #include "patch.h"
 #include "preload_state.h"
 #include "scope_internal.h"

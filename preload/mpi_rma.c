@@ -1,5 +1,5 @@
 /*
- * mpi_rma.c - what the one-sided calls moved (mpi_capture_internal.h):
+ * mpi_rma.c - what the one-sided calls moved (mpi_comms.h):
  * MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
  * MPI_Compare_and_swap and their request-based R- forms, by the byte model
  * of docs/format.md "What MPI calls moved": the origin's bytes, and the
@@ -21,7 +21,9 @@
 #include <string.h>
 
 #include "mpi_abi.h"
-#include "mpi_capture_internal.h"
+#include "mpi_comms.h"
+#include "mpi_kinds.h"
+#include "mpi_rma.h"
 #include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"

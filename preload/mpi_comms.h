@@ -1,0 +1,110 @@
+/*
+ * mpi_comms.h - MPI through PMPI for the argument capture, and the
+ * communicators it has seen (mpi_comms.c): the PMPI functions read on
+ * every recorded call, datatype sizes and counts, each communicator's
+ * world ranks, creating call and neighbourhood. mpi_capture.c and
+ * mpi_rma.c use it; it uses neither (docs/format.md "What MPI calls
+ * moved" is the contract).
+ */
+#ifndef SCOPE_MPI_COMMS_H
+#define SCOPE_MPI_COMMS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "mpi_abi.h"
+
+/* ----------------------------------------------------- MPI, through PMPI */
+
+typedef int (*scope__type_size_fn)(scope__mpi_handle, int *);
+typedef int (*scope__get_count_fn)(const void *, scope__mpi_handle, int *);
+typedef int (*scope__get_count_c_fn)(const void *, scope__mpi_handle, int64_t *);
+typedef int (*scope__comm_int_fn)(scope__mpi_handle, int *);
+typedef int (*scope__comm_group_fn)(scope__mpi_handle, scope__mpi_handle *);
+typedef int (*scope__test_cancelled_fn)(const void *, int *);
+
+/* The PMPI functions the byte model calls on every recorded call (the
+ * rest are mpi_comms.c's and mpi_rma.c's own). Valid once
+ * scope__pmpi_ready() said 1. The capture's own table, filled by
+ * scope__pmpi_ready(); pmpi.h's is the one of the preload's own MPI work
+ * (clock alignment, host files). */
+struct scope__capture_pmpi {
+    scope__type_size_fn type_size;
+    scope__get_count_fn get_count;
+    scope__get_count_c_fn get_count_c;  /* MPI 4: sizes past 2 GiB; NULL before */
+    scope__test_cancelled_fn test_cancelled;
+    scope__comm_group_fn win_get_group; /* NULL: one-sided calls get no target */
+};
+extern struct scope__capture_pmpi scope__P;
+
+/* Looks the PMPI functions up once (every thread); returns 1 when the
+ * capture can run, else 0 (then nothing is recorded beyond times). */
+int scope__pmpi_ready(void);
+
+/* count x size of `type` (MPI_Type_size; 0 when MPI says none).
+ * Only for a datatype MPI has just accepted. */
+static inline int64_t scope__mpi_type_size(uint64_t type)
+{
+    int n = 0;
+    return scope__P.type_size(type, &n) == 0 && n > 0 ? n : 0;
+}
+
+/* A count argument: an int, or an MPI_Count in the large-count (`big`)
+ * functions; negative reads 0. */
+static inline int64_t scope__mpi_cnt(int big, uint64_t a)
+{
+    int64_t v = big ? (int64_t)a : (int)(uint32_t)a;
+    return v > 0 ? v : 0;
+}
+
+/* Entry i of a count array (ints, or MPI_Counts when `big`); 0 for none. */
+static inline int64_t scope__mpi_count_at(int big, uint64_t counts, int i)
+{
+    if (!counts || i < 0)
+        return 0;
+    int64_t v = big ? ((const int64_t *)(uintptr_t)counts)[i] : ((const int *)(uintptr_t)counts)[i];
+    return v > 0 ? v : 0;
+}
+
+/* --------------------------------------------------------- communicators */
+
+struct scope__comm {
+    _Atomic uint64_t handle;    /* 0: free slot (no ABI's handle is 0);
+                                   SCOPE__COMM_GONE: freed (probes go on) */
+    int32_t id;                 /* row of /rank<N>/communicators */
+    int32_t size, remote_size, me;
+    int32_t *world;             /* size local members, then remote_size remote */
+    /* the topology's neighbours, learnt at the first neighbourhood
+     * collective: 0 not yet, 1 known, -1 none (no topology, or MPI refused) */
+    _Atomic int nb_state;
+    int32_t indegree, outdegree;
+    uint8_t *in_null, *out_null;    /* 1 where the neighbour is MPI_PROC_NULL */
+};
+#define SCOPE__COMM_GONE 1u     /* no ABI's communicator handle is 1 */
+
+/* The entry of communicator h, defined on first use (its world ranks
+ * translated through its group once); NULL when it cannot be (the table
+ * is full, or MPI refused a query). Lock-free once defined. */
+const struct scope__comm *scope__mpi_comm_get(const scope__mpi_abi *abi, uint64_t h);
+
+/* The world rank of rank r of the local (remote = 0) or remote group, or
+ * -1. Pure. */
+static inline int32_t scope__mpi_world_of(const struct scope__comm *c, int r, int remote)
+{
+    if (remote)
+        return r >= 0 && r < c->remote_size ? c->world[c->size + r] : -1;
+    return r >= 0 && r < c->size ? c->world[r] : -1;
+}
+
+/* The topology neighbours of c (learnt once: MPI_Topo_test, then the
+ * Cartesian shifts, the graph's or the distributed graph's neighbours).
+ * Returns 1 with c's indegree/outdegree/in_null/out_null valid, or 0 when
+ * c has no topology. */
+int scope__mpi_comm_neighbours(const scope__mpi_abi *abi, const struct scope__comm *c);
+
+/* A call `creator` ("Comm_split" for MPI_Comm_split) made communicator `h` (read from
+ * its output argument): the name is kept until the communicator's row is
+ * defined, at its first use. Handles of MPI_COMM_NULL are ignored. */
+void scope__mpi_comm_created(const scope__mpi_abi *abi, uint64_t h, const char *creator);
+
+#endif
