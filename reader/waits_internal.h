@@ -1,9 +1,9 @@
 /*
- * waits_internal.h - what the three files of the wait-state analysis
- * share (not installed): waits.c gathers every rank's MPI calls and
- * builds the result, waits_p2p.c matches messages, waits_coll.c matches
- * collective instances. Each side produces candidate waits; waits.c keeps
- * the longest per call and adds them up.
+ * waits_internal.h - what the files of the wait-state analysis share
+ * (not installed): waits.c gathers every rank's MPI calls and builds the
+ * result, waits_p2p.c matches messages, waits_coll.c matches collective
+ * instances. Each side adds candidate waits (waits_cand.c, which keeps
+ * the longest per call); waits.c adds them up.
  */
 #ifndef SCOPE_WAITS_INTERNAL_H
 #define SCOPE_WAITS_INTERNAL_H
@@ -167,7 +167,7 @@ int64_t scope__spill_take(struct scope__spill *sp, int bucket, int stream, void 
 int scope__spill_spilled(const struct scope__spill *sp);
 void scope__spill_free(struct scope__spill *sp);
 
-/* The clock bound between two ranks' times (waits.c): 0 on one host,
+/* The clock bound between two ranks' times (waits_cand.c): 0 on one host,
  * INT64_MAX when they cannot be compared (an unaligned host). */
 int64_t scope__waits_bound(struct scope_waits *w, int32_t a, int32_t b);
 int scope__cand_add(struct scope__cand_list *l, const struct scope__cand *c);

@@ -50,30 +50,11 @@ int scope__export_otf2(scope_profile *p, const char *dir)
 
 #include <otf2/otf2.h>
 
-#include "export_otf2_internal.h"
+#include "otf2_archive.h"
 
 int scope__otf2_available(void)
 {
     return 1;
-}
-
-/* libotf2 reports through this instead of printing; the last message is
- * kept for scope's own one-line error. */
-static char otf2_msg[256];
-
-static OTF2_ErrorCode otf2_error_cb(void *ud, const char *file, uint64_t line,
-                                    const char *fn, OTF2_ErrorCode code,
-                                    const char *fmt, va_list va)
-{
-    (void)ud;
-    (void)file;
-    (void)line;
-    (void)fn;
-    if (fmt && *fmt)
-        vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
-    else
-        snprintf(otf2_msg, sizeof otf2_msg, "%s", OTF2_Error_GetDescription(code));
-    return code;
 }
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc,
@@ -88,34 +69,6 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
 }
 
 static const OTF2_FlushCallbacks flush_cbs = { pre_flush, NULL };
-
-/* Prints "scope: export: DIR: OTF2 <what> failed: <libotf2's words>"
- * and returns -1. */
-int scope__otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e)
-{
-    char m[600];
-    if (otf2_msg[0])
-        snprintf(m, sizeof m, "export: %s: OTF2 %s failed: %s (%s)", x->dir,
-                 what, OTF2_Error_GetDescription(e), otf2_msg);
-    else
-        snprintf(m, sizeof m, "export: %s: OTF2 %s failed: %s", x->dir, what,
-                 OTF2_Error_GetDescription(e));
-    scope__fail_msg(m);
-    return -1;
-}
-
-/* 0, or -1 after saying which OTF2 call failed (otf2_fail): every OTF2
- * call's code goes through it, and the caller returns on -1. */
-int scope__otf2_ok(const otf2x *x, const char *what, OTF2_ErrorCode e)
-{
-    return e == OTF2_SUCCESS ? 0 : scope__otf2_fail(x, what, e);
-}
-
-int scope__otf2_oom(void)
-{
-    scope__fail_msg("export: out of memory");
-    return -1;
-}
 
 /* ------------------------------------------------------------------ */
 /* Regions                                                             */
@@ -681,13 +634,6 @@ static int add_loc(otf2x *x, int32_t rank, int32_t lane, uint64_t events)
     return 0;
 }
 
-/* Location of (rank, lane), as Score-P numbers them: the lane in the
- * high half, so a rank's first lane is the rank itself. */
-uint64_t scope__otf2_loc_ref(int32_t rank, int32_t lane)
-{
-    return ((uint64_t)(uint32_t)lane << 32) | (uint32_t)rank;
-}
-
 /* One lane: its calls (rows `idx` of c, in the call stack's order) opened
  * and closed along the parent links, never by comparing times, so calls
  * whose times tie nest as recorded. */
@@ -861,8 +807,7 @@ int scope__export_otf2(scope_profile *p, const char *dir)
     x.is_done = calloc(nr, 1);
     x.attrs = OTF2_AttributeList_New();
     int status = 1;
-    otf2_msg[0] = 0;
-    OTF2_Error_RegisterCallback(otf2_error_cb, NULL);
+    scope__otf2_errors_begin();
     if (!x.ri || !x.mv || !x.mv_state || !x.unw || !x.unw_state || !x.is_post ||
         !x.is_done || !x.attrs) {
         scope__otf2_oom();

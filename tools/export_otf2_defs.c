@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "args.h"
-#include "export_otf2_internal.h"
+#include "otf2_archive.h"
 
 
 static int str(otf2x *x, OTF2_GlobalDefWriter *g, const char *s, uint32_t *id)

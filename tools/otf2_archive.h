@@ -1,11 +1,12 @@
 /*
- * export_otf2_internal.h - what the two files of `scope export --to otf2`
+ * otf2_archive.h - what the files of `scope export --to otf2`
  * share (not installed): export_otf2.c writes the events rank by rank and
  * runs the archive, export_otf2_defs.c writes the definitions once every
- * event is out. Only with SCOPE_HAVE_OTF2.
+ * event is out, otf2_archive_errors.c turns libotf2 errors into one line.
+ * Only with SCOPE_HAVE_OTF2.
  */
-#ifndef SCOPE_EXPORT_OTF2_INTERNAL_H
-#define SCOPE_EXPORT_OTF2_INTERNAL_H
+#ifndef SCOPE_OTF2_ARCHIVE_H
+#define SCOPE_OTF2_ARCHIVE_H
 
 #include <stdint.h>
 
@@ -102,6 +103,10 @@ int scope__otf2_fail(const otf2x *x, const char *what, OTF2_ErrorCode e);
 int scope__otf2_ok(const otf2x *x, const char *what, OTF2_ErrorCode e);
 /* Says "out of memory" and returns -1. */
 int scope__otf2_oom(void);
+
+/* Clears the last libotf2 message and routes libotf2's errors to it (once
+ * per export, before the first OTF2 call). */
+void scope__otf2_errors_begin(void);
 /* Location of (rank, lane), as Score-P numbers them: the lane in the
  * high half, so a rank's first lane is the rank itself. */
 uint64_t scope__otf2_loc_ref(int32_t rank, int32_t lane);
@@ -115,4 +120,4 @@ int scope__otf2_write_defs(otf2x *x);
 /* Every location's (empty) local definition file. */
 int scope__otf2_write_local_defs(otf2x *x);
 
-#endif /* SCOPE_EXPORT_OTF2_INTERNAL_H */
+#endif /* SCOPE_OTF2_ARCHIVE_H */
