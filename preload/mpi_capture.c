@@ -180,6 +180,7 @@ uint32_t scope__mpi_op_of(const char *symbol)
  * large enough for every ABI's MPI_Status (20 and 24 bytes). */
 struct capture {
     uint32_t op;
+    const scope__mpi_abi *abi;  /* found at the entry, for the exit */
     uint64_t a[MAX_ARGS];
     uint64_t status[8];
 };
@@ -343,17 +344,19 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     c->op = o->kind ? op : 0;
     if (!c->op)
         return;
-    /* the register arguments all at once (a fixed count the compiler
-     * unrolls), whatever the function takes; then those on the stack */
+    /* the register arguments all at once (a fixed count, unrolled),
+     * whatever the function takes; then those on the stack */
+#pragma GCC unroll 8
     for (int k = 0; k < SCOPE_ARCH_SAVED_ARGS; k++)
         c->a[k] = saved[-1 - k];
     for (int k = SCOPE_ARCH_SAVED_ARGS; k < o->nargs; k++)
         c->a[k] = slot[1 + (k - SCOPE_ARCH_SAVED_ARGS)];
     const scope__mpi_abi *abi = scope__mpi_abi_get();
-    if (!abi) {
+    if (!abi || !scope__pmpi_ready()) {
         c->op = 0;
         return;
     }
+    c->abi = abi;
     int st = status_arg(o->kind);
     if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore)
         lend_status(saved, slot, st, c->status);
@@ -968,10 +971,8 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
     c->op = 0;
     if (!op)
         return;
-    const scope__mpi_abi *abi = scope__mpi_abi_get();
-    if (!abi || (int)(uint32_t)rc != abi->success)
-        return;
-    if (!scope__pmpi_ready())
+    const scope__mpi_abi *abi = c->abi;     /* PMPI was ready at the entry */
+    if ((int)(uint32_t)rc != abi->success)
         return;
     big = (op & OP_BIG) != 0;
     op &= ~OP_BIG;
