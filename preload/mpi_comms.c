@@ -21,6 +21,7 @@
 #include "mpi_abi.h"
 #include "mpi_comms.h"
 #include "patch.h"
+#include "pmpi.h"
 #include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"
@@ -59,33 +60,32 @@ static pthread_once_t p_once = PTHREAD_ONCE_INIT;
 static void resolve(void)
 {
     scope__self_enter();
+    const struct scope__pmpi *T = scope__pmpi();
     /* called once per recorded call: past their own trampoline when the
      * config patched them too */
-    scope__P.type_size = (scope__type_size_fn)scope__patch_unpatched(
-        (uintptr_t)scope__next_symbol("PMPI_Type_size"));
-    scope__P.get_count = (scope__get_count_fn)scope__patch_unpatched(
-        (uintptr_t)scope__next_symbol("PMPI_Get_count"));
-    scope__P.get_count_c = (scope__get_count_c_fn)scope__patch_unpatched(
-        (uintptr_t)scope__next_symbol("PMPI_Get_count_c"));
-    scope__P.test_cancelled = (scope__test_cancelled_fn)scope__patch_unpatched(
-        (uintptr_t)scope__next_symbol("PMPI_Test_cancelled"));
-    scope__P.win_get_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Win_get_group");
-    Q.comm_size = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_size");
-    Q.comm_rank = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_rank");
-    Q.comm_remote_size = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_remote_size");
-    Q.comm_test_inter = (scope__comm_int_fn)scope__next_symbol("PMPI_Comm_test_inter");
-    Q.comm_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Comm_group");
-    Q.comm_remote_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Comm_remote_group");
-    Q.translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
-    Q.group_free = (group_free_fn)scope__next_symbol("PMPI_Group_free");
-    Q.get_name = (get_name_fn)scope__next_symbol("PMPI_Comm_get_name");
-    Q.create_keyval = (create_keyval_fn)scope__next_symbol("PMPI_Comm_create_keyval");
-    Q.set_attr = (set_attr_fn)scope__next_symbol("PMPI_Comm_set_attr");
-    Q.topo_test = (scope__comm_int_fn)scope__next_symbol("PMPI_Topo_test");
-    Q.cartdim_get = (scope__comm_int_fn)scope__next_symbol("PMPI_Cartdim_get");
-    Q.cart_shift = (cart_shift_fn)scope__next_symbol("PMPI_Cart_shift");
-    Q.graph_nb_count = (graph_nb_count_fn)scope__next_symbol("PMPI_Graph_neighbors_count");
-    Q.dist_nb_count = (dist_nb_count_fn)scope__next_symbol("PMPI_Dist_graph_neighbors_count");
+    scope__P.type_size = (scope__type_size_fn)scope__patch_unpatched((uintptr_t)T->type_size);
+    scope__P.get_count = (scope__get_count_fn)scope__patch_unpatched((uintptr_t)T->get_count);
+    scope__P.get_count_c =
+        (scope__get_count_c_fn)scope__patch_unpatched((uintptr_t)T->get_count_c);
+    scope__P.test_cancelled =
+        (scope__test_cancelled_fn)scope__patch_unpatched((uintptr_t)T->test_cancelled);
+    scope__P.win_get_group = T->win_get_group;
+    Q.comm_size = T->comm_size;
+    Q.comm_rank = T->comm_rank;
+    Q.comm_remote_size = T->comm_remote_size;
+    Q.comm_test_inter = T->comm_test_inter;
+    Q.comm_group = T->comm_group;
+    Q.comm_remote_group = T->comm_remote_group;
+    Q.translate = T->group_translate_ranks;
+    Q.group_free = T->group_free;
+    Q.get_name = T->comm_get_name;
+    Q.create_keyval = (create_keyval_fn)T->comm_create_keyval;
+    Q.set_attr = T->comm_set_attr;
+    Q.topo_test = T->topo_test;
+    Q.cartdim_get = T->cartdim_get;
+    Q.cart_shift = T->cart_shift;
+    Q.graph_nb_count = T->graph_neighbors_count;
+    Q.dist_nb_count = T->dist_graph_neighbors_count;
     Q.ok = scope__P.type_size && scope__P.get_count && scope__P.test_cancelled && Q.comm_size &&
            Q.comm_rank && Q.comm_remote_size && Q.comm_test_inter && Q.comm_group &&
            Q.comm_remote_group && Q.translate && Q.group_free && Q.get_name;

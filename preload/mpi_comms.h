@@ -23,11 +23,10 @@ typedef int (*scope__comm_int_fn)(scope__mpi_handle, int *);
 typedef int (*scope__comm_group_fn)(scope__mpi_handle, scope__mpi_handle *);
 typedef int (*scope__test_cancelled_fn)(const void *, int *);
 
-/* The PMPI functions the byte model calls on every recorded call (the
- * rest are mpi_comms.c's and mpi_rma.c's own). Valid once
- * scope__pmpi_ready() said 1. The capture's own table, filled by
- * scope__pmpi_ready(); pmpi.h's is the one of the preload's own MPI work
- * (clock alignment, host files). */
+/* The PMPI functions the byte model calls on every recorded call, copied
+ * from pmpi.h's one table by scope__pmpi_ready(), past their own
+ * trampolines when the config patched them too (the rest are asked of
+ * that table directly). Valid once scope__pmpi_ready() said 1. */
 struct scope__capture_pmpi {
     scope__type_size_fn type_size;
     scope__get_count_fn get_count;

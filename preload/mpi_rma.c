@@ -24,6 +24,7 @@
 #include "mpi_comms.h"
 #include "mpi_kinds.h"
 #include "mpi_rma.h"
+#include "pmpi.h"
 #include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"
@@ -115,8 +116,8 @@ static void win_publish(const scope__mpi_abi *abi, struct win_info *e, uint64_t 
     e->world = world;
     atomic_store_explicit(&e->handle, h, memory_order_release);
     if (keyval_state == 0) {
-        create_keyval = (create_keyval_fn)scope__next_symbol("PMPI_Win_create_keyval");
-        set_attr = (set_attr_fn)scope__next_symbol("PMPI_Win_set_attr");
+        create_keyval = (create_keyval_fn)scope__pmpi()->win_create_keyval;
+        set_attr = scope__pmpi()->win_set_attr;
         keyval_state = create_keyval && set_attr &&
                        create_keyval(win_nocopy, win_gone, &win_keyval, NULL) == 0 ? 1 : -1;
     }
@@ -165,10 +166,11 @@ typedef int (*group_free_fn)(scope__mpi_handle *);
  * MPI_Win_get_group, becomes a communicator row. Lock held. */
 static struct win_info *win_learn(const scope__mpi_abi *abi, uint64_t h)
 {
-    group_size_fn gsize = (group_size_fn)scope__next_symbol("PMPI_Group_size");
-    translate_fn translate = (translate_fn)scope__next_symbol("PMPI_Group_translate_ranks");
-    group_free_fn gfree = (group_free_fn)scope__next_symbol("PMPI_Group_free");
-    scope__comm_group_fn comm_group = (scope__comm_group_fn)scope__next_symbol("PMPI_Comm_group");
+    const struct scope__pmpi *T = scope__pmpi();
+    group_size_fn gsize = T->group_size;
+    translate_fn translate = T->group_translate_ranks;
+    group_free_fn gfree = T->group_free;
+    scope__comm_group_fn comm_group = T->comm_group;
     struct win_info *e = slot_for(h);
     if (e && atomic_load_explicit(&e->handle, memory_order_relaxed) == h)
         return e;       /* another thread learnt it while this one waited */

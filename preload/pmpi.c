@@ -1,12 +1,14 @@
 /*
  * pmpi.c - the preload's table of PMPI entry points (pmpi.h), one lookup
  * per name for the process, where the ABI's detection (mpi_abi.c), the
- * lifecycle wrappers (mpi_intercept.c), clock_align.c and host_files.c
- * used to look the names up each on their own.
+ * lifecycle wrappers (mpi_intercept.c), clock_align.c, host_files.c and
+ * the argument capture (mpi_comms.c, mpi_rma.c) used to look the names up
+ * each on their own.
  */
 #include "pmpi.h"
 
 #include <pthread.h>
+#include <stddef.h>
 
 #include "symbol_next.h"
 
@@ -44,6 +46,30 @@ static int build(void)
     find(&table.igatherv, "PMPI_Igatherv");
     find(&table.get_library_version, "PMPI_Get_library_version");
     find(&table.abi_get_version, "PMPI_Abi_get_version");
+    static const struct { size_t off; const char *name; } capture[] = {
+        { offsetof(struct scope__pmpi, type_size), "PMPI_Type_size" },
+        { offsetof(struct scope__pmpi, get_count), "PMPI_Get_count" },
+        { offsetof(struct scope__pmpi, get_count_c), "PMPI_Get_count_c" },
+        { offsetof(struct scope__pmpi, test_cancelled), "PMPI_Test_cancelled" },
+        { offsetof(struct scope__pmpi, comm_remote_size), "PMPI_Comm_remote_size" },
+        { offsetof(struct scope__pmpi, comm_test_inter), "PMPI_Comm_test_inter" },
+        { offsetof(struct scope__pmpi, comm_remote_group), "PMPI_Comm_remote_group" },
+        { offsetof(struct scope__pmpi, comm_get_name), "PMPI_Comm_get_name" },
+        { offsetof(struct scope__pmpi, comm_create_keyval), "PMPI_Comm_create_keyval" },
+        { offsetof(struct scope__pmpi, comm_set_attr), "PMPI_Comm_set_attr" },
+        { offsetof(struct scope__pmpi, topo_test), "PMPI_Topo_test" },
+        { offsetof(struct scope__pmpi, cartdim_get), "PMPI_Cartdim_get" },
+        { offsetof(struct scope__pmpi, cart_shift), "PMPI_Cart_shift" },
+        { offsetof(struct scope__pmpi, graph_neighbors_count), "PMPI_Graph_neighbors_count" },
+        { offsetof(struct scope__pmpi, dist_graph_neighbors_count),
+          "PMPI_Dist_graph_neighbors_count" },
+        { offsetof(struct scope__pmpi, group_size), "PMPI_Group_size" },
+        { offsetof(struct scope__pmpi, win_get_group), "PMPI_Win_get_group" },
+        { offsetof(struct scope__pmpi, win_create_keyval), "PMPI_Win_create_keyval" },
+        { offsetof(struct scope__pmpi, win_set_attr), "PMPI_Win_set_attr" },
+    };
+    for (size_t i = 0; i < sizeof capture / sizeof *capture; i++)
+        find((char *)&table + capture[i].off, capture[i].name);
     return 0;
 }
 

@@ -1,17 +1,20 @@
 /*
  * pmpi.h - the one table of the PMPI entry points the preload calls for
  * its own work (the ABI's detection, rank and size at init, the library's
- * version, clock alignment, host files): each looked up once, as the
+ * version, clock alignment, host files, the argument capture's queries):
+ * each looked up once, as the
  * next definition after the preload (symbol_next.c), so a tool wrapping
  * MPI_* never sees scope's own messages. The preload never links libmpi
  * and includes no mpi.h: handles are scope__mpi_handle (mpi_handle.h),
  * with the values of the ABI detected at run time (mpi_abi.h, whose
  * detection asks this table which library defines PMPI_Comm_rank). The
- * MPI argument capture (mpi_capture.c) keeps its own table, built with
- * the patching engine's unpatched addresses.
+ * argument capture copies the few it calls on every recorded call, past
+ * their own trampolines (mpi_comms.h, scope__P).
  */
 #ifndef SCOPE_PMPI_H
 #define SCOPE_PMPI_H
+
+#include <stdint.h>
 
 #include "mpi_handle.h"
 
@@ -36,6 +39,26 @@ struct scope__pmpi {
                     scope__mpi_handle, int, scope__mpi_handle, scope__mpi_handle *);
     int (*get_library_version)(char *, int *);
     int (*abi_get_version)(int *, int *); /* the MPI-5 standard ABI's; may be NULL */
+    /* what the argument capture (mpi_comms.c, mpi_rma.c) asks of MPI */
+    int (*type_size)(scope__mpi_handle, int *);
+    int (*get_count)(const void *, scope__mpi_handle, int *);
+    int (*get_count_c)(const void *, scope__mpi_handle, int64_t *);  /* MPI 4; may be NULL */
+    int (*test_cancelled)(const void *, int *);
+    int (*comm_remote_size)(scope__mpi_handle, int *);
+    int (*comm_test_inter)(scope__mpi_handle, int *);
+    int (*comm_remote_group)(scope__mpi_handle, scope__mpi_handle *);
+    int (*comm_get_name)(scope__mpi_handle, char *, int *);
+    int (*comm_create_keyval)(void *, void *, int *, void *);   /* copy and delete callbacks */
+    int (*comm_set_attr)(scope__mpi_handle, int, void *);
+    int (*topo_test)(scope__mpi_handle, int *);
+    int (*cartdim_get)(scope__mpi_handle, int *);
+    int (*cart_shift)(scope__mpi_handle, int, int, int *, int *);
+    int (*graph_neighbors_count)(scope__mpi_handle, int, int *);
+    int (*dist_graph_neighbors_count)(scope__mpi_handle, int *, int *, int *);
+    int (*group_size)(scope__mpi_handle, int *);
+    int (*win_get_group)(scope__mpi_handle, scope__mpi_handle *);  /* MPI 2 one-sided; may be NULL */
+    int (*win_create_keyval)(void *, void *, int *, void *);
+    int (*win_set_attr)(scope__mpi_handle, int, void *);
 };
 
 /* The table, looked up on the first call that finds an MPI library (a
