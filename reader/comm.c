@@ -352,6 +352,7 @@ static int each_started_send(scope_profile *p, int region, int rank,
     return 0;
 }
 
+/* a started send's, or a collective's pairwise share */
 static void add_started(void *ctx, int s, int d, int64_t bytes)
 {
     add_cell(ctx, s, d, bytes);
@@ -380,6 +381,8 @@ int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n
         return scope__fail(SCOPE_EINVAL, "the matrix needs %d x %d cells, not %d x %d", need,
                            need, n, n);
     struct matrix_ctx m = { n, messages, bytes };
+    if (kind == SCOPE_COMM_COLLECTIVE)
+        return scope__each_collective_share(p, region, SCOPE_ALL_RANKS, add_started, &m);
     int rc = each_of_kind(p, kind, region, SCOPE_ALL_RANKS,
                           kind == SCOPE_COMM_ONE_SIDED ? add_rma_matrix : add_matrix, &m);
     if (rc == 0 && kind == SCOPE_COMM_P2P)
@@ -421,6 +424,8 @@ int scope_profile_size_histogram_kind(scope_profile *p, int kind, int region, in
 {
     if (!p || !counts)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    if (kind == SCOPE_COMM_COLLECTIVE)
+        return scope__each_collective_share(p, region, rank, add_started_size, counts);
     int rc = each_of_kind(p, kind, region, rank,
                           kind == SCOPE_COMM_ONE_SIDED ? add_rma_sizes : add_sizes, counts);
     if (rc == 0 && kind == SCOPE_COMM_P2P)

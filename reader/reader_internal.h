@@ -255,4 +255,11 @@ int scope__cell_index(const scope_profile *p, int region, int rank);
  * absent). Returns 0 or the error of the check that failed. */
 int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int *k1);
 
+/* The pairwise shares of the collective calls of `region` (or
+ * SCOPE_COMM_ALL_REGIONS) on `rank` (or SCOPE_ALL_RANKS), by the byte
+ * model (comm_collective.c): f(ctx, from, to, bytes) for each. Returns 0
+ * or an error. */
+int scope__each_collective_share(scope_profile *p, int region, int rank,
+                                 void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx);
+
 #endif /* SCOPE_READER_INTERNAL_H */

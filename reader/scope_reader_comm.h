@@ -36,6 +36,9 @@ extern "C" {
 /* Kinds of traffic a matrix or histogram shows (the _kind functions). */
 #define SCOPE_COMM_P2P 0            /* sends and receives, counted at the sender */
 #define SCOPE_COMM_ONE_SIDED 1      /* MPI_Put, MPI_Get, ..., recorded at the origin */
+#define SCOPE_COMM_COLLECTIVE 2     /* rooted collectives, MPI_Alltoall(v/w), MPI_Allgather(v)
+                                       (and their nonblocking forms), each rank's share by the
+                                       byte model of docs/format.md */
 /* Buckets of scope_profile_size_histogram: bucket 0 holds 0-byte
  * messages, bucket k >= 1 sizes in [2^(k-1), 2^k). */
 #define SCOPE_SIZE_BUCKETS 64
@@ -79,6 +82,12 @@ SCOPE_READER_API int scope_region_is_point_to_point(const char *name);
  * MPI_Fetch_and_op, MPI_Compare_and_swap and their _c names), else 0.
  * Pure. */
 SCOPE_READER_API int scope_region_is_one_sided(const char *name);
+
+/* 1 for a collective region that has pairwise shares in the
+ * SCOPE_COMM_COLLECTIVE matrix (MPI_Bcast, MPI_Scatter(v), MPI_Gather(v),
+ * MPI_Reduce, MPI_Alltoall(v/w), MPI_Allgather(v), their nonblocking
+ * MPI_I... and _c forms), else 0. Pure. */
+SCOPE_READER_API int scope_region_is_collective_pairwise(const char *name);
 
 /* The number of world ranks the matrix spans: one more than the largest
  * rank or partner in the profile. Loads the data columns. */

@@ -8,7 +8,8 @@
  * Everything comes from the reader's data columns (scope_reader_comm.h):
  * sends are counted at their sender, by the byte model of docs/format.md.
  * --one-sided shows the one-sided calls instead (MPI_Put, MPI_Get, ...:
- * recorded at the origin, each moving data from the rank it leaves).
+ * recorded at the origin, each moving data from the rank it leaves),
+ * --collectives the collective calls' pairwise shares by the byte model.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@
 #include "scope_reader_comm.h"
 
 static const char comm_help[] =
-    "usage: scope comm [--one-sided] [--region NAME] [--format table|csv|json] [--top N]\n"
+    "usage: scope comm [--one-sided | --collectives] [--region NAME]\n"
+    "                  [--format table|csv|json] [--top N]\n"
     "                  PROFILE...\n"
     "\n"
     "Who sent how much to whom: the point-to-point messages of every pair of\n"
@@ -34,8 +36,15 @@ static const char comm_help[] =
     "  --one-sided    the one-sided calls instead (MPI_Put, MPI_Get,\n"
     "                 MPI_Accumulate, ...): a put moves data from its origin to\n"
     "                 its target, a get from its target to its origin\n"
+    "  --collectives  the collective calls instead, each rank's share by the\n"
+    "                 byte model (docs/format.md): a root to every member\n"
+    "                 (MPI_Bcast, MPI_Scatter), every member to the root\n"
+    "                 (MPI_Gather, MPI_Reduce), each member's block to every\n"
+    "                 other (MPI_Allgather, MPI_Alltoall; MPI_Alltoallv/w\n"
+    "                 spread evenly: their per-pair counts are not recorded);\n"
+    "                 reductions to all and barriers have no pairs\n"
     "  --region NAME  only this region (e.g. MPI_Isend); default: every\n"
-    "                 point-to-point (or one-sided) region\n"
+    "                 point-to-point (or one-sided, or collective) region\n"
     "  --format F     table (default): a heat map of bytes (blocks of ranks\n"
     "                 when the run has more ranks than the terminal columns),\n"
     "                 the busiest pairs, the size histogram; csv: one row per\n"
@@ -152,6 +161,12 @@ static void print_machine(const struct comm_view *v, int format)
     fputs("]}\n", stdout);
 }
 
+static const char *kind_name(int kind)
+{
+    return kind == SCOPE_COMM_P2P ? "point-to-point"
+         : kind == SCOPE_COMM_ONE_SIDED ? "one-sided" : "collective (pairwise shares)";
+}
+
 /* The table for people: the totals, the heat map, the `top` busiest pairs
  * (sorts v->pairs by bytes) and the message sizes. */
 static void print_table(struct comm_view *v, int64_t top, int kind)
@@ -159,7 +174,7 @@ static void print_table(struct comm_view *v, int64_t top, int kind)
     char b[32];
     scope__fmt_bytes(b, sizeof b, v->all_bytes);
     printf("%lld %s messages, %s, between %zu pairs of %d ranks\n\n", (long long)v->all_msgs,
-           kind == SCOPE_COMM_P2P ? "point-to-point" : "one-sided", b, v->np, v->n);
+           kind_name(kind), b, v->np, v->n);
     int w = scope__out_width(stdout, 0);
     heat_map(stdout, v->bytes, v->n, w > 0 ? w : 80,
              kind == SCOPE_COMM_P2P ? "bytes sent (rows: senders, columns: receivers)"
@@ -185,6 +200,7 @@ int scope_cmd_comm(int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "top", required_argument, NULL, 't' },
         { "one-sided", no_argument, NULL, 'o' },
+        { "collectives", no_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -211,7 +227,12 @@ int scope_cmd_comm(int argc, char **argv)
                 return scope__usage_error("comm", "--top takes a whole number, not '%s'", optarg);
             break;
         case 'o':
-            kind = SCOPE_COMM_ONE_SIDED;
+        case 'c':
+            if (kind != SCOPE_COMM_P2P && kind != (c == 'o' ? SCOPE_COMM_ONE_SIDED
+                                                            : SCOPE_COMM_COLLECTIVE))
+                return scope__usage_error("comm", "--one-sided and --collectives exclude "
+                                                  "each other");
+            kind = c == 'o' ? SCOPE_COMM_ONE_SIDED : SCOPE_COMM_COLLECTIVE;
             break;
         case 'h':
             fputs(comm_help, stdout);
@@ -245,7 +266,7 @@ int scope_cmd_comm(int argc, char **argv)
         scope__fail_msg(scope_reader_errmsg());
         goto out;
     }
-    const char *what = kind == SCOPE_COMM_P2P ? "point-to-point" : "one-sided";
+    const char *what = kind_name(kind);
     size_t np = 0;
     for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
         np += messages[i] > 0;

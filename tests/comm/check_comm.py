@@ -167,6 +167,69 @@ def run(cmd, env, cwd):
     return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=240)
 
 
+def collective_pairs(coll, inter):
+    """The pairwise shares of docs/format.md's collective model, from the
+    columns checked above (MPI_COMM_WORLD, ranks 0-3; a call on an
+    intercommunicator has none, and the program makes no other): a root to each other member for
+    Bcast/Scatter(v) (what the member received), each other member to the
+    root for Gather(v)/Reduce (what it sent), a member's sent bytes split
+    in 4 equal blocks for Alltoall(v/w) and its one block for Allgather(v)
+    to each other member; Allreduce and Barrier have none."""
+    want = {}
+
+    def add(s, d, b):
+        p = want.setdefault((s, d), [0, 0])
+        p[0] += 1
+        p[1] += b
+    for (r, name), calls in coll.items():
+        op = name[4:].removesuffix("_c")
+        if op not in ("Bcast", "Scatter", "Scatterv", "Gather", "Gatherv", "Reduce", "Alltoall",
+                      "Alltoallv", "Alltoallw", "Allgather", "Allgatherv"):
+            continue
+        for sent, received, dest, source, tag, comm in calls:
+            if (r, comm) in inter:
+                continue
+            if comm != 0:
+                fail(f"rank {r} {name}: a collective on communicator {comm}")
+            root = dest if dest >= 0 else source
+            if op in ("Bcast", "Scatter", "Scatterv") and root != r and received > 0:
+                add(root, r, received)
+            elif op in ("Gather", "Gatherv", "Reduce") and root != r and sent > 0:
+                add(r, root, sent)
+            elif op in ("Alltoall", "Alltoallv", "Alltoallw") and sent > 0:
+                for m in range(N):
+                    if m != r:
+                        add(r, m, sent // N)
+            elif op in ("Allgather", "Allgatherv") and sent > 0:
+                for m in range(N):
+                    if m != r:
+                        add(r, m, sent)
+    return want
+
+
+def check_collectives(scope, out, env, outdir, coll):
+    inter = set()
+    for r in range(N):
+        with h5py.File(os.path.join(out[:-3] + ".ranks", f"rank{r}.h5"), "r") as f:
+            rs = f[f"rank{r}/communicators/remote_size"][:]
+            inter |= {(r, c) for c in range(len(rs)) if rs[c] > 0}
+    want = collective_pairs(coll, inter)
+    if not any(s == 0 and d == 1 for s, d in want):
+        fail(f"the expected collective matrix lacks MPI_Bcast's 0 -> 1: {want}")
+    r = run([scope, "comm", "--collectives", "--format", "csv", out], env, outdir)
+    if r.returncode != 0:
+        fail(f"scope comm --collectives: {r.returncode} {r.stderr}")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    got = {(int(x["sender"]), int(x["receiver"])): [int(x["messages"]), int(x["bytes"])]
+           for x in rows}
+    if got != want:
+        fail(f"scope comm --collectives:\n got  {got}\n want {want}")
+    r = run([scope, "comm", "--collectives", "--one-sided", out], env, outdir)
+    if r.returncode != 2 or "exclude each other" not in r.stderr:
+        fail(f"scope comm --collectives --one-sided: {r.returncode} {r.stderr}")
+    print(f"scope comm --collectives: {len(want)} pairs as the byte model says")
+
+
 def main():
     scope, preload, mpi, lang, prog, outdir = sys.argv[1:7]
     scope, preload, prog = map(os.path.abspath, (scope, preload, prog))
@@ -191,6 +254,7 @@ def main():
     ranks_dir = out[:-3] + ".ranks"
     totals = {}
     pairs = {}
+    coll = {}  # (rank, region) -> the checked columns of its collective calls
     for r in range(N):
         with h5py.File(os.path.join(ranks_dir, f"rank{r}.h5"), "r") as f:
             g = f[f"rank{r}/regions"]
@@ -209,6 +273,7 @@ def main():
                 got = list(zip(*cols))
                 if not same(got, want[name]):
                     fail(f"rank {r} {name}:\n got  {got}\n want {want[name]}")
+                coll[(r, name)] = got
                 t = totals.setdefault(name, [0, 0])
                 t[0] += sum(c[0] for c in got)
                 t[1] += sum(c[1] for c in got)
@@ -274,6 +339,7 @@ def main():
     got = {(int(x["sender"]), int(x["receiver"])): [int(x["messages"]), int(x["bytes"])] for x in rows}
     if got != pairs:
         fail(f"scope comm matrix:\n got  {got}\n want {pairs}")
+    check_collectives(scope, out, env, outdir, coll)
     r = run([scope, "summary", "--format", "csv", out], env, outdir)
     if r.returncode != 0:
         fail(f"scope summary: {r.stderr}")

@@ -11,6 +11,7 @@ scope_reader/__init__.py; see docs/format.md "What MPI calls moved".
     p["MPI_Alltoallv"].bytes_sent           # total over the ranks
     p.message_sizes()                       # {(lo, hi): messages}
     p.comm_matrix(kind="one-sided")         # MPI_Put, MPI_Get, ...: [from, to]
+    p.comm_matrix(kind="collective")        # collectives' pairwise shares
     p.communicators(rank=0)                 # list of dicts: size, members, creator
 """
 import ctypes
@@ -21,7 +22,7 @@ ALL_REGIONS = -1
 SIZE_BUCKETS = 64
 NO_RANK = -1
 NO_TAG = -2147483648
-KINDS = {"p2p": 0, "one-sided": 1}
+KINDS = {"p2p": 0, "one-sided": 1, "collective": 2}
 
 
 def _kind(kind):
@@ -90,7 +91,10 @@ def _bind(lib, sig, check, p, all_ranks):
         send region (or of `region`, a name), counted at the sender.
         kind="one-sided": the one-sided calls (MPI_Put, MPI_Get, ...),
         [rank the data left, rank it reached]: a put goes from its origin
-        to its target, a get from its target to its origin."""
+        to its target, a get from its target to its origin.
+        kind="collective": the collective calls' pairwise shares by the
+        byte model of docs/format.md (a root to each member, each member to
+        a root, each member's block to every other)."""
         idx = ALL_REGIONS if region is None else self[region].index
         k = _kind(kind)
         n = world(self._h)

@@ -1,0 +1,143 @@
+/*
+ * comm_collective.c - the rank-to-rank traffic of collective calls
+ * (scope_profile_comm_matrix_kind with SCOPE_COMM_COLLECTIVE), read from
+ * each rank's own columns by the byte model of docs/format.md ("What MPI
+ * calls moved"): a rank's columns say what its buffers held, so a pair's
+ * share is exact where the model names the partner (the root of a rooted
+ * collective, every member's equal block of MPI_Alltoall and
+ * MPI_Allgather) and spread evenly where it does not (the per-pair counts
+ * of MPI_Alltoallv and MPI_Alltoallw are not recorded; their row totals
+ * stay exact). Reductions over all members (MPI_Allreduce,
+ * MPI_Reduce_scatter, scans), barriers, neighbourhood collectives and
+ * intercommunicators have no pairwise meaning here and are left out.
+ *
+ * Apart from comm.c because it is the only part of the matrices that
+ * needs the communicators' members.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "reader_internal.h"
+#include "scope_reader.h"
+#include "scope_reader_comm.h"
+
+enum shape {
+    NOT_PAIRWISE = 0,
+    ONE_TO_ALL,     /* Bcast, Scatter(v): the root to each other member */
+    ALL_TO_ONE,     /* Gather(v), Reduce: each other member to the root */
+    ALL_EQUAL,      /* Alltoall: one equal block to each member */
+    ALL_SAME,       /* Allgather(v): the rank's one block to each member */
+    ALL_SPREAD,     /* Alltoallv, Alltoallw: spread evenly (counts not recorded) */
+};
+
+/* The shape of a collective region by its name: MPI_<Op>, its
+ * nonblocking MPI_I<op> and their large-count _c forms. */
+static enum shape shape_of(const char *name)
+{
+    static const struct {
+        const char *op;
+        enum shape s;
+    } t[] = {
+        { "Bcast", ONE_TO_ALL }, { "Scatter", ONE_TO_ALL }, { "Scatterv", ONE_TO_ALL },
+        { "Gather", ALL_TO_ONE }, { "Gatherv", ALL_TO_ONE }, { "Reduce", ALL_TO_ONE },
+        { "Alltoall", ALL_EQUAL }, { "Allgather", ALL_SAME }, { "Allgatherv", ALL_SAME },
+        { "Alltoallv", ALL_SPREAD }, { "Alltoallw", ALL_SPREAD },
+    };
+    const char *s;
+    size_t n;
+    if (!scope__mpi_op_name(name, &s, &n))
+        return NOT_PAIRWISE;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+            if (strlen(t[i].op) == n &&
+                (pass ? strncasecmp(s, t[i].op, n) : strncmp(s, t[i].op, n)) == 0)
+                return t[i].s;
+        if (pass || n < 2 || s[0] != 'I')
+            break;
+        s++, n--;   /* MPI_Ibcast: "bcast" after the I */
+    }
+    return NOT_PAIRWISE;
+}
+
+int scope_region_is_collective_pairwise(const char *name)
+{
+    return shape_of(name) != NOT_PAIRWISE;
+}
+
+/* Calls f(ctx, from, to, bytes) for each pairwise share of one call of
+ * `rank` (shape `sh`, its columns at i, its communicator's members). */
+static void shares(enum shape sh, int rank, const scope_moved *mv, int64_t i,
+                   const int32_t *members, int32_t m,
+                   void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
+{
+    int32_t root = mv->dest[i] >= 0 ? mv->dest[i] : mv->source[i];
+    switch (sh) {
+    case ONE_TO_ALL:
+        if (root >= 0 && root != rank && mv->bytes_received[i] > 0)
+            f(ctx, root, rank, mv->bytes_received[i]);
+        return;
+    case ALL_TO_ONE:
+        if (root >= 0 && root != rank && mv->bytes_sent[i] > 0)
+            f(ctx, rank, root, mv->bytes_sent[i]);
+        return;
+    case ALL_EQUAL:
+    case ALL_SPREAD:
+        if (m <= 0 || mv->bytes_sent[i] <= 0)
+            return;
+        for (int32_t k = 0; k < m; k++)
+            if (members[k] != rank)
+                f(ctx, rank, members[k], mv->bytes_sent[i] / m);
+        return;
+    case ALL_SAME:
+        if (mv->bytes_sent[i] <= 0)
+            return;
+        for (int32_t k = 0; k < m; k++)
+            if (members[k] != rank)
+                f(ctx, rank, members[k], mv->bytes_sent[i]);
+        return;
+    default:
+        return;
+    }
+}
+
+int scope__each_collective_share(scope_profile *p, int region, int rank,
+                                 void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
+{
+    int nreg = scope_profile_region_count(p);
+    if (region != SCOPE_COMM_ALL_REGIONS && (region < 0 || region >= nreg))
+        return scope__fail(SCOPE_ENOTFOUND, "no region %d", region);
+    for (int k = 0; k < scope_profile_rank_count(p); k++) {
+        int rk = scope_profile_rank(p, k);
+        if (rank != SCOPE_ALL_RANKS && rk != rank)
+            continue;
+        scope_communicators ct;
+        int have_ct = 0;
+        for (int r = 0; r < nreg; r++) {
+            if (region != SCOPE_COMM_ALL_REGIONS && r != region)
+                continue;
+            enum shape sh = shape_of(scope_profile_region_name(p, r));
+            if (sh == NOT_PAIRWISE || scope_profile_calls(p, r, rk) <= 0)
+                continue;
+            scope_moved mv;
+            int rc = scope_profile_moved(p, r, rk, &mv);
+            if (rc < 0)
+                return rc;
+            if (!mv.n || !mv.comm)
+                continue;
+            if (!have_ct) {
+                if ((rc = scope_profile_communicators(p, rk, &ct)) < 0)
+                    return rc;
+                have_ct = 1;
+            }
+            for (int64_t i = 0; i < mv.n; i++) {
+                int32_t c = mv.comm[i];
+                if (c < 0 || c >= ct.n || ct.remote_size[c] > 0)
+                    continue;   /* unknown, or an intercommunicator */
+                const int32_t *members = ct.members + ct.members_start[c];
+                int32_t m = (int32_t)(ct.members_start[c + 1] - ct.members_start[c]);
+                shares(sh, rk, &mv, i, members, m, f, ctx);
+            }
+        }
+    }
+    return 0;
+}
