@@ -228,6 +228,7 @@ def check_collectives(scope, out, env, outdir, coll):
     if r.returncode != 2 or "exclude each other" not in r.stderr:
         fail(f"scope comm --collectives --one-sided: {r.returncode} {r.stderr}")
     print(f"scope comm --collectives: {len(want)} pairs as the byte model says")
+    return want
 
 
 def main():
@@ -339,7 +340,7 @@ def main():
     got = {(int(x["sender"]), int(x["receiver"])): [int(x["messages"]), int(x["bytes"])] for x in rows}
     if got != pairs:
         fail(f"scope comm matrix:\n got  {got}\n want {pairs}")
-    check_collectives(scope, out, env, outdir, coll)
+    coll_pairs = check_collectives(scope, out, env, outdir, coll)
     r = run([scope, "summary", "--format", "csv", out], env, outdir)
     if r.returncode != 0:
         fail(f"scope summary: {r.stderr}")
@@ -389,6 +390,11 @@ def main():
            for s_ in range(msgs.shape[0]) for r_ in range(msgs.shape[1]) if msgs[s_, r_]}
     if got != pairs:
         fail(f"python comm_matrix:\n got  {got}\n want {pairs}")
+    msgs, nbytes = p.comm_matrix(kind="collective")
+    got = {(s_, r_): [int(msgs[s_, r_]), int(nbytes[s_, r_])]
+           for s_ in range(msgs.shape[0]) for r_ in range(msgs.shape[1]) if msgs[s_, r_]}
+    if got != coll_pairs:
+        fail(f"python comm_matrix(kind='collective'):\n got  {got}\n want {coll_pairs}")
     for name, (s, rcv) in totals.items():
         if (p[name].bytes_sent, p[name].bytes_received) != (s, rcv):
             fail(f"python {name}: {p[name].bytes_sent}, {p[name].bytes_received} want {s}, {rcv}")
