@@ -235,7 +235,8 @@ static void out_flush(int keep)
     o->n = 0;
 }
 
-/* Adds one record (its mark bit not set) to the call's records. */
+/* Adds one record to the call's records (scope__record_data_recs sets
+ * the mark bit of its ticks when it writes them). */
 static void emit(uint64_t ticks, uint32_t word, uint32_t aux, int keep)
 {
     struct out *o = &out;
@@ -249,10 +250,7 @@ static void emit_data(const struct scope_call_data *d, int keep)
     struct out *o = &out;
     if (o->n + 2 > MAX_OUT)
         out_flush(keep);
-    int n = scope_data_pack(d, &o->r[o->n]);
-    for (int i = 0; i < n; i++)
-        o->r[o->n + i].ticks &= ~SCOPE_REC_DATA_MARK;
-    o->n += (unsigned)n;
+    o->n += (unsigned)scope_data_pack(d, &o->r[o->n]);   /* marked already: no matter */
 }
 
 /* The handle stored at `p` (a request, a communicator returned through a

@@ -28,33 +28,12 @@
 
 /* ------------------------------------------------------- MPI, through PMPI */
 
-typedef int (*translate_fn)(scope__mpi_handle, int, const int *, scope__mpi_handle, int *);
-typedef int (*group_free_fn)(scope__mpi_handle *);
-typedef int (*get_name_fn)(scope__mpi_handle, char *, int *);
-typedef int (*copy_attr_fn)(scope__mpi_handle, int, void *, void *, void *, int *);
-typedef int (*delete_attr_fn)(scope__mpi_handle, int, void *, void *);
-typedef int (*create_keyval_fn)(copy_attr_fn, delete_attr_fn, int *, void *);
-typedef int (*set_attr_fn)(scope__mpi_handle, int, void *);
-typedef int (*cart_shift_fn)(scope__mpi_handle, int, int, int *, int *);
-typedef int (*graph_nb_count_fn)(scope__mpi_handle, int, int *);
-typedef int (*dist_nb_count_fn)(scope__mpi_handle, int *, int *, int *);
-
 struct scope__capture_pmpi scope__P;
 
-static struct {
-    scope__comm_int_fn comm_size, comm_rank, comm_remote_size, comm_test_inter;
-    scope__comm_group_fn comm_group, comm_remote_group;
-    translate_fn translate;
-    group_free_fn group_free;
-    get_name_fn get_name;
-    create_keyval_fn create_keyval;
-    set_attr_fn set_attr;
-    scope__comm_int_fn topo_test, cartdim_get;
-    cart_shift_fn cart_shift;
-    graph_nb_count_fn graph_nb_count;
-    dist_nb_count_fn dist_nb_count;
-    int ok;
-} Q;
+/* pmpi.h's table, once scope__pmpi_ready() found every function the
+ * capture cannot do without (pmpi_ok) */
+static const struct scope__pmpi *M;
+static int pmpi_ok;
 static pthread_once_t p_once = PTHREAD_ONCE_INIT;
 
 static void resolve(void)
@@ -70,25 +49,11 @@ static void resolve(void)
     scope__P.test_cancelled =
         (scope__test_cancelled_fn)scope__patch_unpatched((uintptr_t)T->test_cancelled);
     scope__P.win_get_group = T->win_get_group;
-    Q.comm_size = T->comm_size;
-    Q.comm_rank = T->comm_rank;
-    Q.comm_remote_size = T->comm_remote_size;
-    Q.comm_test_inter = T->comm_test_inter;
-    Q.comm_group = T->comm_group;
-    Q.comm_remote_group = T->comm_remote_group;
-    Q.translate = T->group_translate_ranks;
-    Q.group_free = T->group_free;
-    Q.get_name = T->comm_get_name;
-    Q.create_keyval = (create_keyval_fn)T->comm_create_keyval;
-    Q.set_attr = T->comm_set_attr;
-    Q.topo_test = T->topo_test;
-    Q.cartdim_get = T->cartdim_get;
-    Q.cart_shift = T->cart_shift;
-    Q.graph_nb_count = T->graph_neighbors_count;
-    Q.dist_nb_count = T->dist_graph_neighbors_count;
-    Q.ok = scope__P.type_size && scope__P.get_count && scope__P.test_cancelled && Q.comm_size &&
-           Q.comm_rank && Q.comm_remote_size && Q.comm_test_inter && Q.comm_group &&
-           Q.comm_remote_group && Q.translate && Q.group_free && Q.get_name;
+    M = T;
+    pmpi_ok = scope__P.type_size && scope__P.get_count && scope__P.test_cancelled &&
+              T->comm_size && T->comm_rank && T->comm_remote_size && T->comm_test_inter &&
+              T->comm_group && T->comm_remote_group && T->group_translate_ranks &&
+              T->group_free && T->comm_get_name;
     scope__self_leave();
 }
 
@@ -98,10 +63,10 @@ int scope__pmpi_ready(void)
      * pthread_once's call */
     static _Atomic int done;
     if (__builtin_expect(atomic_load_explicit(&done, memory_order_acquire), 1))
-        return Q.ok;
+        return pmpi_ok;
     pthread_once(&p_once, resolve);
     atomic_store_explicit(&done, 1, memory_order_release);
-    return Q.ok;
+    return pmpi_ok;
 }
 
 /* --------------------------------------------------------- communicators */
@@ -194,18 +159,18 @@ static int group_world(const scope__mpi_abi *abi, scope__mpi_handle group, int n
 {
     scope__mpi_handle wg = 0;
     int *ranks = malloc((size_t)n * sizeof *ranks);
-    if (!ranks || Q.comm_group(abi->comm_world, &wg) != 0) {
+    if (!ranks || M->comm_group(abi->comm_world, &wg) != 0) {
         free(ranks);
         return -1;
     }
     wg = scope__mpi_handle_out(abi, wg);
     for (int i = 0; i < n; i++)
         ranks[i] = i;
-    int rc = Q.translate(group, n, ranks, wg, out);
+    int rc = M->group_translate_ranks(group, n, ranks, wg, out);
     for (int i = 0; i < n; i++)
         if (out[i] < 0)
             out[i] = -1;    /* MPI_UNDEFINED */
-    Q.group_free(&wg);
+    M->group_free(&wg);
     free(ranks);
     return rc == 0 ? 0 : -1;
 }
@@ -215,33 +180,33 @@ static int group_world(const scope__mpi_abi *abi, scope__mpi_handle group, int n
 static int comm_fill(const scope__mpi_abi *abi, struct scope__comm *e, uint64_t h)
 {
     int size = 0, rsize = 0, me = -1, inter = 0;
-    if (Q.comm_test_inter(h, &inter) != 0 || Q.comm_size(h, &size) != 0 ||
-        Q.comm_rank(h, &me) != 0 || size <= 0)
+    if (M->comm_test_inter(h, &inter) != 0 || M->comm_size(h, &size) != 0 ||
+        M->comm_rank(h, &me) != 0 || size <= 0)
         return -1;
-    if (inter && Q.comm_remote_size(h, &rsize) != 0)
+    if (inter && M->comm_remote_size(h, &rsize) != 0)
         return -1;
     int32_t *world = malloc(((size_t)size + (size_t)rsize) * sizeof *world);
     if (!world)
         return -1;
     scope__mpi_handle g = 0;
-    int rc = Q.comm_group(h, &g);
+    int rc = M->comm_group(h, &g);
     if (rc == 0) {
         g = scope__mpi_handle_out(abi, g);
         rc = group_world(abi, g, size, world);
-        Q.group_free(&g);
+        M->group_free(&g);
     }
     if (rc == 0 && inter) {
         scope__mpi_handle rg = 0;
-        rc = Q.comm_remote_group(h, &rg);
+        rc = M->comm_remote_group(h, &rg);
         if (rc == 0) {
             rg = scope__mpi_handle_out(abi, rg);
             rc = group_world(abi, rg, rsize, world + size);
-            Q.group_free(&rg);
+            M->group_free(&rg);
         }
     }
     char name[8192 + 1] = "";   /* MPI_MAX_OBJECT_NAME: 64 or 128; room to spare */
     int len = 0;
-    if (rc == 0 && Q.get_name(h, name, &len) != 0)
+    if (rc == 0 && M->comm_get_name(h, name, &len) != 0)
         name[0] = 0;
     char creator[64];
     creator_of(abi, h, creator, sizeof creator);
@@ -263,10 +228,11 @@ static int comm_fill(const scope__mpi_abi *abi, struct scope__comm *e, uint64_t 
     atomic_store_explicit(&e->handle, h, memory_order_release);
     /* keyvals are handles: MPICH's are negative ints */
     if (keyval_state == 0)
-        keyval_state = Q.create_keyval && Q.set_attr &&
-                       Q.create_keyval(comm_nocopy, comm_gone, &comm_keyval, NULL) == 0 ? 1 : -1;
+        keyval_state =
+            M->comm_create_keyval && M->comm_set_attr &&
+            M->comm_create_keyval(comm_nocopy, comm_gone, &comm_keyval, NULL) == 0 ? 1 : -1;
     if (keyval_state > 0)
-        Q.set_attr(h, comm_keyval, e);   /* else reused handles can go stale */
+        M->comm_set_attr(h, comm_keyval, e);   /* else reused handles can go stale */
     return 0;
 }
 
@@ -319,12 +285,12 @@ const struct scope__comm *scope__mpi_comm_get(const scope__mpi_abi *abi, uint64_
 static int neighbours_fill(const scope__mpi_abi *abi, struct scope__comm *e, uint64_t h)
 {
     int status = abi->undefined;
-    if (!Q.topo_test || Q.topo_test(h, &status) != 0)
+    if (!M->topo_test || M->topo_test(h, &status) != 0)
         return -1;
     int in = 0, out = 0;
     if (status == abi->topo_cart) {
         int nd = 0;
-        if (!Q.cartdim_get || !Q.cart_shift || Q.cartdim_get(h, &nd) != 0 || nd < 0)
+        if (!M->cartdim_get || !M->cart_shift || M->cartdim_get(h, &nd) != 0 || nd < 0)
             return -1;
         in = out = 2 * nd;
         uint8_t *null = calloc(2 * (size_t)in + 1, 1);
@@ -332,7 +298,7 @@ static int neighbours_fill(const scope__mpi_abi *abi, struct scope__comm *e, uin
             return -1;
         for (int d = 0; d < nd; d++) {
             int lo = abi->proc_null, hi = abi->proc_null;
-            if (Q.cart_shift(h, d, 1, &lo, &hi) != 0) {
+            if (M->cart_shift(h, d, 1, &lo, &hi) != 0) {
                 free(null);
                 return -1;
             }
@@ -343,12 +309,12 @@ static int neighbours_fill(const scope__mpi_abi *abi, struct scope__comm *e, uin
         e->in_null = null;
         e->out_null = null + in;
     } else if (status == abi->topo_graph) {
-        if (!Q.graph_nb_count || Q.graph_nb_count(h, e->me, &in) != 0 || in < 0)
+        if (!M->graph_neighbors_count || M->graph_neighbors_count(h, e->me, &in) != 0 || in < 0)
             return -1;
         out = in;
     } else if (status == abi->topo_dist_graph) {
         int weighted = 0;
-        if (!Q.dist_nb_count || Q.dist_nb_count(h, &in, &out, &weighted) != 0 || in < 0 || out < 0)
+        if (!M->dist_graph_neighbors_count || M->dist_graph_neighbors_count(h, &in, &out, &weighted) != 0 || in < 0 || out < 0)
             return -1;
     } else {
         return -1;

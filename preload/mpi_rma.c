@@ -29,11 +29,6 @@
 #include "scope_internal.h"
 #include "self_depth.h"
 
-typedef int (*copy_attr_fn)(scope__mpi_handle, int, void *, void *, void *, int *);
-typedef int (*delete_attr_fn)(scope__mpi_handle, int, void *, void *);
-typedef int (*create_keyval_fn)(copy_attr_fn, delete_attr_fn, int *, void *);
-typedef int (*set_attr_fn)(scope__mpi_handle, int, void *);
-
 struct win_info {
     _Atomic uint64_t handle;    /* 0 free, WIN_GONE freed (probes go on) */
     int32_t comm;               /* row of the communicator table */
@@ -47,8 +42,6 @@ static struct win_info wins[WIN_SLOTS];
 static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
 static int win_keyval;
 static int keyval_state;        /* 0 not made yet, 1 made, -1 MPI refused */
-static create_keyval_fn create_keyval;
-static set_attr_fn set_attr;
 /* member lists of freed windows, kept a while: a thread may be reading one */
 #define GRAVEYARD 16u
 static int32_t *_Atomic graveyard[GRAVEYARD];
@@ -115,14 +108,12 @@ static void win_publish(const scope__mpi_abi *abi, struct win_info *e, uint64_t 
     e->size = size;
     e->world = world;
     atomic_store_explicit(&e->handle, h, memory_order_release);
-    if (keyval_state == 0) {
-        create_keyval = (create_keyval_fn)scope__pmpi()->win_create_keyval;
-        set_attr = scope__pmpi()->win_set_attr;
-        keyval_state = create_keyval && set_attr &&
-                       create_keyval(win_nocopy, win_gone, &win_keyval, NULL) == 0 ? 1 : -1;
-    }
+    const struct scope__pmpi *T = scope__pmpi();
+    if (keyval_state == 0)
+        keyval_state = T->win_create_keyval && T->win_set_attr &&
+                       T->win_create_keyval(win_nocopy, win_gone, &win_keyval, NULL) == 0 ? 1 : -1;
     if (keyval_state > 0)
-        set_attr(h, win_keyval, e);
+        T->win_set_attr(h, win_keyval, e);
     (void)abi;
 }
 

@@ -18,6 +18,11 @@
 
 #include "mpi_handle.h"
 
+/* An attribute's copy and delete callbacks (MPI_Comm_create_keyval,
+ * MPI_Win_create_keyval), in scope__mpi_handle terms. */
+typedef int (*scope__attr_copy_fn)(scope__mpi_handle, int, void *, void *, void *, int *);
+typedef int (*scope__attr_delete_fn)(scope__mpi_handle, int, void *, void *);
+
 struct scope__pmpi {
     int (*comm_rank)(scope__mpi_handle, int *); /* NULL: no MPI library mapped yet */
     int (*comm_size)(scope__mpi_handle, int *);
@@ -48,7 +53,7 @@ struct scope__pmpi {
     int (*comm_test_inter)(scope__mpi_handle, int *);
     int (*comm_remote_group)(scope__mpi_handle, scope__mpi_handle *);
     int (*comm_get_name)(scope__mpi_handle, char *, int *);
-    int (*comm_create_keyval)(void *, void *, int *, void *);   /* copy and delete callbacks */
+    int (*comm_create_keyval)(scope__attr_copy_fn, scope__attr_delete_fn, int *, void *);
     int (*comm_set_attr)(scope__mpi_handle, int, void *);
     int (*topo_test)(scope__mpi_handle, int *);
     int (*cartdim_get)(scope__mpi_handle, int *);
@@ -57,7 +62,7 @@ struct scope__pmpi {
     int (*dist_graph_neighbors_count)(scope__mpi_handle, int *, int *, int *);
     int (*group_size)(scope__mpi_handle, int *);
     int (*win_get_group)(scope__mpi_handle, scope__mpi_handle *);  /* MPI 2 one-sided; may be NULL */
-    int (*win_create_keyval)(void *, void *, int *, void *);
+    int (*win_create_keyval)(scope__attr_copy_fn, scope__attr_delete_fn, int *, void *);
     int (*win_set_attr)(scope__mpi_handle, int, void *);
 };
 
