@@ -24,7 +24,8 @@ model):
 """
 import sys
 
-from moved_common import N, check_columns, check_comms, check_totals, fail, profile, row, run
+from moved_common import (N, check_columns, check_comms, check_no_p2p, check_totals, fail, profile,
+                          row)
 
 
 def expected_c(r, mpi):
@@ -77,9 +78,7 @@ def main():
         check_comms(res, lambda r: [N] * (1 + mpich), lambda r: list(range(N)) * (1 + mpich),
                     lambda r: ["MPI_Cart_create"] + ["MPI_Init"] * mpich)
     check_totals(res, got_all)
-    r = run([res.scope, "comm", "--format", "csv", res.out], res.env, res.outdir)
-    if r.returncode != 0 or r.stdout.strip() != "sender,receiver,messages,bytes":
-        fail(f"scope comm: collectives in the point-to-point matrix: {r.stdout} {r.stderr}")
+    check_no_p2p(res, "collectives")
     print("ok")
 
 

@@ -31,8 +31,8 @@ import sys
 
 import h5py
 
-from moved_common import (N, chars, check_columns, check_comms, check_totals, fail, profile,
-                          row, run)
+from moved_common import (N, chars, check_columns, check_comms, check_no_p2p, check_totals, fail,
+                          profile, row)
 
 SILENT = ("MPI_Finalize", "MPI_Init..MPI_Finalize")
 ROOT = 2
@@ -96,9 +96,7 @@ def main():
     want = {"MPI_Start": [10 * x for x in per_round], "MPI_Startall": per_round}
     if totals != want:
         fail(f"byte totals {totals} want {want}")
-    r = run([res.scope, "comm", "--format", "csv", res.out], res.env, res.outdir)
-    if r.returncode != 0 or r.stdout.strip() != "sender,receiver,messages,bytes":
-        fail(f"scope comm: collectives in the point-to-point matrix: {r.stdout} {r.stderr}")
+    check_no_p2p(res, "collectives")
     print("ok")
 
 

@@ -141,3 +141,11 @@ def check_totals(res, got_all):
     p.close()
     print("scope summary and python: the byte totals of the columns")
     return totals
+
+
+def check_no_p2p(res, what):
+    """`scope comm --format csv` has the header and no pair: `what` (the
+    program's calls) is not point-to-point traffic."""
+    r = run([res.scope, "comm", "--format", "csv", res.out], res.env, res.outdir)
+    if r.returncode != 0 or r.stdout.strip() != "sender,receiver,messages,bytes":
+        fail(f"scope comm: {what} in the point-to-point matrix: {r.stdout} {r.stderr}")
