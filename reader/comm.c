@@ -314,39 +314,38 @@ static int bucket_of(int64_t size)
 /* The sends an MPI_Startall started together: its call's columns hold
  * their bytes together without a partner, the request rows say where
  * each went (docs/format.md). Calls f(ctx, sender, dest, bytes) for each
- * completed send of the MPI_Startall regions `region` names on `rank` (or
- * SCOPE_ALL_RANKS). Returns 0 or an error. */
+ * completed send of MPI_Startall, when `region` is it or
+ * SCOPE_COMM_ALL_REGIONS, on `rank` (or SCOPE_ALL_RANKS). Only the ranks
+ * that called MPI_Startall have their request table read. Returns 0 or an
+ * error. */
 static int each_started_send(scope_profile *p, int region, int rank,
                              void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
+    int sa = scope_profile_region_index(p, "MPI_Startall");
+    if (sa < 0 || (region != SCOPE_COMM_ALL_REGIONS && region != sa))
+        return 0;
     for (int k = 0; k < p->nranks; k++) {
         int rk = p->ranks[k].rank;
-        if (rank != SCOPE_ALL_RANKS && rk != rank)
+        scope__cell *c = scope__cell_at(p, sa, k);
+        if ((rank != SCOPE_ALL_RANKS && rk != rank) || !c || c->n <= 0)
             continue;
-        scope_requests rq;
-        int rc = scope_profile_requests(p, rk, &rq);
+        int rc = cell_moved(p, c);
         if (rc < 0)
+            return rc;
+        if (!c->moved)
+            continue;   /* recorded without data */
+        scope_requests rq;
+        if ((rc = scope_profile_requests(p, rk, &rq)) < 0)
             return rc;
         if (!rq.dest || !rq.bytes_sent)
             continue;   /* none, or a file before these columns */
         for (int64_t i = 0; i < rq.n; i++) {
-            int pr = rq.post_region[i];
-            if (pr < 0 || rq.dest[i] < 0 || (region != SCOPE_COMM_ALL_REGIONS && pr != region))
-                continue;
-            const char *op;
-            size_t len;
-            if (!scope__mpi_op_name(p->regions[pr].name, &op, &len) || len != 8 ||
-                strncmp(op, "Startall", 8) != 0)
-                continue;
+            int64_t call = rq.post_call[i];
             /* only where the call's own columns named no partner (one
              * request started alone is counted from them) */
-            scope__cell *c = scope__cell_at(p, pr, k);
-            if (!c || (rc = cell_moved(p, c)) < 0)
-                return rc < 0 ? rc : SCOPE_EFORMAT;
-            int64_t call = rq.post_call[i];
-            if (!c->moved || call < 0 || call >= c->n || c->moved->dest[call] >= 0)
-                continue;
-            f(ctx, rk, rq.dest[i], rq.bytes_sent[i]);
+            if (rq.post_region[i] == sa && rq.dest[i] >= 0 && call >= 0 && call < c->n &&
+                c->moved->dest[call] < 0)
+                f(ctx, rk, rq.dest[i], rq.bytes_sent[i]);
         }
     }
     return 0;

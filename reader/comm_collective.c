@@ -106,30 +106,21 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
     int nreg = scope_profile_region_count(p);
     if (region != SCOPE_COMM_ALL_REGIONS && (region < 0 || region >= nreg))
         return scope__fail(SCOPE_ENOTFOUND, "no region %d", region);
-    for (int k = 0; k < scope_profile_rank_count(p); k++) {
-        int rk = scope_profile_rank(p, k);
-        if (rank != SCOPE_ALL_RANKS && rk != rank)
-            continue;
-        scope_communicators ct;
-        int have_ct = 0;
-        for (int r = 0; r < nreg; r++) {
-            if (region != SCOPE_COMM_ALL_REGIONS && r != region)
-                continue;
-            enum shape sh = shape_of(scope_profile_region_name(p, r));
-            if (sh == NOT_PAIRWISE || scope_profile_calls(p, r, rk) <= 0)
+    for (int r = 0; r < nreg; r++) {
+        enum shape sh = region == SCOPE_COMM_ALL_REGIONS || r == region
+                            ? shape_of(scope_profile_region_name(p, r)) : NOT_PAIRWISE;
+        for (int k = 0; sh != NOT_PAIRWISE && k < scope_profile_rank_count(p); k++) {
+            int rk = scope_profile_rank(p, k);
+            if ((rank != SCOPE_ALL_RANKS && rk != rank) || scope_profile_calls(p, r, rk) <= 0)
                 continue;
             scope_moved mv;
+            scope_communicators ct;     /* loaded once per rank by the reader */
             int rc = scope_profile_moved(p, r, rk, &mv);
+            if (rc == 0 && mv.n && mv.comm)
+                rc = scope_profile_communicators(p, rk, &ct);
             if (rc < 0)
                 return rc;
-            if (!mv.n || !mv.comm)
-                continue;
-            if (!have_ct) {
-                if ((rc = scope_profile_communicators(p, rk, &ct)) < 0)
-                    return rc;
-                have_ct = 1;
-            }
-            for (int64_t i = 0; i < mv.n; i++) {
+            for (int64_t i = 0; mv.comm && i < mv.n; i++) {
                 int32_t c = mv.comm[i];
                 if (c < 0 || c >= ct.n || ct.remote_size[c] > 0)
                     continue;   /* unknown, or an intercommunicator */
