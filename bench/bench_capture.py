@@ -17,7 +17,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.path.join(os.path.dirname(HERE), "build")
+# SCOPE_BUILD: another build folder (a release build for figures worth quoting)
+BUILD = os.environ.get("SCOPE_BUILD", os.path.join(os.path.dirname(HERE), "build"))
 ROUNDS = 5
 
 

@@ -75,6 +75,7 @@
     vmovdqu %ymm5, 160(%rsp)
     vmovdqu %ymm6, 192(%rsp)
     vmovdqu %ymm7, 224(%rsp)
+    vzeroupper
 .endif
 .ifc \kind,avx512
     sub $512, %rsp
@@ -86,6 +87,7 @@
     vmovdqu64 %zmm5, 320(%rsp)
     vmovdqu64 %zmm6, 384(%rsp)
     vmovdqu64 %zmm7, 448(%rsp)
+    vzeroupper
 .endif
 .endm
 
@@ -132,11 +134,13 @@
     sub $64, %rsp
     vmovdqu %ymm0, 0(%rsp)
     vmovdqu %ymm1, 32(%rsp)
+    vzeroupper
 .endif
 .ifc \kind,avx512
     sub $128, %rsp
     vmovdqu64 %zmm0, 0(%rsp)
     vmovdqu64 %zmm1, 64(%rsp)
+    vzeroupper
 .endif
 .endm
 
@@ -155,12 +159,81 @@
 .endif
 .endm
 
-.macro TRAMPOLINES kind
-    .globl scope__tramp_entry_\kind
-    .hidden scope__tramp_entry_\kind
-    .type scope__tramp_entry_\kind, @function
+/* The part of each path between saving the general registers and
+ * restoring them: the vector registers saved as wide as `kind`, the C
+ * call, the vector registers back. */
+.macro ENTER_BODY kind, call_mode
+    SAVE_ARGS \kind
+    mov %r11, %rdi
+    lea 16(%rbp), %rsi
+    mov %rbp, %rdx                  /* the saved argument registers lie below */
+    call scope__shadow_enter        /* rax = resume (call mode: rdx = 1 if recorded) */
+    mov 8(%rbp), %r11               /* the caller's r11 back */
+    mov %rax, 8(%rbp)               /* R - 8 = where to continue */
+.if \call_mode
+    test %edx, %edx                 /* the flags are dead at a function's entry */
+.endif
+    RESTORE_ARGS \kind              /* moves leave the flags alone */
+.endm
+
+.macro EXIT_BODY kind
+    SAVE_RET \kind
+    lea 16(%rbp), %rdi
+    mov -8(%rbp), %rsi              /* the function's return value (saved %rax) */
+    call scope__shadow_exit
+    mov %rax, 8(%rbp)
+    RESTORE_RET \kind
+.endm
+
+/* Restoring a vector register with a 256- or 512-bit load marks the upper
+ * halves in use, and on Intel CPUs every legacy-SSE instruction that runs
+ * while they are (the MPI library's, the program's, until its next
+ * vzeroupper) pays for it: bench_capture measured an MPI_Isend + MPI_Wait
+ * loop twice as slow timed through the wide paths as through the xmm-only
+ * ones on an AVX-512 Xeon. So the `xin` variants ask XINUSE (xgetbv 1, a
+ * few ns) whether the upper halves hold anything, and when they do not,
+ * save and restore only the low 128 bits, which leaves them clean. `mask`:
+ * the XINUSE bits of the state the wide path saves (2: ymm's upper
+ * halves, 6: zmm's). The wide paths clear the upper halves (vzeroupper)
+ * once saved, so that scope's own code runs clean too. xgetbv clobbers
+ * eax, ecx and edx, saved already. */
+.macro BY_XINUSE mask, label_wide
+    mov $1, %ecx
+    xgetbv
+    test $\mask, %eax
+    jnz \label_wide
+.endm
+
+.macro ENTER_PATH kind, xin, mask, call_mode
+.if \xin
+    BY_XINUSE \mask, 8f
+    ENTER_BODY sse, \call_mode
+    jmp 9f                          /* jmp leaves the flags alone */
+8:
+.endif
+    ENTER_BODY \kind, \call_mode
+9:
+.endm
+
+.macro EXIT_PATH kind, xin, mask
+.if \xin
+    BY_XINUSE \mask, 8f
+    EXIT_BODY sse
+    jmp 9f
+8:
+.endif
+    EXIT_BODY \kind
+9:
+.endm
+
+/* name: the symbols' suffix; kind: the widest vector registers saved;
+ * xin: 1 to save them that wide only when XINUSE says they are in use */
+.macro TRAMPOLINES name, kind, xin, mask
+    .globl scope__tramp_entry_\name
+    .hidden scope__tramp_entry_\name
+    .type scope__tramp_entry_\name, @function
     .p2align 4
-scope__tramp_entry_\kind:
+scope__tramp_entry_\name:
     /* [rsp] = the caller's %r11 (pushed by the stub), [rsp+8] = return
      * address (the slot R), %r11 = struct scope__fn * */
     /* CFI, so that a call-site walk (callsites.c) that starts inside
@@ -181,14 +254,7 @@ scope__tramp_entry_\kind:
     push %rax
     push %r10
     and $-16, %rsp
-    SAVE_ARGS \kind
-    mov %r11, %rdi
-    lea 16(%rbp), %rsi
-    mov %rbp, %rdx                  /* the saved argument registers lie below */
-    call scope__shadow_enter
-    mov 8(%rbp), %r11               /* the caller's r11 back */
-    mov %rax, 8(%rbp)               /* R - 8 = where to continue */
-    RESTORE_ARGS \kind
+    ENTER_PATH \kind, \xin, \mask, 0
     lea -64(%rbp), %rsp
     pop %r10
     pop %rax
@@ -205,13 +271,13 @@ scope__tramp_entry_\kind:
     .cfi_def_cfa_offset 8
     jmp *-8(%rsp)                   /* below rsp but inside the red zone */
     .cfi_endproc
-    .size scope__tramp_entry_\kind, . - scope__tramp_entry_\kind
+    .size scope__tramp_entry_\name, . - scope__tramp_entry_\name
 
-    .globl scope__tramp_exit_\kind
-    .hidden scope__tramp_exit_\kind
-    .type scope__tramp_exit_\kind, @function
+    .globl scope__tramp_exit_\name
+    .hidden scope__tramp_exit_\name
+    .type scope__tramp_exit_\name, @function
     .p2align 4
-scope__tramp_exit_\kind:
+scope__tramp_exit_\name:
     /* rsp = R + 8: the function has just returned through slot R */
     lea -8(%rsp), %rsp              /* keep R for the original return address */
     push %rbp
@@ -226,12 +292,7 @@ scope__tramp_exit_\kind:
     push %r10
     push %r11
     and $-16, %rsp
-    SAVE_RET \kind
-    lea 16(%rbp), %rdi
-    mov %rax, %rsi                  /* the function's return value */
-    call scope__shadow_exit
-    mov %rax, 8(%rbp)
-    RESTORE_RET \kind
+    EXIT_PATH \kind, \xin, \mask
     lea -72(%rbp), %rsp
     pop %r11
     pop %r10
@@ -245,16 +306,16 @@ scope__tramp_exit_\kind:
     pop %rbp
     lea 8(%rsp), %rsp               /* rsp = R + 8 again */
     jmp *-8(%rsp)
-    .size scope__tramp_exit_\kind, . - scope__tramp_exit_\kind
+    .size scope__tramp_exit_\name, . - scope__tramp_exit_\name
 
     /* call mode: the same entry, ending in a `call` to the function that
      * the exit path follows directly (so the pushed return address is
-     * scope__tramp_cexit_\kind) */
-    .globl scope__tramp_centry_\kind
-    .hidden scope__tramp_centry_\kind
-    .type scope__tramp_centry_\kind, @function
+     * scope__tramp_cexit_\name) */
+    .globl scope__tramp_centry_\name
+    .hidden scope__tramp_centry_\name
+    .type scope__tramp_centry_\name, @function
     .p2align 4
-scope__tramp_centry_\kind:
+scope__tramp_centry_\name:
     .cfi_startproc
     .cfi_def_cfa %rsp, 16
     push %rbp
@@ -271,16 +332,8 @@ scope__tramp_centry_\kind:
     push %rax
     push %r10
     and $-16, %rsp
-    SAVE_ARGS \kind
-    mov %r11, %rdi
-    lea 16(%rbp), %rsi
-    mov %rbp, %rdx                  /* the saved argument registers lie below */
-    call scope__shadow_enter        /* rax = resume, rdx = 1 if recorded */
-    mov 8(%rbp), %r11               /* the caller's r11 back */
-    mov %rax, 8(%rbp)               /* R - 8 = where to continue */
-    test %edx, %edx                 /* the flags are dead at a function's entry */
-    RESTORE_ARGS \kind              /* moves and pops leave the flags alone */
-    lea -64(%rbp), %rsp
+    ENTER_PATH \kind, \xin, \mask, 1
+    lea -64(%rbp), %rsp             /* lea and pops leave the flags alone */
     pop %r10
     pop %rax
     pop %r9
@@ -304,12 +357,12 @@ scope__tramp_centry_\kind:
 1:  lea 8(%rsp), %rsp               /* rsp = R + 8: the slot is free */
     call *-16(%rsp)                 /* target read before the push; R - 8
                                        is in the red zone */
-    .size scope__tramp_centry_\kind, . - scope__tramp_centry_\kind
+    .size scope__tramp_centry_\name, . - scope__tramp_centry_\name
 
-    .globl scope__tramp_cexit_\kind
-    .hidden scope__tramp_cexit_\kind
-    .type scope__tramp_cexit_\kind, @function
-scope__tramp_cexit_\kind:
+    .globl scope__tramp_cexit_\name
+    .hidden scope__tramp_cexit_\name
+    .type scope__tramp_cexit_\name, @function
+scope__tramp_cexit_\name:
     /* rsp = R + 8: the function has just returned through slot R */
     lea -8(%rsp), %rsp
     push %rbp
@@ -324,12 +377,7 @@ scope__tramp_cexit_\kind:
     push %r10
     push %r11
     and $-16, %rsp
-    SAVE_RET \kind
-    lea 16(%rbp), %rdi
-    mov %rax, %rsi                  /* the function's return value */
-    call scope__shadow_exit
-    mov %rax, 8(%rbp)               /* R = the original return address */
-    RESTORE_RET \kind
+    EXIT_PATH \kind, \xin, \mask
     lea -72(%rbp), %rsp
     pop %r11
     pop %r10
@@ -342,11 +390,13 @@ scope__tramp_cexit_\kind:
     pop %rax
     pop %rbp
     ret                             /* predicted: the caller's own call */
-    .size scope__tramp_cexit_\kind, . - scope__tramp_cexit_\kind
+    .size scope__tramp_cexit_\name, . - scope__tramp_cexit_\name
 .endm
 
-TRAMPOLINES sse
-TRAMPOLINES avx
-TRAMPOLINES avx512
+TRAMPOLINES sse, sse, 0, 0
+TRAMPOLINES avx, avx, 0, 0
+TRAMPOLINES avx512, avx512, 0, 0
+TRAMPOLINES avx_xin, avx, 1, 0x4
+TRAMPOLINES avx512_xin, avx512, 1, 0x44
 
     .section .note.GNU-stack,"",@progbits

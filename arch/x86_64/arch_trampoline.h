@@ -2,7 +2,9 @@
  * arch_trampoline.h - which of this CPU's trampolines (arch_trampoline.S)
  * the preload uses: x86-64 has one pair of entry/exit paths per vector
  * width saved (xmm, ymm, zmm), in each of the two modes (call, redirect;
- * docs/interposition.md), picked from cpuid/xgetbv.
+ * docs/interposition.md), picked from cpuid/xgetbv; the wide ones, where
+ * the CPU can say so, in a variant that saves the upper halves only when
+ * XINUSE says they are in use (arch_trampoline.S says why).
  *
  * The paths call the C halves preload/shadow_stack.h declares:
  *   scope__shadow_enter(fn, slot, saved): fn = the struct scope__fn the
@@ -31,6 +33,10 @@ extern char scope__tramp_entry_avx512[], scope__tramp_exit_avx512[];
 extern char scope__tramp_centry_sse[], scope__tramp_cexit_sse[];
 extern char scope__tramp_centry_avx[], scope__tramp_cexit_avx[];
 extern char scope__tramp_centry_avx512[], scope__tramp_cexit_avx512[];
+extern char scope__tramp_entry_avx_xin[], scope__tramp_exit_avx_xin[];
+extern char scope__tramp_entry_avx512_xin[], scope__tramp_exit_avx512_xin[];
+extern char scope__tramp_centry_avx_xin[], scope__tramp_cexit_avx_xin[];
+extern char scope__tramp_centry_avx512_xin[], scope__tramp_cexit_avx512_xin[];
 
 static inline uint64_t scope__arch_xgetbv0(void)
 {
@@ -43,23 +49,34 @@ static inline uint64_t scope__arch_xgetbv0(void)
 static inline void scope__arch_tramp_pick(int call_mode, uintptr_t *entry, uintptr_t *exit_)
 {
     unsigned a, b, c, d;
-    int avx = 0, avx512 = 0;
+    int avx = 0, avx512 = 0, xin = 0;
     if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
         uint64_t xcr0 = scope__arch_xgetbv0();
         avx = (xcr0 & 6) == 6;
         if (avx && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F))
             avx512 = (xcr0 & 0xe6) == 0xe6;
     }
+    /* The xin paths keep the upper halves' state as the caller left it
+     * (arch_trampoline.S says why), at the cost of an xgetbv per path;
+     * xgetbv 1 needs CPUID.(0DH,1):EAX[2]. */
+    if (avx && __get_cpuid_count(0xd, 1, &a, &b, &c, &d))
+        xin = (a >> 2) & 1;
     /* [call?][variant]: entry and exit paths */
-    static char *const paths[2][3][2] = {
+    static char *const paths[2][5][2] = {
         { { scope__tramp_entry_sse, scope__tramp_exit_sse },
           { scope__tramp_entry_avx, scope__tramp_exit_avx },
-          { scope__tramp_entry_avx512, scope__tramp_exit_avx512 } },
+          { scope__tramp_entry_avx512, scope__tramp_exit_avx512 },
+          { scope__tramp_entry_avx_xin, scope__tramp_exit_avx_xin },
+          { scope__tramp_entry_avx512_xin, scope__tramp_exit_avx512_xin } },
         { { scope__tramp_centry_sse, scope__tramp_cexit_sse },
           { scope__tramp_centry_avx, scope__tramp_cexit_avx },
-          { scope__tramp_centry_avx512, scope__tramp_cexit_avx512 } },
+          { scope__tramp_centry_avx512, scope__tramp_cexit_avx512 },
+          { scope__tramp_centry_avx_xin, scope__tramp_cexit_avx_xin },
+          { scope__tramp_centry_avx512_xin, scope__tramp_cexit_avx512_xin } },
     };
     int v = avx512 ? 2 : avx ? 1 : 0;
+    if (xin && v)
+        v += 2;
     *entry = (uintptr_t)paths[call_mode != 0][v][0];
     *exit_ = (uintptr_t)paths[call_mode != 0][v][1];
 }
