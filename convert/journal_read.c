@@ -555,6 +555,14 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
         }
         if (c->has_data || c->n_req)
             continue;       /* a second data record: not this call's */
+        if (scope_rec_is_postdata(d[0].word)) {
+            struct scope_rec post;
+            scope_postdata_unpack(&d[0], &c->data, &post);
+            c->has_data = 1;
+            if ((r2 = add_request(c, &post)) < 0)
+                return r2;
+            continue;
+        }
         if (!(d[0].word & SCOPE_REC_DATA_LONG)) {
             scope_data_unpack(&d[0], NULL, &c->data);
             c->has_data = 1;

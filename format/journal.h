@@ -248,6 +248,80 @@ static inline int scope_rec_is_request(uint32_t word)
     return word == SCOPE_REC_REQUEST_WORD;
 }
 
+/* A post's data record: the data record and the post record of a
+ * nonblocking point-to-point post (MPI_Isend, MPI_Irecv and their kin) in
+ * one, so that a post costs one record, as any other call's data. Written
+ * when every value fits, else the two records. Its words lie among the
+ * long form's communicator ids that no table reaches (ids stop at
+ * SCOPE_COMM_ID_MAX), as the request word does, which they never equal:
+ *   word   0..2  7; 3..14 communicator id (12 bits); 15 receive (1) or
+ *                send (0); 16..18 clear; 19..31 set
+ *   ticks  0..31 post id; 32..48 partner + 1 (a send's destination, a
+ *                receive's source; 17 bits, 0 none); 49..62 tag + 2 (14
+ *                bits, 0 none, 1 MPI_ANY_TAG)
+ *   aux    bytes sent (a send); 0 (a receive: its bytes arrive with its
+ *          completion)
+ * It reads as the data record { bytes_sent = aux, dest or source =
+ * partner, tag, comm } followed by the post record its id, receive bit,
+ * and (a send) destination, tag and bytes make. */
+#define SCOPE_REC_POSTDATA_WORD 0xfff80007u
+#define SCOPE_REC_POSTDATA_MASK 0xffff0007u
+#define SCOPE_REC_POSTDATA_RECV (1u << 15)
+#define SCOPE_COMM_ID_MAX ((1 << 28) - 1)
+
+static inline int scope_rec_is_postdata(uint32_t word)
+{
+    return (word & SCOPE_REC_POSTDATA_MASK) == SCOPE_REC_POSTDATA_WORD;
+}
+
+/* Encodes `d`, the data of a post that request `post_id` (>= 1) names, as
+ * one post's data record into *out. Returns 1, or 0 when a value does not
+ * fit (the caller then writes the data record and the post record). Pure. */
+static inline int scope_postdata_pack(const struct scope_call_data *d, uint32_t post_id, int recv,
+                                      struct scope_rec *out)
+{
+    int32_t partner = recv ? d->source : d->dest;
+    if (!post_id || d->comm < 0 || d->comm >= (1 << 12) || partner < -1 ||
+        partner >= (1 << 17) - 1 || d->bytes_received != 0 || (recv ? d->bytes_sent != 0 || d->dest != -1
+                                                                     : d->source != -1) ||
+        d->bytes_sent < 0 || (uint64_t)d->bytes_sent > UINT32_MAX ||
+        (d->tag != SCOPE_DATA_NO_TAG && (d->tag < -1 || d->tag >= (1 << 14) - 2)))
+        return 0;
+    uint64_t tag = d->tag == SCOPE_DATA_NO_TAG ? 0 : (uint64_t)(d->tag + 2);
+    out->ticks = SCOPE_REC_DATA_MARK | post_id | ((uint64_t)(partner + 1) << 32) | (tag << 49);
+    out->word = SCOPE_REC_POSTDATA_WORD | ((uint32_t)d->comm << 3) | (recv ? SCOPE_REC_POSTDATA_RECV : 0);
+    out->aux = (uint32_t)d->bytes_sent;
+    return 1;
+}
+
+/* Decodes a post's data record into its data *d and its post record *post
+ * (the one the two-record form would have written). Pure. */
+static inline void scope_postdata_unpack(const struct scope_rec *r, struct scope_call_data *d,
+                                         struct scope_rec *post)
+{
+    uint64_t t = r->ticks;
+    int recv = (r->word & SCOPE_REC_POSTDATA_RECV) != 0;
+    uint32_t tag2 = (uint32_t)(t >> 49) & 0x3fffu;
+    int32_t partner = (int32_t)((t >> 32) & 0x1ffffu) - 1;
+    d->bytes_sent = recv ? 0 : r->aux;
+    d->bytes_received = 0;
+    d->dest = recv ? SCOPE_DATA_NO_RANK : partner;
+    d->source = recv ? partner : SCOPE_DATA_NO_RANK;
+    d->tag = tag2 ? (int32_t)tag2 - 2 : SCOPE_DATA_NO_TAG;
+    d->comm = (int32_t)((r->word >> 3) & 0xfffu);
+    uint64_t p = SCOPE_REC_DATA_MARK | (t & 0xffffffffu) | (recv ? SCOPE_REQ_RECV : 0);
+    post->aux = 0;
+    if (!recv) {
+        if (partner >= 0 && partner < 0xfffe)
+            p |= (uint64_t)(partner + 1) << SCOPE_REQ_POST_DEST_SHIFT;
+        if (tag2 && tag2 < (1u << 13))
+            p |= (uint64_t)tag2 << SCOPE_REQ_POST_TAG_SHIFT;
+        post->aux = r->aux;
+    }
+    post->ticks = p;
+    post->word = SCOPE_REC_REQUEST_WORD;
+}
+
 /* Encodes `d` into out[0] (and out[1] for the long form). Returns the
  * number of records used, 1 or 2. Pure. */
 static inline int scope_data_pack(const struct scope_call_data *d, struct scope_rec out[2])

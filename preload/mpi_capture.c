@@ -15,6 +15,7 @@
  * called through PMPI_* looked up once; the preload's own calls are never
  * recorded (their return address is the preload's).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,13 +177,27 @@ uint32_t scope__mpi_op_of(const char *symbol)
 
 /* ------------------------------------------------------------ the capture */
 
+/* The records of the call being captured (its data record, a post, its
+ * completions), written together when the capture ends (out_flush): one
+ * check of the journal's room for all of them. */
+#define MAX_OUT 16
+struct out {
+    unsigned n;
+    struct scope_rec r[MAX_OUT];
+};
+
 /* One per thread: MPI calls do not nest in the recording. The status is
- * large enough for every ABI's MPI_Status (20 and 24 bytes). */
+ * large enough for every ABI's MPI_Status (20 and 24 bytes). One struct,
+ * so that the hot path finds all of it from one thread pointer. */
 struct capture {
     uint32_t op;
+    int big;                    /* counts are MPI_Counts (a large-count call) */
     const scope__mpi_abi *abi;  /* found at the entry, for the exit */
+    const struct scope__comm *used_comm;    /* what the last bytes_of()
+                                               measured against */
     uint64_t a[MAX_ARGS];
     uint64_t status[8];
+    struct out out;
 };
 static __thread struct capture cap __attribute__((tls_model("initial-exec")));
 
@@ -209,20 +224,11 @@ static struct capture_ext *get_ext(void)
     return ext;
 }
 
-/* The records of the call being captured (its data record, a post, its
- * completions), written together when the capture ends (out_flush): one
- * check of the journal's room for all of them. */
-#define MAX_OUT 16
-struct out {
-    unsigned n;
-    struct scope_rec r[MAX_OUT];
-};
-static __thread struct out out __attribute__((tls_model("initial-exec")));
 
 /* Writes the call's records now, or keeps them for the outer call's end. */
 static void out_flush(int keep)
 {
-    struct out *o = &out;
+    struct out *o = &cap.out;
     if (!o->n)
         return;
     if (!keep) {
@@ -239,7 +245,7 @@ static void out_flush(int keep)
  * the mark bit of its ticks when it writes them). */
 static void emit(uint64_t ticks, uint32_t word, uint32_t aux, int keep)
 {
-    struct out *o = &out;
+    struct out *o = &cap.out;
     if (o->n == MAX_OUT)
         out_flush(keep);    /* a completion call of many requests */
     o->r[o->n++] = (struct scope_rec){ ticks, word, aux };
@@ -247,7 +253,7 @@ static void emit(uint64_t ticks, uint32_t word, uint32_t aux, int keep)
 
 static void emit_data(const struct scope_call_data *d, int keep)
 {
-    struct out *o = &out;
+    struct out *o = &cap.out;
     if (o->n + 2 > MAX_OUT)
         out_flush(keep);
     o->n += (unsigned)scope_data_pack(d, &o->r[o->n]);   /* marked already: no matter */
@@ -349,10 +355,16 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
         c->a[k] = saved[-1 - k];
     for (int k = SCOPE_ARCH_SAVED_ARGS; k < o->nargs; k++)
         c->a[k] = slot[1 + (k - SCOPE_ARCH_SAVED_ARGS)];
-    const scope__mpi_abi *abi = scope__mpi_abi_get();
-    if (!abi || !scope__pmpi_ready()) {
-        c->op = 0;
-        return;
+    /* once the ABI is known and PMPI found, they stay: one load */
+    static const scope__mpi_abi *_Atomic ready;
+    const scope__mpi_abi *abi = atomic_load_explicit(&ready, memory_order_acquire);
+    if (__builtin_expect(!abi, 0)) {
+        abi = scope__mpi_abi_get();
+        if (!abi || !scope__pmpi_ready()) {
+            c->op = 0;
+            return;
+        }
+        atomic_store_explicit(&ready, abi, memory_order_release);
     }
     c->abi = abi;
     int st = status_arg(o->kind);
@@ -365,7 +377,7 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
 void scope__mpi_capture_drop(void)
 {
     cap.op = 0;
-    out.n = 0;
+    cap.out.n = 0;
     if (ext)
         ext->npending = 0;
 }
@@ -434,17 +446,16 @@ static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *st
 
 static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a,
                     struct scope_call_data *d);
-static __thread const struct scope__comm *used_comm __attribute__((tls_model("initial-exec")));
 
 /* A persistent request made: what each of its starts will move. */
 static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t *a)
 {
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
     const void *rp = (const void *)(uintptr_t)a[6];
-    if (!rp || bytes_of(abi, kind == K_SEND_INIT ? K_SEND : K_IRECV, a, &d) < 0 || !used_comm)
+    if (!rp || bytes_of(abi, kind == K_SEND_INIT ? K_SEND : K_IRECV, a, &d) < 0 || !cap.used_comm)
         return;
     uint64_t h = handle_at(abi, rp);
-    const struct scope__comm *cm = used_comm;
+    const struct scope__comm *cm = cap.used_comm;
     int inter = cm->remote_size > 0;
     struct scope__persist p = {
         d.bytes_sent, 0, d.dest, d.source, d.tag, d.comm, 0,
@@ -479,16 +490,12 @@ struct post_msg {
 };
 static const struct post_msg NO_MSG = { SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
 
-/* Follows request `handle` from its post (a nonblocking call, or a start
- * of a persistent one) and records the post record naming it. */
-static void name_post(uint64_t handle, struct scope__req r, struct post_msg m, int keep)
+/* The post record naming post `id` (journal.h). */
+static void emit_post(uint32_t id, int recv, struct post_msg m, int keep)
 {
-    uint32_t id = scope__req_post(handle, &r);
-    if (!id)
-        return;
-    uint64_t t = id | (r.recv ? SCOPE_REQ_RECV : 0);
+    uint64_t t = id | (recv ? SCOPE_REQ_RECV : 0);
     uint32_t aux = 0;
-    if (!r.recv) {
+    if (!recv) {
         if (m.dest >= 0 && m.dest < 0xfffe)
             t |= (uint64_t)(m.dest + 1) << SCOPE_REQ_POST_DEST_SHIFT;
         if (m.tag != SCOPE_DATA_NO_TAG && m.tag >= -1 && m.tag < (1 << 13) - 2)
@@ -496,6 +503,15 @@ static void name_post(uint64_t handle, struct scope__req r, struct post_msg m, i
         aux = m.bytes <= 0 ? 0 : m.bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)m.bytes;
     }
     emit(t, SCOPE_REC_REQUEST_WORD, aux, keep);
+}
+
+/* Follows request `handle` from its post (a nonblocking call, or a start
+ * of a persistent one) and records the post record naming it. */
+static void name_post(uint64_t handle, struct scope__req r, struct post_msg m, int keep)
+{
+    uint32_t id = scope__req_post(handle, &r);
+    if (id)
+        emit_post(id, r.recv, m, keep);
 }
 
 /* MPI_Start(all): each started persistent request is a post. One data
@@ -612,13 +628,12 @@ static void completion_exit(const scope__mpi_abi *abi, int kind, const uint64_t 
 /* ------------------------------------------------------------ the bytes */
 
 /* Counts are C ints, or MPI_Counts (int64) in the large-count functions:
- * `big` says which, for the call being measured. */
-static __thread int big __attribute__((tls_model("initial-exec")));
+ * cap.big says which, for the call being measured. */
 
 static int64_t sum_counts(uint64_t counts, int n)
 {
     int64_t s = 0;
-    if (big) {
+    if (cap.big) {
         const int64_t *v = (const int64_t *)(uintptr_t)counts;
         for (int i = 0; v && i < n; i++)
             s += v[i] > 0 ? v[i] : 0;
@@ -632,12 +647,12 @@ static int64_t sum_counts(uint64_t counts, int n)
 
 static int64_t count_at(uint64_t counts, int i)
 {
-    return scope__mpi_count_at(big, counts, i);
+    return scope__mpi_count_at(cap.big, counts, i);
 }
 
 static int64_t cnt(uint64_t a)
 {
-    return scope__mpi_cnt(big, a);
+    return scope__mpi_cnt(cap.big, a);
 }
 
 /* Source, tag and size received, from a status the call filled. */
@@ -744,11 +759,6 @@ static int rooted(const scope__mpi_abi *abi, const struct scope__comm *c, uint64
     return root == c->me;
 }
 
-/* used_comm (declared above): the communicator the last bytes_of()
- * measured against (a post's completion translates its source through it). */
-
-/* The byte model of docs/format.md, one case per kind. Returns 0, or -1
- * when nothing is to be recorded. */
 /* bytes_of()'s collectives, on communicator c (d->comm set). Returns 0,
  * or -1 when nothing is to be recorded. */
 static int coll_bytes(const scope__mpi_abi *abi, int kind, const uint64_t *a,
@@ -861,6 +871,10 @@ static int coll_bytes(const scope__mpi_abi *abi, int kind, const uint64_t *a,
     return -1;
 }
 
+/* The byte model of docs/format.md, one case per kind; cap.used_comm is
+ * set to the communicator measured against (a post's completion
+ * translates its source through it). Returns 0, or -1 when nothing is to
+ * be recorded. */
 static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, struct scope_call_data *d)
 {
     static const int comm_arg[] = {
@@ -872,17 +886,17 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
         [K_NB_ALLTOALLV] = 8, [K_NB_ALLTOALLW] = 8,
     };
     if (kind >= K_PUT && kind <= K_CAS) {
-        used_comm = NULL;
-        return scope__mpi_rma_bytes(abi, kind, a, big, d);
+        cap.used_comm = NULL;
+        return scope__mpi_rma_bytes(abi, kind, a, cap.big, d);
     }
     if (kind >= K_WIN_CREATE && kind <= K_WIN_DYNAMIC) {
-        used_comm = NULL;
+        cap.used_comm = NULL;
         return scope__mpi_win_created(abi, kind, a, d);
     }
     if (kind >= (int)(sizeof comm_arg / sizeof *comm_arg))
         return -1;
     const struct scope__comm *c = scope__mpi_comm_get(abi, a[comm_arg[kind]]);
-    used_comm = c;
+    cap.used_comm = c;
     if (!c)
         return -1;
     d->comm = c->id;
@@ -941,25 +955,41 @@ static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, in
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
     if (bytes_of(abi, kind, c->a, &d) < 0)
         return;
-    emit_data(&d, keep);
     /* a nonblocking post (point to point, or a collective): named, so
      * that its completion can say which post it completed */
-    const struct scope__comm *cm = used_comm;
+    const struct scope__comm *cm = cap.used_comm;
     int p2p = kind == K_SEND || kind == K_IRECV;
     int rma = ops[op].name[0] == 'R' && kind >= K_PUT && kind <= K_GET_ACC;  /* MPI_Rput & co */
-    if (!rma && (!cm || ops[op].name[0] != 'I' || (p2p && ops[op].nargs != 7) ||
-                 (!p2p && (kind < K_BCAST || kind > K_NB_ALLTOALLW))))
-        return;
     const void *rp = (const void *)(uintptr_t)c->a[ops[op].nargs - 1];
-    if (!rp)
+    if ((!rma && (!cm || ops[op].name[0] != 'I' || (p2p && ops[op].nargs != 7) ||
+                  (!p2p && (kind < K_BCAST || kind > K_NB_ALLTOALLW)))) || !rp) {
+        emit_data(&d, keep);
         return;
+    }
     /* a one-sided request's completion reads no status: no world ranks */
     int inter = cm && cm->remote_size > 0;
     struct scope__req r = { 0, kind == K_IRECV, cm ? cm->world : NULL,
                             cm ? (inter ? cm->remote_size : cm->size) : 0,
                             inter ? cm->size : 0 };
-    struct post_msg m = kind == K_SEND ? (struct post_msg){ d.dest, d.tag, d.bytes_sent } : NO_MSG;
-    name_post(handle_at(abi, rp), r, m, keep);
+    uint64_t h = handle_at(abi, rp);
+    if (p2p) {
+        /* the data and the post in one record when they fit (journal.h) */
+        uint32_t id = scope__req_post(h, &r);
+        struct out *o = &cap.out;
+        if (o->n == MAX_OUT)
+            out_flush(keep);
+        if (id && scope_postdata_pack(&d, id, r.recv, &o->r[o->n])) {
+            o->n++;
+            return;
+        }
+        emit_data(&d, keep);
+        if (id)
+            emit_post(id, r.recv, kind == K_SEND ? (struct post_msg){ d.dest, d.tag, d.bytes_sent }
+                                                 : NO_MSG, keep);
+        return;
+    }
+    emit_data(&d, keep);
+    name_post(h, r, NO_MSG, keep);
 }
 
 void scope__mpi_capture_exit(uint64_t rc, int keep)
@@ -972,7 +1002,7 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
     const scope__mpi_abi *abi = c->abi;     /* PMPI was ready at the entry */
     if ((int)(uint32_t)rc != abi->success)
         return;
-    big = (op & OP_BIG) != 0;
+    c->big = (op & OP_BIG) != 0;
     op &= ~OP_BIG;
     capture_records(abi, op, ops[op].kind, keep);
     out_flush(keep);

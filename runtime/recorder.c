@@ -303,6 +303,10 @@ int32_t scope__comm_define(int32_t size, int32_t remote_size, const int32_t *wor
         return SCOPE_EIO;
     scope__rec_lock();
     int32_t id = scope__rec.n_comms;
+    if (id > SCOPE_COMM_ID_MAX) {   /* the ids beyond are record words (journal.h) */
+        scope__rec_unlock();
+        return SCOPE_ELIMIT;
+    }
     int rc = scope__rec_meta_comm(id, size, remote_size, world, creator ? creator : "",
                                   name ? name : "");
     if (rc == 0)

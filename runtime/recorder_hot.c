@@ -215,24 +215,31 @@ void scope__record_data_recs(const struct scope_rec *r, unsigned n)
 {
     struct scope__rec_thread *t = &tls;
     struct scope_rec *w = t->cur;
-    if (__builtin_expect(!(w && (size_t)(t->end - w) >= n && scope__hot.on), 0)) {
-        for (unsigned i = 0; i < n; i++)     /* across a chunk's end: one by one */
+    if (n == 1) {   /* most calls: record_data_rec's checks, no loops */
+        if (scope_rec_is_data(r->word)) {
+            struct scope_rec one = { SCOPE_REC_DATA_MARK | r->ticks, r->word, r->aux };
+            record_data_rec(&one);
+        }
+        return;
+    }
+    uint32_t all = SCOPE_REC_DATA;
+    for (unsigned i = 0; i < n; i++)
+        all &= r[i].word;
+    /* across a chunk's end, or a record that is not data among them (never
+     * written: only data records here): one by one */
+    if (__builtin_expect(!(w && (size_t)(t->end - w) >= n && scope__hot.on &&
+                           all == SCOPE_REC_DATA), 0)) {
+        for (unsigned i = 0; i < n; i++)
             scope__record_data_raw(r[i].ticks, r[i].word, r[i].aux);
         return;
     }
-    unsigned k = 0;
-    for (unsigned i = 0; i < n; i++)
-        k += scope_rec_is_data(r[i].word);
-    t->cur = w + k;
+    t->cur = w + n;
     atomic_signal_fence(memory_order_seq_cst);
-    for (unsigned i = 0; i < n; i++) {
-        if (!scope_rec_is_data(r[i].word))
-            continue;
+    for (unsigned i = 0; i < n; i++, w++) {
         w->word = r[i].word;
         w->aux = r[i].aux;
         /* published by its ticks, as in record_aux() */
         __atomic_store_n(&w->ticks, SCOPE_REC_DATA_MARK | r[i].ticks, __ATOMIC_RELEASE);
-        w++;
     }
 }
 

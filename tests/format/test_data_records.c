@@ -4,8 +4,11 @@
  * scope_data_unpack() exactly, in the compact form up to each field's
  * limit and in the long form just past it, and neither form can be taken
  * for a begin, an end, a complete record, an empty slot or a request
- * record. The recorder writes with the one function and the converter
- * reads with the other, so their agreement is the format.
+ * record. A post's data record (one record for a nonblocking
+ * point-to-point post's data and post) reads back as the data and the
+ * post record the two-record form writes, up to each field's limit, and
+ * is refused past it. The recorder writes with the one function and the
+ * converter reads with the other, so their agreement is the format.
  */
 #include <stdint.h>
 
@@ -35,6 +38,48 @@ static void round_trip(struct scope_call_data d, int want_records)
     CHECK_I64(got.comm, d.comm);
 }
 
+/* The post record the two-record form writes for a post (preload
+ * mpi_capture.c, emit_post). */
+static struct scope_rec post_record(uint32_t id, int recv, const struct scope_call_data *d)
+{
+    uint64_t t = SCOPE_REC_DATA_MARK | id | (recv ? SCOPE_REQ_RECV : 0);
+    uint32_t aux = 0;
+    if (!recv) {
+        if (d->dest >= 0 && d->dest < 0xfffe)
+            t |= (uint64_t)(d->dest + 1) << SCOPE_REQ_POST_DEST_SHIFT;
+        if (d->tag != SCOPE_DATA_NO_TAG && d->tag >= -1 && d->tag < (1 << 13) - 2)
+            t |= (uint64_t)(d->tag + 2) << SCOPE_REQ_POST_TAG_SHIFT;
+        aux = (uint32_t)d->bytes_sent;
+    }
+    return (struct scope_rec){ t, SCOPE_REC_REQUEST_WORD, aux };
+}
+
+/* A post's data record: packs (or is refused: fits = 0), and reads back
+ * as the data and the post record. */
+static void post_round_trip(struct scope_call_data d, uint32_t id, int recv, int fits)
+{
+    struct scope_rec r = { 0, 0, 0 };
+    CHECK_I64(scope_postdata_pack(&d, id, recv, &r), fits);
+    if (!fits)
+        return;
+    CHECK(scope_rec_is_data(r.word));
+    CHECK(scope_rec_is_postdata(r.word));
+    CHECK(!scope_rec_is_request(r.word));
+    CHECK((r.ticks & SCOPE_REC_DATA_MARK) != 0);
+    struct scope_call_data got;
+    struct scope_rec post, want = post_record(id, recv, &d);
+    scope_postdata_unpack(&r, &got, &post);
+    CHECK_I64(got.bytes_sent, d.bytes_sent);
+    CHECK_I64(got.bytes_received, 0);
+    CHECK_I64(got.dest, d.dest);
+    CHECK_I64(got.source, d.source);
+    CHECK_I64(got.tag, d.tag);
+    CHECK_I64(got.comm, d.comm);
+    CHECK(post.ticks == want.ticks);
+    CHECK_I64(post.word, want.word);
+    CHECK_I64(post.aux, want.aux);
+}
+
 int main(void)
 {
     /* compact: typical calls, and every field at its compact limit */
@@ -54,6 +99,28 @@ int main(void)
     round_trip((struct scope_call_data){ 8, 8, 0, 0, 7, 1 << 12 }, 2);
     round_trip((struct scope_call_data){ INT64_MAX, INT64_MAX, 16777215, 16777215,
                                          SCOPE_DATA_NO_TAG, (1 << 24) }, 2);
+
+    /* posts: a send, a receive from a rank and from MPI_ANY_SOURCE with
+     * MPI_ANY_TAG, every field at its limit, and one past each */
+    post_round_trip((struct scope_call_data){ 4, 0, 0, -1, 1, 0 }, 1, 0, 1);
+    post_round_trip((struct scope_call_data){ 0, 0, -1, 3, 9, 2 }, 77, 1, 1);
+    post_round_trip((struct scope_call_data){ 0, 0, -1, -1, -1, 0 }, 78, 1, 1);
+    post_round_trip((struct scope_call_data){ 0, 0, -1, -1, SCOPE_DATA_NO_TAG, 0 }, 79, 0, 1);
+    post_round_trip((struct scope_call_data){ UINT32_MAX, 0, (1 << 17) - 2, -1, (1 << 14) - 3,
+                                              (1 << 12) - 1 }, UINT32_MAX, 0, 1);
+    post_round_trip((struct scope_call_data){ 8, 0, 0xfffe, -1, (1 << 13) - 2, 5 }, 3, 0, 1);
+    post_round_trip((struct scope_call_data){ (int64_t)UINT32_MAX + 1, 0, 1, -1, 7, 0 }, 1, 0, 0);
+    post_round_trip((struct scope_call_data){ 8, 0, (1 << 17) - 1, -1, 7, 0 }, 1, 0, 0);
+    post_round_trip((struct scope_call_data){ 0, 0, -1, (1 << 17) - 1, 7, 0 }, 1, 1, 0);
+    post_round_trip((struct scope_call_data){ 8, 0, 1, -1, (1 << 14) - 2, 0 }, 1, 0, 0);
+    post_round_trip((struct scope_call_data){ 8, 0, 1, -1, 7, 1 << 12 }, 1, 0, 0);
+    post_round_trip((struct scope_call_data){ 8, 0, 1, -1, 7, 0 }, 0, 0, 0);   /* no post id */
+    post_round_trip((struct scope_call_data){ 8, 0, -1, 1, 7, 0 }, 1, 1, 0);   /* bytes on a receive */
+    /* the post's data words are long forms' words no communicator id
+     * reaches, and never the request word */
+    CHECK(!scope_rec_is_postdata(SCOPE_REC_REQUEST_WORD));
+    CHECK(!scope_rec_is_postdata(SCOPE_REC_DATA | SCOPE_REC_DATA_LONG | ((uint32_t)SCOPE_COMM_ID_MAX << 3)));
+    CHECK(!scope_rec_is_postdata(SCOPE_REC_DATA | SCOPE_REC_DATA_LONG | (((1u << 22) + 1) << 3)));
 
     /* no data record is a begin, an end or a complete record of the
      * recorder: those never have both low bits set */
