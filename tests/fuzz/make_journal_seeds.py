@@ -105,13 +105,21 @@ def request(payload, aux=0):          # journal.h, SCOPE_REC_REQUEST_WORD
     return struct.pack("<QII", (1 << 63) | payload, 0xfffffff7, aux)
 
 
+def postdata(post_id, recv, partner, tag, comm, sent):   # SCOPE_REC_POSTDATA_WORD
+    ticks = (1 << 63) | post_id | ((partner + 1) << 32) | ((tag + 2) << 49)
+    return struct.pack("<QII", ticks, 0xfff80007 | (comm << 3) | ((1 << 15) if recv else 0), sent)
+
+
 # an Irecv-like post (id 1, a receive) and its completion by a later call,
 # a completion of an unknown post, and a request record after a begin
 moved = [data_compact(1, 2, 3, 4, 5, 0), rec(2000, 0), rec(2100, 2, COMPLETE, 50),
          data_compact(400, 0, 1, -1, 7, 0), request(1 | (1 << 32)), rec(2200, 2),
          request(7), rec(2300, 2, END),
          request((1 << 62) | 1 | (3 << 32) | (9 << 48), 64), request((1 << 62) | 99),
-         data_long(5 << 32, 0, 2, -1, 70000, 0), rec(2400, 0, END)]
+         data_long(5 << 32, 0, 2, -1, 70000, 0), rec(2400, 0, END),
+         # a post's data record (an Isend to 1, id 5) and its completion
+         rec(2500, 2), rec(2510, 2, END), postdata(5, 0, 1, 3, 0, 8),
+         rec(2520, 2, COMPLETE, 5), request((1 << 62) | 5)]
 mpi_data = header(2) + meta_chunk(regions, [(0, [0, 1, 2, 3], "MPI_COMM_WORLD")]) + events_chunk(
     moved, STAGING, flags=CLEARED)
 seeds = {"finished": finished, "mpi_data": mpi_data, "crashed": crashed, "two_threads": two,
