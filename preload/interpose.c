@@ -750,6 +750,57 @@ static void report_at_exit(void)
                 1e3 * E.late_cpu, E.late_fns);
 }
 
+/* A config entry naming an MPI call by its upper-case Fortran name
+ * (MPI_SEND) names the call from every binding: the C function (MPI_Send)
+ * is instrumented too, as an entry of its own after the config's (so an
+ * entry that names it first keeps it, and it warns of nothing). Without
+ * it, the binding would be timed but what it moved not read: that is read
+ * from the C call the binding makes (shadow_stack.c), and MPICH's `use
+ * mpi_f08` procedures call the C function without any Fortran symbol.
+ * Returns cfg itself when no entry is such a name, else a copy with the
+ * entries added (kept for the process's life), or NULL when out of memory. */
+static const scope_config *with_c_names(const scope_config *cfg)
+{
+    size_t extra = 0;
+    char cname[256];
+    for (size_t i = 0; i < cfg->n_entries; i++) {
+        const scope_config_entry *e = &cfg->entries[i];
+        extra += e->kind == SCOPE_KIND_MPI && !e->is_glob &&
+                 fortran_mpi_name(e->pattern, cname, sizeof cname);
+    }
+    if (!extra)
+        return cfg;
+    scope_config *c = malloc(sizeof *c);
+    scope_config_entry *v = calloc(cfg->n_entries + extra, sizeof *v);
+    if (!c || !v)
+        goto fail_alloc;
+    *c = *cfg;
+    memcpy(v, cfg->entries, cfg->n_entries * sizeof *v);
+    size_t n = cfg->n_entries;
+    for (size_t i = 0; i < cfg->n_entries; i++) {
+        const scope_config_entry *e = &cfg->entries[i];
+        if (e->kind != SCOPE_KIND_MPI || e->is_glob ||
+            !fortran_mpi_name(e->pattern, cname, sizeof cname))
+            continue;
+        v[n] = (scope_config_entry){ .pattern = strdup(cname), .region = e->region,
+                                     .kind = SCOPE_KIND_MPI, .callsites = e->callsites,
+                                     .line = 0 };
+        if (!v[n].pattern)
+            goto fail_name;
+        n++;
+    }
+    c->entries = v;
+    c->n_entries = n;
+    return c;
+fail_name:
+    while (n > cfg->n_entries)
+        free(v[--n].pattern);
+fail_alloc:
+    free(v);
+    free(c);
+    return NULL;
+}
+
 int scope__interpose_apply(const scope_config *cfg)
 {
     if (E.cfg)
@@ -757,6 +808,9 @@ int scope__interpose_apply(const scope_config *cfg)
     int rc = scope__patch_init();
     if (rc < 0)
         return rc;
+    cfg = with_c_names(cfg);
+    if (!cfg)
+        return SCOPE_ENOMEM;
     size_t n_e = cfg->n_entries ? cfg->n_entries : 1;
     E.found = calloc(n_e, sizeof *E.found);
     E.matched = calloc(n_e, sizeof *E.matched);

@@ -4,7 +4,7 @@
 The three Fortran bindings (issue 28): PROGRAM is prog_fbind.F90 built
 for BINDING (f08: `use mpi_f08`, mpif: `include 'mpif.h'`, mpi: `use mpi`)
 with MPI's wrapper (openmpi: mpif90; mpich: mpif90.mpich). It runs with 4
-ranks under MPI's launcher, bare and under the preload (config `MPI_*`),
+ranks under MPI's launcher, bare and under the preload (config `MPI_*`, then Fortran names),
 and the checks, each value derived by hand below from the rank alone, are:
   - both runs print "rank R: ok" on every rank (the program checked every
     value it received) and exit alike;
@@ -21,7 +21,10 @@ and the checks, each value derived by hand below from the rank alone, are:
     MPI_Waitall, the receives with their size, source and tag;
   - the communicator table (MPI_COMM_WORLD, made by MPI_Init);
   - `scope comm --format csv`: the point-to-point matrix the sends imply;
-    `scope summary` and Python: the byte totals.
+    `scope summary` and Python: the byte totals;
+  - all of it again with a config naming each call by its upper-case
+    Fortran name only (MPI_SEND, ...), which names the call from every
+    binding.
 """
 import csv
 import io
@@ -121,16 +124,25 @@ def check_matrix(res, got_all):
     print("scope comm: the matrix of the sends")
 
 
+# The same calls named by their upper-case Fortran names only: each names
+# the call from every binding (the C function too), so the profile is the
+# one `MPI_*` gives.
+FORTRAN_NAMES = ("MPI_INIT\nMPI_COMM_RANK\nMPI_COMM_SIZE\nMPI_SEND\nMPI_RECV\nMPI_ISEND\n"
+                 "MPI_IRECV\nMPI_WAITALL\nMPI_ALLREDUCE\nMPI_BCAST\nMPI_GET_COUNT\n")
+
+
 def main():
-    res = profile(sys.argv[1:7])
-    # the lines' characters: MPICH's launcher can interleave the ranks' lines
-    if chars(res.stdout) != chars("".join(f"rank {r}: ok" for r in range(N))):
-        fail(f"the program saw wrong data: {res.stdout}")
-    check_calls(res)
-    got_all = check_columns(res, expected)
-    check_comms(res, lambda r: [N], lambda r: list(range(N)), lambda r: ["MPI_Init"])
-    check_matrix(res, got_all)
-    check_totals(res, got_all)
+    for config, name in (("MPI_*\n", "p"), (FORTRAN_NAMES, "fortran_names")):
+        res = profile(sys.argv[1:7], config, name)
+        print(f"config {config!r}:")
+        # the lines' characters: MPICH's launcher can interleave the ranks' lines
+        if chars(res.stdout) != chars("".join(f"rank {r}: ok" for r in range(N))):
+            fail(f"the program saw wrong data: {res.stdout}")
+        check_calls(res)
+        got_all = check_columns(res, expected)
+        check_comms(res, lambda r: [N], lambda r: list(range(N)), lambda r: ["MPI_Init"])
+        check_matrix(res, got_all)
+        check_totals(res, got_all)
     print("ok")
 
 
