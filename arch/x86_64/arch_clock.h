@@ -6,9 +6,14 @@
  * so runtime/clock.c and convert/ hold no CPU-specific code. See
  * arch/README.md for the interface and docs/design.md "Architectures".
  *
- * rdtsc is not serialising, as the clock of a profiler need not be: a read
- * may be taken a few instructions early, and two reads of one thread never
- * go backwards on an invariant TSC.
+ * rdtsc alone is not ordered: a read may execute before the instructions
+ * that precede it have. On an AVX-512 Xeon that stamped the end of a 47 ns
+ * call of dependent arithmetic about 100 cycles early, so the call read as
+ * 20 ns (tests/compensate found it; bench/README.md, "Ordered clock
+ * reads"). So each read waits for every earlier instruction to finish
+ * (lfence first, as Linux's vDSO clock reads it): a call's end is stamped
+ * after its work, and a begin after the caller's. Two reads of one thread
+ * never go backwards on an invariant TSC.
  */
 #ifndef SCOPE_ARCH_CLOCK_H
 #define SCOPE_ARCH_CLOCK_H
@@ -21,11 +26,13 @@
 #include <x86intrin.h>
 
 /* How the counter is read, as messages and benchmarks name it. */
-#define SCOPE_ARCH_COUNTER_NAME "rdtsc"
+#define SCOPE_ARCH_COUNTER_NAME "lfence+rdtsc"
 
 static inline uint64_t scope__arch_counter(void)
 {
-    return __rdtsc();
+    uint32_t lo, hi;    /* one asm: the hot path is built general-registers-only */
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
 }
 
 /* The TSC's rate is not architectural: 0 = unknown, so the converter
