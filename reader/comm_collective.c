@@ -10,6 +10,12 @@
  * stay exact). Reductions over all members (MPI_Allreduce,
  * MPI_Reduce_scatter, scans), barriers, neighbourhood collectives and
  * intercommunicators have no pairwise meaning here and are left out.
+ * An MPI_Start (or MPI_Startall of one request) of a rooted persistent
+ * collective names its root as the blocking call does, but not which
+ * collective it started: the member's own bytes say the direction (a
+ * member other than the root only receives from it in MPI_Bcast and
+ * MPI_Scatter(v), only sends to it in MPI_Gather(v) and MPI_Reduce), so
+ * its share is the blocking call's.
  *
  * Apart from comm.c because it is the only part of the matrices that
  * needs the communicators' members.
@@ -28,6 +34,7 @@ enum shape {
     ALL_EQUAL,      /* Alltoall: one equal block to each member */
     ALL_SAME,       /* Allgather(v): the rank's one block to each member */
     ALL_SPREAD,     /* Alltoallv, Alltoallw: spread evenly (counts not recorded) */
+    STARTED,        /* MPI_Start(all): a rooted persistent collective's start */
 };
 
 /* The shape of a collective region by its name: MPI_<Op>, its
@@ -42,6 +49,7 @@ static enum shape shape_of(const char *name)
         { "Gather", ALL_TO_ONE }, { "Gatherv", ALL_TO_ONE }, { "Reduce", ALL_TO_ONE },
         { "Alltoall", ALL_EQUAL }, { "Allgather", ALL_SAME }, { "Allgatherv", ALL_SAME },
         { "Alltoallv", ALL_SPREAD }, { "Alltoallw", ALL_SPREAD },
+        { "Start", STARTED }, { "Startall", STARTED },
     };
     const char *s;
     size_t n;
@@ -94,6 +102,16 @@ static void shares(enum shape sh, int rank, const scope_moved *mv, int64_t i,
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
                 f(ctx, rank, members[k], mv->bytes_sent[i]);
+        return;
+    case STARTED:
+        /* a tag: a point-to-point request; no root: a collective without
+         * one, or several requests started together (no partner) */
+        if (mv->tag[i] != SCOPE_NO_TAG_VALUE || root < 0 || root == rank)
+            return;
+        if (mv->bytes_received[i] > 0)
+            f(ctx, root, rank, mv->bytes_received[i]);
+        else if (mv->bytes_sent[i] > 0)
+            f(ctx, rank, root, mv->bytes_sent[i]);
         return;
     default:
         return;

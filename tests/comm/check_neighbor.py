@@ -15,7 +15,9 @@ model):
     MPI 4), as their int forms;
   - persistent collectives (MPICH: MPI 4): MPI_Bcast_init and
     MPI_Allreduce_init move nothing at the init; each MPI_Start moves the
-    blocking call's bytes (no partner), MPI_Startall both requests' bytes;
+    blocking call's bytes and names its root (the broadcast's rank 2; the
+    allreduce none), without tag; MPI_Startall both requests' bytes, no
+    root;
   - the communicator table: each communicator's creating call
     (MPI_Init, MPI_Cart_create, MPI_Dist_graph_create_adjacent,
     MPI_Graph_create);
@@ -48,7 +50,7 @@ def expected_c(r, mpi):
     if mpi == "mpich":
         out["MPI_Neighbor_alltoallv_c"] = out["MPI_Neighbor_alltoallv"]
         out["MPI_Alltoallw_c"] = [w]
-        bcast = row(24, 0) if r == 2 else row(0, 24)
+        bcast = row(24, 0, 2, 2) if r == 2 else row(0, 24, 2, 2)
         out["MPI_Start"] = [bcast] * 3 + [row(32, 32)]
         out["MPI_Startall"] = [row(24 + 32, 32) if r == 2 else row(32, 24 + 32)]
     return out
@@ -61,7 +63,7 @@ def expected_f(r, mpi):
     out = {"MPI_Neighbor_allgather": [row(12, 12 * live)],
            "MPI_Neighbor_alltoall": [row(16 * live, 16 * live)]}
     if mpi == "mpich":      # MPI_Bcast_init, started 3 times, on MPI_COMM_WORLD (row 1)
-        out["MPI_Start"] = [row(24, 0, comm=1) if r == 2 else row(0, 24, comm=1)] * 3
+        out["MPI_Start"] = [row(24, 0, 2, 2, comm=1) if r == 2 else row(0, 24, 2, 2, comm=1)] * 3
     return out
 
 

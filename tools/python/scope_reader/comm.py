@@ -128,7 +128,10 @@ def _bind(lib, sig, check, p, all_ranks):
                     continue
                 dest = np.ctypeslib.as_array(m.dest, shape=(m.n,))
                 sent = np.ctypeslib.as_array(m.bytes_sent, shape=(m.n,))
-                keep = dest >= 0
+                tag = np.ctypeslib.as_array(m.tag, shape=(m.n,))
+                # a message has a tag: a dest without one is a persistent
+                # collective's root (its MPI_Start), as in the C reader
+                keep = (dest >= 0) & (tag != NO_TAG)
                 keys.append((np.int64(k) << 32) | dest[keep].astype(np.int64))
                 sizes.append(sent[keep].astype(np.int64))
         key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
