@@ -93,6 +93,13 @@ SCOPE_READER_API int scope_region_is_one_sided(const char *name);
  * collective have them), else 0. Pure. */
 SCOPE_READER_API int scope_region_is_collective_pairwise(const char *name);
 
+/* 1 for a collective region (MPI_Bcast, ..., MPI_Allreduce, MPI_Scan,
+ * MPI_Exscan, MPI_Reduce_scatter(_block), MPI_Barrier, the neighbourhood
+ * collectives MPI_Neighbor_*, their nonblocking MPI_I... and _c forms),
+ * whether or not it has pairwise shares; not the persistent inits (they
+ * move nothing) nor MPI_Start(all). Pure. */
+SCOPE_READER_API int scope_region_is_collective(const char *name);
+
 /* The number of world ranks the matrix spans: one more than the largest
  * rank or partner in the profile. Loads the data columns. */
 SCOPE_READER_API int scope_profile_world_size(scope_profile *p);

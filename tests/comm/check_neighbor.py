@@ -22,10 +22,12 @@ model):
     (MPI_Init, MPI_Cart_create, MPI_Dist_graph_create_adjacent,
     MPI_Graph_create);
   - `scope summary` and Python give the byte totals; the point-to-point
-    matrix stays empty.
+    matrix stays empty; `scope comm --collectives` lists the neighbourhood
+    collectives as calls without pairs (many partners, no partner column).
 """
 import sys
 
+from check_comm import check_unpaired, unpaired
 from moved_common import (N, check_columns, check_comms, check_no_p2p, check_totals, fail, profile,
                           row)
 
@@ -81,6 +83,21 @@ def main():
                     lambda r: ["MPI_Cart_create"] + ["MPI_Init"] * mpich)
     check_totals(res, got_all)
     check_no_p2p(res, "collectives")
+    # every neighbourhood collective's call, by hand: C on each of the 4
+    # ranks 3 allgathers, an allgatherv, 2 alltoalls, an ialltoall, an
+    # alltoallv (and its _c under MPICH), an alltoallw; Fortran an
+    # allgather and an alltoall
+    per_rank = ({"MPI_Neighbor_allgather": 3, "MPI_Neighbor_allgatherv": 1,
+                 "MPI_Neighbor_alltoall": 2, "MPI_Ineighbor_alltoall": 1,
+                 "MPI_Neighbor_alltoallv": 1, "MPI_Neighbor_alltoallw": 1}
+                if res.lang == "c" else {"MPI_Neighbor_allgather": 1, "MPI_Neighbor_alltoall": 1})
+    if res.lang == "c" and res.mpi == "mpich":
+        per_rank["MPI_Neighbor_alltoallv_c"] = 1
+    want = {name: N * k for name, k in per_rank.items()}
+    coll = {(r, name): rows for r, regions in got_all.items() for name, rows in regions.items()}
+    if unpaired(coll) != want:
+        fail(f"the columns' neighbourhood calls {unpaired(coll)} want {want}")
+    check_unpaired(res.scope, res.out, res.env, res.outdir, want)
     print("ok")
 
 

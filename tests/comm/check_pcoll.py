@@ -154,9 +154,13 @@ def check_collective_matrix(res):
     # sizes: the scatterv's 4 bytes (10 to rank 0), its 8 and 12 and the
     # reduce's 8 (10 + 10 + 33), the broadcast's 40 (30)
     r = run([res.scope, "comm", "--collectives", "--format", "json", res.out], res.env, res.outdir)
-    sizes = {(x["min_bytes"], x["max_bytes"]): x["messages"] for x in json.loads(r.stdout)["sizes"]}
+    j = json.loads(r.stdout)
+    sizes = {(x["min_bytes"], x["max_bytes"]): x["messages"] for x in j["sizes"]}
     if sizes != {(4, 7): 10, (8, 15): 53, (32, 63): 30}:
         fail(f"scope comm --collectives sizes: {sizes}")
+    # no collective region: the allreduce's starts are MPI_Start's calls
+    if j["unpaired"] != []:
+        fail(f"scope comm --collectives unpaired: {j['unpaired']}")
     import scope_reader
     p = scope_reader.read_h5(res.out)
     msgs, nbytes = p.comm_matrix(kind="collective")
