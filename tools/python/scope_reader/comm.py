@@ -94,7 +94,8 @@ def _bind(lib, sig, check, p, all_ranks):
         to its target, a get from its target to its origin.
         kind="collective": the collective calls' pairwise shares by the
         byte model of docs/format.md (a root to each member, each member to
-        a root, each member's block to every other)."""
+        a root, each member's block to every other; an MPI_Start of one
+        rooted persistent collective as its blocking call)."""
         idx = ALL_REGIONS if region is None else self[region].index
         k = _kind(kind)
         n = world(self._h)
