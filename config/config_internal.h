@@ -36,9 +36,9 @@ char *scope__cfg_unescape(const char *s, size_t n);
  * out of memory. */
 scope_config *scope__cfg_new(void);
 
-/* Appends the default entry (every MPI_* function, kind mpi, line 0) to cfg.
- * Returns 0 or SCOPE_ENOMEM. */
-int scope__cfg_add_default_entry(scope_config *cfg);
+/* Appends the default entries (every MPI_* and every MPIX_* function,
+ * kind mpi, line 0) to cfg. Returns 0 or SCOPE_ENOMEM. */
+int scope__cfg_add_default_entries(scope_config *cfg);
 
 /* The built-in exclusions of scope__config_wants_exe: fnmatch patterns on
  * the executable's basename (launchers, shells, wrappers). Sets *n. */

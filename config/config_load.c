@@ -214,7 +214,7 @@ int scope__config_default(scope_config **out, char *err, size_t errlen)
         goto fail;
     }
     cfg->is_default = 1;
-    if ((rc = scope__cfg_add_default_entry(cfg)) < 0)
+    if ((rc = scope__cfg_add_default_entries(cfg)) < 0)
         goto fail_cfg;
     if ((rc = scope__config_apply_env(cfg, err, errlen)) < 0)
         goto fail_cfg;

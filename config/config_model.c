@@ -1,8 +1,8 @@
 /*
  * config_model.c - the config struct itself (scope_config.h): a new one
- * with the settings table's defaults, the default entry (every MPI_*
- * function), and freeing one. The parser (config_parse.c) and the loader
- * (config_load.c) both build on it; it calls neither.
+ * with the settings table's defaults, the default entries (every MPI_*
+ * and MPIX_* function), and freeing one. The parser (config_parse.c) and
+ * the loader (config_load.c) both build on it; it calls neither.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,20 +25,28 @@ scope_config *scope__cfg_new(void)
     return cfg;
 }
 
-int scope__cfg_add_default_entry(scope_config *cfg)
+/* The built-in list: every MPI function, and every MPI library's
+ * extension (MPIX_*), which `MPI_*` does not match: Open MPI 4.1 has MPI
+ * 4's persistent collectives only as MPIX_Bcast_init & co, whose starts
+ * move nothing known unless the init was seen. */
+int scope__cfg_add_default_entries(scope_config *cfg)
 {
-    scope_config_entry *e = realloc(cfg->entries, (cfg->n_entries + 1) * sizeof *e);
+    static const char *const patterns[] = { "MPI_*", "MPIX_*" };
+    size_t n = sizeof patterns / sizeof *patterns;
+    scope_config_entry *e = realloc(cfg->entries, (cfg->n_entries + n) * sizeof *e);
     if (!e)
         return SCOPE_ENOMEM;
     cfg->entries = e;
-    e += cfg->n_entries;
-    memset(e, 0, sizeof *e);
-    if (!(e->pattern = strdup("MPI_*")))
-        return SCOPE_ENOMEM;
-    e->is_glob = 1;
-    e->kind = SCOPE_KIND_MPI;
-    e->callsites = cfg->callsites;
-    cfg->n_entries++;
+    for (size_t i = 0; i < n; i++) {
+        e = &cfg->entries[cfg->n_entries];
+        memset(e, 0, sizeof *e);
+        if (!(e->pattern = strdup(patterns[i])))
+            return SCOPE_ENOMEM;
+        e->is_glob = 1;
+        e->kind = SCOPE_KIND_MPI;
+        e->callsites = cfg->callsites;
+        cfg->n_entries++;
+    }
     return 0;
 }
 

@@ -621,7 +621,7 @@ int scope__config_parse(const char *text, const char *path, scope_config **out,
         if (p.cfg->entries[i].callsites < 0)
             p.cfg->entries[i].callsites = p.cfg->callsites;
     if (p.cfg->n_entries == 0) {
-        if ((rc = scope__cfg_add_default_entry(p.cfg)) < 0) {
+        if ((rc = scope__cfg_add_default_entries(p.cfg)) < 0) {
             rc = fail_oom(&p);
             goto fail;
         }

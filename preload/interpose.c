@@ -537,7 +537,7 @@ static int apply_to(struct collect *c, int atomic, int startup)
                              "again at each dlopen)", e->object);
                 }
                 scope__note_interposition(label, "", "", "symbol", "not found", sug);
-                /* the built-in default (every MPI_*) finding nothing just
+                /* the built-in default (every MPI_*, MPIX_*) finding nothing just
                  * means a program without MPI: no warning for it. The
                  * others wait for scope__interpose_warn_unmatched: a shell
                  * or `hostname` that never records must stay silent. */

@@ -466,8 +466,12 @@ static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t 
 }
 
 /* A persistent collective made (MPI_Bcast_init, ...): each start moves
- * what the blocking call (`base`) with these arguments would; its request
- * is the last argument. */
+ * what the blocking call (`base`) with these arguments would, and names
+ * the same root (dest and source, as MPI_Bcast's columns do), so that the
+ * collective matrix can give a started Bcast, Reduce, Gather(v) or
+ * Scatter(v) its pair. Its tag stays none: that is what tells a reader
+ * the start's dest is a root, never a point-to-point partner (every
+ * message has a tag). Its request is the last argument. */
 static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs, const uint64_t *a)
 {
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
@@ -475,9 +479,8 @@ static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs,
     if (!rp || bytes_of(abi, base, a, &d) < 0)
         return;
     uint64_t h = handle_at(abi, rp);
-    struct scope__persist p = { d.bytes_sent, d.bytes_received, SCOPE_DATA_NO_RANK,
-                                SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, d.comm, 1,
-                                { 0, 0, NULL, 0, 0 } };
+    struct scope__persist p = { d.bytes_sent, d.bytes_received, d.dest, d.source,
+                                SCOPE_DATA_NO_TAG, d.comm, 1, { 0, 0, NULL, 0, 0 } };
     scope__req_persist(h, &p);
 }
 

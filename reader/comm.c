@@ -288,12 +288,21 @@ static void add_rma_matrix(void *ctx, int origin, const scope__cell *c)
     }
 }
 
+/* 1 when call i of a point-to-point region sent a message: it names a
+ * destination and a tag. Every message has a tag; a row with a dest and
+ * no tag is a persistent collective's MPI_Start(all), whose dest is its
+ * root (docs/format.md), not a partner. */
+static int sent_message(const struct scope__moved *mv, int64_t i)
+{
+    return mv->dest[i] >= 0 && mv->tag[i] != SCOPE_NO_TAG_VALUE;
+}
+
 static void add_matrix(void *ctx, int sender, const scope__cell *c)
 {
     struct matrix_ctx *m = ctx;
     for (int64_t i = 0; i < c->n; i++) {
         int32_t d = c->moved->dest[i];
-        if (d < 0 || d >= m->n || sender < 0 || sender >= m->n)
+        if (!sent_message(c->moved, i) || d >= m->n || sender < 0 || sender >= m->n)
             continue;
         size_t at = (size_t)sender * (size_t)m->n + (size_t)d;
         if (m->messages)
@@ -395,7 +404,7 @@ static void add_sizes(void *ctx, int sender, const scope__cell *c)
     (void)sender;
     int64_t *counts = ctx;
     for (int64_t i = 0; i < c->n; i++)
-        if (c->moved->dest[i] >= 0)
+        if (sent_message(c->moved, i))
             counts[bucket_of(c->moved->sent[i])]++;
 }
 

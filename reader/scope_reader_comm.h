@@ -37,7 +37,8 @@ extern "C" {
 #define SCOPE_COMM_P2P 0            /* sends and receives, counted at the sender */
 #define SCOPE_COMM_ONE_SIDED 1      /* MPI_Put, MPI_Get, ..., recorded at the origin */
 #define SCOPE_COMM_COLLECTIVE 2     /* rooted collectives, MPI_Alltoall(v/w), MPI_Allgather(v)
-                                       (and their nonblocking forms), each rank's share by the
+                                       (and their nonblocking forms, and the MPI_Start of a
+                                       rooted persistent one), each rank's share by the
                                        byte model of docs/format.md */
 /* Buckets of scope_profile_size_histogram: bucket 0 holds 0-byte
  * messages, bucket k >= 1 sizes in [2^(k-1), 2^k). */
@@ -49,7 +50,9 @@ extern "C" {
 typedef struct scope_moved {
     int64_t n;
     const int64_t *bytes_sent, *bytes_received;
-    const int32_t *dest, *source;   /* world ranks, SCOPE_NO_RANK */
+    const int32_t *dest, *source;   /* world ranks, SCOPE_NO_RANK; with no tag (a
+                                       collective's, also a started persistent one's)
+                                       both are the root, never a partner */
     const int32_t *tag;             /* SCOPE_NO_TAG_VALUE when none */
     const int32_t *comm;            /* row of the rank's communicators, SCOPE_NO_COMM */
 } scope_moved;
@@ -83,11 +86,19 @@ SCOPE_READER_API int scope_region_is_point_to_point(const char *name);
  * Pure. */
 SCOPE_READER_API int scope_region_is_one_sided(const char *name);
 
-/* 1 for a collective region that has pairwise shares in the
- * SCOPE_COMM_COLLECTIVE matrix (MPI_Bcast, MPI_Scatter(v), MPI_Gather(v),
- * MPI_Reduce, MPI_Alltoall(v/w), MPI_Allgather(v), their nonblocking
- * MPI_I... and _c forms), else 0. Pure. */
+/* 1 for a region that has pairwise shares in the SCOPE_COMM_COLLECTIVE
+ * matrix (MPI_Bcast, MPI_Scatter(v), MPI_Gather(v), MPI_Reduce,
+ * MPI_Alltoall(v/w), MPI_Allgather(v), their nonblocking MPI_I... and _c
+ * forms; MPI_Start and MPI_Startall, whose starts of a rooted persistent
+ * collective have them), else 0. Pure. */
 SCOPE_READER_API int scope_region_is_collective_pairwise(const char *name);
+
+/* 1 for a collective region (MPI_Bcast, ..., MPI_Allreduce, MPI_Scan,
+ * MPI_Exscan, MPI_Reduce_scatter(_block), MPI_Barrier, the neighbourhood
+ * collectives MPI_Neighbor_*, their nonblocking MPI_I... and _c forms),
+ * whether or not it has pairwise shares; not the persistent inits (they
+ * move nothing) nor MPI_Start(all). Pure. */
+SCOPE_READER_API int scope_region_is_collective(const char *name);
 
 /* The number of world ranks the matrix spans: one more than the largest
  * rank or partner in the profile. Loads the data columns. */
@@ -97,9 +108,10 @@ SCOPE_READER_API int scope_profile_world_size(scope_profile *p);
  * every point-to-point region) into n x n matrices indexed [sender * n +
  * receiver] by world rank: messages (calls that sent to a partner) and
  * bytes. Sends are counted at their sender (a receive is the same message
- * seen from the other end). Either matrix may be NULL. Returns 0, or as
- * scope_profile_moved; SCOPE_EINVAL when n is smaller than
- * scope_profile_world_size(). */
+ * seen from the other end); a call whose columns name a dest but no tag
+ * (a collective's root) is not a message. Either matrix may be NULL.
+ * Returns 0, or as scope_profile_moved; SCOPE_EINVAL when n is smaller
+ * than scope_profile_world_size(). */
 SCOPE_READER_API int scope_profile_comm_matrix(scope_profile *p, int region, int n,
                                                int64_t *messages, int64_t *bytes);
 

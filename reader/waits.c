@@ -497,7 +497,10 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             }
             continue;
         }
-        int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV;
+        /* a send names its tag: a start without one is a persistent
+         * collective's, whose dest is its root (not analysed here) */
+        int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV &&
+                      mv.tag[i] != SCOPE_NO_TAG_VALUE;
         int is_recv = mv.source[i] >= 0 &&
                       (op == SCOPE__W_RECV || op == SCOPE__W_IRECV || op == SCOPE__W_SENDRECV ||
                        (op == SCOPE__W_START && mv.dest[i] < 0));

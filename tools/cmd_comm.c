@@ -9,7 +9,9 @@
  * sends are counted at their sender, by the byte model of docs/format.md.
  * --one-sided shows the one-sided calls instead (MPI_Put, MPI_Get, ...:
  * recorded at the origin, each moving data from the rank it leaves),
- * --collectives the collective calls' pairwise shares by the byte model.
+ * --collectives the collective calls' pairwise shares by the byte model,
+ * and which of the profile's collective calls have none (a reduction to
+ * all, a barrier, a neighbourhood collective: the model names no pair).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -41,8 +43,16 @@ static const char comm_help[] =
     "                 (MPI_Bcast, MPI_Scatter), every member to the root\n"
     "                 (MPI_Gather, MPI_Reduce), each member's block to every\n"
     "                 other (MPI_Allgather, MPI_Alltoall; MPI_Alltoallv/w\n"
-    "                 spread evenly: their per-pair counts are not recorded);\n"
-    "                 reductions to all and barriers have no pairs\n"
+    "                 spread evenly: their per-pair counts are not recorded;\n"
+    "                 MPI_Start of one rooted persistent collective as its\n"
+    "                 blocking call). No pairs for: reductions to all\n"
+    "                 (MPI_Allreduce, MPI_Reduce_scatter, scans), barriers,\n"
+    "                 neighbourhood collectives (MPI_Neighbor_*: many\n"
+    "                 partners, no partner column), calls on\n"
+    "                 intercommunicators, starts of persistent collectives\n"
+    "                 without a root or several at once (MPI_Startall); the\n"
+    "                 table and json list the profile's regions of the first\n"
+    "                 three with their calls\n"
     "  --region NAME  only this region (e.g. MPI_Isend); default: every\n"
     "                 point-to-point (or one-sided, or collective) region\n"
     "  --format F     table (default): a heat map of bytes (blocks of ranks\n"
@@ -51,6 +61,8 @@ static const char comm_help[] =
     "                 pair that exchanged messages, header\n"
     "                   sender,receiver,messages,bytes\n"
     "                 json: {\"size\": N, \"pairs\": [...], \"sizes\": [...]}\n"
+    "                 (--collectives: also \"unpaired\": [{\"region\": ...,\n"
+    "                 \"calls\": ...}])\n"
     "  --top N        pairs listed in the table (default 10)\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
@@ -129,8 +141,16 @@ static void histogram(FILE *out, const int64_t *h, int format)
     }
 }
 
+/* A collective region whose calls have no pairs, and how many calls
+ * with data it has. */
+struct unpaired {
+    int region;
+    int64_t calls;
+};
+
 /* The matrix as read: n ranks, bytes [sender * n + receiver], the np
- * pairs that exchanged messages, the totals and the size histogram. */
+ * pairs that exchanged messages, the totals and the size histogram; for
+ * the collectives, the nu regions without pairs. */
 struct comm_view {
     int n;
     const int64_t *bytes;
@@ -138,7 +158,48 @@ struct comm_view {
     size_t np;
     int64_t all_msgs, all_bytes;
     const int64_t *hist;
+    const struct unpaired *un;
+    size_t nu;
+    scope_profile *p;
 };
+
+/* The collective regions (`region`, or all) that recorded data but whose
+ * calls the byte model gives no pair: reductions to all, scans,
+ * barriers, neighbourhood collectives. Fills un (room for every region)
+ * and returns how many, or -1 on a reader error. Cost: their data
+ * columns. */
+static int find_unpaired(scope_profile *p, int region, struct unpaired *un)
+{
+    int nu = 0;
+    for (int r = 0; r < scope_profile_region_count(p); r++) {
+        const char *name = scope_profile_region_name(p, r);
+        if ((region != SCOPE_COMM_ALL_REGIONS && r != region) ||
+            !scope_region_is_collective(name) || scope_region_is_collective_pairwise(name))
+            continue;
+        int64_t calls = 0;
+        for (int k = 0; k < scope_profile_rank_count(p); k++) {
+            scope_moved mv;
+            if (scope_profile_moved(p, r, scope_profile_rank(p, k), &mv) < 0)
+                return -1;
+            for (int64_t i = 0; mv.comm && i < mv.n; i++)
+                calls += mv.comm[i] >= 0;   /* a call with data */
+        }
+        if (calls > 0)
+            un[nu++] = (struct unpaired){ r, calls };
+    }
+    return nu;
+}
+
+/* The regions without pairs, under the collective table. */
+static void print_unpaired(const struct comm_view *v)
+{
+    if (!v->nu)
+        return;
+    printf("\nno pairs (the byte model names no partner of these calls)\n");
+    for (size_t i = 0; i < v->nu; i++)
+        printf("  %-28s %12lld call%s\n", scope_profile_region_name(v->p, v->un[i].region),
+               (long long)v->un[i].calls, v->un[i].calls == 1 ? "" : "s");
+}
 
 /* csv: one line per pair; json: the totals, the pairs and the sizes. */
 static void print_machine(const struct comm_view *v, int format)
@@ -158,7 +219,17 @@ static void print_machine(const struct comm_view *v, int format)
                (long long)v->pairs[i].bytes);
     fputs("], \"sizes\": [", stdout);
     histogram(stdout, v->hist, FMT_JSON);
-    fputs("]}\n", stdout);
+    fputs("]", stdout);
+    if (v->un) {
+        fputs(", \"unpaired\": [", stdout);
+        for (size_t i = 0; i < v->nu; i++) {
+            fputs(i ? ", {\"region\": " : "{\"region\": ", stdout);
+            scope__put_json_string(stdout, scope_profile_region_name(v->p, v->un[i].region));
+            printf(", \"calls\": %lld}", (long long)v->un[i].calls);
+        }
+        fputs("]", stdout);
+    }
+    fputs("}\n", stdout);
 }
 
 static const char *kind_name(int kind)
@@ -191,6 +262,7 @@ static void print_table(struct comm_view *v, int64_t top, int kind)
     }
     printf("\nmessage sizes\n");
     histogram(stdout, v->hist, FMT_TABLE);
+    print_unpaired(v);
 }
 
 int scope_cmd_comm(int argc, char **argv)
@@ -249,6 +321,8 @@ int scope_cmd_comm(int argc, char **argv)
     int status = 1, region = SCOPE_COMM_ALL_REGIONS;
     int64_t *messages = NULL, *bytes = NULL;
     struct pair *pairs = NULL;
+    struct unpaired *un = NULL;
+    int nu = 0;
     int64_t hist[SCOPE_SIZE_BUCKETS] = { 0 };
     if (region_name && (region = scope_profile_region_index(p, region_name)) < 0) {
         fprintf(stderr, "scope: comm: no region '%s' in the profile\n", region_name);
@@ -265,6 +339,13 @@ int scope_cmd_comm(int argc, char **argv)
         scope_profile_size_histogram_kind(p, kind, region, SCOPE_ALL_RANKS, hist) < 0) {
         scope__fail_msg(scope_reader_errmsg());
         goto out;
+    }
+    if (kind == SCOPE_COMM_COLLECTIVE) {
+        un = calloc((size_t)scope_profile_region_count(p) + 1, sizeof *un);
+        if (!un || (nu = find_unpaired(p, region, un)) < 0) {
+            scope__fail_msg(un ? scope_reader_errmsg() : "out of memory");
+            goto out;
+        }
     }
     const char *what = kind_name(kind);
     size_t np = 0;
@@ -285,16 +366,17 @@ int scope_cmd_comm(int argc, char **argv)
             all_msgs += messages[i];
             all_bytes += bytes[i];
         }
-    struct comm_view v = { n, bytes, pairs, np, all_msgs, all_bytes, hist };
+    struct comm_view v = { n, bytes, pairs, np, all_msgs, all_bytes, hist, un, (size_t)nu, p };
     if (format != FMT_TABLE)
         print_machine(&v, format);
     else if (np == 0 && !scope_profile_has_moved(p))
         printf("the profile records no data of MPI calls: record them with MPI_* in the "
                "config (the default), without SCOPE_MPI_DATA=0\n");
-    else if (np == 0)
+    else if (np == 0) {
         printf("no %s messages recorded%s%s\n", what, region_name ? " in " : "",
                region_name ? region_name : "");
-    else
+        print_unpaired(&v);
+    } else
         print_table(&v, top, kind);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         scope__fail_msg("cannot write to standard output");
@@ -305,6 +387,7 @@ out:
     free(messages);
     free(bytes);
     free(pairs);
+    free(un);
     scope_profile_close(p);
     return status;
 }

@@ -442,6 +442,8 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
     *comm = row_comm(x, row);
     if (*comm == OTF2_UNDEFINED_COMM)
         return 0;
+    if (k == MK_START && m->dest[pc] >= 0 && m->tag[pc] == SCOPE_NO_TAG_VALUE)
+        return 0;   /* a persistent collective's start: its dest is its root */
     if (k == MK_ISEND)
         *send = 1;
     else if (k == MK_IRECV)
@@ -520,7 +522,7 @@ static int at_start(otf2x *x, const scope_call *c, uint64_t t)
     /* A send no request row follows (freed, or never completed): its
      * message still leaves, under an id of its own that nothing closes. */
     if (lo == hi && m && ci < m->n && (k == MK_ISEND || k == MK_START) &&
-        m->dest[ci] >= 0) {
+        m->dest[ci] >= 0 && m->tag[ci] != SCOPE_NO_TAG_VALUE) {   /* no tag: a root */
         int32_t row = m->comm[ci];
         uint32_t comm = row_comm(x, row), to;
         if (comm != OTF2_UNDEFINED_COMM &&

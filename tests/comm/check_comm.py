@@ -34,6 +34,7 @@ PRELOAD and the config `MPI_*`, and checks:
 """
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -207,6 +208,43 @@ def collective_pairs(coll, inter):
     return want
 
 
+NO_PAIRS = ("Allreduce", "Reduce_scatter", "Reduce_scatter_block", "Scan", "Exscan", "Barrier",
+            "Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall",
+            "Neighbor_alltoallv", "Neighbor_alltoallw")
+
+
+def unpaired(coll):
+    """{region: calls with data} of the collectives the byte model gives
+    no pair (docs/format.md): reductions to all, scans, barriers,
+    neighbourhood collectives, blocking or nonblocking (MPI_Iallreduce),
+    int or large-count; from the columns checked."""
+    want = {}
+    for (r, name), calls in coll.items():
+        op = name[4:].removesuffix("_c")
+        nb = op[:1] == "I" and op[1:2].upper() + op[2:] in NO_PAIRS
+        n = sum(1 for c in calls if c[5] >= 0)
+        if (op in NO_PAIRS or nb) and n:
+            want[name] = want.get(name, 0) + n
+    return want
+
+
+def check_unpaired(scope, out, env, outdir, want):
+    """`scope comm --collectives` lists the collective regions without
+    pairs and their calls: json's "unpaired", and the table's lines."""
+    r = run([scope, "comm", "--collectives", "--format", "json", out], env, outdir)
+    if r.returncode != 0:
+        fail(f"scope comm --collectives --format json: {r.returncode} {r.stderr}")
+    got = {x["region"]: x["calls"] for x in json.loads(r.stdout)["unpaired"]}
+    if got != want:
+        fail(f"scope comm --collectives unpaired:\n got  {got}\n want {want}")
+    r = run([scope, "comm", "--collectives", out], env, outdir)
+    lines = r.stdout.split("\nno pairs (")[-1].splitlines()[1:] if want else []
+    got = {x.split()[0]: int(x.split()[1]) for x in lines}
+    if r.returncode != 0 or got != want:
+        fail(f"scope comm --collectives, the regions without pairs:\n{r.stdout}\n want {want}")
+    print(f"scope comm --collectives: {len(want)} regions without pairs listed")
+
+
 def check_collectives(scope, out, env, outdir, coll):
     inter = set()
     for r in range(N):
@@ -228,6 +266,7 @@ def check_collectives(scope, out, env, outdir, coll):
     if r.returncode != 2 or "exclude each other" not in r.stderr:
         fail(f"scope comm --collectives --one-sided: {r.returncode} {r.stderr}")
     print(f"scope comm --collectives: {len(want)} pairs as the byte model says")
+    check_unpaired(scope, out, env, outdir, unpaired(coll))
     return want
 
 

@@ -15,15 +15,19 @@ model):
     MPI 4), as their int forms;
   - persistent collectives (MPICH: MPI 4): MPI_Bcast_init and
     MPI_Allreduce_init move nothing at the init; each MPI_Start moves the
-    blocking call's bytes (no partner), MPI_Startall both requests' bytes;
+    blocking call's bytes and names its root (the broadcast's rank 2; the
+    allreduce none), without tag; MPI_Startall both requests' bytes, no
+    root;
   - the communicator table: each communicator's creating call
     (MPI_Init, MPI_Cart_create, MPI_Dist_graph_create_adjacent,
     MPI_Graph_create);
   - `scope summary` and Python give the byte totals; the point-to-point
-    matrix stays empty.
+    matrix stays empty; `scope comm --collectives` lists the neighbourhood
+    collectives as calls without pairs (many partners, no partner column).
 """
 import sys
 
+from check_comm import check_unpaired, unpaired
 from moved_common import (N, check_columns, check_comms, check_no_p2p, check_totals, fail, profile,
                           row)
 
@@ -48,7 +52,7 @@ def expected_c(r, mpi):
     if mpi == "mpich":
         out["MPI_Neighbor_alltoallv_c"] = out["MPI_Neighbor_alltoallv"]
         out["MPI_Alltoallw_c"] = [w]
-        bcast = row(24, 0) if r == 2 else row(0, 24)
+        bcast = row(24, 0, 2, 2) if r == 2 else row(0, 24, 2, 2)
         out["MPI_Start"] = [bcast] * 3 + [row(32, 32)]
         out["MPI_Startall"] = [row(24 + 32, 32) if r == 2 else row(32, 24 + 32)]
     return out
@@ -61,7 +65,7 @@ def expected_f(r, mpi):
     out = {"MPI_Neighbor_allgather": [row(12, 12 * live)],
            "MPI_Neighbor_alltoall": [row(16 * live, 16 * live)]}
     if mpi == "mpich":      # MPI_Bcast_init, started 3 times, on MPI_COMM_WORLD (row 1)
-        out["MPI_Start"] = [row(24, 0, comm=1) if r == 2 else row(0, 24, comm=1)] * 3
+        out["MPI_Start"] = [row(24, 0, 2, 2, comm=1) if r == 2 else row(0, 24, 2, 2, comm=1)] * 3
     return out
 
 
@@ -79,6 +83,21 @@ def main():
                     lambda r: ["MPI_Cart_create"] + ["MPI_Init"] * mpich)
     check_totals(res, got_all)
     check_no_p2p(res, "collectives")
+    # every neighbourhood collective's call, by hand: C on each of the 4
+    # ranks 3 allgathers, an allgatherv, 2 alltoalls, an ialltoall, an
+    # alltoallv (and its _c under MPICH), an alltoallw; Fortran an
+    # allgather and an alltoall
+    per_rank = ({"MPI_Neighbor_allgather": 3, "MPI_Neighbor_allgatherv": 1,
+                 "MPI_Neighbor_alltoall": 2, "MPI_Ineighbor_alltoall": 1,
+                 "MPI_Neighbor_alltoallv": 1, "MPI_Neighbor_alltoallw": 1}
+                if res.lang == "c" else {"MPI_Neighbor_allgather": 1, "MPI_Neighbor_alltoall": 1})
+    if res.lang == "c" and res.mpi == "mpich":
+        per_rank["MPI_Neighbor_alltoallv_c"] = 1
+    want = {name: N * k for name, k in per_rank.items()}
+    coll = {(r, name): rows for r, regions in got_all.items() for name, rows in regions.items()}
+    if unpaired(coll) != want:
+        fail(f"the columns' neighbourhood calls {unpaired(coll)} want {want}")
+    check_unpaired(res.scope, res.out, res.env, res.outdir, want)
     print("ok")
 
 

@@ -36,20 +36,23 @@ def chars(text):
 
 
 def profile(args, config="MPI_*\n", name="p"):
-    """Runs the program bare and profiled (with `config`, into `name`.h5);
-    returns a Run with scope, mpi, lang, out (the index), ranks_dir, env,
-    outdir, stdout."""
+    """Runs the program bare and profiled (with `config`, into `name`.h5;
+    config None: no config file, the built-in default); returns a Run with
+    scope, mpi, lang, out (the index), ranks_dir, env, outdir, stdout."""
     scope, preload, mpi, lang, prog, outdir = args
     scope, preload, prog = map(os.path.abspath, (scope, preload, prog))
     os.makedirs(outdir, exist_ok=True)
     outdir = os.path.abspath(outdir)
     env = clean_env(drop=LAUNCHER_VARS, mpi_root=True)
     bare = run(launcher(mpi) + [prog], env, outdir)
-    conf = os.path.join(outdir, name + ".conf")
-    with open(conf, "w") as f:
-        f.write(config)
     out = os.path.join(outdir, name + ".h5")
-    penv = dict(env, SCOPE_CONFIG=conf, SCOPE_OUTPUT=out, LD_PRELOAD=preload)
+    penv = dict(env, SCOPE_OUTPUT=out, LD_PRELOAD=preload)
+    penv.pop("SCOPE_CONFIG", None)
+    if config is not None:
+        conf = os.path.join(outdir, name + ".conf")
+        with open(conf, "w") as f:
+            f.write(config)
+        penv["SCOPE_CONFIG"] = conf
     prof = run(launcher(mpi) + [prog], penv, outdir)
     if bare.returncode != 0:
         fail(f"the bare run failed ({bare.returncode}): {bare.stdout} {bare.stderr}")

@@ -5,12 +5,16 @@
  * (<mpi-ext.h>, OMPI_HAVE_MPI_EXT_PCOLLREQ), with the same arguments: the
  * program is the same under both, only the names differ.
  *
- * 4 ranks, on MPI_COMM_WORLD:
- *   - a broadcast of 5 doubles from rank 2 and an allreduce of 3 ints
- *     (MPI_SUM, a send buffer of its own), each made once and started 10
- *     times with MPI_Start, each start completed by MPI_Wait;
- *   - both started once more together with MPI_Startall, completed by
- *     MPI_Waitall; then both freed with MPI_Request_free.
+ * 4 ranks, on MPI_COMM_WORLD, four persistent collectives, two of each
+ * direction to a root that is not rank 0:
+ *   - a broadcast of 5 doubles from rank 2;
+ *   - an allreduce of 3 ints (MPI_SUM, a send buffer of its own);
+ *   - a reduce of 2 ints (MPI_SUM) to rank 1;
+ *   - a scatterv from rank 3 of rank + 1 ints to each rank;
+ * each made once and started 10 times with MPI_Start, each start
+ * completed by MPI_Wait; then all four started together with
+ * MPI_Startall and completed by MPI_Waitall; then the reduce alone with
+ * MPI_Startall and MPI_Wait; then all freed with MPI_Request_free.
  * Every start has new values, checked after its completion; each rank
  * prints "rank R: ok" or what was wrong.
  */
@@ -20,6 +24,8 @@
 #if MPI_VERSION >= 4
 #define BCAST_INIT MPI_Bcast_init
 #define ALLREDUCE_INIT MPI_Allreduce_init
+#define REDUCE_INIT MPI_Reduce_init
+#define SCATTERV_INIT MPI_Scatterv_init
 #else
 #include <mpi-ext.h>
 #ifndef OMPI_HAVE_MPI_EXT_PCOLLREQ
@@ -27,13 +33,17 @@
 #endif
 #define BCAST_INIT MPIX_Bcast_init
 #define ALLREDUCE_INIT MPIX_Allreduce_init
+#define REDUCE_INIT MPIX_Reduce_init
+#define SCATTERV_INIT MPIX_Scatterv_init
 #endif
 
+#define N 4
 static double bc[5];
-static int in[3], sum[3];
+static int in[3], sum[3], rin[2], rsum[2], sv[10], part[N];
+static const int counts[N] = { 1, 2, 3, 4 }, displs[N] = { 0, 1, 3, 6 };
 
-/* Fills the buffers for round k (the root's broadcast values, each rank's
- * allreduce contribution). */
+/* Fills the buffers for round k (the roots' values, each rank's
+ * contributions). */
 static void fill(int rank, int k)
 {
     for (int i = 0; i < 5; i++)
@@ -42,16 +52,29 @@ static void fill(int rank, int k)
         in[i] = (rank + 1) * (k + i);
         sum[i] = -1;
     }
+    for (int i = 0; i < 2; i++) {
+        rin[i] = (rank + 1) * (k + 2 * i);
+        rsum[i] = -1;
+    }
+    for (int i = 0; i < 10; i++)
+        sv[i] = rank == 3 ? 1000 * k + i : -1;
+    for (int i = 0; i < N; i++)
+        part[i] = -1;
 }
 
-/* The number of wrong values after round k on a communicator of n ranks. */
-static int wrong(int n, int k)
+/* The number of wrong values after round k on a communicator of n ranks;
+ * `all`: every collective ran, else only the reduce. */
+static int wrong(int rank, int n, int k, int all)
 {
     int bad = 0;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; all && i < 5; i++)
         bad += bc[i] != 100.0 * k + i;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; all && i < 3; i++)
         bad += sum[i] != n * (n + 1) / 2 * (k + i);
+    for (int i = 0; rank == 1 && i < 2; i++)
+        bad += rsum[i] != n * (n + 1) / 2 * (k + 2 * i);
+    for (int i = 0; all && i <= rank; i++)
+        bad += part[i] != 1000 * k + displs[rank] + i;
     return bad;
 }
 
@@ -61,23 +84,35 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Request r[2];
+    if (n != N) {
+        printf("rank %d: needs %d ranks, not %d\n", rank, N, n);
+        MPI_Finalize();
+        return 1;
+    }
+    MPI_Request r[4];
     BCAST_INIT(bc, 5, MPI_DOUBLE, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
     ALLREDUCE_INIT(in, sum, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    REDUCE_INIT(rin, rsum, 2, MPI_INT, MPI_SUM, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+    SCATTERV_INIT(sv, counts, displs, MPI_INT, part, rank + 1, MPI_INT, 3, MPI_COMM_WORLD,
+                  MPI_INFO_NULL, &r[3]);
     for (int k = 0; k < 10; k++) {
         fill(rank, k);
-        MPI_Start(&r[0]);
-        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
-        MPI_Start(&r[1]);
-        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
-        bad += wrong(n, k);
+        for (int j = 0; j < 4; j++) {
+            MPI_Start(&r[j]);
+            MPI_Wait(&r[j], MPI_STATUS_IGNORE);
+        }
+        bad += wrong(rank, n, k, 1);
     }
     fill(rank, 10);
-    MPI_Startall(2, r);
-    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-    bad += wrong(n, 10);
-    MPI_Request_free(&r[0]);
-    MPI_Request_free(&r[1]);
+    MPI_Startall(4, r);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    bad += wrong(rank, n, 10, 1);
+    fill(rank, 11);
+    MPI_Startall(1, &r[2]);
+    MPI_Wait(&r[2], MPI_STATUS_IGNORE);
+    bad += wrong(rank, n, 11, 0);
+    for (int j = 0; j < 4; j++)
+        MPI_Request_free(&r[j]);
     if (bad)
         printf("rank %d: %d wrong values\n", rank, bad);
     else

@@ -87,7 +87,8 @@ static void test_byte_order_mark(void)
     PARSE_ERR("\xEF\xBB\xBF" "foo(\n", "t.conf:1:4: unclosed '('");
 }
 
-/* A file naming no function keeps the default list: every MPI_* function. */
+/* A file naming no function keeps the default list: every MPI_* and
+ * MPIX_* function. */
 static void test_no_functions_means_default_list(void)
 {
     const char *texts[] = {"", "\n\n", "# only a comment\n", "output = x.h5\n"};
@@ -95,14 +96,14 @@ static void test_no_functions_means_default_list(void)
         scope_config *cfg = PARSE_OK(texts[t]);
         if (!cfg)
             continue;
-        CHECK_INT(cfg->n_entries, 1);
+        CHECK_INT(cfg->n_entries, 2);
         CHECK_INT(cfg->entries_defaulted, 1);
         CHECK_INT(cfg->is_default, 0);
-        if (cfg->n_entries == 1) {
-            CHECK_STR(cfg->entries[0].pattern, "MPI_*");
-            CHECK_INT(cfg->entries[0].is_glob, 1);
-            CHECK_INT(cfg->entries[0].kind, SCOPE_KIND_MPI);
-            CHECK_INT(cfg->entries[0].line, 0);
+        for (size_t i = 0; i < 2 && i < cfg->n_entries; i++) {
+            CHECK_STR(cfg->entries[i].pattern, i ? "MPIX_*" : "MPI_*");
+            CHECK_INT(cfg->entries[i].is_glob, 1);
+            CHECK_INT(cfg->entries[i].kind, SCOPE_KIND_MPI);
+            CHECK_INT(cfg->entries[i].line, 0);
         }
         scope__config_free(cfg);
     }

@@ -94,7 +94,8 @@ def _bind(lib, sig, check, p, all_ranks):
         to its target, a get from its target to its origin.
         kind="collective": the collective calls' pairwise shares by the
         byte model of docs/format.md (a root to each member, each member to
-        a root, each member's block to every other)."""
+        a root, each member's block to every other; an MPI_Start of one
+        rooted persistent collective as its blocking call)."""
         idx = ALL_REGIONS if region is None else self[region].index
         k = _kind(kind)
         n = world(self._h)
@@ -128,7 +129,10 @@ def _bind(lib, sig, check, p, all_ranks):
                     continue
                 dest = np.ctypeslib.as_array(m.dest, shape=(m.n,))
                 sent = np.ctypeslib.as_array(m.bytes_sent, shape=(m.n,))
-                keep = dest >= 0
+                tag = np.ctypeslib.as_array(m.tag, shape=(m.n,))
+                # a message has a tag: a dest without one is a persistent
+                # collective's root (its MPI_Start), as in the C reader
+                keep = (dest >= 0) & (tag != NO_TAG)
                 keys.append((np.int64(k) << 32) | dest[keep].astype(np.int64))
                 sizes.append(sent[keep].astype(np.int64))
         key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
