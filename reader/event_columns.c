@@ -16,11 +16,15 @@
  *  - plain columns: cell by cell, each cell's times read (or taken from
  *    the profile's cache), a window applied while copying, so rejected
  *    rows are never written and their pages never touched;
- *  - call stack columns (call id, parent id, depth): one rank's call stack
- *    at a time (scope__call_stack_fill, into one buffer for every rank),
- *    scattered to each call's row (the stack already holds every time of
- *    the rank, so nothing is read twice); a window is then applied by
- *    compacting the rows in place.
+ *  - call stack columns (call id, parent id, depth): rank by rank, the
+ *    rank's times read once into buffers reused for every rank; the plain
+ *    columns written cell by cell from them, and the ids by
+ *    scope__call_stack_ids straight into their rows (no 64-byte call
+ *    record per call: that record, the stack's buffer and a fresh buffer
+ *    per cell load were most of the pages the kernel zeroed). A rank that
+ *    pass does not handle (the journal's order, ties, errors) takes its
+ *    whole call stack (scope__call_stack_fill) scattered to each call's
+ *    row. A window is then applied by compacting the rows in place.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -297,15 +301,114 @@ static int fill_cells(plan *pl, scope_event_columns *o, int64_t *rows)
     return rc;
 }
 
-/* Call stack columns, and the others with them, one rank's stack at a
- * time in one buffer reused for every rank (sized for the largest: a
- * fresh buffer per rank cost page zeroing, 13% of the time in perf); rows
- * outside the window are marked in keep[] (when a window is set) for
- * compact(). */
+/* What the lean path's per-region callback needs (stack_cells). */
+typedef struct {
+    plan *pl;
+    scope_event_columns *o;
+    uint8_t *keep;
+    int j;                  /* the rank's position in pl->ranks */
+} stack_ctx;
+
+/* The columns of one region's calls on a rank other than the call stack
+ * ones, from the arrays scope__call_stack_ids loaded (each row written
+ * once, in streams), and their keep[] marks for a window. */
+static int stack_cells(void *ctx, int region, const int64_t *s, const int64_t *e,
+                       const int32_t *t, int64_t n)
+{
+    stack_ctx *x = ctx;
+    plan *pl = x->pl;
+    int sel = pl->sel_of[region], k = pl->ranks[x->j];
+    if (sel < 0)
+        return 0;
+    int64_t row = pl->cell_row[(size_t)sel * (size_t)pl->nranks + (size_t)x->j];
+    const int32_t *sites = NULL;
+    if (x->o->site) {
+        scope__cell *c;
+        int rc = scope__cell_sites(pl->p, region, k, &c);
+        if (rc < 0)
+            return rc;
+        sites = c ? c->sites : NULL;
+    }
+    put_cell(pl, x->o, row, s, e, t, sites, NULL, n, region, pl->p->ranks[k].rank);
+    if (x->keep)
+        for (int64_t i = 0; i < n; i++)
+            x->keep[row + i] = e[i] - pl->shift >= pl->from && s[i] - pl->shift <= pl->to;
+    return 0;
+}
+
+/* One rank's columns through its whole call stack (what the lean path
+ * leaves to it: the journal's order, regions out of order, errors), in
+ * *calls (sized for the largest rank, made on first need and reused:
+ * a fresh buffer per rank cost page zeroing, 13% of the time in perf). */
+static int stack_full(plan *pl, scope_event_columns *o, uint8_t *keep, int j,
+                      scope_call **calls, int64_t most)
+{
+    scope_profile *p = pl->p;
+    int64_t sh = pl->shift, n;
+    int k = pl->ranks[j], rank = p->ranks[k].rank, rc;
+    if (!*calls && !(*calls = scope__malloc_big((size_t)most * sizeof **calls)))
+        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls", (long long)most);
+    if ((rc = scope__call_stack_fill(p, k, SCOPE_ALL_THREADS, *calls, &n)) < 0)
+        return rc;
+    const int64_t *first = pl->cell_row + (size_t)j;
+    for (int64_t id = 0; id < n; id++) {
+        const scope_call *c = &(*calls)[id];
+        int sel = pl->sel_of[c->region];
+        if (sel < 0)
+            continue;
+        int64_t row = first[(size_t)sel * (size_t)pl->nranks] + c->call_index;
+        int64_t s = c->start_ns, e = c->end_ns;
+        if (keep)
+            keep[row] = e - sh >= pl->from && s - sh <= pl->to;
+        if (o->region)
+            o->region[row] = c->region;
+        if (o->rank)
+            o->rank[row] = rank;
+        if (o->thread)
+            o->thread[row] = c->thread;
+        if (o->depth)
+            o->depth[row] = c->depth;
+        if (o->start_ns)
+            o->start_ns[row] = s - sh;
+        if (o->end_ns)
+            o->end_ns[row] = e - sh;
+        if (o->duration_ns)
+            o->duration_ns[row] = e - s;
+        if (o->call_index)
+            o->call_index[row] = c->call_index;
+        if (o->call_id)
+            o->call_id[row] = id;
+        if (o->parent_id)
+            o->parent_id[row] = c->parent;
+        if (o->start_s)
+            o->start_s[row] = (double)(s - sh) / 1e9;
+        if (o->end_s)
+            o->end_s[row] = (double)(e - sh) / 1e9;
+        if (o->duration_s)
+            o->duration_s[row] = (double)(e - s) / 1e9;
+    }
+    /* sites are per cell, in call index order: a straight copy */
+    for (int i = 0; o->site && i < pl->nregions && rc >= 0; i++) {
+        scope__cell *c;
+        if ((rc = scope__cell_sites(p, pl->regions[i], k, &c)) < 0 || !c || c->n == 0)
+            continue;
+        int64_t row = pl->cell_row[(size_t)i * (size_t)pl->nranks + (size_t)j];
+        for (int64_t x = 0; x < c->n; x++)
+            o->site[row + x] = c->sites ? c->sites[x] : -1;
+    }
+    return rc;
+}
+
+/* Call stack columns, and the others with them, rank by rank: the lean
+ * path (scope__call_stack_ids: the ids written straight to their rows,
+ * the other columns cell by cell from the same loaded times, no 64-byte
+ * record per call and no fresh memory per rank), else the whole call
+ * stack (stack_full). Rows outside the window are marked in keep[] (when
+ * a window is set) for compact(). */
 static int fill_stacks(plan *pl, scope_event_columns *o, uint8_t *keep)
 {
     scope_profile *p = pl->p;
-    int64_t sh = pl->shift, most = 0;
+    int64_t most = 1;
     for (int j = 0; j < pl->nranks; j++) {
         int64_t calls = 0;
         for (int r = 0; r < p->nregions; r++) {
@@ -314,64 +417,28 @@ static int fill_stacks(plan *pl, scope_event_columns *o, uint8_t *keep)
         }
         most = calls > most ? calls : most;
     }
-    scope_call *calls = scope__malloc_big((size_t)(most ? most : 1) * sizeof *calls);
-    if (!calls)
-        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
-                           (long long)most);
+    int64_t *s_buf = scope__malloc_big((size_t)most * sizeof *s_buf);
+    int64_t *e_buf = scope__malloc_big((size_t)most * sizeof *e_buf);
+    int64_t *row0 = malloc((size_t)(p->nregions ? p->nregions : 1) * sizeof *row0);
+    scope_call *calls = NULL;
     int rc = 0;
+    if (!s_buf || !e_buf || !row0)
+        rc = scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls", (long long)most);
     for (int j = 0; j < pl->nranks && rc >= 0; j++) {
-        int k = pl->ranks[j], rank = p->ranks[k].rank;
-        int64_t n;
-        if ((rc = scope__call_stack_fill(p, k, SCOPE_ALL_THREADS, calls, &n)) < 0)
-            break;
-        const int64_t *first = pl->cell_row + (size_t)j;
-        for (int64_t id = 0; id < n; id++) {
-            const scope_call *c = &calls[id];
-            int sel = pl->sel_of[c->region];
-            if (sel < 0)
-                continue;
-            int64_t row = first[(size_t)sel * (size_t)pl->nranks] + c->call_index;
-            int64_t s = c->start_ns, e = c->end_ns;
-            if (keep)
-                keep[row] = e - sh >= pl->from && s - sh <= pl->to;
-            if (o->region)
-                o->region[row] = c->region;
-            if (o->rank)
-                o->rank[row] = rank;
-            if (o->thread)
-                o->thread[row] = c->thread;
-            if (o->depth)
-                o->depth[row] = c->depth;
-            if (o->start_ns)
-                o->start_ns[row] = s - sh;
-            if (o->end_ns)
-                o->end_ns[row] = e - sh;
-            if (o->duration_ns)
-                o->duration_ns[row] = e - s;
-            if (o->call_index)
-                o->call_index[row] = c->call_index;
-            if (o->call_id)
-                o->call_id[row] = id;
-            if (o->parent_id)
-                o->parent_id[row] = c->parent;
-            if (o->start_s)
-                o->start_s[row] = (double)(s - sh) / 1e9;
-            if (o->end_s)
-                o->end_s[row] = (double)(e - sh) / 1e9;
-            if (o->duration_s)
-                o->duration_s[row] = (double)(e - s) / 1e9;
+        for (int r = 0; r < p->nregions; r++) {
+            int sel = pl->sel_of[r];
+            row0[r] = sel < 0 ? -1
+                              : pl->cell_row[(size_t)sel * (size_t)pl->nranks + (size_t)j];
         }
-        /* sites are per cell, in call index order: a straight copy */
-        for (int i = 0; o->site && i < pl->nregions && rc >= 0; i++) {
-            scope__cell *c;
-            if ((rc = scope__cell_sites(p, pl->regions[i], k, &c)) < 0 || !c ||
-                c->n == 0)
-                continue;
-            int64_t row = pl->cell_row[(size_t)i * (size_t)pl->nranks + (size_t)j];
-            for (int64_t x = 0; x < c->n; x++)
-                o->site[row + x] = c->sites ? c->sites[x] : -1;
-        }
+        stack_ctx ctx = { .pl = pl, .o = o, .keep = keep, .j = j };
+        rc = scope__call_stack_ids(p, pl->ranks[j], row0, o->call_id, o->parent_id,
+                                   o->depth, s_buf, e_buf, stack_cells, &ctx);
+        if (rc == 0)
+            rc = stack_full(pl, o, keep, j, &calls, most);
     }
+    free(s_buf);
+    free(e_buf);
+    free(row0);
     free(calls);
     return rc;
 }
