@@ -622,25 +622,37 @@ class ProfilingResults:
         cols = [(self.region_names, a["region"])] + [a[c] for c in _FRAME_COLUMNS[1:]]
         return _dicts.CallDicts(_dicts.table(_EVENT_KEYS, cols, _rows, _BATCH))
 
-    def _categories(self, region, every_name=False):
+    def _categories(self, region, every_name=False, ascending=False):
         """name as a pandas Categorical from region indices: the categories
         are the names that occur (every region's name with every_name), in
         alphabetical order (so groupby("name") lists them as it would plain
-        strings, and no unused one appears)."""
+        strings, and no unused one appears). ascending: `region` never
+        decreases (event_arrays()' rows are in region order), so each
+        region's rows are one slice, found by binary search and filled
+        with its code, instead of counting and indexing every row (a
+        sixth of to_events_dataframe()'s time)."""
         import pandas as pd
         names = self.region_names
-        if every_name:
-            used = np.arange(len(names))
-        else:
-            used = np.flatnonzero(np.bincount(region, minlength=len(names))) \
-                if len(region) else np.zeros(0, np.int64)
+        if ascending:
+            bounds = np.searchsorted(region, np.arange(len(names) + 1))
+            counts = np.diff(bounds)
+        elif not every_name:
+            counts = np.bincount(region, minlength=len(names)) if len(region) \
+                else np.zeros(len(names), np.int64)
+        used = np.arange(len(names)) if every_name else np.flatnonzero(counts)
         order = sorted(used.tolist(), key=lambda r: names[r])
         code = np.full(max(len(names), 1), -1, dtype=np.int32)
         code[order] = np.arange(len(order), dtype=np.int32)
         small = np.int8 if len(order) < 127 else np.int16 if len(order) < 32767 \
             else np.int32
-        return pd.Categorical.from_codes(code.astype(small)[region],
-                                         [names[r] for r in order])
+        code = code.astype(small)
+        if ascending:
+            codes = np.empty(len(region), small)
+            for r in np.flatnonzero(counts).tolist():
+                codes[bounds[r]:bounds[r + 1]] = code[r]
+        else:
+            codes = code[region]
+        return pd.Categorical.from_codes(codes, [names[r] for r in order])
 
     def to_events_dataframe(self, include=None, exclude=None, ranks=None,
                             relative=True, origin=None, window=None, columns=None,
@@ -660,7 +672,7 @@ class ProfilingResults:
             tuple(c for c in columns if c != "region")
         a = self.event_arrays(include, exclude, ranks, relative, origin, window,
                               ("region",) + cols)
-        out = {"name": self._categories(a.pop("region"), every_name)}
+        out = {"name": self._categories(a.pop("region"), every_name, ascending=True)}
         out.update(a)
         return pd.DataFrame(out, copy=False)
 
