@@ -552,7 +552,7 @@ static int ids_merge(stream *st, int nst, int32_t maxlane, const int64_t *row0,
     lanes L = { .free_list = -1 };
     head *heap = malloc((size_t)(nst ? nst : 1) * sizeof *heap);
     L.top = malloc(((size_t)maxlane + 1) * sizeof *L.top);
-    int nheap = 0, rc = 1;
+    int nheap = 0, rc = 1, least = -1;   /* least: the root's smaller child */
     int64_t id = 0;
     if (!heap || !L.top) {
         free(heap);
@@ -583,12 +583,22 @@ static int ids_merge(stream *st, int nst, int32_t maxlane, const int64_t *row0,
         id++;
         if (++x->i == x->n) {
             heap[0] = heap[--nheap];
-        } else {
-            head_load(x, heap[0].k, &heap[0]);
-            if (nheap == 1)
-                continue;
+            sift_down(heap, nheap, 0, 0);
+            least = -1;
+            continue;
         }
+        head_load(x, heap[0].k, &heap[0]);
+        if (nheap == 1)
+            continue;
+        /* a run: while the same stream's next call still comes before the
+         * root's smaller child, the heap stays as it is (one comparison,
+         * not a sift: regions called in loops come in runs) */
+        if (least < 0)
+            least = nheap > 2 && head_less(&heap[2], &heap[1], 0) ? 2 : 1;
+        if (head_less(&heap[0], &heap[least], 0))
+            continue;
         sift_down(heap, nheap, 0, 0);
+        least = -1;
     }
     free(heap);
     free(L.top);
