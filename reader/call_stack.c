@@ -284,14 +284,23 @@ static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
             head_load(&st[k], k, &heap[nheap++]);
     for (int k = nheap / 2 - 1; k >= 0; k--)
         sift_down(heap, nheap, k, ordered);
+    int least = -1;     /* the root's smaller child, -1: not known */
     while (nheap > 1) {
         stream *x = &st[heap[0].k];
         put_call(calls, n, thread, x, maxlane);
-        if (++x->i == x->n)
+        if (++x->i == x->n) {
             heap[0] = heap[--nheap];
-        else
+        } else {
             head_load(x, heap[0].k, &heap[0]);
+            /* a run: the stream still holds the least head, the heap
+             * stays as it is (one comparison instead of a sift) */
+            if (least < 0)
+                least = nheap > 2 && head_less(&heap[2], &heap[1], ordered) ? 2 : 1;
+            if (head_less(&heap[0], &heap[least], ordered))
+                continue;
+        }
         sift_down(heap, nheap, 0, ordered);
+        least = -1;
     }
     if (nheap == 1)     /* the last stream: no more comparisons */
         for (stream *x = &st[heap[0].k]; x->i < x->n; x->i++)
