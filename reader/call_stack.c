@@ -636,7 +636,16 @@ int scope__call_stack_ids(scope_profile *p, int k, const int64_t *row0, int64_t 
         x->n = c->n;
         x->s = c->starts;
         x->e = c->ends;
-        if (!x->s) {
+        if (!x->s && call_id && parent_id && row0[r] >= 0) {
+            /* into the id columns' own rows: the merge reads call i's
+             * times before it writes call i's ids over them, and that
+             * memory is touched anyway (no other fresh memory for them) */
+            if ((rc = scope__cell_load_into(p, c, call_id + row0[r], parent_id + row0[r])) < 0)
+                break;
+            rc = 1;
+            x->s = call_id + row0[r];
+            x->e = parent_id + row0[r];
+        } else if (!x->s) {
             /* loaded into the caller's buffers, reused rank after rank */
             if ((rc = scope__cell_load_into(p, c, s_buf + used, e_buf + used)) < 0)
                 break;

@@ -416,17 +416,20 @@ static int stack_full(plan *pl, scope_event_columns *o, uint8_t *keep, int j,
 static int fill_stacks(plan *pl, scope_event_columns *o, uint8_t *keep)
 {
     scope_profile *p = pl->p;
-    int64_t most = 1;
+    int64_t most = 1, most_other = 1;   /* other: whose times need s_buf */
+    int in_ids = o->call_id && o->parent_id;
     for (int j = 0; j < pl->nranks; j++) {
-        int64_t calls = 0;
+        int64_t calls = 0, other = 0;
         for (int r = 0; r < p->nregions; r++) {
             scope__cell *c = scope__cell_at(p, r, pl->ranks[j]);
             calls += c ? c->n : 0;
+            other += c && (!in_ids || pl->sel_of[r] < 0) ? c->n : 0;
         }
         most = calls > most ? calls : most;
+        most_other = other > most_other ? other : most_other;
     }
-    int64_t *s_buf = scope__malloc_big((size_t)most * sizeof *s_buf);
-    int64_t *e_buf = scope__malloc_big((size_t)most * sizeof *e_buf);
+    int64_t *s_buf = scope__malloc_big((size_t)most_other * sizeof *s_buf);
+    int64_t *e_buf = scope__malloc_big((size_t)most_other * sizeof *e_buf);
     int64_t *row0 = malloc((size_t)(p->nregions ? p->nregions : 1) * sizeof *row0);
     scope_call *calls = NULL;
     int rc = 0;

@@ -247,9 +247,10 @@ typedef int (*scope__cells_fn)(void *ctx, int region, const int64_t *s, const in
  * lane), exactly as scope__call_stack_fill numbers and nests them, but
  * written straight into columns (any may be NULL): the call with call
  * index i of region r goes to row row0[r] + i, none when row0[r] < 0.
- * No 64-byte record per call is made, and times not cached are read into
- * s_buf, e_buf (room for every call of the rank; the caller reuses them
- * rank after rank). Only the common case: returns 1 when done, 0 when the
+ * No 64-byte record per call is made. Times not cached are read into the
+ * call_id and parent_id rows of the call when both columns are given and
+ * row0[r] >= 0 (the ids overwrite them), else into s_buf, e_buf (room for
+ * the rank's other calls; the caller reuses them rank after rank). Only the common case: returns 1 when done, 0 when the
  * rank needs scope__call_stack_fill (a region with the journal's order,
  * one out of start order, or calls whose nesting fails, which that path
  * reports), < 0 an error (call_stack.c). */
