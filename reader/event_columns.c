@@ -202,15 +202,53 @@ static int alloc_columns(scope_event_columns *o, uint32_t cols, int64_t rows)
     return 0;
 }
 
+/* (double)x for |x| < 2^51, bit for bit what the conversion gives (both
+ * exact there), in operations SSE2 has for two values at once (it has no
+ * int64 -> double): x added to the bits of 2^52 + 2^51 is that double
+ * plus x. The conversions were scalar and most of the columns' loops. */
+#define SMALL_TIME ((int64_t)1 << 51)
+static inline double small_to_double(int64_t x)
+{
+    uint64_t b = (uint64_t)x + UINT64_C(0x4338000000000000);
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d - 6755399441055744.0;
+}
+
+/* Whether every s[i] - sh, e[i] - sh and e[i] - s[i] of m calls is within
+ * +-2^51 (relative times under 26 days: small_to_double applies). */
+static int times_small(const int64_t *s, const int64_t *e, int64_t m, int64_t sh)
+{
+    if (m <= 0)
+        return 1;
+    int64_t lo = s[0], hi = e[0];
+    for (int64_t i = 1; i < m; i++) {
+        lo = s[i] < lo ? s[i] : lo;
+        hi = e[i] > hi ? e[i] : hi;
+    }
+    /* loaded times are within +-2^61 and end >= start (scope__times_check),
+     * so these differences do not overflow */
+    return lo - sh > -SMALL_TIME && hi - sh < SMALL_TIME && hi - lo < SMALL_TIME;
+}
+
 /* Writes the plain columns of one cell's calls idx[0 .. m) (idx NULL: all
- * m calls, in order) at rows row .. row + m. One loop per column, so each
- * is a straight stream the compiler vectorises. */
+ * m calls, in order) at rows row .. row + m. One loop per column over
+ * local restrict pointers (through o->field the compiler reloaded the
+ * pointer at every store and vectorised nothing), so each is a straight
+ * stream. */
 static void put_cell(const plan *pl, scope_event_columns *o, int64_t row,
                      const int64_t *s, const int64_t *e, const int32_t *t,
                      const int32_t *sites, const int64_t *idx, int64_t m,
-                     int32_t region, int32_t rank)
+                     int32_t region_id, int32_t rank_id)
 {
     int64_t sh = pl->shift;
+    int small = !idx && times_small(s, e, m, sh);
+#define COL(type, field) type *restrict field = o->field ? o->field + row : NULL
+    COL(int32_t, region); COL(int32_t, rank); COL(int32_t, thread); COL(int32_t, site);
+    COL(int64_t, start_ns); COL(int64_t, end_ns); COL(int64_t, duration_ns);
+    COL(int64_t, call_index); COL(double, start_s); COL(double, end_s);
+    COL(double, duration_s);
+#undef COL
 #define EACH(stmt)                                                  \
     do {                                                            \
         if (idx)                                                    \
@@ -226,28 +264,40 @@ static void put_cell(const plan *pl, scope_event_columns *o, int64_t row,
                 stmt;                                               \
             }                                                       \
     } while (0)
-    if (o->region)
-        EACH(o->region[row + j] = region);
-    if (o->rank)
-        EACH(o->rank[row + j] = rank);
-    if (o->thread)
-        EACH(o->thread[row + j] = t ? t[i] : 0);
-    if (o->site)
-        EACH(o->site[row + j] = sites ? sites[i] : -1);
-    if (o->start_ns)
-        EACH(o->start_ns[row + j] = s[i] - sh);
-    if (o->end_ns)
-        EACH(o->end_ns[row + j] = e[i] - sh);
-    if (o->duration_ns)
-        EACH(o->duration_ns[row + j] = e[i] - s[i]);
-    if (o->call_index)
-        EACH(o->call_index[row + j] = i);
-    if (o->start_s)
-        EACH(o->start_s[row + j] = (double)(s[i] - sh) / 1e9);
-    if (o->end_s)
-        EACH(o->end_s[row + j] = (double)(e[i] - sh) / 1e9);
-    if (o->duration_s)
-        EACH(o->duration_s[row + j] = (double)(e[i] - s[i]) / 1e9);
+    if (region)
+        EACH(region[j] = region_id);
+    if (rank)
+        EACH(rank[j] = rank_id);
+    if (thread)
+        EACH(thread[j] = t ? t[i] : 0);
+    if (site)
+        EACH(site[j] = sites ? sites[i] : -1);
+    if (start_ns)
+        EACH(start_ns[j] = s[i] - sh);
+    if (end_ns)
+        EACH(end_ns[j] = e[i] - sh);
+    if (duration_ns)
+        EACH(duration_ns[j] = e[i] - s[i]);
+    if (call_index)
+        EACH(call_index[j] = i);
+    if (small) {
+        if (start_s)
+            for (int64_t j = 0; j < m; j++)
+                start_s[j] = small_to_double(s[j] - sh) / 1e9;
+        if (end_s)
+            for (int64_t j = 0; j < m; j++)
+                end_s[j] = small_to_double(e[j] - sh) / 1e9;
+        if (duration_s)
+            for (int64_t j = 0; j < m; j++)
+                duration_s[j] = small_to_double(e[j] - s[j]) / 1e9;
+        return;
+    }
+    if (start_s)
+        EACH(start_s[j] = (double)(s[i] - sh) / 1e9);
+    if (end_s)
+        EACH(end_s[j] = (double)(e[i] - sh) / 1e9);
+    if (duration_s)
+        EACH(duration_s[j] = (double)(e[i] - s[i]) / 1e9);
 #undef EACH
 }
 

@@ -100,6 +100,15 @@ int main(int argc, char **argv)
         same(p, &q, &none, cols);
         q.time_mode = SCOPE_TIME_ABSOLUTE;
         same(p, &q, NULL, cols);
+        /* seconds from an origin after the calls (negative times) and
+         * one 2^52 ns before them (past the exact two-at-once conversion,
+         * so converted one by one): the same doubles either way */
+        q.time_mode = SCOPE_TIME_ORIGIN;
+        q.origin_ns = 1100;
+        same(p, &q, NULL, cols);
+        q.origin_ns = -((int64_t)1 << 52);
+        same(p, &q, NULL, cols);
+        q.origin_ns = 0;
         const char *inc[] = { "^(work|leaf)$" };
         const int32_t one[] = { 1, 1 };
         q.include = inc;
