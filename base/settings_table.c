@@ -65,7 +65,9 @@ static const scope_setting table[SCOPE_SET_COUNT] = {
         .var = "SCOPE_READER_JOBS", .type = SCOPE_SETTING_COUNT, .min = 1,
         .max = 1000000, .unset = "one per CPU, at most 16, with 64 or more ranks",
         .read_by = "reader",
-        .doc = "how many processes read the rank groups of a large profile (above 64: 64)" },
+        .doc = "how many processes read the rank groups of a large profile (above 64: 64); "
+               "with 2 or more, a second thread makes the pages of large event columns "
+               "present while they are filled" },
     [SCOPE_SET_MPI_DATA] = {
         .var = "SCOPE_MPI_DATA", .type = SCOPE_SETTING_FLAG, .dflt = "1",
         .read_by = "preload", .doc = "0: MPI calls are timed without reading their arguments" },

@@ -24,6 +24,10 @@
  * through their parent links, so no separate stack is needed: closing a
  * call is following its parent link. Each call is opened and closed once,
  * so the pass is linear and the whole costs n log(regions) for the merge.
+ *
+ * scope__call_stack_ids runs the same merge and nesting for the event
+ * columns without the records: ids, parent ids and depths go straight to
+ * the caller's columns, the open calls kept in a small per-lane stack.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -280,14 +284,23 @@ static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
             head_load(&st[k], k, &heap[nheap++]);
     for (int k = nheap / 2 - 1; k >= 0; k--)
         sift_down(heap, nheap, k, ordered);
+    int least = -1;     /* the root's smaller child, -1: not known */
     while (nheap > 1) {
         stream *x = &st[heap[0].k];
         put_call(calls, n, thread, x, maxlane);
-        if (++x->i == x->n)
+        if (++x->i == x->n) {
             heap[0] = heap[--nheap];
-        else
+        } else {
             head_load(x, heap[0].k, &heap[0]);
+            /* a run: the stream still holds the least head, the heap
+             * stays as it is (one comparison instead of a sift) */
+            if (least < 0)
+                least = nheap > 2 && head_less(&heap[2], &heap[1], ordered) ? 2 : 1;
+            if (head_less(&heap[0], &heap[least], ordered))
+                continue;
+        }
         sift_down(heap, nheap, 0, ordered);
+        least = -1;
     }
     if (nheap == 1)     /* the last stream: no more comparisons */
         for (stream *x = &st[heap[0].k]; x->i < x->n; x->i++)
@@ -487,6 +500,185 @@ int scope_call_stack_compensate(scope_call_stack *cs, double inside_ns,
     }
     free(desc);
     return 0;
+}
+
+/* An open call of the id pass below: a lane's open calls form a stack
+ * through `under`; freed entries are reused, so the pool holds at most the
+ * calls open at once (the nesting depth per lane), not one per call. */
+typedef struct {
+    int64_t end, id, under;
+    int32_t depth;
+} open_call;
+
+typedef struct {
+    open_call *pool;
+    int64_t npool, cap, free_list;  /* free_list chains through `under` */
+    int64_t *top;                   /* per lane: its innermost open call */
+} lanes;
+
+/* 1 when call (lane, start, end) was nested (its parent's id in *parent,
+ * its depth in *depth, itself pushed as id), 0 when it escapes the open
+ * call it starts in (the full path reports that), < 0 out of memory. */
+static inline int nest_one(lanes *L, int32_t lane, int64_t start, int64_t end, int64_t id,
+                           int64_t *parent, int32_t *depth)
+{
+    int64_t j = L->top[lane];
+    while (j >= 0 && L->pool[j].end <= start) {
+        int64_t up = L->pool[j].under;
+        L->pool[j].under = L->free_list;
+        L->free_list = j;
+        j = up;
+    }
+    if (j >= 0 && end > L->pool[j].end)
+        return 0;
+    int64_t at = L->free_list;
+    if (at >= 0) {
+        L->free_list = L->pool[at].under;
+    } else {
+        if (L->npool == L->cap) {
+            int64_t cap = L->cap ? 2 * L->cap : 64;
+            open_call *more = realloc(L->pool, (size_t)cap * sizeof *more);
+            if (!more)
+                return scope__fail(SCOPE_ENOMEM, "out of memory");
+            L->pool = more;
+            L->cap = cap;
+        }
+        at = L->npool++;
+    }
+    *parent = j >= 0 ? L->pool[j].id : -1;
+    *depth = j >= 0 ? L->pool[j].depth + 1 : 0;
+    L->pool[at] = (open_call){ .end = end, .id = id, .under = j, .depth = *depth };
+    L->top[lane] = at;
+    return 1;
+}
+
+/* The merge and nesting of scope__call_stack_fill for a rank in
+ * containment order, writing each call's id, parent id and depth to its
+ * row instead of a record (see scope__call_stack_ids). */
+static int ids_merge(stream *st, int nst, int32_t maxlane, const int64_t *row0,
+                     int64_t *call_id, int64_t *parent_id, int32_t *depth)
+{
+    lanes L = { .free_list = -1 };
+    head *heap = malloc((size_t)(nst ? nst : 1) * sizeof *heap);
+    L.top = malloc(((size_t)maxlane + 1) * sizeof *L.top);
+    int nheap = 0, rc = 1, least = -1;   /* least: the root's smaller child */
+    int64_t id = 0;
+    if (!heap || !L.top) {
+        free(heap);
+        free(L.top);
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    }
+    for (int32_t l = 0; l <= maxlane; l++)
+        L.top[l] = -1;
+    for (int k = 0; k < nst; k++)
+        if (st[k].n > 0)
+            head_load(&st[k], k, &heap[nheap++]);
+    for (int k = nheap / 2 - 1; k >= 0; k--)
+        sift_down(heap, nheap, k, 0);
+    while (nheap > 0 && rc == 1) {
+        stream *x = &st[heap[0].k];
+        int64_t i = x->i, up = -1;
+        int32_t d = 0;
+        rc = nest_one(&L, heap[0].lane, heap[0].key, heap[0].end, id, &up, &d);
+        int64_t r0 = row0[x->region];
+        if (rc == 1 && r0 >= 0) {
+            if (call_id)
+                call_id[r0 + i] = id;
+            if (parent_id)
+                parent_id[r0 + i] = up;
+            if (depth)
+                depth[r0 + i] = d;
+        }
+        id++;
+        if (++x->i == x->n) {
+            heap[0] = heap[--nheap];
+            sift_down(heap, nheap, 0, 0);
+            least = -1;
+            continue;
+        }
+        head_load(x, heap[0].k, &heap[0]);
+        if (nheap == 1)
+            continue;
+        /* a run: while the same stream's next call still comes before the
+         * root's smaller child, the heap stays as it is (one comparison,
+         * not a sift: regions called in loops come in runs) */
+        if (least < 0)
+            least = nheap > 2 && head_less(&heap[2], &heap[1], 0) ? 2 : 1;
+        if (head_less(&heap[0], &heap[least], 0))
+            continue;
+        sift_down(heap, nheap, 0, 0);
+        least = -1;
+    }
+    free(heap);
+    free(L.top);
+    free(L.pool);
+    return rc;
+}
+
+int scope__call_stack_ids(scope_profile *p, int k, const int64_t *row0, int64_t *call_id,
+                          int64_t *parent_id, int32_t *depth, int64_t *s_buf,
+                          int64_t *e_buf, scope__cells_fn each, void *ctx)
+{
+    stream *st = calloc((size_t)(p->nregions ? p->nregions : 1), sizeof *st);
+    int nst = 0, rc = 1;
+    int32_t maxlane = 0;
+    int64_t used = 0;
+    if (!st)
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    scope__h5_quiet quiet;
+    scope__h5_quiet_begin(&quiet);
+    for (int r = 0; r < p->nregions && rc == 1; r++) {
+        scope__cell *c = scope__cell_at(p, r, k);
+        if (!c || c->n == 0)
+            continue;
+        stream *x = &st[nst++];
+        x->region = r;
+        x->n = c->n;
+        x->s = c->starts;
+        x->e = c->ends;
+        if (!x->s && call_id && parent_id && row0[r] >= 0) {
+            /* into the id columns' own rows: the merge reads call i's
+             * times before it writes call i's ids over them, and that
+             * memory is touched anyway (no other fresh memory for them) */
+            if ((rc = scope__cell_load_into(p, c, call_id + row0[r], parent_id + row0[r])) < 0)
+                break;
+            rc = 1;
+            x->s = call_id + row0[r];
+            x->e = parent_id + row0[r];
+        } else if (!x->s) {
+            /* loaded into the caller's buffers, reused rank after rank */
+            if ((rc = scope__cell_load_into(p, c, s_buf + used, e_buf + used)) < 0)
+                break;
+            rc = 1;
+            x->s = s_buf + used;
+            x->e = e_buf + used;
+            used += c->n;
+        }
+        x->t = c->tids;
+        if (!c->tids_loaded) {
+            int32_t *t;
+            if ((rc = scope__cell_load_tids(p, c, &t)) < 0)
+                break;
+            rc = 1;
+            x->t = t;
+            x->own_tids = t != NULL;
+        }
+        for (int64_t i = 0; x->t && i < x->n; i++)
+            maxlane = x->t[i] > maxlane ? x->t[i] : maxlane;
+        /* the journal's order, or calls out of order: the full path */
+        if ((rc = load_order(p, c, x)) < 0)
+            break;
+        rc = !x->q && stream_sorted(x) && maxlane <= (1 << 20);
+    }
+    scope__h5_quiet_end(&quiet);
+    for (int j = 0; j < nst && rc == 1; j++) {
+        int r = each(ctx, st[j].region, st[j].s, st[j].e, st[j].t, st[j].n);
+        rc = r < 0 ? r : 1;
+    }
+    if (rc == 1)
+        rc = ids_merge(st, nst, maxlane, row0, call_id, parent_id, depth);
+    free_streams(st, nst);
+    return rc;
 }
 
 int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,

@@ -16,22 +16,34 @@
  *  - plain columns: cell by cell, each cell's times read (or taken from
  *    the profile's cache), a window applied while copying, so rejected
  *    rows are never written and their pages never touched;
- *  - call stack columns (call id, parent id, depth): one rank's call stack
- *    at a time (scope__call_stack_fill, into one buffer for every rank),
- *    scattered to each call's row (the stack already holds every time of
- *    the rank, so nothing is read twice); a window is then applied by
- *    compacting the rows in place.
+ *  - call stack columns (call id, parent id, depth): rank by rank, the
+ *    rank's times read once into buffers reused for every rank; the plain
+ *    columns written cell by cell from them, and the ids by
+ *    scope__call_stack_ids straight into their rows (no 64-byte call
+ *    record per call: that record, the stack's buffer and a fresh buffer
+ *    per cell load were most of the pages the kernel zeroed). A rank that
+ *    pass does not handle (the journal's order, ties, errors) takes its
+ *    whole call stack (scope__call_stack_fill) scattered to each call's
+ *    row. A window is then applied by compacting the rows in place.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "reader_internal.h"
+#include "settings.h"
 
 #define ALL_COLUMNS ((uint32_t)(SCOPE_COL_SITE << 1) - 1u)  /* of events */
 #define SELF_COLUMNS ((uint32_t)(SCOPE_COL_SELF_NS | SCOPE_COL_SELF_S))
 /* what scope_call_stack_columns makes: no rank or site in a stack */
 #define CALL_COLUMNS ((ALL_COLUMNS | SELF_COLUMNS) & \
                       ~(uint32_t)(SCOPE_COL_RANK | SCOPE_COL_SITE))
+/* rows from which a second thread makes the columns' pages present
+ * (prefault): below, a thread costs more than it saves */
+#define PREFAULT_ROWS ((int64_t)1 << 20)
 #define STACK_COLUMNS ((uint32_t)(SCOPE_COL_CALL_ID | SCOPE_COL_PARENT_ID | \
                                   SCOPE_COL_DEPTH))
 
@@ -190,15 +202,53 @@ static int alloc_columns(scope_event_columns *o, uint32_t cols, int64_t rows)
     return 0;
 }
 
+/* (double)x for |x| < 2^51, bit for bit what the conversion gives (both
+ * exact there), in operations SSE2 has for two values at once (it has no
+ * int64 -> double): x added to the bits of 2^52 + 2^51 is that double
+ * plus x. The conversions were scalar and most of the columns' loops. */
+#define SMALL_TIME ((int64_t)1 << 51)
+static inline double small_to_double(int64_t x)
+{
+    uint64_t b = (uint64_t)x + UINT64_C(0x4338000000000000);
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d - 6755399441055744.0;
+}
+
+/* Whether every s[i] - sh, e[i] - sh and e[i] - s[i] of m calls is within
+ * +-2^51 (relative times under 26 days: small_to_double applies). */
+static int times_small(const int64_t *s, const int64_t *e, int64_t m, int64_t sh)
+{
+    if (m <= 0)
+        return 1;
+    int64_t lo = s[0], hi = e[0];
+    for (int64_t i = 1; i < m; i++) {
+        lo = s[i] < lo ? s[i] : lo;
+        hi = e[i] > hi ? e[i] : hi;
+    }
+    /* loaded times are within +-2^61 and end >= start (scope__times_check),
+     * so these differences do not overflow */
+    return lo - sh > -SMALL_TIME && hi - sh < SMALL_TIME && hi - lo < SMALL_TIME;
+}
+
 /* Writes the plain columns of one cell's calls idx[0 .. m) (idx NULL: all
- * m calls, in order) at rows row .. row + m. One loop per column, so each
- * is a straight stream the compiler vectorises. */
+ * m calls, in order) at rows row .. row + m. One loop per column over
+ * local restrict pointers (through o->field the compiler reloaded the
+ * pointer at every store and vectorised nothing), so each is a straight
+ * stream. */
 static void put_cell(const plan *pl, scope_event_columns *o, int64_t row,
                      const int64_t *s, const int64_t *e, const int32_t *t,
                      const int32_t *sites, const int64_t *idx, int64_t m,
-                     int32_t region, int32_t rank)
+                     int32_t region_id, int32_t rank_id)
 {
     int64_t sh = pl->shift;
+    int small = !idx && times_small(s, e, m, sh);
+#define COL(type, field) type *restrict field = o->field ? o->field + row : NULL
+    COL(int32_t, region); COL(int32_t, rank); COL(int32_t, thread); COL(int32_t, site);
+    COL(int64_t, start_ns); COL(int64_t, end_ns); COL(int64_t, duration_ns);
+    COL(int64_t, call_index); COL(double, start_s); COL(double, end_s);
+    COL(double, duration_s);
+#undef COL
 #define EACH(stmt)                                                  \
     do {                                                            \
         if (idx)                                                    \
@@ -214,28 +264,40 @@ static void put_cell(const plan *pl, scope_event_columns *o, int64_t row,
                 stmt;                                               \
             }                                                       \
     } while (0)
-    if (o->region)
-        EACH(o->region[row + j] = region);
-    if (o->rank)
-        EACH(o->rank[row + j] = rank);
-    if (o->thread)
-        EACH(o->thread[row + j] = t ? t[i] : 0);
-    if (o->site)
-        EACH(o->site[row + j] = sites ? sites[i] : -1);
-    if (o->start_ns)
-        EACH(o->start_ns[row + j] = s[i] - sh);
-    if (o->end_ns)
-        EACH(o->end_ns[row + j] = e[i] - sh);
-    if (o->duration_ns)
-        EACH(o->duration_ns[row + j] = e[i] - s[i]);
-    if (o->call_index)
-        EACH(o->call_index[row + j] = i);
-    if (o->start_s)
-        EACH(o->start_s[row + j] = (double)(s[i] - sh) / 1e9);
-    if (o->end_s)
-        EACH(o->end_s[row + j] = (double)(e[i] - sh) / 1e9);
-    if (o->duration_s)
-        EACH(o->duration_s[row + j] = (double)(e[i] - s[i]) / 1e9);
+    if (region)
+        EACH(region[j] = region_id);
+    if (rank)
+        EACH(rank[j] = rank_id);
+    if (thread)
+        EACH(thread[j] = t ? t[i] : 0);
+    if (site)
+        EACH(site[j] = sites ? sites[i] : -1);
+    if (start_ns)
+        EACH(start_ns[j] = s[i] - sh);
+    if (end_ns)
+        EACH(end_ns[j] = e[i] - sh);
+    if (duration_ns)
+        EACH(duration_ns[j] = e[i] - s[i]);
+    if (call_index)
+        EACH(call_index[j] = i);
+    if (small) {
+        if (start_s)
+            for (int64_t j = 0; j < m; j++)
+                start_s[j] = small_to_double(s[j] - sh) / 1e9;
+        if (end_s)
+            for (int64_t j = 0; j < m; j++)
+                end_s[j] = small_to_double(e[j] - sh) / 1e9;
+        if (duration_s)
+            for (int64_t j = 0; j < m; j++)
+                duration_s[j] = small_to_double(e[j] - s[j]) / 1e9;
+        return;
+    }
+    if (start_s)
+        EACH(start_s[j] = (double)(s[i] - sh) / 1e9);
+    if (end_s)
+        EACH(end_s[j] = (double)(e[i] - sh) / 1e9);
+    if (duration_s)
+        EACH(duration_s[j] = (double)(e[i] - s[i]) / 1e9);
 #undef EACH
 }
 
@@ -297,81 +359,147 @@ static int fill_cells(plan *pl, scope_event_columns *o, int64_t *rows)
     return rc;
 }
 
-/* Call stack columns, and the others with them, one rank's stack at a
- * time in one buffer reused for every rank (sized for the largest: a
- * fresh buffer per rank cost page zeroing, 13% of the time in perf); rows
- * outside the window are marked in keep[] (when a window is set) for
- * compact(). */
+/* What the lean path's per-region callback needs (stack_cells). */
+typedef struct {
+    plan *pl;
+    scope_event_columns *o;
+    uint8_t *keep;
+    int j;                  /* the rank's position in pl->ranks */
+} stack_ctx;
+
+/* The columns of one region's calls on a rank other than the call stack
+ * ones, from the arrays scope__call_stack_ids loaded (each row written
+ * once, in streams), and their keep[] marks for a window. */
+static int stack_cells(void *ctx, int region, const int64_t *s, const int64_t *e,
+                       const int32_t *t, int64_t n)
+{
+    stack_ctx *x = ctx;
+    plan *pl = x->pl;
+    int sel = pl->sel_of[region], k = pl->ranks[x->j];
+    if (sel < 0)
+        return 0;
+    int64_t row = pl->cell_row[(size_t)sel * (size_t)pl->nranks + (size_t)x->j];
+    const int32_t *sites = NULL;
+    if (x->o->site) {
+        scope__cell *c;
+        int rc = scope__cell_sites(pl->p, region, k, &c);
+        if (rc < 0)
+            return rc;
+        sites = c ? c->sites : NULL;
+    }
+    put_cell(pl, x->o, row, s, e, t, sites, NULL, n, region, pl->p->ranks[k].rank);
+    if (x->keep)
+        for (int64_t i = 0; i < n; i++)
+            x->keep[row + i] = e[i] - pl->shift >= pl->from && s[i] - pl->shift <= pl->to;
+    return 0;
+}
+
+/* One rank's columns through its whole call stack (what the lean path
+ * leaves to it: the journal's order, regions out of order, errors), in
+ * *calls (sized for the largest rank, made on first need and reused:
+ * a fresh buffer per rank cost page zeroing, 13% of the time in perf). */
+static int stack_full(plan *pl, scope_event_columns *o, uint8_t *keep, int j,
+                      scope_call **calls, int64_t most)
+{
+    scope_profile *p = pl->p;
+    int64_t sh = pl->shift, n;
+    int k = pl->ranks[j], rank = p->ranks[k].rank, rc;
+    if (!*calls && !(*calls = scope__malloc_big((size_t)most * sizeof **calls)))
+        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls", (long long)most);
+    if ((rc = scope__call_stack_fill(p, k, SCOPE_ALL_THREADS, *calls, &n)) < 0)
+        return rc;
+    const int64_t *first = pl->cell_row + (size_t)j;
+    for (int64_t id = 0; id < n; id++) {
+        const scope_call *c = &(*calls)[id];
+        int sel = pl->sel_of[c->region];
+        if (sel < 0)
+            continue;
+        int64_t row = first[(size_t)sel * (size_t)pl->nranks] + c->call_index;
+        int64_t s = c->start_ns, e = c->end_ns;
+        if (keep)
+            keep[row] = e - sh >= pl->from && s - sh <= pl->to;
+        if (o->region)
+            o->region[row] = c->region;
+        if (o->rank)
+            o->rank[row] = rank;
+        if (o->thread)
+            o->thread[row] = c->thread;
+        if (o->depth)
+            o->depth[row] = c->depth;
+        if (o->start_ns)
+            o->start_ns[row] = s - sh;
+        if (o->end_ns)
+            o->end_ns[row] = e - sh;
+        if (o->duration_ns)
+            o->duration_ns[row] = e - s;
+        if (o->call_index)
+            o->call_index[row] = c->call_index;
+        if (o->call_id)
+            o->call_id[row] = id;
+        if (o->parent_id)
+            o->parent_id[row] = c->parent;
+        if (o->start_s)
+            o->start_s[row] = (double)(s - sh) / 1e9;
+        if (o->end_s)
+            o->end_s[row] = (double)(e - sh) / 1e9;
+        if (o->duration_s)
+            o->duration_s[row] = (double)(e - s) / 1e9;
+    }
+    /* sites are per cell, in call index order: a straight copy */
+    for (int i = 0; o->site && i < pl->nregions && rc >= 0; i++) {
+        scope__cell *c;
+        if ((rc = scope__cell_sites(p, pl->regions[i], k, &c)) < 0 || !c || c->n == 0)
+            continue;
+        int64_t row = pl->cell_row[(size_t)i * (size_t)pl->nranks + (size_t)j];
+        for (int64_t x = 0; x < c->n; x++)
+            o->site[row + x] = c->sites ? c->sites[x] : -1;
+    }
+    return rc;
+}
+
+/* Call stack columns, and the others with them, rank by rank: the lean
+ * path (scope__call_stack_ids: the ids written straight to their rows,
+ * the other columns cell by cell from the same loaded times, no 64-byte
+ * record per call and no fresh memory per rank), else the whole call
+ * stack (stack_full). Rows outside the window are marked in keep[] (when
+ * a window is set) for compact(). */
 static int fill_stacks(plan *pl, scope_event_columns *o, uint8_t *keep)
 {
     scope_profile *p = pl->p;
-    int64_t sh = pl->shift, most = 0;
+    int64_t most = 1, most_other = 1;   /* other: whose times need s_buf */
+    int in_ids = o->call_id && o->parent_id;
     for (int j = 0; j < pl->nranks; j++) {
-        int64_t calls = 0;
+        int64_t calls = 0, other = 0;
         for (int r = 0; r < p->nregions; r++) {
             scope__cell *c = scope__cell_at(p, r, pl->ranks[j]);
             calls += c ? c->n : 0;
+            other += c && (!in_ids || pl->sel_of[r] < 0) ? c->n : 0;
         }
         most = calls > most ? calls : most;
+        most_other = other > most_other ? other : most_other;
     }
-    scope_call *calls = scope__malloc_big((size_t)(most ? most : 1) * sizeof *calls);
-    if (!calls)
-        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
-                           (long long)most);
+    int64_t *s_buf = scope__malloc_big((size_t)most_other * sizeof *s_buf);
+    int64_t *e_buf = scope__malloc_big((size_t)most_other * sizeof *e_buf);
+    int64_t *row0 = malloc((size_t)(p->nregions ? p->nregions : 1) * sizeof *row0);
+    scope_call *calls = NULL;
     int rc = 0;
+    if (!s_buf || !e_buf || !row0)
+        rc = scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls", (long long)most);
     for (int j = 0; j < pl->nranks && rc >= 0; j++) {
-        int k = pl->ranks[j], rank = p->ranks[k].rank;
-        int64_t n;
-        if ((rc = scope__call_stack_fill(p, k, SCOPE_ALL_THREADS, calls, &n)) < 0)
-            break;
-        const int64_t *first = pl->cell_row + (size_t)j;
-        for (int64_t id = 0; id < n; id++) {
-            const scope_call *c = &calls[id];
-            int sel = pl->sel_of[c->region];
-            if (sel < 0)
-                continue;
-            int64_t row = first[(size_t)sel * (size_t)pl->nranks] + c->call_index;
-            int64_t s = c->start_ns, e = c->end_ns;
-            if (keep)
-                keep[row] = e - sh >= pl->from && s - sh <= pl->to;
-            if (o->region)
-                o->region[row] = c->region;
-            if (o->rank)
-                o->rank[row] = rank;
-            if (o->thread)
-                o->thread[row] = c->thread;
-            if (o->depth)
-                o->depth[row] = c->depth;
-            if (o->start_ns)
-                o->start_ns[row] = s - sh;
-            if (o->end_ns)
-                o->end_ns[row] = e - sh;
-            if (o->duration_ns)
-                o->duration_ns[row] = e - s;
-            if (o->call_index)
-                o->call_index[row] = c->call_index;
-            if (o->call_id)
-                o->call_id[row] = id;
-            if (o->parent_id)
-                o->parent_id[row] = c->parent;
-            if (o->start_s)
-                o->start_s[row] = (double)(s - sh) / 1e9;
-            if (o->end_s)
-                o->end_s[row] = (double)(e - sh) / 1e9;
-            if (o->duration_s)
-                o->duration_s[row] = (double)(e - s) / 1e9;
+        for (int r = 0; r < p->nregions; r++) {
+            int sel = pl->sel_of[r];
+            row0[r] = sel < 0 ? -1
+                              : pl->cell_row[(size_t)sel * (size_t)pl->nranks + (size_t)j];
         }
-        /* sites are per cell, in call index order: a straight copy */
-        for (int i = 0; o->site && i < pl->nregions && rc >= 0; i++) {
-            scope__cell *c;
-            if ((rc = scope__cell_sites(p, pl->regions[i], k, &c)) < 0 || !c ||
-                c->n == 0)
-                continue;
-            int64_t row = pl->cell_row[(size_t)i * (size_t)pl->nranks + (size_t)j];
-            for (int64_t x = 0; x < c->n; x++)
-                o->site[row + x] = c->sites ? c->sites[x] : -1;
-        }
+        stack_ctx ctx = { .pl = pl, .o = o, .keep = keep, .j = j };
+        rc = scope__call_stack_ids(p, pl->ranks[j], row0, o->call_id, o->parent_id,
+                                   o->depth, s_buf, e_buf, stack_cells, &ctx);
+        if (rc == 0)
+            rc = stack_full(pl, o, keep, j, &calls, most);
     }
+    free(s_buf);
+    free(e_buf);
+    free(row0);
     free(calls);
     return rc;
 }
@@ -394,6 +522,71 @@ static int64_t compact(scope_event_columns *o, const uint8_t *keep, int64_t n)
         w++;
     }
     return w;
+}
+
+/* The output columns' first touch is the kernel zeroing their pages
+ * (1.1 GB for 20 M events of to_events_dataframe(): half of the time in
+ * perf, and memory numpy must own, so not reusable). With a second CPU,
+ * a thread makes the pages present ahead of the fill, in the order the
+ * fill writes them: the same CPU time, over two cores. */
+typedef struct {
+    const plan *pl;
+    const scope_event_columns *o;
+    pthread_t thread;
+    int started;
+} prefault;
+
+/* Whether a second thread may zero pages: SCOPE_READER_JOBS (read at
+ * each call, as opening does) of 2 or more, or unset with 2 usable CPUs;
+ * 1 (or a malformed value, which opening reports) keeps one thread. */
+static int prefault_wanted(void)
+{
+    scope_setting_value env;
+    scope__setting_read_now(SCOPE_SET_READER_JOBS, &env);
+    if (env.state == SCOPE_SETTING_SET)
+        return env.u >= 2;
+    if (env.state == SCOPE_SETTING_BAD)
+        return 0;
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
+}
+
+/* Makes rows [row, row + n) of column `base` (elements of `size` bytes)
+ * present. MADV_POPULATE_WRITE (Linux 5.14) faults pages in without
+ * changing what they hold, so racing the fill's own writes is harmless;
+ * where it is unknown, nothing is done and the fill faults as before. */
+static void populate(const void *base, size_t size, int64_t row, int64_t n)
+{
+    if (!base || n <= 0)
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)base + (uintptr_t)row * size;
+    uintptr_t b = a + (uintptr_t)n * size;
+    a &= ~(page - 1);
+    b = (b + page - 1) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+    (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#endif
+}
+
+static void *prefault_run(void *arg)
+{
+    const prefault *f = arg;
+    const plan *pl = f->pl;
+    const scope_event_columns *o = f->o;
+    for (int j = 0; j < pl->nranks; j++)
+        for (int i = 0; i < pl->nregions; i++) {
+            size_t cell = (size_t)i * (size_t)pl->nranks + (size_t)j;
+            int64_t row = pl->cell_row[cell];
+            int64_t n = (cell + 1 < (size_t)pl->nregions * (size_t)pl->nranks
+                             ? pl->cell_row[cell + 1] : pl->bound) - row;
+#define POP(field) populate(o->field, sizeof *o->field, row, n)
+            POP(region); POP(rank); POP(thread); POP(depth); POP(site);
+            POP(start_ns); POP(end_ns); POP(duration_ns); POP(call_index);
+            POP(call_id); POP(parent_id); POP(start_s); POP(end_s); POP(duration_s);
+#undef POP
+        }
+    return NULL;
 }
 
 int scope_profile_event_columns(scope_profile *p, const scope_event_query *q,
@@ -426,6 +619,9 @@ int scope_profile_event_columns(scope_profile *p, const scope_event_query *q,
     int rc = plan_make(&pl, q);
     if (rc >= 0)
         rc = alloc_columns(out, columns, pl.bound);
+    prefault pf = { .pl = &pl, .o = out };
+    if (rc >= 0 && !window && pl.bound >= PREFAULT_ROWS && prefault_wanted())
+        pf.started = pthread_create(&pf.thread, NULL, prefault_run, &pf) == 0;
     if (rc >= 0 && (columns & STACK_COLUMNS)) {
         if (window && !(keep = scope__malloc_big((size_t)(pl.bound ? pl.bound : 1))))
             rc = scope__fail(SCOPE_ENOMEM, "out of memory for %lld events",
@@ -436,6 +632,8 @@ int scope_profile_event_columns(scope_profile *p, const scope_event_query *q,
     } else if (rc >= 0) {
         rc = fill_cells(&pl, out, &rows);
     }
+    if (pf.started)
+        pthread_join(pf.thread, NULL);
     free(keep);
     plan_free(&pl);
     if (rc < 0) {

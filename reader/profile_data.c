@@ -191,24 +191,16 @@ int scope__times_check(const char *fpath, const int64_t *s, const int64_t *e,
     return 0;
 }
 
-/* Reads a cell's events into new malloc'd arrays (caller frees both).
+/* Reads a cell's events into s and e (room for c->n each), checked.
  * Cost: two HDF5 reads of n int64, plus a prefix sum for schema 3. */
-int scope__cell_load(scope_profile *p, scope__cell *c,
-                     int64_t **starts, int64_t **ends)
+int scope__cell_load_into(scope_profile *p, scope__cell *c, int64_t *s, int64_t *e)
 {
     const scope__source *src = &p->sources[c->source];
-    size_t bytes = (size_t)(c->n ? c->n : 1) * sizeof(int64_t);
-    int64_t *s = scope__malloc_big(bytes), *e = scope__malloc_big(bytes);
     hid_t f;
     char *sp = NULL, *ep = NULL; /* group paths can be long: heap */
     int rc;
-    if (!s || !e) {
-        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory for %lld events",
-                         src->path, (long long)c->n);
-        goto fail_read;
-    }
     if ((rc = scope__source_file(p, c->source, &f)) < 0)
-        goto fail_read;
+        return rc;
     int ok;
     if (src->layout == SCOPE__LAYOUT_GROUPS) {
         if (asprintf(&sp, "%s/" SCOPE_D_START_TIMES, c->group) < 0)
@@ -223,11 +215,11 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
         ok = (sp = strdup(SCOPE_S_EVENTS_START_DELTAS)) && (ep = strdup(SCOPE_S_EVENTS_DURATIONS));
     if (!ok) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
-        goto fail_read;
+        goto done;
     }
     if ((rc = scope__h5_read_int64(f, sp, src->path, c->offset, c->n, s)) < 0 ||
         (rc = scope__h5_read_int64(f, ep, src->path, c->offset, c->n, e)) < 0)
-        goto fail_read;
+        goto done;
     if (src->layout == SCOPE__LAYOUT_COLUMNS3) {
         /* Deltas accumulate within the slice; its first value is absolute. */
         /* (unsigned sums: damaged values wrap instead of overflowing, and
@@ -237,19 +229,33 @@ int scope__cell_load(scope_profile *p, scope__cell *c,
         for (int64_t i = 0; i < c->n; i++)
             e[i] = (int64_t)((uint64_t)e[i] + (uint64_t)s[i]);
     }
-    if ((rc = scope__times_check(src->path, s, e, c->n)) < 0)
-        goto fail_read;
+    rc = scope__times_check(src->path, s, e, c->n);
+done:
+    free(sp);
+    free(ep);
+    return rc;
+}
+
+/* Reads a cell's events into new malloc'd arrays (caller frees both). */
+int scope__cell_load(scope_profile *p, scope__cell *c,
+                     int64_t **starts, int64_t **ends)
+{
+    size_t bytes = (size_t)(c->n ? c->n : 1) * sizeof(int64_t);
+    int64_t *s = scope__malloc_big(bytes), *e = scope__malloc_big(bytes);
+    int rc;
+    if (!s || !e)
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory for %lld events",
+                         p->sources[c->source].path, (long long)c->n);
+    else
+        rc = scope__cell_load_into(p, c, s, e);
+    if (rc < 0) {
+        free(s);
+        free(e);
+        return rc;
+    }
     *starts = s;
     *ends = e;
-    free(sp);
-    free(ep);
     return 0;
-fail_read:
-    free(sp);
-    free(ep);
-    free(s);
-    free(e);
-    return rc;
 }
 
 int scope__cell_stats(scope_profile *p, scope__cell *c, const int64_t *s,

@@ -199,6 +199,11 @@ void *scope__malloc_big(size_t bytes);
 /* Opening (profile_open.c) and event loading (profile_data.c). */
 int scope__cell_load(scope_profile *p, scope__cell *c,
                      int64_t **starts, int64_t **ends);
+/* The same into the caller's arrays (room for c->n each): a caller that
+ * loads cell after cell reuses one buffer instead of faulting in fresh
+ * pages for each (the kernel's zeroing of them was over half of the
+ * event columns' time in perf). */
+int scope__cell_load_into(scope_profile *p, scope__cell *c, int64_t *s, int64_t *e);
 int scope__cell_summarize(scope_profile *p, scope__cell *c);
 /* 0 when every call's times are sane, else SCOPE_EFORMAT naming `fpath`
  * (the one check of loaded times; profile_data.c). */
@@ -233,6 +238,25 @@ int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids);
  * page faults and zeroing (an eighth of event_columns.c's time in perf). */
 int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
                            int64_t *n);
+/* Called by scope__call_stack_ids with each region's loaded calls of the
+ * rank (times s, e; lanes t, NULL: all 0), before the merge: a caller
+ * writes its other columns from the same arrays. 0 or an error. */
+typedef int (*scope__cells_fn)(void *ctx, int region, const int64_t *s, const int64_t *e,
+                               const int32_t *t, int64_t n);
+/* The call ids, parent ids and depths of rank index k's calls (every
+ * lane), exactly as scope__call_stack_fill numbers and nests them, but
+ * written straight into columns (any may be NULL): the call with call
+ * index i of region r goes to row row0[r] + i, none when row0[r] < 0.
+ * No 64-byte record per call is made. Times not cached are read into the
+ * call_id and parent_id rows of the call when both columns are given and
+ * row0[r] >= 0 (the ids overwrite them), else into s_buf, e_buf (room for
+ * the rank's other calls; the caller reuses them rank after rank). Only the common case: returns 1 when done, 0 when the
+ * rank needs scope__call_stack_fill (a region with the journal's order,
+ * one out of start order, or calls whose nesting fails, which that path
+ * reports), < 0 an error (call_stack.c). */
+int scope__call_stack_ids(scope_profile *p, int k, const int64_t *row0, int64_t *call_id,
+                          int64_t *parent_id, int32_t *depth, int64_t *s_buf,
+                          int64_t *e_buf, scope__cells_fn each, void *ctx);
 /* The cell of (region, rank index), NULL when that rank never entered it. */
 static inline scope__cell *scope__cell_at(const scope_profile *p, int region,
                                           int k)

@@ -143,6 +143,9 @@ class Filters(unittest.TestCase):
                     np.testing.assert_array_equal(got[c], want[c], err_msg=c)
                 frame = self.res.to_events_dataframe(**kw)
                 np.testing.assert_array_equal(frame["call_id"].to_numpy(), want["call_id"])
+                # the names come from the call counts, not a region column
+                self.assertEqual(frame["name"].tolist(),
+                                 [self.res.region_names[r] for r in want["region"]])
                 self.assertEqual(list(frame["name"].cat.categories),
                                  sorted({self.res.region_names[r] for r in want["region"]}))
 

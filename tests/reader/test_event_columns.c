@@ -5,7 +5,8 @@
  * with the call stack columns and without (the two ways of filling), with
  * include / rank filters and a time window; depth as the call stack's;
  * taking a column out and freeing it; scope_call_stack_columns() against
- * the stack's records; the errors (bad bits, an inverted
+ * the stack's records; ties.h5 and ties_one_order.h5 (the journal's
+ * order: the whole call stack's path); the errors (bad bits, an inverted
  * window, an unknown rank, call ids on overlap.h5) leave the output empty.
  * Run under valgrind too (tests/reader/meson.build).
  *
@@ -99,6 +100,15 @@ int main(int argc, char **argv)
         same(p, &q, &none, cols);
         q.time_mode = SCOPE_TIME_ABSOLUTE;
         same(p, &q, NULL, cols);
+        /* seconds from an origin after the calls (negative times) and
+         * one 2^52 ns before them (past the exact two-at-once conversion,
+         * so converted one by one): the same doubles either way */
+        q.time_mode = SCOPE_TIME_ORIGIN;
+        q.origin_ns = 1100;
+        same(p, &q, NULL, cols);
+        q.origin_ns = -((int64_t)1 << 52);
+        same(p, &q, NULL, cols);
+        q.origin_ns = 0;
         const char *inc[] = { "^(work|leaf)$" };
         const int32_t one[] = { 1, 1 };
         q.include = inc;
@@ -178,6 +188,24 @@ int main(int argc, char **argv)
     CHECK_I64(scope_profile_event_columns(NULL, &q, NULL, ALL, &c), SCOPE_EINVAL);
     CHECK_I64(scope_profile_event_columns(p, &q, NULL, ALL, NULL), SCOPE_EINVAL);
     scope_profile_close(p);
+
+    /* the journal's order (ties.h5), and regions of which only some carry
+     * it (ties_one_order.h5): the ranks the lean call id pass hands to the
+     * whole call stack give the same columns */
+    const char *tied[] = { "ties.h5", "ties_one_order.h5" };
+    const scope_time_window early = { 0, 10 };
+    for (int f = 0; f < 2; f++) {
+        snprintf(path, sizeof path, "%s/%s", argv[1], tied[f]);
+        CHECK_I64(scope_profile_open(path, &p), 0);
+        memset(&q, 0, sizeof q);
+        same(p, &q, NULL, ALL);
+        same(p, &q, &early, ALL);
+        const char *some[] = { "^(S|W|Q)$" };
+        q.include = some;
+        q.ninclude = 1;
+        same(p, &q, NULL, ALL);
+        scope_profile_close(p);
+    }
 
     snprintf(path, sizeof path, "%s/overlap.h5", argv[1]);
     CHECK_I64(scope_profile_open(path, &p), 0);
