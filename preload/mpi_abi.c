@@ -56,6 +56,7 @@ static const scope__mpi_abi mpich_abi = {
     .topo_graph = 1,
     .topo_dist_graph = 3,
     .status_layout = SCOPE_STATUS_MPICH,
+    .builtin_type_sizes = 1,
 };
 
 /* The MPI-5 standard ABI's: compile-time constants of the MPI Forum's

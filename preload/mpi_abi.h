@@ -55,6 +55,8 @@ typedef struct scope__mpi_abi {
     scope__mpi_handle op_no_op;    /* MPI_NO_OP: an Open MPI object, 0x5800000e */
     int topo_cart, topo_graph, topo_dist_graph;   /* MPI_Topo_test's answers: 1 2 3, 2 1 3 */
     int status_layout;             /* how a status holds its size: scope__mpi_status_size() */
+    int builtin_type_sizes;        /* MPICH: a predefined datatype's handle holds
+                                      its size (mpi.h: 0x4c00SS..., SS bytes) */
 } scope__mpi_abi;
 
 /* Where a status keeps the size received and the cancelled bit. Both

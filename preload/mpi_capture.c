@@ -364,6 +364,7 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
             c->op = 0;
             return;
         }
+        scope__mpi_builtin_type_sizes = abi->builtin_type_sizes;
         atomic_store_explicit(&ready, abi, memory_order_release);
     }
     c->abi = abi;

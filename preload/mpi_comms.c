@@ -57,6 +57,8 @@ static void resolve(void)
     scope__self_leave();
 }
 
+int scope__mpi_builtin_type_sizes;
+
 int scope__pmpi_ready(void)
 {
     /* every recorded call asks: after the first, one load instead of
