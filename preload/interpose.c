@@ -32,6 +32,7 @@
  */
 #include "interpose.h"
 #include "mpi_capture.h"
+#include "mpi_ops.h"
 #include "interpose_match.h"
 
 #include <ctype.h>

@@ -21,15 +21,6 @@
  * and taken as 1). Read once. */
 int scope__mpi_capture_enabled(void);
 
-/* 1 when `symbol` is an MPI Fortran binding (mpi_send_, pmpi_send__,
- * MPI_SEND, mpi_send_f08_), else 0. Pure. */
-int scope__mpi_is_fortran(const char *symbol);
-
-/* The operation (1..255) of an MPI function of the C bindings named
- * `symbol` ("MPI_Send", "PMPI_Send"), or 0 when its arguments are not
- * captured (Fortran bindings, calls that move nothing). Pure. */
-uint32_t scope__mpi_op_of(const char *symbol);
-
 /* At the entry of a recorded call of operation `op`: copies the arguments
  * (`saved`: the trampoline's saved registers, `slot`: the return-address
  * slot, the stack arguments above it). A receive that passed

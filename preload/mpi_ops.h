@@ -1,0 +1,36 @@
+/*
+ * mpi_ops.h - the MPI functions whose arguments are read (mpi_ops.c): the
+ * operation number an instrumented symbol carries in its flags indexes
+ * scope__mpi_ops. The large-count functions of MPI 4 (MPI_Send_c, ...)
+ * take the same arguments with MPI_Count (64-bit) counts and count
+ * arrays: they are the table's operations with SCOPE_MPI_OP_BIG set.
+ */
+#ifndef SCOPE_MPI_OPS_H
+#define SCOPE_MPI_OPS_H
+
+#include <stdint.h>
+
+#define SCOPE_MPI_OP_BIG 0x100u
+
+struct scope__mpi_op {
+    const char *name;   /* after "MPI_" */
+    uint8_t kind;
+    uint8_t nargs;      /* arguments copied at entry */
+    uint8_t arg;        /* K_COLL_INIT: the blocking kind; K_COMM_NEW: the
+                           argument that points to the new communicator */
+};
+
+extern const struct scope__mpi_op scope__mpi_ops[];
+extern const uint32_t scope__mpi_n_ops;     /* entries, the unused 0th included */
+
+/* 1 when `symbol` is an MPI Fortran binding (mpi_send_, pmpi_send__,
+ * MPI_SEND, mpi_send_f08_), else 0. Pure. */
+int scope__mpi_is_fortran(const char *symbol);
+
+/* The operation (1..255, | SCOPE_MPI_OP_BIG for a large-count _c name)
+ * of an MPI function of the C bindings named `symbol` ("MPI_Send",
+ * "PMPI_Send", "MPIX_Bcast_init"), or 0 when its arguments are not
+ * captured (Fortran bindings, calls that move nothing). Pure. */
+uint32_t scope__mpi_op_of(const char *symbol);
+
+#endif
