@@ -429,6 +429,12 @@ def main():
            for s_ in range(msgs.shape[0]) for r_ in range(msgs.shape[1]) if msgs[s_, r_]}
     if got != pairs:
         fail(f"python comm_matrix:\n got  {got}\n want {pairs}")
+    # the long table the Dask matrix adds up, MPI_Startall's sends included
+    lp = p.message_pairs()
+    got = {(int(s_), int(r_)): [int(m_), int(b_)] for s_, r_, m_, b_ in
+           zip(lp["sender"], lp["receiver"], lp["messages"], lp["bytes"])}
+    if got != pairs:
+        fail(f"python message_pairs:\n got  {got}\n want {pairs}")
     msgs, nbytes = p.comm_matrix(kind="collective")
     got = {(s_, r_): [int(msgs[s_, r_]), int(nbytes[s_, r_])]
            for s_ in range(msgs.shape[0]) for r_ in range(msgs.shape[1]) if msgs[s_, r_]}
@@ -446,7 +452,7 @@ def main():
     if "MPI_Init" in p and p["MPI_Init"].moved(rank=0) is not None:
         fail("python: MPI_Init has data columns")
     p.close()
-    print("python: comm_matrix, bytes and moved() agree")
+    print("python: comm_matrix, message_pairs, bytes and moved() agree")
     print("ok")
 
 

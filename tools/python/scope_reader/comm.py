@@ -56,6 +56,15 @@ def _bind(lib, sig, check, p, all_ranks):
                     ("names", ctypes.POINTER(ctypes.c_char_p)),
                     ("creators", ctypes.POINTER(ctypes.c_char_p))]
 
+    class _Requests(ctypes.Structure):
+        _fields_ = [("n", _i64), ("post_region", _p32), ("done_region", _p32),
+                    ("post_call", _p64), ("done_call", _p64), ("source", _p32),
+                    ("tag", _p32), ("bytes_received", _p64),
+                    ("cancelled", ctypes.POINTER(ctypes.c_int8)), ("dest", _p32),
+                    ("bytes_sent", _p64)]
+
+    requests = sig("scope_profile_requests", ctypes.c_int, p, ctypes.c_int,
+                   ctypes.POINTER(_Requests))
     p2p = sig("scope_region_is_point_to_point", ctypes.c_int, ctypes.c_char_p)
     comms = sig("scope_profile_communicators", ctypes.c_int, p, ctypes.c_int,
                 ctypes.POINTER(_Comms))
@@ -120,8 +129,10 @@ def _bind(lib, sig, check, p, all_ranks):
             regions = [self[region].index]
         senders = self.ranks if ranks is None else sorted(
             set([ranks] if isinstance(ranks, int) else ranks))
+        startall = names.index("MPI_Startall") if "MPI_Startall" in names else -1
         keys, sizes = [], []
         m = _Moved()
+        q = _Requests()
         for k in senders:
             for r in regions:
                 check(moved(self._h, r, k, ctypes.byref(m)))
@@ -135,6 +146,22 @@ def _bind(lib, sig, check, p, all_ranks):
                 keep = (dest >= 0) & (tag != NO_TAG)
                 keys.append((np.int64(k) << 32) | dest[keep].astype(np.int64))
                 sizes.append(sent[keep].astype(np.int64))
+                if r != startall:
+                    continue
+                # the sends an MPI_Startall started together: the call's
+                # columns hold their bytes without a partner, its request
+                # rows where each went (as the C reader's each_started_send)
+                check(requests(self._h, k, ctypes.byref(q)))
+                if q.n == 0 or not q.dest or not q.bytes_sent:
+                    continue
+                post = np.ctypeslib.as_array(q.post_region, shape=(q.n,))
+                call = np.ctypeslib.as_array(q.post_call, shape=(q.n,))
+                qdest = np.ctypeslib.as_array(q.dest, shape=(q.n,))
+                qsent = np.ctypeslib.as_array(q.bytes_sent, shape=(q.n,))
+                sel = (post == startall) & (qdest >= 0) & (call >= 0) & (call < m.n)
+                sel[sel] = dest[call[sel]] < 0
+                keys.append((np.int64(k) << 32) | qdest[sel].astype(np.int64))
+                sizes.append(qsent[sel].astype(np.int64))
         key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
         size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
         pairs, which = np.unique(key, return_inverse=True)
