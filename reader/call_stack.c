@@ -27,11 +27,17 @@
  * and the whole costs n log(regions) for the merge. The children lists
  * are counted during the nesting and laid out in one pass after it.
  *
+ * Memory: a stack's records, children lists and the times it reads come
+ * from the last freed stack's when they fit (fresh pages cost the kernel's
+ * zeroing; the rank after rank of a tool then pays it once), else fresh,
+ * zeroed by a second thread beside the fill (prefault.c).
+ *
  * scope__call_stack_ids runs the same merge and nesting for the event
  * columns without the records: ids, parent ids and depths go straight to
  * the caller's columns, the open calls kept in a small per-lane stack.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,11 +46,19 @@
 
 struct scope_call_stack {
     int64_t n;
+    int64_t room;       /* calls[], kids[] hold room, kid_off room + 3 */
     scope_call *calls;
     int64_t *kid_off;   /* n + 3: group 0 = roots, group i + 1 = kids of i,
                          * group g is kids[kid_off[g] .. kid_off[g + 1]) */
     int64_t *kids;      /* n: every call is in exactly one group */
 };
+
+/* Times read for a stack: into the caller's buffers s, e (room for the
+ * rank's calls; `used` of them taken) when it has them, else fresh ones. */
+typedef struct {
+    int64_t *s, *e;
+    int64_t used;
+} scratch;
 
 static int cmp_calls(const void *a, const void *b)
 {
@@ -60,13 +74,119 @@ static int cmp_calls(const void *a, const void *b)
     return (x->call_index > y->call_index) - (x->call_index < y->call_index);
 }
 
+/* The buffers of the last freed stack, kept for the next one: a tool
+ * walks the ranks one stack at a time, and a fresh buffer's first touch
+ * is the kernel zeroing it (a third of a stack's time in perf, 64 bytes
+ * per call). One set at most, released by scope_profile_close(). */
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static scope_call_stack spare;
+/* The same for the times a stack reads (2 x room int64: starts, then
+ * ends), needed only while it is built. */
+static int64_t *spare_times, spare_times_room;
+
+static void free_buffers(scope_call_stack *cs)
+{
+    free(cs->calls);
+    free(cs->kid_off);
+    free(cs->kids);
+}
+
+void scope__call_stack_spare_release(void)
+{
+    pthread_mutex_lock(&spare_lock);
+    scope_call_stack s = spare;
+    memset(&spare, 0, sizeof spare);
+    int64_t *t = spare_times;
+    spare_times = NULL;
+    spare_times_room = 0;
+    pthread_mutex_unlock(&spare_lock);
+    free_buffers(&s);
+    free(t);
+}
+
+/* Gives cs the spare buffers when they hold `room` calls (else frees
+ * them: the stack allocates bigger ones). 1 when taken. */
+static int take_spare(scope_call_stack *cs, int64_t room)
+{
+    pthread_mutex_lock(&spare_lock);
+    scope_call_stack s = spare;
+    memset(&spare, 0, sizeof spare);
+    pthread_mutex_unlock(&spare_lock);
+    if (!s.calls)
+        return 0;
+    if (s.room < room) {
+        free_buffers(&s);
+        return 0;
+    }
+    cs->calls = s.calls;
+    cs->kid_off = s.kid_off;
+    cs->kids = s.kids;
+    cs->room = s.room;
+    return 1;
+}
+
+/* Scratch for `load` calls' times in *sc: the spare's when it has room,
+ * else fresh. 0 (sc unset) when out of memory or `load` is small (a fresh
+ * buffer per cell then, as before). */
+static int take_times(scratch *sc, int64_t load)
+{
+    if (load < ((int64_t)1 << 16))
+        return 0;
+    pthread_mutex_lock(&spare_lock);
+    int64_t *t = spare_times, room = spare_times_room;
+    spare_times = NULL;
+    spare_times_room = 0;
+    pthread_mutex_unlock(&spare_lock);
+    if (t && room < load) {
+        free(t);
+        t = NULL;
+    }
+    if (!t) {
+        t = scope__malloc_big(2 * (size_t)load * sizeof *t);
+        room = load;
+    }
+    if (!t)
+        return 0;
+    sc->s = t;
+    sc->e = t + room;
+    sc->used = 0;
+    return 1;
+}
+
+/* Puts sc's buffer back as the spare, or frees it when a spare is
+ * there. */
+static void keep_times(scratch *sc)
+{
+    if (!sc->s)
+        return;
+    int64_t room = sc->e - sc->s;
+    pthread_mutex_lock(&spare_lock);
+    int kept = !spare_times;
+    if (kept) {
+        spare_times = sc->s;
+        spare_times_room = room;
+    }
+    pthread_mutex_unlock(&spare_lock);
+    if (!kept)
+        free(sc->s);
+    sc->s = sc->e = NULL;
+}
+
 void scope_call_stack_free(scope_call_stack *cs)
 {
     if (!cs)
         return;
-    free(cs->calls);
-    free(cs->kid_off);
-    free(cs->kids);
+    int kept = 0;
+    if (cs->calls && cs->kid_off && cs->kids) {
+        pthread_mutex_lock(&spare_lock);
+        if (!spare.calls) {
+            spare = *cs;
+            kept = 1;
+        }
+        pthread_mutex_unlock(&spare_lock);
+    }
+    if (!kept)
+        free_buffers(cs);
     free(cs);
 }
 
@@ -122,13 +242,19 @@ static void free_streams(stream *st, int n)
 }
 
 /* Loads cell c (region r) as a stream. */
-static int open_stream(scope_profile *p, scope__cell *c, int r, stream *st)
+static int open_stream(scope_profile *p, scope__cell *c, int r, stream *st, scratch *sc)
 {
     int64_t *s = c->starts, *e = c->ends;
     int32_t *t = c->tids;
     int rc;
     memset(st, 0, sizeof *st);
-    if (!s) {
+    if (!s && sc) {
+        s = sc->s + sc->used;
+        e = sc->e + sc->used;
+        if ((rc = scope__cell_load_into(p, c, s, e)) < 0)
+            return rc;
+        sc->used += c->n;
+    } else if (!s) {
         if ((rc = scope__cell_load(p, c, &s, &e)) < 0)
             return rc;
         st->own_times = 1;
@@ -406,7 +532,7 @@ static int nester_init(nester *ns, const scope_profile *p, int k, scope_call *ca
  * cmp_calls: merged when every region's calls are in order already (files
  * written by scope are), else copied and sorted. */
 static int collect_nested(scope_profile *p, int k, int thread, scope_call *calls,
-                          int64_t *n, int64_t *kids_of)
+                          int64_t *n, int64_t *kids_of, scratch *sc)
 {
     stream *st = calloc((size_t)(p->nregions ? p->nregions : 1), sizeof *st);
     int nst = 0, rc = 0, sorted = 1, ordered = 1;
@@ -418,7 +544,7 @@ static int collect_nested(scope_profile *p, int k, int thread, scope_call *calls
         scope__cell *c = scope__cell_at(p, r, k);
         if (!c || c->n == 0)
             continue;
-        rc = open_stream(p, c, r, &st[nst]);
+        rc = open_stream(p, c, r, &st[nst], sc);
         /* open_stream leaves what it loaded in st[nst] even on failure */
         nst++;
         if (rc >= 0 && ordered)
@@ -727,12 +853,12 @@ int scope__call_stack_ids(scope_profile *p, int k, const int64_t *row0, int64_t 
 /* scope__call_stack_fill, counting each call's children in
  * kids_of[parent] (kids_of[-1]: the roots) unless kids_of is NULL. */
 static int fill_counted(scope_profile *p, int k, int thread, scope_call *calls, int64_t *n,
-                        int64_t *kids_of)
+                        int64_t *kids_of, scratch *sc)
 {
     *n = 0;
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
-    int rc = collect_nested(p, k, thread, calls, n, kids_of);
+    int rc = collect_nested(p, k, thread, calls, n, kids_of, sc);
     scope__h5_quiet_end(&quiet);
     return rc;
 }
@@ -740,7 +866,7 @@ static int fill_counted(scope_profile *p, int k, int thread, scope_call *calls, 
 int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
                            int64_t *n)
 {
-    return fill_counted(p, k, thread, calls, n, NULL);
+    return fill_counted(p, k, thread, calls, n, NULL, NULL);
 }
 
 int scope_profile_call_stack(scope_profile *p, int rank, int thread,
@@ -754,33 +880,42 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
     int k = scope__rank_index(p, rank);
     if (k < 0)
         return k;
-    int64_t total = 0;
+    int64_t total = 0, load = 0;    /* load: calls whose times are read */
     for (int r = 0; r < p->nregions; r++) {
         scope__cell *c = scope__cell_at(p, r, k);
         total += c ? c->n : 0;
+        load += c && !c->starts ? c->n : 0;
     }
     scope_call_stack *cs = calloc(1, sizeof *cs);
     if (!cs)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     int rc = 0;
-    cs->calls = scope__malloc_big((size_t)(total ? total : 1) *
-                                  sizeof *cs->calls);
-    /* the children are counted while nesting: kid_off zeroed up front */
-    cs->kid_off = scope__malloc_big(((size_t)total + 3) * sizeof *cs->kid_off);
-    cs->kids = scope__malloc_big((size_t)(total ? total : 1) * sizeof *cs->kids);
+    int fresh = !take_spare(cs, total);
+    if (fresh) {
+        cs->room = total;
+        cs->calls = scope__malloc_big((size_t)(total ? total : 1) * sizeof *cs->calls);
+        cs->kid_off = scope__malloc_big(((size_t)total + 3) * sizeof *cs->kid_off);
+        cs->kids = scope__malloc_big((size_t)(total ? total : 1) * sizeof *cs->kids);
+    }
     if (!cs->calls || !cs->kid_off || !cs->kids) {
         rc = scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
                          (long long)total);
         goto fail_stack;
     }
+    /* the children are counted while nesting: kid_off zeroed up front */
     memset(cs->kid_off, 0, ((size_t)total + 3) * sizeof *cs->kid_off);
     /* the records' and children's fresh pages zeroed beside the fill
      * (a third of the time in perf when the fill faulted them itself) */
-    scope__prefault pf = { .rows = total };
+    scope__prefault pf = { .rows = fresh ? total : 0 };
     scope__prefault_add(&pf, cs->calls, sizeof *cs->calls);
     scope__prefault_add(&pf, cs->kids, sizeof *cs->kids);
     scope__prefault_start(&pf);
-    rc = fill_counted(p, k, thread, cs->calls, &cs->n, cs->kid_off + 3);
+    scratch sc = { .s = NULL };
+    if (take_times(&sc, load))
+        rc = fill_counted(p, k, thread, cs->calls, &cs->n, cs->kid_off + 3, &sc);
+    else
+        rc = fill_counted(p, k, thread, cs->calls, &cs->n, cs->kid_off + 3, NULL);
+    keep_times(&sc);
     scope__prefault_join(&pf);
     if (rc < 0)
         goto fail_stack;
