@@ -13,6 +13,7 @@ and ties"), on every path the reader takes to the same result:
   - the journal's order (begin_seq and depth on every region), and the
     same calls with one region's order removed (containment again);
   - several thread lanes, all at once and one at a time;
+  - 5 regions (the merge scans the heads) and 12 (it keeps a heap);
   - a rank of more than 2**20 calls (a second thread zeroes the fresh
     pages then, SCOPE_READER_JOBS=2), equal to the one-thread result, and
     built twice (the second time in the buffers the first one freed).
@@ -38,14 +39,15 @@ import numpy as np
 import scope_reader as m
 
 BASE = 1_000_000
-REGIONS = ["a", "b", "c", "d", "e"]
+# 5 regions merge by a scan of their heads, 12 through the heap
+REGIONS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]
 
 _children = m._sig("scope_call_stack_children", ctypes.c_int, m._p, m._i64,
                    ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
                    ctypes.POINTER(m._i64))
 
 
-def generate(rng, lanes, roots, ties, fanout=3, deep=4):
+def generate(rng, lanes, roots, ties, nregions=5, fanout=3, deep=4):
     """Properly nested calls: (region, lane, start, end, seq, depth,
     true parent's position in the list or -1), listed in begin order
     (preorder per lane, lanes interleaved by their begin times)."""
@@ -69,7 +71,7 @@ def generate(rng, lanes, roots, ties, fanout=3, deep=4):
                 if not ties and e <= s:
                     break
             me = len(calls)
-            calls.append([rng.choice(REGIONS), lane, s, e, 0, depth, parent])
+            calls.append([rng.choice(REGIONS[:nregions]), lane, s, e, 0, depth, parent])
             grow(lane, s, e, depth + 1, me)
             t = e
         return t
@@ -80,7 +82,7 @@ def generate(rng, lanes, roots, ties, fanout=3, deep=4):
             s = t + (rng.choice([0, 2]) if ties else rng.randint(1, 5))
             e = s + rng.randint(0 if ties else 40, 60)
             me = len(calls)
-            calls.append([rng.choice(REGIONS), lane, s, e, 0, 0, -1])
+            calls.append([rng.choice(REGIONS[:nregions]), lane, s, e, 0, 0, -1])
             grow(lane, s, e, 1, me)
             t = e
     if not ties:   # no two equal times within a lane's calls
@@ -223,7 +225,7 @@ class Paths(unittest.TestCase):
             rng = random.Random(seed)
             for ties in (False, True):
                 lanes = 1 + seed % 3
-                calls = generate(rng, lanes, 6, ties)
+                calls = generate(rng, lanes, 6, ties, 12 if seed % 2 else 5)
                 with self.subTest(seed=seed, ties=ties):
                     self.same(calls, False, lanes)
                     # equal starts shorter first in two regions: the fallback
@@ -233,7 +235,7 @@ class Paths(unittest.TestCase):
         for seed in range(12):
             rng = random.Random(100 + seed)
             lanes = 1 + seed % 3
-            calls = generate(rng, lanes, 6, True)
+            calls = generate(rng, lanes, 6, True, 12 if seed % 2 else 5)
             with self.subTest(seed=seed):
                 self.same(calls, True, lanes)
                 self.same(calls, True, lanes, no_order=("b",))
