@@ -520,7 +520,8 @@ SCOPE_READER_API int scope_call_stack_children(const scope_call_stack *cs,
                                                int64_t *n);
 /* Frees cs; NULL is a no-op. The buffers of the last stack freed are kept
  * for the next stack built (their first touch, the kernel zeroing fresh
- * pages, was a third of a stack's time) until scope_profile_close(). */
+ * pages, was a third of a stack's time) until scope_profile_close(); a
+ * stack freed after the last close leaves them until the process ends. */
 SCOPE_READER_API void scope_call_stack_free(scope_call_stack *cs);
 
 /* ------------------------------------------------------------------ */
