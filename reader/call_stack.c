@@ -19,29 +19,46 @@
  *
  * Algorithm: put the rank's calls from every region in that order by
  * merging the regions' arrays, which the files keep in it (qsort only when
- * a region's array is not in start order), then one pass keeping, per
- * lane, the innermost open call. The open calls of a lane form a chain
- * through their parent links, so no separate stack is needed: closing a
- * call is following its parent link. Each call is opened and closed once,
- * so the pass is linear and the whole costs n log(regions) for the merge.
+ * a region's array is not in start order), each call nested as it is
+ * merged (while its record is in cache), keeping per lane the innermost
+ * open call. The open calls of a lane form a chain through their parent
+ * links, so no separate stack is needed: closing a call is following its
+ * parent link. Each call is opened and closed once, so nesting is linear
+ * and the whole costs n log(regions) for the merge. The children lists
+ * are counted during the nesting and laid out in one pass after it.
+ *
+ * Memory: a stack's records, children lists and the times it reads come
+ * from the last freed stack's when they fit (fresh pages cost the kernel's
+ * zeroing; the rank after rank of a tool then pays it once), else fresh,
+ * zeroed by a second thread beside the fill (prefault.c).
  *
  * scope__call_stack_ids runs the same merge and nesting for the event
  * columns without the records: ids, parent ids and depths go straight to
  * the caller's columns, the open calls kept in a small per-lane stack.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "prefault.h"
 #include "reader_internal.h"
 
 struct scope_call_stack {
     int64_t n;
+    int64_t room;       /* calls[], kids[] hold room, kid_off room + 3 */
     scope_call *calls;
     int64_t *kid_off;   /* n + 3: group 0 = roots, group i + 1 = kids of i,
                          * group g is kids[kid_off[g] .. kid_off[g + 1]) */
     int64_t *kids;      /* n: every call is in exactly one group */
 };
+
+/* Times read for a stack: into the caller's buffers s, e (room for the
+ * rank's calls; `used` of them taken) when it has them, else fresh ones. */
+typedef struct {
+    int64_t *s, *e;
+    int64_t used;
+} scratch;
 
 static int cmp_calls(const void *a, const void *b)
 {
@@ -57,13 +74,119 @@ static int cmp_calls(const void *a, const void *b)
     return (x->call_index > y->call_index) - (x->call_index < y->call_index);
 }
 
+/* The buffers of the last freed stack, kept for the next one: a tool
+ * walks the ranks one stack at a time, and a fresh buffer's first touch
+ * is the kernel zeroing it (a third of a stack's time in perf, 64 bytes
+ * per call). One set at most, released by scope_profile_close(). */
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static scope_call_stack spare;
+/* The same for the times a stack reads (2 x room int64: starts, then
+ * ends), needed only while it is built. */
+static int64_t *spare_times, spare_times_room;
+
+static void free_buffers(scope_call_stack *cs)
+{
+    free(cs->calls);
+    free(cs->kid_off);
+    free(cs->kids);
+}
+
+void scope__call_stack_spare_release(void)
+{
+    pthread_mutex_lock(&spare_lock);
+    scope_call_stack s = spare;
+    memset(&spare, 0, sizeof spare);
+    int64_t *t = spare_times;
+    spare_times = NULL;
+    spare_times_room = 0;
+    pthread_mutex_unlock(&spare_lock);
+    free_buffers(&s);
+    free(t);
+}
+
+/* Gives cs the spare buffers when they hold `room` calls (else frees
+ * them: the stack allocates bigger ones). 1 when taken. */
+static int take_spare(scope_call_stack *cs, int64_t room)
+{
+    pthread_mutex_lock(&spare_lock);
+    scope_call_stack s = spare;
+    memset(&spare, 0, sizeof spare);
+    pthread_mutex_unlock(&spare_lock);
+    if (!s.calls)
+        return 0;
+    if (s.room < room) {
+        free_buffers(&s);
+        return 0;
+    }
+    cs->calls = s.calls;
+    cs->kid_off = s.kid_off;
+    cs->kids = s.kids;
+    cs->room = s.room;
+    return 1;
+}
+
+/* Scratch for `load` calls' times in *sc: the spare's when it has room,
+ * else fresh. 0 (sc unset) when out of memory or `load` is small (a fresh
+ * buffer per cell then, as before). */
+static int take_times(scratch *sc, int64_t load)
+{
+    if (load < ((int64_t)1 << 16))
+        return 0;
+    pthread_mutex_lock(&spare_lock);
+    int64_t *t = spare_times, room = spare_times_room;
+    spare_times = NULL;
+    spare_times_room = 0;
+    pthread_mutex_unlock(&spare_lock);
+    if (t && room < load) {
+        free(t);
+        t = NULL;
+    }
+    if (!t) {
+        t = scope__malloc_big(2 * (size_t)load * sizeof *t);
+        room = load;
+    }
+    if (!t)
+        return 0;
+    sc->s = t;
+    sc->e = t + room;
+    sc->used = 0;
+    return 1;
+}
+
+/* Puts sc's buffer back as the spare, or frees it when a spare is
+ * there. */
+static void keep_times(scratch *sc)
+{
+    if (!sc->s)
+        return;
+    int64_t room = sc->e - sc->s;
+    pthread_mutex_lock(&spare_lock);
+    int kept = !spare_times;
+    if (kept) {
+        spare_times = sc->s;
+        spare_times_room = room;
+    }
+    pthread_mutex_unlock(&spare_lock);
+    if (!kept)
+        free(sc->s);
+    sc->s = sc->e = NULL;
+}
+
 void scope_call_stack_free(scope_call_stack *cs)
 {
     if (!cs)
         return;
-    free(cs->calls);
-    free(cs->kid_off);
-    free(cs->kids);
+    int kept = 0;
+    if (cs->calls && cs->kid_off && cs->kids) {
+        pthread_mutex_lock(&spare_lock);
+        if (!spare.calls) {
+            spare = *cs;
+            kept = 1;
+        }
+        pthread_mutex_unlock(&spare_lock);
+    }
+    if (!kept)
+        free_buffers(cs);
     free(cs);
 }
 
@@ -119,13 +242,19 @@ static void free_streams(stream *st, int n)
 }
 
 /* Loads cell c (region r) as a stream. */
-static int open_stream(scope_profile *p, scope__cell *c, int r, stream *st)
+static int open_stream(scope_profile *p, scope__cell *c, int r, stream *st, scratch *sc)
 {
     int64_t *s = c->starts, *e = c->ends;
     int32_t *t = c->tids;
     int rc;
     memset(st, 0, sizeof *st);
-    if (!s) {
+    if (!s && sc) {
+        s = sc->s + sc->used;
+        e = sc->e + sc->used;
+        if ((rc = scope__cell_load_into(p, c, s, e)) < 0)
+            return rc;
+        sc->used += c->n;
+    } else if (!s) {
         if ((rc = scope__cell_load(p, c, &s, &e)) < 0)
             return rc;
         st->own_times = 1;
@@ -195,7 +324,7 @@ static int stream_sorted(const stream *x)
  * arrays: a comparison then reads two small structs instead of following
  * up to six pointers (the merge's comparisons were a third of the call
  * stack's instructions). k, the stream, is its region's rank in region
- * order (collect_sorted adds the streams in that order). */
+ * order (collect_nested adds the streams in that order). */
 typedef struct {
     int64_t key;        /* start, or begin_seq in the journal's order */
     int64_t end;        /* unused in the journal's order */
@@ -230,25 +359,69 @@ static inline int head_less(const head *a, const head *b, int ordered)
     return a->k < b->k;
 }
 
-static inline void put_call(scope_call *calls, int64_t *n, int thread,
-                            const stream *x, int32_t *maxlane)
+static inline int put_call(scope_call *calls, int64_t *n, int thread, const stream *x)
 {
     int32_t lane = x->t ? x->t[x->i] : 0;
     if (thread != SCOPE_ALL_THREADS && lane != thread)
-        return;
+        return 0;
     scope_call *k = &calls[(*n)++];
     k->start_ns = x->s[x->i];
     k->end_ns = x->e[x->i];
     k->call_index = x->i;
     k->region = x->region;
     k->thread = lane;
-    /* the recorded depth, checked against the nesting by nest() */
+    /* the recorded depth, checked against the nesting by nest_call() */
     k->depth = x->d ? (int32_t)(x->d[x->i] < 0 ? -1 : x->d[x->i] > INT32_MAX ? INT32_MAX
                                                                             : x->d[x->i])
                     : 0;
     k->reserved = 0;
-    if (lane > *maxlane)
-        *maxlane = lane;
+    return 1;
+}
+
+/* The nesting pass's state: per lane the innermost open call (the open
+ * calls of a lane form a chain through their parent links), and where to
+ * count each call's children (NULL: nowhere). */
+typedef struct {
+    const scope_profile *p;
+    int rank, ordered;
+    scope_call *calls;
+    int64_t *top;       /* maxlane + 1 */
+    int64_t *kids_of;   /* kids_of[parent] += 1 per call, parent -1: roots */
+} nester;
+
+static int64_t parent_by_depth(const scope_profile *p, int rank, const scope_call *calls,
+                               int64_t i, int64_t j);
+static int overlap(const scope_profile *p, int rank, const scope_call *c, const scope_call *o);
+
+/* Parent link, depth and self time of calls[i], every call before it
+ * done: in the journal's order (each call's depth is the recorded one)
+ * or in start order (containment). Called as each call is merged, while
+ * its record and its parent's are still in cache (a pass of its own over
+ * the records afterwards was a sixth of the call stack's time). */
+static inline int nest_call(nester *ns, int64_t i)
+{
+    scope_call *calls = ns->calls, *c = &calls[i];
+    int64_t j = ns->top[c->thread];
+    if (ns->ordered) {
+        j = parent_by_depth(ns->p, ns->rank, calls, i, j);
+        if (j < -1)
+            return (int)j;
+    } else {
+        while (j >= 0 && calls[j].end_ns <= c->start_ns)
+            j = calls[j].parent;
+        if (j >= 0 && c->end_ns > calls[j].end_ns)
+            return overlap(ns->p, ns->rank, c, &calls[j]);
+    }
+    int64_t len = c->end_ns - c->start_ns;
+    c->parent = j;
+    c->depth = j >= 0 ? calls[j].depth + 1 : 0;
+    c->self_ns = len;
+    if (j >= 0)
+        calls[j].self_ns -= len;
+    if (ns->kids_of)
+        ns->kids_of[j]++;
+    ns->top[c->thread] = i;
+    return 0;
 }
 
 static void sift_down(head *heap, int nheap, int at, int ordered)
@@ -268,15 +441,62 @@ static void sift_down(head *heap, int nheap, int at, int ordered)
     heap[at] = v;
 }
 
-/* Fills calls in cmp_calls order from streams that each are in that
- * order: a k-way merge with a binary heap, n log(regions) instead of
- * qsort's n log n with an indirect comparator. The streams all have a
- * begin_seq or none has (collect_sorted). */
-static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
-                         int64_t *n, int32_t *maxlane)
+/* At most this many streams merge by a scan of their heads instead of a
+ * heap (merge_scan) */
+#define SCAN_STREAMS 8
+
+/* merge_streams for at most SCAN_STREAMS streams: the least head found by
+ * a scan, selected without branches, and that stream's calls taken while
+ * they come before the next least head (a region's run). On the bench
+ * profile (4 regions, a switch every 2.5 calls) the heap's sifts were a
+ * sixth of a stack's time in perf, their branches taken either way. */
+static int merge_scan(stream *st, int nst, int thread, scope_call *calls, int64_t *n,
+                      nester *ns, int ordered)
 {
+    head h[SCAN_STREAMS];
+    int nh = 0, rc = 0;
+    for (int k = 0; k < nst; k++)
+        if (st[k].n > 0)
+            head_load(&st[k], k, &h[nh++]);
+    while (nh > 1 && rc >= 0) {
+        int b = 0, o;
+        for (int i = 1; i < nh; i++)
+            b = head_less(&h[i], &h[b], ordered) ? i : b;
+        o = b == 0;
+        for (int i = o + 1; i < nh; i++)
+            o = i != b && head_less(&h[i], &h[o], ordered) ? i : o;
+        stream *x = &st[h[b].k];
+        for (;;) {
+            if (put_call(calls, n, thread, x) && (rc = nest_call(ns, *n - 1)) < 0)
+                break;
+            if (++x->i == x->n) {
+                h[b] = h[--nh];
+                break;
+            }
+            head_load(x, h[b].k, &h[b]);
+            if (!head_less(&h[b], &h[o], ordered))
+                break;
+        }
+    }
+    if (nh == 1)        /* the last stream: no more comparisons */
+        for (stream *x = &st[h[0].k]; rc >= 0 && x->i < x->n; x->i++)
+            if (put_call(calls, n, thread, x))
+                rc = nest_call(ns, *n - 1);
+    return rc;
+}
+
+/* Fills calls in cmp_calls order from streams that each are in that
+ * order, nesting each call as it comes (ns): a k-way merge with a binary
+ * heap, n log(regions) instead of qsort's n log n with an indirect
+ * comparator. The streams all have a begin_seq or none has
+ * (collect_nested). */
+static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
+                         int64_t *n, nester *ns)
+{
+    int nheap = 0, ordered = nst > 0 && st[0].q != NULL, rc = 0;
+    if (nst <= SCAN_STREAMS)
+        return merge_scan(st, nst, thread, calls, n, ns, ordered);
     head *heap = malloc((size_t)(nst ? nst : 1) * sizeof *heap);
-    int nheap = 0, ordered = nst > 0 && st[0].q != NULL;
     if (!heap)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     for (int k = 0; k < nst; k++)
@@ -287,7 +507,8 @@ static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
     int least = -1;     /* the root's smaller child, -1: not known */
     while (nheap > 1) {
         stream *x = &st[heap[0].k];
-        put_call(calls, n, thread, x, maxlane);
+        if (put_call(calls, n, thread, x) && (rc = nest_call(ns, *n - 1)) < 0)
+            break;
         if (++x->i == x->n) {
             heap[0] = heap[--nheap];
         } else {
@@ -303,64 +524,114 @@ static int merge_streams(stream *st, int nst, int thread, scope_call *calls,
         least = -1;
     }
     if (nheap == 1)     /* the last stream: no more comparisons */
-        for (stream *x = &st[heap[0].k]; x->i < x->n; x->i++)
-            put_call(calls, n, thread, x, maxlane);
+        for (stream *x = &st[heap[0].k]; rc >= 0 && x->i < x->n; x->i++)
+            if (put_call(calls, n, thread, x))
+                rc = nest_call(ns, *n - 1);
     free(heap);
+    return rc;
+}
+
+/* The lanes of the calls on `thread` (or all) in *maxlane: thread ids
+ * come from the file, and lanes index a small array, so a damaged column
+ * must not make it huge, nor negative (SCOPE_EFORMAT). */
+static int check_lanes(const scope_profile *p, int k, const stream *st, int nst, int thread,
+                       int32_t *maxlane)
+{
+    int32_t lo = 0, hi = 0;
+    for (int j = 0; j < nst; j++) {
+        const int32_t *t = st[j].t;
+        for (int64_t i = 0; t && i < st[j].n; i++) {
+            if (thread != SCOPE_ALL_THREADS && t[i] != thread)
+                continue;
+            lo = t[i] < lo ? t[i] : lo;
+            hi = t[i] > hi ? t[i] : hi;
+        }
+    }
+    int rank = p->ranks[k].rank;
+    if (hi > (1 << 20))
+        return scope__fail(SCOPE_EFORMAT, "rank %d: thread id %d is out of range", rank,
+                           (int)hi);
+    if (lo < 0)
+        return scope__fail(SCOPE_EFORMAT, "rank %d: negative thread id %d", rank, (int)lo);
+    *maxlane = hi;
     return 0;
 }
 
-/* Gathers the rank's calls on `thread` (or all) into calls[]: in the
- * journal's begin order when every region has it (*ordered = 1; merged,
- * EFORMAT when a region's order is damaged), else sorted by cmp_calls:
- * merged when every region's calls are in order already (files written by
- * scope are), else copied and sorted. */
-static int collect_sorted(scope_profile *p, int k, int thread, scope_call *calls,
-                          int64_t *n, int32_t *maxlane, int *ordered)
+/* A nester for rank index k with every lane up to maxlane empty. */
+static int nester_init(nester *ns, const scope_profile *p, int k, scope_call *calls,
+                       int32_t maxlane, int ordered, int64_t *kids_of)
+{
+    *ns = (nester){ .p = p, .rank = p->ranks[k].rank, .ordered = ordered, .calls = calls,
+                    .kids_of = kids_of };
+    ns->top = malloc(((size_t)maxlane + 1) * sizeof *ns->top);
+    if (!ns->top)
+        return scope__fail(SCOPE_ENOMEM, "out of memory for %d thread lanes", maxlane + 1);
+    for (int32_t l = 0; l <= maxlane; l++)
+        ns->top[l] = -1;
+    return 0;
+}
+
+/* Gathers the rank's calls on `thread` (or all) into calls[] and nests
+ * them (parent, depth, self time; children counted in kids_of[parent]
+ * unless NULL): in the journal's begin order when every region has it
+ * (merged, EFORMAT when a region's order is damaged), else sorted by
+ * cmp_calls: merged when every region's calls are in order already (files
+ * written by scope are), else copied and sorted. */
+static int collect_nested(scope_profile *p, int k, int thread, scope_call *calls,
+                          int64_t *n, int64_t *kids_of, scratch *sc)
 {
     stream *st = calloc((size_t)(p->nregions ? p->nregions : 1), sizeof *st);
-    int nst = 0, rc = 0, sorted = 1;
+    int nst = 0, rc = 0, sorted = 1, ordered = 1;
+    int32_t maxlane = 0;
+    nester ns = { .top = NULL };
     if (!st)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
-    *ordered = 1;
     for (int r = 0; r < p->nregions && rc >= 0; r++) {
         scope__cell *c = scope__cell_at(p, r, k);
         if (!c || c->n == 0)
             continue;
-        rc = open_stream(p, c, r, &st[nst]);
+        rc = open_stream(p, c, r, &st[nst], sc);
         /* open_stream leaves what it loaded in st[nst] even on failure */
         nst++;
-        if (rc >= 0 && *ordered)
+        if (rc >= 0 && ordered)
             rc = load_order(p, c, &st[nst - 1]);
         if (rc >= 0 && !st[nst - 1].q)
-            *ordered = 0;
+            ordered = 0;
         if (rc >= 0 && sorted)
             sorted = stream_sorted(&st[nst - 1]);
     }
-    if (rc >= 0 && *ordered) {
+    if (rc >= 0 && ordered) {
         for (int j = 0; j < nst && rc >= 0; j++)
             if (!order_sorted(&st[j]))
                 rc = scope__fail(SCOPE_EFORMAT, "rank %d: begin_seq of \"%s\" does not "
                                  "increase; the call order is damaged",
                                  p->ranks[k].rank, p->regions[st[j].region].name);
-        if (rc >= 0)
-            rc = merge_streams(st, nst, thread, calls, n, maxlane);
-    } else if (rc >= 0 && sorted) {
+    } else if (rc >= 0) {
         /* containment: a region's order, if any, is not used */
         for (int j = 0; j < nst; j++) {
             free(st[j].q);
             free(st[j].d);
             st[j].q = st[j].d = NULL;
         }
-        rc = merge_streams(st, nst, thread, calls, n, maxlane);
+    }
+    if (rc >= 0)
+        rc = check_lanes(p, k, st, nst, thread, &maxlane);
+    if (rc >= 0)
+        rc = nester_init(&ns, p, k, calls, maxlane, ordered, kids_of);
+    if (rc >= 0 && (ordered || sorted)) {
+        rc = merge_streams(st, nst, thread, calls, n, &ns);
     } else if (rc >= 0) {
         for (int j = 0; j < nst; j++)
             for (st[j].i = 0; st[j].i < st[j].n; st[j].i++)
-                put_call(calls, n, thread, &st[j], maxlane);
+                put_call(calls, n, thread, &st[j]);
         if (*n > 1)
             qsort(calls, (size_t)*n, sizeof *calls, cmp_calls);
         for (int64_t i = 0; i < *n; i++)
             calls[i].depth = 0;
+        for (int64_t i = 0; i < *n && rc >= 0; i++)
+            rc = nest_call(&ns, i);
     }
+    free(ns.top);
     free_streams(st, nst);
     return rc;
 }
@@ -401,76 +672,20 @@ static int64_t parent_by_depth(const scope_profile *p, int rank, const scope_cal
     return j;
 }
 
-/* Parent links, depth and self time in one pass over the calls, in the
- * journal's order (`ordered`: each call's depth is the recorded one) or in
- * start order (nesting by containment). */
-static int nest(const scope_profile *p, int rank, scope_call *calls,
-                int64_t n, int32_t maxlane, int ordered)
-{
-    /* thread ids come from the file: lanes index a small array, so a
-     * damaged column must not make it huge, nor negative */
-    if (maxlane > (1 << 20))
-        return scope__fail(SCOPE_EFORMAT, "rank %d: thread id %d is out of range", rank,
-                           (int)maxlane);
-    for (int64_t i = 0; i < n; i++)
-        if (calls[i].thread < 0)
-            return scope__fail(SCOPE_EFORMAT, "rank %d: negative thread id %d", rank,
-                               (int)calls[i].thread);
-    int64_t *top = malloc(((size_t)maxlane + 1) * sizeof *top);
-    if (!top)
-        return scope__fail(SCOPE_ENOMEM, "out of memory for %d thread lanes",
-                           maxlane + 1);
-    for (int32_t l = 0; l <= maxlane; l++)
-        top[l] = -1;
-    for (int64_t i = 0; i < n; i++) {
-        scope_call *c = &calls[i];
-        int64_t j = top[c->thread];
-        if (ordered) {
-            j = parent_by_depth(p, rank, calls, i, j);
-            if (j < -1) {
-                free(top);
-                return (int)j;
-            }
-        } else {
-            while (j >= 0 && calls[j].end_ns <= c->start_ns)
-                j = calls[j].parent;
-            if (j >= 0 && c->end_ns > calls[j].end_ns) {
-                free(top);
-                return overlap(p, rank, c, &calls[j]);
-            }
-        }
-        c->parent = j;
-        c->depth = j >= 0 ? calls[j].depth + 1 : 0;
-        c->self_ns = c->end_ns - c->start_ns;
-        if (j >= 0)
-            calls[j].self_ns -= c->end_ns - c->start_ns;
-        top[c->thread] = i;
-    }
-    free(top);
-    return 0;
-}
-
 /* Children lists as one array sliced per parent (a counting sort by
- * parent, stable, so each list is in index order). */
-static int link_children(scope_call_stack *cs)
+ * parent, stable, so each list is in index order). The nesting counted
+ * the children: group g = parent + 1 (0 = roots) has its count in
+ * kid_off[g + 2]; after the prefix sum [g + 1] is the start of group g,
+ * used as its fill cursor, which leaves it at the end of group g = the
+ * start of g + 1. */
+static void link_children(scope_call_stack *cs)
 {
-    int64_t n = cs->n;
-    /* Group g = parent + 1 (0 = roots). Counts go to [g + 2]; after the
-     * prefix sum [g + 1] is the start of group g, used as its fill cursor,
-     * which leaves it at the end of group g = the start of g + 1. */
-    cs->kid_off = scope__malloc_big(((size_t)n + 3) * sizeof *cs->kid_off);
-    cs->kids = scope__malloc_big((size_t)(n ? n : 1) * sizeof *cs->kids);
-    if (!cs->kid_off || !cs->kids)
-        return scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
-                           (long long)n);
-    memset(cs->kid_off, 0, ((size_t)n + 3) * sizeof *cs->kid_off);
-    for (int64_t i = 0; i < n; i++)
-        cs->kid_off[cs->calls[i].parent + 3]++;
+    int64_t n = cs->n, *off = cs->kid_off, *kids = cs->kids;
+    const scope_call *calls = cs->calls;
     for (int64_t g = 2; g < n + 3; g++)
-        cs->kid_off[g] += cs->kid_off[g - 1];
+        off[g] += off[g - 1];
     for (int64_t i = 0; i < n; i++)
-        cs->kids[cs->kid_off[cs->calls[i].parent + 2]++] = i;
-    return 0;
+        kids[off[calls[i].parent + 2]++] = i;
 }
 
 int scope_call_stack_compensate(scope_call_stack *cs, double inside_ns,
@@ -681,19 +896,23 @@ int scope__call_stack_ids(scope_profile *p, int k, const int64_t *row0, int64_t 
     return rc;
 }
 
-int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
-                           int64_t *n)
+/* scope__call_stack_fill, counting each call's children in
+ * kids_of[parent] (kids_of[-1]: the roots) unless kids_of is NULL. */
+static int fill_counted(scope_profile *p, int k, int thread, scope_call *calls, int64_t *n,
+                        int64_t *kids_of, scratch *sc)
 {
-    int32_t maxlane = 0;
-    int ordered = 0;
     *n = 0;
     scope__h5_quiet quiet;
     scope__h5_quiet_begin(&quiet);
-    int rc = collect_sorted(p, k, thread, calls, n, &maxlane, &ordered);
+    int rc = collect_nested(p, k, thread, calls, n, kids_of, sc);
     scope__h5_quiet_end(&quiet);
-    if (rc < 0)
-        return rc;
-    return nest(p, p->ranks[k].rank, calls, *n, maxlane, ordered);
+    return rc;
+}
+
+int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
+                           int64_t *n)
+{
+    return fill_counted(p, k, thread, calls, n, NULL, NULL);
 }
 
 int scope_profile_call_stack(scope_profile *p, int rank, int thread,
@@ -707,25 +926,46 @@ int scope_profile_call_stack(scope_profile *p, int rank, int thread,
     int k = scope__rank_index(p, rank);
     if (k < 0)
         return k;
-    int64_t total = 0;
+    int64_t total = 0, load = 0;    /* load: calls whose times are read */
     for (int r = 0; r < p->nregions; r++) {
         scope__cell *c = scope__cell_at(p, r, k);
         total += c ? c->n : 0;
+        load += c && !c->starts ? c->n : 0;
     }
     scope_call_stack *cs = calloc(1, sizeof *cs);
     if (!cs)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     int rc = 0;
-    cs->calls = scope__malloc_big((size_t)(total ? total : 1) *
-                                  sizeof *cs->calls);
-    if (!cs->calls) {
+    int fresh = !take_spare(cs, total);
+    if (fresh) {
+        cs->room = total;
+        cs->calls = scope__malloc_big((size_t)(total ? total : 1) * sizeof *cs->calls);
+        cs->kid_off = scope__malloc_big(((size_t)total + 3) * sizeof *cs->kid_off);
+        cs->kids = scope__malloc_big((size_t)(total ? total : 1) * sizeof *cs->kids);
+    }
+    if (!cs->calls || !cs->kid_off || !cs->kids) {
         rc = scope__fail(SCOPE_ENOMEM, "out of memory for %lld calls",
                          (long long)total);
         goto fail_stack;
     }
-    if ((rc = scope__call_stack_fill(p, k, thread, cs->calls, &cs->n)) < 0 ||
-        (rc = link_children(cs)) < 0)
+    /* the children are counted while nesting: kid_off zeroed up front */
+    memset(cs->kid_off, 0, ((size_t)total + 3) * sizeof *cs->kid_off);
+    /* the records' and children's fresh pages zeroed beside the fill
+     * (a third of the time in perf when the fill faulted them itself) */
+    scope__prefault pf = { .rows = fresh ? total : 0 };
+    scope__prefault_add(&pf, cs->calls, sizeof *cs->calls);
+    scope__prefault_add(&pf, cs->kids, sizeof *cs->kids);
+    scope__prefault_start(&pf);
+    scratch sc = { .s = NULL };
+    if (take_times(&sc, load))
+        rc = fill_counted(p, k, thread, cs->calls, &cs->n, cs->kid_off + 3, &sc);
+    else
+        rc = fill_counted(p, k, thread, cs->calls, &cs->n, cs->kid_off + 3, NULL);
+    keep_times(&sc);
+    scope__prefault_join(&pf);
+    if (rc < 0)
         goto fail_stack;
+    link_children(cs);
     *out = cs;
     return 0;
 fail_stack:

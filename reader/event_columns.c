@@ -27,23 +27,17 @@
  *    row. A window is then applied by compacting the rows in place.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "prefault.h"
 #include "reader_internal.h"
-#include "settings.h"
 
 #define ALL_COLUMNS ((uint32_t)(SCOPE_COL_SITE << 1) - 1u)  /* of events */
 #define SELF_COLUMNS ((uint32_t)(SCOPE_COL_SELF_NS | SCOPE_COL_SELF_S))
 /* what scope_call_stack_columns makes: no rank or site in a stack */
 #define CALL_COLUMNS ((ALL_COLUMNS | SELF_COLUMNS) & \
                       ~(uint32_t)(SCOPE_COL_RANK | SCOPE_COL_SITE))
-/* rows from which a second thread makes the columns' pages present
- * (prefault): below, a thread costs more than it saves */
-#define PREFAULT_ROWS ((int64_t)1 << 20)
 #define STACK_COLUMNS ((uint32_t)(SCOPE_COL_CALL_ID | SCOPE_COL_PARENT_ID | \
                                   SCOPE_COL_DEPTH))
 
@@ -536,39 +530,6 @@ typedef struct {
     int started;
 } prefault;
 
-/* Whether a second thread may zero pages: SCOPE_READER_JOBS (read at
- * each call, as opening does) of 2 or more, or unset with 2 usable CPUs;
- * 1 (or a malformed value, which opening reports) keeps one thread. */
-static int prefault_wanted(void)
-{
-    scope_setting_value env;
-    scope__setting_read_now(SCOPE_SET_READER_JOBS, &env);
-    if (env.state == SCOPE_SETTING_SET)
-        return env.u >= 2;
-    if (env.state == SCOPE_SETTING_BAD)
-        return 0;
-    cpu_set_t set;
-    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
-}
-
-/* Makes rows [row, row + n) of column `base` (elements of `size` bytes)
- * present. MADV_POPULATE_WRITE (Linux 5.14) faults pages in without
- * changing what they hold, so racing the fill's own writes is harmless;
- * where it is unknown, nothing is done and the fill faults as before. */
-static void populate(const void *base, size_t size, int64_t row, int64_t n)
-{
-    if (!base || n <= 0)
-        return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t a = (uintptr_t)base + (uintptr_t)row * size;
-    uintptr_t b = a + (uintptr_t)n * size;
-    a &= ~(page - 1);
-    b = (b + page - 1) & ~(page - 1);
-#ifdef MADV_POPULATE_WRITE
-    (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
-#endif
-}
-
 static void *prefault_run(void *arg)
 {
     const prefault *f = arg;
@@ -580,7 +541,8 @@ static void *prefault_run(void *arg)
             int64_t row = pl->cell_row[cell];
             int64_t n = (cell + 1 < (size_t)pl->nregions * (size_t)pl->nranks
                              ? pl->cell_row[cell + 1] : pl->bound) - row;
-#define POP(field) populate(o->field, sizeof *o->field, row, n)
+#define POP(field) scope__populate(o->field, (size_t)row * sizeof *o->field, \
+                                   (size_t)(row + n) * sizeof *o->field)
             POP(region); POP(rank); POP(thread); POP(depth); POP(site);
             POP(start_ns); POP(end_ns); POP(duration_ns); POP(call_index);
             POP(call_id); POP(parent_id); POP(start_s); POP(end_s); POP(duration_s);
@@ -620,7 +582,7 @@ int scope_profile_event_columns(scope_profile *p, const scope_event_query *q,
     if (rc >= 0)
         rc = alloc_columns(out, columns, pl.bound);
     prefault pf = { .pl = &pl, .o = out };
-    if (rc >= 0 && !window && pl.bound >= PREFAULT_ROWS && prefault_wanted())
+    if (rc >= 0 && !window && pl.bound >= SCOPE__PREFAULT_ROWS && scope__prefault_wanted())
         pf.started = pthread_create(&pf.thread, NULL, prefault_run, &pf) == 0;
     if (rc >= 0 && (columns & STACK_COLUMNS)) {
         if (window && !(keep = scope__malloc_big((size_t)(pl.bound ? pl.bound : 1))))
@@ -663,6 +625,15 @@ int scope_call_stack_columns(const scope_call_stack *cs, int64_t shift_ns,
         return rc;
     }
     scope_event_columns *o = out;
+    /* the columns' fresh pages zeroed beside the fill (numpy owns them:
+     * no reuse) */
+    scope__prefault pf = { .rows = n };
+#define ADD(field) scope__prefault_add(&pf, o->field, sizeof *o->field)
+    ADD(region); ADD(thread); ADD(depth); ADD(start_ns); ADD(end_ns); ADD(duration_ns);
+    ADD(call_index); ADD(call_id); ADD(parent_id); ADD(start_s); ADD(end_s);
+    ADD(duration_s); ADD(self_ns); ADD(self_s);
+#undef ADD
+    scope__prefault_start(&pf);
     /* one pass over the 64-byte records: each column is written in order,
      * and each record is read once, not once per column */
     for (int64_t i = 0; i < n; i++) {
@@ -697,6 +668,7 @@ int scope_call_stack_columns(const scope_call_stack *cs, int64_t shift_ns,
         if (o->self_s)
             o->self_s[i] = (double)c->self_ns / 1e9;
     }
+    scope__prefault_join(&pf);
     out->n = n;
     return 0;
 }

@@ -14,6 +14,7 @@ void scope_profile_close(scope_profile *p)
 {
     if (!p)
         return;
+    scope__call_stack_spare_release();
     for (int i = 0; i < p->nmissing; i++)
         free(p->missing_files[i]);
     free(p->missing_files);

@@ -238,6 +238,9 @@ int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids);
  * page faults and zeroing (an eighth of event_columns.c's time in perf). */
 int scope__call_stack_fill(scope_profile *p, int k, int thread, scope_call *calls,
                            int64_t *n);
+/* Frees the buffers scope_call_stack_free() keeps for the next call stack
+ * (call_stack.c; scope_profile_close() calls it). */
+void scope__call_stack_spare_release(void);
 /* Called by scope__call_stack_ids with each region's loaded calls of the
  * rank (times s, e; lanes t, NULL: all 0), before the merge: a caller
  * writes its other columns from the same arrays. 0 or an error. */

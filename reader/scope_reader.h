@@ -95,7 +95,8 @@ SCOPE_READER_API int scope_profile_open(const char *path, scope_profile **out);
 SCOPE_READER_API int scope_profile_open_paths(const char *const *paths,
                                               int npaths, scope_profile **out);
 
-/* Frees everything; NULL is a no-op. */
+/* Frees everything, and the buffers scope_call_stack_free() keeps for the
+ * next call stack; NULL is a no-op. */
 SCOPE_READER_API void scope_profile_close(scope_profile *p);
 
 /* Number of distinct regions (by true name) over all ranks. */
@@ -517,6 +518,10 @@ SCOPE_READER_API int scope_call_stack_children(const scope_call_stack *cs,
                                                int64_t call,
                                                const int64_t **kids,
                                                int64_t *n);
+/* Frees cs; NULL is a no-op. The buffers of the last stack freed are kept
+ * for the next stack built (their first touch, the kernel zeroing fresh
+ * pages, was a third of a stack's time) until scope_profile_close(); a
+ * stack freed after the last close leaves them until the process ends. */
 SCOPE_READER_API void scope_call_stack_free(scope_call_stack *cs);
 
 /* ------------------------------------------------------------------ */
