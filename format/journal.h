@@ -248,6 +248,26 @@ static inline int scope_rec_is_request(uint32_t word)
     return word == SCOPE_REC_REQUEST_WORD;
 }
 
+/* Encodes the post record naming post `id` into *out: a send's
+ * destination, tag and bytes where they fit the post's fields (else
+ * unknown, bytes saturating), a receive's nothing more. The one encoder
+ * of post records, for the recorder and for the reader of a post's data
+ * record. Pure. */
+static inline void scope_post_pack(uint32_t id, int recv, int32_t dest, int32_t tag, int64_t bytes,
+                                   struct scope_rec *out)
+{
+    uint64_t t = SCOPE_REC_DATA_MARK | id | (recv ? SCOPE_REQ_RECV : 0);
+    uint32_t aux = 0;
+    if (!recv) {
+        if (dest >= 0 && dest < 0xfffe)
+            t |= (uint64_t)(dest + 1) << SCOPE_REQ_POST_DEST_SHIFT;
+        if (tag != SCOPE_DATA_NO_TAG && tag >= -1 && tag < (1 << 13) - 2)
+            t |= (uint64_t)(tag + 2) << SCOPE_REQ_POST_TAG_SHIFT;
+        aux = bytes <= 0 ? 0 : bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+    }
+    *out = (struct scope_rec){ t, SCOPE_REC_REQUEST_WORD, aux };
+}
+
 /* A post's data record: the data record and the post record of a
  * nonblocking point-to-point post (MPI_Isend, MPI_Irecv and their kin) in
  * one, so that a post costs one record, as any other call's data. Written
@@ -309,17 +329,7 @@ static inline void scope_postdata_unpack(const struct scope_rec *r, struct scope
     d->source = recv ? partner : SCOPE_DATA_NO_RANK;
     d->tag = tag2 ? (int32_t)tag2 - 2 : SCOPE_DATA_NO_TAG;
     d->comm = (int32_t)((r->word >> 3) & 0xfffu);
-    uint64_t p = SCOPE_REC_DATA_MARK | (t & 0xffffffffu) | (recv ? SCOPE_REQ_RECV : 0);
-    post->aux = 0;
-    if (!recv) {
-        if (partner >= 0 && partner < 0xfffe)
-            p |= (uint64_t)(partner + 1) << SCOPE_REQ_POST_DEST_SHIFT;
-        if (tag2 && tag2 < (1u << 13))
-            p |= (uint64_t)tag2 << SCOPE_REQ_POST_TAG_SHIFT;
-        post->aux = r->aux;
-    }
-    post->ticks = p;
-    post->word = SCOPE_REC_REQUEST_WORD;
+    scope_post_pack((uint32_t)t, recv, d->dest, d->tag, d->bytes_sent, post);
 }
 
 /* Encodes `d` into out[0] (and out[1] for the long form). Returns the

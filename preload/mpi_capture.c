@@ -370,16 +370,9 @@ static const struct post_msg NO_MSG = { SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0
 /* The post record naming post `id` (journal.h). */
 static void emit_post(uint32_t id, int recv, struct post_msg m, int keep)
 {
-    uint64_t t = id | (recv ? SCOPE_REQ_RECV : 0);
-    uint32_t aux = 0;
-    if (!recv) {
-        if (m.dest >= 0 && m.dest < 0xfffe)
-            t |= (uint64_t)(m.dest + 1) << SCOPE_REQ_POST_DEST_SHIFT;
-        if (m.tag != SCOPE_DATA_NO_TAG && m.tag >= -1 && m.tag < (1 << 13) - 2)
-            t |= (uint64_t)(m.tag + 2) << SCOPE_REQ_POST_TAG_SHIFT;
-        aux = m.bytes <= 0 ? 0 : m.bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)m.bytes;
-    }
-    emit(t, SCOPE_REC_REQUEST_WORD, aux, keep);
+    struct scope_rec r;
+    scope_post_pack(id, recv, m.dest, m.tag, m.bytes, &r);
+    emit(r.ticks, r.word, r.aux, keep);
 }
 
 /* Follows request `handle` from its post (a nonblocking call, or a start

@@ -38,8 +38,8 @@ static void round_trip(struct scope_call_data d, int want_records)
     CHECK_I64(got.comm, d.comm);
 }
 
-/* The post record the two-record form writes for a post (preload
- * mpi_capture.c, emit_post). */
+/* The post record the two-record form writes for a post (journal.h,
+ * scope_post_pack), spelled out again here as the check's oracle. */
 static struct scope_rec post_record(uint32_t id, int recv, const struct scope_call_data *d)
 {
     uint64_t t = SCOPE_REC_DATA_MARK | id | (recv ? SCOPE_REQ_RECV : 0);
