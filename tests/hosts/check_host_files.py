@@ -43,6 +43,7 @@ import argparse
 import csv
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,6 +65,20 @@ def check(cond, what):
     if not cond:
         FAIL.append(what)
         print("FAIL:", what, file=sys.stderr)
+
+
+# Open MPI's rsh launcher (plm_rsh_module.c) warns when the child it just
+# forked has already exec'd the agent before the parent's setpgid: a race
+# of the launcher's own, seen in 4 of 6 runs without scope on a quiet
+# 2-core VM. Only that exact line is dropped; anything else is kept.
+RSH_SETPGID = re.compile(r"^\[[^]]*\] plm:rsh: Warning: setpgid\(\d+,\d+\) failed in parent "
+                         r"with errno=Permission denied\(13\)$")
+
+
+def scope_stderr(text):
+    """A launcher's stderr without Open MPI's setpgid race warning: what
+    scope (or anything else) printed."""
+    return "\n".join(ln for ln in text.splitlines() if not RSH_SETPGID.match(ln.strip())).strip()
 
 
 def expected(r):
@@ -189,7 +204,7 @@ def test_many(a, tmp):
     slack = [hosts_script(a, "timer_slack"), "1000"]
     p = subprocess.run(slack + mpirun_cmd(a, tmp, hosts, 16) + [a.prog], env=env, cwd=tmp,
                        capture_output=True, text=True, timeout=300)
-    check(p.returncode == 0 and not p.stderr.strip(), f"mpirun: {p.returncode} {p.stderr}")
+    check(p.returncode == 0 and not scope_stderr(p.stderr), f"mpirun: {p.returncode} {p.stderr}")
     files = files_of(tmp)
     check(files == [f"host-{h}.h5" for h in hosts], f"ranks folder: {files}")
     check(len(files) + 1 == len(hosts) + 1 and os.path.exists(os.path.join(tmp, "prof.h5")),
