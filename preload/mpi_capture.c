@@ -6,7 +6,9 @@
  * algorithm's traffic) for point-to-point calls and collectives, the
  * nonblocking and persistent requests followed to their completion. The
  * communicators (their world ranks, creating calls, neighbours) are
- * mpi_comms.c's, the one-sided calls and windows mpi_rma.c's.
+ * mpi_comms.c's, the one-sided calls and windows mpi_rma.c's. The entry
+ * and exit of every call are mpi_capture_hot.c's, which takes the most
+ * frequent calls itself and hands the rest here.
  *
  * Sizes are computed only after the MPI library returned MPI_SUCCESS: the
  * arguments were then valid, so PMPI_Type_size and PMPI_Get_count cannot
@@ -23,6 +25,7 @@
 #include "journal.h"
 #include "mpi_abi.h"
 #include "mpi_capture.h"
+#include "mpi_capture_state.h"
 #include "mpi_comms.h"
 #include "mpi_kinds.h"
 #include "mpi_ops.h"
@@ -34,7 +37,6 @@
 #include "self_depth.h"
 #include "settings.h"
 
-#define MAX_ARGS 13
 
 
 int scope__mpi_capture_enabled(void)
@@ -50,29 +52,8 @@ int scope__mpi_capture_enabled(void)
 
 /* ------------------------------------------------------------ the capture */
 
-/* The records of the call being captured (its data record, a post, its
- * completions), written together when the capture ends (out_flush): one
- * check of the journal's room for all of them. */
-#define MAX_OUT 16
-struct out {
-    unsigned n;
-    struct scope_rec r[MAX_OUT];
-};
-
-/* One per thread: MPI calls do not nest in the recording. The status is
- * large enough for every ABI's MPI_Status (20 and 24 bytes). One struct,
- * so that the hot path finds all of it from one thread pointer. */
-struct capture {
-    uint32_t op;
-    int big;                    /* counts are MPI_Counts (a large-count call) */
-    const scope__mpi_abi *abi;  /* found at the entry, for the exit */
-    const struct scope__comm *used_comm;    /* what the last bytes_of()
-                                               measured against */
-    uint64_t a[MAX_ARGS];
-    uint64_t status[8];
-    struct out out;
-};
-static __thread struct capture cap __attribute__((tls_model("initial-exec")));
+#define MAX_ARGS SCOPE_CAPTURE_MAX_ARGS
+#define MAX_OUT SCOPE_CAPTURE_MAX_OUT
 
 /* What a thread needs beyond that only when it completes requests or
  * follows a Fortran binding's C call: allocated once, on first need. */
@@ -98,19 +79,23 @@ static struct capture_ext *get_ext(void)
 }
 
 
+void scope__capture_keep(const struct scope_rec *r, unsigned n)
+{
+    struct capture_ext *e = get_ext();
+    for (unsigned i = 0; e && i < n && e->npending < MAX_PENDING; i++)
+        e->pending[e->npending++] = r[i];
+}
+
 /* Writes the call's records now, or keeps them for the outer call's end. */
 static void out_flush(int keep)
 {
-    struct out *o = &cap.out;
+    struct scope__capture_out *o = &scope__cap.out;
     if (!o->n)
         return;
-    if (!keep) {
+    if (!keep)
         scope__record_data_recs(o->r, o->n);
-    } else {
-        struct capture_ext *e = get_ext();
-        for (unsigned i = 0; e && i < o->n && e->npending < MAX_PENDING; i++)
-            e->pending[e->npending++] = o->r[i];
-    }
+    else
+        scope__capture_keep(o->r, o->n);
     o->n = 0;
 }
 
@@ -118,7 +103,7 @@ static void out_flush(int keep)
  * the mark bit of its ticks when it writes them). */
 static void emit(uint64_t ticks, uint32_t word, uint32_t aux, int keep)
 {
-    struct out *o = &cap.out;
+    struct scope__capture_out *o = &scope__cap.out;
     if (o->n == MAX_OUT)
         out_flush(keep);    /* a completion call of many requests */
     o->r[o->n++] = (struct scope_rec){ ticks, word, aux };
@@ -126,34 +111,10 @@ static void emit(uint64_t ticks, uint32_t word, uint32_t aux, int keep)
 
 static void emit_data(const struct scope_call_data *d, int keep)
 {
-    struct out *o = &cap.out;
+    struct scope__capture_out *o = &scope__cap.out;
     if (o->n + 2 > MAX_OUT)
         out_flush(keep);
     o->n += (unsigned)scope_data_pack(d, &o->r[o->n]);   /* marked already: no matter */
-}
-
-/* The handle stored at `p` (a request, a communicator returned through a
- * pointer): 4 or 8 bytes by the ABI, read with a fixed-size load. */
-static inline uint64_t handle_at(const scope__mpi_abi *abi, const void *p)
-{
-    if (abi->handle_size == 8) {
-        uint64_t h;
-        memcpy(&h, p, sizeof h);
-        return h;
-    }
-    uint32_t h;
-    memcpy(&h, p, sizeof h);
-    return h;
-}
-
-/* Where argument i of the call lives: the first ones in the saved
- * registers below `saved` (on x86-64 rdi at saved[-1] ... r9 at saved[-6];
- * arch_trampoline.h), the rest on the caller's stack above the
- * return-address slot. */
-static inline uint64_t *arg_at(uint64_t *saved, uintptr_t *slot, int i)
-{
-    return i < SCOPE_ARCH_SAVED_ARGS ? &saved[-1 - i]
-                                     : (uint64_t *)&slot[1 + (i - SCOPE_ARCH_SAVED_ARGS)];
 }
 
 /* The status argument of a kind, or -1. */
@@ -176,8 +137,8 @@ static int status_arg(int kind)
  * registers or on the stack and in the copy alike. */
 static void lend_status(uint64_t *saved, uintptr_t *slot, int st, const void *buf)
 {
-    cap.a[st] = (uint64_t)(uintptr_t)buf;
-    *arg_at(saved, slot, st) = cap.a[st];
+    scope__cap.a[st] = (uint64_t)(uintptr_t)buf;
+    *scope__capture_arg_at(saved, slot, st) = scope__cap.a[st];
 }
 
 /* ------------------------------------------------- requests: the entry */
@@ -193,7 +154,7 @@ static int status_array_arg(int kind)
  * passed MPI_STATUSES_IGNORE, so that receives can say what arrived. */
 static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *saved, uintptr_t *slot)
 {
-    struct capture *c = &cap;
+    struct scope__capture *c = &scope__cap;
     if (kind == K_SEND_INIT || kind == K_RECV_INIT || kind == K_COLL_INIT)
         return;     /* the request is read at the exit */
     struct capture_ext *e = get_ext();
@@ -206,21 +167,17 @@ static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *save
     const unsigned char *reqs = (const unsigned char *)(uintptr_t)(one ? c->a[0] : c->a[1]);
     e->nhandles = 0;
     for (int i = 0; reqs && i < count && i < MAX_FOLLOW; i++)
-        e->handles[e->nhandles++] = handle_at(abi, reqs + (size_t)i * abi->handle_size);
+        e->handles[e->nhandles++] = scope__capture_handle_at(abi, reqs + (size_t)i * abi->handle_size);
     int st = status_array_arg(kind);
     if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore && count <= MAX_FOLLOW &&
         abi->status_size <= 32)
         lend_status(saved, slot, st, e->statuses);
 }
 
-void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
+void scope__capture_generic_enter(const struct scope__mpi_op *o, const scope__mpi_abi *abi,
+                                  uint64_t *saved, uintptr_t *slot)
 {
-    struct capture *c = &cap;
-    uint32_t i = op & ~SCOPE_MPI_OP_BIG;
-    const struct scope__mpi_op *o = &scope__mpi_ops[i < scope__mpi_n_ops ? i : 0];
-    c->op = o->kind ? op : 0;
-    if (!c->op)
-        return;
+    struct scope__capture *c = &scope__cap;
     /* the register arguments all at once (a fixed count, unrolled),
      * whatever the function takes; then those on the stack */
 #pragma GCC unroll 8
@@ -228,19 +185,6 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
         c->a[k] = saved[-1 - k];
     for (int k = SCOPE_ARCH_SAVED_ARGS; k < o->nargs; k++)
         c->a[k] = slot[1 + (k - SCOPE_ARCH_SAVED_ARGS)];
-    /* once the ABI is known and PMPI found, they stay: one load */
-    static const scope__mpi_abi *_Atomic ready;
-    const scope__mpi_abi *abi = atomic_load_explicit(&ready, memory_order_acquire);
-    if (__builtin_expect(!abi, 0)) {
-        abi = scope__mpi_abi_get();
-        if (!abi || !scope__pmpi_ready()) {
-            c->op = 0;
-            return;
-        }
-        scope__mpi_builtin_type_sizes = abi->builtin_type_sizes;
-        atomic_store_explicit(&ready, abi, memory_order_release);
-    }
-    c->abi = abi;
     int st = status_arg(o->kind);
     if (st >= 0 && c->a[st] == (uint64_t)(uintptr_t)abi->status_ignore)
         lend_status(saved, slot, st, c->status);
@@ -250,15 +194,15 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
 
 void scope__mpi_capture_drop(void)
 {
-    cap.op = 0;
-    cap.out.n = 0;
+    scope__cap.op = 0;
+    scope__cap.out.n = 0;
     if (ext)
         ext->npending = 0;
 }
 
 int scope__mpi_capture_idle(void)
 {
-    return cap.op == 0 && (!ext || ext->npending == 0);
+    return scope__cap.op == 0 && (!ext || ext->npending == 0);
 }
 
 void scope__mpi_capture_flush(void)
@@ -271,51 +215,13 @@ void scope__mpi_capture_flush(void)
 
 /* ------------------------------------------------- requests: the exit */
 
-/* The bytes a completed status says arrived (0 when none or unknown) and
- * whether the request was cancelled: read in place where the ABI's layout
- * is known, else through PMPI. */
-static int64_t status_bytes(const scope__mpi_abi *abi, const void *status, int *cancelled)
-{
-    int64_t n64 = 0;
-    int n = 0;
-    *cancelled = 0;
-    if (scope__mpi_status_size(abi, status, &n64, cancelled))
-        return n64 > 0 ? n64 : 0;
-    if (scope__P.test_cancelled(status, cancelled) == 0 && *cancelled)
-        return 0;
-    *cancelled = 0;
-    if (scope__P.get_count_c ? scope__P.get_count_c(status, abi->dt_byte, &n64) == 0
-                             : (scope__P.get_count(status, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
-        return n64 > 0 ? n64 : 0;
-    return 0;
-}
-
-/* One completed request: its completion record, with what a receive's
- * status says. */
+/* One completed request: its completion record (mpi_capture_hot.c), with
+ * what a receive's status says. */
 static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *status, int keep)
 {
-    struct scope__req r;
-    if (!scope__req_take(handle, &r))
-        return;
-    uint64_t src1 = 0, tag2 = 0;
-    uint32_t bytes = 0;
-    if (r.recv && status) {
-        const char *s = status;
-        int src, tag, cancelled = 0;
-        memcpy(&src, s + abi->status_source_off, sizeof src);
-        memcpy(&tag, s + abi->status_tag_off, sizeof tag);
-        int64_t n64 = status_bytes(abi, status, &cancelled);
-        if (cancelled) {
-            src1 = SCOPE_REQ_CANCELLED;
-        } else if (src != abi->proc_null) {
-            bytes = n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
-            int32_t w = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
-            src1 = w >= 0 && w < 0xfffe ? (uint64_t)(w + 1) : 0;
-            tag2 = tag >= -1 && tag < (1 << 14) - 2 ? (uint64_t)(tag + 2) : 0;
-        }
-    }
-    emit(SCOPE_REQ_COMPLETION | r.id | (src1 << 32) | (tag2 << 48), SCOPE_REC_REQUEST_WORD, bytes,
-         keep);
+    struct scope_rec r;
+    if (scope__capture_completion(abi, handle, status, &r))
+        emit(r.ticks, r.word, r.aux, keep);
 }
 
 static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a,
@@ -326,15 +232,17 @@ static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t 
 {
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
     const void *rp = (const void *)(uintptr_t)a[6];
-    if (!rp || bytes_of(abi, kind == K_SEND_INIT ? K_SEND : K_IRECV, a, &d) < 0 || !cap.used_comm)
+    if (!rp || bytes_of(abi, kind == K_SEND_INIT ? K_SEND : K_IRECV, a, &d) < 0 || !scope__cap.used_comm)
         return;
-    uint64_t h = handle_at(abi, rp);
-    const struct scope__comm *cm = cap.used_comm;
+    uint64_t h = scope__capture_handle_at(abi, rp);
+    const struct scope__comm *cm = scope__cap.used_comm;
     int inter = cm->remote_size > 0;
+    /* a receive from MPI_PROC_NULL: nothing to read at its completions
+     * (mpi_capture_hot.c) */
+    int recv = kind == K_RECV_INIT && (int)(uint32_t)a[3] != abi->proc_null;
     struct scope__persist p = {
         d.bytes_sent, 0, d.dest, d.source, d.tag, d.comm, 0,
-        { 0, kind == K_RECV_INIT, cm->world, inter ? cm->remote_size : cm->size,
-          inter ? cm->size : 0 },
+        { 0, recv, cm->world, inter ? cm->remote_size : cm->size, inter ? cm->size : 0 },
     };
     scope__req_persist(h, &p);
 }
@@ -352,7 +260,7 @@ static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs,
     const void *rp = (const void *)(uintptr_t)a[nargs - 1];
     if (!rp || bytes_of(abi, base, a, &d) < 0)
         return;
-    uint64_t h = handle_at(abi, rp);
+    uint64_t h = scope__capture_handle_at(abi, rp);
     struct scope__persist p = { d.bytes_sent, d.bytes_received, d.dest, d.source,
                                 SCOPE_DATA_NO_TAG, d.comm, 1, { 0, 0, NULL, 0, 0 } };
     scope__req_persist(h, &p);
@@ -498,12 +406,12 @@ static void completion_exit(const scope__mpi_abi *abi, int kind, const uint64_t 
 /* ------------------------------------------------------------ the bytes */
 
 /* Counts are C ints, or MPI_Counts (int64) in the large-count functions:
- * cap.big says which, for the call being measured. */
+ * scope__cap.big says which, for the call being measured. */
 
 static int64_t sum_counts(uint64_t counts, int n)
 {
     int64_t s = 0;
-    if (cap.big) {
+    if (scope__cap.big) {
         const int64_t *v = (const int64_t *)(uintptr_t)counts;
         for (int i = 0; v && i < n; i++)
             s += v[i] > 0 ? v[i] : 0;
@@ -517,12 +425,12 @@ static int64_t sum_counts(uint64_t counts, int n)
 
 static int64_t count_at(uint64_t counts, int i)
 {
-    return scope__mpi_count_at(cap.big, counts, i);
+    return scope__mpi_count_at(scope__cap.big, counts, i);
 }
 
 static int64_t cnt(uint64_t a)
 {
-    return scope__mpi_cnt(cap.big, a);
+    return scope__mpi_cnt(scope__cap.big, a);
 }
 
 /* Source, tag and size received, from a status the call filled. */
@@ -535,7 +443,7 @@ static void from_status(const scope__mpi_abi *abi, const struct scope__comm *c, 
     memcpy(&tag, s + abi->status_tag_off, sizeof tag);
     if (src == abi->proc_null)
         return;
-    int64_t n = status_bytes(abi, s, &cancelled);
+    int64_t n = scope__capture_status_bytes(abi, s, &cancelled);
     if (n > 0)
         d->bytes_received = n;
     d->source = scope__mpi_world_of(c, src, c->remote_size > 0);
@@ -555,7 +463,7 @@ static int64_t sum_typed(const scope__mpi_abi *abi, uint64_t counts, uint64_t ty
         int64_t k = count_at(counts, i);
         if (!k || (skip && skip[i]))
             continue;
-        s += k * scope__mpi_type_size(handle_at(abi, t + (size_t)i * abi->handle_size));
+        s += k * scope__mpi_type_size(scope__capture_handle_at(abi, t + (size_t)i * abi->handle_size));
     }
     return s;
 }
@@ -741,7 +649,7 @@ static int coll_bytes(const scope__mpi_abi *abi, int kind, const uint64_t *a,
     return -1;
 }
 
-/* The byte model of docs/format.md, one case per kind; cap.used_comm is
+/* The byte model of docs/format.md, one case per kind; scope__cap.used_comm is
  * set to the communicator measured against (a post's completion
  * translates its source through it). Returns 0, or -1 when nothing is to
  * be recorded. */
@@ -756,17 +664,17 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
         [K_NB_ALLTOALLV] = 8, [K_NB_ALLTOALLW] = 8,
     };
     if (kind >= K_PUT && kind <= K_CAS) {
-        cap.used_comm = NULL;
-        return scope__mpi_rma_bytes(abi, kind, a, cap.big, d);
+        scope__cap.used_comm = NULL;
+        return scope__mpi_rma_bytes(abi, kind, a, scope__cap.big, d);
     }
     if (kind >= K_WIN_CREATE && kind <= K_WIN_DYNAMIC) {
-        cap.used_comm = NULL;
+        scope__cap.used_comm = NULL;
         return scope__mpi_win_created(abi, kind, a, d);
     }
     if (kind >= (int)(sizeof comm_arg / sizeof *comm_arg))
         return -1;
     const struct scope__comm *c = scope__mpi_comm_get(abi, a[comm_arg[kind]]);
-    cap.used_comm = c;
+    scope__cap.used_comm = c;
     if (!c)
         return -1;
     d->comm = c->id;
@@ -807,7 +715,7 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
 /* What call `op` (its kind `kind`) moved, as records in `out`. */
 static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, int keep)
 {
-    struct capture *c = &cap;
+    struct scope__capture *c = &scope__cap;
     if (kind == K_COLL_INIT) {
         persistent_coll_init(abi, scope__mpi_ops[op].arg, scope__mpi_ops[op].nargs, c->a);
         return;
@@ -819,60 +727,33 @@ static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, in
     if (kind == K_COMM_NEW) {
         const void *np = (const void *)(uintptr_t)c->a[scope__mpi_ops[op].arg];
         if (np)
-            scope__mpi_comm_created(abi, handle_at(abi, np), scope__mpi_ops[op].name);
+            scope__mpi_comm_created(abi, scope__capture_handle_at(abi, np), scope__mpi_ops[op].name);
         return;
     }
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
     if (bytes_of(abi, kind, c->a, &d) < 0)
         return;
-    /* a nonblocking post (point to point, or a collective): named, so
-     * that its completion can say which post it completed */
-    const struct scope__comm *cm = cap.used_comm;
-    int p2p = kind == K_SEND || kind == K_IRECV;
-    int rma = scope__mpi_ops[op].name[0] == 'R' && kind >= K_PUT && kind <= K_GET_ACC;  /* MPI_Rput & co */
+    /* a nonblocking collective's or a one-sided request's post (MPI_Rput &
+     * co): named, so that its completion can say which post it completed.
+     * The point-to-point posts are mpi_capture_hot.c's. */
+    const struct scope__comm *cm = scope__cap.used_comm;
+    const char *name = scope__mpi_ops[op].name;
+    int rma = name[0] == 'R' && kind >= K_PUT && kind <= K_GET_ACC;
+    int coll = name[0] == 'I' && kind >= K_BCAST && kind <= K_NB_ALLTOALLW;
     const void *rp = (const void *)(uintptr_t)c->a[scope__mpi_ops[op].nargs - 1];
-    if ((!rma && (!cm || scope__mpi_ops[op].name[0] != 'I' || (p2p && scope__mpi_ops[op].nargs != 7) ||
-                  (!p2p && (kind < K_BCAST || kind > K_NB_ALLTOALLW)))) || !rp) {
-        emit_data(&d, keep);
+    emit_data(&d, keep);
+    if (!rp || !(rma || (coll && cm)))
         return;
-    }
     /* a one-sided request's completion reads no status: no world ranks */
     int inter = cm && cm->remote_size > 0;
-    struct scope__req r = { 0, kind == K_IRECV, cm ? cm->world : NULL,
-                            cm ? (inter ? cm->remote_size : cm->size) : 0,
+    struct scope__req r = { 0, 0, cm ? cm->world : NULL, cm ? (inter ? cm->remote_size : cm->size) : 0,
                             inter ? cm->size : 0 };
-    uint64_t h = handle_at(abi, rp);
-    if (p2p) {
-        /* the data and the post in one record when they fit (journal.h) */
-        uint32_t id = scope__req_post(h, &r);
-        struct out *o = &cap.out;
-        if (o->n == MAX_OUT)
-            out_flush(keep);
-        if (id && scope_postdata_pack(&d, id, r.recv, &o->r[o->n])) {
-            o->n++;
-            return;
-        }
-        emit_data(&d, keep);
-        if (id)
-            emit_post(id, r.recv, kind == K_SEND ? (struct post_msg){ d.dest, d.tag, d.bytes_sent }
-                                                 : NO_MSG, keep);
-        return;
-    }
-    emit_data(&d, keep);
-    name_post(h, r, NO_MSG, keep);
+    name_post(scope__capture_handle_at(abi, rp), r, NO_MSG, keep);
 }
 
-void scope__mpi_capture_exit(uint64_t rc, int keep)
+void scope__capture_generic_exit(const scope__mpi_abi *abi, uint32_t op, int keep)
 {
-    struct capture *c = &cap;
-    uint32_t op = c->op;
-    c->op = 0;
-    if (!op)
-        return;
-    const scope__mpi_abi *abi = c->abi;     /* PMPI was ready at the entry */
-    if ((int)(uint32_t)rc != abi->success)
-        return;
-    c->big = (op & SCOPE_MPI_OP_BIG) != 0;
+    scope__cap.big = (op & SCOPE_MPI_OP_BIG) != 0;
     op &= ~SCOPE_MPI_OP_BIG;
     capture_records(abi, op, scope__mpi_ops[op].kind, keep);
     out_flush(keep);

@@ -12,6 +12,8 @@
  * MPI has just accepted from the program, so none can reach an error
  * handler.
  */
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -58,6 +60,66 @@ static void resolve(void)
 }
 
 int scope__mpi_builtin_type_sizes;
+uintptr_t scope__mpi_predef_lo[2], scope__mpi_predef_span[2];
+_Atomic uint64_t scope__mpi_tsize[SCOPE_MPI_TSIZE_SLOTS];
+
+/* The writable segments of the program (the first object
+ * dl_iterate_phdr names) and of libmpi (the object at mpi_base). */
+struct seg_find {
+    uintptr_t mpi_base;
+    int seen;
+};
+
+static int seg_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct seg_find *f = arg;
+    int which = f->seen++ == 0 ? 1 : info->dlpi_addr == f->mpi_base ? 0 : -1;
+    for (int i = 0; which >= 0 && i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz < UINT32_MAX) {
+            scope__mpi_predef_lo[which] = info->dlpi_addr + ph->p_vaddr;
+            scope__mpi_predef_span[which] = ph->p_memsz;
+        }
+    }
+    return 0;
+}
+
+static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+
+static void types_learn(void)
+{
+    const scope__mpi_abi *abi = scope__mpi_abi_get();
+    if (!abi)
+        return;
+    scope__mpi_builtin_type_sizes = abi->builtin_type_sizes;
+    Dl_info di;
+    /* libmpi: the object of PMPI_Type_size (scope__P's may be a copy of
+     * its first instructions, past a trampoline) */
+    if (abi->kind != SCOPE_MPI_ABI_OPENMPI || !M || !M->type_size ||
+        !dladdr((void *)(uintptr_t)M->type_size, &di) || !di.dli_fbase)
+        return;
+    struct seg_find f = { (uintptr_t)di.dli_fbase, 0 };
+    scope__self_enter();
+    dl_iterate_phdr(seg_of, &f);
+    scope__self_leave();
+}
+
+void scope__mpi_types_ready(void)
+{
+    pthread_once(&types_once, types_learn);
+}
+
+int64_t scope__mpi_type_size_slow(uint64_t type)
+{
+    int n = 0;
+    if (scope__P.type_size(type, &n) != 0 || n <= 0)
+        return 0;
+    if (scope__mpi_predefined(type) && n < 0x10000 && type < (1ull << 48))
+        atomic_store_explicit(&scope__mpi_tsize[scope__mpi_tsize_slot(type)],
+                              (type << 16) | (uint32_t)n, memory_order_relaxed);
+    return n;
+}
 
 int scope__pmpi_ready(void)
 {

@@ -43,17 +43,53 @@ int scope__pmpi_ready(void);
 /* The ABI's builtin_type_sizes, set once the capture can run. */
 extern int scope__mpi_builtin_type_sizes;
 
+/* Open MPI's predefined datatypes are objects in libmpi's own data
+ * (MPI_INT is &ompi_mpi_int), or in the program's when it was linked with
+ * copy relocations; derived ones are allocated. A handle inside either
+ * writable segment is predefined, never freed, and its size never
+ * changes, so it is asked of MPI once and kept in a small cache (the
+ * handle in the upper 48 bits, its size in the lower 16). The spans are 0
+ * where unknown, and for the other ABIs. */
+extern uintptr_t scope__mpi_predef_lo[2], scope__mpi_predef_span[2];
+#define SCOPE_MPI_TSIZE_SLOTS 64u
+extern _Atomic uint64_t scope__mpi_tsize[SCOPE_MPI_TSIZE_SLOTS];
+
+static inline int scope__mpi_predefined(uint64_t type)
+{
+    return type - scope__mpi_predef_lo[0] < scope__mpi_predef_span[0] ||
+           type - scope__mpi_predef_lo[1] < scope__mpi_predef_span[1];
+}
+
+/* Learns the ABI's datatype shortcuts once the capture can run: MPICH's
+ * sizes in handles, Open MPI's predefined segment (dl_iterate_phdr once). */
+void scope__mpi_types_ready(void);
+
+/* scope__mpi_type_size() past its shortcuts: MPI_Type_size, kept in the
+ * cache when `type` is a predefined one. */
+int64_t scope__mpi_type_size_slow(uint64_t type);
+
+static inline uint32_t scope__mpi_tsize_slot(uint64_t type)
+{
+    return (uint32_t)((type * 0x9e3779b97f4a7c15ull) >> 58) & (SCOPE_MPI_TSIZE_SLOTS - 1);
+}
+
 /* The size of `type` (MPI_Type_size; 0 when MPI says none). Only for a
  * datatype MPI has just accepted. MPICH's predefined datatypes say their
  * size in their handle (kind "builtin", datatype: bits 26..31 0x13; the
  * size in bits 8..15, as MPICH's own MPIR_Datatype_get_basic_size reads
- * it), which costs a shift instead of a call. */
+ * it), which costs a shift instead of a call; Open MPI's predefined ones
+ * a load from the cache above. */
 static inline int64_t scope__mpi_type_size(uint64_t type)
 {
     if (scope__mpi_builtin_type_sizes && ((uint32_t)type & 0xfc000000u) == 0x4c000000u)
         return (int64_t)(((uint32_t)type >> 8) & 0xffu);
-    int n = 0;
-    return scope__P.type_size(type, &n) == 0 && n > 0 ? n : 0;
+    if (scope__mpi_predefined(type)) {
+        uint64_t w = atomic_load_explicit(&scope__mpi_tsize[scope__mpi_tsize_slot(type)],
+                                          memory_order_relaxed);
+        if (w && (w >> 16) == type)
+            return (int64_t)(w & 0xffffu);
+    }
+    return scope__mpi_type_size_slow(type);
 }
 
 /* A count argument: an int, or an MPI_Count in the large-count (`big`)

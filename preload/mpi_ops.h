@@ -12,12 +12,22 @@
 
 #define SCOPE_MPI_OP_BIG 0x100u
 
+/* The calls the capture takes a path of its own for (mpi_capture_hot.c) */
+enum {
+    SCOPE_MPI_PATH_GENERAL = 0,
+    SCOPE_MPI_PATH_ISEND,   /* MPI_Isend, Issend, Ibsend, Irsend */
+    SCOPE_MPI_PATH_IRECV,
+    SCOPE_MPI_PATH_WAIT,
+    SCOPE_MPI_PATH_ALLREDUCE,   /* MPI_Allreduce, Scan, Exscan */
+};
+
 struct scope__mpi_op {
     const char *name;   /* after "MPI_" */
     uint8_t kind;
     uint8_t nargs;      /* arguments copied at entry */
     uint8_t arg;        /* K_COLL_INIT: the blocking kind; K_COMM_NEW: the
                            argument that points to the new communicator */
+    uint8_t path;       /* SCOPE_MPI_PATH_* */
 };
 
 extern const struct scope__mpi_op scope__mpi_ops[];

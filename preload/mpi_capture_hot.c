@@ -1,0 +1,248 @@
+/*
+ * mpi_capture_hot.c - the entry and exit of every captured MPI call
+ * (mpi_capture.h), with paths of their own for the calls a code built on
+ * requests makes millions of: MPI_Isend (and Issend, Ibsend, Irsend, their
+ * _c forms), MPI_Irecv and MPI_Wait, and MPI_Allreduce (with MPI_Scan and
+ * MPI_Exscan, the same model). Each copies only the arguments it
+ * reads, looks its communicator up in the thread's one-entry cache, and
+ * writes its one record straight into the journal, where the general path
+ * (mpi_capture.c) dispatches on the call's kind through the whole byte
+ * model and stages records for calls that write many. The records are the
+ * same either way (journal.h: a post's data record, a completion record);
+ * tests/comm checks every column under both MPIs.
+ */
+#include <stdatomic.h>
+
+#include "mpi_capture.h"
+#include "mpi_capture_state.h"
+#include "mpi_kinds.h"
+#include "mpi_requests.h"
+#include "pmpi.h"
+#include "scope_internal.h"
+
+__thread struct scope__capture scope__cap __attribute__((tls_model("initial-exec")));
+
+/* Writes the call's records now, or keeps them for the outer call's end. */
+static void put(const struct scope_rec *r, unsigned n, int keep)
+{
+    if (keep)
+        scope__capture_keep(r, n);
+    else if (n == 1)
+        scope__record_data_raw(r->ticks, r->word, r->aux);     /* most calls */
+    else
+        scope__record_data_recs(r, n);
+}
+
+/* ------------------------------------------------------------ the entry */
+
+/* The ABI once it is known and PMPI found (then it stays: one load), or
+ * NULL while the capture cannot run. */
+static const scope__mpi_abi *_Atomic ready;
+
+static __attribute__((noinline, cold)) const scope__mpi_abi *first_abi(void)
+{
+    const scope__mpi_abi *abi = scope__mpi_abi_get();
+    if (!abi || !scope__pmpi_ready())
+        return NULL;
+    scope__mpi_types_ready();
+    atomic_store_explicit(&ready, abi, memory_order_release);
+    return abi;
+}
+
+/* The first captured call: finds the ABI, then enters as every later call
+ * will (apart, so that the entry below saves no registers). */
+static __attribute__((noinline, cold)) void enter_first(uint32_t op, uint64_t *saved,
+                                                        uintptr_t *slot)
+{
+    if (first_abi())
+        scope__mpi_capture_enter(op, saved, slot);
+    else
+        scope__cap.op = 0;
+}
+
+void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
+{
+    struct scope__capture *c = &scope__cap;
+    uint32_t i = op & ~SCOPE_MPI_OP_BIG;
+    const struct scope__mpi_op *o = &scope__mpi_ops[i < scope__mpi_n_ops ? i : 0];
+    const scope__mpi_abi *abi = atomic_load_explicit(&ready, memory_order_acquire);
+    if (!o->kind) {
+        c->op = 0;
+        return;
+    }
+    if (__builtin_expect(!abi, 0)) {
+        enter_first(op, saved, slot);
+        return;
+    }
+    c->op = op;
+    c->abi = abi;
+    switch (o->path) {
+    case SCOPE_MPI_PATH_ISEND:
+    case SCOPE_MPI_PATH_IRECV:
+        /* (buf, count, type, peer, tag, comm, request): all but buf */
+        c->a[1] = saved[-2];
+        c->a[2] = saved[-3];
+        c->a[3] = saved[-4];
+        c->a[4] = saved[-5];
+        c->a[5] = saved[-6];
+        c->a[6] = *scope__capture_arg_at(saved, slot, 6);
+        return;
+    case SCOPE_MPI_PATH_ALLREDUCE:
+        /* (sendbuf, recvbuf, count, type, op, comm) */
+        c->a[2] = saved[-3];
+        c->a[3] = saved[-4];
+        c->a[5] = saved[-6];
+        return;
+    case SCOPE_MPI_PATH_WAIT: {
+        /* (request, status): the request before MPI sets it to
+         * MPI_REQUEST_NULL, and a status to read even when the caller
+         * passed MPI_STATUS_IGNORE */
+        const void *rp = (const void *)(uintptr_t)saved[-1];
+        c->req = rp ? scope__capture_handle_at(abi, rp) : 0;
+        if (saved[-2] == (uint64_t)(uintptr_t)abi->status_ignore)
+            saved[-2] = (uint64_t)(uintptr_t)c->status;
+        c->a[1] = saved[-2];
+        return;
+    }
+    default:
+        scope__capture_generic_enter(o, abi, saved, slot);
+        return;
+    }
+}
+
+/* ------------------------------------------------------------- the exit */
+
+/* MPI_Isend & co and MPI_Irecv, accepted by MPI: the post's data record
+ * (journal.h), or the data and post records when a value does not fit
+ * it, as the general path would write them. */
+static void post_exit(const scope__mpi_abi *abi, struct scope__capture *c, int recv, int big,
+                      int keep)
+{
+    const struct scope__comm *cm = scope__capture_comm(abi, c->a[5]);
+    c->used_comm = cm;
+    if (!cm)
+        return;
+    struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG,
+                                 cm->id };
+    int inter = cm->remote_size > 0;
+    int peer = (int)(uint32_t)c->a[3];
+    if (peer != abi->proc_null) {
+        d.tag = (int)(uint32_t)c->a[4];
+        if (recv) {
+            d.source = peer == abi->any_source ? -1 : scope__mpi_world_of(cm, peer, inter);
+        } else {
+            d.bytes_sent = scope__mpi_cnt(big, c->a[1]) * scope__mpi_type_size(c->a[2]);
+            d.dest = scope__mpi_world_of(cm, peer, inter);
+        }
+    }
+    struct scope_rec rec[3];
+    const void *rp = (const void *)(uintptr_t)c->a[6];
+    uint32_t id = 0;
+    if (rp) {
+        /* a receive from MPI_PROC_NULL has nothing to read at its
+         * completion (MPICH 4.0 even reports source 0, tag 0 there) */
+        struct scope__req r = { 0, recv && peer != abi->proc_null, cm->world,
+                                inter ? cm->remote_size : cm->size, inter ? cm->size : 0 };
+        id = scope__req_post(scope__capture_handle_at(abi, rp), &r);
+        if (id && scope_postdata_pack(&d, id, recv, rec)) {
+            put(rec, 1, keep);
+            return;
+        }
+    }
+    unsigned n = (unsigned)scope_data_pack(&d, rec);
+    if (id) {
+        if (recv)
+            scope_post_pack(id, 1, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0, &rec[n]);
+        else
+            scope_post_pack(id, 0, d.dest, d.tag, d.bytes_sent, &rec[n]);
+        n++;
+    }
+    put(rec, n, keep);
+}
+
+/* MPI_Allreduce, MPI_Scan, MPI_Exscan: the count in each buffer, sent and
+ * received (docs/format.md), on the communicator; no partner. */
+static void allreduce_exit(const scope__mpi_abi *abi, struct scope__capture *c, int big, int keep)
+{
+    const struct scope__comm *cm = scope__capture_comm(abi, c->a[5]);
+    c->used_comm = cm;
+    if (!cm)
+        return;
+    int64_t b = scope__mpi_cnt(big, c->a[2]) * scope__mpi_type_size(c->a[3]);
+    struct scope_call_data d = { b, b, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG,
+                                 cm->id };
+    struct scope_rec rec[2];
+    put(rec, (unsigned)scope_data_pack(&d, rec), keep);
+}
+
+int64_t scope__capture_status_bytes(const scope__mpi_abi *abi, const void *status,
+                                    int *cancelled)
+{
+    int64_t n64 = 0;
+    int n = 0;
+    *cancelled = 0;
+    if (scope__mpi_status_size(abi, status, &n64, cancelled))
+        return n64 > 0 ? n64 : 0;
+    if (scope__P.test_cancelled(status, cancelled) == 0 && *cancelled)
+        return 0;
+    *cancelled = 0;
+    if (scope__P.get_count_c ? scope__P.get_count_c(status, abi->dt_byte, &n64) == 0
+                             : (scope__P.get_count(status, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
+        return n64 > 0 ? n64 : 0;
+    return 0;
+}
+
+int scope__capture_completion(const scope__mpi_abi *abi, uint64_t handle, const void *status,
+                              struct scope_rec *out)
+{
+    struct scope__req r;
+    if (!scope__req_take(handle, &r))
+        return 0;
+    uint64_t src1 = 0, tag2 = 0;
+    uint32_t bytes = 0;
+    if (r.recv && status) {
+        const char *s = status;
+        int src, tag, cancelled = 0;
+        memcpy(&src, s + abi->status_source_off, sizeof src);
+        memcpy(&tag, s + abi->status_tag_off, sizeof tag);
+        int64_t n64 = scope__capture_status_bytes(abi, status, &cancelled);
+        if (cancelled) {
+            src1 = SCOPE_REQ_CANCELLED;
+        } else if (src != abi->proc_null) {
+            bytes = n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
+            int32_t w = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
+            src1 = w >= 0 && w < 0xfffe ? (uint64_t)(w + 1) : 0;
+            tag2 = tag >= -1 && tag < (1 << 14) - 2 ? (uint64_t)(tag + 2) : 0;
+        }
+    }
+    *out = (struct scope_rec){ SCOPE_REQ_COMPLETION | r.id | (src1 << 32) | (tag2 << 48),
+                               SCOPE_REC_REQUEST_WORD, bytes };
+    return 1;
+}
+
+void scope__mpi_capture_exit(uint64_t rc, int keep)
+{
+    struct scope__capture *c = &scope__cap;
+    uint32_t op = c->op;
+    c->op = 0;
+    if (!op)
+        return;
+    const scope__mpi_abi *abi = c->abi;     /* PMPI was ready at the entry */
+    if ((int)(uint32_t)rc != abi->success)
+        return;
+    int path = scope__mpi_ops[op & ~SCOPE_MPI_OP_BIG].path;
+    int big = (op & SCOPE_MPI_OP_BIG) != 0;
+    struct scope_rec rec;
+    if (path == SCOPE_MPI_PATH_WAIT) {
+        if (c->req && scope__capture_completion(abi, c->req, (const void *)(uintptr_t)c->a[1], &rec))
+            put(&rec, 1, keep);
+    } else if (path == SCOPE_MPI_PATH_ISEND) {
+        post_exit(abi, c, 0, big, keep);
+    } else if (path == SCOPE_MPI_PATH_IRECV) {
+        post_exit(abi, c, 1, big, keep);
+    } else if (path == SCOPE_MPI_PATH_ALLREDUCE) {
+        allreduce_exit(abi, c, big, keep);
+    } else {
+        scope__capture_generic_exit(abi, op, keep);
+    }
+}
