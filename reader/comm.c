@@ -351,9 +351,10 @@ static int each_started_send(scope_profile *p, int region, int rank,
         for (int64_t i = 0; i < rq.n; i++) {
             int64_t call = rq.post_call[i];
             /* only where the call's own columns named no partner (one
-             * request started alone is counted from them) */
+             * request started alone is counted from them); a started
+             * collective's dest is its root, not a partner */
             if (rq.post_region[i] == sa && rq.dest[i] >= 0 && call >= 0 && call < c->n &&
-                c->moved->dest[call] < 0)
+                c->moved->dest[call] < 0 && (!rq.collective || rq.collective[i] == 0))
                 f(ctx, rk, rq.dest[i], rq.bytes_sent[i]);
         }
     }

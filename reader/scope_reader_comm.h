@@ -37,9 +37,9 @@ extern "C" {
 #define SCOPE_COMM_P2P 0            /* sends and receives, counted at the sender */
 #define SCOPE_COMM_ONE_SIDED 1      /* MPI_Put, MPI_Get, ..., recorded at the origin */
 #define SCOPE_COMM_COLLECTIVE 2     /* rooted collectives, MPI_Alltoall(v/w), MPI_Allgather(v)
-                                       (and their nonblocking forms, and the MPI_Start of a
-                                       rooted persistent one), each rank's share by the
-                                       byte model of docs/format.md */
+                                       (and their nonblocking forms, and the starts of
+                                       persistent ones by MPI_Start or MPI_Startall), each
+                                       rank's share by the byte model of docs/format.md */
 /* Buckets of scope_profile_size_histogram: bucket 0 holds 0-byte
  * messages, bucket k >= 1 sizes in [2^(k-1), 2^k). */
 #define SCOPE_SIZE_BUCKETS 64
@@ -89,7 +89,7 @@ SCOPE_READER_API int scope_region_is_one_sided(const char *name);
 /* 1 for a region that has pairwise shares in the SCOPE_COMM_COLLECTIVE
  * matrix (MPI_Bcast, MPI_Scatter(v), MPI_Gather(v), MPI_Reduce,
  * MPI_Alltoall(v/w), MPI_Allgather(v), their nonblocking MPI_I... and _c
- * forms; MPI_Start and MPI_Startall, whose starts of a rooted persistent
+ * forms; MPI_Start and MPI_Startall, whose starts of such a persistent
  * collective have them), else 0. Pure. */
 SCOPE_READER_API int scope_region_is_collective_pairwise(const char *name);
 
@@ -155,12 +155,33 @@ typedef struct scope_requests {
     const int8_t *cancelled;        /* 1: the request was cancelled */
     /* a point-to-point send's message, from its post (the call that posted
      * it may have started several: MPI_Startall): the destination's world
-     * rank (SCOPE_NO_RANK for a receive, a collective, or a file written
-     * before these columns) and the bytes sent (NULL in such a file); a
-     * send's `tag` is its own */
+     * rank (SCOPE_NO_RANK for a receive, a nonblocking collective, or a
+     * file written before these columns) and the bytes sent (NULL in such
+     * a file); a send's `tag` is its own. A started persistent
+     * collective's row (collective > 0) has its root in dest instead,
+     * never a partner */
     const int32_t *dest;
     const int64_t *bytes_sent;
+    /* which collective a started persistent collective (MPI_Bcast_init &
+     * co started by MPI_Start or MPI_Startall) is, its shape in the byte
+     * model (SCOPE_STARTED_*); 0 for every other request; NULL in files
+     * written before the column. Such a row's dest is the root
+     * (SCOPE_NO_RANK none) and the bytes its pairs need are in
+     * bytes_received for SCOPE_STARTED_ONE_TO_ALL (what this rank
+     * received), in bytes_sent for the others (what it sent) */
+    const int8_t *collective;
 } scope_requests;
+
+/* Values of scope_requests.collective (docs/format.md, the requests'
+ * `collective` column). */
+#define SCOPE_STARTED_NONE 0        /* not a started persistent collective */
+#define SCOPE_STARTED_NO_PAIRS 1    /* Allreduce, Reduce_scatter(_block), Scan, Exscan,
+                                       Barrier, neighbourhood collectives */
+#define SCOPE_STARTED_ONE_TO_ALL 2  /* Bcast, Scatter(v): the root to each member */
+#define SCOPE_STARTED_ALL_TO_ONE 3  /* Gather(v), Reduce: each member to the root */
+#define SCOPE_STARTED_ALL_EQUAL 4   /* Alltoall */
+#define SCOPE_STARTED_ALL_SAME 5    /* Allgather(v) */
+#define SCOPE_STARTED_ALL_SPREAD 6  /* Alltoallv, Alltoallw */
 
 /* Loads (once) and returns the request table of `rank`. Returns 0,
  * SCOPE_EINVAL, SCOPE_ENOTFOUND (no such rank), SCOPE_EFORMAT (columns of

@@ -61,7 +61,7 @@ def _bind(lib, sig, check, p, all_ranks):
                     ("post_call", _p64), ("done_call", _p64), ("source", _p32),
                     ("tag", _p32), ("bytes_received", _p64),
                     ("cancelled", ctypes.POINTER(ctypes.c_int8)), ("dest", _p32),
-                    ("bytes_sent", _p64)]
+                    ("bytes_sent", _p64), ("collective", ctypes.POINTER(ctypes.c_int8))]
 
     requests = sig("scope_profile_requests", ctypes.c_int, p, ctypes.c_int,
                    ctypes.POINTER(_Requests))
@@ -103,8 +103,8 @@ def _bind(lib, sig, check, p, all_ranks):
         to its target, a get from its target to its origin.
         kind="collective": the collective calls' pairwise shares by the
         byte model of docs/format.md (a root to each member, each member to
-        a root, each member's block to every other; an MPI_Start of one
-        rooted persistent collective as its blocking call)."""
+        a root, each member's block to every other; a started persistent
+        collective, by MPI_Start or MPI_Startall, as its blocking call)."""
         idx = ALL_REGIONS if region is None else self[region].index
         k = _kind(kind)
         n = world(self._h)
@@ -159,6 +159,8 @@ def _bind(lib, sig, check, p, all_ranks):
                 qdest = np.ctypeslib.as_array(q.dest, shape=(q.n,))
                 qsent = np.ctypeslib.as_array(q.bytes_sent, shape=(q.n,))
                 sel = (post == startall) & (qdest >= 0) & (call >= 0) & (call < m.n)
+                if q.collective:    # a started collective's dest is its root
+                    sel &= np.ctypeslib.as_array(q.collective, shape=(q.n,)) == 0
                 sel[sel] = dest[call[sel]] < 0
                 keys.append((np.int64(k) << 32) | qdest[sel].astype(np.int64))
                 sizes.append(qsent[sel].astype(np.int64))
