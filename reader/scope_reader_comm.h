@@ -125,6 +125,39 @@ SCOPE_READER_API int scope_profile_comm_matrix(scope_profile *p, int region, int
 SCOPE_READER_API int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n,
                                                     int64_t *messages, int64_t *bytes);
 
+/* The non-zero cells of scope_profile_comm_matrix() in the rows of some
+ * senders, as a long table: row i says that world rank sender[i] sent
+ * messages[i] messages of bytes[i] bytes together to receiver[i]. The
+ * arrays are malloc'd for the caller; scope_message_pairs_free() frees
+ * them. */
+typedef struct scope_message_pairs {
+    int64_t n;
+    int32_t *sender, *receiver;
+    int64_t *messages, *bytes;
+} scope_message_pairs;
+
+/* The point-to-point pairs that the world ranks senders[0 .. nsenders)
+ * (NULL: every rank of the profile; each counted once whatever the
+ * order or repeats) sent messages to in `region` (or
+ * SCOPE_COMM_ALL_REGIONS: every point-to-point region), counted exactly
+ * as scope_profile_comm_matrix() counts them (the same walk: a call that
+ * names a dest and a tag, and each send an MPI_Startall started, from its
+ * request row), sorted by sender then receiver; pairs without a message
+ * are not listed. Fills *out (zeroed first; freed again on error).
+ * Returns 0, SCOPE_EINVAL, SCOPE_ENOTFOUND (an unknown region or sender),
+ * SCOPE_ENOMEM, or as scope_profile_moved. Cost: one pass over the
+ * selected senders' point-to-point calls (and their MPI_Startall request
+ * rows); memory: the selected senders' pairs, plus one sender's distinct
+ * receivers at a time, never n x n, so that a part of a large run can be
+ * read alone. */
+SCOPE_READER_API int scope_profile_message_pairs(scope_profile *p, int region,
+                                                 const int *senders, int nsenders,
+                                                 scope_message_pairs *out);
+
+/* Frees the arrays of a scope_message_pairs and zeroes it; NULL is a
+ * no-op. */
+SCOPE_READER_API void scope_message_pairs_free(scope_message_pairs *pairs);
+
 /* Adds the sizes of the messages `region` (or SCOPE_COMM_ALL_REGIONS: every
  * point-to-point region) sent on `rank` (or SCOPE_ALL_RANKS) into
  * counts[SCOPE_SIZE_BUCKETS] (see SCOPE_SIZE_BUCKETS). A call counts when
