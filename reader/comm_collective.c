@@ -180,7 +180,7 @@ static int started_shares(scope_profile *p, int r, int rank, const scope_moved *
 {
     scope_requests rq;
     int rc = scope_profile_requests(p, rank, &rq);
-    if (rc < 0 || !rq.collective)
+    if (rc < 0 || !rq.collective || !rq.bytes_sent)
         return rc;      /* a file before the column: the calls' rows */
     for (int64_t j = 0; j < rq.n; j++) {
         int64_t call = rq.post_call[j];
