@@ -45,7 +45,12 @@ preload, and checks, each value derived by hand below from the rank alone
     (allgather); the allreduce none;
   - the point-to-point matrix, its sizes, Python's message_pairs(), the
     wait-state analysis and the OTF2 export see only the persistent send
-    to rank + 1: a root is not a partner.
+    to rank + 1: a root is not a partner;
+  - the same files made old (the requests' `collective` column removed,
+    the started collectives' dest -1, as files before the column have
+    them): the collective matrix is the older rule's, read from the
+    starting calls' own rows (only a start of one rooted collective has
+    pairs), and the point-to-point matrix is unchanged.
 """
 import json
 import os
@@ -155,7 +160,7 @@ def check_calls(res):
           "saying which collective it started")
 
 
-def messages(region=None):
+def messages(region=None, old=False):
     """The collective messages by hand, [(from, to, bytes)] once per
     message. Per start: the broadcast 2 -> 0, 1, 3 of 40 bytes; the
     reduce 0, 2, 3 -> 1 of 8; the scatterv 3 -> 0, 1, 2 of 4 (r + 1); the
@@ -163,11 +168,18 @@ def messages(region=None):
     one of 8 to each other rank; the allgather each rank's 12 to each
     other. MPI_Start: 10 rounds of the four, one alltoall, one allgather;
     MPI_Startall: the four once, the reduce alone, the broadcast and the
-    reduce beside the send and receive."""
+    reduce beside the send and receive. `old`: as a file before the
+    requests' `collective` column reads, from the calls' own rows: only
+    the MPI_Start of a rooted one and the MPI_Startall of the reduce
+    alone name a root."""
     bcasts = {None: 12, "MPI_Start": 10, "MPI_Startall": 2}[region]
     reduces = {None: 13, "MPI_Start": 10, "MPI_Startall": 3}[region]
     scatters = {None: 11, "MPI_Start": 10, "MPI_Startall": 1}[region]
     unrooted_ = {None: 1, "MPI_Start": 1, "MPI_Startall": 0}[region]
+    if old:
+        bcasts = {None: 10, "MPI_Start": 10, "MPI_Startall": 0}[region]
+        reduces = {None: 11, "MPI_Start": 10, "MPI_Startall": 1}[region]
+        scatters, unrooted_ = bcasts, 0
     out = []
     for m in (0, 1, 3):
         out += [(2, m, 40)] * bcasts
@@ -182,10 +194,10 @@ def messages(region=None):
     return out
 
 
-def collective_matrix(region=None):
-    """{(from, to): [messages, bytes]} of messages(region)."""
+def collective_matrix(region=None, old=False):
+    """{(from, to): [messages, bytes]} of messages(region, old)."""
     want = {}
-    for s_, d, b in messages(region):
+    for s_, d, b in messages(region, old):
         p = want.setdefault((s_, d), [0, 0])
         p[0] += 1
         p[1] += b
@@ -243,6 +255,39 @@ def check_collective_matrix(res):
     if j["unpaired"] != []:
         fail(f"scope comm --collectives unpaired: {j['unpaired']}")
     print("collective matrix: every start, alone or with others, as its blocking call")
+
+
+def check_old_files(res):
+    """Makes the rank files old in place (no `collective` column, the
+    started collectives' dest -1): the older rule, from the calls' rows."""
+    for r in range(N):
+        with h5py.File(os.path.join(res.ranks_dir, f"rank{r}.h5"), "r+") as f:
+            q = f[f"rank{r}/requests"]
+            coll = q["collective"][:]
+            dest = q["dest"][:]
+            dest[coll > 0] = -1
+            q["dest"][:] = dest
+            del q["collective"]
+    import scope_reader
+    p = scope_reader.read_h5(res.out)
+    for region in (None, "MPI_Start", "MPI_Startall"):
+        msgs, nbytes = p.comm_matrix(region=region, kind="collective")
+        got = {(s_, d): [int(msgs[s_, d]), int(nbytes[s_, d])]
+               for s_ in range(msgs.shape[0]) for d in range(msgs.shape[1]) if msgs[s_, d]}
+        want = collective_matrix(region, old=True)
+        if got != want:
+            fail(f"old files: comm_matrix({region!r}, kind='collective'):\n got  "
+                 f"{sorted(got.items())}\n want {sorted(want.items())}")
+    pairs = p.message_pairs()
+    got = {(int(s_), int(d)): [int(m), int(b)] for s_, d, m, b in
+           zip(pairs["sender"], pairs["receiver"], pairs["messages"], pairs["bytes"])}
+    if got != {(r, NXT(r)): [1, 24] for r in range(N)}:
+        fail(f"old files: message_pairs {got}")
+    p.close()
+    r = run([res.scope, "comm", "--collectives", "--format", "csv", res.out], res.env, res.outdir)
+    if r.returncode != 0 or pairs_of(r.stdout) != collective_matrix(None, old=True):
+        fail(f"old files: scope comm --collectives: {r.stdout} {r.stderr}")
+    print("old files: the collective matrix of the calls' own rows, as before the column")
 
 
 def check_p2p(res):
@@ -318,6 +363,7 @@ def main():
         fail(f"byte totals {totals} want {want}")
     check_collective_matrix(res)
     check_p2p(res)
+    check_old_files(res)    # last: it rewrites the rank files
     print("ok")
 
 
