@@ -548,7 +548,9 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
             c->has_pending = 1;
             return 1;
         }
-        if (scope_rec_is_request(d[0].word)) {
+        /* a request record, or a collective post record (two for a long
+         * one: kept in order, requests.c pairs them) */
+        if (scope_rec_is_request(d[0].word) || scope_rec_is_collpost(d[0].word)) {
             if ((r2 = add_request(c, &d[0])) < 0)
                 return r2;
             continue;
@@ -572,7 +574,7 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
         if (r2 < 0)
             return r2;
         if (r2 > 0 && scope_rec_is_data(d[1].word) && !scope_rec_is_request(d[1].word) &&
-            (d[1].word & SCOPE_REC_DATA_LONG)) {
+            !scope_rec_is_collpost(d[1].word) && (d[1].word & SCOPE_REC_DATA_LONG)) {
             scope_data_unpack(&d[0], &d[1], &c->data);
             c->has_data = 1;
         } else if (r2 > 0) {

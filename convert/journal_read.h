@@ -117,7 +117,8 @@ struct scope_jr_cursor {
      * moved: its data record (journal.h), when one followed it. */
     int has_data;
     struct scope_call_data data;
-    /* The request records that followed it (journal.h: a post's, or the
+    /* The request records that followed it (journal.h: a post's, a
+     * started persistent collective's collective post records, or the
      * completions of a call that completed requests). */
     struct scope_rec *req;
     size_t n_req, cap_req;

@@ -6,6 +6,9 @@
  * (an MPI_Irecv's size, and its source and tag when it named none). A
  * send's row also says where its message went, from its post record: the
  * one place that knows it when one call started several (MPI_Startall).
+ * A started persistent collective's row says, from its collective post
+ * record, which collective it is, its root (dest) and the bytes its pairs
+ * need, for the same reason.
  *
  * Posts are named by a per-process id in the journal; here each becomes
  * (region, call index) when its end is merged, and a completion, which
@@ -27,8 +30,10 @@ struct post {
     uint32_t id;            /* 0: empty slot */
     struct frame f;
     int recv;
-    int32_t dest, tag;      /* a send's, from its post record; -1, SCOPE_NO_TAG unknown */
-    int64_t sent;
+    int32_t dest, tag;      /* a send's, from its post record; -1, SCOPE_NO_TAG unknown;
+                               a started collective's root in dest */
+    int64_t sent;           /* a send's bytes; a collective's that its pairs need */
+    int8_t coll;            /* enum scope_coll_shape */
 };
 
 struct row {
@@ -38,6 +43,7 @@ struct row {
     int8_t cancelled;
     int32_t dest;
     int64_t sent;
+    int8_t coll;
 };
 
 /* Rows are kept in a window and appended to extendible datasets when it
@@ -46,7 +52,7 @@ struct row {
 #define ROWS_WINDOW 65536u
 
 enum { C_POST_REGION, C_POST_CALL, C_DONE_REGION, C_DONE_CALL, C_SOURCE, C_TAG, C_BYTES,
-       C_CANCELLED, C_DEST, C_SENT, N_COLS };
+       C_CANCELLED, C_DEST, C_SENT, C_COLL, N_COLS };
 
 struct conv_requests {
     struct post *map;       /* open addressing, size a power of two */
@@ -159,8 +165,22 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
     for (size_t i = 0; i < n; i++) {
         uint64_t t = req[i].ticks;
         uint32_t id = (uint32_t)t;
+        if (scope_rec_is_collpost(req[i].word)) {
+            struct scope_coll_post cp;
+            int used = scope_collpost_unpack(&req[i], i + 1 < n ? &req[i + 1] : NULL, &cp);
+            if (used == 0)
+                continue;   /* a long form's second record alone */
+            i += (size_t)used - 1;
+            struct post p = { cp.id, done, 0, cp.root, SCOPE_NO_TAG, cp.bytes, (int8_t)cp.shape };
+            if (cp.shape <= SCOPE_COLL_NONE || cp.shape >= SCOPE_COLL_SHAPES)
+                p.coll = SCOPE_COLL_NO_PAIRS, p.dest = -1, p.sent = 0;   /* damaged */
+            int rc = add_post(q, &p);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
         if (!(t & SCOPE_REQ_COMPLETION)) {
-            struct post p = { id, done, (t & SCOPE_REQ_RECV) != 0, -1, SCOPE_NO_TAG, 0 };
+            struct post p = { id, done, (t & SCOPE_REQ_RECV) != 0, -1, SCOPE_NO_TAG, 0, 0 };
             uint32_t dest1 = (uint32_t)(t >> SCOPE_REQ_POST_DEST_SHIFT) & 0xffffu;
             uint32_t tag2 = (uint32_t)(t >> SCOPE_REQ_POST_TAG_SHIFT) & 0x1fffu;
             if (!p.recv) {
@@ -179,7 +199,11 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
         const struct post *p = &post;
         uint32_t src1 = (uint32_t)(t >> 32) & 0xffffu, tag2 = (uint32_t)(t >> 48) & 0x3fffu;
         struct row r = { p->f, done, -1, p->recv ? SCOPE_NO_TAG : p->tag, req[i].aux, 0,
-                         p->recv ? -1 : p->dest, p->recv ? 0 : p->sent };
+                         p->recv ? -1 : p->dest, p->recv ? 0 : p->sent, p->coll };
+        if (p->coll == SCOPE_COLL_ONE_TO_ALL) {
+            r.bytes = p->sent;  /* what it received from the root */
+            r.sent = 0;
+        }
         if (src1 == SCOPE_REQ_CANCELLED)
             r.cancelled = 1;
         else if (src1)
@@ -248,19 +272,19 @@ static int32_t name_row(struct conv *c, struct conv_requests *q, uint32_t reg)
 static const char *const col_name[N_COLS] = {
     SCOPE_D_REQ_POST_REGION, SCOPE_D_REQ_POST_CALL, SCOPE_D_REQ_DONE_REGION,
     SCOPE_D_REQ_DONE_CALL, SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED,
-    SCOPE_D_REQ_CANCELLED, SCOPE_D_DEST, SCOPE_D_BYTES_SENT,
+    SCOPE_D_REQ_CANCELLED, SCOPE_D_DEST, SCOPE_D_BYTES_SENT, SCOPE_D_REQ_COLLECTIVE,
 };
 
 static hid_t col_file_type(int k)
 {
     return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES || k == C_SENT ? H5T_STD_I64LE
-         : k == C_CANCELLED ? H5T_STD_I8LE : H5T_STD_I32LE;
+         : k == C_CANCELLED || k == C_COLL ? H5T_STD_I8LE : H5T_STD_I32LE;
 }
 
 static hid_t col_mem_type(int k)
 {
     return k == C_POST_CALL || k == C_DONE_CALL || k == C_BYTES || k == C_SENT ? H5T_NATIVE_INT64
-         : k == C_CANCELLED ? H5T_NATIVE_INT8 : H5T_NATIVE_INT32;
+         : k == C_CANCELLED || k == C_COLL ? H5T_NATIVE_INT8 : H5T_NATIVE_INT32;
 }
 
 /* Makes /rank<N>/requests and its columns, chunked and extendible. */
@@ -312,6 +336,7 @@ static int flush_rows(struct conv *c, struct conv_requests *q)
             case C_BYTES: ((int64_t *)buf)[i] = r->bytes; break;
             case C_DEST: ((int32_t *)buf)[i] = r->dest; break;
             case C_SENT: ((int64_t *)buf)[i] = r->sent; break;
+            case C_COLL: ((int8_t *)buf)[i] = r->coll; break;
             default: ((int8_t *)buf)[i] = r->cancelled; break;
             }
         }

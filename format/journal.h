@@ -332,6 +332,81 @@ static inline void scope_postdata_unpack(const struct scope_rec *r, struct scope
     scope_post_pack((uint32_t)t, recv, d->dest, d->tag, d->bytes_sent, post);
 }
 
+/* A collective post record: the post record of a started persistent
+ * collective (MPI_Start or MPI_Startall of a request MPI_Bcast_init & co
+ * made), written instead of the plain post record, so that a start costs
+ * the records it did. Besides the post id it says which collective was
+ * started (enum scope_coll_shape), its root and the bytes its pairs in
+ * the collective matrix need (what this rank received for a one-to-all
+ * collective, what it sent for the others): an MPI_Startall of several
+ * requests has no other place that says it, its call's data record
+ * holding their bytes together. Its words lie among the long form's
+ * communicator ids that no table reaches, apart from the post's data
+ * record's and the request word:
+ *   word   0..2 7; 3..5 shape; 6 long form (first of two); 7 the second
+ *          record of a long form; 8..15 clear; 16..31 0xfff4
+ *   compact  ticks 0..31 post id, 32..48 root + 1 (17 bits, 0 none),
+ *            49..62 clear; aux bytes
+ *   long (a root past 131,070, bytes past 2^32 - 1): two records,
+ *            first   ticks 0..31 post id, aux root (int32, -1 none)
+ *            second  ticks bytes (63 bits), aux 0 */
+#define SCOPE_REC_COLLPOST_WORD 0xfff40007u
+#define SCOPE_REC_COLLPOST_MASK 0xffff0007u
+#define SCOPE_REC_COLLPOST_LONG (1u << 6)
+#define SCOPE_REC_COLLPOST_SECOND (1u << 7)
+
+struct scope_coll_post {
+    uint32_t id;                /* post id (>= 1) */
+    int shape;                  /* enum scope_coll_shape, 1..6 */
+    int32_t root;               /* world rank, SCOPE_DATA_NO_RANK none */
+    int64_t bytes;              /* >= 0 */
+};
+
+static inline int scope_rec_is_collpost(uint32_t word)
+{
+    return (word & SCOPE_REC_COLLPOST_MASK) == SCOPE_REC_COLLPOST_WORD;
+}
+
+/* Encodes `p` into out[0] (and out[1] for the long form). Returns the
+ * number of records used, 1 or 2. Pure. */
+static inline int scope_collpost_pack(const struct scope_coll_post *p, struct scope_rec out[2])
+{
+    uint32_t w = SCOPE_REC_COLLPOST_WORD | ((uint32_t)p->shape & 7u) << 3;
+    int64_t b = p->bytes < 0 ? 0 : p->bytes;
+    if (p->root >= -1 && p->root < (1 << 17) - 1 && (uint64_t)b <= UINT32_MAX) {
+        out[0] = (struct scope_rec){ SCOPE_REC_DATA_MARK | p->id | (uint64_t)(p->root + 1) << 32, w,
+                                     (uint32_t)b };
+        return 1;
+    }
+    out[0] = (struct scope_rec){ SCOPE_REC_DATA_MARK | p->id, w | SCOPE_REC_COLLPOST_LONG,
+                                 (uint32_t)p->root };
+    out[1] = (struct scope_rec){ SCOPE_REC_DATA_MARK | (uint64_t)b, w | SCOPE_REC_COLLPOST_SECOND, 0 };
+    return 2;
+}
+
+/* Decodes a collective post record: a compact one (`second` unused), or
+ * the first of a long form and `second` (NULL when it is missing: the
+ * bytes then read 0). Returns the records used, 1 or 2; 0 when `first`
+ * is a long form's second record alone (nothing to decode). Pure. */
+static inline int scope_collpost_unpack(const struct scope_rec *first, const struct scope_rec *second,
+                                        struct scope_coll_post *p)
+{
+    if (first->word & SCOPE_REC_COLLPOST_SECOND)
+        return 0;
+    p->id = (uint32_t)first->ticks;
+    p->shape = (int)((first->word >> 3) & 7u);
+    if (!(first->word & SCOPE_REC_COLLPOST_LONG)) {
+        p->root = (int32_t)((first->ticks >> 32) & 0x1ffffu) - 1;
+        p->bytes = first->aux;
+        return 1;
+    }
+    p->root = (int32_t)first->aux;
+    int paired = second && scope_rec_is_collpost(second->word) &&
+                 (second->word & SCOPE_REC_COLLPOST_SECOND);
+    p->bytes = paired ? (int64_t)(second->ticks & ~SCOPE_REC_DATA_MARK) : 0;
+    return paired ? 2 : 1;
+}
+
 /* Encodes `d` into out[0] (and out[1] for the long form). Returns the
  * number of records used, 1 or 2. Pure. */
 static inline int scope_data_pack(const struct scope_call_data *d, struct scope_rec out[2])

@@ -107,7 +107,26 @@ extern "C" {
 #define SCOPE_D_REQ_DONE_CALL "done_call"       /* int64 and its index there */
 #define SCOPE_D_REQ_CANCELLED "cancelled"       /* int8 1: a cancelled request */
 #define SCOPE_D_REQ_REGION_NAMES "region_names" /* uint8, NUL-terminated names */
+#define SCOPE_D_REQ_COLLECTIVE "collective"     /* int8 enum scope_coll_shape */
 /* (and SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED of the status) */
+
+/* Which collective a started persistent collective is (MPI_Bcast_init &
+ * co started by MPI_Start or MPI_Startall): its shape in the byte model
+ * of docs/format.md, the one thing the collective matrix needs to give
+ * its start the blocking call's pairs. The values of the requests'
+ * `collective` column and of the journal's collective post records;
+ * 0 for every other request (and in files before the column). */
+enum scope_coll_shape {
+    SCOPE_COLL_NONE = 0,        /* not a started persistent collective */
+    SCOPE_COLL_NO_PAIRS = 1,    /* Allreduce, Reduce_scatter(_block), Scan, Exscan,
+                                   Barrier, neighbourhood collectives */
+    SCOPE_COLL_ONE_TO_ALL = 2,  /* Bcast, Scatter, Scatterv */
+    SCOPE_COLL_ALL_TO_ONE = 3,  /* Gather, Gatherv, Reduce */
+    SCOPE_COLL_ALL_EQUAL = 4,   /* Alltoall */
+    SCOPE_COLL_ALL_SAME = 5,    /* Allgather, Allgatherv */
+    SCOPE_COLL_ALL_SPREAD = 6,  /* Alltoallv, Alltoallw */
+    SCOPE_COLL_SHAPES = 7
+};
 
 /* --- per-region attributes --- */
 #define SCOPE_A_NAME "name"

@@ -247,13 +247,29 @@ static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t 
     scope__req_persist(h, &p);
 }
 
+/* The shape in the byte model (scope_format.h) of the collective of
+ * blocking kind `base`: what a reader needs to give its starts the
+ * blocking call's pairs. */
+static int coll_shape(int base)
+{
+    switch (base) {
+    case K_BCAST: case K_SCATTER: case K_SCATTERV: return SCOPE_COLL_ONE_TO_ALL;
+    case K_GATHER: case K_GATHERV: case K_REDUCE: return SCOPE_COLL_ALL_TO_ONE;
+    case K_ALLTOALL: return SCOPE_COLL_ALL_EQUAL;
+    case K_ALLGATHER: case K_ALLGATHERV: return SCOPE_COLL_ALL_SAME;
+    case K_ALLTOALLV: case K_ALLTOALLW: return SCOPE_COLL_ALL_SPREAD;
+    default: return SCOPE_COLL_NO_PAIRS;
+    }
+}
+
 /* A persistent collective made (MPI_Bcast_init, ...): each start moves
  * what the blocking call (`base`) with these arguments would, and names
- * the same root (dest and source, as MPI_Bcast's columns do), so that the
- * collective matrix can give a started Bcast, Reduce, Gather(v) or
- * Scatter(v) its pair. Its tag stays none: that is what tells a reader
- * the start's dest is a root, never a point-to-point partner (every
- * message has a tag). Its request is the last argument. */
+ * the same root (dest and source, as MPI_Bcast's columns do). Its tag
+ * stays none: that is what tells a reader the start's dest is a root,
+ * never a point-to-point partner (every message has a tag). Each start's
+ * post record says which collective it is (its shape), so that a reader
+ * can give it the blocking call's pairs however it was started. Its
+ * request is the last argument. */
 static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs, const uint64_t *a)
 {
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
@@ -262,7 +278,7 @@ static void persistent_coll_init(const scope__mpi_abi *abi, int base, int nargs,
         return;
     uint64_t h = scope__capture_handle_at(abi, rp);
     struct scope__persist p = { d.bytes_sent, d.bytes_received, d.dest, d.source,
-                                SCOPE_DATA_NO_TAG, d.comm, 1, { 0, 0, NULL, 0, 0 } };
+                                SCOPE_DATA_NO_TAG, d.comm, coll_shape(base), { 0, 0, NULL, 0, 0 } };
     scope__req_persist(h, &p);
 }
 
@@ -290,6 +306,25 @@ static void name_post(uint64_t handle, struct scope__req r, struct post_msg m, i
     uint32_t id = scope__req_post(handle, &r);
     if (id)
         emit_post(id, r.recv, m, keep);
+}
+
+/* Follows a started persistent collective's request `handle` and records
+ * its collective post record (journal.h) in place of the post record:
+ * its shape, root and the bytes its pairs need (what a one-to-all
+ * collective brought this rank, what the others sent), the one account
+ * of the collective when an MPI_Startall started several requests. */
+static void name_coll_post(uint64_t handle, const struct scope__persist *p, int keep)
+{
+    struct scope__req r = p->r;
+    uint32_t id = scope__req_post(handle, &r);
+    if (!id)
+        return;
+    struct scope_coll_post cp = { id, p->coll, p->dest >= 0 ? p->dest : p->source,
+                                  p->coll == SCOPE_COLL_ONE_TO_ALL ? p->bytes_received : p->bytes };
+    struct scope__capture_out *o = &scope__cap.out;
+    if (o->n + 2 > MAX_OUT)
+        out_flush(keep);    /* a long form's two records together */
+    o->n += (unsigned)scope_collpost_pack(&cp, &o->r[o->n]);
 }
 
 /* MPI_Start(all): each started persistent request is a post. One data
@@ -328,8 +363,10 @@ static void persistent_start(const struct capture_ext *e, int keep)
         const struct scope__persist *p = scope__req_persisted(e->handles[i]);
         if (!p)
             continue;
-        struct post_msg m = p->coll ? NO_MSG : (struct post_msg){ p->dest, p->tag, p->bytes };
-        name_post(e->handles[i], p->r, m, keep);
+        if (p->coll)
+            name_coll_post(e->handles[i], p, keep);
+        else
+            name_post(e->handles[i], p->r, (struct post_msg){ p->dest, p->tag, p->bytes }, keep);
     }
 }
 

@@ -47,7 +47,10 @@ struct scope__persist {
     int64_t bytes;          /* sent (a send, a collective) */
     int64_t bytes_received; /* received (a collective: known at the init) */
     int32_t dest, source, tag, comm;
-    int coll;               /* a persistent collective: its completion is not followed */
+    int coll;               /* a persistent collective (enum scope_coll_shape, 0 for
+                               point to point): its post says which, its root and
+                               the bytes its pairs need; its completion reads no
+                               status */
     struct scope__req r;    /* recv flag and world ranks for completions */
 };
 

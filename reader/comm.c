@@ -8,6 +8,10 @@
  * of the MPI regions only (a region without the columns costs one
  * existence check). Which regions are point to point is decided by name,
  * the one thing every binding (C, Fortran, large-count) shares.
+ *
+ * The matrices and the long table of pairs (scope_profile_message_pairs)
+ * are one walk over the same calls (add_matrix, each_started_send) into
+ * two sinks: n x n cells, or a sender's receivers in a small hash.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -259,13 +263,87 @@ static int each_of_kind(scope_profile *p, int kind, int region, int rank,
     return 0;
 }
 
+/* One sender's receivers (message_pairs): open addressing on the
+ * receiver, so that memory follows the pairs, not the calls or n x n. */
+struct pair_acc {
+    size_t cap, used;
+    int32_t *key;           /* receiver + 1; 0 empty */
+    int64_t *messages, *bytes;
+    int failed;             /* out of memory */
+};
+
+static size_t pair_slot(size_t cap, int32_t key)
+{
+    return (size_t)((uint32_t)key * 2654435761u) & (cap - 1);
+}
+
+static int pair_grow(struct pair_acc *a)
+{
+    size_t cap = a->cap ? 2 * a->cap : 64;
+    int32_t *key = calloc(cap, sizeof *key);
+    int64_t *msg = malloc(cap * sizeof *msg), *byt = malloc(cap * sizeof *byt);
+    if (!key || !msg || !byt) {
+        free(key);
+        free(msg);
+        free(byt);
+        return SCOPE_ENOMEM;
+    }
+    for (size_t i = 0; i < a->cap; i++) {
+        if (!a->key[i])
+            continue;
+        size_t k = pair_slot(cap, a->key[i]);
+        while (key[k])
+            k = (k + 1) & (cap - 1);
+        key[k] = a->key[i];
+        msg[k] = a->messages[i];
+        byt[k] = a->bytes[i];
+    }
+    free(a->key);
+    free(a->messages);
+    free(a->bytes);
+    a->key = key;
+    a->messages = msg;
+    a->bytes = byt;
+    a->cap = cap;
+    return 0;
+}
+
+static void pair_add(struct pair_acc *a, int r, int64_t bytes)
+{
+    if (a->failed)
+        return;
+    if ((a->used + 1) * 2 > a->cap && pair_grow(a) < 0) {
+        a->failed = 1;
+        return;
+    }
+    int32_t key = r + 1;
+    size_t k = pair_slot(a->cap, key);
+    while (a->key[k] && a->key[k] != key)
+        k = (k + 1) & (a->cap - 1);
+    if (!a->key[k]) {
+        a->key[k] = key;
+        a->messages[k] = a->bytes[k] = 0;
+        a->used++;
+    }
+    a->messages[k]++;
+    a->bytes[k] += bytes;
+}
+
+/* Where a matrix walk adds its messages: n x n cells, or (pairs set) the
+ * receivers of the one sender walked. */
 struct matrix_ctx {
     int n;
     int64_t *messages, *bytes;
+    struct pair_acc *pairs;
 };
 
 static void add_cell(struct matrix_ctx *m, int s, int r, int64_t bytes)
 {
+    if (m->pairs) {
+        if (s >= 0 && r >= 0)
+            pair_add(m->pairs, r, bytes);
+        return;
+    }
     if (s < 0 || s >= m->n || r < 0 || r >= m->n)
         return;
     size_t at = (size_t)s * (size_t)m->n + (size_t)r;
@@ -299,17 +377,9 @@ static int sent_message(const struct scope__moved *mv, int64_t i)
 
 static void add_matrix(void *ctx, int sender, const scope__cell *c)
 {
-    struct matrix_ctx *m = ctx;
-    for (int64_t i = 0; i < c->n; i++) {
-        int32_t d = c->moved->dest[i];
-        if (!sent_message(c->moved, i) || d >= m->n || sender < 0 || sender >= m->n)
-            continue;
-        size_t at = (size_t)sender * (size_t)m->n + (size_t)d;
-        if (m->messages)
-            m->messages[at]++;
-        if (m->bytes)
-            m->bytes[at] += c->moved->sent[i];
-    }
+    for (int64_t i = 0; i < c->n; i++)
+        if (sent_message(c->moved, i))
+            add_cell(ctx, sender, c->moved->dest[i], c->moved->sent[i]);
 }
 
 static int bucket_of(int64_t size)
@@ -351,9 +421,10 @@ static int each_started_send(scope_profile *p, int region, int rank,
         for (int64_t i = 0; i < rq.n; i++) {
             int64_t call = rq.post_call[i];
             /* only where the call's own columns named no partner (one
-             * request started alone is counted from them) */
+             * request started alone is counted from them); a started
+             * collective's dest is its root, not a partner */
             if (rq.post_region[i] == sa && rq.dest[i] >= 0 && call >= 0 && call < c->n &&
-                c->moved->dest[call] < 0)
+                c->moved->dest[call] < 0 && (!rq.collective || rq.collective[i] == 0))
                 f(ctx, rk, rq.dest[i], rq.bytes_sent[i]);
         }
     }
@@ -388,7 +459,7 @@ int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n
     if (n < need)
         return scope__fail(SCOPE_EINVAL, "the matrix needs %d x %d cells, not %d x %d", need,
                            need, n, n);
-    struct matrix_ctx m = { n, messages, bytes };
+    struct matrix_ctx m = { n, messages, bytes, NULL };
     if (kind == SCOPE_COMM_COLLECTIVE)
         return scope__each_collective_share(p, region, SCOPE_ALL_RANKS, add_started, &m);
     int rc = each_of_kind(p, kind, region, SCOPE_ALL_RANKS,
@@ -398,6 +469,128 @@ int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n
     return rc;
 }
 
+void scope_message_pairs_free(scope_message_pairs *pairs)
+{
+    if (!pairs)
+        return;
+    free(pairs->sender);
+    free(pairs->receiver);
+    free(pairs->messages);
+    free(pairs->bytes);
+    memset(pairs, 0, sizeof *pairs);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+struct pair_row {
+    int32_t receiver;
+    int64_t messages, bytes;
+};
+
+static int cmp_pair_row(const void *a, const void *b)
+{
+    int32_t x = ((const struct pair_row *)a)->receiver, y = ((const struct pair_row *)b)->receiver;
+    return (x > y) - (x < y);
+}
+
+/* Appends sender s's receivers in `a`, sorted, to *out (capacity *cap)
+ * and empties `a`. Returns 0 or SCOPE_ENOMEM. */
+static int take_pairs(struct pair_acc *a, int s, scope_message_pairs *out, int64_t *cap)
+{
+    if (!a->used)
+        return 0;
+    struct pair_row *rows = malloc(a->used * sizeof *rows);
+    if (!rows)
+        return SCOPE_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < a->cap; i++)
+        if (a->key[i]) {
+            rows[k++] = (struct pair_row){ a->key[i] - 1, a->messages[i], a->bytes[i] };
+            a->key[i] = 0;
+        }
+    a->used = 0;
+    qsort(rows, k, sizeof *rows, cmp_pair_row);
+    if (out->n + (int64_t)k > *cap) {
+        int64_t c = *cap ? 2 * *cap : 64;
+        while (c < out->n + (int64_t)k)
+            c *= 2;
+        int32_t *sn = realloc(out->sender, (size_t)c * sizeof *sn);
+        if (sn)
+            out->sender = sn;
+        int32_t *rc = realloc(out->receiver, (size_t)c * sizeof *rc);
+        if (rc)
+            out->receiver = rc;
+        int64_t *mg = realloc(out->messages, (size_t)c * sizeof *mg);
+        if (mg)
+            out->messages = mg;
+        int64_t *by = realloc(out->bytes, (size_t)c * sizeof *by);
+        if (by)
+            out->bytes = by;
+        if (!sn || !rc || !mg || !by) {
+            free(rows);
+            return SCOPE_ENOMEM;
+        }
+        *cap = c;
+    }
+    for (size_t i = 0; i < k; i++, out->n++) {
+        out->sender[out->n] = s;
+        out->receiver[out->n] = rows[i].receiver;
+        out->messages[out->n] = rows[i].messages;
+        out->bytes[out->n] = rows[i].bytes;
+    }
+    free(rows);
+    return 0;
+}
+
+int scope_profile_message_pairs(scope_profile *p, int region, const int *senders, int nsenders,
+                                scope_message_pairs *out)
+{
+    if (!p || !out || nsenders < 0 || (nsenders > 0 && !senders))
+        return scope__fail(SCOPE_EINVAL, "no profile, no output, or no senders");
+    memset(out, 0, sizeof *out);
+    if (region != SCOPE_COMM_ALL_REGIONS && (region < 0 || region >= p->nregions))
+        return scope__fail(SCOPE_ENOTFOUND, "no region %d", region);
+    /* the senders, sorted and once each: the profile's ranks by default */
+    int n = senders ? nsenders : p->nranks;
+    int *rk = malloc((size_t)(n ? n : 1) * sizeof *rk);
+    if (!rk)
+        return scope__fail(SCOPE_ENOMEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        rk[i] = senders ? senders[i] : p->ranks[i].rank;
+    qsort(rk, (size_t)n, sizeof *rk, cmp_int);
+    int rc = 0, m = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || rk[i] != rk[i - 1])
+            rk[m++] = rk[i];
+    for (int i = 0; i < m && rc == 0; i++)
+        if (scope__rank_index(p, rk[i]) < 0)
+            rc = scope__fail(SCOPE_ENOTFOUND, "no rank %d in the profile", rk[i]);
+    struct pair_acc acc = { 0 };
+    struct matrix_ctx ctx = { 0, NULL, NULL, &acc };
+    int64_t cap = 0;
+    for (int i = 0; i < m && rc == 0; i++) {
+        rc = each_of_kind(p, SCOPE_COMM_P2P, region, rk[i], add_matrix, &ctx);
+        if (rc == 0)
+            rc = each_started_send(p, region, rk[i], add_started, &ctx);
+        if (rc == 0 && acc.failed)
+            rc = SCOPE_ENOMEM;
+        if (rc == 0)
+            rc = take_pairs(&acc, rk[i], out, &cap);
+        if (rc == SCOPE_ENOMEM)
+            rc = scope__fail(SCOPE_ENOMEM, "out of memory");
+    }
+    free(acc.key);
+    free(acc.messages);
+    free(acc.bytes);
+    free(rk);
+    if (rc < 0)
+        scope_message_pairs_free(out);
+    return rc;
+}
 
 static void add_sizes(void *ctx, int sender, const scope__cell *c)
 {

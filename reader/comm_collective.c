@@ -10,16 +10,23 @@
  * stay exact). Reductions over all members (MPI_Allreduce,
  * MPI_Reduce_scatter, scans), barriers, neighbourhood collectives and
  * intercommunicators have no pairwise meaning here and are left out.
- * An MPI_Start (or MPI_Startall of one request) of a rooted persistent
- * collective names its root as the blocking call does, but not which
- * collective it started: the member's own bytes say the direction (a
- * member other than the root only receives from it in MPI_Bcast and
- * MPI_Scatter(v), only sends to it in MPI_Gather(v) and MPI_Reduce), so
- * its share is the blocking call's.
+ * A started persistent collective (MPI_Bcast_init & co, started by
+ * MPI_Start or by MPI_Startall with any other requests) counts as its
+ * blocking call, in the region of the call that started it: its request
+ * row says which collective it is (the `collective` column: its shape),
+ * its root and the bytes its share needs, and the starting call's row its
+ * communicator. In files before that column, or for a start whose request
+ * has no row (never completed, or completed where it was not followed),
+ * the starting call's own row is read instead: it names a root (and no
+ * tag) only for a single rooted collective, whose direction the member's
+ * own bytes say (a member other than the root only receives from it in
+ * MPI_Bcast and MPI_Scatter(v), only sends to it in MPI_Gather(v) and
+ * MPI_Reduce); the rest have no pairs there.
  *
  * Apart from comm.c because it is the only part of the matrices that
  * needs the communicators' members.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -37,8 +44,13 @@ enum shape {
     ALL_EQUAL,      /* Alltoall: one equal block to each member */
     ALL_SAME,       /* Allgather(v): the rank's one block to each member */
     ALL_SPREAD,     /* Alltoallv, Alltoallw: spread evenly (counts not recorded) */
-    STARTED,        /* MPI_Start(all): a rooted persistent collective's start */
+    STARTED,        /* MPI_Start(all): a persistent collective's start */
 };
+/* a request row's `collective` is one of the shapes above */
+_Static_assert(NO_PAIRS == SCOPE_STARTED_NO_PAIRS && ONE_TO_ALL == SCOPE_STARTED_ONE_TO_ALL &&
+               ALL_TO_ONE == SCOPE_STARTED_ALL_TO_ONE && ALL_EQUAL == SCOPE_STARTED_ALL_EQUAL &&
+               ALL_SAME == SCOPE_STARTED_ALL_SAME && ALL_SPREAD == SCOPE_STARTED_ALL_SPREAD,
+               "the shapes are the file's codes");
 
 /* The shape of a collective region by its name: MPI_<Op>, its
  * nonblocking MPI_I<op> and their large-count _c forms; MPI_Start(all),
@@ -92,50 +104,97 @@ int scope_region_is_collective(const char *name)
     return s != NOT_PAIRWISE && s != STARTED;
 }
 
-/* Calls f(ctx, from, to, bytes) for each pairwise share of one call of
- * `rank` (shape `sh`, its columns at i, its communicator's members). */
-static void shares(enum shape sh, int rank, const scope_moved *mv, int64_t i,
+/* Calls f(ctx, from, to, bytes) for each pairwise share of one collective
+ * of `rank` (shape `sh`, its root, what it sent and received, its
+ * communicator's members). */
+static void shares(enum shape sh, int rank, int32_t root, int64_t sent, int64_t received,
                    const int32_t *members, int32_t m,
                    void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
-    int32_t root = mv->dest[i] >= 0 ? mv->dest[i] : mv->source[i];
     switch (sh) {
     case ONE_TO_ALL:
-        if (root >= 0 && root != rank && mv->bytes_received[i] > 0)
-            f(ctx, root, rank, mv->bytes_received[i]);
+        if (root >= 0 && root != rank && received > 0)
+            f(ctx, root, rank, received);
         return;
     case ALL_TO_ONE:
-        if (root >= 0 && root != rank && mv->bytes_sent[i] > 0)
-            f(ctx, rank, root, mv->bytes_sent[i]);
+        if (root >= 0 && root != rank && sent > 0)
+            f(ctx, rank, root, sent);
         return;
     case ALL_EQUAL:
     case ALL_SPREAD:
-        if (m <= 0 || mv->bytes_sent[i] <= 0)
+        if (m <= 0 || sent <= 0)
             return;
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
-                f(ctx, rank, members[k], mv->bytes_sent[i] / m);
+                f(ctx, rank, members[k], sent / m);
         return;
     case ALL_SAME:
-        if (mv->bytes_sent[i] <= 0)
+        if (sent <= 0)
             return;
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
-                f(ctx, rank, members[k], mv->bytes_sent[i]);
-        return;
-    case STARTED:
-        /* a tag: a point-to-point request; no root: a collective without
-         * one, or several requests started together (no partner) */
-        if (mv->tag[i] != SCOPE_NO_TAG_VALUE || root < 0 || root == rank)
-            return;
-        if (mv->bytes_received[i] > 0)
-            f(ctx, root, rank, mv->bytes_received[i]);
-        else if (mv->bytes_sent[i] > 0)
-            f(ctx, rank, root, mv->bytes_sent[i]);
+                f(ctx, rank, members[k], sent);
         return;
     default:
         return;
     }
+}
+
+/* The shares of call i of a collective region of `rank`. A start read
+ * from its own row (no request row says what it started): a tag means a
+ * point-to-point request, no root a collective without one or several
+ * requests started together (no partner); else the single rooted
+ * collective's direction is its bytes'. */
+static void call_shares(enum shape sh, int rank, const scope_moved *mv, int64_t i,
+                        const int32_t *members, int32_t m,
+                        void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
+{
+    int32_t root = mv->dest[i] >= 0 ? mv->dest[i] : mv->source[i];
+    if (sh == STARTED) {
+        if (mv->tag[i] != SCOPE_NO_TAG_VALUE || root < 0 || root == rank)
+            return;
+        sh = mv->bytes_received[i] > 0 ? ONE_TO_ALL : ALL_TO_ONE;
+    }
+    shares(sh, rank, root, mv->bytes_sent[i], mv->bytes_received[i], members, m, f, ctx);
+}
+
+/* The members of row c of the rank's communicators; 0 when the row is
+ * unknown or an intercommunicator (no pairs there). */
+static int members_of(const scope_communicators *ct, int32_t c, const int32_t **members,
+                      int32_t *m)
+{
+    if (c < 0 || c >= ct->n || ct->remote_size[c] > 0)
+        return 0;
+    *members = ct->members + ct->members_start[c];
+    *m = (int32_t)(ct->members_start[c + 1] - ct->members_start[c]);
+    return 1;
+}
+
+/* The shares of the persistent collectives that region `r` (MPI_Start or
+ * MPI_Startall) started on `rank`, from the request rows that say which
+ * each was; marks their calls in done[] (mv->n long), whose own rows are
+ * then not read. Returns 0 or an error. */
+static int started_shares(scope_profile *p, int r, int rank, const scope_moved *mv,
+                          const scope_communicators *ct, char *done,
+                          void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
+{
+    scope_requests rq;
+    int rc = scope_profile_requests(p, rank, &rq);
+    if (rc < 0 || !rq.collective || !rq.bytes_sent)
+        return rc;      /* a file before the column: the calls' rows */
+    for (int64_t j = 0; j < rq.n; j++) {
+        int64_t call = rq.post_call[j];
+        if (rq.post_region[j] != r || rq.collective[j] <= 0 || call < 0 || call >= mv->n)
+            continue;
+        done[call] = 1;
+        const int32_t *members;
+        int32_t m;
+        if (!members_of(ct, mv->comm[call], &members, &m))
+            continue;
+        shares((enum shape)rq.collective[j], rank, rq.dest[j], rq.bytes_sent[j],
+               rq.bytes_received[j], members, m, f, ctx);
+    }
+    return 0;
 }
 
 int scope__each_collective_share(scope_profile *p, int region, int rank,
@@ -158,14 +217,24 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
                 rc = scope_profile_communicators(p, rk, &ct);
             if (rc < 0)
                 return rc;
-            for (int64_t i = 0; mv.comm && i < mv.n; i++) {
-                int32_t c = mv.comm[i];
-                if (c < 0 || c >= ct.n || ct.remote_size[c] > 0)
-                    continue;   /* unknown, or an intercommunicator */
-                const int32_t *members = ct.members + ct.members_start[c];
-                int32_t m = (int32_t)(ct.members_start[c + 1] - ct.members_start[c]);
-                shares(sh, rk, &mv, i, members, m, f, ctx);
+            if (!mv.comm)
+                continue;
+            char *done = NULL;
+            if (sh == STARTED) {
+                if (!(done = calloc((size_t)(mv.n ? mv.n : 1), 1)))
+                    return scope__fail(SCOPE_ENOMEM, "out of memory");
+                if ((rc = started_shares(p, r, rk, &mv, &ct, done, f, ctx)) < 0) {
+                    free(done);
+                    return rc;
+                }
             }
+            for (int64_t i = 0; i < mv.n; i++) {
+                const int32_t *members;
+                int32_t m;
+                if ((!done || !done[i]) && members_of(&ct, mv.comm[i], &members, &m))
+                    call_shares(sh, rk, &mv, i, members, m, f, ctx);
+            }
+            free(done);
         }
     }
     return 0;

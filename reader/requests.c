@@ -24,7 +24,7 @@ struct scope__rank_tables {
     int64_t nreq;
     int32_t *post_region, *done_region, *source, *tag, *dest;
     int64_t *post_call, *done_call, *received, *sent;
-    int8_t *cancelled;
+    int8_t *cancelled, *coll;
     int ncomm;
     int32_t *size, *remote_size, *members;
     int64_t *members_start;
@@ -46,6 +46,7 @@ void scope__rank_tables_free(struct scope__rank_tables *t)
     free(t->dest);
     free(t->sent);
     free(t->cancelled);
+    free(t->coll);
     free(t->size);
     free(t->remote_size);
     free(t->members);
@@ -179,6 +180,8 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
         SCOPE_D_REQ_CANCELLED,
         /* since the sends' rows say where they went; files before lack them */
         SCOPE_D_DEST, SCOPE_D_BYTES_SENT,
+        /* since a started persistent collective's row says which it is */
+        SCOPE_D_REQ_COLLECTIVE,
     };
     enum { NCOL = sizeof cols / sizeof *cols, NREQUIRED = 8 };
     int64_t *w[NCOL] = { 0 }, *names = NULL, n = -1, len, nn;
@@ -223,8 +226,9 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
     t->tag = narrow32(w[5], n);
     t->dest = w[8] ? narrow32(w[8], n) : malloc((size_t)(n ? n : 1) * sizeof *t->dest);
     t->cancelled = malloc((size_t)(n ? n : 1));
+    t->coll = w[10] ? malloc((size_t)(n ? n : 1)) : NULL;
     if (!t->post_region || !t->done_region || !t->source || !t->tag || !t->dest ||
-        !t->cancelled) {
+        !t->cancelled || (w[10] && !t->coll)) {
         free(map);
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto out;
@@ -234,6 +238,8 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
         t->post_region[i] = a >= 0 && a < nn ? map[a] : -1;
         t->done_region[i] = b >= 0 && b < nn ? map[b] : -1;
         t->cancelled[i] = (int8_t)w[7][i];
+        if (t->coll)
+            t->coll[i] = (int8_t)w[10][i];
         if (!w[8])
             t->dest[i] = SCOPE_NO_RANK;
     }
@@ -294,6 +300,7 @@ int scope_profile_requests(scope_profile *p, int rank, scope_requests *out)
     out->cancelled = t->cancelled;
     out->dest = t->dest;
     out->bytes_sent = t->sent;
+    out->collective = t->coll;
     return 0;
 }
 

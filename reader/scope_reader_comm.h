@@ -37,9 +37,9 @@ extern "C" {
 #define SCOPE_COMM_P2P 0            /* sends and receives, counted at the sender */
 #define SCOPE_COMM_ONE_SIDED 1      /* MPI_Put, MPI_Get, ..., recorded at the origin */
 #define SCOPE_COMM_COLLECTIVE 2     /* rooted collectives, MPI_Alltoall(v/w), MPI_Allgather(v)
-                                       (and their nonblocking forms, and the MPI_Start of a
-                                       rooted persistent one), each rank's share by the
-                                       byte model of docs/format.md */
+                                       (and their nonblocking forms, and the starts of
+                                       persistent ones by MPI_Start or MPI_Startall), each
+                                       rank's share by the byte model of docs/format.md */
 /* Buckets of scope_profile_size_histogram: bucket 0 holds 0-byte
  * messages, bucket k >= 1 sizes in [2^(k-1), 2^k). */
 #define SCOPE_SIZE_BUCKETS 64
@@ -89,7 +89,7 @@ SCOPE_READER_API int scope_region_is_one_sided(const char *name);
 /* 1 for a region that has pairwise shares in the SCOPE_COMM_COLLECTIVE
  * matrix (MPI_Bcast, MPI_Scatter(v), MPI_Gather(v), MPI_Reduce,
  * MPI_Alltoall(v/w), MPI_Allgather(v), their nonblocking MPI_I... and _c
- * forms; MPI_Start and MPI_Startall, whose starts of a rooted persistent
+ * forms; MPI_Start and MPI_Startall, whose starts of such a persistent
  * collective have them), else 0. Pure. */
 SCOPE_READER_API int scope_region_is_collective_pairwise(const char *name);
 
@@ -125,6 +125,39 @@ SCOPE_READER_API int scope_profile_comm_matrix(scope_profile *p, int region, int
 SCOPE_READER_API int scope_profile_comm_matrix_kind(scope_profile *p, int kind, int region, int n,
                                                     int64_t *messages, int64_t *bytes);
 
+/* The non-zero cells of scope_profile_comm_matrix() in the rows of some
+ * senders, as a long table: row i says that world rank sender[i] sent
+ * messages[i] messages of bytes[i] bytes together to receiver[i]. The
+ * arrays are malloc'd for the caller; scope_message_pairs_free() frees
+ * them. */
+typedef struct scope_message_pairs {
+    int64_t n;
+    int32_t *sender, *receiver;
+    int64_t *messages, *bytes;
+} scope_message_pairs;
+
+/* The point-to-point pairs that the world ranks senders[0 .. nsenders)
+ * (NULL: every rank of the profile; each counted once whatever the
+ * order or repeats) sent messages to in `region` (or
+ * SCOPE_COMM_ALL_REGIONS: every point-to-point region), counted exactly
+ * as scope_profile_comm_matrix() counts them (the same walk: a call that
+ * names a dest and a tag, and each send an MPI_Startall started, from its
+ * request row), sorted by sender then receiver; pairs without a message
+ * are not listed. Fills *out (zeroed first; freed again on error).
+ * Returns 0, SCOPE_EINVAL, SCOPE_ENOTFOUND (an unknown region or sender),
+ * SCOPE_ENOMEM, or as scope_profile_moved. Cost: one pass over the
+ * selected senders' point-to-point calls (and their MPI_Startall request
+ * rows); memory: the selected senders' pairs, plus one sender's distinct
+ * receivers at a time, never n x n, so that a part of a large run can be
+ * read alone. */
+SCOPE_READER_API int scope_profile_message_pairs(scope_profile *p, int region,
+                                                 const int *senders, int nsenders,
+                                                 scope_message_pairs *out);
+
+/* Frees the arrays of a scope_message_pairs and zeroes it; NULL is a
+ * no-op. */
+SCOPE_READER_API void scope_message_pairs_free(scope_message_pairs *pairs);
+
 /* Adds the sizes of the messages `region` (or SCOPE_COMM_ALL_REGIONS: every
  * point-to-point region) sent on `rank` (or SCOPE_ALL_RANKS) into
  * counts[SCOPE_SIZE_BUCKETS] (see SCOPE_SIZE_BUCKETS). A call counts when
@@ -155,12 +188,33 @@ typedef struct scope_requests {
     const int8_t *cancelled;        /* 1: the request was cancelled */
     /* a point-to-point send's message, from its post (the call that posted
      * it may have started several: MPI_Startall): the destination's world
-     * rank (SCOPE_NO_RANK for a receive, a collective, or a file written
-     * before these columns) and the bytes sent (NULL in such a file); a
-     * send's `tag` is its own */
+     * rank (SCOPE_NO_RANK for a receive, a nonblocking collective, or a
+     * file written before these columns) and the bytes sent (NULL in such
+     * a file); a send's `tag` is its own. A started persistent
+     * collective's row (collective > 0) has its root in dest instead,
+     * never a partner */
     const int32_t *dest;
     const int64_t *bytes_sent;
+    /* which collective a started persistent collective (MPI_Bcast_init &
+     * co started by MPI_Start or MPI_Startall) is, its shape in the byte
+     * model (SCOPE_STARTED_*); 0 for every other request; NULL in files
+     * written before the column. Such a row's dest is the root
+     * (SCOPE_NO_RANK none) and the bytes its pairs need are in
+     * bytes_received for SCOPE_STARTED_ONE_TO_ALL (what this rank
+     * received), in bytes_sent for the others (what it sent) */
+    const int8_t *collective;
 } scope_requests;
+
+/* Values of scope_requests.collective (docs/format.md, the requests'
+ * `collective` column). */
+#define SCOPE_STARTED_NONE 0        /* not a started persistent collective */
+#define SCOPE_STARTED_NO_PAIRS 1    /* Allreduce, Reduce_scatter(_block), Scan, Exscan,
+                                       Barrier, neighbourhood collectives */
+#define SCOPE_STARTED_ONE_TO_ALL 2  /* Bcast, Scatter(v): the root to each member */
+#define SCOPE_STARTED_ALL_TO_ONE 3  /* Gather(v), Reduce: each member to the root */
+#define SCOPE_STARTED_ALL_EQUAL 4   /* Alltoall */
+#define SCOPE_STARTED_ALL_SAME 5    /* Allgather(v) */
+#define SCOPE_STARTED_ALL_SPREAD 6  /* Alltoallv, Alltoallw */
 
 /* Loads (once) and returns the request table of `rank`. Returns 0,
  * SCOPE_EINVAL, SCOPE_ENOTFOUND (no such rank), SCOPE_EFORMAT (columns of

@@ -7,8 +7,12 @@
  * record. A post's data record (one record for a nonblocking
  * point-to-point post's data and post) reads back as the data and the
  * post record the two-record form writes, up to each field's limit, and
- * is refused past it. The recorder writes with the one function and the
- * converter reads with the other, so their agreement is the format.
+ * is refused past it. A collective post record (a started persistent
+ * collective's shape, root and bytes) reads back exactly, in one record up
+ * to its limits and in two past them, is a data record and no other kind,
+ * and a long form's second record alone decodes to nothing. The recorder
+ * writes with the one function and the converter reads with the other,
+ * so their agreement is the format.
  */
 #include <stdint.h>
 
@@ -80,6 +84,33 @@ static void post_round_trip(struct scope_call_data d, uint32_t id, int recv, int
     CHECK_I64(post.aux, want.aux);
 }
 
+/* A collective post record: packs into `want_records`, reads back. */
+static void coll_round_trip(struct scope_coll_post p, int want_records)
+{
+    struct scope_rec r[2];
+    int n = scope_collpost_pack(&p, r);
+    CHECK_I64(n, want_records);
+    for (int i = 0; i < n; i++) {
+        CHECK(scope_rec_is_data(r[i].word));
+        CHECK(scope_rec_is_collpost(r[i].word));
+        CHECK(!scope_rec_is_request(r[i].word));
+        CHECK(!scope_rec_is_postdata(r[i].word));
+        CHECK((r[i].ticks & SCOPE_REC_DATA_MARK) != 0);
+    }
+    struct scope_coll_post got = { 0, 0, 0, 0 };
+    CHECK_I64(scope_collpost_unpack(&r[0], n == 2 ? &r[1] : NULL, &got), n);
+    CHECK_I64(got.id, p.id);
+    CHECK_I64(got.shape, p.shape);
+    CHECK_I64(got.root, p.root);
+    CHECK_I64(got.bytes, p.bytes < 0 ? 0 : p.bytes);
+    if (n == 2) {
+        CHECK_I64(scope_collpost_unpack(&r[1], NULL, &got), 0);    /* the second alone */
+        CHECK_I64(scope_collpost_unpack(&r[0], NULL, &got), 1);    /* its second lost */
+        CHECK_I64(got.bytes, 0);
+        CHECK_I64(got.root, p.root);
+    }
+}
+
 int main(void)
 {
     /* compact: typical calls, and every field at its compact limit */
@@ -121,6 +152,28 @@ int main(void)
     CHECK(!scope_rec_is_postdata(SCOPE_REC_REQUEST_WORD));
     CHECK(!scope_rec_is_postdata(SCOPE_REC_DATA | SCOPE_REC_DATA_LONG | ((uint32_t)SCOPE_COMM_ID_MAX << 3)));
     CHECK(!scope_rec_is_postdata(SCOPE_REC_DATA | SCOPE_REC_DATA_LONG | (((1u << 22) + 1) << 3)));
+
+    /* collective posts: each shape, no root, every field at its compact
+     * limit, and one past each */
+    for (int sh = SCOPE_COLL_NO_PAIRS; sh < SCOPE_COLL_SHAPES; sh++)
+        coll_round_trip((struct scope_coll_post){ 5, sh, 2, 40 }, 1);
+    coll_round_trip((struct scope_coll_post){ 6, SCOPE_COLL_ALL_EQUAL, -1, 96 }, 1);
+    coll_round_trip((struct scope_coll_post){ UINT32_MAX, SCOPE_COLL_ALL_SPREAD, (1 << 17) - 2,
+                                              UINT32_MAX }, 1);
+    coll_round_trip((struct scope_coll_post){ 7, SCOPE_COLL_ONE_TO_ALL, (1 << 17) - 1, 8 }, 2);
+    coll_round_trip((struct scope_coll_post){ 8, SCOPE_COLL_ALL_TO_ONE, 3, (int64_t)UINT32_MAX + 1 },
+                    2);
+    coll_round_trip((struct scope_coll_post){ 9, SCOPE_COLL_ALL_SAME, 1 << 22, INT64_MAX }, 2);
+    coll_round_trip((struct scope_coll_post){ 10, SCOPE_COLL_NO_PAIRS, -1, -5 }, 1);
+    /* its words are long forms' words no communicator id reaches, apart
+     * from the post's data words and the request word */
+    CHECK(!scope_rec_is_collpost(SCOPE_REC_REQUEST_WORD));
+    CHECK(!scope_rec_is_collpost(SCOPE_REC_POSTDATA_WORD));
+    CHECK(!scope_rec_is_collpost(SCOPE_REC_POSTDATA_WORD | SCOPE_REC_POSTDATA_RECV | (0xfffu << 3)));
+    CHECK(!scope_rec_is_postdata(SCOPE_REC_COLLPOST_WORD | SCOPE_REC_COLLPOST_LONG | (7u << 3)));
+    CHECK((SCOPE_REC_COLLPOST_WORD >> 3) > (uint32_t)SCOPE_COMM_ID_MAX);
+    for (uint32_t c = 0; c < (1u << 12); c++)   /* no compact data word either */
+        CHECK(!scope_rec_is_collpost(SCOPE_REC_DATA | ((1u << 17) - 1) << 3 | c << 20));
 
     /* no data record is a begin, an end or a complete record of the
      * recorder: those never have both low bits set */

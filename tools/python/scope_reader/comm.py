@@ -56,16 +56,13 @@ def _bind(lib, sig, check, p, all_ranks):
                     ("names", ctypes.POINTER(ctypes.c_char_p)),
                     ("creators", ctypes.POINTER(ctypes.c_char_p))]
 
-    class _Requests(ctypes.Structure):
-        _fields_ = [("n", _i64), ("post_region", _p32), ("done_region", _p32),
-                    ("post_call", _p64), ("done_call", _p64), ("source", _p32),
-                    ("tag", _p32), ("bytes_received", _p64),
-                    ("cancelled", ctypes.POINTER(ctypes.c_int8)), ("dest", _p32),
-                    ("bytes_sent", _p64)]
+    class _Pairs(ctypes.Structure):
+        _fields_ = [("n", _i64), ("sender", _p32), ("receiver", _p32),
+                    ("messages", _p64), ("bytes", _p64)]
 
-    requests = sig("scope_profile_requests", ctypes.c_int, p, ctypes.c_int,
-                   ctypes.POINTER(_Requests))
-    p2p = sig("scope_region_is_point_to_point", ctypes.c_int, ctypes.c_char_p)
+    pairs = sig("scope_profile_message_pairs", ctypes.c_int, p, ctypes.c_int,
+                ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(_Pairs))
+    pairs_free = sig("scope_message_pairs_free", None, ctypes.POINTER(_Pairs))
     comms = sig("scope_profile_communicators", ctypes.c_int, p, ctypes.c_int,
                 ctypes.POINTER(_Comms))
 
@@ -103,8 +100,8 @@ def _bind(lib, sig, check, p, all_ranks):
         to its target, a get from its target to its origin.
         kind="collective": the collective calls' pairwise shares by the
         byte model of docs/format.md (a root to each member, each member to
-        a root, each member's block to every other; an MPI_Start of one
-        rooted persistent collective as its blocking call)."""
+        a root, each member's block to every other; a started persistent
+        collective, by MPI_Start or MPI_Startall, as its blocking call)."""
         idx = ALL_REGIONS if region is None else self[region].index
         k = _kind(kind)
         n = world(self._h)
@@ -119,58 +116,23 @@ def _bind(lib, sig, check, p, all_ranks):
         """comm_matrix() as a long table of the pairs that exchanged a
         message, sent by `ranks` (default: every rank): a dict of numpy
         arrays sender, receiver (int32), messages, bytes (int64), sorted by
-        sender then receiver. Memory: the selected senders' calls, not n x
+        sender then receiver. Memory: the selected senders' pairs, not n x
         n cells, so it suits a part of a large run (dask_comm_matrix()
-        adds the parts). Cost: one pass over the senders' send calls."""
-        names = self.region_names
-        if region is None:
-            regions = [r for r, nm in enumerate(names) if p2p(nm.encode())]
-        else:
-            regions = [self[region].index]
-        senders = self.ranks if ranks is None else sorted(
-            set([ranks] if isinstance(ranks, int) else ranks))
-        startall = names.index("MPI_Startall") if "MPI_Startall" in names else -1
-        keys, sizes = [], []
-        m = _Moved()
-        q = _Requests()
-        for k in senders:
-            for r in regions:
-                check(moved(self._h, r, k, ctypes.byref(m)))
-                if not m.bytes_sent or m.n == 0:
-                    continue
-                dest = np.ctypeslib.as_array(m.dest, shape=(m.n,))
-                sent = np.ctypeslib.as_array(m.bytes_sent, shape=(m.n,))
-                tag = np.ctypeslib.as_array(m.tag, shape=(m.n,))
-                # a message has a tag: a dest without one is a persistent
-                # collective's root (its MPI_Start), as in the C reader
-                keep = (dest >= 0) & (tag != NO_TAG)
-                keys.append((np.int64(k) << 32) | dest[keep].astype(np.int64))
-                sizes.append(sent[keep].astype(np.int64))
-                if r != startall:
-                    continue
-                # the sends an MPI_Startall started together: the call's
-                # columns hold their bytes without a partner, its request
-                # rows where each went (as the C reader's each_started_send)
-                check(requests(self._h, k, ctypes.byref(q)))
-                if q.n == 0 or not q.dest or not q.bytes_sent:
-                    continue
-                post = np.ctypeslib.as_array(q.post_region, shape=(q.n,))
-                call = np.ctypeslib.as_array(q.post_call, shape=(q.n,))
-                qdest = np.ctypeslib.as_array(q.dest, shape=(q.n,))
-                qsent = np.ctypeslib.as_array(q.bytes_sent, shape=(q.n,))
-                sel = (post == startall) & (qdest >= 0) & (call >= 0) & (call < m.n)
-                sel[sel] = dest[call[sel]] < 0
-                keys.append((np.int64(k) << 32) | qdest[sel].astype(np.int64))
-                sizes.append(qsent[sel].astype(np.int64))
-        key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
-        size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
-        pairs, which = np.unique(key, return_inverse=True)
-        messages = np.bincount(which, minlength=len(pairs)).astype(np.int64)
-        nbytes = np.zeros(len(pairs), np.int64)
-        np.add.at(nbytes, which, size)
-        return {"sender": (pairs >> 32).astype(np.int32),
-                "receiver": (pairs & 0xFFFFFFFF).astype(np.int32),
-                "messages": messages, "bytes": nbytes}
+        adds the parts). Cost: one pass over the senders' send calls, in
+        the C reader (scope_profile_message_pairs, the matrix's own walk)."""
+        idx = ALL_REGIONS if region is None else self[region].index
+        sel = None if ranks is None else [int(k) for k in np.atleast_1d(ranks)]
+        arr = None if sel is None else (ctypes.c_int * max(len(sel), 1))(*sel)
+        out = _Pairs()
+        check(pairs(self._h, idx, arr, 0 if sel is None else len(sel), ctypes.byref(out)))
+        try:
+            n = out.n
+            return {"sender": _copy(out.sender, n, np.int32) if n else np.zeros(0, np.int32),
+                    "receiver": _copy(out.receiver, n, np.int32) if n else np.zeros(0, np.int32),
+                    "messages": _copy(out.messages, n, np.int64) if n else np.zeros(0, np.int64),
+                    "bytes": _copy(out.bytes, n, np.int64) if n else np.zeros(0, np.int64)}
+        finally:
+            pairs_free(ctypes.byref(out))
 
     def communicators(self, rank=0):
         """The communicators `rank` used, one dict per row of the `comm`
