@@ -1,6 +1,7 @@
 """make_journal_seeds.py OUTDIR [STAMP] - writes small journals (4 KiB chunks) in
 the layout of format/journal.h as seeds for fuzz_journal: a finished one,
-one cut off by a crash (open calls, a staging chunk), one with two
+one cut off by a crash (open calls, a staging chunk), one with MPI data
+(data, post, request and collective post records), one with two
 threads, damaged variants, and tie-heavy ones (a coarse clock: many
 records, on one thread and across threads, share a timestamp; 0-tick
 calls; a reused staging chunk whose stale tail ties with its first record,
@@ -110,6 +111,17 @@ def postdata(post_id, recv, partner, tag, comm, sent):   # SCOPE_REC_POSTDATA_WO
     return struct.pack("<QII", ticks, 0xfff80007 | (comm << 3) | ((1 << 15) if recv else 0), sent)
 
 
+def collpost(post_id, shape, root, nbytes):  # SCOPE_REC_COLLPOST_WORD, compact
+    ticks = (1 << 63) | post_id | ((root + 1) << 32)
+    return struct.pack("<QII", ticks, 0xfff40007 | (shape << 3), nbytes)
+
+
+def collpost_long(post_id, shape, root, nbytes):    # the long form's two records
+    word = 0xfff40007 | (shape << 3)
+    return (struct.pack("<QIi", (1 << 63) | post_id, word | (1 << 6), root) +
+            struct.pack("<QII", (1 << 63) | nbytes, word | (1 << 7), 0))
+
+
 # an Irecv-like post (id 1, a receive) and its completion by a later call,
 # a completion of an unknown post, and a request record after a begin
 moved = [data_compact(1, 2, 3, 4, 5, 0), rec(2000, 0), rec(2100, 2, COMPLETE, 50),
@@ -119,7 +131,13 @@ moved = [data_compact(1, 2, 3, 4, 5, 0), rec(2000, 0), rec(2100, 2, COMPLETE, 50
          data_long(5 << 32, 0, 2, -1, 70000, 0), rec(2400, 0, END),
          # a post's data record (an Isend to 1, id 5) and its completion
          rec(2500, 2), rec(2510, 2, END), postdata(5, 0, 1, 3, 0, 8),
-         rec(2520, 2, COMPLETE, 5), request((1 << 62) | 5)]
+         rec(2520, 2, COMPLETE, 5), request((1 << 62) | 5),
+         # an MPI_Startall of a broadcast from 2 (id 6) and an alltoall
+         # (id 7, long form), completed; a long form's second record alone
+         rec(2600, 2), rec(2610, 2, END), data_compact(96, 40, -1, -1, -2, 0),
+         collpost(6, 2, 2, 40), collpost_long(7, 4, 200000, 5 << 32),
+         rec(2620, 2, COMPLETE, 5), request((1 << 62) | 6), request((1 << 62) | 7),
+         collpost_long(8, 4, 1, 9)[16:]]
 mpi_data = header(2) + meta_chunk(regions, [(0, [0, 1, 2, 3], "MPI_COMM_WORLD")]) + events_chunk(
     moved, STAGING, flags=CLEARED)
 seeds = {"finished": finished, "mpi_data": mpi_data, "crashed": crashed, "two_threads": two,
