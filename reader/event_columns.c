@@ -388,6 +388,39 @@ static int stack_cells(void *ctx, int region, const int64_t *s, const int64_t *e
     return 0;
 }
 
+/* Writes call `c` (call id `id` of its stack), times shifted by `shift`,
+ * into row `row` of each column `o` has among those every call stack gives
+ * alike: the event columns' rows and the call stack columns' both. */
+static inline void put_call(scope_event_columns *o, int64_t row, const scope_call *c, int64_t id,
+                            int64_t shift)
+{
+    int64_t s = c->start_ns, e = c->end_ns;
+    if (o->region)
+        o->region[row] = c->region;
+    if (o->thread)
+        o->thread[row] = c->thread;
+    if (o->depth)
+        o->depth[row] = c->depth;
+    if (o->start_ns)
+        o->start_ns[row] = s - shift;
+    if (o->end_ns)
+        o->end_ns[row] = e - shift;
+    if (o->duration_ns)
+        o->duration_ns[row] = e - s;
+    if (o->call_index)
+        o->call_index[row] = c->call_index;
+    if (o->call_id)
+        o->call_id[row] = id;
+    if (o->parent_id)
+        o->parent_id[row] = c->parent;
+    if (o->start_s)
+        o->start_s[row] = (double)(s - shift) / 1e9;
+    if (o->end_s)
+        o->end_s[row] = (double)(e - shift) / 1e9;
+    if (o->duration_s)
+        o->duration_s[row] = (double)(e - s) / 1e9;
+}
+
 /* One rank's columns through its whole call stack (what the lean path
  * leaves to it: the journal's order, regions out of order, errors), in
  * *calls (sized for the largest rank, made on first need and reused:
@@ -409,35 +442,11 @@ static int stack_full(plan *pl, scope_event_columns *o, uint8_t *keep, int j,
         if (sel < 0)
             continue;
         int64_t row = first[(size_t)sel * (size_t)pl->nranks] + c->call_index;
-        int64_t s = c->start_ns, e = c->end_ns;
         if (keep)
-            keep[row] = e - sh >= pl->from && s - sh <= pl->to;
-        if (o->region)
-            o->region[row] = c->region;
+            keep[row] = c->end_ns - sh >= pl->from && c->start_ns - sh <= pl->to;
         if (o->rank)
             o->rank[row] = rank;
-        if (o->thread)
-            o->thread[row] = c->thread;
-        if (o->depth)
-            o->depth[row] = c->depth;
-        if (o->start_ns)
-            o->start_ns[row] = s - sh;
-        if (o->end_ns)
-            o->end_ns[row] = e - sh;
-        if (o->duration_ns)
-            o->duration_ns[row] = e - s;
-        if (o->call_index)
-            o->call_index[row] = c->call_index;
-        if (o->call_id)
-            o->call_id[row] = id;
-        if (o->parent_id)
-            o->parent_id[row] = c->parent;
-        if (o->start_s)
-            o->start_s[row] = (double)(s - sh) / 1e9;
-        if (o->end_s)
-            o->end_s[row] = (double)(e - sh) / 1e9;
-        if (o->duration_s)
-            o->duration_s[row] = (double)(e - s) / 1e9;
+        put_call(o, row, c, id, sh);
     }
     /* sites are per cell, in call index order: a straight copy */
     for (int i = 0; o->site && i < pl->nregions && rc >= 0; i++) {
@@ -638,31 +647,7 @@ int scope_call_stack_columns(const scope_call_stack *cs, int64_t shift_ns,
      * and each record is read once, not once per column */
     for (int64_t i = 0; i < n; i++) {
         const scope_call *c = &calls[i];
-        int64_t s = c->start_ns, e = c->end_ns;
-        if (o->region)
-            o->region[i] = c->region;
-        if (o->thread)
-            o->thread[i] = c->thread;
-        if (o->depth)
-            o->depth[i] = c->depth;
-        if (o->start_ns)
-            o->start_ns[i] = s - shift_ns;
-        if (o->end_ns)
-            o->end_ns[i] = e - shift_ns;
-        if (o->duration_ns)
-            o->duration_ns[i] = e - s;
-        if (o->call_index)
-            o->call_index[i] = c->call_index;
-        if (o->call_id)
-            o->call_id[i] = i;
-        if (o->parent_id)
-            o->parent_id[i] = c->parent;
-        if (o->start_s)
-            o->start_s[i] = (double)(s - shift_ns) / 1e9;
-        if (o->end_s)
-            o->end_s[i] = (double)(e - shift_ns) / 1e9;
-        if (o->duration_s)
-            o->duration_s[i] = (double)(e - s) / 1e9;
+        put_call(o, i, c, i, shift_ns);
         if (o->self_ns)
             o->self_ns[i] = c->self_ns;
         if (o->self_s)
