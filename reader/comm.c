@@ -480,12 +480,6 @@ void scope_message_pairs_free(scope_message_pairs *pairs)
     memset(pairs, 0, sizeof *pairs);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 struct pair_row {
     int32_t receiver;
     int64_t messages, bytes;
@@ -561,7 +555,7 @@ int scope_profile_message_pairs(scope_profile *p, int region, const int *senders
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     for (int i = 0; i < n; i++)
         rk[i] = senders ? senders[i] : p->ranks[i].rank;
-    qsort(rk, (size_t)n, sizeof *rk, cmp_int);
+    qsort(rk, (size_t)n, sizeof *rk, scope__cmp_int);
     int rc = 0, m = 0;
     for (int i = 0; i < n; i++)
         if (i == 0 || rk[i] != rk[i - 1])

@@ -87,12 +87,6 @@ void scope_event_columns_free(scope_event_columns *c)
     memset(c, 0, sizeof *c);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* The plan's rank indices from q (every rank when q names none):
  * ascending, without repeats. 0 or SCOPE_ENOTFOUND / SCOPE_ENOMEM. */
 static int plan_ranks(plan *pl, const scope_event_query *q)
@@ -109,7 +103,7 @@ static int plan_ranks(plan *pl, const scope_event_query *q)
         pl->ranks[i] = k;
     }
     if (n > 1)
-        qsort(pl->ranks, (size_t)n, sizeof *pl->ranks, cmp_int);
+        qsort(pl->ranks, (size_t)n, sizeof *pl->ranks, scope__cmp_int);
     pl->nranks = 0;
     for (int i = 0; i < n; i++)
         if (i == 0 || pl->ranks[i] != pl->ranks[i - 1])

@@ -72,12 +72,6 @@ int64_t scope_events_count(const scope_events *it)
     return it ? it->total : 0;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* The call ids of selected rank position i, from its call stack. */
 static int build_ids(scope_events *it, int i)
 {
@@ -127,7 +121,7 @@ static int select_ranks(scope_events *it, const scope_event_query *q)
         it->ranks[i] = k;
     }
     if (n > 1)
-        qsort(it->ranks, (size_t)n, sizeof *it->ranks, cmp_int);
+        qsort(it->ranks, (size_t)n, sizeof *it->ranks, scope__cmp_int);
     it->nranks = 0;
     for (int i = 0; i < n; i++)
         if (i == 0 || it->ranks[i] != it->ranks[i - 1])

@@ -289,4 +289,11 @@ int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int 
 int scope__each_collective_share(scope_profile *p, int region, int rank,
                                  void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx);
 
+/* qsort's order of ints (rank lists). */
+static inline int scope__cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 #endif /* SCOPE_READER_INTERNAL_H */
