@@ -7,8 +7,8 @@
  * send's row also says where its message went, from its post record: the
  * one place that knows it when one call started several (MPI_Startall).
  * A started persistent collective's row says, from its collective post
- * record, which collective it is, its root (dest) and the bytes its pairs
- * need, for the same reason.
+ * record, which collective it is, its root (a column of its own: dest
+ * stays a message's) and the bytes its pairs need, for the same reason.
  *
  * Posts are named by a per-process id in the journal; here each becomes
  * (region, call index) when its end is merged, and a completion, which
@@ -44,6 +44,7 @@ struct row {
     int32_t dest;
     int64_t sent;
     int8_t coll;
+    int32_t root;           /* a started collective's root, -1 */
 };
 
 /* Rows are kept in a window and appended to extendible datasets when it
@@ -52,7 +53,7 @@ struct row {
 #define ROWS_WINDOW 65536u
 
 enum { C_POST_REGION, C_POST_CALL, C_DONE_REGION, C_DONE_CALL, C_SOURCE, C_TAG, C_BYTES,
-       C_CANCELLED, C_DEST, C_SENT, C_COLL, N_COLS };
+       C_CANCELLED, C_DEST, C_SENT, C_COLL, C_ROOT, N_COLS };
 
 struct conv_requests {
     struct post *map;       /* open addressing, size a power of two */
@@ -199,7 +200,11 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
         const struct post *p = &post;
         uint32_t src1 = (uint32_t)(t >> 32) & 0xffffu, tag2 = (uint32_t)(t >> 48) & 0x3fffu;
         struct row r = { p->f, done, -1, p->recv ? SCOPE_NO_TAG : p->tag, req[i].aux, 0,
-                         p->recv ? -1 : p->dest, p->recv ? 0 : p->sent, p->coll };
+                         p->recv ? -1 : p->dest, p->recv ? 0 : p->sent, p->coll, -1 };
+        if (p->coll) {
+            r.root = p->dest;   /* the post's dest holds a collective's root */
+            r.dest = -1;
+        }
         if (p->coll == SCOPE_COLL_ONE_TO_ALL) {
             r.bytes = p->sent;  /* what it received from the root */
             r.sent = 0;
@@ -273,6 +278,7 @@ static const char *const col_name[N_COLS] = {
     SCOPE_D_REQ_POST_REGION, SCOPE_D_REQ_POST_CALL, SCOPE_D_REQ_DONE_REGION,
     SCOPE_D_REQ_DONE_CALL, SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED,
     SCOPE_D_REQ_CANCELLED, SCOPE_D_DEST, SCOPE_D_BYTES_SENT, SCOPE_D_REQ_COLLECTIVE,
+    SCOPE_D_REQ_ROOT,
 };
 
 static hid_t col_file_type(int k)
@@ -337,6 +343,7 @@ static int flush_rows(struct conv *c, struct conv_requests *q)
             case C_DEST: ((int32_t *)buf)[i] = r->dest; break;
             case C_SENT: ((int64_t *)buf)[i] = r->sent; break;
             case C_COLL: ((int8_t *)buf)[i] = r->coll; break;
+            case C_ROOT: ((int32_t *)buf)[i] = r->root; break;
             default: ((int8_t *)buf)[i] = r->cancelled; break;
             }
         }

@@ -108,6 +108,7 @@ extern "C" {
 #define SCOPE_D_REQ_CANCELLED "cancelled"       /* int8 1: a cancelled request */
 #define SCOPE_D_REQ_REGION_NAMES "region_names" /* uint8, NUL-terminated names */
 #define SCOPE_D_REQ_COLLECTIVE "collective"     /* int8 enum scope_coll_shape */
+#define SCOPE_D_REQ_ROOT "root"                 /* int32 a started collective's root */
 /* (and SCOPE_D_SOURCE, SCOPE_D_TAG, SCOPE_D_BYTES_RECEIVED of the status) */
 
 /* Which collective a started persistent collective is (MPI_Bcast_init &

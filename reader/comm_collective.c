@@ -180,8 +180,8 @@ static int started_shares(scope_profile *p, int r, int rank, const scope_moved *
 {
     scope_requests rq;
     int rc = scope_profile_requests(p, rank, &rq);
-    if (rc < 0 || !rq.collective || !rq.bytes_sent)
-        return rc;      /* a file before the column: the calls' rows */
+    if (rc < 0 || !rq.collective || !rq.root || !rq.bytes_sent)
+        return rc;      /* a file before the columns: the calls' rows */
     for (int64_t j = 0; j < rq.n; j++) {
         int64_t call = rq.post_call[j];
         if (rq.post_region[j] != r || rq.collective[j] <= 0 || call < 0 || call >= mv->n)
@@ -191,7 +191,7 @@ static int started_shares(scope_profile *p, int r, int rank, const scope_moved *
         int32_t m;
         if (!members_of(ct, mv->comm[call], &members, &m))
             continue;
-        shares((enum shape)rq.collective[j], rank, rq.dest[j], rq.bytes_sent[j],
+        shares((enum shape)rq.collective[j], rank, rq.root[j], rq.bytes_sent[j],
                rq.bytes_received[j], members, m, f, ctx);
     }
     return 0;

@@ -25,6 +25,7 @@ struct scope__rank_tables {
     int32_t *post_region, *done_region, *source, *tag, *dest;
     int64_t *post_call, *done_call, *received, *sent;
     int8_t *cancelled, *coll;
+    int32_t *root;
     int ncomm;
     int32_t *size, *remote_size, *members;
     int64_t *members_start;
@@ -47,6 +48,7 @@ void scope__rank_tables_free(struct scope__rank_tables *t)
     free(t->sent);
     free(t->cancelled);
     free(t->coll);
+    free(t->root);
     free(t->size);
     free(t->remote_size);
     free(t->members);
@@ -180,8 +182,9 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
         SCOPE_D_REQ_CANCELLED,
         /* since the sends' rows say where they went; files before lack them */
         SCOPE_D_DEST, SCOPE_D_BYTES_SENT,
-        /* since a started persistent collective's row says which it is */
-        SCOPE_D_REQ_COLLECTIVE,
+        /* since a started persistent collective's row says which it is,
+         * and its root */
+        SCOPE_D_REQ_COLLECTIVE, SCOPE_D_REQ_ROOT,
     };
     enum { NCOL = sizeof cols / sizeof *cols, NREQUIRED = 8 };
     int64_t *w[NCOL] = { 0 }, *names = NULL, n = -1, len, nn;
@@ -227,8 +230,9 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
     t->dest = w[8] ? narrow32(w[8], n) : malloc((size_t)(n ? n : 1) * sizeof *t->dest);
     t->cancelled = malloc((size_t)(n ? n : 1));
     t->coll = w[10] ? malloc((size_t)(n ? n : 1)) : NULL;
+    t->root = w[11] ? narrow32(w[11], n) : NULL;
     if (!t->post_region || !t->done_region || !t->source || !t->tag || !t->dest ||
-        !t->cancelled || (w[10] && !t->coll)) {
+        !t->cancelled || (w[10] && !t->coll) || (w[11] && !t->root)) {
         free(map);
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto out;
@@ -301,6 +305,7 @@ int scope_profile_requests(scope_profile *p, int rank, scope_requests *out)
     out->dest = t->dest;
     out->bytes_sent = t->sent;
     out->collective = t->coll;
+    out->root = t->root;
     return 0;
 }
 

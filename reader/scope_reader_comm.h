@@ -188,21 +188,23 @@ typedef struct scope_requests {
     const int8_t *cancelled;        /* 1: the request was cancelled */
     /* a point-to-point send's message, from its post (the call that posted
      * it may have started several: MPI_Startall): the destination's world
-     * rank (SCOPE_NO_RANK for a receive, a nonblocking collective, or a
-     * file written before these columns) and the bytes sent (NULL in such
-     * a file); a send's `tag` is its own. A started persistent
-     * collective's row (collective > 0) has its root in dest instead,
-     * never a partner */
+     * rank (SCOPE_NO_RANK for a receive, a collective, or a file written
+     * before these columns) and the bytes sent (NULL in such a file); a
+     * send's `tag` is its own. A started persistent collective's
+     * bytes_sent are what its pairs need (below) */
     const int32_t *dest;
     const int64_t *bytes_sent;
     /* which collective a started persistent collective (MPI_Bcast_init &
      * co started by MPI_Start or MPI_Startall) is, its shape in the byte
      * model (SCOPE_STARTED_*); 0 for every other request; NULL in files
-     * written before the column. Such a row's dest is the root
-     * (SCOPE_NO_RANK none) and the bytes its pairs need are in
+     * written before the column. Such a row's root is in `root`
+     * (SCOPE_NO_RANK none; its dest is SCOPE_NO_RANK: no message) and the
+     * bytes its pairs need are in
      * bytes_received for SCOPE_STARTED_ONE_TO_ALL (what this rank
      * received), in bytes_sent for the others (what it sent) */
     const int8_t *collective;
+    const int32_t *root;            /* a started collective's root; SCOPE_NO_RANK for
+                                       every other request; NULL as `collective` */
 } scope_requests;
 
 /* Values of scope_requests.collective (docs/format.md, the requests'

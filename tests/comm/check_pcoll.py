@@ -31,8 +31,9 @@ preload, and checks, each value derived by hand below from the rank alone
     its four requests' bytes and its receive's source and tag; MPI_Wait,
     MPI_Waitall and MPI_Request_free none, and each start is a post linked
     to the call that completed it: a collective's row says which
-    collective it is (its shape), its root (dest) and the bytes its pairs
-    need, a send's where it went, a receive's what arrived;
+    collective it is (its shape), its root (a column of its own: its dest
+    stays -1) and the bytes its pairs need, a send's where it went, a
+    receive's what arrived;
   - the communicator table (MPI_COMM_WORLD, made by MPI_Init);
   - `scope summary` and Python: the byte totals, also derived by hand;
   - the collective matrix (`scope comm --collectives`, Python
@@ -46,9 +47,8 @@ preload, and checks, each value derived by hand below from the rank alone
   - the point-to-point matrix, its sizes, Python's message_pairs(), the
     wait-state analysis and the OTF2 export see only the persistent send
     to rank + 1: a root is not a partner;
-  - the same files made old (the requests' `collective` column removed,
-    the started collectives' dest -1, as files before the column have
-    them): the collective matrix is the older rule's, read from the
+  - the same files made old (the requests' `collective` and `root`
+    columns removed, as files before them): the collective matrix is the older rule's, read from the
     starting calls' own rows (only a start of one rooted collective has
     pairs), and the point-to-point matrix is unchanged.
 """
@@ -113,22 +113,23 @@ def calls(mpi):
 
 def request_rows(r):
     """The request rows of rank r by hand: (post region, post call, done
-    region, done call, source, dest, collective, bytes sent, bytes
-    received). A collective's: its shape, its root in dest, the bytes its
-    pairs need (received for the one-to-all ones, sent for the others)."""
-    bcast = (-1, 2, ONE_TO_ALL, 0, 0 if r == 2 else 40)
-    allreduce = (-1, -1, NO_PAIRS, 12, 0)
-    reduce_ = (-1, 1, ALL_TO_ONE, 8, 0)
-    scatterv = (-1, 3, ONE_TO_ALL, 0, 16 if r == 3 else 4 * (r + 1))
+    region, done call, source, dest, collective, root, bytes sent, bytes
+    received). A collective's: no source or dest (no message), its shape,
+    its root, the bytes its pairs need (received for the one-to-all ones,
+    sent for the others)."""
+    bcast = (-1, -1, ONE_TO_ALL, 2, 0, 0 if r == 2 else 40)
+    allreduce = (-1, -1, NO_PAIRS, -1, 12, 0)
+    reduce_ = (-1, -1, ALL_TO_ONE, 1, 8, 0)
+    scatterv = (-1, -1, ONE_TO_ALL, 3, 0, 16 if r == 3 else 4 * (r + 1))
     four = [bcast, allreduce, reduce_, scatterv]
     rows = [("MPI_Start", 4 * k + j, "MPI_Wait", 4 * k + j) + four[j]
             for k in range(10) for j in range(4)]
     rows += [("MPI_Startall", 0, "MPI_Waitall", 0) + x for x in four]
     rows += [("MPI_Startall", 1, "MPI_Wait", 40) + reduce_]
-    rows += [("MPI_Start", 40, "MPI_Wait", 41, -1, -1, ALL_EQUAL, 32, 0),
-             ("MPI_Start", 41, "MPI_Wait", 42, -1, -1, ALL_SAME, 12, 0)]
+    rows += [("MPI_Start", 40, "MPI_Wait", 41, -1, -1, ALL_EQUAL, -1, 32, 0),
+             ("MPI_Start", 41, "MPI_Wait", 42, -1, -1, ALL_SAME, -1, 12, 0)]
     rows += [("MPI_Startall", 2, "MPI_Waitall", 1) + x
-             for x in (bcast, reduce_, (-1, NXT(r), 0, 24, 0), (PRV(r), -1, 0, 0, 24))]
+             for x in (bcast, reduce_, (-1, NXT(r), 0, -1, 24, 0), (PRV(r), -1, 0, -1, 0, 24))]
     return sorted(rows)
 
 
@@ -142,11 +143,11 @@ def check_calls(res):
                 q = f[f"rank{r}/requests"]
                 names = bytes(q["region_names"][:]).split(b"\0")[:-1]
                 links = [(names[pr].decode(), int(pc), names[dr].decode(), int(dc), int(s), int(d),
-                          int(c), int(bs), int(br))
-                         for pr, pc, dr, dc, s, d, c, bs, br in zip(
+                          int(c), int(rt), int(bs), int(br))
+                         for pr, pc, dr, dc, s, d, c, rt, bs, br in zip(
                              q["post_region"], q["post_call"], q["done_region"], q["done_call"],
-                             q["source"], q["dest"], q["collective"], q["bytes_sent"],
-                             q["bytes_received"])]
+                             q["source"], q["dest"], q["collective"], q["root"],
+                             q["bytes_sent"], q["bytes_received"])]
         if got != calls(res.mpi):
             fail(f"rank {r} calls:\n got  {sorted(got.items())}\n want {sorted(calls(res.mpi).items())}")
         # each start is a post linked to the call that completed it (start
@@ -258,16 +259,13 @@ def check_collective_matrix(res):
 
 
 def check_old_files(res):
-    """Makes the rank files old in place (no `collective` column, the
-    started collectives' dest -1): the older rule, from the calls' rows."""
+    """Makes the rank files old in place (no `collective` or `root`
+    column): the older rule, from the calls' rows."""
     for r in range(N):
         with h5py.File(os.path.join(res.ranks_dir, f"rank{r}.h5"), "r+") as f:
             q = f[f"rank{r}/requests"]
-            coll = q["collective"][:]
-            dest = q["dest"][:]
-            dest[coll > 0] = -1
-            q["dest"][:] = dest
             del q["collective"]
+            del q["root"]
     import scope_reader
     p = scope_reader.read_h5(res.out)
     for region in (None, "MPI_Start", "MPI_Startall"):
