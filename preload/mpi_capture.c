@@ -55,6 +55,8 @@ int scope__mpi_capture_enabled(void)
 #define MAX_ARGS SCOPE_CAPTURE_MAX_ARGS
 #define MAX_OUT SCOPE_CAPTURE_MAX_OUT
 
+__thread struct scope__capture scope__cap __attribute__((tls_model("initial-exec")));
+
 /* What a thread needs beyond that only when it completes requests or
  * follows a Fortran binding's C call: allocated once, on first need. */
 #define MAX_FOLLOW 256      /* requests of one completion call followed */
@@ -215,7 +217,52 @@ void scope__mpi_capture_flush(void)
 
 /* ------------------------------------------------- requests: the exit */
 
-/* One completed request: its completion record (mpi_capture_hot.c), with
+int64_t scope__capture_status_bytes(const scope__mpi_abi *abi, const void *status,
+                                    int *cancelled)
+{
+    int64_t n64 = 0;
+    int n = 0;
+    *cancelled = 0;
+    if (scope__mpi_status_size(abi, status, &n64, cancelled))
+        return n64 > 0 ? n64 : 0;
+    if (scope__P.test_cancelled(status, cancelled) == 0 && *cancelled)
+        return 0;
+    *cancelled = 0;
+    if (scope__P.get_count_c ? scope__P.get_count_c(status, abi->dt_byte, &n64) == 0
+                             : (scope__P.get_count(status, abi->dt_byte, &n) == 0 && ((n64 = n), 1)))
+        return n64 > 0 ? n64 : 0;
+    return 0;
+}
+
+int scope__capture_completion(const scope__mpi_abi *abi, uint64_t handle, const void *status,
+                              struct scope_rec *out)
+{
+    struct scope__req r;
+    if (!scope__req_take(handle, &r))
+        return 0;
+    uint64_t src1 = 0, tag2 = 0;
+    uint32_t bytes = 0;
+    if (r.recv && status) {
+        const char *s = status;
+        int src, tag, cancelled = 0;
+        memcpy(&src, s + abi->status_source_off, sizeof src);
+        memcpy(&tag, s + abi->status_tag_off, sizeof tag);
+        int64_t n64 = scope__capture_status_bytes(abi, status, &cancelled);
+        if (cancelled) {
+            src1 = SCOPE_REQ_CANCELLED;
+        } else if (src != abi->proc_null) {
+            bytes = n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
+            int32_t w = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
+            src1 = w >= 0 && w < 0xfffe ? (uint64_t)(w + 1) : 0;
+            tag2 = tag >= -1 && tag < (1 << 14) - 2 ? (uint64_t)(tag + 2) : 0;
+        }
+    }
+    *out = (struct scope_rec){ SCOPE_REQ_COMPLETION | r.id | (src1 << 32) | (tag2 << 48),
+                               SCOPE_REC_REQUEST_WORD, bytes };
+    return 1;
+}
+
+/* One completed request: its completion record, with
  * what a receive's status says. */
 static void completed(const scope__mpi_abi *abi, uint64_t handle, const void *status, int keep)
 {

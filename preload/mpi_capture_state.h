@@ -45,6 +45,7 @@ struct scope__capture {
     uint64_t status[8];
     struct scope__capture_out out;
 };
+/* (defined in mpi_capture.c) */
 extern __thread struct scope__capture scope__cap __attribute__((tls_model("initial-exec")));
 
 /* The handle stored at `p` (a request, a communicator returned through a
@@ -100,12 +101,12 @@ void scope__capture_generic_exit(const scope__mpi_abi *abi, uint32_t op, int kee
  * end (scope__mpi_capture_flush). */
 void scope__capture_keep(const struct scope_rec *r, unsigned n);
 
-/* mpi_capture_hot.c: the bytes a completed status says arrived (0 when
+/* mpi_capture.c: the bytes a completed status says arrived (0 when
  * none or unknown) and whether the request was cancelled. */
 int64_t scope__capture_status_bytes(const scope__mpi_abi *abi, const void *status,
                                     int *cancelled);
 
-/* mpi_capture_hot.c: the completion record of request `handle` (what a
+/* mpi_capture.c: the completion record of request `handle` (what a
  * receive's `status` says, NULL when none) into *out. Returns 1, or 0
  * when the request is not followed. */
 int scope__capture_completion(const scope__mpi_abi *abi, uint64_t handle, const void *status,
