@@ -83,7 +83,7 @@ typedef struct scope__cell {
     int sites_loaded;   /* sites below is valid (NULL: no callsite_ids) */
     int32_t *sites;     /* merged site per call (callsites.c) */
     int moved_loaded;   /* moved below is valid (NULL: no data columns) */
-    struct scope__moved *moved; /* what its MPI calls moved (comm.c) */
+    struct scope__moved *moved; /* what its MPI calls moved (moved.c) */
     int summarized;     /* the fields below are valid */
     int64_t total, min, max, max_end;
     double mean, m2;    /* m2 = sum of squared deviations from mean */
@@ -122,10 +122,21 @@ struct scope_profile {
  * index k) into its `sites` (callsites.c); *cell is that cell or NULL. */
 int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
 
-/* Frees a cell's data columns (comm.c; profile_close.c calls it). */
+/* A cell's data columns (moved.c), read on first use: each call's bytes,
+ * partners (world ranks), tag and communicator id. */
+struct scope__moved {
+    int64_t *sent, *received;
+    int32_t *dest, *source, *tag, *comm;
+};
+
+/* Frees a cell's data columns (moved.c; profile_close.c calls it). */
 void scope__moved_free(struct scope__moved *m);
 
-/* An MPI region name's operation (comm.c): for MPI_<Op> or MPI_<Op>_c,
+/* Reads (once) the data columns of cell c into c->moved, which stays NULL
+ * for a cell without them (moved.c). Returns 0 or an error. */
+int scope__cell_moved(scope_profile *p, scope__cell *c);
+
+/* An MPI region name's operation (moved.c): for MPI_<Op> or MPI_<Op>_c,
  * *op = "<Op>..." and *len its length without the large-count _c;
  * returns 1, or 0 for any other name (NULL included). */
 int scope__mpi_op_name(const char *name, const char **op, size_t *len);
