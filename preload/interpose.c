@@ -398,11 +398,15 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     const char *shown = dem ? dem : s->name;   /* in the verbose report */
     const char *region = e->region ? e->region : shown;
     char cname[256];
-    if (!e->region && e->kind == SCOPE_KIND_MPI && fortran_mpi_name(s->name, cname, sizeof cname))
+    /* a function of the MPI standard's C names is an MPI call whatever
+     * entry matched it (`*`, `*Send*`): not timed inside another MPI call,
+     * and its data captured, as under `MPI_*` */
+    int kind = e->kind == SCOPE_KIND_MPI || scope__mpi_is_c_name(s->name) ? SCOPE_KIND_MPI : e->kind;
+    if (!e->region && kind == SCOPE_KIND_MPI && fortran_mpi_name(s->name, cname, sizeof cname))
         region = cname;
-    int32_t id = scope__region_ex(region, e->kind, s->name, obj);
-    uint32_t flags = e->kind == SCOPE_KIND_MPI ? SCOPE_FN_MPI : 0;
-    if (e->kind == SCOPE_KIND_MPI && scope__mpi_capture_enabled())
+    int32_t id = scope__region_ex(region, kind, s->name, obj);
+    uint32_t flags = kind == SCOPE_KIND_MPI ? SCOPE_FN_MPI : 0;
+    if (kind == SCOPE_KIND_MPI && scope__mpi_capture_enabled())
         flags |= (scope__mpi_op_of(s->name) << SCOPE_FN_OP_SHIFT) |
                  (scope__mpi_is_fortran(s->name) ? SCOPE_FN_FORTRAN : 0);
     if (e->callsites > 0 && e->callsites <= SCOPE_CALLSITE_MAX_DEPTH)

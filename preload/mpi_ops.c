@@ -112,6 +112,18 @@ int scope__mpi_is_fortran(const char *symbol)
     return 1;
 }
 
+int scope__mpi_is_c_name(const char *symbol)
+{
+    if (symbol[0] == 'P')
+        symbol++;
+    if (strncmp(symbol, "MPI", 3) != 0)
+        return 0;
+    symbol += 3;
+    if (symbol[0] == 'X')
+        symbol++;
+    return symbol[0] == '_' && symbol[1] >= 'A' && symbol[1] <= 'Z';
+}
+
 uint32_t scope__mpi_op_of(const char *symbol)
 {
     if (strncmp(symbol, "PMPI", 4) == 0)

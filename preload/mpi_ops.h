@@ -37,6 +37,11 @@ extern const uint32_t scope__mpi_n_ops;     /* entries, the unused 0th included 
  * MPI_SEND, mpi_send_f08_), else 0. Pure. */
 int scope__mpi_is_fortran(const char *symbol);
 
+/* 1 when `symbol` has a C name of the MPI standard: MPI_, PMPI_, MPIX_ or
+ * PMPIX_ and a capital (MPI_Send, PMPIX_Bcast_init; the prefixes are the
+ * library's by the standard), else 0. Pure. */
+int scope__mpi_is_c_name(const char *symbol);
+
 /* The operation (1..255, | SCOPE_MPI_OP_BIG for a large-count _c name)
  * of an MPI function of the C bindings named `symbol` ("MPI_Send",
  * "PMPI_Send", "MPIX_Bcast_init"), or 0 when its arguments are not
