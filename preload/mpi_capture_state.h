@@ -80,9 +80,9 @@ static inline const struct scope__comm *scope__capture_comm(const scope__mpi_abi
 {
     struct scope__capture *c = &scope__cap;
     const struct scope__comm *e = c->comm;
-    if (e && h == c->comm_handle &&
-        atomic_load_explicit(&e->handle, memory_order_acquire) ==
-            (abi->handle_size == 4 ? (h & 0xffffffffu) : h))
+    if (abi->handle_size == 4)
+        h &= 0xffffffffu;   /* an int handle: the register's upper half is not its */
+    if (e && h == c->comm_handle && atomic_load_explicit(&e->handle, memory_order_acquire) == h)
         return e;
     e = scope__mpi_comm_get(abi, h);
     c->comm = e;
