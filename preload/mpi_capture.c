@@ -52,7 +52,6 @@ int scope__mpi_capture_enabled(void)
 
 /* ------------------------------------------------------------ the capture */
 
-#define MAX_ARGS SCOPE_CAPTURE_MAX_ARGS
 #define MAX_OUT SCOPE_CAPTURE_MAX_OUT
 
 __thread struct scope__capture scope__cap __attribute__((tls_model("initial-exec")));
@@ -80,7 +79,6 @@ static struct capture_ext *get_ext(void)
     return ext;
 }
 
-
 void scope__capture_keep(const struct scope_rec *r, unsigned n)
 {
     struct capture_ext *e = get_ext();
@@ -88,16 +86,14 @@ void scope__capture_keep(const struct scope_rec *r, unsigned n)
         e->pending[e->npending++] = r[i];
 }
 
-/* Writes the call's records now, or keeps them for the outer call's end. */
+/* Writes the call's staged records now, or keeps them for the outer
+ * call's end. */
 static void out_flush(int keep)
 {
     struct scope__capture_out *o = &scope__cap.out;
     if (!o->n)
         return;
-    if (!keep)
-        scope__record_data_recs(o->r, o->n);
-    else
-        scope__capture_keep(o->r, o->n);
+    scope__capture_put(o->r, o->n, keep);
     o->n = 0;
 }
 
@@ -217,8 +213,7 @@ void scope__mpi_capture_flush(void)
 
 /* ------------------------------------------------- requests: the exit */
 
-int64_t scope__capture_status_bytes(const scope__mpi_abi *abi, const void *status,
-                                    int *cancelled)
+static int64_t status_bytes(const scope__mpi_abi *abi, const void *status, int *cancelled)
 {
     int64_t n64 = 0;
     int n = 0;
@@ -247,7 +242,7 @@ int scope__capture_completion(const scope__mpi_abi *abi, uint64_t handle, const 
         int src, tag, cancelled = 0;
         memcpy(&src, s + abi->status_source_off, sizeof src);
         memcpy(&tag, s + abi->status_tag_off, sizeof tag);
-        int64_t n64 = scope__capture_status_bytes(abi, status, &cancelled);
+        int64_t n64 = status_bytes(abi, status, &cancelled);
         if (cancelled) {
             src1 = SCOPE_REQ_CANCELLED;
         } else if (src != abi->proc_null) {
@@ -282,15 +277,11 @@ static void persistent_init(const scope__mpi_abi *abi, int kind, const uint64_t 
     if (!rp || bytes_of(abi, kind == K_SEND_INIT ? K_SEND : K_IRECV, a, &d) < 0 || !scope__cap.used_comm)
         return;
     uint64_t h = scope__capture_handle_at(abi, rp);
-    const struct scope__comm *cm = scope__cap.used_comm;
-    int inter = cm->remote_size > 0;
     /* a receive from MPI_PROC_NULL: nothing to read at its completions
      * (mpi_capture_hot.c) */
     int recv = kind == K_RECV_INIT && (int)(uint32_t)a[3] != abi->proc_null;
-    struct scope__persist p = {
-        d.bytes_sent, 0, d.dest, d.source, d.tag, d.comm, 0,
-        { 0, recv, cm->world, inter ? cm->remote_size : cm->size, inter ? cm->size : 0 },
-    };
+    struct scope__persist p = { d.bytes_sent, 0, d.dest, d.source, d.tag, d.comm, 0,
+                                scope__capture_req(scope__cap.used_comm, recv) };
     scope__req_persist(h, &p);
 }
 
@@ -527,7 +518,7 @@ static void from_status(const scope__mpi_abi *abi, const struct scope__comm *c, 
     memcpy(&tag, s + abi->status_tag_off, sizeof tag);
     if (src == abi->proc_null)
         return;
-    int64_t n = scope__capture_status_bytes(abi, s, &cancelled);
+    int64_t n = status_bytes(abi, s, &cancelled);
     if (n > 0)
         d->bytes_received = n;
     d->source = scope__mpi_world_of(c, src, c->remote_size > 0);
@@ -829,10 +820,7 @@ static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, in
     if (!rp || !(rma || (coll && cm)))
         return;
     /* a one-sided request's completion reads no status: no world ranks */
-    int inter = cm && cm->remote_size > 0;
-    struct scope__req r = { 0, 0, cm ? cm->world : NULL, cm ? (inter ? cm->remote_size : cm->size) : 0,
-                            inter ? cm->size : 0 };
-    name_post(scope__capture_handle_at(abi, rp), r, NO_MSG, keep);
+    name_post(scope__capture_handle_at(abi, rp), scope__capture_req(cm, 0), NO_MSG, keep);
 }
 
 void scope__capture_generic_exit(const scope__mpi_abi *abi, uint32_t op, int keep)

@@ -20,17 +20,6 @@
 #include "pmpi.h"
 #include "scope_internal.h"
 
-/* Writes the call's records now, or keeps them for the outer call's end. */
-static void put(const struct scope_rec *r, unsigned n, int keep)
-{
-    if (keep)
-        scope__capture_keep(r, n);
-    else if (n == 1)
-        scope__record_data_raw(r->ticks, r->word, r->aux);     /* most calls */
-    else
-        scope__record_data_recs(r, n);
-}
-
 /* ------------------------------------------------------------ the entry */
 
 /* The ABI once it is known and PMPI found (then it stays: one load), or
@@ -117,7 +106,6 @@ static void post_exit(const scope__mpi_abi *abi, struct scope__capture *c, int r
                       int keep)
 {
     const struct scope__comm *cm = scope__capture_comm(abi, c->a[5]);
-    c->used_comm = cm;
     if (!cm)
         return;
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG,
@@ -139,11 +127,10 @@ static void post_exit(const scope__mpi_abi *abi, struct scope__capture *c, int r
     if (rp) {
         /* a receive from MPI_PROC_NULL has nothing to read at its
          * completion (MPICH 4.0 even reports source 0, tag 0 there) */
-        struct scope__req r = { 0, recv && peer != abi->proc_null, cm->world,
-                                inter ? cm->remote_size : cm->size, inter ? cm->size : 0 };
+        struct scope__req r = scope__capture_req(cm, recv && peer != abi->proc_null);
         id = scope__req_post(scope__capture_handle_at(abi, rp), &r);
         if (id && scope_postdata_pack(&d, id, recv, rec)) {
-            put(rec, 1, keep);
+            scope__capture_put(rec, 1, keep);
             return;
         }
     }
@@ -155,7 +142,7 @@ static void post_exit(const scope__mpi_abi *abi, struct scope__capture *c, int r
             scope_post_pack(id, 0, d.dest, d.tag, d.bytes_sent, &rec[n]);
         n++;
     }
-    put(rec, n, keep);
+    scope__capture_put(rec, n, keep);
 }
 
 /* MPI_Allreduce, MPI_Scan, MPI_Exscan: the count in each buffer, sent and
@@ -163,14 +150,13 @@ static void post_exit(const scope__mpi_abi *abi, struct scope__capture *c, int r
 static void allreduce_exit(const scope__mpi_abi *abi, struct scope__capture *c, int big, int keep)
 {
     const struct scope__comm *cm = scope__capture_comm(abi, c->a[5]);
-    c->used_comm = cm;
     if (!cm)
         return;
     int64_t b = scope__mpi_cnt(big, c->a[2]) * scope__mpi_type_size(c->a[3]);
     struct scope_call_data d = { b, b, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG,
                                  cm->id };
     struct scope_rec rec[2];
-    put(rec, (unsigned)scope_data_pack(&d, rec), keep);
+    scope__capture_put(rec, (unsigned)scope_data_pack(&d, rec), keep);
 }
 
 void scope__mpi_capture_exit(uint64_t rc, int keep)
@@ -188,7 +174,7 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
     struct scope_rec rec;
     if (path == SCOPE_MPI_PATH_WAIT) {
         if (c->req && scope__capture_completion(abi, c->req, (const void *)(uintptr_t)c->a[1], &rec))
-            put(&rec, 1, keep);
+            scope__capture_put(&rec, 1, keep);
     } else if (path == SCOPE_MPI_PATH_ISEND) {
         post_exit(abi, c, 0, big, keep);
     } else if (path == SCOPE_MPI_PATH_IRECV) {

@@ -17,6 +17,8 @@
 #include "mpi_abi.h"
 #include "mpi_comms.h"
 #include "mpi_ops.h"
+#include "mpi_requests.h"
+#include "scope_internal.h"
 
 #define SCOPE_CAPTURE_MAX_ARGS 13
 
@@ -90,6 +92,19 @@ static inline const struct scope__comm *scope__capture_comm(const scope__mpi_abi
     return e;
 }
 
+/* What a completion of a request posted on communicator cm (NULL: none,
+ * a one-sided request) needs to translate a receive's source: its world
+ * ranks, the remote group's for an intercommunicator. `recv`: a receive
+ * whose status is to be read at its completion. */
+static inline struct scope__req scope__capture_req(const struct scope__comm *cm, int recv)
+{
+    if (!cm)
+        return (struct scope__req){ 0, recv, NULL, 0, 0 };
+    int inter = cm->remote_size > 0;
+    return (struct scope__req){ 0, recv, cm->world, inter ? cm->remote_size : cm->size,
+                                inter ? cm->size : 0 };
+}
+
 /* mpi_capture.c: every call the hot paths do not take. The entry copies
  * the arguments of operation o (the ABI is ready); the exit turns them
  * into records and writes them (or keeps them, with `keep`). */
@@ -101,10 +116,15 @@ void scope__capture_generic_exit(const scope__mpi_abi *abi, uint32_t op, int kee
  * end (scope__mpi_capture_flush). */
 void scope__capture_keep(const struct scope_rec *r, unsigned n);
 
-/* mpi_capture.c: the bytes a completed status says arrived (0 when
- * none or unknown) and whether the request was cancelled. */
-int64_t scope__capture_status_bytes(const scope__mpi_abi *abi, const void *status,
-                                    int *cancelled);
+/* Writes a call's n records to the journal now, or, with `keep` (a
+ * silent call inside another), keeps them for the outer call's end. */
+static inline void scope__capture_put(const struct scope_rec *r, unsigned n, int keep)
+{
+    if (keep)
+        scope__capture_keep(r, n);
+    else
+        scope__record_data_recs(r, n);
+}
 
 /* mpi_capture.c: the completion record of request `handle` (what a
  * receive's `status` says, NULL when none) into *out. Returns 1, or 0
