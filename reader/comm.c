@@ -212,9 +212,10 @@ static int each_started_send(scope_profile *p, int region, int rank,
             int64_t call = rq.post_call[i];
             /* only where the call's own columns named no partner (one
              * request started alone is counted from them); a started
-             * collective's dest is its root, not a partner */
+             * collective's row has no dest (its root has a column of its
+             * own) */
             if (rq.post_region[i] == sa && rq.dest[i] >= 0 && call >= 0 && call < c->n &&
-                c->moved->dest[call] < 0 && (!rq.collective || rq.collective[i] == 0))
+                c->moved->dest[call] < 0)
                 f(ctx, rk, rq.dest[i], rq.bytes_sent[i]);
         }
     }
@@ -281,6 +282,17 @@ static int cmp_pair_row(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Reallocates the array at *arr to n elements of `size` bytes; *arr is
+ * left as it was when that fails. Returns 0 or SCOPE_ENOMEM. */
+static int resize(void *arr, int64_t n, size_t size)
+{
+    void *q = realloc(*(void **)arr, (size_t)n * size);
+    if (!q)
+        return SCOPE_ENOMEM;
+    *(void **)arr = q;
+    return 0;
+}
+
 /* Appends sender s's receivers in `a`, sorted, to *out (capacity *cap)
  * and empties `a`. Returns 0 or SCOPE_ENOMEM. */
 static int take_pairs(struct pair_acc *a, int s, scope_message_pairs *out, int64_t *cap)
@@ -302,19 +314,10 @@ static int take_pairs(struct pair_acc *a, int s, scope_message_pairs *out, int64
         int64_t c = *cap ? 2 * *cap : 64;
         while (c < out->n + (int64_t)k)
             c *= 2;
-        int32_t *sn = realloc(out->sender, (size_t)c * sizeof *sn);
-        if (sn)
-            out->sender = sn;
-        int32_t *rc = realloc(out->receiver, (size_t)c * sizeof *rc);
-        if (rc)
-            out->receiver = rc;
-        int64_t *mg = realloc(out->messages, (size_t)c * sizeof *mg);
-        if (mg)
-            out->messages = mg;
-        int64_t *by = realloc(out->bytes, (size_t)c * sizeof *by);
-        if (by)
-            out->bytes = by;
-        if (!sn || !rc || !mg || !by) {
+        if (resize(&out->sender, c, sizeof *out->sender) < 0 ||
+            resize(&out->receiver, c, sizeof *out->receiver) < 0 ||
+            resize(&out->messages, c, sizeof *out->messages) < 0 ||
+            resize(&out->bytes, c, sizeof *out->bytes) < 0) {
             free(rows);
             return SCOPE_ENOMEM;
         }

@@ -391,8 +391,6 @@ static int gather_started(struct gather *g, int rank, const scope_requests *rq,
     for (int64_t k = *cur; k < rq->n && ix[k].region == base->region && ix[k].call == base->call;
          k++) {
         int64_t row = ix[k].row;
-        if (rq->collective && rq->collective[row])
-            continue;   /* a persistent collective: its dest is its root */
         int send = rq->dest && rq->dest[row] >= 0 && rq->dest[row] < g->w->world;
         int recv = !send && rq->source[row] >= 0 && rq->source[row] < g->w->world;
         if (!send && !recv)

@@ -444,7 +444,7 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
         return 0;
     if (k == MK_START && ((m->dest[pc] >= 0 && m->tag[pc] == SCOPE_NO_TAG_VALUE) ||
                           (x->rq.collective && x->rq.collective[i])))
-        return 0;   /* a persistent collective's start: its dest is its root */
+        return 0;   /* a persistent collective's start (a call's dest is its root) */
     if (k == MK_ISEND)
         *send = 1;
     else if (k == MK_IRECV)
