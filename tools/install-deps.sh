@@ -31,6 +31,7 @@ pkgs+=(
   libdw-dev                                           # scope callsites: DWARF/ELF symbolization of call sites (the tool only)
   libunwind8                                          # call-site walks deeper than 1 frame (preload dlopen()s it, RTLD_LOCAL)
   python3-h5py python3-numpy python3-pandas           # the Python module's numpy/pandas; h5py for checks
+  python3-dev                                         # the Python module's compiled _rows (events() dicts; optional: built only when Python.h compiles)
   libopen-trace-format2-dev                           # libotf2: scope export --to otf2 (tools/export_otf2.c)
 )
 if [ "$set" = test ]; then
@@ -39,7 +40,6 @@ if [ "$set" = test ]; then
   otf2-tools python3-otf2                             # tests/otf2 reads the exported archives back (otf2-print, import otf2)
   python3-scipy                                       # tests/compare: scope diff's statistics checked against scipy.stats
   python3-dask python3-distributed                    # to_dask() and its test on a local cluster (optional for users)
-  python3-dev                                         # the Python module's compiled _rows (events() dicts; optional)
   iproute2                                            # ip: tests/hosts/loopback_net brings up loopback in a private network namespace
   valgrind                                            # leak and memory checks in tests
   clang libclang-rt-14-dev                            # libFuzzer targets (tests/fuzz)
@@ -47,6 +47,7 @@ if [ "$set" = test ]; then
   chromium                                            # headless browser: tests draw the `scope report` page
   librsvg2-bin                                        # rsvg-convert: tests render the `scope plot` SVGs
   lammps lammps-examples                              # tests/startup and bench_startup: lmp (liblammps.so) and its melt example
+  mmdebstrap                                          # tools/test-fresh-root.sh: the README's first command in a minimal Debian 12 root
   )
 fi
   ;;

@@ -71,12 +71,13 @@ if [ "$(cat "$sysroot/.scope-packages" 2>/dev/null)" != "$sysroot_pkgs" ]; then
   $SUDO rm -rf "$sysroot.tmp"
   $SUDO mkdir -p "$(dirname "$sysroot")"
   # the machine's own Debian sources (the same mirror and suites as the
-  # amd64 packages)
-  sources=/etc/apt/sources.list.d/debian.sources
-  [ -f "$sources" ] || sources=/etc/apt/sources.list
+  # amd64 packages), in whatever format this machine keeps them
+  sources=$(mktemp /tmp/scope-arm64-sources.XXXXXX)
+  tools/debian-sources.sh >"$sources"
   $SUDO mmdebstrap --quiet --variant=extract --architectures=arm64 \
     --aptopt='Acquire::Check-Valid-Until "false"' \
     --include="$sysroot_pkgs" bookworm "$sysroot.tmp" "$sources"
+  rm -f "$sources"
   # extract runs no maintainer scripts: the alternative that names the
   # serial HDF5 as plain `hdf5` is made by hand, as update-alternatives would
   $SUDO ln -sf hdf5-serial.pc "$sysroot.tmp/usr/lib/aarch64-linux-gnu/pkgconfig/hdf5.pc"

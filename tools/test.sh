@@ -7,6 +7,9 @@
 # ThreadSanitizer, and fuzzes the journal and profile readers for a bounded
 # time (tests/fuzz). (The preload's tests need no sanitizer runtime loaded
 # first into mpirun and the shells, so they run in the plain build only.)
+# Then the README's first command in a minimal Debian 12 root made for it,
+# from a clone, with nothing of this machine's packages
+# (tools/test-fresh-root.sh).
 # Last, the aarch64 cross build and its CI set of tests under qemu-user
 # (tools/test-arm64.sh; its sysroot is downloaded in the background while
 # the x86-64 phases build).
@@ -78,7 +81,8 @@ status=0
 logs=()
 finish() {
   phase "done"
-  SCOPE_FUZZ_RESULT=${fuzz:-} SCOPE_ARM64_RESULT=${arm64:-} /usr/bin/python3 - "${logs[@]}" <<'PY'
+  SCOPE_FUZZ_RESULT=${fuzz:-} SCOPE_FRESH_RESULT=${fresh:-} SCOPE_ARM64_RESULT=${arm64:-} \
+    /usr/bin/python3 - "${logs[@]}" <<'PY'
 import json, os, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
@@ -90,7 +94,7 @@ for path in sys.argv[1:]:
             skipped += 1
         else:
             failed += 1
-for var in ("SCOPE_FUZZ_RESULT", "SCOPE_ARM64_RESULT"):
+for var in ("SCOPE_FUZZ_RESULT", "SCOPE_FRESH_RESULT", "SCOPE_ARM64_RESULT"):
     r = os.environ.get(var)
     if r == "passed":
         passed += 1
@@ -143,6 +147,14 @@ if SCOPE_FUZZ_SEED=${SCOPE_FUZZ_SEED:-20261130} \
   fuzz=passed
 else
   fuzz=failed
+  status=1
+fi
+
+phase "the README's first command in a fresh minimal Debian 12 root (tools/test-fresh-root.sh)"
+if tools/test-fresh-root.sh; then
+  fresh=passed
+else
+  fresh=failed
   status=1
 fi
 
