@@ -1,0 +1,313 @@
+/*
+ * test_calls.c - the vocabulary of intercepted calls (format/scope_calls.h,
+ * calls_mpi.def): the rows say what the MPI standard's C bindings say
+ * (positions written out here by hand from the standard, for the roles
+ * the byte model and the readers read), every collective operation has
+ * its three forms, names and classes are unique, and the one parser reads
+ * every spelling a symbol or a region can have (C, PMPI, MPIX, large
+ * count, the Fortran bindings of gfortran, MPICH and the f08 module) and
+ * refuses what is no binding.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "scope_calls.h"
+
+static const struct scope_call *row(const char *name)
+{
+    int id = scope_call_id_of(name);
+    if (!id)
+        fprintf(stderr, "no row for %s\n", name);
+    CHECK(id > 0);
+    return scope_call_at(id);
+}
+
+/* The position of each role, and the parameter count, by hand. */
+static void positions(void)
+{
+    const struct scope_call *c = row("MPI_Send");
+    CHECK_I64(c->nargs, 6);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_count), 1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_type), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_dest), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_tag), 4);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), 5);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), -1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), -1);
+    CHECK_I64(c->cls, SCOPE_CC_SEND);
+    CHECK_I64(c->form, SCOPE_CF_BLOCKING);
+    CHECK_I64(c->mode, SCOPE_SM_STANDARD);
+
+    c = row("MPI_Issend");
+    CHECK_I64(c->nargs, 7);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), 6);
+    CHECK_I64(c->mode, SCOPE_SM_SYNC);
+    CHECK_I64(c->form, SCOPE_CF_NONBLOCKING);
+
+    c = row("MPI_Recv");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_source), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), 6);
+
+    c = row("MPI_Sendrecv");
+    CHECK_I64(c->nargs, 12);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_scount), 1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_stype), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_dest), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_stag), 4);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rcount), 6);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_source), 8);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rtag), 9);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), 10);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), 11);
+
+    c = row("MPI_Sendrecv_replace");
+    CHECK_I64(c->nargs, 9);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), 7);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), 8);
+
+    c = row("MPI_Isendrecv");
+    CHECK_I64(c->nargs, 12);
+    CHECK_I64(c->cls, SCOPE_CC_SENDRECV);
+    CHECK_I64(c->form, SCOPE_CF_NONBLOCKING);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), 11);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), -1);
+
+    c = row("MPI_Mprobe");
+    CHECK_I64(c->cls, SCOPE_CC_PROBE);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_message), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), 4);
+    c = row("MPI_Mrecv");
+    CHECK_I64(c->cls, SCOPE_CC_RECV);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_message), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), 4);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), -1);
+    c = row("MPI_Imrecv");
+    CHECK_I64(c->form, SCOPE_CF_NONBLOCKING);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), 4);
+
+    c = row("MPI_Waitsome");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_nreq), 0);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_requests), 1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_outcount), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_indices), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_statuses), 4);
+    c = row("MPI_Testany");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_index), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_flag), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_status), 4);
+
+    c = row("MPI_Gatherv");
+    CHECK_I64(c->nargs, 9);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rcounts), 4);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_root), 7);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), 8);
+    c = row("MPI_Scatterv");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_scounts), 1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_stype), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rcount), 5);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_root), 7);
+    c = row("MPI_Reduce");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_count), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_op), 4);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_root), 5);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), 6);
+    c = row("MPI_Alltoallw");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_stypes), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rtypes), 7);
+    c = row("MPI_Ialltoallw");
+    CHECK_I64(c->nargs, 10);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), 9);
+    c = row("MPI_Reduce_scatter_block_init");
+    CHECK_I64(c->nargs, 8);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_info), 6);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), 7);
+
+    c = row("MPI_Get_accumulate");
+    CHECK_I64(c->nargs, 12);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rcount), 4);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_target), 6);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_op), 10);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_win), 11);
+    c = row("MPI_Compare_and_swap");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_type), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_target), 4);
+    c = row("MPI_Win_allocate_shared");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_newwin), 5);
+
+    c = row("MPI_Dist_graph_create_adjacent");
+    CHECK_I64(c->nargs, 10);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_newcomm), 9);
+    c = row("MPI_Comm_create_from_group");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_newcomm), 4);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_comm), -1);
+    c = row("MPI_Intercomm_create_from_groups");
+    CHECK_I64(c->nargs, 8);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_newcomm), 7);
+
+    c = row("MPI_Finalize");
+    CHECK_I64(c->nargs, 0);
+    CHECK_I64(c->cls, SCOPE_CC_LIFECYCLE);
+}
+
+/* Every collective operation: a blocking row, an MPI_I row (+ request)
+ * and an _init row (+ info, request), of the same operation; the
+ * operation's facts. */
+static void collectives(void)
+{
+    for (int op = 1; op < SCOPE_COLL_OPS; op++) {
+        const struct scope_coll_info *ci = &scope_coll_ops[op];
+        char name[80];
+        snprintf(name, sizeof name, "MPI_%s", ci->name);
+        const struct scope_call *b = row(name);
+        snprintf(name, sizeof name, "MPI_I%c%s", ci->name[0] + ('a' - 'A'), ci->name + 1);
+        const struct scope_call *nb = row(name);
+        snprintf(name, sizeof name, "MPI_%s_init", ci->name);
+        const struct scope_call *pi = row(name);
+        CHECK_I64(b->coll, op);
+        CHECK_I64(nb->coll, op);
+        CHECK_I64(pi->coll, op);
+        CHECK_I64(b->form, SCOPE_CF_BLOCKING);
+        CHECK_I64(nb->form, SCOPE_CF_NONBLOCKING);
+        CHECK_I64(pi->form, SCOPE_CF_PERSISTENT);
+        CHECK_I64(nb->nargs, b->nargs + 1);
+        CHECK_I64(pi->nargs, b->nargs + 2);
+        CHECK_I64(scope_call_arg(nb, SCOPE_ARG_request), b->nargs);
+        CHECK_I64(scope_call_arg(pi, SCOPE_ARG_request), b->nargs + 1);
+        CHECK_I64(scope_call_arg(b, SCOPE_ARG_comm), b->nargs - 1);
+        CHECK_I64(scope_call_arg(b, SCOPE_ARG_root) >= 0, ci->rooted);
+        int nbr = strncmp(ci->name, "Neighbor_", 9) == 0;
+        CHECK_I64(b->cls, nbr ? SCOPE_CC_NEIGHBOR : SCOPE_CC_COLLECTIVE);
+        CHECK(!nbr || (ci->shape == SCOPE_COLL_NO_PAIRS && ci->sync == SCOPE_SYNC_NONE));
+    }
+    CHECK_I64(scope_call_coll(row("MPI_Ibcast"))->shape, SCOPE_COLL_ONE_TO_ALL);
+    CHECK_I64(scope_call_coll(row("MPI_Igatherv"))->sync, SCOPE_SYNC_N2ONE);
+    CHECK_I64(scope_call_coll(row("MPI_Barrier"))->sync, SCOPE_SYNC_BARRIER);
+    CHECK_I64(scope_call_coll(row("MPI_Exscan_init"))->sync, SCOPE_SYNC_OTHER);
+    CHECK_I64(scope_call_coll(row("MPI_Send"))->shape, SCOPE_COLL_NONE);
+}
+
+/* Names unique, classes named, rows within their enums. */
+static void rows(void)
+{
+    CHECK(SCOPE_CALLS > 150);
+    CHECK_I64(scope_calls[0].cls, SCOPE_CC_NONE);
+    CHECK(scope_calls[0].name == NULL);
+    for (int i = 1; i < SCOPE_CALLS; i++) {
+        const struct scope_call *c = &scope_calls[i];
+        CHECK(c->name && strncmp(c->name, "MPI_", 4) == 0);
+        CHECK_I64(c->paradigm, SCOPE_PARADIGM_MPI);
+        CHECK(c->cls > SCOPE_CC_NONE && c->cls < SCOPE_CC_CLASSES);
+        CHECK(c->form < SCOPE_CF_FORMS && c->mode < SCOPE_SM_MODES && c->coll < SCOPE_COLL_OPS);
+        CHECK(c->nargs <= SCOPE_CALL_MAX_ARGS);
+        CHECK_I64(scope_call_id_of(c->name), i);
+        for (int j = 1; j < i; j++)
+            CHECK(strcmp(c->name, scope_calls[j].name) != 0);
+        /* each role's position inside the parameters */
+        for (int r = 0; r < SCOPE_ARG_x; r++)
+            CHECK(scope_call_arg(c, (enum scope_arg_role)r) < (int)c->nargs);
+        CHECK_I64(c->mode != SCOPE_SM_NONE, c->cls == SCOPE_CC_SEND || c->cls == SCOPE_CC_SENDRECV);
+        CHECK_I64(c->coll != SCOPE_COLL_OP_NONE,
+                  c->cls == SCOPE_CC_COLLECTIVE || c->cls == SCOPE_CC_NEIGHBOR);
+    }
+    for (int k = 0; k < SCOPE_CC_CLASSES; k++) {
+        CHECK(scope_call_class_name(k) != NULL);
+        CHECK_I64(scope_call_class_of(scope_call_class_name(k)), k);
+    }
+    CHECK(scope_call_class_name(SCOPE_CC_CLASSES) == NULL);
+    CHECK(scope_call_class_name(-1) == NULL);
+    CHECK_I64(scope_call_class_of("no such class"), SCOPE_CC_NONE);
+    CHECK(strcmp(scope_call_form_name(SCOPE_CF_PERSISTENT), "persistent") == 0);
+    CHECK(strcmp(scope_send_mode_name(SCOPE_SM_READY), "ready") == 0);
+    CHECK(strcmp(scope_coll_sync_name(SCOPE_SYNC_ONE2N), "one2n") == 0);
+}
+
+static void parse_one(const char *sym, const char *want, int big, int fortran, int profiling,
+                      int mpix)
+{
+    struct scope_call_name n;
+    int id = scope_call_parse(sym, &n);
+    if (!want) {
+        if (id)
+            fprintf(stderr, "%s parsed as %s\n", sym, scope_call_at(id)->name);
+        CHECK_I64(id, 0);
+        CHECK_I64(n.id, 0);
+        return;
+    }
+    if (!id || strcmp(scope_call_at(id)->name, want) != 0)
+        fprintf(stderr, "%s: want %s, got %s\n", sym, want, id ? scope_call_at(id)->name : "none");
+    CHECK(id && strcmp(scope_call_at(id)->name, want) == 0);
+    CHECK_I64(n.id, id);
+    CHECK_I64(n.big, big);
+    CHECK_I64(n.fortran, fortran);
+    CHECK_I64(n.profiling, profiling);
+    CHECK_I64(n.mpix, mpix);
+}
+
+static void parser(void)
+{
+    parse_one("MPI_Send", "MPI_Send", 0, 0, 0, 0);
+    parse_one("PMPI_Send", "MPI_Send", 0, 0, 1, 0);
+    parse_one("MPI_Send_c", "MPI_Send", 1, 0, 0, 0);
+    parse_one("PMPI_Allreduce_c", "MPI_Allreduce", 1, 0, 1, 0);
+    parse_one("MPI_Send_init", "MPI_Send_init", 0, 0, 0, 0);
+    parse_one("MPI_Send_init_c", "MPI_Send_init", 1, 0, 0, 0);
+    parse_one("MPIX_Bcast_init", "MPI_Bcast_init", 0, 0, 0, 1);
+    parse_one("PMPIX_Allreduce_init", "MPI_Allreduce_init", 0, 0, 1, 1);
+    parse_one("MPI_Iallreduce", "MPI_Iallreduce", 0, 0, 0, 0);
+    parse_one("MPI_Ibarrier", "MPI_Ibarrier", 0, 0, 0, 0);
+    parse_one("MPI_Isendrecv_replace", "MPI_Isendrecv_replace", 0, 0, 0, 0);
+    parse_one("MPI_Improbe", "MPI_Improbe", 0, 0, 0, 0);
+    /* the Fortran bindings: gfortran, g77's double underscore, MPICH's
+     * upper case, the f08 module's names */
+    parse_one("mpi_send_", "MPI_Send", 0, 1, 0, 0);
+    parse_one("mpi_send__", "MPI_Send", 0, 1, 0, 0);
+    parse_one("pmpi_send_", "MPI_Send", 0, 1, 1, 0);
+    parse_one("mpi_send", "MPI_Send", 0, 1, 0, 0);
+    parse_one("MPI_SEND", "MPI_Send", 0, 1, 0, 0);
+    parse_one("PMPI_SEND", "MPI_Send", 0, 1, 1, 0);
+    parse_one("MPI_SENDRECV_REPLACE", "MPI_Sendrecv_replace", 0, 1, 0, 0);
+    parse_one("mpi_send_f08", "MPI_Send", 0, 1, 0, 0);
+    parse_one("mpi_send_f08ts_", "MPI_Send", 0, 1, 0, 0);
+    parse_one("mpi_allreduce_init_", "MPI_Allreduce_init", 0, 1, 0, 0);
+    parse_one("mpix_bcast_init_", "MPI_Bcast_init", 0, 1, 0, 1);
+    parse_one("mpi_send_c_", "MPI_Send", 1, 1, 0, 0);
+    /* not a binding, or not in the table */
+    parse_one("MPI_send", NULL, 0, 0, 0, 0);
+    parse_one("MPI_SeNd", NULL, 0, 0, 0, 0);
+    parse_one("mpi_Send_", NULL, 0, 0, 0, 0);
+    parse_one("Pmpi_send_", NULL, 0, 0, 0, 0);
+    parse_one("pMPI_Send", NULL, 0, 0, 0, 0);
+    parse_one("MPI_Comm_rank", NULL, 0, 0, 0, 0);
+    parse_one("MPI_", NULL, 0, 0, 0, 0);
+    parse_one("MPI", NULL, 0, 0, 0, 0);
+    parse_one("send", NULL, 0, 0, 0, 0);
+    parse_one("MPI_Init..MPI_Finalize", NULL, 0, 0, 0, 0);
+    parse_one("MPI_Send_cc", NULL, 0, 0, 0, 0);
+    parse_one("MPI_Sendx", NULL, 0, 0, 0, 0);
+    parse_one("", NULL, 0, 0, 0, 0);
+    parse_one(NULL, NULL, 0, 0, 0, 0);
+
+    CHECK(scope_call_is_mpi_c_name("MPI_Send"));
+    CHECK(scope_call_is_mpi_c_name("PMPIX_Bcast_init"));
+    CHECK(scope_call_is_mpi_c_name("MPI_Comm_rank"));
+    CHECK(!scope_call_is_mpi_c_name("MPI_send"));
+    CHECK(!scope_call_is_mpi_c_name("mpi_send_"));
+    CHECK(!scope_call_is_mpi_c_name("MPIR_Send"));
+    CHECK(scope_call_is_mpi_fortran("mpi_send_"));
+    CHECK(scope_call_is_mpi_fortran("MPI_SEND"));
+    CHECK(scope_call_is_mpi_fortran("pmpix_bcast_init_"));
+    CHECK(!scope_call_is_mpi_fortran("MPI_Send"));
+    CHECK(!scope_call_is_mpi_fortran("solve"));
+}
+
+int main(void)
+{
+    positions();
+    collectives();
+    rows();
+    parser();
+    return check_result("test_calls");
+}
