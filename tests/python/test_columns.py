@@ -5,7 +5,11 @@ set of names wherever it is printed: `scope events --format csv|json` and
 tutorial's) names and order, name, rank, call_index, start, end, duration
 (seconds), call_id, parent_id, then thread, so pd.read_csv() of the csv
 equals to_events_dataframe() and each json object equals the events()
-dict. The aggregate outputs (summary, tree, diff, callsites) carry no unit
+dict. A profile that records what its MPI calls moved (reader profile
+comm/perhost: 8 ranks, sends, receives, broadcasts) adds bytes_sent,
+bytes_received, dest, source, tag, comm to the csv, the json objects of
+MPI calls and the DataFrame alike (issue 44: the DataFrame had none). The
+aggregate outputs (summary, tree, diff, callsites) carry no unit
 in their column names either: their times are seconds, as documented.
 """
 import csv
@@ -95,6 +99,92 @@ class EventColumns(unittest.TestCase):
         frame = self.res.to_events_dataframe()
         self.assertEqual(head.split(","),
                          [c for c in frame.columns if c not in ("call_id", "parent_id")])
+
+
+MOVED = ["bytes_sent", "bytes_received", "dest", "source", "tag", "comm"]
+
+
+class MovedColumns(unittest.TestCase):
+    """A profile with MPI data: the six data columns, the same in the
+    csv, the json and the DataFrame."""
+
+    def setUp(self):
+        self.path = os.path.join(DIR, "comm", "perhost", "run.h5")
+        self.res = read_h5(self.path)
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.res.close()
+        self.tmp.cleanup()
+
+    def outputs(self, fmt):
+        path = os.path.join(self.tmp.name, "ev." + fmt)
+        scope("export", "--to", fmt, "-o", path, self.path)
+        with open(path) as f:
+            exported = f.read()
+        return [scope("events", "--format", fmt, self.path), exported]
+
+    def test_frame_has_them(self):
+        frame = self.res.to_events_dataframe()
+        self.assertEqual(list(frame.columns), SEED + ["thread"] + MOVED)
+        self.assertEqual([str(frame[c].dtype) for c in MOVED],
+                         ["Int64", "Int64", "Int32", "Int32", "Int32", "Int32"])
+        # make_profiles.py comm_calls(): per rank 24 MPI_Send, 24 MPI_Recv,
+        # 5 MPI_Isend, 3 MPI_Bcast carry data; the compute calls none
+        mpi = frame["name"].astype(str).str.startswith("MPI_")
+        self.assertEqual(int(mpi.sum()), 8 * (24 + 24 + 5 + 3))
+        for c in MOVED:
+            want = mpi & ~((frame["name"] == "MPI_Bcast") & (c == "tag"))
+            self.assertEqual(frame[c].notna().tolist(), want.tolist(), c)
+        bcast = frame[frame["name"] == "MPI_Bcast"]
+        self.assertEqual(bcast["bytes_sent"].tolist(), [4096] * 24)
+        self.assertEqual(bcast["dest"].tolist(), [0] * 24)
+        isend = frame[(frame["name"] == "MPI_Isend") & (frame["rank"] == 3)]
+        self.assertEqual(isend["bytes_sent"].tolist(), [0, 64 * 4, 64 * 5, 64 * 6, 64 * 7])
+        self.assertEqual(isend["dest"].tolist(), [7] * 5)
+        self.assertEqual(isend["tag"].tolist(), [7] * 5)
+        # the same rows through the window's path (the region column) and
+        # asked for by name
+        for kw in ({"window": (-1e9, 1e9)}, {"columns": ["rank", "call_index"] + MOVED}):
+            other = self.res.to_events_dataframe(**kw)
+            for c in MOVED:
+                self.assertTrue(other[c].equals(frame[c]), (kw, c))
+        only = self.res.to_events_dataframe(include="MPI_Isend", columns=["bytes_sent"])
+        self.assertEqual(list(only.columns), ["name", "bytes_sent"])
+        self.assertEqual(int(only["bytes_sent"].sum()),
+                         sum(64 * (i + k) for i in range(1, 5) for k in range(8)))
+
+    def test_csv_is_the_dataframe(self):
+        frame = self.res.to_events_dataframe()
+        for text in self.outputs("csv"):
+            self.assertEqual(text.splitlines()[0], ",".join(frame.columns))
+            read = pd.read_csv(io.StringIO(text))
+            self.assertEqual(list(read.columns), list(frame.columns))
+            self.assertEqual(len(read), len(frame))
+            for col in frame.columns:
+                if col in ("start", "end", "duration"):
+                    np.testing.assert_allclose(read[col], frame[col], rtol=0,
+                                               atol=1e-9, err_msg=col)
+                elif col in MOVED:
+                    # an empty cell reads as NaN where the frame has <NA>
+                    np.testing.assert_array_equal(read[col].to_numpy(float),
+                                                  frame[col].astype(float).to_numpy(),
+                                                  err_msg=col)
+                else:
+                    self.assertEqual(read[col].tolist(), frame[col].tolist(), col)
+
+    def test_json_is_the_dataframe(self):
+        frame = self.res.to_events_dataframe()
+        want = self.res.events()
+        for text in self.outputs("json"):
+            got = json.loads(text)["events"]
+            self.assertEqual(len(got), len(frame))
+            for i, (g, w) in enumerate(zip(got, want)):
+                has = not pd.isna(frame["bytes_sent"].iat[i])
+                self.assertEqual(list(g), list(w) + (MOVED if has else []))
+                for c in MOVED if has else []:
+                    v = frame[c].iat[i]
+                    self.assertEqual(g[c], None if pd.isna(v) else int(v), (i, c))
 
 
 class AggregateColumns(unittest.TestCase):

@@ -9,6 +9,7 @@ the partitions are the host files (each opening only its file: the other
 hosts' files are removed before it is computed) or the rank blocks;
 dask_summary() equals scope_profile_stats() bit for bit, per region and
 per (region, rank); dask_comm_matrix() equals comm_matrix() cell for cell;
+a profile with MPI data gives the frame's per-call data columns;
 filters and a window give the single-machine frame's rows (the window
 picked from the recorded times, so it selects the same calls however fast
 the workload ran: checked on a copy whose calls start 30 ms later).
@@ -314,6 +315,23 @@ class OnACluster(unittest.TestCase):
                                   res.message_pairs(ranks=[2, 5]).items()})
                 with self.assertRaises(KeyError):
                     res.dask_comm_matrix(region="MPI_Nothing")
+
+    def test_mpi_columns(self):
+        """A profile that records what its MPI calls moved: the partitions
+        carry to_events_dataframe()'s six data columns, <NA> alike."""
+        path = os.path.join(DIR, "comm", "perhost", "run.h5")
+        with read_h5(path) as res:
+            want = res.to_events_dataframe(every_name=True)
+            for kw in ({}, {"partition_by": "ranks", "ranks_per_partition": 3}):
+                frame = res.to_dask(**kw)
+                self.assertEqual(list(frame.columns), list(want.columns))
+                got = frame.compute().sort_values(["name", "rank", "call_index"],
+                                                  kind="stable").reset_index(drop=True)
+                w = want.sort_values(["name", "rank", "call_index"],
+                                     kind="stable").reset_index(drop=True)
+                for c in ("bytes_sent", "bytes_received", "dest", "source", "tag", "comm"):
+                    self.assertEqual(str(got[c].dtype), str(w[c].dtype), c)
+                    self.assertTrue(got[c].equals(w[c]), c)
 
     def test_filters(self):
         with tempfile.TemporaryDirectory() as tmp:

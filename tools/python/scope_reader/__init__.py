@@ -214,6 +214,16 @@ _BATCH = 1 << 16
 _EVENT_KEYS = ("name",) + _FRAME_COLUMNS[1:]
 
 
+def _split_moved(cols):
+    """(event_arrays() columns to ask for, MPI data columns among cols,
+    columns asked for only to find those): the data columns need each
+    row's region, rank and call_index."""
+    moved = tuple(c for c in cols if c in _comm.MOVED_COLUMNS)
+    arrays = tuple(c for c in cols if c not in _comm.MOVED_COLUMNS)
+    extra = tuple(c for c in ("rank", "call_index") if moved and c not in arrays)
+    return arrays + extra, moved, extra
+
+
 def _sig(name, res, *args):
     f = getattr(_lib, name)
     f.restype = res
@@ -694,26 +704,49 @@ class ProfilingResults:
         copy: name (categorical; categories the names present, sorted),
         rank (int32), call_index (int64), start, end, duration (float64
         seconds), call_id, parent_id (int64), thread (int32): 57 bytes per
-        call with fewer than 127 names. window as in event_arrays();
-        columns: other event_arrays() columns after name (e.g.
-        "duration_ns", "depth"); every_name: every region's name is a
-        category, as to_dask() needs for partitions that agree."""
+        call with fewer than 127 names. A profile that records what its MPI
+        calls moved adds what the csv adds: bytes_sent, bytes_received
+        (Int64), dest, source, tag, comm (Int32; pandas' nullable integers,
+        <NA> where the csv's cell is empty: a call of a region that is not
+        an MPI call, a tag of none), 38 bytes per call more
+        (docs/format.md "What MPI calls moved"). window as in event_arrays();
+        columns: other event_arrays() columns and any of those six, after
+        name (e.g. "duration_ns", "depth", "bytes_sent"); every_name: every
+        region's name is a category, as to_dask() needs for partitions
+        that agree."""
         import pandas as pd
-        cols = _FRAME_COLUMNS[1:] if columns is None else \
-            tuple(c for c in columns if c != "region")
+        cols = self._frame_columns(columns)
         counts = self._region_rows(include, exclude, ranks) if window is None else None
+        arrays, moved, extra = _split_moved(cols)
         a = self.event_arrays(include, exclude, ranks, relative, origin, window,
-                              cols if counts is not None else ("region",) + cols)
+                              arrays if counts is not None else ("region",) + arrays)
         if counts is not None:
             name = self._categories(None, every_name, counts=counts)
             if any(len(x) != len(name) for x in a.values()):
                 raise RuntimeError("scope_reader: %d rows by the call counts, %s by "
                                    "the columns" % (len(name), [len(x) for x in a.values()]))
+            region = None
         else:
-            name = self._categories(a.pop("region"), every_name, ascending=True)
+            region = a.pop("region")
+            name = self._categories(region, every_name, ascending=True)
+        if moved:
+            if region is None:
+                region = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
+            a.update(self._moved_columns(region, a["rank"], a["call_index"], moved))
+            for c in extra:
+                del a[c]
         out = {"name": name}
-        out.update(a)
+        out.update((c, a[c]) for c in cols)
         return pd.DataFrame(out, copy=False)
+
+    def _frame_columns(self, columns):
+        """The columns after name of to_events_dataframe() and to_dask():
+        `columns` without "region", or by default events()' and, for a
+        profile that records what its MPI calls moved, its six columns
+        (comm.MOVED_COLUMNS)."""
+        if columns is not None:
+            return tuple(c for c in columns if c != "region")
+        return _FRAME_COLUMNS[1:] + (tuple(_comm.MOVED_COLUMNS) if self._has_moved() else ())
 
     def to_dask(self, include=None, exclude=None, ranks=None, relative=True,
                 origin=None, window=None, columns=None, ranks_per_partition=64,

@@ -13,6 +13,7 @@ scope_reader/__init__.py; see docs/format.md "What MPI calls moved".
     p.comm_matrix(kind="one-sided")         # MPI_Put, MPI_Get, ...: [from, to]
     p.comm_matrix(kind="collective")        # collectives' pairwise shares
     p.communicators(rank=0)                 # list of dicts: size, members, creator
+    p.to_events_dataframe()                 # + bytes_sent ... comm per call (moved_columns)
 """
 import ctypes
 
@@ -23,6 +24,12 @@ SIZE_BUCKETS = 64
 NO_RANK = -1
 NO_TAG = -2147483648
 KINDS = {"p2p": 0, "one-sided": 1, "collective": 2}
+# The data columns of a call, in the order of `scope events --format csv`
+# (tools/event_output.c) and their pandas dtypes: nullable integers, <NA>
+# for a call that records none (a region that is not an MPI call, or a
+# tag of none), where the csv has an empty cell
+MOVED_COLUMNS = {"bytes_sent": "Int64", "bytes_received": "Int64", "dest": "Int32",
+                 "source": "Int32", "tag": "Int32", "comm": "Int32"}
 
 
 def _kind(kind):
@@ -85,6 +92,47 @@ def _bind(lib, sig, check, p, all_ranks):
                 "bytes_received": _copy(m.bytes_received, n, np.int64),
                 "dest": _copy(m.dest, n, np.int32), "source": _copy(m.source, n, np.int32),
                 "tag": _copy(m.tag, n, np.int32), "comm": _copy(m.comm, n, np.int32)}
+
+    has = sig("scope_profile_has_moved", ctypes.c_int, p)
+
+    def has_moved(self):
+        """True when some rank records what its MPI calls moved."""
+        return has(self._h) > 0
+
+    def moved_columns(self, region, rank, call_index, which):
+        """The data columns `which` (names of MOVED_COLUMNS) of the rows
+        (region, rank, call_index) of event_arrays(), rows of one (region,
+        rank) next to each other (as event_arrays() gives them): {name:
+        pandas nullable integer array}, <NA> where the call records none.
+        Cost: one scope_profile_moved() per run of rows of one (region,
+        rank), and a numpy gather of each; memory: 9 (int64) or 5 (int32)
+        bytes per row and column."""
+        import pandas as pd
+        n = len(rank)
+        vals = {c: np.zeros(n, np.int64 if MOVED_COLUMNS[c] == "Int64" else np.int32)
+                for c in which}
+        none = np.ones(n, bool)
+        if n:
+            cut = np.flatnonzero((region[1:] != region[:-1]) | (rank[1:] != rank[:-1])) + 1
+            los = np.concatenate(([0], cut)).tolist()
+            his = np.concatenate((cut, [n])).tolist()
+            m = _Moved()
+            for lo, hi in zip(los, his):
+                check(moved(self._h, int(region[lo]), int(rank[lo]), ctypes.byref(m)))
+                if not m.bytes_sent or m.n <= 0:
+                    continue
+                idx = call_index[lo:hi]
+                ok = (idx >= 0) & (idx < m.n)
+                idx = np.where(ok, idx, 0)
+                for c in which:
+                    col = np.ctypeslib.as_array(getattr(m, c), shape=(m.n,))
+                    vals[c][lo:hi] = col[idx]
+                none[lo:hi] = ~ok
+        out = {}
+        for c in which:
+            mask = none | (vals[c] == NO_TAG) if c == "tag" else none
+            out[c] = pd.arrays.IntegerArray(vals[c], mask.copy())
+        return out
 
     def region_bytes(self, rank=all_ranks):
         s, r = _i64(), _i64()
@@ -165,13 +213,13 @@ def _bind(lib, sig, check, p, all_ranks):
         return out
 
     return region_moved, region_bytes, comm_matrix, message_sizes, communicators, \
-        message_pairs
+        message_pairs, has_moved, moved_columns
 
 
 def attach(results_cls, region_cls, lib, sig, check, p, all_ranks):
     """Adds the methods above to ProfilingResults and MPIRegion."""
-    region_moved, region_bytes, comm_matrix, message_sizes, communicators, message_pairs = \
-        _bind(lib, sig, check, p, all_ranks)
+    region_moved, region_bytes, comm_matrix, message_sizes, communicators, message_pairs, \
+        has_moved, moved_columns = _bind(lib, sig, check, p, all_ranks)
     region_cls.moved = lambda self, rank=0: region_moved(self, rank)
     region_cls.bytes_sent = property(lambda self: region_bytes(self)[0],
                                      doc="bytes the region's calls sent, over the ranks")
@@ -182,3 +230,5 @@ def attach(results_cls, region_cls, lib, sig, check, p, all_ranks):
     results_cls.message_sizes = message_sizes
     results_cls.message_pairs = message_pairs
     results_cls.communicators = communicators
+    results_cls._has_moved = has_moved
+    results_cls._moved_columns = moved_columns

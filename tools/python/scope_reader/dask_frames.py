@@ -122,13 +122,16 @@ def _partition(paths, block, kw, names, cols):
     """One partition of to_dask(): the frame of the ranks in `block` (runs
     on a worker)."""
     import pandas as pd
-    from scope_reader import read_h5
+    from scope_reader import read_h5, _split_moved
+    arrays, moved, _ = _split_moved(cols)
     with read_h5(paths) as res:
-        a = res.event_arrays(ranks=list(block), columns=("region",) + cols, **kw)
+        a = res.event_arrays(ranks=list(block), columns=("region",) + arrays, **kw)
+        if moved:
+            a.update(res._moved_columns(a["region"], a["rank"], a["call_index"], moved))
         code = _codes(res, a.pop("region"), names)
     small = np.int8 if len(names) < 127 else np.int16 if len(names) < 32767 else np.int32
     out = {"name": pd.Categorical.from_codes(code.astype(small), names)}
-    out.update(a)
+    out.update((c, a[c]) for c in cols)
     return pd.DataFrame(out, copy=False)
 
 
@@ -138,11 +141,9 @@ def to_dask(res, include=None, exclude=None, ranks=None, relative=True, origin=N
     as the module says, read lazily. Cost here: one empty read for the
     meta and the rank-to-file map; nothing else until computed."""
     import dask.dataframe as dd
-    from scope_reader import _FRAME_COLUMNS
     parts, kw, names = _setup(res, include, exclude, ranks, relative, origin, window,
                               ranks_per_partition, partition_by)
-    cols = _FRAME_COLUMNS[1:] if columns is None else \
-        tuple(c for c in columns if c != "region")
+    cols = res._frame_columns(columns)
     meta = res.to_events_dataframe(ranks=[], every_name=True, include=include,
                                    exclude=exclude, relative=relative, origin=origin,
                                    window=window, columns=cols)
