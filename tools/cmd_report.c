@@ -3,7 +3,10 @@
  * on one self-contained page that any browser opens offline: run facts and
  * warnings, a sortable summary table, the timeline, the flame graph and
  * the per-rank imbalance bars (the same SVG as `scope plot`), with
- * tooltips. Nothing on the page refers to a URL.
+ * tooltips; for a run that recorded what its MPI calls moved, bytes sent
+ * and received in the table, the communication pictures and the wait
+ * states. The navigation links each section the page has, from the one
+ * list of its sections. Nothing on the page refers to a URL.
  *
  * The page is written here in C: the summary goes in as JSON that a small
  * inline script turns into the table, the pictures as inline SVG. The
@@ -33,7 +36,11 @@ static const char report_help[] =
     "run facts and warnings, the summary table (click a column to sort),\n"
     "a timeline with one lane per rank and thread, a flame graph of the call\n"
     "tree, and per-rank bars of each region's total that show imbalance.\n"
-    "Hover a box or bar for its numbers. The pictures are those of\n"
+    "When the run recorded what its MPI calls moved, also: bytes sent and\n"
+    "received per region in the table (as scope summary), the point-to-point\n"
+    "communication matrix and message sizes (scope comm), the one-sided\n"
+    "one when the run made one-sided calls, and the wait states (scope\n"
+    "waits). Hover a box or bar for its numbers. The pictures are those of\n"
     "`scope plot`.\n"
     "\n"
     "options:\n"
@@ -94,11 +101,16 @@ static const char report_js[] =
     " if(a<999995)return (ns/1e3).toFixed(2)+' \\u00b5s';\n"
     " if(a<999995000)return (ns/1e6).toFixed(2)+' ms';\n"
     " return (ns/1e9).toFixed(2)+' s';}\n"
+    "function bytes(b){if(b===0)return '0';var u=['B','KiB','MiB','GiB','TiB',"
+    "'PiB','EiB'],k=0;while(b>=1024&&k<6){b/=1024;k++;}\n"
+    " return (k?b.toFixed(1):b.toFixed(0))+' '+u[k];}\n"
     "var data=JSON.parse(document.getElementById('scope-data').textContent);\n"
     "var cols=[['region','name','s'],['calls','calls','n'],"
     "['total','total_ns','t'],['mean','mean_ns','t'],['min','min_ns','t'],"
-    "['max','max_ns','t'],['std','std_ns','t'],['share','share','p'],"
-    "['max/mean','imbalance','x'],['ranks','ranks','n']];\n"
+    "['max','max_ns','t'],['std','std_ns','t'],['share','share','p']];\n"
+    "if(data.moved)cols.push(['sent','bytes_sent','b'],"
+    "['received','bytes_received','b']);\n"
+    "cols.push(['max/mean','imbalance','x'],['ranks','ranks','n']);\n"
     "var table=document.getElementById('summary-table');\n"
     "var sortCol=2,sortDesc=true;\n"
     "function cell(r,c){var v=r[c[1]];\n"
@@ -113,6 +125,7 @@ static const char report_js[] =
     "b.style.width=Math.max(1,Math.min(60,60*v)).toFixed(1)+'px';"
     "t.appendChild(b);}\n"
     " else if(c[2]==='x')t.textContent=v.toFixed(2)+'\\u00d7';\n"
+    " else if(c[2]==='b')t.textContent=bytes(v);\n"
     " else t.textContent=v.toLocaleString('en-US');\n"
     " t.title=String(v);return t;}\n"
     "function render(){var rows=data.regions.slice();var c=cols[sortCol];\n"
@@ -152,6 +165,7 @@ static const char report_js[] =
     " 'panels '+n('svg.scope-imbalance g.panel')+'\\n'+\n"
     " 'bars '+n('svg.scope-imbalance rect.bar')+'\\n'+\n"
     " 'table_rows '+n('#summary-table tbody tr')+'\\n'+\n"
+    " 'table_columns '+n('#summary-table thead th')+'\\n'+\n"
     " 'tooltips '+n('.pic [data-tip]')+'\\n'+\n"
     " 'errors '+errors.length+(errors.length?'\\n'+errors.join('\\n'):'');}\n"
     "check();\n"
@@ -245,27 +259,30 @@ static void write_header(FILE *out, scope_profile *p, char **paths, int npaths,
                 recovered == 1 ? " was" : "s were",
                 recovered == 1 ? "its profile" : "their profiles",
                 recovered == 1 ? "s" : "");
-    fputs("</header>\n<nav><a href=\"#summary\">Summary</a><a href=\""
-          "#timeline\">Timeline</a><a href=\"#flame\">Flame graph</a><a "
-          "href=\"#imbalance\">Imbalance</a></nav>\n<main>\n", out);
+    fputs("</header>\n", out);
 }
 
-/* The summary as JSON for the script. Reads every region's statistics. */
-static int write_data(FILE *out, scope_profile *p, int64_t span)
+/* The summary as JSON for the script. Reads every region's statistics
+ * and, when `moved`, every region's bytes (scope_profile_bytes, as
+ * `scope summary`'s sent and received). */
+static int write_data(FILE *out, scope_profile *p, int64_t span, int moved)
 {
     int nranks = scope_profile_rank_count(p);
     double denom = (double)span * (nranks > 0 ? nranks : 1);
     scope__colour *colours = scope__region_colours(p);
     if (!colours)
         return SCOPE_ENOMEM;
-    fputs("<script type=\"application/json\" id=\"scope-data\">"
-          "{\"regions\": [", out);
+    fprintf(out, "<script type=\"application/json\" id=\"scope-data\">"
+            "{\"moved\": %s, \"regions\": [", moved ? "true" : "false");
     for (int r = 0, n = 0; r < scope_profile_region_count(p); r++) {
         scope_stats s;
         scope_balance b;
+        int64_t sent = 0, received = 0;
         int rc;
         if ((rc = scope_profile_stats(p, r, SCOPE_ALL_RANKS, &s)) < 0 ||
-            (rc = scope_profile_balance(p, r, &b)) < 0) {
+            (rc = scope_profile_balance(p, r, &b)) < 0 ||
+            (moved && (rc = scope_profile_bytes(p, r, SCOPE_ALL_RANKS, &sent,
+                                                &received)) < 0)) {
             free(colours);
             return rc;
         }
@@ -276,11 +293,15 @@ static int write_data(FILE *out, scope_profile *p, int64_t span)
         fprintf(out, ", \"colour\": \"%s\", \"calls\": %lld, \"total_ns\": "
                 "%lld, \"mean_ns\": %.3f, \"min_ns\": %lld, \"max_ns\": %lld, "
                 "\"std_ns\": %.3f, \"share\": %.6f, \"imbalance\": %.6f, "
-                "\"ranks\": %d}", col, (long long)s.calls,
+                "\"ranks\": %d", col, (long long)s.calls,
                 (long long)s.total_ns, s.mean_ns, (long long)s.min_ns,
                 (long long)s.max_ns, s.std_ns,
                 denom > 0 ? (double)s.total_ns / denom : 0.0, b.imbalance,
                 b.ranks);
+        if (moved)
+            fprintf(out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
+                    (long long)sent, (long long)received);
+        fputc('}', out);
     }
     fputs("\n]}</script>\n", out);
     free(colours);
@@ -376,10 +397,10 @@ static void write_picture(FILE *out, scope_profile *p, const char *id,
  * run's waiting time by pattern and the worst (rank, region, pattern,
  * waited-for) rows, as `scope waits` prints them. A plain table: it is
  * short, and the page must read without its script too. */
-static void write_waits(FILE *out, scope_profile *p)
+static void write_waits(FILE *out, scope_profile *p, const char *id, const char *title)
 {
     scope_waits *w;
-    fputs("<section id=\"waits\"><h2>Wait states</h2>\n", out);
+    fprintf(out, "<section id=\"%s\"><h2>%s</h2>\n", id, title);
     if (scope_profile_waits(p, SCOPE_WAITS_NO_MESSAGES, &w) < 0) {
         fputs("<div class=\"warn\">Not computed: ", out);
         scope__xml_put(out, scope_reader_errmsg());
@@ -415,11 +436,40 @@ static void write_waits(FILE *out, scope_profile *p)
     scope_waits_free(w);
 }
 
+/* The page's sections, in order: the navigation links exactly these, so
+ * a section and its link cannot part. */
+typedef enum { SEC_SUMMARY, SEC_PICTURE, SEC_WAITS } section_kind;
+typedef struct {
+    const char *id, *title, *link;
+    section_kind kind;
+} section;
+#define MAX_SECTIONS 8
+
+/* The sections this profile's page has; returns how many. */
+static int page_sections(scope_profile *p, int moved, section *sec)
+{
+    int n = 0;
+    sec[n++] = (section){ "summary", "Summary", "Summary", SEC_SUMMARY };
+    sec[n++] = (section){ "timeline", "Timeline", "Timeline", SEC_PICTURE };
+    sec[n++] = (section){ "flame", "Flame graph", "Flame graph", SEC_PICTURE };
+    sec[n++] = (section){ "imbalance", "Load imbalance", "Imbalance", SEC_PICTURE };
+    if (moved) {
+        sec[n++] = (section){ "comm", "Communication", "Communication", SEC_PICTURE };
+        if (has_one_sided(p))
+            sec[n++] = (section){ "comm-rma", "One-sided communication", "One-sided",
+                                  SEC_PICTURE };
+        sec[n++] = (section){ "waits", "Wait states", "Wait states", SEC_WAITS };
+    }
+    return n;
+}
+
 static int write_report(FILE *out, scope_profile *p, char **paths,
                         int npaths, const scope__plot_opts *po)
 {
     int64_t span = 0, calls = 0;
-    int rc;
+    int rc, moved = scope_profile_has_moved(p);
+    section sec[MAX_SECTIONS];
+    int nsec = page_sections(p, moved, sec);
     if ((rc = scope_profile_time_span_ns(p, &span)) < 0)
         return rc;
     for (int r = 0; r < scope_profile_region_count(p); r++)
@@ -430,22 +480,26 @@ static int write_report(FILE *out, scope_profile *p, char **paths,
     scope__xml_put(out, paths[0]);
     fprintf(out, "</title>\n<style>%s</style>\n</head><body>\n", report_css);
     write_header(out, p, paths, npaths, calls, span);
-    fputs("<section id=\"summary\"><h2>Summary</h2><p class=\"note\">Per "
-          "region over all ranks; share = total / (time span × ranks). "
-          "Click a column to sort.</p>\n<table id=\"summary-table\"></table>"
-          "\n</section>\n", out);
-    write_picture(out, p, "timeline", "Timeline", po);
-    write_picture(out, p, "flame", "Flame graph", po);
-    write_picture(out, p, "imbalance", "Load imbalance", po);
-    if (scope_profile_has_moved(p)) {
-        write_picture(out, p, "comm", "Communication", po);
-        if (has_one_sided(p))
-            write_picture(out, p, "comm-rma", "One-sided communication", po);
-        write_waits(out, p);
+    fputs("<nav>", out);
+    for (int i = 0; i < nsec; i++)
+        fprintf(out, "<a href=\"#%s\">%s</a>", sec[i].id, sec[i].link);
+    fputs("</nav>\n<main>\n", out);
+    for (int i = 0; i < nsec; i++) {
+        if (sec[i].kind == SEC_SUMMARY)
+            fprintf(out, "<section id=\"%s\"><h2>%s</h2><p class=\"note\">Per "
+                    "region over all ranks; share = total / (time span × ranks)%s. "
+                    "Click a column to sort.</p>\n<table id=\"summary-table\"></table>"
+                    "\n</section>\n", sec[i].id, sec[i].title,
+                    moved ? "; sent and received: bytes by the byte model of "
+                    "docs/format.md, as scope summary" : "");
+        else if (sec[i].kind == SEC_PICTURE)
+            write_picture(out, p, sec[i].id, sec[i].title, po);
+        else
+            write_waits(out, p, sec[i].id, sec[i].title);
     }
     fputs("</main>\n<div id=\"tip\"></div>\n<pre id=\"scope-check\"></pre>\n",
           out);
-    if ((rc = write_data(out, p, span)) < 0)
+    if ((rc = write_data(out, p, span, moved)) < 0)
         return rc;
     fprintf(out, "<script>\n%s</script>\n</body></html>\n", report_js);
     return 0;

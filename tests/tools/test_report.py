@@ -6,9 +6,15 @@ namespace, no src/href leaving the page), its embedded summary JSON has
 exact numbers, names are escaped, a picture that cannot be drawn says why,
 and usage errors are one line.
 
+The navigation links every section the page has and nothing else (a
+run with MPI data: Communication, One-sided, Wait states too), and a run
+with MPI data has `scope summary`'s bytes sent and received per region
+in the table's data (issue 44: the links were a fixed four and the bytes
+were missing).
+
 With --browser: Debian's chromium opens the page headless; the page's own
 script writes what it drew into <pre id="scope-check"> (lanes, boxes,
-bars, table rows, script errors), which must match exactly, with no
+bars, table rows and columns, script errors), which must match exactly, with no
 "Uncaught" console message. A page with a deliberately broken script must
 be caught. Exits 77 (meson: skipped) when chromium is not installed.
 """
@@ -52,6 +58,47 @@ def summary_json(html):
     return json.loads(m.group(1))["regions"]
 
 
+NOTAG = -2147483648
+
+
+def with_one_sided(tmp):
+    """A copy of the reader profile comm/perhost (8 ranks on 3 host
+    files, point-to-point calls and broadcasts) where every rank also made
+    two MPI_Put calls of 256 bytes to the next rank, after its other calls."""
+    import h5py
+    import numpy as np
+    dst = os.path.join(tmp, "rma")
+    shutil.copytree(os.path.join(DIR, "comm", "perhost"), dst)
+    ranks = os.path.join(dst, "run.ranks")
+    for f in sorted(os.listdir(ranks)):
+        with h5py.File(os.path.join(ranks, f), "r+") as h:
+            for name, g in h.items():
+                if not name.startswith("rank"):
+                    continue
+                r = int(g.attrs["rank"])
+                t = max(int(reg["end_times"][-1]) for reg in g["regions"].values()) + 1000
+                reg = g.create_group("regions/MPI_Put")
+                reg.attrs["name"] = "MPI_Put"
+                reg["start_times"] = np.array([t, t + 2000], np.int64)
+                reg["end_times"] = np.array([t + 1000, t + 3000], np.int64)
+                reg["bytes_sent"] = np.array([256, 256], np.int64)
+                reg["bytes_received"] = np.zeros(2, np.int64)
+                reg["dest"] = np.full(2, (r + 1) % 8, np.int32)
+                reg["source"] = np.full(2, -1, np.int32)
+                reg["tag"] = np.full(2, NOTAG, np.int32)
+                reg["comm"] = np.zeros(2, np.int32)
+    return os.path.join(dst, "run.h5")
+
+
+def nav_and_sections(html):
+    """([(href, text)] of the navigation, [section ids] in page order)."""
+    nav = re.search(r"<nav>(.*?)</nav>", html, re.S).group(1)
+    links = re.findall(r'<a href="#([^"]*)">([^<]*)</a>', nav)
+    self_check = re.sub(r"<a [^>]*>[^<]*</a>", "", nav)
+    assert self_check == "", nav
+    return links, re.findall(r'<section id="([^"]*)">', html)
+
+
 class Static(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -88,6 +135,43 @@ class Static(unittest.TestCase):
         self.assertIn('<div class="warn">3 events were not recorded', html)
         self.assertIn('<div class="warn">1 rank was recovered after a crash: '
                       'its profile ends early.</div>', html)
+
+    def test_navigation(self):
+        """The navigation links each section of the page, in its order."""
+        _, html = report(self.tmp.name, prof("nested.h5"))
+        links, sections = nav_and_sections(html)
+        self.assertEqual(links, [("summary", "Summary"), ("timeline", "Timeline"),
+                                 ("flame", "Flame graph"), ("imbalance", "Imbalance")])
+        self.assertEqual([k for k, _ in links], sections)
+        for path, extra in ((os.path.join(DIR, "comm", "perhost", "run.h5"),
+                             [("comm", "Communication"), ("waits", "Wait states")]),
+                            (with_one_sided(self.tmp.name),
+                             [("comm", "Communication"), ("comm-rma", "One-sided"),
+                              ("waits", "Wait states")])):
+            with self.subTest(path=path):
+                _, html = report(self.tmp.name, path)
+                links, sections = nav_and_sections(html)
+                self.assertEqual(links[4:], extra)
+                self.assertEqual([k for k, _ in links], sections)
+
+    def test_summary_bytes(self):
+        """A run with MPI data: each region's bytes sent and received, as
+        `scope summary --format json` gives them; none without."""
+        path = with_one_sided(self.tmp.name)
+        _, html = report(self.tmp.name, path)
+        rows = summary_json(html)
+        rc, so, err = run("summary", "--format", "json", path)
+        self.assertEqual((rc, err), (0, ""))
+        want = {r["region"]: (r["bytes_sent"], r["bytes_received"])
+                for r in json.loads(so)["regions"]}
+        self.assertEqual({r["name"]: (r["bytes_sent"], r["bytes_received"]) for r in rows},
+                         want)
+        self.assertEqual(want["MPI_Put"], (8 * 2 * 256, 0))
+        self.assertEqual(want["MPI_Bcast"], (24 * 4096, 24 * 4096))
+        self.assertIn('{"moved": true, "regions": [', html)
+        _, html = report(self.tmp.name, prof("nested.h5"))
+        self.assertIn('{"moved": false, "regions": [', html)
+        self.assertFalse([r for r in summary_json(html) if "bytes_sent" in r])
 
     def test_names_escaped(self):
         _, html = report(self.tmp.name, prof("names.h5"))
@@ -165,7 +249,8 @@ class Browser(unittest.TestCase):
         # tooltips: 10 calls + 4 flame boxes + 5 bars + 3 mean lines
         self.assertEqual(counts, {"lanes": 3, "calls": 10, "legend": 3,
                                   "flame_nodes": 4, "panels": 3, "bars": 5,
-                                  "table_rows": 3, "tooltips": 22, "errors": 0})
+                                  "table_rows": 3, "table_columns": 10, "tooltips": 22,
+                                  "errors": 0})
         # the table is sorted by total, largest first
         body = re.search(r'<table id="summary-table">.*?<tbody>(.*?)</tbody>', dom, re.S)
         names = re.findall(r'<tr><td><span class="sw"[^>]*></span>([^<]*)</td>',
@@ -176,11 +261,28 @@ class Browser(unittest.TestCase):
         counts, _ = self.load(WORKLOAD)
         self.assertEqual(counts, {"lanes": 1, "calls": 21, "legend": 5,
                                   "flame_nodes": 5, "panels": 5, "bars": 5,
-                                  "table_rows": 5, "tooltips": 36, "errors": 0})
+                                  "table_rows": 5, "table_columns": 10, "tooltips": 36,
+                                  "errors": 0})
         counts, _ = self.load(prof("many.ranks"), "--max-calls", "1")
         self.assertEqual(counts, {"lanes": 40, "calls": 40, "legend": 1,
                                   "flame_nodes": 3, "panels": 2, "bars": 80,
-                                  "table_rows": 2, "tooltips": 125, "errors": 0})
+                                  "table_rows": 2, "table_columns": 10, "tooltips": 125,
+                                  "errors": 0})
+
+    def test_bytes_columns(self):
+        """A run with MPI data: the table has scope summary's sent and
+        received columns, in its units."""
+        counts, dom = self.load(with_one_sided(self.tmp.name))
+        self.assertEqual((counts["table_rows"], counts["table_columns"], counts["errors"]),
+                         (6, 12, 0))
+        head = re.search(r'<table id="summary-table"><thead>(.*?)</thead>', dom, re.S)
+        self.assertEqual([re.sub(r" [\u25bc\u25b2]$", "", h) for h in
+                          re.findall(r"<th[^>]*>([^<]*)</th>", head.group(1))],
+                         ["region", "calls", "total", "mean", "min", "max", "std", "share",
+                          "sent", "received", "max/mean", "ranks"])
+        row = re.search(r"<tr><td><span[^>]*></span>MPI_Bcast</td>(.*?)</tr>", dom, re.S)
+        cells = re.findall(r"<td[^>]*>([^<]*)", row.group(1))
+        self.assertEqual(cells[7:9], ["96.0 KiB", "96.0 KiB"])
 
     def test_broken_script_is_caught(self):
         html_path, html = report(self.tmp.name, prof("nested.h5"))
