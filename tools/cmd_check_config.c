@@ -16,7 +16,8 @@ static const char usage[] =
     "usage: scope check-config FILE [--quiet]\n"
     "  Checks a scope config file (SCOPE_* variables applied) and prints what it\n"
     "  means: each setting with where it came from, each function entry.\n"
-    "  --quiet  print nothing when the file is valid (exit status only)\n";
+    "  -q, --quiet  print nothing when the file is valid (exit status only)\n"
+    "  -h, --help   this text\n";
 
 static void print_line(void *ctx, const char *line)
 {

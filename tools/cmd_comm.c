@@ -63,7 +63,8 @@ static const char comm_help[] =
     "                 json: {\"size\": N, \"pairs\": [...], \"sizes\": [...]}\n"
     "                 (--collectives: also \"unpaired\": [{\"region\": ...,\n"
     "                 \"calls\": ...}])\n"
-    "  --top N        pairs listed in the table (default 10)\n";
+    "  --top N        pairs listed in the table (default 10)\n"
+    "  -h, --help     this text\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 

@@ -741,10 +741,16 @@ static int parse_options(int argc, char **argv, diff_opts *d)
             return scope__option_error("diff", c, argv);
         }
     }
-    if (d->vs ? d->pos[0].n == 0 || d->pos[1].n == 0 : d->pos[0].n != 2)
-        return scope__usage_error("diff", d->vs ? "an empty set: give at least one run "
-                                  "before and after --vs" : "needs exactly two profiles, "
-                                  "A and B");
+    if (d->vs && (d->pos[0].n == 0 || d->pos[1].n == 0))
+        return scope__usage_error("diff", "an empty set: give at least one run before and "
+                                  "after --vs");
+    if (!d->vs && d->pos[0].n == 0)
+        return scope__usage_error("diff", "no runs given: A B (two runs, or two folders of "
+                                  "runs), or sets of runs A... --vs B...");
+    if (!d->vs && d->pos[0].n != 2)
+        return scope__usage_error("diff", "%d run%s without --vs: give A B (two runs, or two "
+                                  "folders of runs), or sets of runs A... --vs B...",
+                                  d->pos[0].n, d->pos[0].n == 1 ? "" : "s");
     return -1;
 }
 

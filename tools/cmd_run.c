@@ -57,6 +57,7 @@ static const char usage[] =
     "  -o, --output OUTPUT  index file of the profile (default scope_profile.h5);\n"
     "                       rank files go to OUTPUT without .h5 + .ranks/\n"
     "  -v, --verbose        say what is set and what each process does\n"
+    "  -h, --help           this text\n"
     "  Environment: SCOPE_PRELOAD overrides the path of " PRELOAD_NAME ".\n";
 
 /* The signals passed on to COMMAND while it runs. */

@@ -24,7 +24,7 @@
 #include "scope_reader_waits.h"
 
 static const char waits_help[] =
-    "usage: scope waits [--format table|csv|json] [--top N]\n"
+    "usage: scope waits [--format table|csv|json] [--top N] [--wide]\n"
     "                   [--calls | --messages | --pairs]\n"
     "                   [--memory SIZE] PROFILE...\n"
     "\n"
@@ -59,7 +59,10 @@ static const char waits_help[] =
     "  --memory SIZE  memory for the matching (e.g. 512M, 4G; default 1G or a\n"
     "                 quarter of the machine's): beyond it the ends wait in\n"
     "                 temporary files in $TMPDIR (else /tmp); the results are\n"
-    "                 the same\n";
+    "                 the same\n"
+    "  --wide         full region names: no fitting of the table to the\n"
+    "                 terminal (csv and json always hold full names)\n"
+    "  -h, --help     this text\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 enum { LIST_ROWS, LIST_CALLS, LIST_MESSAGES, LIST_PAIRS };
@@ -317,7 +320,7 @@ static int cmp_i64_desc(const void *a, const void *b)
     return x[1] != y[1] ? (x[1] < y[1] ? 1 : -1) : (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-static int table(scope_profile *p, const scope_waits *w, int64_t top)
+static int table(scope_profile *p, const scope_waits *w, int64_t top, int wide)
 {
     scope_waits_totals t;
     scope_waits_totals_get(w, &t);
@@ -358,7 +361,7 @@ static int table(scope_profile *p, const scope_waits *w, int64_t top)
     static const int right[] = { 1, 0, 0, 1, 1, 1 };
     scope__table tb;
     scope__table_init(&tb, 6, heads, right);
-    int width = scope__out_width(stdout, 0);
+    int width = scope__out_width(stdout, wide);
     static const int shrink[] = { 0, 1, 0, 0, 0, 0 };
     scope__table_fit(&tb, width > 0 ? width : 0, shrink);
     int64_t shown = 0;
@@ -446,11 +449,12 @@ int scope_cmd_waits(int argc, char **argv)
         { "messages", no_argument, NULL, 'm' },
         { "pairs", no_argument, NULL, 'p' },
         { "memory", required_argument, NULL, 'M' },
+        { "wide", no_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static const char *const formats[] = { "table", "csv", "json", NULL };
-    int format = FMT_TABLE, list = LIST_ROWS, c, k;
+    int format = FMT_TABLE, list = LIST_ROWS, wide = 0, c, k;
     int64_t top = 10;
     uint64_t memory = 0;
     size_t bad;
@@ -482,6 +486,9 @@ int scope_cmd_waits(int argc, char **argv)
                 memory == 0 || memory > (uint64_t)INT64_MAX)
                 return scope__usage_error("waits", "--memory takes a byte count such as 512M or "
                                           "4G, not '%s'", optarg);
+            break;
+        case 'w':
+            wide = 1;
             break;
         case 'h':
             fputs(waits_help, stdout);
@@ -531,7 +538,7 @@ int scope_cmd_waits(int argc, char **argv)
         fputs("], \"unmatched\": [", stdout);
         put_unmatched(w, format);
         fputs("]}\n", stdout);
-    } else if (table(p, w, top) < 0) {
+    } else if (table(p, w, top, wide) < 0) {
         scope__fail_msg("out of memory");
         goto out;
     }

@@ -17,24 +17,27 @@
 /* X(function suffix, name typed on the command line, one-line help) */
 #define SCOPE_COMMANDS(X)                                                     \
     X(summary, "summary", "time per region: calls, total, mean, min, max, "  \
-                          "std, share of the run")                        \
+                          "std, share of the run; bytes and waits of MPI calls") \
     X(events, "events", "one row per call: region, rank, thread, start, end, "  \
                         "duration, nesting ids")                          \
     X(callsites, "callsites", "where timed functions were called from: "    \
                               "calls and time per call site, file:line")  \
     X(comm, "comm", "who sent how much to whom: the rank-to-rank matrix of "  \
-                    "MPI messages and their sizes")                       \
+                    "MPI messages and their sizes (point-to-point, "        \
+                    "one-sided, collectives)")                            \
     X(waits, "waits", "who waited for whom: late senders and receivers, "  \
                       "waits at barriers and collectives, by rank")         \
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
-    X(export, "export", "write chrome-trace, speedscope, folded stacks, csv " \
-                        "or json")                                        \
-    X(report, "report", "one self-contained HTML page: table, timeline, "  \
-                        "flame graph, imbalance")                         \
-    X(plot, "plot", "draw a timeline, flame graph or imbalance chart as SVG") \
+    X(export, "export", "write chrome-trace, speedscope, folded stacks, "    \
+                        "hatchet, csv, json or otf2")                     \
+    X(report, "report", "one self-contained HTML page: summary, timeline, " \
+                        "flame graph, imbalance; with MPI data also "     \
+                        "communication, one-sided, wait states")          \
+    X(plot, "plot", "draw a timeline, flame graph, imbalance chart or "    \
+                    "communication matrix (comm) as SVG")                 \
     X(merge, "merge", "copy a run's index and rank files into one file")   \
-    X(diff, "diff", "per-region change in total and mean time between two "  \
-                    "runs")                                               \
+    X(diff, "diff", "per-region change between two runs, or two sets of "  \
+                    "runs (A... --vs B...) with intervals and a test")    \
     X(run, "run", "run a command (e.g. mpirun -n 4 ./app) under the profiler") \
     X(check_config, "check-config", "validate a config file and print what it means") \
     X(recover, "recover", "turn journals left by crashed processes into rank files")

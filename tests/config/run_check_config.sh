@@ -37,7 +37,8 @@ nl='
 usage="usage: scope check-config FILE [--quiet]
   Checks a scope config file (SCOPE_* variables applied) and prints what it
   means: each setting with where it came from, each function entry.
-  --quiet  print nothing when the file is valid (exit status only)
+  -q, --quiet  print nothing when the file is valid (exit status only)
+  -h, --help   this text
 "
 
 extra_env="SCOPE_OUTPUT=/tmp/from-env.h5 SCOPE_VERBOSE=1"

@@ -65,8 +65,10 @@ class ToolArgs(unittest.TestCase):
 
     def test_extra_positionals(self):
         rc, out, err = run([SCOPE, "diff", PROFILE, PROFILE, PROFILE])
-        self.assertEqual((rc, out, err), (2, "", "scope: diff: needs exactly two profiles, "
-                                                 "A and B (try 'scope diff --help')\n"))
+        self.assertEqual((rc, out, err), (2, "", "scope: diff: 3 runs without --vs: give A B "
+                                                 "(two runs, or two folders of runs), or sets "
+                                                 "of runs A... --vs B... (try 'scope diff "
+                                                 "--help')\n"))
         rc, out, err = run([SCOPE, "check-config", os.devnull, os.devnull])
         self.assertEqual((rc, out), (2, ""))
         self.assertEqual(err, f"scope: check-config: one config file only, not also "

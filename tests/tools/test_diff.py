@@ -56,7 +56,8 @@ class Diff(unittest.TestCase):
 
     def test_errors(self):
         self.assertEqual(run("diff", prof("run.h5")),
-                         (2, "", "scope: diff: needs exactly two profiles, A and B "
+                         (2, "", "scope: diff: 1 run without --vs: give A B (two runs, "
+                                 "or two folders of runs), or sets of runs A... --vs B... "
                                  "(try 'scope diff --help')\n"))
         rc, out, err = run("diff", prof("run.h5"), prof("truncated.h5"))
         self.assertEqual((rc, out, err.count("\n")), (1, "", 1))
