@@ -52,7 +52,7 @@
 #define SCOPE__CAT_(a, b) a##b
 #define SCOPE__ARGS(...) SCOPE__CAT(SCOPE__A, SCOPE__NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-const struct scope_call scope_calls[SCOPE_CALLS] = {
+const struct scope_call_row scope_calls[SCOPE_CALLS] = {
     [SCOPE_CALL_NONE] = { NULL, 0, 0, 0, 0, 0, 0, { 0 } },
 #define SCOPE_MPI_CALL(nm, cls_, form_, mode_, coll_, ...)                                  \
     [SCOPE_CALL_MPI_##nm] = { .name = "MPI_" #nm, .paradigm = SCOPE_PARADIGM_MPI,           \
