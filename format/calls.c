@@ -191,6 +191,22 @@ int scope_call_id_of(const char *symbol)
     return scope_call_parse(symbol, &n);
 }
 
+size_t scope_call_operation(int id, int big, char *out, size_t len)
+{
+    if (len == 0)
+        return 0;
+    out[0] = 0;
+    if (id <= 0 || id >= SCOPE_CALLS)
+        return 0;
+    size_t n = strlen(scope_calls[id].name), k = big ? 2 : 0;
+    if (n + k + 1 > len)
+        return 0;
+    memcpy(out, scope_calls[id].name, n);
+    memcpy(out + n, "_c", k);
+    out[n + k] = 0;
+    return n + k;
+}
+
 /* --- the enums' stored names ---------------------------------------------- */
 
 static const char *const class_names[SCOPE_CC_CLASSES] = {

@@ -211,6 +211,18 @@ int scope_call_parse(const char *symbol, struct scope_call_name *out);
 /* The id of `symbol` (scope_call_parse without the flags), 0 if none. */
 int scope_call_id_of(const char *symbol);
 
+/* Room for any operation name scope_call_operation() writes, its NUL
+ * included. */
+#define SCOPE_CALL_OPERATION_MAX 64
+
+/* The operation a call is, as files store it (docs/format.md, a region's
+ * `operation` attribute): row `id`'s C name, with `_c` for the large-count
+ * form (big): "MPI_Isend", "MPI_Send_c". Writes it into out (len bytes;
+ * SCOPE_CALL_OPERATION_MAX always do) and returns its length; 0 and ""
+ * for row 0 or a name that does not fit. scope_call_parse() reads it back.
+ * Pure. */
+size_t scope_call_operation(int id, int big, char *out, size_t len);
+
 /* 1 when `symbol` has a C name of the MPI standard: MPI_, PMPI_, MPIX_ or
  * PMPIX_ followed by a capital (MPI_Send, PMPIX_Bcast_init, MPI_Foo: in
  * the table or not), else 0. The prefixes are the library's by the

@@ -303,11 +303,38 @@ static void parser(void)
     CHECK(!scope_call_is_mpi_fortran("solve"));
 }
 
+/* The operation names files store, and the parser reading them back:
+ * every row and its large-count form. */
+static void operations(void)
+{
+    char op[SCOPE_CALL_OPERATION_MAX];
+    CHECK_I64(scope_call_operation(scope_call_id_of("MPI_Isend"), 0, op, sizeof op), 9);
+    CHECK(strcmp(op, "MPI_Isend") == 0);
+    CHECK_I64(scope_call_operation(scope_call_id_of("mpi_send_c_"), 1, op, sizeof op), 10);
+    CHECK(strcmp(op, "MPI_Send_c") == 0);
+    CHECK_I64(scope_call_operation(scope_call_id_of("PMPIX_Bcast_init"), 0, op, sizeof op), 14);
+    CHECK(strcmp(op, "MPI_Bcast_init") == 0);
+    CHECK_I64(scope_call_operation(0, 0, op, sizeof op), 0);
+    CHECK(op[0] == 0);
+    CHECK_I64(scope_call_operation(SCOPE_CALLS, 0, op, sizeof op), 0);
+    CHECK_I64(scope_call_operation(scope_call_id_of("MPI_Send"), 1, op, 10), 0);
+    CHECK(op[0] == 0);
+    for (int id = 1; id < SCOPE_CALLS; id++)
+        for (int big = 0; big < 2; big++) {
+            struct scope_call_name n;
+            CHECK(scope_call_operation(id, big, op, sizeof op) > 0);
+            CHECK_I64(scope_call_parse(op, &n), id);
+            CHECK_I64(n.big, big);
+            CHECK(!n.fortran && !n.profiling && !n.mpix);
+        }
+}
+
 int main(void)
 {
     positions();
     collectives();
     rows();
     parser();
+    operations();
     return check_result("test_calls");
 }
