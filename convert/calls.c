@@ -32,6 +32,7 @@
 #include "conv.h"
 #include "h5_util.h"
 #include "journal_read.h"
+#include "scope_calls.h"
 #include "scope_error.h"
 #include "scope_format.h"
 
@@ -174,6 +175,20 @@ int scope__conv_create_regions(struct conv *c)
     return 0;
 }
 
+/* The operation of an MPI region (docs/format.md, `operation`): what its
+ * symbol is by the vocabulary, else what its name is (a region named in
+ * the config keeps the symbol's operation). 1 with op filled, 0 when the
+ * region is no MPI call the vocabulary knows. */
+static int region_operation(const struct scope_jr_region *jrr, char *op, size_t len)
+{
+    if (jrr->kind != SCOPE_KIND_MPI)
+        return 0;
+    struct scope_call_name n;
+    if (!(jrr->symbol[0] && scope_call_parse(jrr->symbol, &n)) && !scope_call_parse(jrr->name, &n))
+        return 0;
+    return scope_call_operation(n.id, n.big, op, len) > 0;
+}
+
 /* Makes the region's group, its attributes and its datasets at their
  * final size, the first time one of its windows is written, and leaves
  * the datasets open until close_region_datasets. Creating them then, not
@@ -196,6 +211,9 @@ static int region_datasets(struct conv *c, struct region_out *o)
         arc |= scope__h5_attr_str(g, SCOPE_A_SYMBOL, jrr->symbol);
     if (jrr->object[0])
         arc |= scope__h5_attr_str(g, SCOPE_A_OBJECT, jrr->object);
+    char op[SCOPE_CALL_OPERATION_MAX];
+    if (region_operation(jrr, op, sizeof op))
+        arc |= scope__h5_attr_str(g, SCOPE_A_OPERATION, op);
     o->ds_start = scope__h5_make_dataset(g, SCOPE_D_START_TIMES, H5T_STD_I64LE, o->count);
     o->ds_end = scope__h5_make_dataset(g, SCOPE_D_END_TIMES, H5T_STD_I64LE, o->count);
     if (c->write_tid)

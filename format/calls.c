@@ -52,7 +52,7 @@
 #define SCOPE__CAT_(a, b) a##b
 #define SCOPE__ARGS(...) SCOPE__CAT(SCOPE__A, SCOPE__NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-const struct scope_call scope_calls[SCOPE_CALLS] = {
+const struct scope_call_row scope_calls[SCOPE_CALLS] = {
     [SCOPE_CALL_NONE] = { NULL, 0, 0, 0, 0, 0, 0, { 0 } },
 #define SCOPE_MPI_CALL(nm, cls_, form_, mode_, coll_, ...)                                  \
     [SCOPE_CALL_MPI_##nm] = { .name = "MPI_" #nm, .paradigm = SCOPE_PARADIGM_MPI,           \
@@ -189,6 +189,22 @@ int scope_call_id_of(const char *symbol)
 {
     struct scope_call_name n;
     return scope_call_parse(symbol, &n);
+}
+
+size_t scope_call_operation(int id, int big, char *out, size_t len)
+{
+    if (len == 0)
+        return 0;
+    out[0] = 0;
+    if (id <= 0 || id >= SCOPE_CALLS)
+        return 0;
+    size_t n = strlen(scope_calls[id].name), k = big ? 2 : 0;
+    if (n + k + 1 > len)
+        return 0;
+    memcpy(out, scope_calls[id].name, n);
+    memcpy(out + n, "_c", k);
+    out[n + k] = 0;
+    return n + k;
 }
 
 /* --- the enums' stored names ---------------------------------------------- */

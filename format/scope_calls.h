@@ -139,8 +139,10 @@ enum scope_arg_role {
 
 #define SCOPE_CALL_MAX_ARGS 16
 
-/* One row of the vocabulary. */
-struct scope_call {
+/* One row of the vocabulary. (Not `struct scope_call`: that is the
+ * reader's record of one recorded call, scope_reader.h, and the tools
+ * include both.) */
+struct scope_call_row {
     const char *name;       /* the C name as the standard spells it: "MPI_Isend" */
     uint8_t paradigm;       /* enum scope_paradigm */
     uint8_t cls;            /* enum scope_call_class */
@@ -164,25 +166,25 @@ enum scope_call_id {
 
 /* The table, indexed by enum scope_call_id (row 0: no call, every field
  * zero). */
-extern const struct scope_call scope_calls[SCOPE_CALLS];
+extern const struct scope_call_row scope_calls[SCOPE_CALLS];
 extern const struct scope_coll_info scope_coll_ops[SCOPE_COLL_OPS];
 
 /* The row of id `id`, or row 0 (no call) when out of range. Cost: none. */
-static inline const struct scope_call *scope_call_at(int id)
+static inline const struct scope_call_row *scope_call_at(int id)
 {
     return &scope_calls[id > 0 && id < SCOPE_CALLS ? id : 0];
 }
 
 /* The 0-based position of `role`'s parameter in call `c`, or -1 when the
  * call has none. Cost: one load. */
-static inline int scope_call_arg(const struct scope_call *c, enum scope_arg_role role)
+static inline int scope_call_arg(const struct scope_call_row *c, enum scope_arg_role role)
 {
     return (int)c->argp1[role] - 1;
 }
 
 /* The collective operation of `c` (row 0 of scope_coll_ops when it has
  * none). Cost: none. */
-static inline const struct scope_coll_info *scope_call_coll(const struct scope_call *c)
+static inline const struct scope_coll_info *scope_call_coll(const struct scope_call_row *c)
 {
     return &scope_coll_ops[c->coll < SCOPE_COLL_OPS ? c->coll : 0];
 }
@@ -208,6 +210,18 @@ int scope_call_parse(const char *symbol, struct scope_call_name *out);
 
 /* The id of `symbol` (scope_call_parse without the flags), 0 if none. */
 int scope_call_id_of(const char *symbol);
+
+/* Room for any operation name scope_call_operation() writes, its NUL
+ * included. */
+#define SCOPE_CALL_OPERATION_MAX 64
+
+/* The operation a call is, as files store it (docs/format.md, a region's
+ * `operation` attribute): row `id`'s C name, with `_c` for the large-count
+ * form (big): "MPI_Isend", "MPI_Send_c". Writes it into out (len bytes;
+ * SCOPE_CALL_OPERATION_MAX always do) and returns its length; 0 and ""
+ * for row 0 or a name that does not fit. scope_call_parse() reads it back.
+ * Pure. */
+size_t scope_call_operation(int id, int big, char *out, size_t len);
 
 /* 1 when `symbol` has a C name of the MPI standard: MPI_, PMPI_, MPIX_ or
  * PMPIX_ followed by a capital (MPI_Send, PMPIX_Bcast_init, MPI_Foo: in

@@ -134,6 +134,7 @@ enum scope_coll_shape {
 #define SCOPE_A_KIND "kind"
 #define SCOPE_A_SYMBOL "symbol"
 #define SCOPE_A_OBJECT "object"
+#define SCOPE_A_OPERATION "operation"   /* an MPI region's call: "MPI_Isend", "MPI_Send_c" */
 
 /* --- /metadata and /rank<N> attributes --- */
 #define SCOPE_A_START_TIME_NS "start_time_ns"

@@ -14,7 +14,7 @@
 #include "check.h"
 #include "scope_calls.h"
 
-static const struct scope_call *row(const char *name)
+static const struct scope_call_row *row(const char *name)
 {
     int id = scope_call_id_of(name);
     if (!id)
@@ -26,7 +26,7 @@ static const struct scope_call *row(const char *name)
 /* The position of each role, and the parameter count, by hand. */
 static void positions(void)
 {
-    const struct scope_call *c = row("MPI_Send");
+    const struct scope_call_row *c = row("MPI_Send");
     CHECK_I64(c->nargs, 6);
     CHECK_I64(scope_call_arg(c, SCOPE_ARG_count), 1);
     CHECK_I64(scope_call_arg(c, SCOPE_ARG_type), 2);
@@ -161,11 +161,11 @@ static void collectives(void)
         const struct scope_coll_info *ci = &scope_coll_ops[op];
         char name[80];
         snprintf(name, sizeof name, "MPI_%s", ci->name);
-        const struct scope_call *b = row(name);
+        const struct scope_call_row *b = row(name);
         snprintf(name, sizeof name, "MPI_I%c%s", ci->name[0] + ('a' - 'A'), ci->name + 1);
-        const struct scope_call *nb = row(name);
+        const struct scope_call_row *nb = row(name);
         snprintf(name, sizeof name, "MPI_%s_init", ci->name);
-        const struct scope_call *pi = row(name);
+        const struct scope_call_row *pi = row(name);
         CHECK_I64(b->coll, op);
         CHECK_I64(nb->coll, op);
         CHECK_I64(pi->coll, op);
@@ -196,7 +196,7 @@ static void rows(void)
     CHECK_I64(scope_calls[0].cls, SCOPE_CC_NONE);
     CHECK(scope_calls[0].name == NULL);
     for (int i = 1; i < SCOPE_CALLS; i++) {
-        const struct scope_call *c = &scope_calls[i];
+        const struct scope_call_row *c = &scope_calls[i];
         CHECK(c->name && strncmp(c->name, "MPI_", 4) == 0);
         CHECK_I64(c->paradigm, SCOPE_PARADIGM_MPI);
         CHECK(c->cls > SCOPE_CC_NONE && c->cls < SCOPE_CC_CLASSES);
@@ -303,11 +303,38 @@ static void parser(void)
     CHECK(!scope_call_is_mpi_fortran("solve"));
 }
 
+/* The operation names files store, and the parser reading them back:
+ * every row and its large-count form. */
+static void operations(void)
+{
+    char op[SCOPE_CALL_OPERATION_MAX];
+    CHECK_I64(scope_call_operation(scope_call_id_of("MPI_Isend"), 0, op, sizeof op), 9);
+    CHECK(strcmp(op, "MPI_Isend") == 0);
+    CHECK_I64(scope_call_operation(scope_call_id_of("mpi_send_c_"), 1, op, sizeof op), 10);
+    CHECK(strcmp(op, "MPI_Send_c") == 0);
+    CHECK_I64(scope_call_operation(scope_call_id_of("PMPIX_Bcast_init"), 0, op, sizeof op), 14);
+    CHECK(strcmp(op, "MPI_Bcast_init") == 0);
+    CHECK_I64(scope_call_operation(0, 0, op, sizeof op), 0);
+    CHECK(op[0] == 0);
+    CHECK_I64(scope_call_operation(SCOPE_CALLS, 0, op, sizeof op), 0);
+    CHECK_I64(scope_call_operation(scope_call_id_of("MPI_Send"), 1, op, 10), 0);
+    CHECK(op[0] == 0);
+    for (int id = 1; id < SCOPE_CALLS; id++)
+        for (int big = 0; big < 2; big++) {
+            struct scope_call_name n;
+            CHECK(scope_call_operation(id, big, op, sizeof op) > 0);
+            CHECK_I64(scope_call_parse(op, &n), id);
+            CHECK_I64(n.big, big);
+            CHECK(!n.fortran && !n.profiling && !n.mpix);
+        }
+}
+
 int main(void)
 {
     positions();
     collectives();
     rows();
     parser();
+    operations();
     return check_result("test_calls");
 }

@@ -5,7 +5,10 @@ Runs PROGRAM (mpi_calls.c or its Fortran twin) under `mpirun -n NP` bare
 and with PRELOAD and a config naming MPI_* (plus, for Fortran, `compute`
 and `scale` by their Fortran names). Requires the same output, then checks
 with h5py that every rank file holds exactly the MPI calls the program
-made, each once, with kind "mpi", and the Fortran procedures' counts."""
+made, each once, with kind "mpi", and the Fortran procedures' counts; and
+that each MPI region the vocabulary of calls knows says which call it is
+(its `operation` attribute, docs/format.md "Operations"), every other
+region (MPI_Comm_rank, the Fortran procedures, the preload's span) none."""
 import os
 import subprocess
 import sys
@@ -24,6 +27,8 @@ EXPECT = {"MPI_Init": 1, "MPI_Comm_rank": 1, "MPI_Comm_size": 1,
           "MPI_Barrier": 3, "MPI_Allreduce": 5, "MPI_Bcast": 4,
           "MPI_Send": 2, "MPI_Recv": 2}
 FORTRAN = {"compute": 6, "scale": 3}
+# the regions whose function is no row of format/calls_mpi.def
+NO_OPERATION = {"MPI_Comm_rank", "MPI_Comm_size", "MPI_Init..MPI_Finalize"}
 
 
 def fail(msg):
@@ -61,13 +66,24 @@ def main():
         if ranks != [f"rank{r}" for r in range(int(np_))]:
             fail(f"rank groups {ranks}")
         for rk in ranks:
-            got, kinds = {}, {}
+            got, kinds, ops = {}, {}, {}
             for link, g in f[rk]["regions"].items():
                 name = g.attrs.get("name", link)
                 name = name.decode() if isinstance(name, bytes) else str(name)
                 kind = g.attrs["kind"]
                 kinds[name] = kind.decode() if isinstance(kind, bytes) else str(kind)
                 got[name] = len(g["start_times"])
+                op = g.attrs.get("operation")
+                ops[name] = op.decode() if isinstance(op, bytes) else op
+            for name, op in ops.items():
+                if name in NO_OPERATION or name in FORTRAN or name.endswith("_"):
+                    want_op = None
+                elif name in EXPECT or name in ("MPI_Init_thread", "MPI_Finalize"):
+                    want_op = name
+                else:
+                    continue    # mpi4py's own calls
+                if op != want_op:
+                    fail(f"{rk}: {name} has operation {op!r}, expected {want_op!r}")
             # the preload's own span region and MPI_Finalize (written as the
             # file is closed) are not calls of this test
             if fortran:
