@@ -53,10 +53,33 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *arg)
     return 0;
 }
 
+/* The refusals of the heap guard already turned into a message, so that
+ * each is reported by the failure it caused and no later one. */
+static _Thread_local unsigned long heap_reported;
+
+/* When the heap guard refused a collection of `fpath` since the last
+ * report: its message (SCOPE_EFORMAT), else 0. */
+static int heap_fail(const char *fpath)
+{
+    scope__heap_refusal r;
+    if (scope__heap_guard_refused(&r) == heap_reported)
+        return 0;
+    heap_reported = r.count;
+    if (strncmp(r.path, fpath, sizeof r.path - 1) != 0)
+        return 0;
+    H5Eclear2(H5E_DEFAULT);
+    return scope__fail(SCOPE_EFORMAT, "%s: damaged HDF5 global heap collection at byte %llu "
+                       "(%s): its variable-length strings are not read", fpath,
+                       (unsigned long long)r.addr, r.why);
+}
+
 /* Must run right after the failing HDF5 call: any further HDF5 API call
  * clears the error stack. */
 int scope__h5_fail(int code, const char *fpath, const char *what)
 {
+    int heap = heap_fail(fpath);
+    if (heap < 0)
+        return heap;
     h5_walk w = { "", 0, 0 };
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_cb, &w);
     H5Eclear2(H5E_DEFAULT);
@@ -107,6 +130,12 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
     struct stat st;
     if (stat(fpath, &st) == 0 && st.st_size <= CORE_MAX)
         H5Pset_fapl_core(fapl, 1 << 20, 0);
+    /* over whichever driver: no global heap collection reaches libhdf5
+     * unchecked (heap_guard.c) */
+    if (scope__heap_guard_fapl(fapl) < 0) {
+        H5Pclose(fapl);
+        return scope__h5_fail(SCOPE_EHDF5, fpath, "cannot set up the file driver");
+    }
     H5Pset_evict_on_close(fapl, 1);
     hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
     H5G_info_t gi;
@@ -175,10 +204,21 @@ int scope__h5_attr_string(hid_t obj, const char *name, char **out)
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0)
         return 0;
+    unsigned long refused = scope__heap_guard_refused(NULL);
     int rc = scope_h5_string_attr_read(a, out);
     H5Aclose(a);
     if (rc < 0)
         return scope__fail(SCOPE_ENOMEM, "out of memory reading attribute %s", name);
+    if (rc == 0 && scope__heap_guard_refused(NULL) != refused) {
+        /* a string in a damaged collection: the file is damaged, not
+         * without the attribute */
+        char fpath[4096];
+        if (H5Fget_name(obj, fpath, sizeof fpath) < 0)
+            snprintf(fpath, sizeof fpath, "?");
+        int heap = heap_fail(fpath);
+        return heap < 0 ? heap : scope__fail(SCOPE_EFORMAT, "%s: attribute %s: damaged "
+                                             "HDF5 global heap", fpath, name);
+    }
     return rc;
 }
 

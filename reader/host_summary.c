@@ -119,6 +119,11 @@ static int read_table(const char *fpath, hid_t open, table *t)
             return 0;
         H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
         H5Pset_evict_on_close(fapl, 1);
+        if (scope__heap_guard_fapl(fapl) < 0) {     /* as every file: heap_guard.c */
+            H5Pclose(fapl);
+            H5Eclear2(H5E_DEFAULT);
+            return 0;
+        }
         f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
         H5Pclose(fapl);
         if (f < 0) {

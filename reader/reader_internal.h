@@ -172,6 +172,22 @@ void scope__h5_quiet_end(const scope__h5_quiet *saved);
  * returns SCOPE_ETRUNC if HDF5 reported truncation, else `code`. */
 int scope__h5_fail(int code, const char *fpath, const char *what);
 int scope__h5_open_file(const char *fpath, hid_t *out);
+
+/* The global heap guard (heap_guard.c): every global heap collection
+ * (where HDF5 keeps variable-length strings) of a file opened with a
+ * fapl it was put on is checked before libhdf5 uses it, and a damaged
+ * one fails the read. _fapl puts it on `fapl`, over the driver already
+ * set there (0, or -1 when libhdf5 refused it). _refused returns how many
+ * collections this thread's reads refused so far and, with out, the last
+ * one. Cost: _fapl a property copy; the check one step per object of a
+ * collection as it is read. */
+typedef struct {
+    unsigned long count;    /* collections refused by this thread so far */
+    uint64_t addr;          /* the last one's file address */
+    char path[256], why[64];
+} scope__heap_refusal;
+int scope__heap_guard_fapl(hid_t fapl);
+unsigned long scope__heap_guard_refused(scope__heap_refusal *out);
 int scope__h5_attr_int64(hid_t obj, const char *name, int64_t *out);
 int scope__h5_attr_string(hid_t obj, const char *name, char **out);
 

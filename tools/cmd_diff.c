@@ -50,6 +50,11 @@ static const char diff_help[] =
     "stderr with the table, in json's \"warnings\"); or, with --calls,\n"
     "tests the calls of the two runs against each other.\n"
     "\n"
+    "When A and B are different jobs (executables of different names, or\n"
+    "different numbers of ranks), a note says so (stderr with the table\n"
+    "and csv, json's \"warnings\"): the rows then compare two jobs, not\n"
+    "two runs of one.\n"
+    "\n"
     "options:\n"
     "  --vs           the runs after it are set B\n"
     "  --level L      confidence level of the intervals, also the test's:\n"
@@ -109,7 +114,7 @@ static const char one_run_note[] =
 /* The plain change of one run against one (no statistics possible):
  * the form `scope diff A B` always had. Returns the exit status. */
 static int plain_diff(scope_profile *pa, scope_profile *pb, int format,
-                      int wide)
+                      int wide, const char *job)
 {
     int status = 1;
     row *rows = NULL;
@@ -145,8 +150,14 @@ static int plain_diff(scope_profile *pa, scope_profile *pb, int format,
     if (format == 1)
         fputs("region,calls_a,calls_b,total_a,total_b,total_change,"
               "mean_a,mean_b,mean_change\n", stdout);
-    else if (format == 2)
-        printf("{\"warnings\": [\"%s\"], \"regions\": [", one_run_note);
+    else if (format == 2) {
+        printf("{\"warnings\": [\"%s\"", one_run_note);
+        if (job[0]) {
+            fputs(", ", stdout);
+            scope__put_json_string(stdout, job);
+        }
+        fputs("], \"regions\": [", stdout);
+    }
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         char ca[32], cb[32], ta[48], tb[48], td[48], ma[48], mb[48], md[48];
@@ -358,6 +369,33 @@ static int open_runs(run_list *l, scope_profile **out, const char *set)
     return 0;
 }
 
+/* When A's first run and B's are not runs of one job, a note saying so
+ * in note (else ""): different programs (the executables' names, when
+ * both runs recorded one), or one program on different numbers of ranks.
+ * A diff of either is still printed: a program against a rewrite of it,
+ * or a scaling step, can be what was meant; but the rows then compare two
+ * jobs, not two runs of one. Cost: two attribute reads. */
+static void job_note(scope_profile *pa, scope_profile *pb, char *note, size_t len)
+{
+    char ea[512] = "", eb[512] = "";
+    int na = scope_profile_rank_count(pa), nb = scope_profile_rank_count(pb);
+    int known = scope_profile_metadata_string(pa, "executable", ea, sizeof ea) >= 0 &&
+                scope_profile_metadata_string(pb, "executable", eb, sizeof eb) >= 0 &&
+                ea[0] && eb[0];
+    const char *ba = strrchr(ea, '/') ? strrchr(ea, '/') + 1 : ea;
+    const char *bb = strrchr(eb, '/') ? strrchr(eb, '/') + 1 : eb;
+    note[0] = 0;
+    if (known && strcmp(ba, bb) != 0)
+        snprintf(note, len, "A and B are different jobs: A ran %s on %d rank%s, B ran %s "
+                 "on %d rank%s; the rows compare two programs, not two runs of one",
+                 ba, na, na == 1 ? "" : "s", bb, nb, nb == 1 ? "" : "s");
+    else if (na != nb)
+        snprintf(note, len, "A and B are different jobs: %s%s%son %d and %d ranks; a "
+                 "total adds over the ranks, so it changes with the job's size as well "
+                 "as with the code", known ? "the same program, " : "", known ? ba : "",
+                 known ? " " : "", na, nb);
+}
+
 /* The same file named twice (also through another path). */
 static int check_distinct(run_list *a, run_list *b)
 {
@@ -447,7 +485,7 @@ typedef struct {
     int resamples;
     uint64_t seed;
     run_list *a, *b;
-    char warn[4][512];
+    char warn[4][1400];
     int nwarn;
 } report;
 
@@ -793,6 +831,8 @@ static int compare_sets(diff_opts *d, scope_profile **pa, scope_profile **pb, ru
                 "has ranks %s, %s has ranks %s\n", a->paths[0], r0, b->paths[0], r1);
         return 1;
     }
+    char job[1400];
+    job_note(pa[0], pb[0], job, sizeof job);
     if (a->n == 1 && b->n == 1 && !d->calls) {
         if (d->per_rank) {
             fprintf(stderr, "scope: diff: --per-rank needs several runs per set, or "
@@ -802,7 +842,10 @@ static int compare_sets(diff_opts *d, scope_profile **pa, scope_profile **pb, ru
         }
         if (d->format == 0)    /* csv and json are read by scripts: json says it */
             fprintf(stderr, "scope: diff: %s\n", one_run_note);
-        return plain_diff(pa[0], pb[0], d->format, d->wide);
+        /* different jobs: also beside csv, where nothing else would say it */
+        if (job[0] && d->format != 2)
+            fprintf(stderr, "scope: diff: %s\n", job);
+        return plain_diff(pa[0], pb[0], d->format, d->wide, job);
     }
     int status = 1, nres = d->per_rank ? scope_profile_rank_count(pa[0]) : 1;
     scope_compare_result **res = calloc((size_t)nres, sizeof *res);
@@ -819,6 +862,8 @@ static int compare_sets(diff_opts *d, scope_profile **pa, scope_profile **pb, ru
                  .per_rank = d->per_rank, .calls = d->calls, .metric = d->metric,
                  .level = d->o.level, .resamples = d->o.resamples, .seed = d->o.seed,
                  .a = a, .b = b };
+    if (job[0])
+        snprintf(r.warn[r.nwarn++], sizeof r.warn[0], "%s", job);
     size_warnings(&r);
     status = print_report(&r);
 done:

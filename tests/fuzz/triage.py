@@ -5,6 +5,12 @@ functions are skipped, and the first frame left says whose code failed.
 Failures inside libhdf5 (it loops, leaks or reads out of bounds on some
 damaged metadata, which the reader cannot see coming) are listed as such;
 any other is scope's, and the exit status is 1.
+
+A frame ASan could not name (no llvm-symbolizer on the machine: it
+prints "(module+0xOFFSET)" only) is named here with addr2line, so the
+sorting does not depend on the machine: unnamed, ASan's own memcpy
+interceptor in the fuzz binary read as scope's code, and a libhdf5
+failure was blamed on scope (issue 44).
 """
 import re
 import subprocess
@@ -14,6 +20,24 @@ SKIP = re.compile(r"__sanitizer|__asan|__ubsan|__lsan|__interceptor|fuzzer::|"
                   r"\bin (malloc|calloc|realloc|free|memcpy|memmove|memset|strlen|strdup|"
                   r"__memcpy\w*|__memmove\w*|__memset\w*|__libc\w*|_start|main)\b|libc\.so|libstdc\+\+\.so|ld-linux|sysdeps/")
 FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ +(?:in )?(.*)$")
+UNNAMED = re.compile(r"^\((.+)\+(0x[0-9a-f]+)\)")
+
+
+def named(frame):
+    """The frame with its function's name in front when ASan gave none:
+    addr2line's, from the module's symbol table (libhdf5's stripped
+    frames keep the module's path, which says whose they are)."""
+    m = UNNAMED.match(frame)
+    if not m:
+        return frame
+    try:
+        p = subprocess.run(["addr2line", "-f", "-e", m.group(1), m.group(2)],
+                           capture_output=True, text=True, timeout=60)
+        fn = p.stdout.splitlines()[0] if p.returncode == 0 and p.stdout else "??"
+    except (OSError, subprocess.TimeoutExpired):
+        fn = "??"
+    return frame if fn == "??" else f"{fn} {frame}"
+
 
 exe, artifacts = sys.argv[1], sys.argv[2:]
 ours = 0
@@ -24,7 +48,7 @@ for a in artifacts:
     for line in p.stderr.splitlines():
         m = FRAME.match(line)
         if m:
-            frames.append(m.group(1))
+            frames.append(named(m.group(1)))
         elif frames:
             break  # the end of the first stack
     kept = [f for f in frames if not SKIP.search("in " + f)]

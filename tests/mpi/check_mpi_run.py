@@ -13,7 +13,8 @@ with PRELOAD, under MPI's real launcher with NP ranks (MPI = openmpi:
     their `rank` attributes 0..NP-1, distinct pids, rank_source
     PMPI_Comm_rank, no rank_mismatch, no rank collision;
   - through the reader (`scope summary --per-rank --format csv`): the exact
-    per-rank call counts, and no warning line.
+    per-rank call counts, and no warning line; the init call and the
+    MPI_Init..MPI_Finalize span with a config as without one.
 CONFIG: `user` (a config naming the user function `work` and
 MPI_Allreduce) or `none` (the built-in MPI_* default). INIT: MPI_Init or
 MPI_Init_thread, the init call the program makes."""
@@ -133,7 +134,10 @@ def main():
             for link, rg in g["regions"].items():
                 name = norm(str(rg.attrs.get("name", link)))
                 got[name] = len(rg["start_times"])
-            got.pop("MPI_Init..MPI_Finalize", None)
+            # with a config too: the span (docs/config.md, "What a rank
+            # records besides the config's functions")
+            if got.pop("MPI_Init..MPI_Finalize", None) != 1:
+                fail(f"rank {r} (h5py): no MPI_Init..MPI_Finalize span of one call")
             got.pop("MPI_Finalize", None)
             if lang == "py":
                 got = {k: v for k, v in got.items() if k in want}

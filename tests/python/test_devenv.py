@@ -6,7 +6,10 @@ unrelated folder with no PYTHONPATH, SCOPE_READER_LIB or LD_LIBRARY_PATH
 of its own, the module comes from SOURCE_DIR/tools/python, the library it
 maps is BUILD_DIR's libscope_reader, and it reads PROFILE (21 calls).
 The same through a symlink to BUILD_DIR with another name, so nothing
-depends on the folder's name.
+depends on the folder's name. And the documented command, with plain
+`python3`, runs the Python the build is for (Debian's /usr/bin/python3,
+with numpy) even when another python3 comes first on PATH (issue 44: a
+pyenv python3 without numpy did).
 """
 import os
 import subprocess
@@ -60,6 +63,23 @@ class Devenv(unittest.TestCase):
             other = os.path.join(tmp, "my-odd-build.dir")
             os.symlink(BUILD, other)
             self.check(other)
+
+    def test_plain_python3_is_the_builds(self):
+        with tempfile.TemporaryDirectory() as cwd:
+            # a python3 first on PATH that is not the build's: it says so
+            other = os.path.join(cwd, "other-bin")
+            os.makedirs(other)
+            with open(os.path.join(other, "python3"), "w") as f:
+                f.write("#!/bin/sh\necho 'not the build python' >&2\nexit 97\n")
+            os.chmod(os.path.join(other, "python3"), 0o755)
+            env = clean_env()
+            env["PATH"] = other + os.pathsep + env.get("PATH", "")
+            p = subprocess.run([MESON, "devenv", "-C", BUILD, "-w", cwd, "python3", "-c",
+                                "import sys, numpy, scope_reader; print(sys.executable)"],
+                               cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(os.path.realpath(p.stdout.splitlines()[-1]),
+                         os.path.realpath("/usr/bin/python3"))
 
     def test_without_devenv_not_this_tree(self):
         # the negative: without the devenv, python3 does not see this tree's

@@ -3,12 +3,17 @@
 one: exact csv (regions matched by name, missing ones counted as 0, rows
 by |change in total|), parsed json, the warning that no test is possible
 (on stderr with the table, in json's "warnings"),
-and usage / bad-input errors. Sets of runs: tests/compare.
+and usage / bad-input errors. Runs of different jobs (two programs, or
+one on 2 and on 4 ranks) are compared as asked, with a note that says so
+(stderr with the table and csv, json's "warnings"; issue 44: a plain
+change without a word). Sets of runs: tests/compare.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 SCOPE = os.path.abspath(sys.argv[1])
@@ -27,6 +32,75 @@ ONE_EACH = ("scope: diff: one run each: no test is possible, this is the plain c
 
 def prof(name):
     return os.path.join(DIR, name)
+
+
+def job(tmp, name, exe, ranks):
+    """A copy of two_ranks.h5 as a run of `exe` (its /metadata executable)
+    on `ranks` ranks (ranks 2 and up copies of rank 0)."""
+    import h5py
+    path = os.path.join(tmp, name + ".h5")
+    shutil.copy(prof("two_ranks.h5"), path)
+    with h5py.File(path, "r+") as f:
+        m = f.require_group("metadata")
+        m.attrs["executable"] = exe
+        m.attrs["mpi_size"] = ranks
+        for r in range(2, ranks):
+            f.copy(f["rank0"], f"rank{r}")
+    return path
+
+
+class DifferentJobs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        t = self.tmp.name
+        self.a = job(t, "a", "/home/u/bin/app_a", 2)
+        self.a2 = job(t, "a2", "/home/u/bin/app_a", 2)
+        self.b = job(t, "b", "/home/u/bin/app_b", 4)
+        self.b2 = job(t, "b2", "/home/u/bin/app_b", 4)
+        self.a4 = job(t, "a4", "/elsewhere/app_a", 4)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    PROGRAMS = ("A and B are different jobs: A ran app_a on 2 ranks, B ran app_b on 4 "
+                "ranks; the rows compare two programs, not two runs of one")
+    SIZES = ("A and B are different jobs: the same program, app_a on 2 and 4 ranks; a "
+             "total adds over the ranks, so it changes with the job's size as well as "
+             "with the code")
+
+    def test_two_programs(self):
+        rc, out, err = run("diff", self.a, self.b)
+        self.assertEqual((rc, err), (0, ONE_EACH + f"scope: diff: {self.PROGRAMS}\n"))
+        self.assertTrue(out.startswith("region"))
+        rc, out, err = run("diff", "--format", "csv", self.a, self.b)
+        self.assertEqual((rc, err), (0, f"scope: diff: {self.PROGRAMS}\n"))
+        # B: two_ranks.h5's ranks (0.65 s + 1.04 s) and rank 0 twice more
+        self.assertEqual(out.splitlines()[1], "solve,6,12,1.69,2.99,1.3,0.281666667,"
+                                              "0.249166667,-0.0325")
+        rc, out, err = run("diff", "--format", "json", self.a, self.b)
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(json.loads(out)["warnings"],
+                         [ONE_EACH[len("scope: diff: "):-1], self.PROGRAMS])
+
+    def test_one_program_two_sizes(self):
+        rc, out, err = run("diff", "--format", "csv", self.a, self.a4)
+        self.assertEqual((rc, err), (0, f"scope: diff: {self.SIZES}\n"))
+
+    def test_sets(self):
+        rc, out, err = run("diff", "--format", "json", self.a, self.a2, "--vs", self.b,
+                           self.b2)
+        self.assertEqual(rc, 0, err)
+        self.assertIn(self.PROGRAMS, json.loads(out)["warnings"])
+        self.assertIn(f"scope: diff: {self.PROGRAMS}\n", err)
+
+    def test_one_job_says_nothing(self):
+        rc, out, err = run("diff", self.a, self.a2)
+        self.assertEqual((rc, err), (0, ONE_EACH))
+        rc, out, err = run("diff", "--format", "json", self.a, self.a2, "--vs", self.a4,
+                           job(self.tmp.name, "a4b", "/elsewhere/app_a", 4))
+        self.assertEqual(rc, 0, err)
+        self.assertIn(self.SIZES, json.loads(out)["warnings"])
+        self.assertNotIn(self.PROGRAMS, json.loads(out)["warnings"])
 
 
 class Diff(unittest.TestCase):
