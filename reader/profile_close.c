@@ -38,8 +38,10 @@ void scope_profile_close(scope_profile *p)
         scope__moved_free(c->moved);
         free(c);
     }
-    for (int i = 0; i < p->nregions; i++)
+    for (int i = 0; i < p->nregions; i++) {
         free(p->regions[i].name);
+        free(p->regions[i].operation);
+    }
     free(p->cells);
     free(p->regions);
     for (int i = 0; i < p->nranks; i++) {

@@ -21,10 +21,10 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "reader_internal.h"
+#include "scope_calls.h"
 #include "scope_format.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
@@ -41,64 +41,51 @@ const char *scope_wait_pattern_name(int pattern)
     return pattern >= 0 && pattern < SCOPE_WAIT_PATTERNS ? pattern_names[pattern] : NULL;
 }
 
-static const struct {
-    const char *name;
-    uint8_t op, kind;
-} wops[] = {
-    { "Send", SCOPE__W_SEND, SCOPE__K_STD }, { "Ssend", SCOPE__W_SEND, SCOPE__K_SYNC },
-    { "Bsend", SCOPE__W_SEND, SCOPE__K_BUF }, { "Rsend", SCOPE__W_SEND, SCOPE__K_READY },
-    { "Isend", SCOPE__W_ISEND, SCOPE__K_STD }, { "Issend", SCOPE__W_ISEND, SCOPE__K_SYNC },
-    { "Ibsend", SCOPE__W_ISEND, SCOPE__K_BUF }, { "Irsend", SCOPE__W_ISEND, SCOPE__K_READY },
-    { "Recv", SCOPE__W_RECV, 0 }, { "Irecv", SCOPE__W_IRECV, 0 },
-    { "Sendrecv", SCOPE__W_SENDRECV, SCOPE__K_COMBINED },
-    { "Sendrecv_replace", SCOPE__W_SENDRECV, SCOPE__K_COMBINED },
-    { "Start", SCOPE__W_START, 0 }, { "Startall", SCOPE__W_STARTALL, 0 },
-    { "Wait", SCOPE__W_WAIT, 0 }, { "Waitall", SCOPE__W_WAIT, 0 },
-    { "Waitany", SCOPE__W_WAIT, 0 }, { "Waitsome", SCOPE__W_WAIT, 0 },
-    { "Test", SCOPE__W_TEST, 0 }, { "Testall", SCOPE__W_TEST, 0 },
-    { "Testany", SCOPE__W_TEST, 0 }, { "Testsome", SCOPE__W_TEST, 0 },
-    { "Barrier", SCOPE__W_BARRIER, 0 },
-    { "Allreduce", SCOPE__W_NXN, 0 }, { "Alltoall", SCOPE__W_NXN, 0 },
-    { "Alltoallv", SCOPE__W_NXN, 0 }, { "Alltoallw", SCOPE__W_NXN, 0 },
-    { "Allgather", SCOPE__W_NXN, 0 }, { "Allgatherv", SCOPE__W_NXN, 0 },
-    { "Reduce_scatter", SCOPE__W_NXN, 0 }, { "Reduce_scatter_block", SCOPE__W_NXN, 0 },
-    { "Bcast", SCOPE__W_ONE2N, 0 }, { "Scatter", SCOPE__W_ONE2N, 0 },
-    { "Scatterv", SCOPE__W_ONE2N, 0 },
-    { "Reduce", SCOPE__W_N2ONE, 0 }, { "Gather", SCOPE__W_N2ONE, 0 },
-    { "Gatherv", SCOPE__W_N2ONE, 0 },
-    { "Scan", SCOPE__W_COLL_OTHER, 0 }, { "Exscan", SCOPE__W_COLL_OTHER, 0 },
-};
-
-/* The region's role by its name (MPI_<Name> or MPI_<Name>_c); a
- * nonblocking collective (MPI_I<collective>) has its blocking form's role
- * and *kind SCOPE__K_NONBLOCKING_COLL: its instances are its own (MPI
- * never matches it with the blocking form), its wait is in the call that
- * completed it. *cls: an id of the name without _c, so that the C and
- * large-count forms of one operation are the same instance kind. */
-static int classify(const char *name, uint8_t *kind, int32_t *cls)
+/* The analysis's view of a region's call (scope_calls.h, asked through
+ * operation.c): its role, *kind (a send's mode; SCOPE__K_NONBLOCKING_COLL
+ * for a nonblocking collective, whose instances are its own: MPI never
+ * matches it with the blocking form, and whose wait is in the call that
+ * completed it) and *cls, the call's id, so that the C and large-count
+ * forms of one operation are the same instance kind. Persistent inits,
+ * probes and neighbourhood collectives move nothing the analysis
+ * matches. */
+static int classify(const struct scope_call_row *c, uint8_t *kind, int32_t *cls)
 {
-    const char *s;
-    size_t n;
-    if (!scope__mpi_op_name(name, &s, &n))
+    static const uint8_t send_kind[SCOPE_SM_MODES] = {
+        [SCOPE_SM_STANDARD] = SCOPE__K_STD, [SCOPE_SM_SYNC] = SCOPE__K_SYNC,
+        [SCOPE_SM_BUFFERED] = SCOPE__K_BUF, [SCOPE_SM_READY] = SCOPE__K_READY,
+    };
+    static const uint8_t coll_op[SCOPE_SYNC_PATTERNS] = {
+        [SCOPE_SYNC_BARRIER] = SCOPE__W_BARRIER, [SCOPE_SYNC_NXN] = SCOPE__W_NXN,
+        [SCOPE_SYNC_ONE2N] = SCOPE__W_ONE2N, [SCOPE_SYNC_N2ONE] = SCOPE__W_N2ONE,
+        [SCOPE_SYNC_OTHER] = SCOPE__W_COLL_OTHER,
+    };
+    int nb = c->form == SCOPE_CF_NONBLOCKING;
+    *kind = 0;
+    *cls = (int32_t)(c - scope_calls);
+    if (c->form == SCOPE_CF_PERSISTENT)
         return SCOPE__W_NONE;
-    int nb = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < sizeof wops / sizeof *wops; i++)
-            /* MPI_Iallreduce: "allreduce" after the I */
-            if (strlen(wops[i].name) == n && (nb ? strncasecmp(s, wops[i].name, n)
-                                                 : strncmp(s, wops[i].name, n)) == 0) {
-                int op = wops[i].op;
-                if (nb && op < SCOPE__W_BARRIER)
-                    return SCOPE__W_NONE;
-                *kind = nb ? SCOPE__K_NONBLOCKING_COLL : wops[i].kind;
-                *cls = (int32_t)i + (nb ? 1000 : 0);
-                return op;
-            }
-        if (n < 2 || s[0] != 'I')
-            break;
-        s++, n--, nb = 1;
+    switch (c->cls) {
+    case SCOPE_CC_SEND:
+        *kind = send_kind[c->mode];
+        return nb ? SCOPE__W_ISEND : SCOPE__W_SEND;
+    case SCOPE_CC_RECV:
+        return nb ? SCOPE__W_IRECV : SCOPE__W_RECV;
+    case SCOPE_CC_SENDRECV:
+        *kind = SCOPE__K_COMBINED;
+        return nb ? SCOPE__W_ISENDRECV : SCOPE__W_SENDRECV;
+    case SCOPE_CC_START:
+        return scope__call_starts_several(c) ? SCOPE__W_STARTALL : SCOPE__W_START;
+    case SCOPE_CC_WAIT:
+        return SCOPE__W_WAIT;
+    case SCOPE_CC_TEST:
+        return SCOPE__W_TEST;
+    case SCOPE_CC_COLLECTIVE:
+        *kind = nb ? SCOPE__K_NONBLOCKING_COLL : 0;
+        return coll_op[scope_call_coll(c)->sync];
+    default:
+        return SCOPE__W_NONE;
     }
-    return SCOPE__W_NONE;
 }
 
 void scope_waits_free(scope_waits *w)
@@ -499,12 +486,13 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
         }
         /* a send names its tag: a start without one is a persistent
          * collective's, whose dest is its root (not analysed here) */
-        int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV &&
-                      mv.tag[i] != SCOPE_NO_TAG_VALUE;
+        int recv_only = op == SCOPE__W_RECV || op == SCOPE__W_IRECV;
+        int both = op == SCOPE__W_SENDRECV || op == SCOPE__W_ISENDRECV;
+        int is_send = !recv_only && scope_moved_sent_message(mv.dest[i], mv.tag[i]);
         int is_recv = mv.source[i] >= 0 &&
-                      (op == SCOPE__W_RECV || op == SCOPE__W_IRECV || op == SCOPE__W_SENDRECV ||
-                       (op == SCOPE__W_START && mv.dest[i] < 0));
-        int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV || op == SCOPE__W_START;
+                      (recv_only || both || (op == SCOPE__W_START && mv.dest[i] < 0));
+        int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV ||
+                          op == SCOPE__W_ISENDRECV || op == SCOPE__W_START;
         struct scope__p2p e1 = base;
         if (nonblocking) {
             int done = complete(g, rank, rq, ix, cur, &e1);
@@ -514,10 +502,10 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             }
             if (done == 2)
                 continue; /* cancelled: no message */
-            if (done == 1 && is_recv && !is_send)
-                continue; /* never completed: nothing arrived */
+            if (done == 1)
+                is_recv = 0; /* never completed: nothing arrived */
         }
-        if (op == SCOPE__W_IRECV && mv.source[i] < 0)
+        if (!is_send && !is_recv)
             continue;
         if (is_send) {
             struct scope__p2p *x;
@@ -541,7 +529,7 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             x->s = mv.source[i];
             x->r = rank;
             x->tag = mv.tag[i];
-            x->wild = op == SCOPE__W_SENDRECV;
+            x->wild = both;     /* the file keeps the send's tag only */
             x->bytes = mv.bytes_received[i];
         }
     }
@@ -616,6 +604,7 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg, i
             nr += n;
             break;
         case SCOPE__W_SENDRECV:
+        case SCOPE__W_ISENDRECV:
         case SCOPE__W_START:
         case SCOPE__W_STARTALL:  /* at least; the arrays grow past it */
             ns += n;
@@ -860,7 +849,7 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         if (!g.op || !g.kind || !g.cls || !g.had || !g.done_s || !g.done_e || !g.done_n)
             rc = SCOPE_ENOMEM;
         for (int r = 0; rc == 0 && r < nreg; r++)
-            g.op[r] = (uint8_t)classify(scope_profile_region_name(p, r), &g.kind[r], &g.cls[r]);
+            g.op[r] = (uint8_t)classify(scope__region_call(p, r), &g.kind[r], &g.cls[r]);
     }
     int64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (rc == 0)

@@ -4,7 +4,9 @@
  * call and wait is in its table), checked to the nanosecond: the
  * patterns, the rank waited for, the clock bound between two hosts, the
  * unmatched ends, damaged input, and the same results when the matching
- * goes through temporary files. Needs no MPI run, so it runs in the
+ * goes through temporary files; regions a config renamed read by the
+ * call their file says they are (renamed.h5), in the analysis and the
+ * matrices. Needs no MPI run, so it runs in the
  * sanitizer builds and under valgrind, where the MPI tests cannot.
  *
  *   test_waits_designed PROFILE_DIR
@@ -15,6 +17,7 @@
 
 #include "check.h"
 #include "scope_reader.h"
+#include "scope_reader_comm.h"
 #include "scope_reader_waits.h"
 
 static const char *dir;
@@ -314,6 +317,45 @@ static void started(void)
     scope_profile_close(p);
 }
 
+/* renamed.h5: designed.h5's calls under names of their own ("halo_recv"),
+ * each region saying which call it is (`operation`): read as designed.h5
+ * is, from the attribute. */
+static void renamed(void)
+{
+    scope_profile *p = open_one("renamed.h5"), *d = open_one("designed.h5");
+    CHECK_STR(scope_profile_region_operation(p, region(p, "halo_recv")), "MPI_Recv");
+    CHECK(scope_profile_region_operation(d, region(d, "MPI_Recv")) != NULL);
+    CHECK_STR(scope_profile_region_operation(d, region(d, "MPI_Recv")), "MPI_Recv");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    check_designed_totals(w);
+    struct want_call calls[10];
+    char names[10][64];
+    for (int i = 0; i < 10; i++) {
+        calls[i] = designed_calls[i];
+        snprintf(names[i], sizeof names[i], "halo_%s", designed_calls[i].region + 4);
+        for (char *c = names[i]; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        calls[i].region = names[i];
+    }
+    check_calls(p, w, calls, 10, designed_call_ix);
+    check_msgs(w, designed_msgs, 6);
+    check_unmatched(w, 1);
+    scope_waits_free(w);
+    /* the point-to-point and collective matrices: designed.h5's */
+    for (int kind = SCOPE_COMM_P2P; kind <= SCOPE_COMM_COLLECTIVE; kind++) {
+        int64_t mp[16] = { 0 }, bp[16] = { 0 }, md[16] = { 0 }, bd[16] = { 0 };
+        CHECK_INT(scope_profile_comm_matrix_kind(p, kind, SCOPE_COMM_ALL_REGIONS, 4, mp, bp), 0);
+        CHECK_INT(scope_profile_comm_matrix_kind(d, kind, SCOPE_COMM_ALL_REGIONS, 4, md, bd), 0);
+        CHECK(memcmp(mp, md, sizeof mp) == 0 && memcmp(bp, bd, sizeof bp) == 0);
+    }
+    int64_t m[16] = { 0 };
+    CHECK_INT(scope_profile_comm_matrix(p, SCOPE_COMM_ALL_REGIONS, 4, m, NULL), 0);
+    CHECK_I64(m[1 * 4 + 0] + m[2 * 4 + 0] + m[3 * 4 + 0], 3);  /* 1, 2, 3 sent to 0 */
+    scope_profile_close(p);
+    scope_profile_close(d);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -326,6 +368,7 @@ int main(int argc, char **argv)
     two_hosts();
     damaged();
     started();
+    renamed();
     failures();
     return check_result("test_waits_designed");
 }
