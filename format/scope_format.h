@@ -130,6 +130,11 @@ enum scope_coll_shape {
     SCOPE_COLL_SHAPES = 7
 };
 
+/* MPI_COMM_WORLD in /rank<N>/communicators: its name, and the creator
+ * the preload gives it. */
+#define SCOPE_COMM_WORLD_NAME "MPI_COMM_WORLD"
+#define SCOPE_COMM_WORLD_CREATOR "MPI_Init"
+
 /* --- per-region attributes --- */
 #define SCOPE_A_NAME "name"
 #define SCOPE_A_KIND "kind"

@@ -44,6 +44,7 @@ void scope_profile_close(scope_profile *p)
     }
     free(p->cells);
     free(p->regions);
+    scope__run_comms_free(p->run_comms, p->nranks);
     for (int i = 0; i < p->nranks; i++) {
         free(p->ranks[i].group);
         scope__rank_attrs_free(&p->ranks[i]);

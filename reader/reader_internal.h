@@ -125,6 +125,8 @@ struct scope_profile {
     int nopen;                  /* sources whose file is open */
     struct scope__sites *sites; /* call sites, loaded on first use
                                  * (callsites.c); NULL before */
+    struct scope__run_comms *run_comms; /* the run's communicators across
+                                 * ranks (run_comms.c), on first use */
 };
 
 /* Loads (once) the merged site of each call of the cell of (region, rank
@@ -172,6 +174,10 @@ int scope__call_one_sided(const struct scope_call_row *c);
 int scope__call_collective(const struct scope_call_row *c);
 int scope__call_coll_shape(const struct scope_call_row *c);
 int scope__coll_shape_pairwise(int shape);
+
+/* Frees the run's communicators (run_comms.c; profile_close.c calls it). */
+struct scope__run_comms;
+void scope__run_comms_free(struct scope__run_comms *cs, int nranks);
 
 /* Frees a rank's requests and communicators (requests.c). */
 void scope__rank_tables_free(struct scope__rank_tables *t);

@@ -251,6 +251,51 @@ typedef struct scope_communicators {
 SCOPE_READER_API int scope_profile_communicators(scope_profile *p, int rank,
                                                  scope_communicators *out);
 
+/* One communicator of the whole run: the same communicator on every rank
+ * that used it (docs/analysis.md "Communicators": recognised by its
+ * members, its name and how many like it came before it in the rank's
+ * table, so two dups of one communicator stay two), numbered in order of
+ * first appearance (ranks in order), MPI_COMM_WORLD always 0. The wait
+ * states and the OTF2 export number a run's communicators by it. */
+typedef struct scope_run_comm {
+    int32_t size;               /* members of an intracommunicator; of an
+                                   intercommunicator, its first group's */
+    int32_t remote_size;        /* an intercommunicator's second group; 0
+                                   for an intracommunicator */
+    const int32_t *members;     /* size + remote_size world ranks in
+                                   communicator rank order; an
+                                   intercommunicator's group holding the
+                                   lower first world rank first; -1 where
+                                   MPI could not say */
+    const char *name;           /* MPI_Comm_get_name's, "" when none */
+    const char *label;          /* how tools show it: the name, or
+                                   "comm<id> (<n> ranks)" when unnamed */
+    const char *creator;        /* the MPI call that made it, as the first
+                                   rank that used it says ("MPI_Init" for
+                                   MPI_COMM_WORLD), "" when not known */
+    int32_t world;              /* 1: MPI_COMM_WORLD (always number 0) */
+} scope_run_comm;
+
+/* How many communicators the run used. The first call of these three
+ * numbers them: it reads every rank's communicator table, in rank order
+ * (a table it loaded is let go again); later calls cost nothing. Returns
+ * the count, or SCOPE_EINVAL, SCOPE_ENOMEM, or as
+ * scope_profile_communicators. */
+SCOPE_READER_API int scope_profile_run_comm_count(scope_profile *p);
+
+/* Fills *out with run communicator `id` (0 .. count - 1); its arrays and
+ * strings belong to the profile until close. Returns 0, SCOPE_ENOTFOUND,
+ * or as scope_profile_run_comm_count. */
+SCOPE_READER_API int scope_profile_run_comm(scope_profile *p, int id, scope_run_comm *out);
+
+/* The run communicator of each row of `rank`'s table (the values of its
+ * `comm` column, scope_profile_communicators): (*ids)[row], *n rows
+ * (0 when the rank has no table). The array belongs to the profile until
+ * close. Returns 0, SCOPE_ENOTFOUND (no such rank), or as
+ * scope_profile_run_comm_count. */
+SCOPE_READER_API int scope_profile_run_comm_ids(scope_profile *p, int rank, const int32_t **ids,
+                                                int *n);
+
 #ifdef __cplusplus
 }
 #endif

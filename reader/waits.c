@@ -1,17 +1,12 @@
 /*
  * waits.c - who waited for whom (scope_reader_waits.h): gathers every
- * rank's MPI calls with what they moved, names the run's communicators
- * across ranks, hands the point-to-point ends to waits_p2p.c and the
- * collective calls to waits_coll.c, and folds the waits they find into
- * per-call and per-(rank, region, pattern, waited-for) results.
- *
- * A communicator is a row of each rank's own table; the same communicator
- * on two ranks is recognised by its members (world ranks, in order), its
- * name and how many communicators with those two came before it on that
- * rank: communicators are created collectively in the same order on all
- * members, and the table lists them in order of first use, which for
- * communicators of the same members is their creation order in all but
- * contrived programs (docs/analysis.md says so).
+ * rank's MPI calls with what they moved, hands the point-to-point ends to
+ * waits_p2p.c and the collective calls to waits_coll.c, and folds the
+ * waits they find into per-call and per-(rank, region, pattern,
+ * waited-for) results. A call's communicator is the run's
+ * (run_comms.c: the same communicator on every rank, numbered as the
+ * OTF2 export numbers it); what a region's calls are is its row of the
+ * vocabulary of calls (operation.c).
  *
  * Every wait is compared with the clock bound between the two ranks
  * (clock_error_ns of each, 0 when they share a host's clock): a wait not
@@ -110,120 +105,9 @@ void scope_waits_free(scope_waits *w)
     free(w);
 }
 
-/* The run's communicators: one entry per distinct (members, name,
- * occurrence). */
-struct comm_set {
-    int n, cap;
-    int32_t **members;
-    int32_t *size;      /* members listed; collectives analysed when > 0 */
-    int32_t *nmem;
-    char **name;
-    int32_t *occ;
-};
-
-static void comm_set_free(struct comm_set *cs)
-{
-    for (int i = 0; i < cs->n; i++) {
-        free(cs->members[i]);
-        free(cs->name[i]);
-    }
-    free(cs->members);
-    free(cs->size);
-    free(cs->nmem);
-    free(cs->name);
-    free(cs->occ);
-}
-
-/* The canonical member list of row c: an intercommunicator's two groups
- * in a fixed order (the one holding the lower first rank first), so that
- * both sides name it alike. */
-static int32_t *canon(const scope_communicators *t, int c, int32_t *len)
-{
-    int64_t a = t->members_start[c], b = t->members_start[c + 1];
-    *len = (int32_t)(b - a);
-    int32_t *v = malloc((size_t)(*len ? *len : 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    int32_t l = t->size[c], r = t->remote_size[c];
-    if (r > 0 && l + r == *len && l > 0 && t->members[a + l] < t->members[a]) {
-        memcpy(v, t->members + a + l, (size_t)r * sizeof *v);
-        memcpy(v + r, t->members + a, (size_t)l * sizeof *v);
-    } else {
-        memcpy(v, t->members + a, (size_t)*len * sizeof *v);
-    }
-    return v;
-}
-
-static int same_comm(const int32_t *m, int32_t len, const char *name, const int32_t *m2,
-                     int32_t len2, const char *name2)
-{
-    return len == len2 && memcmp(m, m2, (size_t)len * sizeof *m) == 0 && strcmp(name, name2) == 0;
-}
-
-/* gid[c] for each row of rank's table. */
-static int comm_ids(struct comm_set *cs, const scope_communicators *t, int32_t *gid)
-{
-    for (int c = 0; c < t->n; c++) {
-        int32_t len;
-        int32_t *m = canon(t, c, &len);
-        if (!m)
-            return SCOPE_ENOMEM;
-        const char *nm = t->names[c] ? t->names[c] : "";
-        /* the earlier rows are named already: compare with their entries
-         * (canonical), not with rows made canonical again */
-        int32_t occ = 0;
-        for (int d = 0; d < c; d++)
-            occ += same_comm(m, len, nm, cs->members[gid[d]], cs->nmem[gid[d]], cs->name[gid[d]]);
-        int g = -1;
-        for (int i = 0; i < cs->n && g < 0; i++)
-            if (cs->occ[i] == occ && same_comm(m, len, nm, cs->members[i], cs->nmem[i], cs->name[i]))
-                g = i;
-        if (g >= 0) {
-            free(m);
-            gid[c] = g;
-            continue;
-        }
-        if (cs->n == cs->cap) {
-            int cap = cs->cap ? 2 * cs->cap : 16;
-            int32_t **a = realloc(cs->members, (size_t)cap * sizeof *a);
-            if (a)
-                cs->members = a;
-            int32_t *b = realloc(cs->size, (size_t)cap * sizeof *b);
-            if (b)
-                cs->size = b;
-            int32_t *b2 = realloc(cs->nmem, (size_t)cap * sizeof *b2);
-            if (b2)
-                cs->nmem = b2;
-            char **d = realloc(cs->name, (size_t)cap * sizeof *d);
-            if (d)
-                cs->name = d;
-            int32_t *e = realloc(cs->occ, (size_t)cap * sizeof *e);
-            if (e)
-                cs->occ = e;
-            if (!a || !b || !b2 || !d || !e) {
-                free(m);
-                return SCOPE_ENOMEM;
-            }
-            cs->cap = cap;
-        }
-        g = cs->n;
-        cs->members[g] = m;
-        cs->nmem[g] = len;
-        cs->size[g] = t->remote_size[c] > 0 ? 0 : len;
-        cs->name[g] = strdup(nm);
-        cs->occ[g] = occ;
-        if (!cs->name[g])
-            return SCOPE_ENOMEM;
-        cs->n++;
-        gid[c] = g;
-    }
-    return 0;
-}
-
 struct gather {
     scope_profile *p;
     struct scope_waits *w;
-    struct comm_set cs;
     struct scope__spill sp;     /* the ends and collective calls, by bucket */
     uint8_t *op, *kind;         /* per region: classify(), once */
     uint8_t *had;               /* per region, for the rank being gathered:
@@ -548,21 +432,24 @@ static int gather_rank(struct gather *g, int k)
         scope__cell *c = scope__cell_at(p, r, k);
         g->had[r] = (uint8_t)(!c || c->starts ? 1 : 0) | (!c || c->moved_loaded ? 2 : 0);
     }
-    int32_t *gid = NULL;
+    const int32_t *gid = NULL;
+    int ngid = 0;
     struct req_ix *ix = NULL;
-    int rc = scope_profile_communicators(p, rank, &ct);
+    int rc = scope_profile_run_comm_ids(p, rank, &gid, &ngid);
+    if (rc == 0)
+        rc = scope_profile_communicators(p, rank, &ct);
     if (rc == 0)
         rc = scope_profile_requests(p, rank, &rq);
     if (rc < 0)
         goto out;
-    gid = malloc((size_t)(ct.n ? ct.n : 1) * sizeof *gid);
-    ix = malloc((size_t)(rq.n ? rq.n : 1) * sizeof *ix);
-    if (!gid || !ix) {
+    if (ngid != ct.n) {
+        rc = scope__fail(SCOPE_EFORMAT, "rank %d: its communicator table changed", rank);
+        goto out;
+    }
+    if (!(ix = malloc((size_t)(rq.n ? rq.n : 1) * sizeof *ix))) {
         rc = SCOPE_ENOMEM;
         goto out;
     }
-    if ((rc = comm_ids(&g->cs, &ct, gid)) < 0)
-        goto out;
     if ((rc = index_requests(&rq, nreg, ix)) < 0)
         goto out;
     int64_t cur = 0;
@@ -570,7 +457,6 @@ static int gather_rank(struct gather *g, int k)
     for (int r = 0; r < nreg && rc == 0; r++)
         rc = gather_region(g, rank, r, &ct, gid, &rq, ix, &cur);
 out:
-    free(gid);
     free(ix);
     /* one rank's columns at a time: drop what this pass loaded */
     for (int r = 0; r < nreg; r++) {
@@ -778,8 +664,8 @@ static int clock_facts(scope_profile *p, struct scope_waits *w)
 
 /* One bucket's matching: its ends, then its communicators' collective
  * calls, each read back whole and freed after. */
-static int match_bucket(struct gather *g, int b, int32_t *const *members,
-                        struct scope__cand_list *cands)
+static int match_bucket(struct gather *g, int b, const int32_t *const *members,
+                        const int32_t *msize, int ncomms, struct scope__cand_list *cands)
 {
     void *s = NULL, *r = NULL, *c = NULL;
     int64_t ns = scope__spill_take(&g->sp, b, SCOPE__S_SENDS, &s);
@@ -793,7 +679,7 @@ static int match_bucket(struct gather *g, int b, int32_t *const *members,
     if (nc < 0)
         rc = (int)nc;
     else if (rc == 0 && nc > 0)
-        rc = scope__waits_match_coll(g->w, c, nc, members, g->cs.size, g->cs.n, cands);
+        rc = scope__waits_match_coll(g->w, c, nc, members, msize, ncomms, cands);
     free(c);
     return rc;
 }
@@ -831,7 +717,9 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     struct scope_waits *w = calloc(1, sizeof *w);
     struct gather g = { .p = p, .w = w };
     struct scope__cand_list cands = { 0 };
-    int32_t **members = NULL;
+    const int32_t **members = NULL;
+    int32_t *msize = NULL;
+    int ncomms = 0;
     int rc = w ? 0 : SCOPE_ENOMEM;
     if (rc == 0) {
         w->flags = flags;
@@ -857,15 +745,24 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
         rc = gather_rank(&g, k);
     int64_t t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-    if (rc == 0) {
-        members = calloc((size_t)g.cs.n + 1, sizeof *members);
-        if (!members)
+    /* the run's communicators (run_comms.c): an intercommunicator's
+     * collectives are not analysed (size 0) */
+    if (rc == 0 && (rc = ncomms = scope_profile_run_comm_count(p)) >= 0) {
+        rc = 0;
+        members = calloc((size_t)ncomms + 1, sizeof *members);
+        msize = calloc((size_t)ncomms + 1, sizeof *msize);
+        if (!members || !msize)
             rc = SCOPE_ENOMEM;
-        for (int c = 0; rc == 0 && c < g.cs.n; c++)
-            members[c] = g.cs.members[c];
+        for (int c = 0; rc == 0 && c < ncomms; c++) {
+            scope_run_comm rcm;
+            if ((rc = scope_profile_run_comm(p, c, &rcm)) < 0)
+                break;
+            members[c] = rcm.members;
+            msize[c] = rcm.remote_size > 0 ? 0 : rcm.size;
+        }
     }
     for (int b = 0; rc == 0 && b < g.sp.nbuckets; b++)
-        rc = match_bucket(&g, b, members, &cands);
+        rc = match_bucket(&g, b, members, msize, ncomms, &cands);
     if (rc == 0) {
         w->totals.buckets = g.sp.nbuckets;
         w->totals.spilled = scope__spill_spilled(&g.sp);
@@ -879,22 +776,21 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         w->totals.match_cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
     }
     if (rc == 0) {
-        /* names for the run's communicators */
-        w->ncomms = g.cs.n;
-        w->totals.comms = g.cs.n;
-        w->comm_names = calloc((size_t)g.cs.n + 1, sizeof *w->comm_names);
-        for (int c = 0; w->comm_names && c < g.cs.n; c++) {
-            if (g.cs.name[c][0])
-                w->comm_names[c] = strdup(g.cs.name[c]);
-            else if (asprintf(&w->comm_names[c], "comm%d (%d ranks)", c, g.cs.nmem[c]) < 0)
-                w->comm_names[c] = NULL;
-            if (!w->comm_names[c])
+        /* names for the run's communicators: their labels */
+        w->ncomms = ncomms;
+        w->totals.comms = ncomms;
+        w->comm_names = calloc((size_t)ncomms + 1, sizeof *w->comm_names);
+        for (int c = 0; w->comm_names && c < ncomms && rc == 0; c++) {
+            scope_run_comm rcm;
+            if ((rc = scope_profile_run_comm(p, c, &rcm)) == 0 &&
+                !(w->comm_names[c] = strdup(rcm.label)))
                 rc = SCOPE_ENOMEM;
         }
         if (!w->comm_names)
             rc = SCOPE_ENOMEM;
     }
     free(members);
+    free(msize);
     free(g.op);
     free(g.kind);
     free(g.cls);
@@ -906,7 +802,6 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     free(cands.v);
     free(cands.best);
     free(cands.off);
-    comm_set_free(&g.cs);
     if (rc == SCOPE_ENOMEM)
         rc = scope__fail(SCOPE_ENOMEM, "out of memory matching messages (a smaller memory "
                          "budget makes the matching write to temporary files)");

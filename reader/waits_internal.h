@@ -186,7 +186,7 @@ int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int6
  * (msize[c] of them, 0: not analysed, an intercommunicator). Returns 0
  * or SCOPE_ENOMEM. */
 int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, int64_t n,
-                            int32_t *const *members, const int32_t *msize, int ncomms,
+                            const int32_t *const *members, const int32_t *msize, int ncomms,
                             struct scope__cand_list *cands);
 
 _Static_assert(sizeof(struct scope__p2p) == 80, "an end has no hidden padding");

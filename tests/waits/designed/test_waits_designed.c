@@ -170,6 +170,35 @@ static void check_designed_totals(const scope_waits *w)
     }
 }
 
+/* The run's communicators (scope_profile_run_comm*): designed.h5's one,
+ * the world, on every rank's row 0. */
+static void run_comms(void)
+{
+    scope_profile *p = open_one("designed.h5");
+    CHECK_INT(scope_profile_run_comm_count(p), 1);
+    scope_run_comm c;
+    CHECK_INT(scope_profile_run_comm(p, 0, &c), 0);
+    CHECK_STR(c.name, "MPI_COMM_WORLD");
+    CHECK_STR(c.label, "MPI_COMM_WORLD");
+    CHECK_STR(c.creator, "");
+    CHECK_INT(c.world, 1);
+    CHECK_INT(c.size, 4);
+    CHECK_INT(c.remote_size, 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(c.members[i], i);
+    CHECK_INT(scope_profile_run_comm(p, 1, &c), SCOPE_ENOTFOUND);
+    for (int r = 0; r < 4; r++) {
+        const int32_t *ids;
+        int n;
+        CHECK_INT(scope_profile_run_comm_ids(p, r, &ids, &n), 0);
+        CHECK(n == 1 && ids[0] == 0);
+    }
+    const int32_t *ids;
+    int n;
+    CHECK_INT(scope_profile_run_comm_ids(p, 9, &ids, &n), SCOPE_ENOTFOUND);
+    scope_profile_close(p);
+}
+
 static void designed(int64_t budget)
 {
     scope_profile *p = open_one("designed.h5");
@@ -363,6 +392,7 @@ int main(int argc, char **argv)
         return 2;
     }
     dir = argv[1];
+    run_comms();
     designed(0);
     designed(1);
     two_hosts();
