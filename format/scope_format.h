@@ -130,6 +130,10 @@ enum scope_coll_shape {
     SCOPE_COLL_SHAPES = 7
 };
 
+/* The preload's region spanning each rank's MPI part of the run, from
+ * MPI_Init's entry to MPI_Finalize's (kind manual: no MPI call). */
+#define SCOPE_MPI_SPAN_REGION "MPI_Init..MPI_Finalize"
+
 /* MPI_COMM_WORLD in /rank<N>/communicators: its name, and the creator
  * the preload gives it. */
 #define SCOPE_COMM_WORLD_NAME "MPI_COMM_WORLD"
