@@ -58,6 +58,20 @@ is in its `operation` attribute (docs/format.md "Operations"): the
 analysis and the matrices must read it as designed.h5, from the
 attribute, not the name.
 
+newcalls.h5: 2 ranks, the calls of MPI 3 and 4 the analysis knows from
+the vocabulary's rows alone (no name of them anywhere in the reader):
+
+  rank 0  MPI_Isendrecv #0 [100,110] to 1 tag 3 (4 bytes) / from 1 tag 3
+          -> MPI_Wait #0 [120,400]: its receive, sent at 350: late sender
+          230 for 1
+          MPI_Send #0 [650,660] to 1 tag 4 (8 bytes)
+  rank 1  MPI_Mprobe #0 [50,60] (moves nothing)
+          MPI_Mrecv #0 [300,310] from 0 tag 3 (the message its probe
+          matched: source and tag from the status): no wait
+          MPI_Send #0 [350,360] to 0 tag 3 (4 bytes)
+          MPI_Imrecv #0 [500,510] from 0 tag 4 -> MPI_Wait #0 [520,700]:
+          late sender 130 for 0
+
 damaged.h5: designed.h5 with a call whose communicator row does not
 exist and a request row naming a region past the region table: the
 analysis counts them as not placed, and matches the rest.
@@ -129,6 +143,22 @@ SREQ = {
         ("MPI_Startall", 1, "MPI_Waitall", 0, -1, 8, 0, 0, 0, 4),
         ("MPI_Iallreduce", 0, "MPI_Wait", 0, -1, NOTAG, 0, 0, -1, 0),
         ("MPI_Ibarrier", 0, "MPI_Wait", 1, -1, NOTAG, 0, 0, -1, 0)],
+}
+
+
+NEW = {
+    0: {"MPI_Isendrecv": [(100, 110, 1, 1, 3, 4, 4, 0)],
+        "MPI_Wait": [(120, 400, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Send": [(650, 660, 1, -1, 4, 8, 0, 0)]},
+    1: {"MPI_Mprobe": [(50, 60, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Mrecv": [(300, 310, -1, 0, 3, 0, 4, 0)],
+        "MPI_Send": [(350, 360, 0, -1, 3, 4, 0, 0)],
+        "MPI_Imrecv": [(500, 510, -1, 0, 4, 0, 8, 0)],
+        "MPI_Wait": [(520, 700, -1, -1, NOTAG, 0, 0, 0)]},
+}
+NEWREQ = {
+    0: [("MPI_Isendrecv", 0, "MPI_Wait", 0, 1, 3, 4, 0)],
+    1: [("MPI_Imrecv", 0, "MPI_Wait", 0, 0, 4, 8, 0)],
 }
 
 
@@ -214,6 +244,7 @@ def main():
     write(os.path.join(out, "two_hosts.h5"), [0, 0, 1, 1], 30)
     write(os.path.join(out, "damaged.h5"), [0, 0, 0, 0], 0, damage=True)
     write(os.path.join(out, "renamed.h5"), [0, 0, 0, 0], 0, rename=True)
+    write(os.path.join(out, "newcalls.h5"), [0, 0], 0, design=NEW, req=NEWREQ)
     write(os.path.join(out, "started.h5"), [0, 0], 0, design=S, req=SREQ)
     if len(sys.argv) > 2:
         open(sys.argv[2], "w").close()

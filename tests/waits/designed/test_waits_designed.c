@@ -385,6 +385,43 @@ static void renamed(void)
     scope_profile_close(d);
 }
 
+/* newcalls.h5: MPI_Isendrecv (both ends, one request), MPI_Mrecv and
+ * MPI_Imrecv (receives whose source and tag came from the status),
+ * MPI_Mprobe (nothing), read from the vocabulary's rows alone. */
+static void newcalls(void)
+{
+    scope_profile *p = open_one("newcalls.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    static const struct want_call want[] = {
+        { 0, "MPI_Wait", LS, 1, 230, 0 },
+        { 1, "MPI_Wait", LS, 0, 130, 0 },
+    };
+    static const int64_t ix[] = { 0, 0 };
+    check_calls(p, w, want, 2, ix);
+    static const struct want_msg msgs[] = {
+        { 0, 1, 3, 4, 0, -1 }, { 1, 0, 3, 4, 230, LS }, { 0, 1, 4, 8, 130, LS },
+    };
+    check_msgs(w, msgs, 3);
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.messages, 3);
+    CHECK_I64(t.unmatched_sends, 0);
+    CHECK_I64(t.unmatched_receives, 0);
+    CHECK_I64(t.unanalysed_calls, 0);
+    CHECK_I64(t.mpi_ns, 10 + 280 + 10 + 10 + 10 + 10 + 180);   /* not the probe */
+    scope_waits_free(w);
+    int64_t m[4] = { 0 }, b[4] = { 0 };
+    CHECK_INT(scope_profile_comm_matrix(p, SCOPE_COMM_ALL_REGIONS, 2, m, b), 0);
+    CHECK(m[0] == 0 && m[1] == 2 && m[2] == 1 && m[3] == 0);    /* 0 -> 1 twice, 1 -> 0 */
+    CHECK(b[1] == 12 && b[2] == 4);
+    CHECK(scope_region_is_point_to_point("MPI_Isendrecv_replace"));
+    CHECK(scope_region_is_point_to_point("MPI_Imrecv"));
+    CHECK(!scope_region_is_point_to_point("MPI_Improbe"));
+    CHECK(!scope_region_is_point_to_point("MPI_Send_init"));
+    scope_profile_close(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -399,6 +436,7 @@ int main(int argc, char **argv)
     damaged();
     started();
     renamed();
+    newcalls();
     failures();
     return check_result("test_waits_designed");
 }
