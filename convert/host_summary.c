@@ -3,7 +3,8 @@
  * (docs/format.md "The host summary table"): for every /rank<N> group of
  * the file, exactly what the reader reads from it when a profile is opened
  * (the group's attributes as the reader caches them, and per region the
- * name, number of calls, first call and statistics), in a few datasets.
+ * name, number of calls, first call, statistics and operation), in a few
+ * datasets.
  *
  * Why: opening a host file group by group costs ~0.5 ms of libhdf5 work
  * per rank (groups, attributes, datasets), so 4,096 ranks in 64 host files
@@ -248,6 +249,22 @@ static void names_free(names *l)
     free(l->v);
 }
 
+/* A string attribute as the reader reads it (reader/h5_util.c
+ * scope__h5_attr_string): *out malloc'd, NULL when absent. 0, or -1 out
+ * of memory. */
+static int string_attr(hid_t g, const char *name, char **out)
+{
+    *out = NULL;
+    if (H5Aexists(g, name) <= 0)
+        return 0;
+    hid_t a = H5Aopen(g, name, H5P_DEFAULT);
+    if (a < 0)
+        return 0;
+    int rc = scope_h5_string_attr_read(a, out) < 0 ? -1 : 0;
+    H5Aclose(a);
+    return rc;
+}
+
 /* One region group (link `link` of the open regions group r): one cell
  * row, or nothing when it is not a group (the reader ignores it). */
 static void add_region(table *t, hid_t r, const char *link)
@@ -264,17 +281,11 @@ static void add_region(table *t, hid_t r, const char *link)
         t->give_up = 1;
         return;
     }
-    char *name = NULL;
+    char *name = NULL, *op = NULL;
     int64_t n = 0, ne = 0, *st = NULL, *en = NULL;
     int64_t row[SCOPE_HS_CELL_COLS] = { 0 };
-    if (H5Aexists(g, SCOPE_A_NAME) > 0) {
-        hid_t a = H5Aopen(g, SCOPE_A_NAME, H5P_DEFAULT);
-        if (a >= 0) {
-            if (scope_h5_string_attr_read(a, &name) < 0)
-                t->nomem = 1;
-            H5Aclose(a);
-        }
-    }
+    if (string_attr(g, SCOPE_A_NAME, &name) < 0 || string_attr(g, SCOPE_A_OPERATION, &op) < 0)
+        t->nomem = 1;
     H5Eclear2(H5E_DEFAULT);
     if (t->nomem)
         goto done;
@@ -292,6 +303,7 @@ static void add_region(table *t, hid_t r, const char *link)
     row[4] = INT64_MIN;
     row[10] = bits_of(0.0);
     row[11] = bits_of(0.0);
+    row[12] = op ? add_str(t, op) : -1;
     if (n > 0)
         scope_first_call_of(st, en, n < SCOPE_FIRST_CALLS ? n : SCOPE_FIRST_CALLS, 0, &row[3],
                             &row[4]);
@@ -303,6 +315,7 @@ done:
     free(st);
     free(en);
     free(name);
+    free(op);
     H5Gclose(g);
 }
 

@@ -58,14 +58,15 @@ extern "C" {
 #define SCOPE_G_HOST_SUMMARY "scope_host_summary"
 #define SCOPE_HS_VERSION_ATTR "version"
 #define SCOPE_HS_CHECKSUM_ATTR "checksum" /* int64: scope_hs_hash() of the four datasets */
-#define SCOPE_HOST_SUMMARY_VERSION 1      /* its `version` attribute */
+#define SCOPE_HOST_SUMMARY_VERSION 2      /* its `version` attribute */
 #define SCOPE_HS_RANKS "ranks"            /* int64 [R][4] */
 #define SCOPE_HS_ATTRS "attrs"            /* int64 [A][5] */
-#define SCOPE_HS_CELLS "cells"            /* int64 [C][12] */
+#define SCOPE_HS_CELLS "cells"            /* int64 [C][13] */
 #define SCOPE_HS_STRINGS "strings"        /* uint8 [S], NUL-terminated strings */
 #define SCOPE_HS_RANK_COLS 4
 #define SCOPE_HS_ATTR_COLS 5
-#define SCOPE_HS_CELL_COLS 12
+#define SCOPE_HS_CELL_COLS 13
+#define SCOPE_HS_CELL_COLS_V1 12          /* version 1: no `operation` column */
 /* attrs column `kind`: what the reader's rank attribute cache holds */
 #define SCOPE_HS_KIND_INT 1               /* i, and d = (double)i */
 #define SCOPE_HS_KIND_FLOAT 2             /* d */
@@ -128,6 +129,15 @@ enum scope_coll_shape {
     SCOPE_COLL_ALL_SPREAD = 6,  /* Alltoallv, Alltoallw */
     SCOPE_COLL_SHAPES = 7
 };
+
+/* The preload's region spanning each rank's MPI part of the run, from
+ * MPI_Init's entry to MPI_Finalize's (kind manual: no MPI call). */
+#define SCOPE_MPI_SPAN_REGION "MPI_Init..MPI_Finalize"
+
+/* MPI_COMM_WORLD in /rank<N>/communicators: its name, and the creator
+ * the preload gives it. */
+#define SCOPE_COMM_WORLD_NAME "MPI_COMM_WORLD"
+#define SCOPE_COMM_WORLD_CREATOR "MPI_Init"
 
 /* --- per-region attributes --- */
 #define SCOPE_A_NAME "name"

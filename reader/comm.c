@@ -24,8 +24,8 @@ static int each_of_kind(scope_profile *p, int kind, int region, int rank,
 {
     if (kind != SCOPE_COMM_P2P && kind != SCOPE_COMM_ONE_SIDED)
         return scope__fail(SCOPE_EINVAL, "no traffic kind %d", kind);
-    int (*is_kind)(const char *) =
-        kind == SCOPE_COMM_P2P ? scope_region_is_point_to_point : scope_region_is_one_sided;
+    int (*is_kind)(const struct scope_call_row *) =
+        kind == SCOPE_COMM_P2P ? scope__call_p2p : scope__call_one_sided;
     int r0 = 0, r1 = p->nregions;
     if (region != SCOPE_COMM_ALL_REGIONS) {
         if (region < 0 || region >= p->nregions)
@@ -34,7 +34,7 @@ static int each_of_kind(scope_profile *p, int kind, int region, int rank,
         r1 = region + 1;
     }
     for (int r = r0; r < r1; r++) {
-        if (region == SCOPE_COMM_ALL_REGIONS && !is_kind(p->regions[r].name))
+        if (region == SCOPE_COMM_ALL_REGIONS && !is_kind(scope__region_call(p, r)))
             continue;
         int k0, k1;
         int rc = scope__cell_span(p, r, rank, &k0, &k1);
@@ -156,13 +156,11 @@ static void add_rma_matrix(void *ctx, int origin, const scope__cell *c)
     }
 }
 
-/* 1 when call i of a point-to-point region sent a message: it names a
- * destination and a tag. Every message has a tag; a row with a dest and
- * no tag is a persistent collective's MPI_Start(all), whose dest is its
- * root (docs/format.md), not a partner. */
+/* 1 when call i of a point-to-point region sent a message (a dest
+ * without a tag is a persistent collective's root: moved.c's rule). */
 static int sent_message(const struct scope__moved *mv, int64_t i)
 {
-    return mv->dest[i] >= 0 && mv->tag[i] != SCOPE_NO_TAG_VALUE;
+    return scope_moved_sent_message(mv->dest[i], mv->tag[i]);
 }
 
 static void add_matrix(void *ctx, int sender, const scope__cell *c)
@@ -180,19 +178,10 @@ static int bucket_of(int64_t size)
     return b < SCOPE_SIZE_BUCKETS ? b : SCOPE_SIZE_BUCKETS - 1;
 }
 
-/* The sends an MPI_Startall started together: its call's columns hold
- * their bytes together without a partner, the request rows say where
- * each went (docs/format.md). Calls f(ctx, sender, dest, bytes) for each
- * completed send of MPI_Startall, when `region` is it or
- * SCOPE_COMM_ALL_REGIONS, on `rank` (or SCOPE_ALL_RANKS). Only the ranks
- * that called MPI_Startall have their request table read. Returns 0 or an
- * error. */
-static int each_started_send(scope_profile *p, int region, int rank,
-                             void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
+/* each_started_send() for the one region `sa`. */
+static int started_sends_of(scope_profile *p, int sa, int rank,
+                            void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
-    int sa = scope_profile_region_index(p, "MPI_Startall");
-    if (sa < 0 || (region != SCOPE_COMM_ALL_REGIONS && region != sa))
-        return 0;
     for (int k = 0; k < p->nranks; k++) {
         int rk = p->ranks[k].rank;
         scope__cell *c = scope__cell_at(p, sa, k);
@@ -218,6 +207,27 @@ static int each_started_send(scope_profile *p, int region, int rank,
                 c->moved->dest[call] < 0)
                 f(ctx, rk, rq.dest[i], rq.bytes_sent[i]);
         }
+    }
+    return 0;
+}
+
+/* The sends a start of several requests (MPI_Startall) started together:
+ * its call's columns hold their bytes together without a partner, the
+ * request rows say where each went (docs/format.md). Calls f(ctx, sender,
+ * dest, bytes) for each completed send of the regions that start several
+ * requests, `region` or all (SCOPE_COMM_ALL_REGIONS), on `rank` (or
+ * SCOPE_ALL_RANKS). Only the ranks that called one have their request
+ * table read. Returns 0 or an error. */
+static int each_started_send(scope_profile *p, int region, int rank,
+                             void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
+{
+    for (int sa = 0; sa < p->nregions; sa++) {
+        if ((region != SCOPE_COMM_ALL_REGIONS && region != sa) ||
+            !scope__call_starts_several(scope__region_call(p, sa)))
+            continue;
+        int rc = started_sends_of(p, sa, rank, f, ctx);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }

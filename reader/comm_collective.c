@@ -28,107 +28,37 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "reader_internal.h"
+#include "scope_format.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
-
-enum shape {
-    NOT_PAIRWISE = 0,   /* not a collective */
-    NO_PAIRS,       /* a collective the model names no pair of: reductions
-                       to all, scans, barriers, neighbourhood collectives
-                       (many partners, no partner column) */
-    ONE_TO_ALL,     /* Bcast, Scatter(v): the root to each other member */
-    ALL_TO_ONE,     /* Gather(v), Reduce: each other member to the root */
-    ALL_EQUAL,      /* Alltoall: one equal block to each member */
-    ALL_SAME,       /* Allgather(v): the rank's one block to each member */
-    ALL_SPREAD,     /* Alltoallv, Alltoallw: spread evenly (counts not recorded) */
-    STARTED,        /* MPI_Start(all): a persistent collective's start */
-};
-/* a request row's `collective` is one of the shapes above */
-_Static_assert(NO_PAIRS == SCOPE_STARTED_NO_PAIRS && ONE_TO_ALL == SCOPE_STARTED_ONE_TO_ALL &&
-               ALL_TO_ONE == SCOPE_STARTED_ALL_TO_ONE && ALL_EQUAL == SCOPE_STARTED_ALL_EQUAL &&
-               ALL_SAME == SCOPE_STARTED_ALL_SAME && ALL_SPREAD == SCOPE_STARTED_ALL_SPREAD,
-               "the shapes are the file's codes");
-
-/* The shape of a collective region by its name: MPI_<Op>, its
- * nonblocking MPI_I<op> and their large-count _c forms; MPI_Start(all),
- * which may have started a persistent collective. */
-static enum shape shape_of(const char *name)
-{
-    static const struct {
-        const char *op;
-        enum shape s;
-    } t[] = {
-        { "Bcast", ONE_TO_ALL }, { "Scatter", ONE_TO_ALL }, { "Scatterv", ONE_TO_ALL },
-        { "Gather", ALL_TO_ONE }, { "Gatherv", ALL_TO_ONE }, { "Reduce", ALL_TO_ONE },
-        { "Alltoall", ALL_EQUAL }, { "Allgather", ALL_SAME }, { "Allgatherv", ALL_SAME },
-        { "Alltoallv", ALL_SPREAD }, { "Alltoallw", ALL_SPREAD },
-        { "Start", STARTED }, { "Startall", STARTED },
-        { "Allreduce", NO_PAIRS }, { "Reduce_scatter", NO_PAIRS },
-        { "Reduce_scatter_block", NO_PAIRS }, { "Scan", NO_PAIRS }, { "Exscan", NO_PAIRS },
-        { "Barrier", NO_PAIRS }, { "Neighbor_allgather", NO_PAIRS },
-        { "Neighbor_allgatherv", NO_PAIRS }, { "Neighbor_alltoall", NO_PAIRS },
-        { "Neighbor_alltoallv", NO_PAIRS }, { "Neighbor_alltoallw", NO_PAIRS },
-    };
-    const char *s;
-    size_t n;
-    if (!scope__mpi_op_name(name, &s, &n))
-        return NOT_PAIRWISE;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-            if (strlen(t[i].op) == n && (!pass || t[i].s != STARTED) &&
-                (pass ? strncasecmp(s, t[i].op, n) : strncmp(s, t[i].op, n)) == 0)
-                return t[i].s;
-        if (pass || n < 2 || s[0] != 'I')
-            break;
-        s++, n--;   /* MPI_Ibcast: "bcast" after the I */
-    }
-    return NOT_PAIRWISE;
-}
-
-static int pairwise(enum shape s)
-{
-    return s != NOT_PAIRWISE && s != NO_PAIRS;
-}
-
-int scope_region_is_collective_pairwise(const char *name)
-{
-    return pairwise(shape_of(name));
-}
-
-int scope_region_is_collective(const char *name)
-{
-    enum shape s = shape_of(name);
-    return s != NOT_PAIRWISE && s != STARTED;
-}
 
 /* Calls f(ctx, from, to, bytes) for each pairwise share of one collective
  * of `rank` (shape `sh`, its root, what it sent and received, its
  * communicator's members). */
-static void shares(enum shape sh, int rank, int32_t root, int64_t sent, int64_t received,
+static void shares(int sh, int rank, int32_t root, int64_t sent, int64_t received,
                    const int32_t *members, int32_t m,
                    void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
     switch (sh) {
-    case ONE_TO_ALL:
+    case SCOPE_COLL_ONE_TO_ALL:
         if (root >= 0 && root != rank && received > 0)
             f(ctx, root, rank, received);
         return;
-    case ALL_TO_ONE:
+    case SCOPE_COLL_ALL_TO_ONE:
         if (root >= 0 && root != rank && sent > 0)
             f(ctx, rank, root, sent);
         return;
-    case ALL_EQUAL:
-    case ALL_SPREAD:
+    case SCOPE_COLL_ALL_EQUAL:
+    case SCOPE_COLL_ALL_SPREAD:
         if (m <= 0 || sent <= 0)
             return;
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
                 f(ctx, rank, members[k], sent / m);
         return;
-    case ALL_SAME:
+    case SCOPE_COLL_ALL_SAME:
         if (sent <= 0)
             return;
         for (int32_t k = 0; k < m; k++)
@@ -140,20 +70,20 @@ static void shares(enum shape sh, int rank, int32_t root, int64_t sent, int64_t 
     }
 }
 
-/* The shares of call i of a collective region of `rank`. A start read
- * from its own row (no request row says what it started): a tag means a
- * point-to-point request, no root a collective without one or several
- * requests started together (no partner); else the single rooted
- * collective's direction is its bytes'. */
-static void call_shares(enum shape sh, int rank, const scope_moved *mv, int64_t i,
+/* The shares of call i of a collective region of `rank` (shape `sh`), or
+ * of a start read from its own row (`started`: no request row says what
+ * it started): only a single rooted collective's start names a root
+ * (moved.c's rule: a destination without a tag), and its direction is
+ * then its bytes'. */
+static void call_shares(int sh, int started, int rank, const scope_moved *mv, int64_t i,
                         const int32_t *members, int32_t m,
                         void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
-    int32_t root = mv->dest[i] >= 0 ? mv->dest[i] : mv->source[i];
-    if (sh == STARTED) {
-        if (mv->tag[i] != SCOPE_NO_TAG_VALUE || root < 0 || root == rank)
+    int32_t root = scope_moved_root(mv->dest[i], mv->source[i], mv->tag[i]);
+    if (started) {
+        if (root < 0 || root == rank)
             return;
-        sh = mv->bytes_received[i] > 0 ? ONE_TO_ALL : ALL_TO_ONE;
+        sh = mv->bytes_received[i] > 0 ? SCOPE_COLL_ONE_TO_ALL : SCOPE_COLL_ALL_TO_ONE;
     }
     shares(sh, rank, root, mv->bytes_sent[i], mv->bytes_received[i], members, m, f, ctx);
 }
@@ -191,7 +121,7 @@ static int started_shares(scope_profile *p, int r, int rank, const scope_moved *
         int32_t m;
         if (!members_of(ct, mv->comm[call], &members, &m))
             continue;
-        shares((enum shape)rq.collective[j], rank, rq.root[j], rq.bytes_sent[j],
+        shares(rq.collective[j], rank, rq.root[j], rq.bytes_sent[j],
                rq.bytes_received[j], members, m, f, ctx);
     }
     return 0;
@@ -204,9 +134,11 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
     if (region != SCOPE_COMM_ALL_REGIONS && (region < 0 || region >= nreg))
         return scope__fail(SCOPE_ENOTFOUND, "no region %d", region);
     for (int r = 0; r < nreg; r++) {
-        enum shape sh = region == SCOPE_COMM_ALL_REGIONS || r == region
-                            ? shape_of(scope_profile_region_name(p, r)) : NOT_PAIRWISE;
-        for (int k = 0; pairwise(sh) && k < scope_profile_rank_count(p); k++) {
+        const struct scope_call_row *call = scope__region_call(p, r);
+        int started = scope__call_starts(call), sh = scope__call_coll_shape(call);
+        int pairwise = (region == SCOPE_COMM_ALL_REGIONS || r == region) &&
+                       (started || scope__coll_shape_pairwise(sh));
+        for (int k = 0; pairwise && k < scope_profile_rank_count(p); k++) {
             int rk = scope_profile_rank(p, k);
             if ((rank != SCOPE_ALL_RANKS && rk != rank) || scope_profile_calls(p, r, rk) <= 0)
                 continue;
@@ -220,7 +152,7 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
             if (!mv.comm)
                 continue;
             char *done = NULL;
-            if (sh == STARTED) {
+            if (started) {
                 if (!(done = calloc((size_t)(mv.n ? mv.n : 1), 1)))
                     return scope__fail(SCOPE_ENOMEM, "out of memory");
                 if ((rc = started_shares(p, r, rk, &mv, &ct, done, f, ctx)) < 0) {
@@ -232,7 +164,7 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
                 const int32_t *members;
                 int32_t m;
                 if ((!done || !done[i]) && members_of(&ct, mv.comm[i], &members, &m))
-                    call_shares(sh, rk, &mv, i, members, m, f, ctx);
+                    call_shares(sh, started, rk, &mv, i, members, m, f, ctx);
             }
             free(done);
         }

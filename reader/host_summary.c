@@ -9,8 +9,10 @@
  * finished rank groups with this reader's own rules, so what it holds is
  * what add_rank_group() would have read: per rank its attributes as the
  * rank attribute cache holds them (rank_attrs.c), per region its name,
- * link, number of calls, first call and statistics (profile_open.c
- * add_region_group). Built from it, the profile is the one the rank-group
+ * link, number of calls, first call, statistics and operation
+ * (profile_open.c add_region_group). A version 1 table (written before
+ * the `operation` attribute existed) has no operation column: its groups
+ * have no such attribute either. Built from it, the profile is the one the rank-group
  * path builds, bit for bit. Later reads of a rank's arrays (times, thread
  * ids, call stacks) go to the rank groups as before.
  *
@@ -31,6 +33,7 @@
 #include <string.h>
 
 #include "host_summary.h"
+#include "scope_calls.h"
 #include "scope_h5_read.h"
 
 #define MAX_ROWS ((int64_t)1 << 26)
@@ -38,6 +41,7 @@
 
 typedef struct {
     int64_t checksum;
+    int cell_cols;      /* SCOPE_HS_CELL_COLS, or _V1 in a version 1 table */
     int64_t nr, na, nc, ns;
     int64_t *ranks, *attrs, *cells;
     char *s;
@@ -136,13 +140,14 @@ static int read_table(const char *fpath, hid_t open, table *t)
     hid_t g = H5Lexists(f, SCOPE_G_HOST_SUMMARY, H5P_DEFAULT) > 0
                   ? H5Gopen2(f, SCOPE_G_HOST_SUMMARY, H5P_DEFAULT) : H5I_INVALID_HID;
     if (g >= 0 && scope__h5_attr_int64(g, SCOPE_HS_VERSION_ATTR, &version) == 1 &&
-        version == SCOPE_HOST_SUMMARY_VERSION &&
+        (version == SCOPE_HOST_SUMMARY_VERSION || version == 1) &&
         scope__h5_attr_int64(g, SCOPE_HS_CHECKSUM_ATTR, &t->checksum) == 1 &&
         (rc = read_rows(g, SCOPE_HS_RANKS, SCOPE_HS_RANK_COLS, MAX_ROWS, &t->nr,
                         (void **)&t->ranks)) == 1 &&
         (rc = read_rows(g, SCOPE_HS_ATTRS, SCOPE_HS_ATTR_COLS, MAX_ROWS, &t->na,
                         (void **)&t->attrs)) == 1 &&
-        (rc = read_rows(g, SCOPE_HS_CELLS, SCOPE_HS_CELL_COLS, MAX_ROWS, &t->nc,
+        (t->cell_cols = version == 1 ? SCOPE_HS_CELL_COLS_V1 : SCOPE_HS_CELL_COLS) &&
+        (rc = read_rows(g, SCOPE_HS_CELLS, t->cell_cols, MAX_ROWS, &t->nc,
                         (void **)&t->cells)) == 1)
         rc = read_rows(g, SCOPE_HS_STRINGS, 0, MAX_STRINGS, &t->ns, (void **)&t->s);
     if (g >= 0)
@@ -184,7 +189,7 @@ static int consistent(const struct pending *pend, size_t n, const table *t)
         return 0;
     if ((int64_t)scope_hs_checksum(t->ranks, (size_t)t->nr * SCOPE_HS_RANK_COLS, t->attrs,
                                    (size_t)t->na * SCOPE_HS_ATTR_COLS, t->cells,
-                                   (size_t)t->nc * SCOPE_HS_CELL_COLS, t->s,
+                                   (size_t)t->nc * (size_t)t->cell_cols, t->s,
                                    (size_t)t->ns) != t->checksum)
         return 0;   /* damaged on disk */
     int64_t na = 0, nc = 0;
@@ -210,8 +215,9 @@ static int consistent(const struct pending *pend, size_t n, const table *t)
             return 0;
     }
     for (int64_t i = 0; i < t->nc; i++) {
-        const int64_t *c = t->cells + i * SCOPE_HS_CELL_COLS;
-        if (!str_ok(t, c[0]) || !str_ok(t, c[1]))
+        const int64_t *c = t->cells + i * t->cell_cols;
+        if (!str_ok(t, c[0]) || !str_ok(t, c[1]) ||
+            (t->cell_cols > 12 && c[12] != -1 && !str_ok(t, c[12])))
             return 0;
         const char *link = t->s + c[1];
         int64_t n = c[2];
@@ -255,7 +261,7 @@ static int add_all(builder *b, const struct pending *pend, const table *t)
         if (scope__rank_attr_lookup(r, SCOPE_A_START_TIME_NS, &st) == 1 &&
             st->kind == SCOPE__ATTR_INT)
             scope__open_note_start(&b->have_rank_start, &b->rank_start, st->i);
-        for (int64_t k = 0; k < row[3]; k++, c += SCOPE_HS_CELL_COLS) {
+        for (int64_t k = 0; k < row[3]; k++, c += t->cell_cols) {
             char *name = strdup(t->s + c[0]), *gpath = NULL;
             if (!name || asprintf(&gpath, "%s/" SCOPE_G_REGIONS "/%s", obj, t->s + c[1]) < 0) {
                 free(name);
@@ -274,6 +280,11 @@ static int add_all(builder *b, const struct pending *pend, const table *t)
                 cell->max_end = c[9];
                 cell->mean = double_of(c[10]);
                 cell->m2 = double_of(c[11]);
+            }
+            if (t->cell_cols > 12 && c[12] >= 0) {
+                struct scope_call_name op;
+                cell->op = scope_call_parse(t->s + c[12], &op);
+                cell->op_big = op.big;
             }
         }
     }

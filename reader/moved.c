@@ -1,9 +1,10 @@
 /*
  * moved.c - what each MPI call of a profile moved (scope_reader_comm.h):
- * the data columns of each (region, rank) and their byte totals, and which
- * regions are point to point or one-sided, decided by name, the one thing
- * every binding (C, Fortran, large-count) shares. The matrices and
- * histograms built on them are comm.c's and comm_collective.c's.
+ * the data columns of each (region, rank), their byte totals, and the one
+ * rule that tells a message from a collective's root in them. Which
+ * regions are point to point, one-sided or collective is operation.c's;
+ * the matrices and histograms built on the columns are comm.c's and
+ * comm_collective.c's.
  *
  * The columns are read on first use and kept with the cell, like the
  * thread ids: a summary that asks for byte totals pays one read per column
@@ -152,46 +153,16 @@ int scope_profile_has_moved(scope_profile *p)
     return 0;
 }
 
-int scope__mpi_op_name(const char *name, const char **op, size_t *len)
+int scope_moved_sent_message(int32_t dest, int32_t tag)
 {
-    if (!name || strncmp(name, "MPI_", 4) != 0)
-        return 0;
-    *op = name + 4;
-    *len = strlen(*op);
-    if (*len > 2 && strcmp(*op + *len - 2, "_c") == 0)
-        *len -= 2;
-    return 1;
+    return dest >= 0 && tag != SCOPE_NO_TAG_VALUE;
 }
 
-/* 1 when `name` is MPI_<one of list> or its large-count MPI_<...>_c. */
-static int mpi_name_in(const char *name, const char *const *list)
+int32_t scope_moved_root(int32_t dest, int32_t source, int32_t tag)
 {
-    const char *s;
-    size_t n;
-    if (!scope__mpi_op_name(name, &s, &n))
-        return 0;
-    for (int i = 0; list[i]; i++)
-        if (strlen(list[i]) == n && strncmp(s, list[i], n) == 0)
-            return 1;
-    return 0;
-}
-
-int scope_region_is_point_to_point(const char *name)
-{
-    static const char *const p2p[] = {
-        "Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend",
-        "Recv", "Irecv", "Sendrecv", "Sendrecv_replace", "Start", "Startall", NULL,
-    };
-    return mpi_name_in(name, p2p);
-}
-
-int scope_region_is_one_sided(const char *name)
-{
-    static const char *const rma[] = {
-        "Put", "Rput", "Get", "Rget", "Accumulate", "Raccumulate", "Get_accumulate",
-        "Rget_accumulate", "Fetch_and_op", "Compare_and_swap", NULL,
-    };
-    return mpi_name_in(name, rma);
+    if (tag != SCOPE_NO_TAG_VALUE)
+        return SCOPE_NO_RANK;
+    return dest >= 0 ? dest : source >= 0 ? source : SCOPE_NO_RANK;
 }
 
 int scope_profile_world_size(scope_profile *p)

@@ -58,6 +58,7 @@ int scope__open_add_cell(builder *b, char *name, int rank, int source,
     c->n = n;
     c->first_start = first_start;
     c->first_end = first_end;
+    c->op = -1;     /* no `operation` attribute unless the caller read one */
     b->found[b->nfound].name = name;
     b->found[b->nfound].rank = rank;
     b->found[b->nfound].cell = c;

@@ -134,7 +134,7 @@ static int put_record(FILE *f, const builder *b, int rc, int r0, size_t c0)
               put_i64(f, c->first_start) || put_i64(f, c->first_end) ||
               put_i64(f, c->summarized) || put_i64(f, c->total) || put_i64(f, c->min) ||
               put_i64(f, c->max) || put_i64(f, c->max_end) || put_f64(f, c->mean) ||
-              put_f64(f, c->m2);
+              put_f64(f, c->m2) || put_i64(f, c->op) || put_i64(f, c->op_big);
     }
     return bad || put_i64(f, END_MAGIC) || fflush(f) ? -1 : 0;
 }
@@ -314,6 +314,8 @@ static int append(builder *b, const char *buf, size_t len)
         cell->max_end = get_i64(&c);
         cell->mean = get_f64(&c);
         cell->m2 = get_f64(&c);
+        cell->op = (int32_t)get_i64(&c);
+        cell->op_big = (int32_t)get_i64(&c);
     }
     if (nomem || c.bad || get_i64(&c) != END_MAGIC) {
         free(msg);

@@ -38,10 +38,13 @@ void scope_profile_close(scope_profile *p)
         scope__moved_free(c->moved);
         free(c);
     }
-    for (int i = 0; i < p->nregions; i++)
+    for (int i = 0; i < p->nregions; i++) {
         free(p->regions[i].name);
+        free(p->regions[i].operation);
+    }
     free(p->cells);
     free(p->regions);
+    scope__run_comms_free(p->run_comms, p->nranks);
     for (int i = 0; i < p->nranks; i++) {
         free(p->ranks[i].group);
         scope__rank_attrs_free(&p->ranks[i]);

@@ -143,6 +143,9 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
         goto fail_read;
     }
+    int32_t op, op_big;
+    if ((rc = scope__read_operation(g, &op, &op_big)) < 0)
+        goto fail_read;
     if (asprintf(&spath, "%s/" SCOPE_D_START_TIMES, gpath) < 0 ||
         asprintf(&epath, "%s/" SCOPE_D_END_TIMES, gpath) < 0) {
         spath = epath = NULL;
@@ -181,6 +184,10 @@ static int add_region_group(builder *b, int source, int rank, hid_t regions,
     }
     H5Gclose(g);
     rc = scope__open_add_cell(b, name, rank, source, gpath, 0, n, first, first_end);
+    if (rc >= 0) {
+        b->found[b->nfound - 1].cell->op = op;
+        b->found[b->nfound - 1].cell->op_big = op_big;
+    }
     /* times a later load would refuse stay unsummarized: the same error
      * then comes from the same call as before */
     if (rc >= 0 && loaded && scope__times_check(fpath, st, en, n) == 0)
@@ -893,6 +900,9 @@ static int finish(builder *b)
         p->cells[slot] = f->cell;
         f->cell = NULL;
     }
+    int rc = scope__regions_operations(p);
+    if (rc < 0)
+        return rc;
     if (b->have_meta_start) {
         p->have_run_start = 1;
         p->run_start = b->meta_start;

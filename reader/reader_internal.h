@@ -87,12 +87,21 @@ typedef struct scope__cell {
     int summarized;     /* the fields below are valid */
     int64_t total, min, max, max_end;
     double mean, m2;    /* m2 = sum of squared deviations from mean */
+    int32_t op;         /* the group's `operation` attribute read at open, as
+                           a call of the vocabulary (scope_calls.h): its id,
+                           0 one this build does not know; -1 no attribute
+                           (the region's name says, operation.c) */
+    int32_t op_big;     /* 1: its large-count form */
 } scope__cell;
 
 typedef struct scope__region {
     char *name;
     int64_t first_start;
     int64_t first_end;  /* of the call that starts first (the longest on a tie) */
+    int32_t call;       /* what the region is: a call id of the vocabulary
+                           (scope_calls.h), 0 none (operation.c) */
+    int32_t big;        /* 1: the call's large-count form */
+    char *operation;    /* its stored name ("MPI_Send_c"), NULL when none */
 } scope__region;
 
 struct scope_profile {
@@ -116,6 +125,8 @@ struct scope_profile {
     int nopen;                  /* sources whose file is open */
     struct scope__sites *sites; /* call sites, loaded on first use
                                  * (callsites.c); NULL before */
+    struct scope__run_comms *run_comms; /* the run's communicators across
+                                 * ranks (run_comms.c), on first use */
 };
 
 /* Loads (once) the merged site of each call of the cell of (region, rank
@@ -136,10 +147,37 @@ void scope__moved_free(struct scope__moved *m);
  * for a cell without them (moved.c). Returns 0 or an error. */
 int scope__cell_moved(scope_profile *p, scope__cell *c);
 
-/* An MPI region name's operation (moved.c): for MPI_<Op> or MPI_<Op>_c,
- * *op = "<Op>..." and *len its length without the large-count _c;
- * returns 1, or 0 for any other name (NULL included). */
-int scope__mpi_op_name(const char *name, const char **op, size_t *len);
+/* What a region is (operation.c), by the vocabulary of intercepted calls
+ * (format/scope_calls.h). _read_operation reads a region group's
+ * `operation` attribute into *op (a call id, 0 one this build does not
+ * know, -1 no attribute) and *big: 0 or an error. _regions_operations
+ * fills each region's call, big and operation once the cells are placed
+ * (finish()): the attribute of its lowest rank that has one, else its
+ * name: 0 or SCOPE_ENOMEM. _region_call is region r's row (row 0: none).
+ * The rules, each written once: _starts (MPI_Start, MPI_Startall),
+ * _starts_several (MPI_Startall: an array of requests, whose call's
+ * columns hold the sends' bytes together),
+ * _p2p (moves point-to-point messages: sends, receives, send-receives in
+ * every form but the persistent inits, and starts), _one_sided,
+ * _collective (a collective or neighbourhood call, not an init),
+ * _coll_shape (a collective's enum scope_coll_shape, SCOPE_COLL_NONE for
+ * any other call) and _coll_shape_pairwise (a shape with pairs in the
+ * collective matrix). */
+struct scope_call_row;
+int scope__read_operation(hid_t g, int32_t *op, int32_t *big);
+int scope__regions_operations(scope_profile *p);
+const struct scope_call_row *scope__region_call(const scope_profile *p, int r);
+int scope__call_starts(const struct scope_call_row *c);
+int scope__call_starts_several(const struct scope_call_row *c);
+int scope__call_p2p(const struct scope_call_row *c);
+int scope__call_one_sided(const struct scope_call_row *c);
+int scope__call_collective(const struct scope_call_row *c);
+int scope__call_coll_shape(const struct scope_call_row *c);
+int scope__coll_shape_pairwise(int shape);
+
+/* Frees the run's communicators (run_comms.c; profile_close.c calls it). */
+struct scope__run_comms;
+void scope__run_comms_free(struct scope__run_comms *cs, int nranks);
 
 /* Frees a rank's requests and communicators (requests.c). */
 void scope__rank_tables_free(struct scope__rank_tables *t);

@@ -107,6 +107,16 @@ SCOPE_READER_API int scope_profile_region_count(const scope_profile *p);
 SCOPE_READER_API const char *scope_profile_region_name(const scope_profile *p,
                                                        int region);
 
+/* What the region's calls are: the MPI function by the standard's C name,
+ * "_c" for the large-count form ("MPI_Isend", "MPI_Send_c",
+ * "MPI_Bcast_init"), as the file says (the region's `operation`
+ * attribute, docs/format.md "Operations") or, in a file without it, as
+ * the region's name says (PMPI_, MPIX_ and Fortran spellings read as the
+ * C name); NULL when the region is no call of scope's vocabulary (a
+ * function, a manual region, MPI_Comm_rank) or out of range. Owned by the
+ * profile. Read at open: costs nothing. */
+SCOPE_READER_API const char *scope_profile_region_operation(scope_profile *p, int region);
+
 /* The index of the region called `name`, or SCOPE_ENOTFOUND. */
 SCOPE_READER_API int scope_profile_region_index(const scope_profile *p,
                                                 const char *name);

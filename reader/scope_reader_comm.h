@@ -74,31 +74,47 @@ SCOPE_READER_API int scope_profile_bytes(scope_profile *p, int region, int rank,
  * `mpi_data` attribute), else 0. Cost: one cached attribute per rank. */
 SCOPE_READER_API int scope_profile_has_moved(scope_profile *p);
 
-/* 1 for a point-to-point region (its name is an MPI send or receive:
- * MPI_Send, MPI_Isend, MPI_Recv, MPI_Sendrecv, ... and their large-count
- * _c names, and MPI_Start/MPI_Startall of persistent point-to-point
- * requests), else 0. Pure. */
+/* What a region is, by name: `name` is an operation
+ * (scope_profile_region_operation(), the way to ask about a region) or
+ * any name of an MPI function (MPI_Send, MPI_Send_c, PMPI_Send, the
+ * Fortran mpi_send_), read by the one parser of scope's vocabulary of
+ * calls; NULL and any other name give 0. Pure.
+ *
+ * scope_region_is_point_to_point: 1 for a call that moves point-to-point
+ * messages: sends and receives of every mode and form (MPI_Send, MPI_Isend,
+ * MPI_Recv, MPI_Irecv, MPI_Mrecv, MPI_Imrecv, MPI_Sendrecv(_replace) and
+ * their nonblocking MPI_Isendrecv forms) and the starts of persistent
+ * requests (MPI_Start, MPI_Startall); not the persistent inits
+ * (MPI_Send_init: each start moves) nor the probes (they move nothing).
+ * scope_region_is_one_sided: 1 for MPI_Put, MPI_Rput, MPI_Get, MPI_Rget,
+ * MPI_Accumulate, MPI_Raccumulate, MPI_Get_accumulate,
+ * MPI_Rget_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap.
+ * scope_region_is_collective_pairwise: 1 for a call with pairwise shares
+ * in the SCOPE_COMM_COLLECTIVE matrix (MPI_Bcast, MPI_Scatter(v),
+ * MPI_Gather(v), MPI_Reduce, MPI_Alltoall(v/w), MPI_Allgather(v), their
+ * nonblocking forms; MPI_Start and MPI_Startall, whose starts of such a
+ * persistent collective have them).
+ * scope_region_is_collective: 1 for a collective call, with pairs or not
+ * (the ones above, MPI_Allreduce, MPI_Scan, MPI_Exscan,
+ * MPI_Reduce_scatter(_block), MPI_Barrier, the neighbourhood collectives,
+ * their nonblocking forms); not the persistent inits (they move nothing)
+ * nor MPI_Start(all). */
 SCOPE_READER_API int scope_region_is_point_to_point(const char *name);
-
-/* 1 for a one-sided region (MPI_Put, MPI_Rput, MPI_Get, MPI_Rget,
- * MPI_Accumulate, MPI_Raccumulate, MPI_Get_accumulate, MPI_Rget_accumulate,
- * MPI_Fetch_and_op, MPI_Compare_and_swap and their _c names), else 0.
- * Pure. */
 SCOPE_READER_API int scope_region_is_one_sided(const char *name);
-
-/* 1 for a region that has pairwise shares in the SCOPE_COMM_COLLECTIVE
- * matrix (MPI_Bcast, MPI_Scatter(v), MPI_Gather(v), MPI_Reduce,
- * MPI_Alltoall(v/w), MPI_Allgather(v), their nonblocking MPI_I... and _c
- * forms; MPI_Start and MPI_Startall, whose starts of such a persistent
- * collective have them), else 0. Pure. */
 SCOPE_READER_API int scope_region_is_collective_pairwise(const char *name);
-
-/* 1 for a collective region (MPI_Bcast, ..., MPI_Allreduce, MPI_Scan,
- * MPI_Exscan, MPI_Reduce_scatter(_block), MPI_Barrier, the neighbourhood
- * collectives MPI_Neighbor_*, their nonblocking MPI_I... and _c forms),
- * whether or not it has pairwise shares; not the persistent inits (they
- * move nothing) nor MPI_Start(all). Pure. */
 SCOPE_READER_API int scope_region_is_collective(const char *name);
+
+/* The one rule that tells a message from a collective's root in a call's
+ * columns (docs/format.md "What MPI calls moved"): every point-to-point
+ * message has a tag, so a call that names a destination and a tag sent a
+ * message there, and a destination or source without a tag is the root
+ * of a collective (a started persistent one too, whose MPI_Start is a
+ * point-to-point region), never a partner. scope_moved_sent_message: 1
+ * when (dest, tag) are a message's. scope_moved_root: the root such a
+ * call names (dest, else source), SCOPE_NO_RANK for a message or a call
+ * without one. Pure. */
+SCOPE_READER_API int scope_moved_sent_message(int32_t dest, int32_t tag);
+SCOPE_READER_API int32_t scope_moved_root(int32_t dest, int32_t source, int32_t tag);
 
 /* The number of world ranks the matrix spans: one more than the largest
  * rank or partner in the profile. Loads the data columns. */
@@ -196,27 +212,18 @@ typedef struct scope_requests {
     const int64_t *bytes_sent;
     /* which collective a started persistent collective (MPI_Bcast_init &
      * co started by MPI_Start or MPI_Startall) is, its shape in the byte
-     * model (SCOPE_STARTED_*); 0 for every other request; NULL in files
-     * written before the column. Such a row's root is in `root`
+     * model: a value of enum scope_coll_shape (format/scope_format.h;
+     * docs/format.md lists them: 1 no pairs, 2 one-to-all, 3 all-to-one,
+     * 4 all-equal, 5 all-same, 6 spread); 0 for every other request; NULL
+     * in files written before the column. Such a row's root is in `root`
      * (SCOPE_NO_RANK none; its dest is SCOPE_NO_RANK: no message) and the
-     * bytes its pairs need are in
-     * bytes_received for SCOPE_STARTED_ONE_TO_ALL (what this rank
-     * received), in bytes_sent for the others (what it sent) */
+     * bytes its pairs need are in bytes_received for a one-to-all one
+     * (what this rank received), in bytes_sent for the others (what it
+     * sent) */
     const int8_t *collective;
     const int32_t *root;            /* a started collective's root; SCOPE_NO_RANK for
                                        every other request; NULL as `collective` */
 } scope_requests;
-
-/* Values of scope_requests.collective (docs/format.md, the requests'
- * `collective` column). */
-#define SCOPE_STARTED_NONE 0        /* not a started persistent collective */
-#define SCOPE_STARTED_NO_PAIRS 1    /* Allreduce, Reduce_scatter(_block), Scan, Exscan,
-                                       Barrier, neighbourhood collectives */
-#define SCOPE_STARTED_ONE_TO_ALL 2  /* Bcast, Scatter(v): the root to each member */
-#define SCOPE_STARTED_ALL_TO_ONE 3  /* Gather(v), Reduce: each member to the root */
-#define SCOPE_STARTED_ALL_EQUAL 4   /* Alltoall */
-#define SCOPE_STARTED_ALL_SAME 5    /* Allgather(v) */
-#define SCOPE_STARTED_ALL_SPREAD 6  /* Alltoallv, Alltoallw */
 
 /* Loads (once) and returns the request table of `rank`. Returns 0,
  * SCOPE_EINVAL, SCOPE_ENOTFOUND (no such rank), SCOPE_EFORMAT (columns of
@@ -243,6 +250,51 @@ typedef struct scope_communicators {
  * scope_profile_requests. */
 SCOPE_READER_API int scope_profile_communicators(scope_profile *p, int rank,
                                                  scope_communicators *out);
+
+/* One communicator of the whole run: the same communicator on every rank
+ * that used it (docs/analysis.md "Communicators": recognised by its
+ * members, its name and how many like it came before it in the rank's
+ * table, so two dups of one communicator stay two), numbered in order of
+ * first appearance (ranks in order), MPI_COMM_WORLD always 0. The wait
+ * states and the OTF2 export number a run's communicators by it. */
+typedef struct scope_run_comm {
+    int32_t size;               /* members of an intracommunicator; of an
+                                   intercommunicator, its first group's */
+    int32_t remote_size;        /* an intercommunicator's second group; 0
+                                   for an intracommunicator */
+    const int32_t *members;     /* size + remote_size world ranks in
+                                   communicator rank order; an
+                                   intercommunicator's group holding the
+                                   lower first world rank first; -1 where
+                                   MPI could not say */
+    const char *name;           /* MPI_Comm_get_name's, "" when none */
+    const char *label;          /* how tools show it: the name, or
+                                   "comm<id> (<n> ranks)" when unnamed */
+    const char *creator;        /* the MPI call that made it, as the first
+                                   rank that used it says ("MPI_Init" for
+                                   MPI_COMM_WORLD), "" when not known */
+    int32_t world;              /* 1: MPI_COMM_WORLD (always number 0) */
+} scope_run_comm;
+
+/* How many communicators the run used. The first call of these three
+ * numbers them: it reads every rank's communicator table, in rank order
+ * (a table it loaded is let go again); later calls cost nothing. Returns
+ * the count, or SCOPE_EINVAL, SCOPE_ENOMEM, or as
+ * scope_profile_communicators. */
+SCOPE_READER_API int scope_profile_run_comm_count(scope_profile *p);
+
+/* Fills *out with run communicator `id` (0 .. count - 1); its arrays and
+ * strings belong to the profile until close. Returns 0, SCOPE_ENOTFOUND,
+ * or as scope_profile_run_comm_count. */
+SCOPE_READER_API int scope_profile_run_comm(scope_profile *p, int id, scope_run_comm *out);
+
+/* The run communicator of each row of `rank`'s table (the values of its
+ * `comm` column, scope_profile_communicators): (*ids)[row], *n rows
+ * (0 when the rank has no table). The array belongs to the profile until
+ * close. Returns 0, SCOPE_ENOTFOUND (no such rank), or as
+ * scope_profile_run_comm_count. */
+SCOPE_READER_API int scope_profile_run_comm_ids(scope_profile *p, int rank, const int32_t **ids,
+                                                int *n);
 
 #ifdef __cplusplus
 }

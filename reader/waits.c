@@ -1,17 +1,12 @@
 /*
  * waits.c - who waited for whom (scope_reader_waits.h): gathers every
- * rank's MPI calls with what they moved, names the run's communicators
- * across ranks, hands the point-to-point ends to waits_p2p.c and the
- * collective calls to waits_coll.c, and folds the waits they find into
- * per-call and per-(rank, region, pattern, waited-for) results.
- *
- * A communicator is a row of each rank's own table; the same communicator
- * on two ranks is recognised by its members (world ranks, in order), its
- * name and how many communicators with those two came before it on that
- * rank: communicators are created collectively in the same order on all
- * members, and the table lists them in order of first use, which for
- * communicators of the same members is their creation order in all but
- * contrived programs (docs/analysis.md says so).
+ * rank's MPI calls with what they moved, hands the point-to-point ends to
+ * waits_p2p.c and the collective calls to waits_coll.c, and folds the
+ * waits they find into per-call and per-(rank, region, pattern,
+ * waited-for) results. A call's communicator is the run's
+ * (run_comms.c: the same communicator on every rank, numbered as the
+ * OTF2 export numbers it); what a region's calls are is its row of the
+ * vocabulary of calls (operation.c).
  *
  * Every wait is compared with the clock bound between the two ranks
  * (clock_error_ns of each, 0 when they share a host's clock): a wait not
@@ -21,10 +16,10 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "reader_internal.h"
+#include "scope_calls.h"
 #include "scope_format.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
@@ -41,64 +36,51 @@ const char *scope_wait_pattern_name(int pattern)
     return pattern >= 0 && pattern < SCOPE_WAIT_PATTERNS ? pattern_names[pattern] : NULL;
 }
 
-static const struct {
-    const char *name;
-    uint8_t op, kind;
-} wops[] = {
-    { "Send", SCOPE__W_SEND, SCOPE__K_STD }, { "Ssend", SCOPE__W_SEND, SCOPE__K_SYNC },
-    { "Bsend", SCOPE__W_SEND, SCOPE__K_BUF }, { "Rsend", SCOPE__W_SEND, SCOPE__K_READY },
-    { "Isend", SCOPE__W_ISEND, SCOPE__K_STD }, { "Issend", SCOPE__W_ISEND, SCOPE__K_SYNC },
-    { "Ibsend", SCOPE__W_ISEND, SCOPE__K_BUF }, { "Irsend", SCOPE__W_ISEND, SCOPE__K_READY },
-    { "Recv", SCOPE__W_RECV, 0 }, { "Irecv", SCOPE__W_IRECV, 0 },
-    { "Sendrecv", SCOPE__W_SENDRECV, SCOPE__K_COMBINED },
-    { "Sendrecv_replace", SCOPE__W_SENDRECV, SCOPE__K_COMBINED },
-    { "Start", SCOPE__W_START, 0 }, { "Startall", SCOPE__W_STARTALL, 0 },
-    { "Wait", SCOPE__W_WAIT, 0 }, { "Waitall", SCOPE__W_WAIT, 0 },
-    { "Waitany", SCOPE__W_WAIT, 0 }, { "Waitsome", SCOPE__W_WAIT, 0 },
-    { "Test", SCOPE__W_TEST, 0 }, { "Testall", SCOPE__W_TEST, 0 },
-    { "Testany", SCOPE__W_TEST, 0 }, { "Testsome", SCOPE__W_TEST, 0 },
-    { "Barrier", SCOPE__W_BARRIER, 0 },
-    { "Allreduce", SCOPE__W_NXN, 0 }, { "Alltoall", SCOPE__W_NXN, 0 },
-    { "Alltoallv", SCOPE__W_NXN, 0 }, { "Alltoallw", SCOPE__W_NXN, 0 },
-    { "Allgather", SCOPE__W_NXN, 0 }, { "Allgatherv", SCOPE__W_NXN, 0 },
-    { "Reduce_scatter", SCOPE__W_NXN, 0 }, { "Reduce_scatter_block", SCOPE__W_NXN, 0 },
-    { "Bcast", SCOPE__W_ONE2N, 0 }, { "Scatter", SCOPE__W_ONE2N, 0 },
-    { "Scatterv", SCOPE__W_ONE2N, 0 },
-    { "Reduce", SCOPE__W_N2ONE, 0 }, { "Gather", SCOPE__W_N2ONE, 0 },
-    { "Gatherv", SCOPE__W_N2ONE, 0 },
-    { "Scan", SCOPE__W_COLL_OTHER, 0 }, { "Exscan", SCOPE__W_COLL_OTHER, 0 },
-};
-
-/* The region's role by its name (MPI_<Name> or MPI_<Name>_c); a
- * nonblocking collective (MPI_I<collective>) has its blocking form's role
- * and *kind SCOPE__K_NONBLOCKING_COLL: its instances are its own (MPI
- * never matches it with the blocking form), its wait is in the call that
- * completed it. *cls: an id of the name without _c, so that the C and
- * large-count forms of one operation are the same instance kind. */
-static int classify(const char *name, uint8_t *kind, int32_t *cls)
+/* The analysis's view of a region's call (scope_calls.h, asked through
+ * operation.c): its role, *kind (a send's mode; SCOPE__K_NONBLOCKING_COLL
+ * for a nonblocking collective, whose instances are its own: MPI never
+ * matches it with the blocking form, and whose wait is in the call that
+ * completed it) and *cls, the call's id, so that the C and large-count
+ * forms of one operation are the same instance kind. Persistent inits,
+ * probes and neighbourhood collectives move nothing the analysis
+ * matches. */
+static int classify(const struct scope_call_row *c, uint8_t *kind, int32_t *cls)
 {
-    const char *s;
-    size_t n;
-    if (!scope__mpi_op_name(name, &s, &n))
+    static const uint8_t send_kind[SCOPE_SM_MODES] = {
+        [SCOPE_SM_STANDARD] = SCOPE__K_STD, [SCOPE_SM_SYNC] = SCOPE__K_SYNC,
+        [SCOPE_SM_BUFFERED] = SCOPE__K_BUF, [SCOPE_SM_READY] = SCOPE__K_READY,
+    };
+    static const uint8_t coll_op[SCOPE_SYNC_PATTERNS] = {
+        [SCOPE_SYNC_BARRIER] = SCOPE__W_BARRIER, [SCOPE_SYNC_NXN] = SCOPE__W_NXN,
+        [SCOPE_SYNC_ONE2N] = SCOPE__W_ONE2N, [SCOPE_SYNC_N2ONE] = SCOPE__W_N2ONE,
+        [SCOPE_SYNC_OTHER] = SCOPE__W_COLL_OTHER,
+    };
+    int nb = c->form == SCOPE_CF_NONBLOCKING;
+    *kind = 0;
+    *cls = (int32_t)(c - scope_calls);
+    if (c->form == SCOPE_CF_PERSISTENT)
         return SCOPE__W_NONE;
-    int nb = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < sizeof wops / sizeof *wops; i++)
-            /* MPI_Iallreduce: "allreduce" after the I */
-            if (strlen(wops[i].name) == n && (nb ? strncasecmp(s, wops[i].name, n)
-                                                 : strncmp(s, wops[i].name, n)) == 0) {
-                int op = wops[i].op;
-                if (nb && op < SCOPE__W_BARRIER)
-                    return SCOPE__W_NONE;
-                *kind = nb ? SCOPE__K_NONBLOCKING_COLL : wops[i].kind;
-                *cls = (int32_t)i + (nb ? 1000 : 0);
-                return op;
-            }
-        if (n < 2 || s[0] != 'I')
-            break;
-        s++, n--, nb = 1;
+    switch (c->cls) {
+    case SCOPE_CC_SEND:
+        *kind = send_kind[c->mode];
+        return nb ? SCOPE__W_ISEND : SCOPE__W_SEND;
+    case SCOPE_CC_RECV:
+        return nb ? SCOPE__W_IRECV : SCOPE__W_RECV;
+    case SCOPE_CC_SENDRECV:
+        *kind = SCOPE__K_COMBINED;
+        return nb ? SCOPE__W_ISENDRECV : SCOPE__W_SENDRECV;
+    case SCOPE_CC_START:
+        return scope__call_starts_several(c) ? SCOPE__W_STARTALL : SCOPE__W_START;
+    case SCOPE_CC_WAIT:
+        return SCOPE__W_WAIT;
+    case SCOPE_CC_TEST:
+        return SCOPE__W_TEST;
+    case SCOPE_CC_COLLECTIVE:
+        *kind = nb ? SCOPE__K_NONBLOCKING_COLL : 0;
+        return coll_op[scope_call_coll(c)->sync];
+    default:
+        return SCOPE__W_NONE;
     }
-    return SCOPE__W_NONE;
 }
 
 void scope_waits_free(scope_waits *w)
@@ -123,120 +105,9 @@ void scope_waits_free(scope_waits *w)
     free(w);
 }
 
-/* The run's communicators: one entry per distinct (members, name,
- * occurrence). */
-struct comm_set {
-    int n, cap;
-    int32_t **members;
-    int32_t *size;      /* members listed; collectives analysed when > 0 */
-    int32_t *nmem;
-    char **name;
-    int32_t *occ;
-};
-
-static void comm_set_free(struct comm_set *cs)
-{
-    for (int i = 0; i < cs->n; i++) {
-        free(cs->members[i]);
-        free(cs->name[i]);
-    }
-    free(cs->members);
-    free(cs->size);
-    free(cs->nmem);
-    free(cs->name);
-    free(cs->occ);
-}
-
-/* The canonical member list of row c: an intercommunicator's two groups
- * in a fixed order (the one holding the lower first rank first), so that
- * both sides name it alike. */
-static int32_t *canon(const scope_communicators *t, int c, int32_t *len)
-{
-    int64_t a = t->members_start[c], b = t->members_start[c + 1];
-    *len = (int32_t)(b - a);
-    int32_t *v = malloc((size_t)(*len ? *len : 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    int32_t l = t->size[c], r = t->remote_size[c];
-    if (r > 0 && l + r == *len && l > 0 && t->members[a + l] < t->members[a]) {
-        memcpy(v, t->members + a + l, (size_t)r * sizeof *v);
-        memcpy(v + r, t->members + a, (size_t)l * sizeof *v);
-    } else {
-        memcpy(v, t->members + a, (size_t)*len * sizeof *v);
-    }
-    return v;
-}
-
-static int same_comm(const int32_t *m, int32_t len, const char *name, const int32_t *m2,
-                     int32_t len2, const char *name2)
-{
-    return len == len2 && memcmp(m, m2, (size_t)len * sizeof *m) == 0 && strcmp(name, name2) == 0;
-}
-
-/* gid[c] for each row of rank's table. */
-static int comm_ids(struct comm_set *cs, const scope_communicators *t, int32_t *gid)
-{
-    for (int c = 0; c < t->n; c++) {
-        int32_t len;
-        int32_t *m = canon(t, c, &len);
-        if (!m)
-            return SCOPE_ENOMEM;
-        const char *nm = t->names[c] ? t->names[c] : "";
-        /* the earlier rows are named already: compare with their entries
-         * (canonical), not with rows made canonical again */
-        int32_t occ = 0;
-        for (int d = 0; d < c; d++)
-            occ += same_comm(m, len, nm, cs->members[gid[d]], cs->nmem[gid[d]], cs->name[gid[d]]);
-        int g = -1;
-        for (int i = 0; i < cs->n && g < 0; i++)
-            if (cs->occ[i] == occ && same_comm(m, len, nm, cs->members[i], cs->nmem[i], cs->name[i]))
-                g = i;
-        if (g >= 0) {
-            free(m);
-            gid[c] = g;
-            continue;
-        }
-        if (cs->n == cs->cap) {
-            int cap = cs->cap ? 2 * cs->cap : 16;
-            int32_t **a = realloc(cs->members, (size_t)cap * sizeof *a);
-            if (a)
-                cs->members = a;
-            int32_t *b = realloc(cs->size, (size_t)cap * sizeof *b);
-            if (b)
-                cs->size = b;
-            int32_t *b2 = realloc(cs->nmem, (size_t)cap * sizeof *b2);
-            if (b2)
-                cs->nmem = b2;
-            char **d = realloc(cs->name, (size_t)cap * sizeof *d);
-            if (d)
-                cs->name = d;
-            int32_t *e = realloc(cs->occ, (size_t)cap * sizeof *e);
-            if (e)
-                cs->occ = e;
-            if (!a || !b || !b2 || !d || !e) {
-                free(m);
-                return SCOPE_ENOMEM;
-            }
-            cs->cap = cap;
-        }
-        g = cs->n;
-        cs->members[g] = m;
-        cs->nmem[g] = len;
-        cs->size[g] = t->remote_size[c] > 0 ? 0 : len;
-        cs->name[g] = strdup(nm);
-        cs->occ[g] = occ;
-        if (!cs->name[g])
-            return SCOPE_ENOMEM;
-        cs->n++;
-        gid[c] = g;
-    }
-    return 0;
-}
-
 struct gather {
     scope_profile *p;
     struct scope_waits *w;
-    struct comm_set cs;
     struct scope__spill sp;     /* the ends and collective calls, by bucket */
     uint8_t *op, *kind;         /* per region: classify(), once */
     uint8_t *had;               /* per region, for the rank being gathered:
@@ -499,12 +370,13 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
         }
         /* a send names its tag: a start without one is a persistent
          * collective's, whose dest is its root (not analysed here) */
-        int is_send = mv.dest[i] >= 0 && op != SCOPE__W_RECV && op != SCOPE__W_IRECV &&
-                      mv.tag[i] != SCOPE_NO_TAG_VALUE;
+        int recv_only = op == SCOPE__W_RECV || op == SCOPE__W_IRECV;
+        int both = op == SCOPE__W_SENDRECV || op == SCOPE__W_ISENDRECV;
+        int is_send = !recv_only && scope_moved_sent_message(mv.dest[i], mv.tag[i]);
         int is_recv = mv.source[i] >= 0 &&
-                      (op == SCOPE__W_RECV || op == SCOPE__W_IRECV || op == SCOPE__W_SENDRECV ||
-                       (op == SCOPE__W_START && mv.dest[i] < 0));
-        int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV || op == SCOPE__W_START;
+                      (recv_only || both || (op == SCOPE__W_START && mv.dest[i] < 0));
+        int nonblocking = op == SCOPE__W_ISEND || op == SCOPE__W_IRECV ||
+                          op == SCOPE__W_ISENDRECV || op == SCOPE__W_START;
         struct scope__p2p e1 = base;
         if (nonblocking) {
             int done = complete(g, rank, rq, ix, cur, &e1);
@@ -514,10 +386,10 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             }
             if (done == 2)
                 continue; /* cancelled: no message */
-            if (done == 1 && is_recv && !is_send)
-                continue; /* never completed: nothing arrived */
+            if (done == 1)
+                is_recv = 0; /* never completed: nothing arrived */
         }
-        if (op == SCOPE__W_IRECV && mv.source[i] < 0)
+        if (!is_send && !is_recv)
             continue;
         if (is_send) {
             struct scope__p2p *x;
@@ -541,7 +413,7 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             x->s = mv.source[i];
             x->r = rank;
             x->tag = mv.tag[i];
-            x->wild = op == SCOPE__W_SENDRECV;
+            x->wild = both;     /* the file keeps the send's tag only */
             x->bytes = mv.bytes_received[i];
         }
     }
@@ -560,21 +432,24 @@ static int gather_rank(struct gather *g, int k)
         scope__cell *c = scope__cell_at(p, r, k);
         g->had[r] = (uint8_t)(!c || c->starts ? 1 : 0) | (!c || c->moved_loaded ? 2 : 0);
     }
-    int32_t *gid = NULL;
+    const int32_t *gid = NULL;
+    int ngid = 0;
     struct req_ix *ix = NULL;
-    int rc = scope_profile_communicators(p, rank, &ct);
+    int rc = scope_profile_run_comm_ids(p, rank, &gid, &ngid);
+    if (rc == 0)
+        rc = scope_profile_communicators(p, rank, &ct);
     if (rc == 0)
         rc = scope_profile_requests(p, rank, &rq);
     if (rc < 0)
         goto out;
-    gid = malloc((size_t)(ct.n ? ct.n : 1) * sizeof *gid);
-    ix = malloc((size_t)(rq.n ? rq.n : 1) * sizeof *ix);
-    if (!gid || !ix) {
+    if (ngid != ct.n) {
+        rc = scope__fail(SCOPE_EFORMAT, "rank %d: its communicator table changed", rank);
+        goto out;
+    }
+    if (!(ix = malloc((size_t)(rq.n ? rq.n : 1) * sizeof *ix))) {
         rc = SCOPE_ENOMEM;
         goto out;
     }
-    if ((rc = comm_ids(&g->cs, &ct, gid)) < 0)
-        goto out;
     if ((rc = index_requests(&rq, nreg, ix)) < 0)
         goto out;
     int64_t cur = 0;
@@ -582,7 +457,6 @@ static int gather_rank(struct gather *g, int k)
     for (int r = 0; r < nreg && rc == 0; r++)
         rc = gather_region(g, rank, r, &ct, gid, &rq, ix, &cur);
 out:
-    free(gid);
     free(ix);
     /* one rank's columns at a time: drop what this pass loaded */
     for (int r = 0; r < nreg; r++) {
@@ -616,6 +490,7 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg, i
             nr += n;
             break;
         case SCOPE__W_SENDRECV:
+        case SCOPE__W_ISENDRECV:
         case SCOPE__W_START:
         case SCOPE__W_STARTALL:  /* at least; the arrays grow past it */
             ns += n;
@@ -789,8 +664,8 @@ static int clock_facts(scope_profile *p, struct scope_waits *w)
 
 /* One bucket's matching: its ends, then its communicators' collective
  * calls, each read back whole and freed after. */
-static int match_bucket(struct gather *g, int b, int32_t *const *members,
-                        struct scope__cand_list *cands)
+static int match_bucket(struct gather *g, int b, const int32_t *const *members,
+                        const int32_t *msize, int ncomms, struct scope__cand_list *cands)
 {
     void *s = NULL, *r = NULL, *c = NULL;
     int64_t ns = scope__spill_take(&g->sp, b, SCOPE__S_SENDS, &s);
@@ -804,7 +679,7 @@ static int match_bucket(struct gather *g, int b, int32_t *const *members,
     if (nc < 0)
         rc = (int)nc;
     else if (rc == 0 && nc > 0)
-        rc = scope__waits_match_coll(g->w, c, nc, members, g->cs.size, g->cs.n, cands);
+        rc = scope__waits_match_coll(g->w, c, nc, members, msize, ncomms, cands);
     free(c);
     return rc;
 }
@@ -842,7 +717,9 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     struct scope_waits *w = calloc(1, sizeof *w);
     struct gather g = { .p = p, .w = w };
     struct scope__cand_list cands = { 0 };
-    int32_t **members = NULL;
+    const int32_t **members = NULL;
+    int32_t *msize = NULL;
+    int ncomms = 0;
     int rc = w ? 0 : SCOPE_ENOMEM;
     if (rc == 0) {
         w->flags = flags;
@@ -860,7 +737,7 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         if (!g.op || !g.kind || !g.cls || !g.had || !g.done_s || !g.done_e || !g.done_n)
             rc = SCOPE_ENOMEM;
         for (int r = 0; rc == 0 && r < nreg; r++)
-            g.op[r] = (uint8_t)classify(scope_profile_region_name(p, r), &g.kind[r], &g.cls[r]);
+            g.op[r] = (uint8_t)classify(scope__region_call(p, r), &g.kind[r], &g.cls[r]);
     }
     int64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (rc == 0)
@@ -868,15 +745,24 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
         rc = gather_rank(&g, k);
     int64_t t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-    if (rc == 0) {
-        members = calloc((size_t)g.cs.n + 1, sizeof *members);
-        if (!members)
+    /* the run's communicators (run_comms.c): an intercommunicator's
+     * collectives are not analysed (size 0) */
+    if (rc == 0 && (rc = ncomms = scope_profile_run_comm_count(p)) >= 0) {
+        rc = 0;
+        members = calloc((size_t)ncomms + 1, sizeof *members);
+        msize = calloc((size_t)ncomms + 1, sizeof *msize);
+        if (!members || !msize)
             rc = SCOPE_ENOMEM;
-        for (int c = 0; rc == 0 && c < g.cs.n; c++)
-            members[c] = g.cs.members[c];
+        for (int c = 0; rc == 0 && c < ncomms; c++) {
+            scope_run_comm rcm;
+            if ((rc = scope_profile_run_comm(p, c, &rcm)) < 0)
+                break;
+            members[c] = rcm.members;
+            msize[c] = rcm.remote_size > 0 ? 0 : rcm.size;
+        }
     }
     for (int b = 0; rc == 0 && b < g.sp.nbuckets; b++)
-        rc = match_bucket(&g, b, members, &cands);
+        rc = match_bucket(&g, b, members, msize, ncomms, &cands);
     if (rc == 0) {
         w->totals.buckets = g.sp.nbuckets;
         w->totals.spilled = scope__spill_spilled(&g.sp);
@@ -890,22 +776,21 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         w->totals.match_cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
     }
     if (rc == 0) {
-        /* names for the run's communicators */
-        w->ncomms = g.cs.n;
-        w->totals.comms = g.cs.n;
-        w->comm_names = calloc((size_t)g.cs.n + 1, sizeof *w->comm_names);
-        for (int c = 0; w->comm_names && c < g.cs.n; c++) {
-            if (g.cs.name[c][0])
-                w->comm_names[c] = strdup(g.cs.name[c]);
-            else if (asprintf(&w->comm_names[c], "comm%d (%d ranks)", c, g.cs.nmem[c]) < 0)
-                w->comm_names[c] = NULL;
-            if (!w->comm_names[c])
+        /* names for the run's communicators: their labels */
+        w->ncomms = ncomms;
+        w->totals.comms = ncomms;
+        w->comm_names = calloc((size_t)ncomms + 1, sizeof *w->comm_names);
+        for (int c = 0; w->comm_names && c < ncomms && rc == 0; c++) {
+            scope_run_comm rcm;
+            if ((rc = scope_profile_run_comm(p, c, &rcm)) == 0 &&
+                !(w->comm_names[c] = strdup(rcm.label)))
                 rc = SCOPE_ENOMEM;
         }
         if (!w->comm_names)
             rc = SCOPE_ENOMEM;
     }
     free(members);
+    free(msize);
     free(g.op);
     free(g.kind);
     free(g.cls);
@@ -917,7 +802,6 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     free(cands.v);
     free(cands.best);
     free(cands.off);
-    comm_set_free(&g.cs);
     if (rc == SCOPE_ENOMEM)
         rc = scope__fail(SCOPE_ENOMEM, "out of memory matching messages (a smaller memory "
                          "budget makes the matching write to temporary files)");

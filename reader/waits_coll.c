@@ -139,7 +139,7 @@ out:
 }
 
 int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, int64_t n,
-                            int32_t *const *members, const int32_t *msize, int ncomms,
+                            const int32_t *const *members, const int32_t *msize, int ncomms,
                             struct scope__cand_list *cands)
 {
     qsort(calls, (size_t)n, sizeof *calls, cmp_coll);

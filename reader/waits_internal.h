@@ -13,14 +13,16 @@
 #include "scope_reader.h"
 #include "scope_reader_waits.h"
 
-/* What an MPI region does, for the analysis (waits.c, by name). */
+/* What an MPI region does, for the analysis (waits.c, from its call's row
+ * in the vocabulary). */
 enum scope__wop {
     SCOPE__W_NONE = 0,
     SCOPE__W_SEND,          /* blocking sends: kind below */
     SCOPE__W_ISEND,
-    SCOPE__W_RECV,
-    SCOPE__W_IRECV,
+    SCOPE__W_RECV,          /* MPI_Recv, MPI_Mrecv */
+    SCOPE__W_IRECV,         /* MPI_Irecv, MPI_Imrecv */
     SCOPE__W_SENDRECV,
+    SCOPE__W_ISENDRECV,     /* MPI_Isendrecv(_replace): both ends, one request */
     SCOPE__W_START,         /* one persistent request */
     SCOPE__W_STARTALL,
     SCOPE__W_WAIT,          /* MPI_Wait* */
@@ -184,7 +186,7 @@ int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int6
  * (msize[c] of them, 0: not analysed, an intercommunicator). Returns 0
  * or SCOPE_ENOMEM. */
 int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, int64_t n,
-                            int32_t *const *members, const int32_t *msize, int ncomms,
+                            const int32_t *const *members, const int32_t *msize, int ncomms,
                             struct scope__cand_list *cands);
 
 _Static_assert(sizeof(struct scope__p2p) == 80, "an end has no hidden padding");

@@ -173,9 +173,9 @@ static int find_unpaired(scope_profile *p, int region, struct unpaired *un)
 {
     int nu = 0;
     for (int r = 0; r < scope_profile_region_count(p); r++) {
-        const char *name = scope_profile_region_name(p, r);
+        const char *op = scope_profile_region_operation(p, r);
         if ((region != SCOPE_COMM_ALL_REGIONS && r != region) ||
-            !scope_region_is_collective(name) || scope_region_is_collective_pairwise(name))
+            !scope_region_is_collective(op) || scope_region_is_collective_pairwise(op))
             continue;
         int64_t calls = 0;
         for (int k = 0; k < scope_profile_rank_count(p); k++) {

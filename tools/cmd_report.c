@@ -309,10 +309,10 @@ static int write_data(FILE *out, scope_profile *p, int64_t span, int moved)
 }
 
 /* 1 when the profile has a one-sided region (MPI_Put, ...). */
-static int has_one_sided(const scope_profile *p)
+static int has_one_sided(scope_profile *p)
 {
     for (int r = 0; r < scope_profile_region_count(p); r++)
-        if (scope_region_is_one_sided(scope_profile_region_name(p, r)))
+        if (scope_region_is_one_sided(scope_profile_region_operation(p, r)))
             return 1;
     return 0;
 }

@@ -351,7 +351,7 @@ static void note_clocks(scope_profile *p, FILE *out)
         /* nothing measured on ranks of an MPI run: the hosts are unknown.
          * Processes that never called MPI_Init (serial programs a launcher
          * started) have nothing to align: no warning for them. */
-        if (ci.ranks_unaligned > 1 && scope_profile_region_index(p, "MPI_Init..MPI_Finalize") >= 0)
+        if (ci.ranks_unaligned > 1 && scope_profile_region_index(p, SCOPE_MPI_SPAN_REGION) >= 0)
             fprintf(out, "warning: %d ranks were not aligned to rank 0's host clock: if they "
                          "ran on several hosts, their times are not comparable\n",
                     ci.ranks_unaligned);

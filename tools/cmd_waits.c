@@ -45,7 +45,9 @@ static const char waits_help[] =
     "                 pattern, waited-for rank), header\n"
     "                   rank,region,pattern,waited_for,instances,time\n"
     "                 (time in seconds, waits above the clock bound);\n"
-    "                 json: {\"totals\": ..., \"waits\": [...], \"unmatched\": [...]}\n"
+    "                 json: {\"totals\": ..., \"waits\": [...], \"unmatched\": [...],\n"
+    "                 \"communicators\": [...]} (the run's, numbered as the\n"
+    "                 `comm` of --messages and the OTF2 export's)\n"
     "  --top N        rows in the table's lists (default 10)\n"
     "  --calls        one row per waiting call instead (csv header\n"
     "                   rank,region,call,pattern,waited_for,wait,bound)\n"
@@ -295,6 +297,29 @@ static void put_totals_json(const scope_waits_totals *t)
     fputs("}}", stdout);
 }
 
+/* The run's communicators as json objects (id, name, creator, size,
+ * remote_size, members): the numbering of --messages' `comm` and of the
+ * OTF2 export. 0, or -1 after saying the reader's error. */
+static int put_comms(scope_profile *p)
+{
+    int n = scope_profile_run_comm_count(p);
+    for (int c = 0; c < n; c++) {
+        scope_run_comm d;
+        if (scope_profile_run_comm(p, c, &d) < 0)
+            return scope__fail_msg(scope_reader_errmsg()), -1;
+        printf("%s{\"id\": %d, \"name\": ", c ? ", " : "", c);
+        scope__put_json_string(stdout, d.label);
+        fputs(", \"creator\": ", stdout);
+        scope__put_json_string(stdout, d.creator);
+        printf(", \"size\": %d, \"remote_size\": %d, \"members\": [", (int)d.size,
+               (int)d.remote_size);
+        for (int32_t i = 0; i < d.size + d.remote_size; i++)
+            printf("%s%d", i ? ", " : "", (int)d.members[i]);
+        fputs("]}", stdout);
+    }
+    return n < 0 ? scope__fail_msg(scope_reader_errmsg()), -1 : 0;
+}
+
 static void put_unmatched(const scope_waits *w, int format)
 {
     const scope_unmatched *u;
@@ -537,6 +562,9 @@ int scope_cmd_waits(int argc, char **argv)
         put_rows(p, w, format);
         fputs("], \"unmatched\": [", stdout);
         put_unmatched(w, format);
+        fputs("], \"communicators\": [", stdout);
+        if (put_comms(p) < 0)
+            goto out;
         fputs("]}\n", stdout);
     } else if (table(p, w, top, wide) < 0) {
         scope__fail_msg("out of memory");

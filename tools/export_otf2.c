@@ -28,6 +28,8 @@
 
 #include "args.h"
 #include "event_output.h"
+#include "scope_calls.h"
+#include "scope_format.h"
 #include "scope_reader_comm.h"
 
 #ifndef SCOPE_HAVE_OTF2
@@ -73,89 +75,98 @@ static const OTF2_FlushCallbacks flush_cbs = { pre_flush, NULL };
 /* ------------------------------------------------------------------ */
 /* Regions                                                             */
 
-/* Fills *ri from the region's name: MPI_* regions get paradigm MPI and
- * the role Score-P gives them; everything else is a function of the
- * program (the reader does not say which regions were manual). */
-static void classify(const char *name, region_info *ri)
+/* The OTF2 operation of each collective operation of the vocabulary
+ * (scope_calls.h); the neighbourhood collectives have none in OTF2. */
+static const struct {
+    uint8_t known;
+    OTF2_CollectiveOp op;
+} otf2_op[SCOPE_COLL_OPS] = {
+    [SCOPE_COLL_OP_BARRIER] = { 1, OTF2_COLLECTIVE_OP_BARRIER },
+    [SCOPE_COLL_OP_BCAST] = { 1, OTF2_COLLECTIVE_OP_BCAST },
+    [SCOPE_COLL_OP_GATHER] = { 1, OTF2_COLLECTIVE_OP_GATHER },
+    [SCOPE_COLL_OP_GATHERV] = { 1, OTF2_COLLECTIVE_OP_GATHERV },
+    [SCOPE_COLL_OP_SCATTER] = { 1, OTF2_COLLECTIVE_OP_SCATTER },
+    [SCOPE_COLL_OP_SCATTERV] = { 1, OTF2_COLLECTIVE_OP_SCATTERV },
+    [SCOPE_COLL_OP_ALLGATHER] = { 1, OTF2_COLLECTIVE_OP_ALLGATHER },
+    [SCOPE_COLL_OP_ALLGATHERV] = { 1, OTF2_COLLECTIVE_OP_ALLGATHERV },
+    [SCOPE_COLL_OP_ALLTOALL] = { 1, OTF2_COLLECTIVE_OP_ALLTOALL },
+    [SCOPE_COLL_OP_ALLTOALLV] = { 1, OTF2_COLLECTIVE_OP_ALLTOALLV },
+    [SCOPE_COLL_OP_ALLTOALLW] = { 1, OTF2_COLLECTIVE_OP_ALLTOALLW },
+    [SCOPE_COLL_OP_REDUCE] = { 1, OTF2_COLLECTIVE_OP_REDUCE },
+    [SCOPE_COLL_OP_ALLREDUCE] = { 1, OTF2_COLLECTIVE_OP_ALLREDUCE },
+    [SCOPE_COLL_OP_REDUCE_SCATTER] = { 1, OTF2_COLLECTIVE_OP_REDUCE_SCATTER },
+    [SCOPE_COLL_OP_REDUCE_SCATTER_BLOCK] = { 1, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK },
+    [SCOPE_COLL_OP_SCAN] = { 1, OTF2_COLLECTIVE_OP_SCAN },
+    [SCOPE_COLL_OP_EXSCAN] = { 1, OTF2_COLLECTIVE_OP_EXSCAN },
+};
+
+/* The role Score-P gives a collective, by what a wait in it means. */
+static const OTF2_RegionRole coll_role[SCOPE_SYNC_PATTERNS] = {
+    [SCOPE_SYNC_NONE] = OTF2_REGION_ROLE_FUNCTION,
+    [SCOPE_SYNC_BARRIER] = OTF2_REGION_ROLE_BARRIER,
+    [SCOPE_SYNC_NXN] = OTF2_REGION_ROLE_COLL_ALL2ALL,
+    [SCOPE_SYNC_ONE2N] = OTF2_REGION_ROLE_COLL_ONE2ALL,
+    [SCOPE_SYNC_N2ONE] = OTF2_REGION_ROLE_COLL_ALL2ONE,
+    [SCOPE_SYNC_OTHER] = OTF2_REGION_ROLE_COLL_OTHER,
+};
+
+/* Fills *ri for region r from what the profile says it is
+ * (scope_profile_region_operation(), the vocabulary's row): MPI calls get
+ * paradigm MPI and the role and records Score-P gives them; another
+ * function with an MPI C name is an MPI function without records;
+ * everything else is a function of the program (the reader does not say
+ * which regions were manual). */
+static void classify(scope_profile *p, int r, region_info *ri)
 {
-    static const struct {
-        const char *name;
-        int kind, rooted;
-        OTF2_CollectiveOp op;
-        OTF2_RegionRole role;
-    } t[] = {
-        { "Send", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Ssend", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Bsend", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Rsend", MK_SEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Recv", MK_RECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Sendrecv", MK_SENDRECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Sendrecv_replace", MK_SENDRECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Isend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Issend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Ibsend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Irsend", MK_ISEND, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Irecv", MK_IRECV, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Start", MK_START, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Startall", MK_STARTALL, 0, 0, OTF2_REGION_ROLE_POINT2POINT },
-        { "Barrier", MK_COLL, 0, OTF2_COLLECTIVE_OP_BARRIER, OTF2_REGION_ROLE_BARRIER },
-        { "Bcast", MK_COLL, 1, OTF2_COLLECTIVE_OP_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL },
-        { "Scatter", MK_COLL, 1, OTF2_COLLECTIVE_OP_SCATTER, OTF2_REGION_ROLE_COLL_ONE2ALL },
-        { "Scatterv", MK_COLL, 1, OTF2_COLLECTIVE_OP_SCATTERV, OTF2_REGION_ROLE_COLL_ONE2ALL },
-        { "Gather", MK_COLL, 1, OTF2_COLLECTIVE_OP_GATHER, OTF2_REGION_ROLE_COLL_ALL2ONE },
-        { "Gatherv", MK_COLL, 1, OTF2_COLLECTIVE_OP_GATHERV, OTF2_REGION_ROLE_COLL_ALL2ONE },
-        { "Reduce", MK_COLL, 1, OTF2_COLLECTIVE_OP_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE },
-        { "Allgather", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLGATHER, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Allgatherv", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLGATHERV, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Alltoall", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLTOALL, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Alltoallv", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLTOALLV, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Alltoallw", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLTOALLW, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Allreduce", MK_COLL, 0, OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Reduce_scatter", MK_COLL, 0, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Reduce_scatter_block", MK_COLL, 0, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, OTF2_REGION_ROLE_COLL_ALL2ALL },
-        { "Scan", MK_COLL, 0, OTF2_COLLECTIVE_OP_SCAN, OTF2_REGION_ROLE_COLL_OTHER },
-        { "Exscan", MK_COLL, 0, OTF2_COLLECTIVE_OP_EXSCAN, OTF2_REGION_ROLE_COLL_OTHER },
-    };
+    const char *name = scope_profile_region_name(p, r);
     memset(ri, 0, sizeof *ri);
     ri->kind = MK_NONE;
     ri->role = OTF2_REGION_ROLE_FUNCTION;
     ri->paradigm = OTF2_PARADIGM_USER;
-    if (!name || strncmp(name, "MPI_", 4) != 0)
-        return;
-    if (!strcmp(name, "MPI_Init..MPI_Finalize")) {
+    if (name && !strcmp(name, SCOPE_MPI_SPAN_REGION)) {
         /* the preload's span of the MPI part of the run, not an MPI call:
          * tools that sort time by paradigm must not count it as MPI */
         ri->role = OTF2_REGION_ROLE_ARTIFICIAL;
         ri->paradigm = OTF2_PARADIGM_MEASUREMENT_SYSTEM;
         return;
     }
-    ri->paradigm = OTF2_PARADIGM_MPI;
-    const char *s = name + 4;
-    size_t n = strlen(s);
-    if (n > 2 && strcmp(s + n - 2, "_c") == 0)
-        n -= 2;
-    for (int pass = 0; pass < 2; pass++) {
-        /* pass 1: the nonblocking collectives, I + a blocking one */
-        const char *b = s;
-        size_t m = n;
-        if (pass == 1) {
-            if (n < 2 || s[0] != 'I')
-                break;
-            b++;
-            m--;
-        }
-        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-            if (strlen(t[i].name) != m || strncmp(b, t[i].name, m) != 0)
-                continue;
-            if (pass == 1 && t[i].kind != MK_COLL)
-                continue;
-            ri->kind = t[i].kind;
-            ri->rooted = t[i].rooted;
-            ri->op = t[i].op;
-            ri->role = t[i].role;
-            return;
-        }
+    const struct scope_call_row *c =
+        scope_call_at(scope_call_id_of(scope_profile_region_operation(p, r)));
+    if (c->paradigm != SCOPE_PARADIGM_MPI) {
+        if (name && scope_call_is_mpi_c_name(name))
+            ri->paradigm = OTF2_PARADIGM_MPI;
+        return;
     }
+    ri->paradigm = OTF2_PARADIGM_MPI;
+    if (c->form == SCOPE_CF_PERSISTENT)
+        return;     /* an init: each start moves */
+    int nb = c->form == SCOPE_CF_NONBLOCKING;
+    switch (c->cls) {
+    case SCOPE_CC_SEND:
+        ri->kind = nb ? MK_ISEND : MK_SEND;
+        break;
+    case SCOPE_CC_RECV:
+        ri->kind = nb ? MK_IRECV : MK_RECV;
+        break;
+    case SCOPE_CC_SENDRECV:
+        /* a nonblocking one's two ends share one request: no records yet */
+        ri->kind = nb ? MK_NONE : MK_SENDRECV;
+        break;
+    case SCOPE_CC_START:
+        ri->kind = scope_call_arg(c, SCOPE_ARG_requests) >= 0 ? MK_STARTALL : MK_START;
+        break;
+    case SCOPE_CC_COLLECTIVE:
+        if (!otf2_op[c->coll].known)
+            return;
+        ri->kind = MK_COLL;
+        ri->op = otf2_op[c->coll].op;
+        ri->rooted = scope_call_coll(c)->rooted;
+        ri->role = coll_role[scope_call_coll(c)->sync];
+        return;
+    default:
+        return;
+    }
+    ri->role = OTF2_REGION_ROLE_POINT2POINT;
 }
 
 /* ------------------------------------------------------------------ */
@@ -232,52 +243,24 @@ static void unwrite_dir(const char *dir, int created)
 /* ------------------------------------------------------------------ */
 /* Communicators                                                       */
 
-/* The OTF2 comm of a member list and name, the same for every rank that
- * used it: communicators are matched across ranks by their members (world
- * ranks in communicator order) and name, as no id survives MPI. Two
- * communicators with the same members and name (two unnamed dups of one)
- * become one; their messages still match, by order. Returns the id or
- * -1 when out of memory. */
-static int comm_id(otf2x *x, const int32_t *members, int32_t size,
-                   const char *name)
-{
-    for (int i = 0; i < x->ncomms; i++) {
-        const comm_def *c = &x->comms[i];
-        if (c->size == size && !strcmp(c->name, name) &&
-            !memcmp(c->members, members, (size_t)size * sizeof *members))
-            return i;
-    }
-    if (x->ncomms == x->capcomms) {
-        int nc = x->capcomms ? 2 * x->capcomms : 16;
-        void *q = realloc(x->comms, (size_t)nc * sizeof *x->comms);
-        if (!q)
-            return -1;
-        x->comms = q;
-        x->capcomms = nc;
-    }
-    comm_def *c = &x->comms[x->ncomms];
-    c->members = malloc((size_t)(size ? size : 1) * sizeof *members);
-    c->name = strdup(name);
-    if (!c->members || !c->name) {
-        free(c->members);
-        free(c->name);
-        return -1;
-    }
-    memcpy(c->members, members, (size_t)size * sizeof *members);
-    c->size = size;
-    return x->ncomms++;
-}
-
-/* Loads the rank's communicator rows: their OTF2 comm and, per row, the
- * rank in the communicator of every world rank. Intercommunicators and
- * rows with an unknown member (-1) are not exported (their calls keep
- * their enter/leave, without MPI records). 0 or -1. */
+/* Loads the rank's communicator rows: their OTF2 comm, the run's
+ * communicator (scope_profile_run_comm_ids: the numbering `scope waits`
+ * uses too), and per row the rank in the communicator of every world
+ * rank. Intercommunicators and rows with an unknown member (-1) are not
+ * exported (their calls keep their enter/leave, without MPI records).
+ * 0 or -1. */
 static int load_comms(otf2x *x)
 {
     scope_communicators cm;
+    const int32_t *ids;
+    int nids;
     int rc = scope_profile_communicators(x->p, x->rank, &cm);
+    if (rc == 0)
+        rc = scope_profile_run_comm_ids(x->p, x->rank, &ids, &nids);
     if (rc < 0)
         return scope__fail_msg(scope_reader_errmsg()), -1;
+    if (nids != cm.n)
+        return scope__fail_msg("export: the communicator tables changed while reading"), -1;
     x->nrows = cm.n;
     x->row_comm = malloc((size_t)(cm.n ? cm.n : 1) * sizeof *x->row_comm);
     x->row_inv = malloc((size_t)(cm.n ? cm.n : 1) * (size_t)(x->world ? x->world : 1) *
@@ -298,12 +281,10 @@ static int load_comms(otf2x *x)
                 ok = 0;
             else
                 inv[mem[i]] = i;
-        if (!ok)
+        if (!ok || ids[r] < 0 || ids[r] >= x->nruncomms)
             continue;
-        int id = comm_id(x, mem, n, cm.names[r] ? cm.names[r] : "");
-        if (id < 0)
-            return scope__otf2_oom();
-        x->row_comm[r] = (uint32_t)id;
+        x->row_comm[r] = (uint32_t)ids[r];
+        x->comm_used[ids[r]] = 1;
     }
     return 0;
 }
@@ -442,7 +423,7 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
     *comm = row_comm(x, row);
     if (*comm == OTF2_UNDEFINED_COMM)
         return 0;
-    if (k == MK_START && ((m->dest[pc] >= 0 && m->tag[pc] == SCOPE_NO_TAG_VALUE) ||
+    if (k == MK_START && (scope_moved_root(m->dest[pc], m->source[pc], m->tag[pc]) >= 0 ||
                           (x->rq.collective && x->rq.collective[i])))
         return 0;   /* a persistent collective's start (a call's dest is its root) */
     if (k == MK_ISEND)
@@ -523,7 +504,7 @@ static int at_start(otf2x *x, const scope_call *c, uint64_t t)
     /* A send no request row follows (freed, or never completed): its
      * message still leaves, under an id of its own that nothing closes. */
     if (lo == hi && m && ci < m->n && (k == MK_ISEND || k == MK_START) &&
-        m->dest[ci] >= 0 && m->tag[ci] != SCOPE_NO_TAG_VALUE) {   /* no tag: a root */
+        scope_moved_sent_message(m->dest[ci], m->tag[ci])) {   /* not a root */
         int32_t row = m->comm[ci];
         uint32_t comm = row_comm(x, row), to;
         if (comm != OTF2_UNDEFINED_COMM &&
@@ -549,8 +530,9 @@ static int at_end(otf2x *x, const scope_call *c, uint64_t t)
         uint32_t comm = row_comm(x, row);
         if (comm != OTF2_UNDEFINED_COMM && ri->kind == MK_COLL) {
             uint32_t root = OTF2_UNDEFINED_UINT32;
-            if (ri->rooted && m->dest[ci] >= 0)
-                root = comm_rank(x, row, m->dest[ci]);
+            int32_t wr = scope_moved_root(m->dest[ci], m->source[ci], m->tag[ci]);
+            if (ri->rooted && wr >= 0)
+                root = comm_rank(x, row, wr);
             if (otf2_ev(x, "MpiCollectiveEnd", OTF2_EvtWriter_MpiCollectiveEnd(x->w, NULL,
                    t, ri->op, comm, root, (uint64_t)m->bytes_sent[ci],
                    (uint64_t)m->bytes_received[ci])) < 0)
@@ -817,7 +799,18 @@ int scope__export_otf2(scope_profile *p, const char *dir)
         goto fail;
     }
     for (int r = 0; r < x.nregions; r++)
-        classify(scope_profile_region_name(p, r), &x.ri[r]);
+        classify(p, r, &x.ri[r]);
+    if (x.has_moved) {
+        /* the run's communicators, numbered as `scope waits` numbers them */
+        if ((x.nruncomms = scope_profile_run_comm_count(p)) < 0) {
+            scope__fail_msg(scope_reader_errmsg());
+            goto fail;
+        }
+        if (!(x.comm_used = calloc((size_t)x.nruncomms + 1, 1))) {
+            scope__otf2_oom();
+            goto fail;
+        }
+    }
     x.total_calls = scope__rank_events(p, SCOPE_ALL_RANKS);
     if (scope__otf2_load_hosts(&x) < 0 || write_archive(&x) < 0)
         goto fail;
@@ -829,13 +822,9 @@ fail:
         unwrite_dir(dir, created);
     if (x.attrs)
         OTF2_AttributeList_Delete(x.attrs);
-    for (int c = 0; c < x.ncomms; c++) {
-        free(x.comms[c].members);
-        free(x.comms[c].name);
-    }
     for (int h = 0; h < x.nhosts; h++)
         free(x.hosts[h].name);
-    free(x.comms);
+    free(x.comm_used);
     free(x.hosts);
     free(x.rank_host);
     free(x.locs);

@@ -161,10 +161,49 @@ static int write_system_tree(otf2x *x, OTF2_GlobalDefWriter *g)
     return 0;
 }
 
+/* Run communicator c's group (c + 1: its members as world ranks; none
+ * when it is not exported) and its comm (c: the reader's numbering),
+ * under `parent`. 0 or -1 (said). */
+static int write_comm(otf2x *x, OTF2_GlobalDefWriter *g, uint32_t s_empty, int c,
+                      uint32_t parent)
+{
+    scope_run_comm d;
+    if (scope_profile_run_comm(x->p, c, &d) < 0)
+        return scope__fail_msg(scope_reader_errmsg()), -1;
+    if (!x->comm_used[c])
+        d.size = 0;
+    uint64_t *m = malloc((size_t)(d.size ? d.size : 1) * sizeof *m);
+    if (!m)
+        return scope__otf2_oom();
+    for (int32_t i = 0; i < d.size; i++)
+        m[i] = (uint64_t)d.members[i];
+    uint32_t s1;
+    int rc = str(x, g, d.label, &s1);
+    OTF2_ErrorCode e = rc < 0 ? OTF2_SUCCESS :
+        OTF2_GlobalDefWriter_WriteGroup(g, (uint32_t)c + 1, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                        (uint32_t)d.size, m);
+    free(m);
+    if (rc < 0 || scope__otf2_ok(x, "WriteGroup", e) < 0)
+        return -1;
+    return scope__otf2_ok(x, "WriteComm", OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)c, s1,
+                          (uint32_t)c + 1, parent, OTF2_COMM_FLAG_NONE));
+}
+
 /* The MPI definitions: group 0 lists each world rank's first location
- * (the ranks of every communicator group index into it); group c + 1
- * holds the members of comm c as world ranks. MPI_COMM_WORLD is the
- * parent of the others. Returns 0 or -1 (said). */
+ * (the ranks of every communicator group index into it); comm c is the
+ * run's communicator c (the reader's numbering, which `scope waits`
+ * shares), group c + 1 its members as world ranks, every one in
+ * ascending order with no number left out (otf2-print warns of any other
+ * order). One whose calls get no records (an intercommunicator, whose
+ * InterComm definition python3-otf2 3.0.2 cannot read; one with a member
+ * MPI could not name) has an empty group, so that the numbers stay the
+ * run's. A definition may name only definitions before it (python3-otf2,
+ * and Pipit through it, fail to open the archive otherwise):
+ * MPI_COMM_WORLD is number 0, so it comes first, and is the parent of the
+ * others (the file does not record which communicator each was made
+ * from; every one descends from the world). Without it, none has a
+ * parent. Returns 0 or -1 (said). */
 static int write_mpi_defs(otf2x *x, OTF2_GlobalDefWriter *g, uint32_t s_empty)
 {
     uint32_t s1;
@@ -183,36 +222,13 @@ static int write_mpi_defs(otf2x *x, OTF2_GlobalDefWriter *g, uint32_t s_empty)
         return -1;
     if (scope__otf2_ok(x, "WriteGroup", e) < 0)
         return -1;
-    uint32_t world_comm = OTF2_UNDEFINED_COMM;
-    for (int c = 0; c < x->ncomms; c++)
-        if (!strcmp(x->comms[c].name, "MPI_COMM_WORLD"))
-            world_comm = (uint32_t)c;
-    for (int c = 0; c < x->ncomms; c++) {
-        const comm_def *d = &x->comms[c];
-        uint64_t *m = malloc((size_t)(d->size ? d->size : 1) * sizeof *m);
-        if (!m)
-            return scope__otf2_oom();
-        for (int32_t i = 0; i < d->size; i++)
-            m[i] = (uint64_t)d->members[i];
-        char nm[80];
-        snprintf(nm, sizeof nm, "comm %d", c);
-        rc = str(x, g, d->name[0] ? d->name : nm, &s1);
-        e = rc < 0 ? OTF2_SUCCESS :
-            OTF2_GlobalDefWriter_WriteGroup(g, (uint32_t)c + 1, s_empty,
-                                            OTF2_GROUP_TYPE_COMM_GROUP,
-                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                            (uint32_t)d->size, m);
-        free(m);
-        if (rc < 0)
+    scope_run_comm w;
+    uint32_t parent = x->nruncomms > 0 && x->comm_used[0] &&
+                      scope_profile_run_comm(x->p, 0, &w) == 0 && w.world
+                          ? 0 : OTF2_UNDEFINED_COMM;
+    for (int c = 0; c < x->nruncomms; c++)
+        if (write_comm(x, g, s_empty, c, c == 0 ? OTF2_UNDEFINED_COMM : parent) < 0)
             return -1;
-        if (scope__otf2_ok(x, "WriteGroup", e) < 0)
-            return -1;
-        if (scope__otf2_ok(x, "WriteComm", OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)c, s1,
-               (uint32_t)c + 1, (uint32_t)c == world_comm ? OTF2_UNDEFINED_COMM
-                                                           : world_comm,
-               OTF2_COMM_FLAG_NONE)) < 0)
-            return -1;
-    }
     return 0;
 }
 

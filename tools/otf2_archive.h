@@ -15,15 +15,15 @@
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
 
-/* What an MPI region does, by its name (the large-count _c names as the
- * plain ones): which records its calls carry. */
+/* What an MPI region does, by its operation (the large-count _c forms as
+ * the plain ones): which records its calls carry. */
 enum mpi_kind {
     MK_NONE,        /* not MPI, or MPI without records (MPI_Wait, MPI_Init) */
     MK_SEND,        /* MPI_Send, Ssend, Bsend, Rsend */
-    MK_RECV,        /* MPI_Recv */
+    MK_RECV,        /* MPI_Recv, MPI_Mrecv */
     MK_SENDRECV,    /* MPI_Sendrecv, Sendrecv_replace */
     MK_ISEND,       /* MPI_Isend, Issend, Ibsend, Irsend */
-    MK_IRECV,
+    MK_IRECV,       /* MPI_Irecv, MPI_Imrecv */
     MK_START,       /* MPI_Start: one persistent request */
     MK_STARTALL,
     MK_COLL         /* a collective, blocking or not */
@@ -36,12 +36,6 @@ typedef struct {
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
 } region_info;
-
-typedef struct {
-    int32_t *members;           /* world ranks, communicator rank order */
-    int32_t size;
-    char *name;
-} comm_def;
 
 typedef struct {
     int32_t rank, lane;
@@ -63,8 +57,12 @@ typedef struct {
     int world;                  /* world ranks the records may name */
     int has_moved;
 
-    comm_def *comms;
-    int ncomms, capcomms;
+    int nruncomms;              /* the run's communicators (the reader's
+                                   scope_profile_run_comm: OTF2 comm c is
+                                   run communicator c) */
+    char *comm_used;            /* by run communicator: exported (an
+                                   intracommunicator whose members are
+                                   known), its calls get MPI records */
 
     host_def *hosts;
     int nhosts;

@@ -22,8 +22,9 @@ Checked, exactly:
     under the system tree node of its host (hostname); one region per
     profile region, MPI roles and paradigm; the clock: 1e9 ticks/s, the
     global offset the earliest call start, the length to the latest end;
-    MPI_COMM_WORLD and the two halves of the split as comms whose groups
-    are their members as world ranks;
+    MPI_COMM_WORLD (comm 0) and the two halves of the split as comms whose
+    groups are their members as world ranks, and the intercommunicator
+    between them as a comm with an empty group (its calls get no records);
   - events: per location, the Enter/Leave sequence equals the one the
     reader's call stack gives (region, time in ns on the aligned timeline,
     nesting by parent links); each extra thread is thread_work with 5
@@ -242,7 +243,7 @@ def is_letter(x):
 def check_mpi(defs, r, evs):
     """The MPI records of rank r's main lane, grouped by the MPI call
     they are in, against expected_mpi; request ids bound consistently."""
-    halves = [c for c in defs["comms"].values() if c[0] != "MPI_COMM_WORLD"]
+    halves = [c for c in defs["comms"].values() if c[0] != "MPI_COMM_WORLD" and c[1]]
     mine = [c for c in halves if r in c[1]]
     if len(mine) != 1 or sorted(mine[0][1]) != [x for x in range(N) if x % 2 == r % 2]:
         fail(f"rank {r}: the split's comm: {halves}")
@@ -388,9 +389,11 @@ def main():
         if nev != len(per[ref]):
             fail(f"location {ref}: defined with {nev} events, holds {len(per[ref])}")
     world = [c for c in defs["comms"].values() if c[0] == "MPI_COMM_WORLD"]
-    if world != [("MPI_COMM_WORLD", list(range(N)), "GroupType.COMM_GROUP", None)]:
+    if world != [("MPI_COMM_WORLD", list(range(N)), "GroupType.COMM_GROUP", None)] or \
+            defs["comms"][0] != world[0]:
         fail(f"MPI_COMM_WORLD: {world}")
-    if len(defs["comms"]) != 3:
+    if len(defs["comms"]) != 4 or sorted(defs["comms"]) != [0, 1, 2, 3] or \
+            sum(1 for c in defs["comms"].values() if not c[1]) != 1:
         fail(f"comms: {defs['comms']}")
 
     # enter/leave, per location, exactly; the unwound attribute

@@ -12,12 +12,13 @@ without a name attribute, float, int8 and string rank attributes), each
 copied twice: "plain" as written (no table) and "table" after
 `scope-h5write --host-summary` on its host files. Asserted:
 
-  1. the table is there (version 1, one row per rank group, its checksum
+  1. the table is there (version 2, one row per rank group, its checksum
      right);
   2. plain and table open to the same profile, compared through
      libscope_reader bit for bit: ranks, missing ranks, regions in
      order, per (region, rank) calls, statistics (the scope_stats bytes),
      start and end times, the rank attributes (int, float, string, absent),
+     what each region is (its operation: from the attribute, by name, none),
      run start, max end, span, and the call stacks of a few ranks; and
      `scope summary` prints the same text;
      the same holds for a host file opened itself and for the run's folder;
@@ -80,6 +81,8 @@ lib.scope_profile_rank.argtypes = [P, ctypes.c_int]
 lib.scope_profile_missing_rank.argtypes = [P, ctypes.c_int]
 lib.scope_profile_region_name.argtypes = [P, ctypes.c_int]
 lib.scope_profile_region_name.restype = ctypes.c_char_p
+lib.scope_profile_region_operation.argtypes = [P, ctypes.c_int]
+lib.scope_profile_region_operation.restype = ctypes.c_char_p
 lib.scope_profile_calls.argtypes = [P, ctypes.c_int, ctypes.c_int]
 lib.scope_profile_calls.restype = ctypes.c_int64
 lib.scope_profile_stats.argtypes = [P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Stats)]
@@ -120,6 +123,7 @@ def describe(path, stack_ranks):
                             for i in range(lib.scope_profile_missing_rank_count(p))]))
     nreg = lib.scope_profile_region_count(p)
     out.append(("regions", [lib.scope_profile_region_name(p, i) for i in range(nreg)]))
+    out.append(("operations", [lib.scope_profile_region_operation(p, i) for i in range(nreg)]))
     v = ctypes.c_int64()
     d = ctypes.c_double()
     buf = ctypes.create_string_buffer(256)
@@ -218,7 +222,7 @@ def resign(g):
 # Each damage: a function of the table group of one host file; all but
 # bit_rot are re-signed with a right checksum.
 def set_version(g):
-    g.attrs["version"] = np.int64(2)
+    g.attrs["version"] = np.int64(3)
 
 
 def drop_rank(g):
@@ -271,7 +275,7 @@ def chunked(g):
 
 
 def wrong_shape(g):
-    rewrite(g, "cells", g["cells"][:, :11])
+    rewrite(g, "cells", g["cells"][:, :12])    # version 2 has 13 columns
 
 
 def float_table(g):
@@ -292,7 +296,7 @@ def no_strings(g):
 def huge_rows(g):
     # a dataspace that claims far more rows than the file stores
     del g["cells"]
-    g.create_dataset("cells", shape=(1 << 30, 12), dtype=np.int64, chunks=(1, 12))
+    g.create_dataset("cells", shape=(1 << 30, 13), dtype=np.int64, chunks=(1, 13))
 
 
 def bit_rot(g):
@@ -305,9 +309,24 @@ def no_checksum(g):
     del g.attrs["checksum"]
 
 
+def operation_out(g):
+    c = g["cells"][()]
+    k = int(np.nonzero(c[:, 12] >= 0)[0][0]) if (c[:, 12] >= 0).any() else 0
+    c[k, 12] = 10 ** 9
+    rewrite(g, "cells", c)
+
+
+def version_1(g):
+    """Not a damage: the table as a writer before the `operation`
+    attribute wrote it (12 columns), which the reader still uses."""
+    rewrite(g, "cells", g["cells"][:, :12])
+    g.attrs["version"] = np.int64(1)
+    g.attrs["checksum"] = checksum(g)
+
+
 DAMAGES = [bit_rot, no_checksum, set_version, drop_rank, wrong_rank, wrong_group, cut_strings, absurd_count,
            negative_count, offset_out, bad_kind, chunked, wrong_shape, float_table, bad_mean,
-           no_strings, huge_rows]
+           no_strings, huge_rows, operation_out]
 
 
 def main():
@@ -323,7 +342,7 @@ def main():
             for h in hosts:
                 with h5py.File(h, "r") as f:
                     g = f.get("scope_host_summary")
-                    check(g is not None and g.attrs.get("version") == 1, f"{h}: no table")
+                    check(g is not None and g.attrs.get("version") == 2, f"{h}: no table")
                     if g is not None:
                         groups = sorted(int(k[4:]) for k in f if k.startswith("rank"))
                         check(list(g["ranks"][:, 0]) == groups, f"{h}: table ranks {groups}")
@@ -376,6 +395,20 @@ def main():
                 check(lib.scope_profile_open(q.encode(), ctypes.byref(p)) == 0, f"{q}: open")
                 lib.scope_profile_rank_attr_int(p, rank0, b"pid", ctypes.byref(v))
                 check(v.value == 777777, f"{q}: pid from the table: {v.value}")
+                lib.scope_profile_close(p)
+            # 3b. a version 1 table (no operation column) is still read, on
+            # a run whose groups have no operation (as every run a writer of
+            # version 1 wrote): the same profile, and the table is read
+            if run == "hosts/perhost":
+                v1, _ = copy_run(base + ".table", base + ".v1", False)
+                old, _ = copy_run(base + ".probe", base + ".probe_v1", False)
+                for d in (base + ".v1", base + ".probe_v1"):
+                    with h5py.File(os.path.join(d, "run.ranks", victim), "r+") as f:
+                        version_1(f["scope_host_summary"])
+                same(describe(v1, stack_ranks), want, f"{run}: a version 1 table")
+                check(lib.scope_profile_open(old.encode(), ctypes.byref(p)) == 0, f"{old}: open")
+                lib.scope_profile_rank_attr_int(p, rank0, b"pid", ctypes.byref(v))
+                check(v.value == 777777, f"{old}: pid from the version 1 table: {v.value}")
                 lib.scope_profile_close(p)
             # 4. damaged tables are ignored: the plain profile again. Each
             # damage is done to the probe's table, whose pid and max differ

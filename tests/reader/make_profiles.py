@@ -361,6 +361,11 @@ host_layout("missing", ["nodeA", "nodeB"], skip=["nodeB"])
 #   rank r, region "io" (r % 3 == 0): 2 calls [10000 r + 50, + 7], [.. + 60, + 9]
 #   rank r, region "big" (r == 150 only): 70,000 calls (above the reader's
 #           read-at-open limit), call i = [i * 10, i * 10 + i % 5]
+#   what the regions are (docs/format.md "Operations"): "io" has kind mpi
+#           and operation "MPI_Send_c" (a renamed MPI call), "big" the
+#           operation "MPI_No_such_call" (none this reader knows), and
+#           rank 3 a region "MPI_Bcast" without the attribute (read by its
+#           name): 1 call [10000 r + 70, + 75]; "solve" is none
 #   rank r attributes: pid = 5000 + r, hostname = host-<r // 75>,
 #           overhead_inside_ns = r / 4, complete = 1 (int8)
 # many/perrank   run.h5 + run.ranks/rank<N>.h5
@@ -388,11 +393,18 @@ def many_rank_group(f, r, broken=False):
                          else starts[:1] + 1)
     if r % 3 == 0:
         io = g.create_group("regions/io")
+        io.attrs["kind"] = "mpi"
+        io.attrs["operation"] = "MPI_Send_c"
         io.create_dataset("start_times", data=np.array([10000 * r + 50, 10000 * r + 60], np.int64))
         io.create_dataset("end_times", data=np.array([10000 * r + 57, 10000 * r + 69], np.int64))
+    if r == 3:
+        bc = g.create_group("regions/MPI_Bcast")
+        bc.create_dataset("start_times", data=np.array([10000 * r + 70], np.int64))
+        bc.create_dataset("end_times", data=np.array([10000 * r + 75], np.int64))
     if r == 150:
         k = np.arange(70000, dtype=np.int64)
         big = g.create_group("regions/big")
+        big.attrs["operation"] = "MPI_No_such_call"
         big.create_dataset("start_times", data=k * 10)
         big.create_dataset("end_times", data=k * 10 + k % 5)
 

@@ -13,6 +13,9 @@
  *   "big" on rank 150 only: 70,000 calls, call i lasts i % 5 ns (read
  *         lazily, after the open)
  *   pid = 5000 + r, hostname = host-<r / 75>, overhead_inside_ns = r / 4
+ *   operations: "io" MPI_Send_c (its attribute), "MPI_Bcast" (rank 3 only,
+ *         no attribute: its name), "big" none (an operation this reader
+ *         does not know), "solve" none
  *
  * usage: test_parallel_open PROFILE_DIR
  */
@@ -71,6 +74,13 @@ static void check_numbers(scope_profile *p, int r)
     CHECK_I64(scope_profile_rank_attr_int(p, r, "complete", &v), 0);
     CHECK_I64(v, 1);
     CHECK_I64(scope_profile_rank_attr_int(p, r, "dropped_events", &v), SCOPE_ENOTFOUND);
+    CHECK_STR(scope_profile_region_operation(p, scope_profile_region_index(p, "io")),
+              "MPI_Send_c");
+    CHECK_STR(scope_profile_region_operation(p, scope_profile_region_index(p, "MPI_Bcast")),
+              "MPI_Bcast");
+    CHECK(scope_profile_region_operation(p, scope_profile_region_index(p, "big")) == NULL);
+    CHECK(scope_profile_region_operation(p, scope_profile_region_index(p, "solve")) == NULL);
+    CHECK_I64(scope_profile_calls(p, scope_profile_region_index(p, "MPI_Bcast"), r), r == 3);
 }
 
 /* p is q, number for number: ranks, regions and their order, every
@@ -86,6 +96,11 @@ static void check_same(scope_profile *p, scope_profile *q)
         CHECK_I64(scope_profile_rank(p, k), scope_profile_rank(q, k));
     for (int g = 0; g < ng; g++) {
         CHECK_STR(scope_profile_region_name(p, g), scope_profile_region_name(q, g));
+        const char *oa = scope_profile_region_operation(p, g),
+                   *ob = scope_profile_region_operation(q, g);
+        CHECK(!oa == !ob);
+        if (oa && ob)
+            CHECK_STR(oa, ob);
         for (int k = 0; k < nr; k++) {
             int r = scope_profile_rank(q, k);
             scope_stats a, b;

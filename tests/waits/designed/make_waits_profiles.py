@@ -52,6 +52,26 @@ is in the call that completed them:
           MPI_Iallreduce #0 [1200,1210] -> MPI_Wait #0 [1220,1230]
           MPI_Ibarrier #0 [2500,2510] -> MPI_Wait #1 [2520,2530]
 
+renamed.h5: designed.h5 with every region renamed as a config's `as NAME`
+does (MPI_Recv recorded as "halo_recv", ...), each saying which call it
+is in its `operation` attribute (docs/format.md "Operations"): the
+analysis and the matrices must read it as designed.h5, from the
+attribute, not the name.
+
+newcalls.h5: 2 ranks, the calls of MPI 3 and 4 the analysis knows from
+the vocabulary's rows alone (no name of them anywhere in the reader):
+
+  rank 0  MPI_Isendrecv #0 [100,110] to 1 tag 3 (4 bytes) / from 1 tag 3
+          -> MPI_Wait #0 [120,400]: its receive, sent at 350: late sender
+          230 for 1
+          MPI_Send #0 [650,660] to 1 tag 4 (8 bytes)
+  rank 1  MPI_Mprobe #0 [50,60] (moves nothing)
+          MPI_Mrecv #0 [300,310] from 0 tag 3 (the message its probe
+          matched: source and tag from the status): no wait
+          MPI_Send #0 [350,360] to 0 tag 3 (4 bytes)
+          MPI_Imrecv #0 [500,510] from 0 tag 4 -> MPI_Wait #0 [520,700]:
+          late sender 130 for 0
+
 damaged.h5: designed.h5 with a call whose communicator row does not
 exist and a request row naming a region past the region table: the
 analysis counts them as not placed, and matches the rest.
@@ -126,7 +146,28 @@ SREQ = {
 }
 
 
-def write(path, hosts, err_ns, damage=False, design=D, req=REQ):
+NEW = {
+    0: {"MPI_Isendrecv": [(100, 110, 1, 1, 3, 4, 4, 0)],
+        "MPI_Wait": [(120, 400, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Send": [(650, 660, 1, -1, 4, 8, 0, 0)]},
+    1: {"MPI_Mprobe": [(50, 60, -1, -1, NOTAG, 0, 0, 0)],
+        "MPI_Mrecv": [(300, 310, -1, 0, 3, 0, 4, 0)],
+        "MPI_Send": [(350, 360, 0, -1, 3, 4, 0, 0)],
+        "MPI_Imrecv": [(500, 510, -1, 0, 4, 0, 8, 0)],
+        "MPI_Wait": [(520, 700, -1, -1, NOTAG, 0, 0, 0)]},
+}
+NEWREQ = {
+    0: [("MPI_Isendrecv", 0, "MPI_Wait", 0, 1, 3, 4, 0)],
+    1: [("MPI_Imrecv", 0, "MPI_Wait", 0, 0, 4, 8, 0)],
+}
+
+
+def renamed(name):
+    """renamed.h5's name of the region of call `name`."""
+    return "halo_" + name[4:].lower()
+
+
+def write(path, hosts, err_ns, damage=False, design=D, req=REQ, rename=False):
     size = len(design)
     with h5py.File(path, "w") as f:
         f.attrs["scope_format"] = np.int64(1)
@@ -146,9 +187,11 @@ def write(path, hosts, err_ns, damage=False, design=D, req=REQ):
             g.attrs["complete"] = np.int8(1)
             rg = g.create_group("regions")
             for name, calls in regions.items():
-                r = rg.create_group(name)
-                r.attrs["name"] = name
+                r = rg.create_group(renamed(name) if rename else name)
+                r.attrs["name"] = renamed(name) if rename else name
                 r.attrs["kind"] = "mpi"
+                if rename:
+                    r.attrs["operation"] = name
                 c = np.array(calls, dtype=np.int64)
                 comm = c[:, 7].astype(np.int32)
                 if damage and rank == 1 and name == "MPI_Send":
@@ -169,6 +212,9 @@ def write(path, hosts, err_ns, damage=False, design=D, req=REQ):
             if not rows:
                 continue
             names = sorted({x[0] for x in rows} | {x[2] for x in rows})
+            if rename:
+                rows = [(renamed(x[0]), x[1], renamed(x[2])) + tuple(x[3:]) for x in rows]
+                names = sorted(renamed(n) for n in names)
             post = [names.index(x[0]) for x in rows]
             if damage and rank == 0:
                 post[1] = len(names) + 3  # past the table
@@ -197,6 +243,8 @@ def main():
     write(os.path.join(out, "designed.h5"), [0, 0, 0, 0], 0)
     write(os.path.join(out, "two_hosts.h5"), [0, 0, 1, 1], 30)
     write(os.path.join(out, "damaged.h5"), [0, 0, 0, 0], 0, damage=True)
+    write(os.path.join(out, "renamed.h5"), [0, 0, 0, 0], 0, rename=True)
+    write(os.path.join(out, "newcalls.h5"), [0, 0], 0, design=NEW, req=NEWREQ)
     write(os.path.join(out, "started.h5"), [0, 0], 0, design=S, req=SREQ)
     if len(sys.argv) > 2:
         open(sys.argv[2], "w").close()

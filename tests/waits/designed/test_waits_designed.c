@@ -4,7 +4,9 @@
  * call and wait is in its table), checked to the nanosecond: the
  * patterns, the rank waited for, the clock bound between two hosts, the
  * unmatched ends, damaged input, and the same results when the matching
- * goes through temporary files. Needs no MPI run, so it runs in the
+ * goes through temporary files; regions a config renamed read by the
+ * call their file says they are (renamed.h5), in the analysis and the
+ * matrices. Needs no MPI run, so it runs in the
  * sanitizer builds and under valgrind, where the MPI tests cannot.
  *
  *   test_waits_designed PROFILE_DIR
@@ -15,6 +17,7 @@
 
 #include "check.h"
 #include "scope_reader.h"
+#include "scope_reader_comm.h"
 #include "scope_reader_waits.h"
 
 static const char *dir;
@@ -167,6 +170,35 @@ static void check_designed_totals(const scope_waits *w)
     }
 }
 
+/* The run's communicators (scope_profile_run_comm*): designed.h5's one,
+ * the world, on every rank's row 0. */
+static void run_comms(void)
+{
+    scope_profile *p = open_one("designed.h5");
+    CHECK_INT(scope_profile_run_comm_count(p), 1);
+    scope_run_comm c;
+    CHECK_INT(scope_profile_run_comm(p, 0, &c), 0);
+    CHECK_STR(c.name, "MPI_COMM_WORLD");
+    CHECK_STR(c.label, "MPI_COMM_WORLD");
+    CHECK_STR(c.creator, "");
+    CHECK_INT(c.world, 1);
+    CHECK_INT(c.size, 4);
+    CHECK_INT(c.remote_size, 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(c.members[i], i);
+    CHECK_INT(scope_profile_run_comm(p, 1, &c), SCOPE_ENOTFOUND);
+    for (int r = 0; r < 4; r++) {
+        const int32_t *ids;
+        int n;
+        CHECK_INT(scope_profile_run_comm_ids(p, r, &ids, &n), 0);
+        CHECK(n == 1 && ids[0] == 0);
+    }
+    const int32_t *ids;
+    int n;
+    CHECK_INT(scope_profile_run_comm_ids(p, 9, &ids, &n), SCOPE_ENOTFOUND);
+    scope_profile_close(p);
+}
+
 static void designed(int64_t budget)
 {
     scope_profile *p = open_one("designed.h5");
@@ -314,6 +346,82 @@ static void started(void)
     scope_profile_close(p);
 }
 
+/* renamed.h5: designed.h5's calls under names of their own ("halo_recv"),
+ * each region saying which call it is (`operation`): read as designed.h5
+ * is, from the attribute. */
+static void renamed(void)
+{
+    scope_profile *p = open_one("renamed.h5"), *d = open_one("designed.h5");
+    CHECK_STR(scope_profile_region_operation(p, region(p, "halo_recv")), "MPI_Recv");
+    CHECK(scope_profile_region_operation(d, region(d, "MPI_Recv")) != NULL);
+    CHECK_STR(scope_profile_region_operation(d, region(d, "MPI_Recv")), "MPI_Recv");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    check_designed_totals(w);
+    struct want_call calls[10];
+    char names[10][64];
+    for (int i = 0; i < 10; i++) {
+        calls[i] = designed_calls[i];
+        snprintf(names[i], sizeof names[i], "halo_%s", designed_calls[i].region + 4);
+        for (char *c = names[i]; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        calls[i].region = names[i];
+    }
+    check_calls(p, w, calls, 10, designed_call_ix);
+    check_msgs(w, designed_msgs, 6);
+    check_unmatched(w, 1);
+    scope_waits_free(w);
+    /* the point-to-point and collective matrices: designed.h5's */
+    for (int kind = SCOPE_COMM_P2P; kind <= SCOPE_COMM_COLLECTIVE; kind++) {
+        int64_t mp[16] = { 0 }, bp[16] = { 0 }, md[16] = { 0 }, bd[16] = { 0 };
+        CHECK_INT(scope_profile_comm_matrix_kind(p, kind, SCOPE_COMM_ALL_REGIONS, 4, mp, bp), 0);
+        CHECK_INT(scope_profile_comm_matrix_kind(d, kind, SCOPE_COMM_ALL_REGIONS, 4, md, bd), 0);
+        CHECK(memcmp(mp, md, sizeof mp) == 0 && memcmp(bp, bd, sizeof bp) == 0);
+    }
+    int64_t m[16] = { 0 };
+    CHECK_INT(scope_profile_comm_matrix(p, SCOPE_COMM_ALL_REGIONS, 4, m, NULL), 0);
+    CHECK_I64(m[1 * 4 + 0] + m[2 * 4 + 0] + m[3 * 4 + 0], 3);  /* 1, 2, 3 sent to 0 */
+    scope_profile_close(p);
+    scope_profile_close(d);
+}
+
+/* newcalls.h5: MPI_Isendrecv (both ends, one request), MPI_Mrecv and
+ * MPI_Imrecv (receives whose source and tag came from the status),
+ * MPI_Mprobe (nothing), read from the vocabulary's rows alone. */
+static void newcalls(void)
+{
+    scope_profile *p = open_one("newcalls.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    static const struct want_call want[] = {
+        { 0, "MPI_Wait", LS, 1, 230, 0 },
+        { 1, "MPI_Wait", LS, 0, 130, 0 },
+    };
+    static const int64_t ix[] = { 0, 0 };
+    check_calls(p, w, want, 2, ix);
+    static const struct want_msg msgs[] = {
+        { 0, 1, 3, 4, 0, -1 }, { 1, 0, 3, 4, 230, LS }, { 0, 1, 4, 8, 130, LS },
+    };
+    check_msgs(w, msgs, 3);
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.messages, 3);
+    CHECK_I64(t.unmatched_sends, 0);
+    CHECK_I64(t.unmatched_receives, 0);
+    CHECK_I64(t.unanalysed_calls, 0);
+    CHECK_I64(t.mpi_ns, 10 + 280 + 10 + 10 + 10 + 10 + 180);   /* not the probe */
+    scope_waits_free(w);
+    int64_t m[4] = { 0 }, b[4] = { 0 };
+    CHECK_INT(scope_profile_comm_matrix(p, SCOPE_COMM_ALL_REGIONS, 2, m, b), 0);
+    CHECK(m[0] == 0 && m[1] == 2 && m[2] == 1 && m[3] == 0);    /* 0 -> 1 twice, 1 -> 0 */
+    CHECK(b[1] == 12 && b[2] == 4);
+    CHECK(scope_region_is_point_to_point("MPI_Isendrecv_replace"));
+    CHECK(scope_region_is_point_to_point("MPI_Imrecv"));
+    CHECK(!scope_region_is_point_to_point("MPI_Improbe"));
+    CHECK(!scope_region_is_point_to_point("MPI_Send_init"));
+    scope_profile_close(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -321,11 +429,14 @@ int main(int argc, char **argv)
         return 2;
     }
     dir = argv[1];
+    run_comms();
     designed(0);
     designed(1);
     two_hosts();
     damaged();
     started();
+    renamed();
+    newcalls();
     failures();
     return check_result("test_waits_designed");
 }
