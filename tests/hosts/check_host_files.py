@@ -283,7 +283,7 @@ def check_summary_tables(a, tmp, hosts):
         with h5py.File(os.path.join(tmp, "prof.ranks", f"host-{h}.h5"), "r") as f:
             groups = sorted(int(k[4:]) for k in f if k.startswith("rank"))
             g = f.get("scope_host_summary")
-            check(g is not None and int(g.attrs.get("version", 0)) == 1,
+            check(g is not None and int(g.attrs.get("version", 0)) == 2,  # 2: with the operation column
                   f"host-{h}.h5: no summary table")
             if g is not None:
                 check(list(g["ranks"][:, 0]) == groups, f"host-{h}.h5: table ranks")

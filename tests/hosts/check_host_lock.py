@@ -98,7 +98,7 @@ def check_table(path):
     (rank<N>; the collision groups are not ranks) with their pids."""
     with h5py.File(path, "r") as f:
         g = f.get("scope_host_summary")
-        check(g is not None and int(g.attrs.get("version", 0)) == 1, f"{path}: no summary table")
+        check(g is not None and int(g.attrs.get("version", 0)) == 2, f"{path}: no summary table")  # 2: with the operation column
         if g is None:
             return
         ranks = sorted(int(k[4:]) for k in f if k.startswith("rank") and k[4:].isdigit())
