@@ -47,14 +47,14 @@
 #include "interpose.h"
 #include "log.h"
 #include "clock.h"
-#include "host_files.h"
-#include "preload_state.h"
+#include "lifecycle.h"
 #include "scope_config.h"
 #include "scope_internal.h"
 #include "patch.h"
 #include "self_depth.h"
 #include "settings.h"
 #include "shadow_stack.h"
+#include "symbol_next.h"
 
 /* Set in the environment once a config error was printed, so that the
  * processes the printing one starts stay silent. */
@@ -102,13 +102,6 @@ static void report_config_error(const char *msg)
     setenv(ERROR_SHOWN_VAR, "1", 1); /* children are started after this */
 }
 
-/* The functions mpi_intercept.c times by symbol interposition: the
- * interposition engine must not patch them too (one mechanism per call). */
-static const char *const intercepted_by_symbol[] = {
-    "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort",
-    "PMPI_Init", "PMPI_Init_thread", "PMPI_Finalize", "PMPI_Abort", NULL
-};
-
 /* At exit of a process that recorded without MPI (a serial target): the
  * "matched nothing" warnings, once per job (launcher rank 0 or none). A
  * target the config is not about (no entry matched a function in it, and
@@ -119,7 +112,7 @@ static void warn_unmatched_at_exit(void)
     if (preload.mpi_seen || getpid() != preload.recorder_pid || scope__launcher_rank() > 0)
         return;
     if (preload.cfg->n_include_exe > 0 || scope__interpose_matched_any())
-        scope__interpose_warn_unmatched(0);
+        scope__interpose_warn_unmatched(SCOPE_KIND_MPI);   /* not for a serial program */
 }
 
 /* The calls this process could not record (shadow_stack.h: a signal
@@ -228,7 +221,6 @@ static int start_recording(void)
     }
     preload.phase = PHASE_RECORDING;
     scope__preload_log("%s: recording", preload.exe);
-    scope__interpose_skip(intercepted_by_symbol);
     preload.recorder_pid = getpid();
     atexit(warn_at_exit);
     int64_t c2 = scope__thread_cpu_ns();
@@ -402,7 +394,7 @@ void scope__preload_mpi_started(int ok, int rank, int size)
     scope_set_rank(rank, size);
     scope__preload_log("%s: MPI rank %d of %d", preload.exe, rank, size);
     if (rank == 0)      /* once per job, now that the libraries are loaded */
-        scope__interpose_warn_unmatched(1);
+        scope__interpose_warn_unmatched(-1);
 }
 
 void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
@@ -429,7 +421,7 @@ void scope__preload_mpi_aborting(int errorcode, const char *region, const char *
                            preload.rank, errorcode);
 }
 
-void scope__preload_mpi_finalizing(void)
+void scope__preload_mpi_finalizing(int (*write)(void))
 {
     if (preload.phase != PHASE_RECORDING)
         return;
@@ -437,8 +429,7 @@ void scope__preload_mpi_finalizing(void)
     if (preload.span_open)
         scope_end(preload.span_id);
     preload.span_open = 0;
-    /* host files: the journal goes to the host's leader (host_files.c) */
-    int rc = scope__host_files_active() ? scope__host_files_finalize() : scope_finalize();
+    int rc = write ? write() : scope_finalize();
     preload.phase = PHASE_DONE;
     if (rc < 0)
         scope__preload_log("rank %d: writing the profile failed: %s", preload.rank,

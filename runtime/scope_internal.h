@@ -37,7 +37,7 @@ SCOPE_API int scope__note_interposition(const char *pattern, const char *symbol,
  * Removes the journal if this process created it. */
 SCOPE_API void scope__disable(void);
 
-/* Finalize in two halves, for host files (preload/host_files.c): the
+/* Finalize in two halves, for host files (preload/mpi/host_files.c): the
  * first stops recording and completes this process's journal, keeps it on
  * disk for the host's writer and puts its path in `journal`. Returns 1
  * (a journal), 0 (nothing recorded, or not this process's recorder) or

@@ -2,7 +2,7 @@
  * self_depth.h - how deep this thread is in scope's own work: the
  * recorder holding its lock, the preload's start-up, its MPI wrappers and
  * hooks. While it is above 0, an instrumented function this thread calls
- * is not recorded (preload/shadow_stack.c): scope's own code reaches
+ * is not recorded (preload/engine/shadow_stack.c): scope's own code reaches
  * instrumented functions through libc (strdup, qsort and snprintf call
  * malloc; a config may name malloc), and recording those would count
  * scope's calls as the program's and, for the first call of a thread,

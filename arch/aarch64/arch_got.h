@@ -1,7 +1,7 @@
 /*
  * arch_got.h - the relocation types of the GOT slots through which one
  * object calls or takes the address of another's function, read by the
- * preload's GOT fallback (preload/got.c).
+ * preload's GOT fallback (preload/engine/got.c).
  */
 #ifndef SCOPE_ARCH_GOT_H
 #define SCOPE_ARCH_GOT_H

@@ -2,7 +2,7 @@
  * arch_patch.c - entry patching on aarch64: reads a function's first
  * instruction past its landing pads, rewrites it for the stub when it
  * reads the PC, and writes one `B stub` over it (arch_patch.h;
- * preload/patch.c owns the stubs and page protection).
+ * preload/engine/patch.c owns the stubs and page protection).
  *
  * Every A64 instruction is 4 bytes and the PC-relative ones have fixed bit
  * patterns, so no decoder is needed: ADR and ADRP become a literal load of

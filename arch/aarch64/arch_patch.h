@@ -1,5 +1,5 @@
 /*
- * arch_patch.h - entry patching on aarch64: what preload/patch.c asks of
+ * arch_patch.h - entry patching on aarch64: what preload/engine/patch.c asks of
  * the CPU (arch/README.md lists the same functions for every CPU).
  *
  * The patch is one `B stub` (4 bytes, +-128 MiB) at the function's entry,

@@ -3,7 +3,7 @@
  * the preload uses: aarch64 has one pair of entry/exit paths per mode
  * (call, redirect; docs/interposition.md).
  *
- * The paths call the C halves preload/shadow_stack.h declares:
+ * The paths call the C halves preload/engine/shadow_stack.h declares:
  *   scope__shadow_enter(fn, slot, saved): fn = the struct scope__fn the
  *     stub passed in x16; slot = entry sp - 8, where the entry path stored
  *     x30 (the return address); saved = the frame record just above the

@@ -1,7 +1,7 @@
 /*
  * arch_patch.c - entry patching on x86-64: decodes a function's first
  * instructions, rewrites them for the stub, and writes the 5-byte jump
- * (arch_patch.h; preload/patch.c owns the stubs and page protection).
+ * (arch_patch.h; preload/engine/patch.c owns the stubs and page protection).
  *
  * The displaced instructions are decoded with Zydis and rewritten for
  * their new address: RIP-relative operands get a new displacement, short

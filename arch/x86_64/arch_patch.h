@@ -1,5 +1,5 @@
 /*
- * arch_patch.h - entry patching on x86-64: what preload/patch.c asks of
+ * arch_patch.h - entry patching on x86-64: what preload/engine/patch.c asks of
  * the CPU (arch/README.md lists the same functions for every CPU).
  *
  * The patch is a 5-byte `jmp rel32` at the function's entry (after an

@@ -6,7 +6,7 @@
  * the CPU can say so, in a variant that saves the upper halves only when
  * XINUSE says they are in use (arch_trampoline.S says why).
  *
- * The paths call the C halves preload/shadow_stack.h declares:
+ * The paths call the C halves preload/engine/shadow_stack.h declares:
  *   scope__shadow_enter(fn, slot, saved): fn = the struct scope__fn the
  *     stub passed; slot = the address of the return-address slot (on x86
  *     the word at the stack pointer on entry); saved = just above the saved

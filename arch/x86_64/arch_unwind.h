@@ -1,6 +1,6 @@
 /*
  * arch_unwind.h - what the preload's longjmp and C++ catch hooks
- * (preload/unwind_hooks.c) read of this CPU's frames: the stack pointer a
+ * (preload/engine/unwind_hooks.c) read of this CPU's frames: the stack pointer a
  * jmp_buf jumps to, and the stack pointer of the frame that called a hook.
  */
 #ifndef SCOPE_ARCH_UNWIND_H

@@ -2,7 +2,7 @@
 """check_hot.py SCOPE PRELOAD MPI LANG PROGRAM OUTDIR
 
 The capture's own paths for MPI_Isend & co, MPI_Irecv, MPI_Wait and
-MPI_Allreduce/Scan/Exscan (preload/mpi_capture_hot.c), in the cases they
+MPI_Allreduce/Scan/Exscan (preload/mpi/mpi_capture_hot.c), in the cases they
 must tell apart: PROGRAM is prog_hot.c (its comment lists the sections),
 run with 4 ranks under MPI's launcher (openmpi: mpirun; mpich:
 mpirun.mpich), bare and under the preload with the config `MPI_*`.

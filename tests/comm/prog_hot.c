@@ -1,6 +1,6 @@
 /*
  * prog_hot.c - the calls the capture takes paths of its own for
- * (preload/mpi_capture_hot.c: MPI_Isend & co, MPI_Irecv, MPI_Wait,
+ * (preload/mpi/mpi_capture_hot.c: MPI_Isend & co, MPI_Irecv, MPI_Wait,
  * MPI_Allreduce, MPI_Scan, MPI_Exscan), in every case those paths must
  * tell apart, for check_hot.py. Every value follows from the rank alone
  * (the formulas are repeated in the check). 4 ranks; next = rank+1,

@@ -3,7 +3,9 @@
 
 Every `#include "..."` of a project folder's C files is resolved to the
 folder that owns the header (the including folder first, as the compiler
-does), and each arrow must be one the table below allows: data flows one
+does), and each arrow must be one the table below allows. A folder of
+folders (preload/) has a row per sub-folder: a file belongs to the
+deepest folder of the table that holds it. Data flows one
 way (DESIGN.md), helpers several floors need live on the libc floor
 (base/), and no folder reaches up or sideways into another for them.
 Each meson.build must also compile only its own folder's sources (a
@@ -25,19 +27,47 @@ ALLOWED = {
     "config": {"base", "format"},
     "convert": {"arch", "base", "format"},
     "reader": {"base", "format"},
-    "preload": {"arch", "base", "format", "runtime", "config"},
+    # preload/ is a folder of folders (preload/README.md): the engine at
+    # the bottom knows no paradigm; the process's lifecycle (preload/
+    # itself) starts it; each capture (mpi/ now; io/ and omp/ next, with
+    # the same row) reaches the engine through engine/capture.h and may
+    # drive the lifecycle (lifecycle.h), and no capture includes another.
+    "preload/engine": {"arch", "base", "format", "runtime", "config"},
+    "preload": {"preload/engine", "arch", "base", "format", "runtime", "config"},
+    "preload/mpi": {"preload", "preload/engine", "arch", "base", "format", "runtime", "config"},
+    "preload/io": {"preload", "preload/engine", "arch", "base", "format", "runtime", "config"},
+    "preload/omp": {"preload", "preload/engine", "arch", "base", "format", "runtime", "config"},
     "tools": {"base", "format", "reader", "convert", "config"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
+def folder_of(relpath):
+    """The deepest folder of the table that holds relpath (a path under the
+    root), or None."""
+    parts = relpath.split(os.sep)[:-1]
+    for n in range(len(parts), 0, -1):
+        f = "/".join(parts[:n])
+        if f in ALLOWED:
+            return f
+    return None
+
+
+def files_of(root):
+    """(folder, dirpath, file) of every file of the table's folders."""
+    for top in sorted({f.split("/")[0] for f in ALLOWED}):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                folder = folder_of(os.path.relpath(os.path.join(dirpath, f), root))
+                if folder:
+                    yield folder, dirpath, f
+
+
 def headers(root):
     owner = {}
-    for folder in ALLOWED:
-        for dirpath, _, files in os.walk(os.path.join(root, folder)):
-            for f in files:
-                if f.endswith(".h"):
-                    owner.setdefault(f, set()).add(folder)
+    for folder, _, f in files_of(root):
+        if f.endswith(".h"):
+            owner.setdefault(f, set()).add(folder)
     return owner
 
 
@@ -46,38 +76,35 @@ def main():
     owner = headers(root)
     bad = []
     arrows = {}
-    for folder in ALLOWED:
-        top = os.path.join(root, folder)
-        for dirpath, _, files in os.walk(top):
-            for f in sorted(files):
-                path = os.path.join(dirpath, f)
-                rel = os.path.relpath(path, root)
-                if f == "meson.build":
-                    for n, line in enumerate(open(path), 1):
-                        code = line.split("#", 1)[0]
-                        if "install_headers" in code:
-                            continue  # installing a header is not building it
-                        for m in re.finditer(r"'\.\./([a-z_]+)/[^']*\.(c|S|h)'", code):
-                            bad.append(f"{rel}:{n}: builds a file of {m.group(1)}/: {m.group(0)}")
-                    continue
-                if not f.endswith((".c", ".h", ".S")):
-                    continue
-                text = open(path, errors="replace").read()
-                for m in INCLUDE.finditer(text):
-                    name = os.path.basename(m.group(1))
-                    if "/" in m.group(1) and m.group(1).startswith(".."):
-                        line = text.count("\n", 0, m.start()) + 1
-                        bad.append(f"{rel}:{line}: includes by a relative path: {m.group(1)}")
-                    owners = owner.get(name)
-                    if not owners:
-                        continue  # a system or generated header
-                    to = folder if folder in owners else sorted(owners)[0]
-                    if to == folder:
-                        continue
-                    arrows.setdefault((folder, to), rel)
-                    if to not in ALLOWED[folder]:
-                        line = text.count("\n", 0, m.start()) + 1
-                        bad.append(f"{rel}:{line}: {folder}/ includes {to}/'s {name}")
+    for folder, dirpath, f in files_of(root):
+        path = os.path.join(dirpath, f)
+        rel = os.path.relpath(path, root)
+        if f == "meson.build":
+            for n, line in enumerate(open(path), 1):
+                code = line.split("#", 1)[0]
+                if "install_headers" in code:
+                    continue  # installing a header is not building it
+                for m in re.finditer(r"'\.\./([a-z_]+)/[^']*\.(c|S|h)'", code):
+                    bad.append(f"{rel}:{n}: builds a file of {m.group(1)}/: {m.group(0)}")
+            continue
+        if not f.endswith((".c", ".h", ".S")):
+            continue
+        text = open(path, errors="replace").read()
+        for m in INCLUDE.finditer(text):
+            name = os.path.basename(m.group(1))
+            if "/" in m.group(1) and m.group(1).startswith(".."):
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append(f"{rel}:{line}: includes by a relative path: {m.group(1)}")
+            owners = owner.get(name)
+            if not owners:
+                continue  # a system or generated header
+            to = folder if folder in owners else sorted(owners)[0]
+            if to == folder:
+                continue
+            arrows.setdefault((folder, to), rel)
+            if to not in ALLOWED[folder]:
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append(f"{rel}:{line}: {folder}/ includes {to}/'s {name}")
     # floors: the longest path down from each folder over the arrows found
     depth = {}
 
@@ -90,8 +117,10 @@ def main():
             depth[f] = 1 + max((floor(t, seen + (f,)) for t in below), default=-1)
         return depth[f]
 
+    present = {folder for folder, _, _ in files_of(root)}   # io/, omp/: not yet
     for f in ALLOWED:
-        floor(f)
+        if f in present:
+            floor(f)
     for d in sorted(set(depth.values())):
         print(f"floor {d}: {', '.join(sorted(f for f in depth if depth[f] == d))}")
     print(f"{len(arrows)} arrows between folders, {len(bad)} forbidden")

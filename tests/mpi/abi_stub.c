@@ -1,11 +1,11 @@
 /*
- * abi_stub.c - what preload/mpi_abi.c needs from preload/lifecycle.c, for
- * test_abi.c: the verbose log, printed unconditionally on stderr.
+ * abi_stub.c - what preload/mpi/mpi_abi.c needs from preload/engine/log.c,
+ * for test_abi.c: the verbose log, printed unconditionally on stderr.
  */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "preload_state.h"
+#include "log.h"
 
 void scope__preload_log(const char *fmt, ...)
 {

@@ -1,5 +1,5 @@
 /*
- * test_abi.c - the preload's ABI tables (preload/mpi_abi.c) against the
+ * test_abi.c - the preload's ABI tables (preload/mpi/mpi_abi.c) against the
  * real mpi.h of each MPI. Built twice, with mpicc (Open MPI) and
  * mpicc.mpich (MPICH); mpi_abi.c and symbol_next.c are linked into a
  * shared library of their own (libtest_abi_<mpi>.so), as in the preload,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_unpatchable.py PRELOAD PROG_C PROG_CXX OUTDIR
 
-Functions no patch may time (preload/unpatchable.c): instrumented, those
+Functions no patch may time (preload/engine/unpatchable.c): instrumented, those
 that return twice crashed the program (setjmp, sigsetjmp, getcontext,
 vfork: SIGSEGV), _start (the entry point, jumped to with argc where a
 return address would be) gave main a wrong argc, swapcontext resumed on

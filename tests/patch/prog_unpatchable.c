@@ -5,7 +5,7 @@
  * swapcontext between two contexts, vfork, dlsym(RTLD_NEXT), and whose
  * entry point (_start) reads argc from the stack. Instrumented,
  * each of them crashed the program or broke it silently; the engine now
- * refuses them (preload/unpatchable.c). work() is called 5 times, as a
+ * refuses them (preload/engine/unpatchable.c). work() is called 5 times, as a
  * function that is timed; the program prints what each step saw and
  * exits with status 3.
  */

@@ -171,8 +171,8 @@ def check_profile(tmp, out, nranks, lines, init_region, extra_files=()):
 
 INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread", "MPI_Abort",
                      "PMPI_Finalize", "PMPI_Init", "PMPI_Init_thread", "PMPI_Abort",
-                     # the interposition engine's hooks (preload/unwind_hooks.c,
-                     # preload/dlopen_hook.c)
+                     # the interposition engine's hooks (preload/engine/unwind_hooks.c,
+                     # preload/engine/dlopen_hook.c)
                      "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
                      "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch", "pthread_exit",
                      "backtrace",

@@ -2,7 +2,7 @@
  * mpi.h - the few declarations of the MPI-5 standard ABI (ABI 1.0, as the
  * MPI Forum's mpi-abi-stubs define it) that abi5_stub.c implements and
  * abi5_app.c calls. Debian 12 has no library of that ABI: this stub is
- * how scope's table of it (preload/mpi_abi.c, standard_abi) and its
+ * how scope's table of it (preload/mpi/mpi_abi.c, standard_abi) and its
  * detection through MPI_Abi_get_version are tested. The values are the
  * ABI's; the declarations are written here, not copied.
  */

@@ -10,7 +10,12 @@
 
 #include <stdint.h>
 
+/* An op, as the engine stores it for a function (capture.h): the table's
+ * row, the large-count bit, and the Fortran bit (a binding whose data
+ * comes from the C call it makes: row 0). */
+#define SCOPE_MPI_OP_ROW 0xffu
 #define SCOPE_MPI_OP_BIG 0x100u
+#define SCOPE_MPI_OP_FORTRAN 0x200u
 
 /* The calls the capture takes a path of its own for (mpi_capture_hot.c) */
 enum {

@@ -25,7 +25,6 @@
 #include "mpi_kinds.h"
 #include "mpi_rma.h"
 #include "pmpi.h"
-#include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"
 

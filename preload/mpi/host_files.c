@@ -43,7 +43,7 @@
 #include "mpi_abi.h"
 #include "pmpi.h"
 #include "log.h"
-#include "preload_state.h"
+#include "log.h"
 #include "scope_error.h"
 #include "scope_format.h"
 #include "scope_internal.h"

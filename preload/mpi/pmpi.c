@@ -20,7 +20,7 @@ static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The next definition of `name` into *slot (a function pointer). */
 static void find(void *slot, const char *name)
 {
-    *(void **)slot = scope__next_symbol(name);
+    *(void **)slot = scope__next_symbol(name, SCOPE__MPI_LIBRARY_FIRST);
 }
 
 /* Fills the table; caller holds build_lock. Returns 0, or -1 when no MPI

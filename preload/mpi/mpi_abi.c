@@ -25,7 +25,8 @@
 
 #include "mpi_abi.h"
 #include "pmpi.h"
-#include "preload_state.h"
+#include "log.h"
+#include "symbol_next.h"
 
 /* The MPICH family's ABI: compile-time constants of its mpi.h. */
 static const scope__mpi_abi mpich_abi = {
@@ -172,7 +173,7 @@ static int openmpi_table(void)
         { "ompi_mpi_op_no_op", offsetof(scope__mpi_abi, op_no_op) },
     };
     for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) {
-        void *p = scope__global_symbol(objs[i].sym);
+        void *p = scope__global_symbol(objs[i].sym, SCOPE__MPI_LIBRARY_FIRST);
         if (p == NULL && i == 0)
             return -1;
         scope__mpi_handle h = (scope__mpi_handle)(uintptr_t)p;

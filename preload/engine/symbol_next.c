@@ -8,15 +8,14 @@
  * whose definition wins in the global scope, but RTLD_NEXT searches only
  * the global scope and finds nothing. Then the link map is walked with
  * dl_iterate_phdr and each object is asked with dlopen(RTLD_NOLOAD), which
- * never loads anything new. libmpi.so* is tried first so the answer does
- * not depend on load order when several objects define the name.
+ * never loads anything new. The caller may name the objects to ask first
+ * (the MPI capture: libmpi.so*), so that the answer does not depend on
+ * load order when several objects define the name.
  *
- * The preload never links libmpi, so none of this may use an MPI symbol
- * directly: everything goes through dlsym.
- *
- * The names the preload defines itself (its hooks, the MPI lifecycle
- * calls) are one table here, each looked up once for the process, so no
- * wrapper keeps lookups of its own. dlopen, dlmopen and dlclose are the
+ * The names the engine defines itself (its hooks) are one table here,
+ * each looked up once for the process, so no hook keeps lookups of its
+ * own; a capture's wrappers keep a table of their own on the same cached
+ * lookup (scope__next_cached). dlopen, dlmopen and dlclose are the
  * exception in how they are found: the walk of the link map above calls
  * dlopen, and the preload defines dlopen (dlopen_hook.c), so asking
  * scope__next_symbol for "dlopen" could end up in the hook asking for
@@ -74,16 +73,18 @@ static void *lookup_in(const char *object, const char *name)
     return scope__is_own_address(sym) ? NULL : sym;
 }
 
-/* Walks the link map: libmpi.so* first, then every other object. */
-static void *lookup_link_map(const char *name)
+/* Walks the link map: the objects whose base name starts with `first`
+ * (NULL: none) first, then every other object. */
+static void *lookup_link_map(const char *name, const char *first)
 {
     object_list list; /* 2 KiB of stack; a local keeps concurrent callers apart */
     list.n = 0;
     dl_iterate_phdr(collect_object, &list);
+    size_t first_len = first ? strlen(first) : 0;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < list.n; i++) {
-            int is_mpi = strncmp(base_name(list.names[i]), "libmpi.so", 9) == 0;
-            if (is_mpi != (pass == 0))
+            int is_first = first && strncmp(base_name(list.names[i]), first, first_len) == 0;
+            if (is_first != (pass == 0))
                 continue;
             void *sym = lookup_in(list.names[i], name);
             if (sym != NULL)
@@ -93,20 +94,31 @@ static void *lookup_link_map(const char *name)
     return NULL;
 }
 
-void *scope__next_symbol(const char *name)
+void *scope__next_symbol(const char *name, const char *first)
 {
     void *sym = dlsym(RTLD_NEXT, name);
     if (sym != NULL && !scope__is_own_address(sym))
         return sym;
-    return lookup_link_map(name);
+    return lookup_link_map(name, first);
 }
 
-void *scope__global_symbol(const char *name)
+void *scope__global_symbol(const char *name, const char *first)
 {
     void *sym = dlsym(RTLD_DEFAULT, name);
     if (sym != NULL && !scope__is_own_address(sym))
         return sym;
-    return lookup_link_map(name);
+    return lookup_link_map(name, first);
+}
+
+void *scope__next_cached(void **cache, const char *name, const char *first)
+{
+    void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (fn != NULL)
+        return fn;
+    fn = scope__next_symbol(name, first);
+    if (fn != NULL)
+        __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+    return fn;
 }
 
 const char *scope__object_of(const void *addr)
@@ -117,7 +129,7 @@ const char *scope__object_of(const void *addr)
     return info.dli_fname;
 }
 
-/* ------------------------------------ the names the preload forwards */
+/* ------------------------------------- the names the engine forwards */
 
 /* One row per scope__next_id, in its order. `libc`: looked up with
  * dlsym(RTLD_NEXT) alone (see the file comment). */
@@ -140,14 +152,6 @@ static const struct {
     [SCOPE__NEXT_CXA_BEGIN_CATCH] = { "__cxa_begin_catch", 0 },
     [SCOPE__NEXT_PTHREAD_EXIT] = { "pthread_exit", 0 },
     [SCOPE__NEXT_BACKTRACE] = { "backtrace", 0 },
-    [SCOPE__NEXT_MPI_INIT] = { "MPI_Init", 0 },
-    [SCOPE__NEXT_PMPI_INIT] = { "PMPI_Init", 0 },
-    [SCOPE__NEXT_MPI_INIT_THREAD] = { "MPI_Init_thread", 0 },
-    [SCOPE__NEXT_PMPI_INIT_THREAD] = { "PMPI_Init_thread", 0 },
-    [SCOPE__NEXT_MPI_FINALIZE] = { "MPI_Finalize", 0 },
-    [SCOPE__NEXT_PMPI_FINALIZE] = { "PMPI_Finalize", 0 },
-    [SCOPE__NEXT_MPI_ABORT] = { "MPI_Abort", 0 },
-    [SCOPE__NEXT_PMPI_ABORT] = { "PMPI_Abort", 0 },
 };
 
 /* What each name was found to be; NULL until found. */
@@ -155,19 +159,15 @@ static void *next_found[SCOPE__NEXT_COUNT];
 
 void *scope__next(enum scope__next_id id)
 {
+    if (!next_names[id].libc)
+        return scope__next_cached(&next_found[id], next_names[id].name, NULL);
     void *fn = __atomic_load_n(&next_found[id], __ATOMIC_ACQUIRE);
     if (fn != NULL)
         return fn;
-    const char *name = next_names[id].name;
-    fn = next_names[id].libc ? dlsym(RTLD_NEXT, name) : scope__next_symbol(name);
+    fn = dlsym(RTLD_NEXT, next_names[id].name);
     if (fn != NULL)
         __atomic_store_n(&next_found[id], fn, __ATOMIC_RELEASE);
     return fn;
-}
-
-const char *scope__next_name(enum scope__next_id id)
-{
-    return next_names[id].name;
 }
 
 typedef void *(*dlopen_fn)(const char *, int);

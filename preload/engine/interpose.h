@@ -5,7 +5,8 @@
  *
  * The preload's constructor calls scope__interpose_apply() once, after
  * scope_init(), while the process is still single-threaded; dlopen_hook.c
- * calls scope__interpose_new_objects() after each dlopen/dlmopen.
+ * calls scope__interpose_new_objects() after each dlopen/dlmopen. What a
+ * function is beyond its name is the captures' (capture.h).
  */
 #ifndef SCOPE_INTERPOSE_H
 #define SCOPE_INTERPOSE_H
@@ -23,12 +24,6 @@
  * loaded object once; linear disassembly of each matched function. */
 int scope__interpose_apply(const scope_config *cfg);
 
-/* Names (NULL-terminated list, static) of functions the caller already
- * times by symbol interposition (the preload's MPI_Init/Finalize
- * wrappers): a function with one of these names, or an alias of one, is
- * reported with method "symbol" and never patched. Call before apply. */
-void scope__interpose_skip(const char *const *names);
-
 /* Looks at objects loaded since the last call (after a dlopen) and
  * instruments what the config names in them, with a patch sequence that
  * is safe while other threads run. Returns as scope__interpose_apply. */
@@ -45,10 +40,11 @@ int scope__interpose_matched_any(void);
 
 /* Prints, once per process, the "matched no function loaded at start"
  * warning of every entry (from the config file, not the built-in list)
- * that still matches nothing, also after the libraries dlopen'ed since.
- * With mpi == 0 (a process that never called MPI_Init) kind-mpi entries
- * are left out. The caller decides it is the job's one printer (rank 0).
- * Cost: one write(2) per warning. */
-void scope__interpose_warn_unmatched(int mpi);
+ * that still matches nothing, also after the libraries dlopen'ed since,
+ * but for entries of kind `skip_kind` (SCOPE_KIND_*; -1: none): a process
+ * that never called MPI_Init leaves out the kind-mpi ones. The caller
+ * decides it is the job's one printer (rank 0). Cost: one write(2) per
+ * warning. */
+void scope__interpose_warn_unmatched(int skip_kind);
 
 #endif /* SCOPE_INTERPOSE_H */

@@ -8,8 +8,10 @@
  * Both names are interposed because Open MPI's Fortran bindings call
  * PMPI_Init directly, and a PMPI-level tool may sit between MPI_Init and
  * PMPI_Init. Each definition forwards to the next definition of the same
- * name (symbol_next.h's table). A thread-local depth makes a nested path (MPI_Init -> ... ->
- * PMPI_Init) count once: only the outermost call records.
+ * name (this file's table, each looked up once: scope__next_cached). A
+ * thread-local depth makes a nested path (MPI_Init -> ... -> PMPI_Init)
+ * count once: only the outermost call records. The same table is the MPI
+ * capture's `wrapped` names (mpi_hook.c): the engine never patches them.
  *
  * No mpi.h is included: the same preload serves every MPI ABI (mpi_abi.h),
  * so the few MPI values used here come from the table of the ABI detected
@@ -27,12 +29,15 @@
 #include "clock.h"
 #include "clock_align.h"
 #include "host_files.h"
+#include "log.h"
 #include "mpi_abi.h"
+#include "mpi_intercept.h"
 #include "pmpi.h"
-#include "preload_state.h"
+#include "lifecycle.h"
 #include "scope_config.h"
 #include "scope_internal.h"
 #include "self_depth.h"
+#include "symbol_next.h"
 
 /* MPI_SUCCESS, before a table is known: 0 in every ABI. MPI_ERR_OTHER
  * when no MPI library is there to ask (MPICH's value; any non-zero code
@@ -56,6 +61,35 @@ INTERPOSED int MPI_Finalize(void);
 INTERPOSED int PMPI_Finalize(void);
 INTERPOSED int MPI_Abort(scope__mpi_handle comm, int errorcode);
 INTERPOSED int PMPI_Abort(scope__mpi_handle comm, int errorcode);
+
+/* The names defined here, each forwarded to its next definition. */
+enum next_id {
+    NEXT_MPI_INIT,
+    NEXT_PMPI_INIT,
+    NEXT_MPI_INIT_THREAD,
+    NEXT_PMPI_INIT_THREAD,
+    NEXT_MPI_FINALIZE,
+    NEXT_PMPI_FINALIZE,
+    NEXT_MPI_ABORT,
+    NEXT_PMPI_ABORT,
+    NEXT_COUNT
+};
+
+const char *const scope__mpi_wrapped[NEXT_COUNT + 1] = {
+    [NEXT_MPI_INIT] = "MPI_Init", [NEXT_PMPI_INIT] = "PMPI_Init",
+    [NEXT_MPI_INIT_THREAD] = "MPI_Init_thread", [NEXT_PMPI_INIT_THREAD] = "PMPI_Init_thread",
+    [NEXT_MPI_FINALIZE] = "MPI_Finalize", [NEXT_PMPI_FINALIZE] = "PMPI_Finalize",
+    [NEXT_MPI_ABORT] = "MPI_Abort", [NEXT_PMPI_ABORT] = "PMPI_Abort",
+    [NEXT_COUNT] = NULL,
+};
+
+/* What each name was found to be; NULL until found. */
+static void *next_found[NEXT_COUNT];
+
+static void *next(enum next_id id)
+{
+    return scope__next_cached(&next_found[id], scope__mpi_wrapped[id], SCOPE__MPI_LIBRARY_FIRST);
+}
 
 /* Depth of interposed MPI lifecycle calls on this thread. initial-exec:
  * the preload is loaded at start-up, and reading it must not allocate. */
@@ -192,9 +226,9 @@ static void say_part(const char *step, const char *middle, const struct part *p)
 /* Shared body of the four init entry points. The outermost call records
  * `region` around the forwarded call, then learns rank and size and opens
  * the span region; nested calls only forward. */
-static int intercept_init(enum scope__next_id next, const char *region, const init_args *a)
+static int intercept_init(enum next_id id, const char *region, const init_args *a)
 {
-    void *fn = scope__next(next);
+    void *fn = next(id);
     if (mpi_depth > 0)
         return call_init(fn, a);
     mpi_depth++;
@@ -203,7 +237,7 @@ static int intercept_init(enum scope__next_id next, const char *region, const in
      * the real MPI_Init calls is the program's */
     scope__self_enter();
     int recording = scope__preload_mpi_starting(); /* opens the span */
-    int32_t init_id = recording ? lifecycle_region(region, scope__next_name(next), fn) : -1;
+    int32_t init_id = recording ? lifecycle_region(region, scope__mpi_wrapped[id], fn) : -1;
     if (init_id >= 0)
         scope_begin(init_id);
     scope__self_leave();
@@ -236,9 +270,9 @@ static int intercept_init(enum scope__next_id next, const char *region, const in
     return rc;
 }
 
-static int intercept_finalize(enum scope__next_id next)
+static int intercept_finalize(enum next_id id)
 {
-    void *fn = scope__next(next);
+    void *fn = next(id);
     if (mpi_depth == 0) {
         mpi_depth++;
         scope__self_enter();
@@ -248,7 +282,8 @@ static int intercept_finalize(enum scope__next_id next)
         part_begin(&p);
         scope__clock_align_finalize();
         p.t[1] = scope__mono_ns();
-        scope__preload_mpi_finalizing(); /* host files use the comms */
+        /* host files use the comms */
+        scope__preload_mpi_finalizing(scope__host_files_active() ? scope__host_files_finalize : NULL);
         p.t[2] = scope__mono_ns();
         scope__clock_align_settle(0); /* nobody spins in MPI_Finalize meanwhile */
         p.t[3] = scope__mono_ns();
@@ -267,13 +302,13 @@ static int intercept_finalize(enum scope__next_id next)
 
 /* MPI_Abort: the profile first (scope__preload_mpi_aborting), then the
  * real call, which normally does not return. */
-static int intercept_abort(enum scope__next_id next, scope__mpi_handle comm, int errorcode)
+static int intercept_abort(enum next_id id, scope__mpi_handle comm, int errorcode)
 {
-    void *fn = scope__next(next);
+    void *fn = next(id);
     if (mpi_depth == 0) {
         mpi_depth++;
         scope__self_enter();
-        scope__preload_mpi_aborting(errorcode, "MPI_Abort", scope__next_name(next), fn);
+        scope__preload_mpi_aborting(errorcode, "MPI_Abort", scope__mpi_wrapped[id], fn);
         scope__self_leave();
         mpi_depth--;
     }
@@ -288,43 +323,43 @@ static int intercept_abort(enum scope__next_id next, scope__mpi_handle comm, int
 int MPI_Init(int *argc, char ***argv)
 {
     init_args a = { 0, argc, argv, 0, NULL };
-    return intercept_init(SCOPE__NEXT_MPI_INIT, "MPI_Init", &a);
+    return intercept_init(NEXT_MPI_INIT, "MPI_Init", &a);
 }
 
 int PMPI_Init(int *argc, char ***argv)
 {
     init_args a = { 0, argc, argv, 0, NULL };
-    return intercept_init(SCOPE__NEXT_PMPI_INIT, "MPI_Init", &a);
+    return intercept_init(NEXT_PMPI_INIT, "MPI_Init", &a);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     init_args a = { 1, argc, argv, required, provided };
-    return intercept_init(SCOPE__NEXT_MPI_INIT_THREAD, "MPI_Init_thread", &a);
+    return intercept_init(NEXT_MPI_INIT_THREAD, "MPI_Init_thread", &a);
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     init_args a = { 1, argc, argv, required, provided };
-    return intercept_init(SCOPE__NEXT_PMPI_INIT_THREAD, "MPI_Init_thread", &a);
+    return intercept_init(NEXT_PMPI_INIT_THREAD, "MPI_Init_thread", &a);
 }
 
 int MPI_Finalize(void)
 {
-    return intercept_finalize(SCOPE__NEXT_MPI_FINALIZE);
+    return intercept_finalize(NEXT_MPI_FINALIZE);
 }
 
 int PMPI_Finalize(void)
 {
-    return intercept_finalize(SCOPE__NEXT_PMPI_FINALIZE);
+    return intercept_finalize(NEXT_PMPI_FINALIZE);
 }
 
 int MPI_Abort(scope__mpi_handle comm, int errorcode)
 {
-    return intercept_abort(SCOPE__NEXT_MPI_ABORT, comm, errorcode);
+    return intercept_abort(NEXT_MPI_ABORT, comm, errorcode);
 }
 
 int PMPI_Abort(scope__mpi_handle comm, int errorcode)
 {
-    return intercept_abort(SCOPE__NEXT_PMPI_ABORT, comm, errorcode);
+    return intercept_abort(NEXT_PMPI_ABORT, comm, errorcode);
 }

@@ -31,8 +31,6 @@
 #include "mpi_ops.h"
 #include "mpi_rma.h"
 #include "mpi_requests.h"
-#include "patch.h"
-#include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"
 #include "settings.h"
@@ -53,38 +51,7 @@ int scope__mpi_capture_enabled(void)
 /* ------------------------------------------------------------ the capture */
 
 #define MAX_OUT SCOPE_CAPTURE_MAX_OUT
-
-__thread struct scope__capture scope__cap __attribute__((tls_model("initial-exec")));
-
-/* What a thread needs beyond that only when it completes requests or
- * follows a Fortran binding's C call: allocated once, on first need. */
-#define MAX_FOLLOW 256      /* requests of one completion call followed */
-#define MAX_PENDING 64      /* records waiting for an outer call's end */
-struct capture_ext {
-    uint64_t handles[MAX_FOLLOW];   /* the requests as the call got them */
-    int nhandles;
-    unsigned char statuses[MAX_FOLLOW * 32];    /* for MPI_STATUSES_IGNORE */
-    uint32_t npending;
-    struct scope_rec pending[MAX_PENDING];
-};
-static __thread struct capture_ext *ext __attribute__((tls_model("initial-exec")));
-
-static struct capture_ext *get_ext(void)
-{
-    if (!ext) {
-        scope__self_enter();
-        ext = calloc(1, sizeof *ext);
-        scope__self_leave();
-    }
-    return ext;
-}
-
-void scope__capture_keep(const struct scope_rec *r, unsigned n)
-{
-    struct capture_ext *e = get_ext();
-    for (unsigned i = 0; e && i < n && e->npending < MAX_PENDING; i++)
-        e->pending[e->npending++] = r[i];
-}
+#define MAX_FOLLOW SCOPE_CAPTURE_MAX_FOLLOW
 
 /* Writes the call's staged records now, or keeps them for the outer
  * call's end. */
@@ -152,10 +119,10 @@ static int status_array_arg(int kind)
  * passed MPI_STATUSES_IGNORE, so that receives can say what arrived. */
 static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *saved, uintptr_t *slot)
 {
-    struct scope__capture *c = &scope__cap;
+    struct scope__mpi_state *c = &scope__cap;
     if (kind == K_SEND_INIT || kind == K_RECV_INIT || kind == K_COLL_INIT)
         return;     /* the request is read at the exit */
-    struct capture_ext *e = get_ext();
+    struct scope__capture_ext *e = scope__capture_ext();
     if (!e) {
         c->op = 0;
         return;
@@ -175,7 +142,7 @@ static void completion_enter(const scope__mpi_abi *abi, int kind, uint64_t *save
 void scope__capture_generic_enter(const struct scope__mpi_op *o, const scope__mpi_abi *abi,
                                   uint64_t *saved, uintptr_t *slot)
 {
-    struct scope__capture *c = &scope__cap;
+    struct scope__mpi_state *c = &scope__cap;
     /* the register arguments all at once (a fixed count, unrolled),
      * whatever the function takes; then those on the stack */
 #pragma GCC unroll 8
@@ -188,27 +155,6 @@ void scope__capture_generic_enter(const struct scope__mpi_op *o, const scope__mp
         lend_status(saved, slot, st, c->status);
     if (o->kind >= K_WAIT)
         completion_enter(abi, o->kind, saved, slot);
-}
-
-void scope__mpi_capture_drop(void)
-{
-    scope__cap.op = 0;
-    scope__cap.out.n = 0;
-    if (ext)
-        ext->npending = 0;
-}
-
-int scope__mpi_capture_idle(void)
-{
-    return scope__cap.op == 0 && (!ext || ext->npending == 0);
-}
-
-void scope__mpi_capture_flush(void)
-{
-    if (!ext || !ext->npending)
-        return;
-    scope__record_data_recs(ext->pending, ext->npending);
-    ext->npending = 0;
 }
 
 /* ------------------------------------------------- requests: the exit */
@@ -372,7 +318,7 @@ static void name_coll_post(uint64_t handle, const struct scope__persist *p, int 
  * request is on the call's communicator (the record's): the receives'
  * completions say no communicator of their own, and a message matched on
  * another's would be a guess. */
-static void persistent_start(const struct capture_ext *e, int keep)
+static void persistent_start(const struct scope__capture_ext *e, int keep)
 {
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0 };
     int found = 0, one_comm = 1;
@@ -415,7 +361,7 @@ static void completion_exit(const scope__mpi_abi *abi, int kind, const uint64_t 
         persistent_init(abi, kind, a);
         return;
     }
-    struct capture_ext *e = ext;
+    struct scope__capture_ext *e = scope__cap_ext;
     if (!e)
         return;
     int n = e->nhandles;
@@ -790,7 +736,7 @@ static int bytes_of(const scope__mpi_abi *abi, int kind, const uint64_t *a, stru
 /* What call `op` (its kind `kind`) moved, as records in `out`. */
 static void capture_records(const scope__mpi_abi *abi, uint32_t op, int kind, int keep)
 {
-    struct scope__capture *c = &scope__cap;
+    struct scope__mpi_state *c = &scope__cap;
     if (kind == K_COLL_INIT) {
         persistent_coll_init(abi, scope__mpi_ops[op].arg, scope__mpi_ops[op].nargs, c->a);
         return;

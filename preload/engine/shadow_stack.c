@@ -34,6 +34,12 @@
  * does not hold the exit path's address (a frame that is gone, whose slot
  * another call now uses).
  *
+ * Captures (capture.h): a function a capture claimed carries the
+ * capture's index and op in its flags. Its enter is asked, before the
+ * call is pushed, whether the call is recorded, followed silently or left
+ * alone; its exit (or drop, when the frame is closed as unwound) is
+ * called with the frame's op. Which calls nest is the capture's rule.
+ *
  * Signal safety: a frame is written before the depth is raised, and read
  * before it is lowered, so a handler interrupting either sees a consistent
  * stack and leaves it as it found it. `busy` keeps the recorder's own slow
@@ -51,7 +57,7 @@
 
 #include "arch_trampoline.h"
 #include "callsites.h"
-#include "mpi_capture.h"
+#include "capture.h"
 #include "patch.h"
 #include "scope_internal.h"
 #include "self.h"
@@ -59,21 +65,24 @@
 
 #define MAX_FRAMES (1u << 17)           /* 131072 frames, 6 MiB reserved */
 #define FRAME_RESTORED 1u               /* a throw wrote `ret` back */
-#define FRAME_MPI 2u
 #define FRAME_WALKED 4u                 /* a call-site walk wrote `ret` back */
-#define FRAME_CAPTURE 8u                /* its MPI arguments were captured */
-#define FRAME_SILENT 16u                /* not recorded: an MPI call inside
-                                           another (a Fortran binding's C
-                                           call), followed only to read what
-                                           the outer call moved */
+#define FRAME_SILENT 16u                /* not recorded: its capture follows
+                                           it without timing it
+                                           (SCOPE_CAPTURE_FOLLOW) */
+#define FRAME_CAP_SHIFT 5               /* the capture that claimed it
+                                           (capture.h), 0: none */
+#define MAX_LEVEL UINT8_MAX
 
+/* 48 bytes, as before captures: one more field would cost every call an
+ * index computation of a 56-byte stride */
 struct frame {
     uintptr_t ret;          /* original return address */
     uintptr_t slot;         /* where it lives on the thread's stack */
     int32_t id;
-    uint16_t flags;
-    uint16_t level;         /* the exception level that restored it; 0:
+    uint16_t op;            /* its capture's op (capture.h: 16 bits) */
+    uint8_t level;          /* the exception level that restored it; 0:
                                none (redirected, or gone) */
+    uint8_t flags;          /* FRAME_*, and the capture << FRAME_CAP_SHIFT */
     uint64_t thrown;        /* when that exception was thrown */
     uintptr_t home;         /* where a throw or walk found the return
                                address (arch_trampoline.h) */
@@ -83,8 +92,6 @@ struct frame {
 struct shadow {
     uint32_t depth;
     uint32_t busy;
-    uint32_t mpi_open;              /* open frames of kind mpi */
-    uint32_t mpi_fortran;           /* the open one is a Fortran binding */
     uint32_t in_flight;             /* exceptions thrown and not caught */
     uint32_t exiting;               /* in pthread_exit: calls end when closed */
     uintptr_t stack_lo, stack_hi;   /* the thread's own stack */
@@ -106,10 +113,8 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 static void close_frame(struct shadow *s, struct frame *f)
 {
-    if (f->flags & FRAME_MPI)
-        s->mpi_open--;
-    if (f->flags & (FRAME_CAPTURE | FRAME_MPI))
-        scope__mpi_capture_drop();
+    if (f->flags >> FRAME_CAP_SHIFT)
+        scope__captures[f->flags >> FRAME_CAP_SHIFT].drop(f->op, (f->flags & FRAME_SILENT) != 0);
     if (f->flags & FRAME_SILENT)
         return;
     if (f->level && !s->exiting)
@@ -177,7 +182,6 @@ static inline int on_stack(const struct shadow *s, uintptr_t a)
 
 struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot, uint64_t *saved)
 {
-    struct scope__enter not_recorded = { fn->resume, 0 };
     uintptr_t ra = *slot;
     /* The preload's own calls (the recorder's slow path, the MPI wrappers
      * asking for rank and size) are never the program's: made by the
@@ -187,40 +191,29 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
      * exception. */
     if (__builtin_expect(scope__self_depth > 0 || scope__self_contains(ra), 0) &&
         ra != scope__tramp_exit_addr && !(fn->flags & SCOPE_FN_CALIBRATE))
-        return not_recorded;
+        return (struct scope__enter){ fn->resume, 0 };
     struct shadow *s = tls_ss;
     if (__builtin_expect(s == NULL, 0)) {
         scope__self_enter();    /* mmap and the thread key: ours */
         s = shadow_create();
         scope__self_leave();
         if (!s)
-            return not_recorded;
+            return (struct scope__enter){ fn->resume, 0 };
     }
     if (__builtin_expect(s->busy, 0)) {
         /* a signal landed while this thread's trampoline was filling a
          * frame: recording here would write into that frame (see the file
          * comment). Counted, so the file can say so. */
         atomic_fetch_add_explicit(&n_busy, 1, memory_order_relaxed);
-        return not_recorded;
-    }
-    uint16_t silent = 0;
-    if ((fn->flags & SCOPE_FN_MPI) && s->mpi_open) {
-        /* MPI inside MPI is not timed. But a Fortran binding (mpi_send_,
-         * which calls the C MPI_Send) learns what it moved from the one C
-         * call it makes: that call is followed, silently, and its data goes
-         * with the outer call. A C MPI function's own inner calls (an
-         * MPI_Intercomm_create that sends) are not the program's traffic. */
-        if (!(fn->flags & SCOPE_FN_OP_MASK) || s->mpi_open != 1 || !s->mpi_fortran ||
-            !scope__mpi_capture_idle())
-            return not_recorded;
-        silent = FRAME_SILENT;
+        return (struct scope__enter){ fn->resume, 0 };
     }
     s->busy = 1;
     uintptr_t r = (uintptr_t)slot;
     uint32_t depth = s->depth;
     if (depth && on_stack(s, r)) {
         /* close calls whose frames are gone (see the file comment), before
-         * a call-site walk could write to their slots */
+         * a call-site walk could write to their slots, and before a capture
+         * sees this call (their drop comes first) */
         while (depth) {
             struct frame *f = &s->f[depth - 1];
             if (!(f->slot < r || (f->slot == r && *slot != scope__tramp_exit_addr)) ||
@@ -231,34 +224,41 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
             s->depth = depth;
         }
     }
-    /* the caller, before the slot is redirected (a cache miss walks the
-     * stack, and must see the real return addresses) */
-    int32_t site = 0;
-    if ((fn->flags & SCOPE_FN_DEPTH_MASK) && !silent)
-        site = scope__callsite_get(ra, slot, (fn->flags & SCOPE_FN_DEPTH_MASK) >> SCOPE_FN_DEPTH_SHIFT);
     if (__builtin_expect(depth >= MAX_FRAMES, 0)) {
         atomic_fetch_add_explicit(&n_overflow, 1, memory_order_relaxed);
         s->busy = 0;
-        return not_recorded;
+        return (struct scope__enter){ fn->resume, 0 };
     }
+    /* the capture that claimed the function decides what its call is
+     * (what is needed after it is read again from fn: less to keep) */
+    uint32_t cap = (fn->flags & SCOPE_FN_CAPTURE_MASK) >> SCOPE_FN_CAPTURE_SHIFT;
+    uint32_t silent = 0;
+    if (cap) {
+        int v = scope__captures[cap].enter(fn->flags >> SCOPE_FN_OP_SHIFT, saved, slot);
+        if (v == SCOPE_CAPTURE_SKIP) {
+            s->busy = 0;
+            return (struct scope__enter){ fn->resume, 0 };
+        }
+        silent = v == SCOPE_CAPTURE_FOLLOW ? FRAME_SILENT : 0;
+    }
+    uint32_t flags = fn->flags;
+    /* the caller, before the slot is redirected (a cache miss walks the
+     * stack, and must see the real return addresses) */
+    int32_t site = 0;
+    if ((flags & SCOPE_FN_DEPTH_MASK) && !silent)
+        site = scope__callsite_get(*slot, slot, (flags & SCOPE_FN_DEPTH_MASK) >> SCOPE_FN_DEPTH_SHIFT);
     struct frame *f = &s->f[depth];
     f->ret = *slot;
     f->slot = r;
     f->id = fn->id;
-    f->flags = ((fn->flags & SCOPE_FN_MPI) ? FRAME_MPI : 0) | silent;
+    f->op = (uint16_t)(flags >> SCOPE_FN_OP_SHIFT);
     f->level = 0;
+    f->flags = (uint8_t)(silent | cap << FRAME_CAP_SHIFT);
     atomic_signal_fence(memory_order_seq_cst);
     s->depth = depth + 1;
-    s->mpi_open += f->flags & FRAME_MPI ? 1 : 0;
-    if ((f->flags & FRAME_MPI) && !silent)
-        s->mpi_fortran = (fn->flags & SCOPE_FN_FORTRAN) != 0;
     *slot = scope__tramp_exit_addr;
     if (!silent)
         scope__begin_site(fn->id, site);
-    if (fn->flags & SCOPE_FN_OP_MASK) {
-        scope__mpi_capture_enter((fn->flags & SCOPE_FN_OP_MASK) >> SCOPE_FN_OP_SHIFT, saved, slot);
-        f->flags |= FRAME_CAPTURE;
-    }
     s->busy = 0;
     return (struct scope__enter){ fn->resume, 1 };
 }
@@ -280,17 +280,12 @@ uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax)
     s->busy = 1;
     if (!(f->flags & FRAME_SILENT))
         scope_end(f->id);
-    /* the data record follows the end of the call it describes; a silent
-     * call's waits for the end of the call around it */
-    if (f->flags & FRAME_CAPTURE)
-        scope__mpi_capture_exit(rax, f->flags & FRAME_SILENT);
-    else if (f->flags & FRAME_MPI)
-        scope__mpi_capture_flush();
+    /* a capture's data records follow the end of the call they describe */
+    if (f->flags >> FRAME_CAP_SHIFT)
+        scope__captures[f->flags >> FRAME_CAP_SHIFT].exit(f->op, rax, (f->flags & FRAME_SILENT) != 0);
     while (depth > i)
         close_frame(s, &s->f[--depth]);
     uintptr_t ret = f->ret;
-    if (f->flags & FRAME_MPI)
-        s->mpi_open--;
     atomic_signal_fence(memory_order_seq_cst);
     s->depth = i - 1;
     s->busy = busy;
@@ -328,8 +323,8 @@ void scope__shadow_restore(void)
     /* the calls this throw leaves end here (scope__shadow_caught) */
     uint64_t now = scope__ticks();
     uint32_t level = ++s->in_flight;
-    if (level > UINT16_MAX)             /* nested that deep: share the top */
-        level = s->in_flight = UINT16_MAX;
+    if (level > MAX_LEVEL)              /* nested that deep: share the top */
+        level = s->in_flight = MAX_LEVEL;
     struct scope__arch_homes h;
     scope__arch_homes_begin(&h, (uintptr_t)__builtin_frame_address(0), s->stack_lo, s->stack_hi);
     for (uint32_t i = s->depth; i-- > 0;) {
@@ -337,7 +332,7 @@ void scope__shadow_restore(void)
         uintptr_t *home = scope__arch_home(&h, f->slot, i + 1 < s->depth ? s->f[i + 1].slot : 0);
         if (f->level)
             continue;                   /* an older exception's */
-        f->level = (uint16_t)level;
+        f->level = (uint8_t)level;
         f->thrown = now;
         /* only a slot that still leads to the exit path is ours to write:
          * any other frame is gone (its slot may be another call's now). A
@@ -381,7 +376,7 @@ void scope__shadow_caught(uintptr_t sp)
             f->level = 0;
             if (f->flags & FRAME_RESTORED) {
                 *(uintptr_t *)f->home = f->was;
-                f->flags &= (uint16_t)~FRAME_RESTORED;
+                f->flags &= (uint8_t)~FRAME_RESTORED;
             }
         }
     }
@@ -422,7 +417,7 @@ void scope__shadow_walk_end(void)
         struct frame *f = &s->f[i];
         if (f->flags & FRAME_WALKED) {
             *(uintptr_t *)f->home = f->was;
-            f->flags &= (uint16_t)~FRAME_WALKED;
+            f->flags &= (uint8_t)~FRAME_WALKED;
         }
     }
 }

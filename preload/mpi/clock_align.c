@@ -51,7 +51,7 @@
 #include "mpi_abi.h"
 #include "pmpi.h"
 #include "log.h"
-#include "preload_state.h"
+#include "log.h"
 #include "scope_internal.h"
 #include "settings.h"
 

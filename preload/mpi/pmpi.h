@@ -18,6 +18,11 @@
 
 #include "mpi_handle.h"
 
+/* The base name of the objects asked first for an MPI name in the link
+ * map (symbol_next.h): libmpi.so*, so that the answer does not depend on
+ * load order when several objects define the name. */
+#define SCOPE__MPI_LIBRARY_FIRST "libmpi.so"
+
 /* An attribute's copy and delete callbacks (MPI_Comm_create_keyval,
  * MPI_Win_create_keyval), in scope__mpi_handle terms. */
 typedef int (*scope__attr_copy_fn)(scope__mpi_handle, int, void *, void *, void *, int *);

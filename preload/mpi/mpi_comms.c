@@ -24,7 +24,6 @@
 #include "mpi_comms.h"
 #include "patch.h"
 #include "pmpi.h"
-#include "preload_state.h"
 #include "scope_internal.h"
 #include "self_depth.h"
 

@@ -12,17 +12,16 @@
 
 /* What the trampoline needs to know about one instrumented function. It
  * lives in the function's stub (read-only once written). */
-#define SCOPE_FN_MPI 1u      /* kind mpi: calls nested in another are not timed */
-#define SCOPE_FN_FORTRAN 4u  /* an MPI Fortran binding (mpi_send_): its data
-                                comes from the C call it makes */
 #define SCOPE_FN_CALIBRATE 2u /* calibrate.c's stub: recorded although the
                                 preload itself calls it */
+/* The capture that claimed the function (capture.h: its index 1..7, 0 for
+ * none) in bits 4..6, and its op in bits 16..31. */
+#define SCOPE_FN_CAPTURE_SHIFT 4
+#define SCOPE_FN_CAPTURE_MASK (0x7u << SCOPE_FN_CAPTURE_SHIFT)
 /* Call-site depth (0 = off, 1..16) in bits 8..12 of flags (callsites.h). */
 #define SCOPE_FN_DEPTH_SHIFT 8
 #define SCOPE_FN_DEPTH_MASK (0x1fu << SCOPE_FN_DEPTH_SHIFT)
-/* which MPI call it is, for the argument capture (mpi_capture.h); 0 none */
 #define SCOPE_FN_OP_SHIFT 16
-#define SCOPE_FN_OP_MASK (0x1ffu << SCOPE_FN_OP_SHIFT)
 
 /* Addresses of the generic trampoline's entry and exit paths chosen for
  * this CPU (saving xmm, ymm or zmm registers), set by scope__tramp_select()
@@ -90,9 +89,9 @@ int scope__patch_done(uintptr_t addr);
 
 /* Where the preload itself calls the function at `addr` without going
  * through its trampoline: the relocated original entry when `addr` was
- * patched inline, else `addr`. For PMPI helpers called once per recorded
- * MPI call (mpi_capture.c), whose trampoline round trip would cost more
- * than the helper. */
+ * patched inline, else `addr`. For the library helpers a capture calls
+ * once per recorded call (the MPI capture's PMPI_Type_size & co), whose
+ * trampoline round trip would cost more than the helper. */
 uintptr_t scope__patch_unpatched(uintptr_t addr);
 
 /* Makes a GOT stub for the function at `addr` and returns its address in

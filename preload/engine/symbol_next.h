@@ -1,10 +1,11 @@
 /*
  * symbol_next.h - the one place the preload asks for "the next definition"
- * of a symbol (symbol_next.c): the general lookups, and the one table of
- * the names the preload defines itself and forwards (the engine's hooks,
- * dlopen & co, the MPI lifecycle calls), each looked up once. The PMPI
- * functions the preload calls for its own work have their table in
- * pmpi.h, built on these lookups.
+ * of a symbol (symbol_next.c): the general lookups, a cached one for the
+ * tables of names a capture defines and forwards (the MPI lifecycle calls,
+ * mpi_intercept.c), and the table of the names the engine itself defines
+ * and forwards (its hooks: longjmp & co, dlopen & co), each looked up
+ * once. The PMPI functions the MPI capture calls for its own work have
+ * their table in pmpi.h, built on these lookups.
  */
 #ifndef SCOPE_SYMBOL_NEXT_H
 #define SCOPE_SYMBOL_NEXT_H
@@ -14,22 +15,29 @@
 /* Returns the next definition of function or object `name` after this
  * preload: dlsym(RTLD_NEXT) first, then the objects of the link map that
  * are not in the global scope (mpi4py opens libmpi with RTLD_LOCAL, where
- * RTLD_NEXT cannot see it), libmpi.so* first. Never returns a symbol of the
+ * RTLD_NEXT cannot see it), those whose base name starts with `first`
+ * first (NULL: in the link map's order). Never returns a symbol of the
  * preload itself. NULL when no other object defines `name`. May take the
  * loader's lock: call it outside signal handlers, cache the result. */
-void *scope__next_symbol(const char *name);
+void *scope__next_symbol(const char *name, const char *first);
 
 /* Like scope__next_symbol, but looks in the global scope first, executable
  * included (dlsym(RTLD_DEFAULT)): for data objects such as Open MPI's
  * ompi_mpi_comm_world, of which an executable may hold a copy relocation
  * that is then the one address everybody uses. */
-void *scope__global_symbol(const char *name);
+void *scope__global_symbol(const char *name, const char *first);
+
+/* scope__next_symbol(name, first), looked up once: *cache keeps what was
+ * found (NULL until then: looked up again at the next call, as libmpi or
+ * libstdc++ may be loaded later). Cost: one atomic load once found.
+ * Thread-safe: concurrent first calls store the same value. */
+void *scope__next_cached(void **cache, const char *name, const char *first);
 
 /* Path of the object that contains `addr` (the executable's path when it is
  * the main program), or NULL. The string belongs to the loader. */
 const char *scope__object_of(const void *addr);
 
-/* The names the preload defines and forwards to their next definition.
+/* The names the engine defines and forwards to their next definition.
  * The order is the table's in symbol_next.c. */
 enum scope__next_id {
     /* dlopen_hook.c; looked up in libc's scope alone (symbol_next.c) */
@@ -47,28 +55,16 @@ enum scope__next_id {
     SCOPE__NEXT_CXA_BEGIN_CATCH,
     SCOPE__NEXT_PTHREAD_EXIT,
     SCOPE__NEXT_BACKTRACE,
-    /* mpi_intercept.c */
-    SCOPE__NEXT_MPI_INIT,
-    SCOPE__NEXT_PMPI_INIT,
-    SCOPE__NEXT_MPI_INIT_THREAD,
-    SCOPE__NEXT_PMPI_INIT_THREAD,
-    SCOPE__NEXT_MPI_FINALIZE,
-    SCOPE__NEXT_PMPI_FINALIZE,
-    SCOPE__NEXT_MPI_ABORT,
-    SCOPE__NEXT_PMPI_ABORT,
     SCOPE__NEXT_COUNT
 };
 
 /* Returns the next definition of the name `id` stands for, cast by the
  * caller to the function's type; NULL while no other object defines it
- * (looked up again at the next call: libstdc++ or libmpi may be loaded
- * later). Cost: one atomic load once found; the first call looks the name
- * up (may take the loader's lock, so resolve early what a signal handler
- * may need). Thread-safe: concurrent first calls store the same value. */
+ * (looked up again at the next call: libstdc++ may be loaded later).
+ * Cost: one atomic load once found; the first call looks the name up (may
+ * take the loader's lock, so resolve early what a signal handler may
+ * need). Thread-safe: concurrent first calls store the same value. */
 void *scope__next(enum scope__next_id id);
-
-/* The symbol name `id` stands for ("longjmp", "PMPI_Init", ...). */
-const char *scope__next_name(enum scope__next_id id);
 
 /* The real dlopen, dlmopen and dlclose, for the preload's own loads
  * (libunwind, libstdc++'s demangler, RTLD_NOLOAD lookups): they never go

@@ -1,10 +1,11 @@
 /*
- * mpi_capture_state.h - the argument capture's per-thread state, shared by
- * its two files: mpi_capture_hot.c (the entry and exit of every captured
- * call, with paths of their own for the calls a request-driven code makes
- * most: MPI_Isend & co, MPI_Irecv, MPI_Wait) and mpi_capture.c (the byte
- * model of every other call, the completion calls of many requests,
- * persistent requests). Internal to the preload.
+ * mpi_capture_state.h - the argument capture's per-thread state
+ * (mpi_capture_state.c), shared by the files of the capture:
+ * mpi_capture_hot.c (the entry and exit of every captured call, with
+ * paths of their own for the calls a request-driven code makes most:
+ * MPI_Isend & co, MPI_Irecv, MPI_Wait) and mpi_capture.c (the byte model
+ * of every other call, the completion calls of many requests, persistent
+ * requests). Internal to the preload.
  */
 #ifndef SCOPE_MPI_CAPTURE_STATE_H
 #define SCOPE_MPI_CAPTURE_STATE_H
@@ -31,11 +32,35 @@ struct scope__capture_out {
     struct scope_rec r[SCOPE_CAPTURE_MAX_OUT];
 };
 
+/* What a thread needs beyond its state only when it completes requests
+ * or follows a Fortran binding's C call: allocated once, on first need. */
+#define SCOPE_CAPTURE_MAX_FOLLOW 256    /* requests of one completion call followed */
+#define SCOPE_CAPTURE_MAX_PENDING 64    /* records waiting for an outer call's end */
+struct scope__capture_ext {
+    uint64_t handles[SCOPE_CAPTURE_MAX_FOLLOW];     /* the requests as the call got them */
+    int nhandles;
+    unsigned char statuses[SCOPE_CAPTURE_MAX_FOLLOW * 32];  /* for MPI_STATUSES_IGNORE */
+    struct scope_rec pending[SCOPE_CAPTURE_MAX_PENDING];    /* scope__cap.npending of them */
+};
+
+#define SCOPE_MPI_OPEN_COUNT 0xffu
+#define SCOPE_MPI_OPEN_FORTRAN SCOPE_MPI_OP_FORTRAN /* the op's bit: copied as is.
+                                            Stays set once the count is 0: the
+                                            next outermost call rewrites it */
+
+_Static_assert((SCOPE_MPI_OPEN_FORTRAN & SCOPE_MPI_OPEN_COUNT) == 0, "the bit is not the count's");
+
 /* One per thread: MPI calls do not nest in the recording. The status is
  * large enough for every ABI's MPI_Status (20 and 24 bytes). One struct,
  * so that the hot path finds all of it from one thread pointer. */
-struct scope__capture {
-    uint32_t op;
+struct scope__mpi_state {
+    uint32_t open;              /* the MPI calls entered and not left (the
+                                   engine's frames of this capture) in
+                                   SCOPE_MPI_OPEN_COUNT, and whether the
+                                   outermost is a Fortran binding */
+    uint32_t op;                /* the call being captured (mpi_ops.h), 0: none */
+    uint32_t npending;          /* records a followed call keeps for the end
+                                   of the call around it (in the extension) */
     int big;                    /* counts are MPI_Counts (a large-count call) */
     const scope__mpi_abi *abi;  /* found at the entry, for the exit */
     const struct scope__comm *used_comm;    /* what the last bytes_of()
@@ -47,8 +72,14 @@ struct scope__capture {
     uint64_t status[8];
     struct scope__capture_out out;
 };
-/* (defined in mpi_capture.c) */
-extern __thread struct scope__capture scope__cap __attribute__((tls_model("initial-exec")));
+/* This thread's state (mpi_capture_state.c), and its extension: NULL
+ * until scope__capture_ext() made it. */
+extern __thread struct scope__mpi_state scope__cap __attribute__((tls_model("initial-exec")));
+extern __thread struct scope__capture_ext *scope__cap_ext __attribute__((tls_model("initial-exec")));
+
+/* This thread's extension, made at its first need; NULL when out of
+ * memory. */
+struct scope__capture_ext *scope__capture_ext(void);
 
 /* The handle stored at `p` (a request, a communicator returned through a
  * pointer): 4 or 8 bytes by the ABI, read with a fixed-size load. */
@@ -74,24 +105,6 @@ static inline uint64_t *scope__capture_arg_at(uint64_t *saved, uintptr_t *slot, 
                                      : (uint64_t *)&slot[1 + (i - SCOPE_ARCH_SAVED_ARGS)];
 }
 
-/* Communicator h's entry (scope__mpi_comm_get), the thread's last one
- * straight from the capture: a program talks on few communicators, and
- * the entry's own handle says whether it still is h's (a freed
- * communicator's entry changes handle). NULL when it cannot be made. */
-static inline const struct scope__comm *scope__capture_comm(const scope__mpi_abi *abi, uint64_t h)
-{
-    struct scope__capture *c = &scope__cap;
-    const struct scope__comm *e = c->comm;
-    if (abi->handle_size == 4)
-        h &= 0xffffffffu;   /* an int handle: the register's upper half is not its */
-    if (e && h == c->comm_handle && atomic_load_explicit(&e->handle, memory_order_acquire) == h)
-        return e;
-    e = scope__mpi_comm_get(abi, h);
-    c->comm = e;
-    c->comm_handle = h;
-    return e;
-}
-
 /* What a completion of a request posted on communicator cm (NULL: none,
  * a one-sided request) needs to translate a receive's source: its world
  * ranks, the remote group's for an intercommunicator. `recv`: a receive
@@ -112,8 +125,9 @@ void scope__capture_generic_enter(const struct scope__mpi_op *o, const scope__mp
                                   uint64_t *saved, uintptr_t *slot);
 void scope__capture_generic_exit(const scope__mpi_abi *abi, uint32_t op, int keep);
 
-/* mpi_capture.c: keeps n records of a silent call for its outer call's
- * end (scope__mpi_capture_flush). */
+/* Keeps n records of a followed call for its outer call's end
+ * (scope__mpi_capture_flush); beyond SCOPE_CAPTURE_MAX_PENDING they are
+ * lost. */
 void scope__capture_keep(const struct scope_rec *r, unsigned n);
 
 /* Writes a call's n records to the journal now, or, with `keep` (a

@@ -15,10 +15,16 @@
  *     (module procedure), e.g. `compute` finds `compute_` and
  *     `__solver_MOD_compute`.
  *
- * Aliases (MPI_Send and PMPI_Send, __GI_ names, several entries naming one
- * function) share an address and are instrumented once, under the first
- * entry that names them and the name a user would recognise. An IFUNC is
- * resolved to the implementation this CPU gets, which is what is patched.
+ * Aliases (a function and its profiling alias PMPI_Send, __GI_ names,
+ * several entries naming one function) share an address and are
+ * instrumented once, under the first entry that names them and the name a
+ * user would recognise. An IFUNC is resolved to the implementation this
+ * CPU gets, which is what is patched.
+ *
+ * What a function is beyond its name is the captures' (capture.h): the
+ * first capture that claims a symbol gives it its kind, maybe its
+ * region's name, and an op its calls hand back to that capture; the
+ * engine itself knows no paradigm.
  *
  * Method: inline patching (patch.c) first; for a library function it
  * refuses, the GOT slots that import it (got.c); never both.
@@ -31,11 +37,8 @@
  * start-up grows with what it patches (docs/interposition.md).
  */
 #include "interpose.h"
-#include "mpi_capture.h"
-#include "mpi_ops.h"
 #include "interpose_match.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <link.h>
 #include <stdarg.h>
@@ -44,10 +47,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "clock.h"
 #include "got.h"
 #include "object_filter.h"
@@ -85,7 +88,6 @@ static struct {
                                    can be timed") warning, kept until the
                                    process is known to record */
     int warned;
-    const char *const *skip;    /* timed by the caller by symbol */
     struct scope__got_fn *got;  /* functions timed through the GOT */
     size_t n_got;
     struct timing t;            /* of the run in progress */
@@ -109,17 +111,13 @@ static double cpu_s(void)
     return 1e-9 * (double)scope__thread_cpu_ns();
 }
 
-void scope__interpose_skip(const char *const *names)
-{
-    E.skip = names;
-}
-
+/* A function a capture defines itself and times in its own wrapper
+ * (capture.h `wrapped`): one mechanism per call. */
 static int skipped(const struct match *m, size_t n)
 {
-    for (size_t i = 0; i < n && E.skip; i++)
-        for (size_t k = 0; E.skip[k]; k++)
-            if (strcasecmp(m[i].sym->name, E.skip[k]) == 0)
-                return 1;                   /* MPI_INIT: its Fortran binding */
+    for (size_t i = 0; i < n; i++)
+        if (scope__capture_wraps(m[i].sym->name))
+            return 1;
     return 0;
 }
 
@@ -233,16 +231,14 @@ static void free_objects(struct loaded *list, size_t n)
 /* ---------------------------------------------------------------- applying */
 
 /* Among aliases at one address matched by one entry, the name to show:
- * fewest leading underscores, then not PMPI_ when MPI_ is there, then the
- * shortest, then the first alphabetically. */
+ * fewest leading underscores, then the shortest (a function before its
+ * profiling alias: MPI_Send, not PMPI_Send), then the first
+ * alphabetically. */
 static int better_name(const char *a, const char *b)
 {
     size_t ua = strspn(a, "_"), ub = strspn(b, "_");
     if (ua != ub)
         return ua < ub;
-    int pa = strncmp(a, "PMPI_", 5) == 0, pb = strncmp(b, "PMPI_", 5) == 0;
-    if (pa != pb)
-        return pb;
     size_t la = strlen(a), lb = strlen(b);
     if (la != lb)
         return la < lb;
@@ -256,30 +252,6 @@ static int cmp_match(const void *x, const void *y)
         return a->addr < b->addr ? -1 : 1;
     return better_name(a->sym->name, b->sym->name) ? -1 :
            better_name(b->sym->name, a->sym->name) ? 1 : 0;
-}
-
-/* Open MPI's Fortran bindings have upper-case aliases (MPI_ALLREDUCE,
- * and MPIX_BCAST_INIT for its extensions) that an `MPI_*` (`MPIX_*`) glob
- * matches. They are timed under the C name the standard gives the same
- * call (MPI_Allreduce, MPIX_Bcast_init), so C and Fortran programs give
- * the same regions; the C function they call is then nested MPI and not
- * timed again (shadow_stack.c). Returns 1 and the C name, or 0. */
-static int fortran_mpi_name(const char *sym, char *out, size_t len)
-{
-    size_t n = strlen(sym);
-    size_t p = strncmp(sym, "MPIX_", 5) == 0 ? 5 : 4;     /* the name after the prefix */
-    if (n < p + 1 || n >= len || (p == 4 && strncmp(sym, "MPI_", 4) != 0))
-        return 0;
-    for (size_t i = p; i < n; i++)
-        if (islower((unsigned char)sym[i]))
-            return 0;
-    memcpy(out, sym, n + 1);
-    for (size_t i = p + 1; i < n; i++)
-        out[i] = (char)tolower((unsigned char)out[i]);
-    if (strncmp(sym, "MPI_T_", 6) == 0)
-        for (size_t i = 6; i < n; i++)
-            out[i] = (char)tolower((unsigned char)sym[i]);
-    return 1;
 }
 
 static void entry_label(const scope_config_entry *e, char *buf, size_t len)
@@ -396,19 +368,13 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
     const char *dem = strncmp(s->name, "_Z", 2) == 0 ?
         scope__loaded_demangled(pick->obj, (size_t)(s - pick->obj->o.syms)) : NULL;
     const char *shown = dem ? dem : s->name;   /* in the verbose report */
-    const char *region = e->region ? e->region : shown;
-    char cname[256];
-    /* a function of the MPI standard's C names is an MPI call whatever
-     * entry matched it (`*`, `*Send*`): not timed inside another MPI call,
-     * and its data captured, as under `MPI_*` */
-    int kind = e->kind == SCOPE_KIND_MPI || scope__mpi_is_c_name(s->name) ? SCOPE_KIND_MPI : e->kind;
-    if (!e->region && kind == SCOPE_KIND_MPI && fortran_mpi_name(s->name, cname, sizeof cname))
-        region = cname;
-    int32_t id = scope__region_ex(region, kind, s->name, obj);
-    uint32_t flags = kind == SCOPE_KIND_MPI ? SCOPE_FN_MPI : 0;
-    if (kind == SCOPE_KIND_MPI && scope__mpi_capture_enabled())
-        flags |= (scope__mpi_op_of(s->name) << SCOPE_FN_OP_SHIFT) |
-                 (scope__mpi_is_fortran(s->name) ? SCOPE_FN_FORTRAN : 0);
+    /* the capture that claims it (the MPI one claims every function of the
+     * MPI standard's C names, whatever entry matched it: `*`, `*Send*`) */
+    struct scope__claim claim = { .kind = e->kind, .named = e->region != NULL };
+    uint32_t cap = (uint32_t)scope__capture_claim(s->name, &claim);
+    const char *region = e->region ? e->region : claim.region[0] ? claim.region : shown;
+    int32_t id = scope__region_ex(region, claim.kind, s->name, obj);
+    uint32_t flags = cap ? cap << SCOPE_FN_CAPTURE_SHIFT | (claim.op & 0xffffu) << SCOPE_FN_OP_SHIFT : 0;
     if (e->callsites > 0 && e->callsites <= SCOPE_CALLSITE_MAX_DEPTH)
         flags |= (uint32_t)e->callsites << SCOPE_FN_DEPTH_SHIFT;
     if (id < 0) {
@@ -755,24 +721,28 @@ static void report_at_exit(void)
                 1e3 * E.late_cpu, E.late_fns);
 }
 
-/* A config entry naming an MPI call by its upper-case Fortran name
- * (MPI_SEND) names the call from every binding: the C function (MPI_Send)
- * is instrumented too, as an entry of its own after the config's (so an
- * entry that names it first keeps it, and it warns of nothing). Without
- * it, the binding would be timed but what it moved not read: that is read
- * from the C call the binding makes (shadow_stack.c), and MPICH's `use
- * mpi_f08` procedures call the C function without any Fortran symbol.
- * Returns cfg itself when no entry is such a name, else a copy with the
- * entries added (kept for the process's life), or NULL when out of memory. */
-static const scope_config *with_c_names(const scope_config *cfg)
+/* The pattern a capture says entry e stands for too (capture.h
+ * `companion`: an entry naming MPI_SEND also names MPI_Send), into
+ * pattern; 1 if one does. */
+static int companion(const scope_config_entry *e, char *pattern, size_t len)
+{
+    for (int k = 1; k <= scope__n_captures; k++)
+        if (scope__captures[k].companion && scope__captures[k].companion(e, pattern, len))
+            return 1;
+    return 0;
+}
+
+/* The config with the captures' companion entries added, each after the
+ * config's entries (so an entry that names the same function first keeps
+ * it), with no line (so it warns of nothing). Returns cfg itself when
+ * there are none, else a copy kept for the process's life, or NULL when
+ * out of memory. */
+static const scope_config *with_companions(const scope_config *cfg)
 {
     size_t extra = 0;
-    char cname[256];
-    for (size_t i = 0; i < cfg->n_entries; i++) {
-        const scope_config_entry *e = &cfg->entries[i];
-        extra += e->kind == SCOPE_KIND_MPI && !e->is_glob &&
-                 fortran_mpi_name(e->pattern, cname, sizeof cname);
-    }
+    char pattern[256];
+    for (size_t i = 0; i < cfg->n_entries; i++)
+        extra += (size_t)companion(&cfg->entries[i], pattern, sizeof pattern);
     if (!extra)
         return cfg;
     scope_config *c = malloc(sizeof *c);
@@ -784,12 +754,10 @@ static const scope_config *with_c_names(const scope_config *cfg)
     size_t n = cfg->n_entries;
     for (size_t i = 0; i < cfg->n_entries; i++) {
         const scope_config_entry *e = &cfg->entries[i];
-        if (e->kind != SCOPE_KIND_MPI || e->is_glob ||
-            !fortran_mpi_name(e->pattern, cname, sizeof cname))
+        if (!companion(e, pattern, sizeof pattern))
             continue;
-        v[n] = (scope_config_entry){ .pattern = strdup(cname), .region = e->region,
-                                     .kind = SCOPE_KIND_MPI, .callsites = e->callsites,
-                                     .line = 0 };
+        v[n] = (scope_config_entry){ .pattern = strdup(pattern), .region = e->region,
+                                     .kind = e->kind, .callsites = e->callsites, .line = 0 };
         if (!v[n].pattern)
             goto fail_name;
         n++;
@@ -813,7 +781,7 @@ int scope__interpose_apply(const scope_config *cfg)
     int rc = scope__patch_init();
     if (rc < 0)
         return rc;
-    cfg = with_c_names(cfg);
+    cfg = with_companions(cfg);
     if (!cfg)
         return SCOPE_ENOMEM;
     size_t n_e = cfg->n_entries ? cfg->n_entries : 1;
@@ -863,7 +831,7 @@ int scope__interpose_matched_any(void)
     return 0;
 }
 
-void scope__interpose_warn_unmatched(int mpi)
+void scope__interpose_warn_unmatched(int skip_kind)
 {
     if (!E.cfg || E.warned)
         return;
@@ -871,8 +839,8 @@ void scope__interpose_warn_unmatched(int mpi)
     for (size_t k = 0; k < E.cfg->n_entries; k++) {
         if (!E.pending[k] || E.found[k])
             continue;           /* timed in a library dlopen'ed since */
-        if (!mpi && E.cfg->entries[k].kind == SCOPE_KIND_MPI)
-            continue;           /* a serial program: MPI entries are not for it */
+        if (E.cfg->entries[k].kind == skip_kind)
+            continue;           /* not this process's business */
         scope__preload_say("%s", E.pending[k]);   /* one write per line */
     }
 }

@@ -1,18 +1,14 @@
 /*
- * preload_state.h - what the files of libscope_preload.so share: the
- * process's lifecycle state (lifecycle.c), the MPI interception that drives
- * it (mpi_intercept.c), with the logger (log.h) and the lookup of the
- * next definition of a symbol (symbol_next.h) that they all use. Internal
- * to preload/; nothing here is exported from the shared object
- * (exports.map lists what is).
+ * lifecycle.h - the process's lifecycle (lifecycle.c), as the
+ * captures that drive it see it: the MPI capture's interception of
+ * MPI_Init and MPI_Finalize (mpi/mpi_intercept.c) starts and ends a rank's
+ * recording through these calls. Internal to preload/; nothing here is
+ * exported from the shared object (exports.map lists what is).
  */
-#ifndef SCOPE_PRELOAD_STATE_H
-#define SCOPE_PRELOAD_STATE_H
+#ifndef SCOPE_PRELOAD_LIFECYCLE_H
+#define SCOPE_PRELOAD_LIFECYCLE_H
 
 #include <stdint.h>
-
-#include "log.h"         /* scope__preload_log: printing from inside the process */
-#include "symbol_next.h" /* the next definition of a symbol */
 
 /* Name of the region that spans a rank's time from the entry of MPI_Init
  * (or MPI_Init_thread) to the entry of MPI_Finalize. Kind "manual": it is
@@ -36,11 +32,12 @@ void scope__preload_mpi_started(int ok, int rank, int size);
 
 /* Called at the entry of the outermost MPI_Finalize, before it is
  * forwarded: closes the span, stops recording and writes this rank's file
- * (and the index on rank 0), or with host files (host_files.h) hands the
- * journal to the host's leader: then it waits for the ranks of its own
- * host, never for another host. Does nothing when recording is off.
- * Cost: linear in the recorded events. */
-void scope__preload_mpi_finalizing(void);
+ * (and the index on rank 0) with `write` (NULL: scope_finalize; with host
+ * files, mpi/host_files.h's, which hands the journal to the host's leader
+ * and waits for the ranks of its own host, never for another host).
+ * Does nothing when recording is off. Cost: linear in the recorded
+ * events. */
+void scope__preload_mpi_finalizing(int (*write)(void));
 
 /* Called at the entry of the outermost MPI_Abort, before it is forwarded:
  * MPI_Abort ends the process without running exit handlers, and usually
@@ -53,4 +50,4 @@ void scope__preload_mpi_finalizing(void);
 void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
                                  const void *fn);
 
-#endif /* SCOPE_PRELOAD_STATE_H */
+#endif /* SCOPE_PRELOAD_LIFECYCLE_H */

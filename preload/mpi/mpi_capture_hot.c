@@ -1,6 +1,9 @@
 /*
- * mpi_capture_hot.c - the entry and exit of every captured MPI call
- * (mpi_capture.h), with paths of their own for the calls a code built on
+ * mpi_capture_hot.c - the MPI capture's hot path as the engine calls it
+ * (capture.h, registered by mpi_hook.c): at the entry of every MPI call
+ * the rule of what is recorded (an MPI call inside another is not; the C
+ * call a Fortran binding makes is followed, silently), then the entry and
+ * exit of every captured call (mpi_capture.h), with paths of their own for the calls a code built on
  * requests makes millions of: MPI_Isend (and Issend, Ibsend, Irsend, their
  * _c forms), MPI_Irecv and MPI_Wait, and MPI_Allreduce (with MPI_Scan and
  * MPI_Exscan, the same model). Each copies only the arguments it
@@ -13,6 +16,7 @@
  */
 #include <stdatomic.h>
 
+#include "capture.h"
 #include "mpi_capture.h"
 #include "mpi_capture_state.h"
 #include "mpi_kinds.h"
@@ -36,22 +40,29 @@ static __attribute__((noinline, cold)) const scope__mpi_abi *first_abi(void)
     return abi;
 }
 
+static void capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
+
 /* The first captured call: finds the ABI, then enters as every later call
  * will (apart, so that the entry below saves no registers). */
 static __attribute__((noinline, cold)) void enter_first(uint32_t op, uint64_t *saved,
                                                         uintptr_t *slot)
 {
     if (first_abi())
-        scope__mpi_capture_enter(op, saved, slot);
+        capture_enter(op, saved, slot);
     else
         scope__cap.op = 0;
 }
 
-void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
+/* Copies the arguments of a call of operation `op` (mpi_ops.h: its row
+ * and SCOPE_MPI_OP_BIG). A receive that passed MPI_STATUS_IGNORE gets the
+ * capture's own status instead, so that the source and size can be read
+ * back. Cost: a dozen loads and stores. */
+static inline void capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
 {
-    struct scope__capture *c = &scope__cap;
-    uint32_t i = op & ~SCOPE_MPI_OP_BIG;
-    const struct scope__mpi_op *o = &scope__mpi_ops[i < scope__mpi_n_ops ? i : 0];
+    struct scope__mpi_state *c = &scope__cap;
+    op &= SCOPE_MPI_OP_ROW | SCOPE_MPI_OP_BIG;
+    /* the row is the claim's (mpi_hook.c): in the table; row 0, no kind */
+    const struct scope__mpi_op *o = &scope__mpi_ops[op & SCOPE_MPI_OP_ROW];
     const scope__mpi_abi *abi = atomic_load_explicit(&ready, memory_order_acquire);
     if (!o->kind) {
         c->op = 0;
@@ -97,15 +108,69 @@ void scope__mpi_capture_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     }
 }
 
+/* Nested: MPI inside MPI is not timed. But a Fortran binding (mpi_send_,
+ * which calls the C MPI_Send) learns what it moved from the one C call it
+ * makes: that call is followed, silently, and its data goes with the outer
+ * call. A C MPI function's own inner calls (an MPI_Intercomm_create that
+ * sends) are not the program's traffic. */
+static __attribute__((noinline)) int enter_nested(uint32_t op, uint64_t *saved, uintptr_t *slot)
+{
+    struct scope__mpi_state *c = &scope__cap;
+    if (!(op & SCOPE_MPI_OP_ROW) || c->open != (SCOPE_MPI_OPEN_FORTRAN | 1) ||
+        !scope__mpi_capture_idle())
+        return SCOPE_CAPTURE_SKIP;
+    c->open++;
+    capture_enter(op, saved, slot);
+    return SCOPE_CAPTURE_FOLLOW;
+}
+
+int scope__mpi_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
+{
+    struct scope__mpi_state *c = &scope__cap;
+    if (__builtin_expect(c->open & SCOPE_MPI_OPEN_COUNT, 0))
+        return enter_nested(op, saved, slot);
+    c->open = 1 | (op & SCOPE_MPI_OPEN_FORTRAN);
+    if (op & SCOPE_MPI_OP_ROW)
+        capture_enter(op, saved, slot);
+    return SCOPE_CAPTURE_RECORD;
+}
+
+void scope__mpi_drop(uint32_t op, int followed)
+{
+    (void)op;
+    (void)followed;
+    scope__cap.open--;
+    scope__mpi_capture_drop();
+}
+
 /* ------------------------------------------------------------- the exit */
+
+/* Communicator h's entry (scope__mpi_comm_get), the thread's last one
+ * straight from the capture: a program talks on few communicators, and
+ * the entry's own handle says whether it still is h's (a freed
+ * communicator's entry changes handle). NULL when it cannot be made. */
+static inline const struct scope__comm *capture_comm(const scope__mpi_abi *abi, uint64_t h)
+{
+    struct scope__mpi_state *c = &scope__cap;
+    const struct scope__comm *e = c->comm;
+    if (abi->handle_size == 4)
+        h &= 0xffffffffu;   /* an int handle: the register's upper half is not its */
+    if (e && h == c->comm_handle && atomic_load_explicit(&e->handle, memory_order_acquire) == h)
+        return e;
+    e = scope__mpi_comm_get(abi, h);
+    c->comm = e;
+    c->comm_handle = h;
+    return e;
+}
+
 
 /* MPI_Isend & co and MPI_Irecv, accepted by MPI: the post's data record
  * (journal.h), or the data and post records when a value does not fit
  * it, as the general path would write them. */
-static void post_exit(const scope__mpi_abi *abi, struct scope__capture *c, int recv, int big,
+static void post_exit(const scope__mpi_abi *abi, struct scope__mpi_state *c, int recv, int big,
                       int keep)
 {
-    const struct scope__comm *cm = scope__capture_comm(abi, c->a[5]);
+    const struct scope__comm *cm = capture_comm(abi, c->a[5]);
     if (!cm)
         return;
     struct scope_call_data d = { 0, 0, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG,
@@ -147,9 +212,9 @@ static void post_exit(const scope__mpi_abi *abi, struct scope__capture *c, int r
 
 /* MPI_Allreduce, MPI_Scan, MPI_Exscan: the count in each buffer, sent and
  * received (docs/format.md), on the communicator; no partner. */
-static void allreduce_exit(const scope__mpi_abi *abi, struct scope__capture *c, int big, int keep)
+static void allreduce_exit(const scope__mpi_abi *abi, struct scope__mpi_state *c, int big, int keep)
 {
-    const struct scope__comm *cm = scope__capture_comm(abi, c->a[5]);
+    const struct scope__comm *cm = capture_comm(abi, c->a[5]);
     if (!cm)
         return;
     int64_t b = scope__mpi_cnt(big, c->a[2]) * scope__mpi_type_size(c->a[3]);
@@ -159,9 +224,16 @@ static void allreduce_exit(const scope__mpi_abi *abi, struct scope__capture *c, 
     scope__capture_put(rec, (unsigned)scope_data_pack(&d, rec), keep);
 }
 
-void scope__mpi_capture_exit(uint64_t rc, int keep)
+/* At the exit of a captured call, right after its end record: leaves
+ * it (scope__mpi_exit), records what it moved when `rc` is MPI_SUCCESS,
+ * and forgets the capture in any case. With `keep` (a followed call
+ * inside another), the data waits for scope__mpi_capture_flush() at the
+ * outer call's end instead. Apart (noinline), so that the exit of a call
+ * without a capture saves no registers. */
+static __attribute__((noinline)) void capture_exit(uint64_t rc, int keep)
 {
-    struct scope__capture *c = &scope__cap;
+    struct scope__mpi_state *c = &scope__cap;
+    c->open--;
     uint32_t op = c->op;
     c->op = 0;
     if (!op)
@@ -169,7 +241,7 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
     const scope__mpi_abi *abi = c->abi;     /* PMPI was ready at the entry */
     if ((int)(uint32_t)rc != abi->success)
         return;
-    int path = scope__mpi_ops[op & ~SCOPE_MPI_OP_BIG].path;
+    int path = scope__mpi_ops[op & SCOPE_MPI_OP_ROW].path;
     int big = (op & SCOPE_MPI_OP_BIG) != 0;
     struct scope_rec rec;
     if (path == SCOPE_MPI_PATH_WAIT) {
@@ -184,4 +256,16 @@ void scope__mpi_capture_exit(uint64_t rc, int keep)
     } else {
         scope__capture_generic_exit(abi, op, keep);
     }
+}
+
+void scope__mpi_exit(uint32_t op, uint64_t rc, int followed)
+{
+    if (op & SCOPE_MPI_OP_ROW) {
+        capture_exit(rc, followed);
+        return;
+    }
+    struct scope__mpi_state *c = &scope__cap;
+    c->open--;
+    if (__builtin_expect(c->npending != 0, 0))
+        scope__mpi_capture_flush();     /* what a followed inner call moved */
 }
