@@ -22,9 +22,9 @@ def read(*path):
         return f.read()
 
 
-intercept = read("preload", "mpi_intercept.c")
+intercept = read("preload", "mpi", "mpi_intercept.c")
 inits = sorted(set(re.findall(r'intercept_init\(SCOPE__NEXT_\w+, "([^"]+)"', intercept)))
-span = re.search(r'#define SCOPE__SPAN_REGION "([^"]+)"', read("preload", "preload_state.h"))
+span = re.search(r'#define SCOPE__SPAN_REGION "([^"]+)"', read("preload", "lifecycle.h"))
 always = inits + [span.group(1)] if span else inits
 print("always recorded:", always)
 failed = []
