@@ -140,9 +140,13 @@ static int collection_check(const uint8_t *head, size_t headlen, uint64_t room,
 
 #ifdef GUARD
 
-/* The driver's property: the driver it reads through. */
+/* The driver's property: the driver it reads through, as plain values,
+ * so that libhdf5's copies of a file access list (several per open) cost
+ * a malloc, not a copy of a property list. */
 typedef struct {
-    hid_t inner_fapl;
+    int core;               /* 1: the core driver, else sec2 */
+    size_t increment;       /* core: its arguments */
+    hbool_t backing;
 } guard_info;
 
 #define CHECKED 8
@@ -150,7 +154,7 @@ typedef struct {
 typedef struct {
     H5FD_t pub;             /* first: libhdf5 sees an H5FD_t */
     H5FD_t *inner;
-    hid_t inner_fapl;
+    guard_info info;        /* what opened it (external links open alike) */
     char path[256];         /* for messages, cut */
     unsigned sizeof_len;    /* the superblock's "size of lengths", 8 until read */
     haddr_t checked[CHECKED][2];    /* collections passed: [start, end) */
@@ -160,90 +164,90 @@ typedef struct {
 static hid_t guard_id = H5I_INVALID_HID;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 
-/* The callbacks below that must call libhdf5's API (property lists, the
- * inner file's open and close) keep its error stack: an API call clears
- * it, and libhdf5 calls them while it unwinds from an error (a truncated
- * file is closed, and its properties freed, before the caller reads why
- * it failed). Returns the saved stack for keep_end. */
-static hid_t keep_begin(void)
-{
-    return H5Eget_current_stack();
-}
+/* The inner drivers' access lists, made once per kind (sec2, and core
+ * with each (increment, backing) asked for: the reader asks one) and
+ * kept for the process. */
+#define INNER_LISTS 4
+static struct {
+    guard_info info;
+    hid_t fapl;
+} inner_lists[INNER_LISTS];
+static int ninner;
+static pthread_mutex_t inner_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void keep_end(hid_t stack)
+static hid_t inner_fapl(const guard_info *i)
 {
-    if (stack >= 0)
-        H5Eset_current_stack(stack);    /* also closes it */
+    hid_t f = H5I_INVALID_HID;
+    pthread_mutex_lock(&inner_lock);
+    for (int k = 0; k < ninner && f < 0; k++)
+        if (inner_lists[k].info.core == i->core && (!i->core ||
+            (inner_lists[k].info.increment == i->increment &&
+             inner_lists[k].info.backing == i->backing)))
+            f = inner_lists[k].fapl;
+    if (f < 0 && ninner < INNER_LISTS && (f = H5Pcreate(H5P_FILE_ACCESS)) >= 0) {
+        if (i->core ? H5Pset_fapl_core(f, i->increment, i->backing) < 0
+                    : H5Pset_fapl_sec2(f) < 0) {
+            H5Pclose(f);
+            f = H5I_INVALID_HID;
+        } else {
+            inner_lists[ninner].info = *i;
+            inner_lists[ninner++].fapl = f;
+        }
+    }
+    pthread_mutex_unlock(&inner_lock);
+    return f;
 }
 
 static void *guard_fapl_copy(const void *old)
 {
-    const guard_info *o = old;
     guard_info *n = malloc(sizeof *n);
-    if (!n)
-        return NULL;
-    hid_t keep = keep_begin();
-    n->inner_fapl = H5Pcopy(o->inner_fapl);
-    keep_end(keep);
-    if (n->inner_fapl < 0) {
-        free(n);
-        return NULL;
-    }
+    if (n)
+        *n = *(const guard_info *)old;
     return n;
 }
 
 static herr_t guard_fapl_free(void *info)
 {
-    guard_info *i = info;
-    if (i) {
-        hid_t keep = keep_begin();
-        H5Pclose(i->inner_fapl);
-        keep_end(keep);
-        free(i);
-    }
+    free(info);
     return 0;
 }
 
 static void *guard_fapl_get(H5FD_t *f)
 {
-    guard_info i = { ((guard_file *)f)->inner_fapl };
-    return guard_fapl_copy(&i);
+    return guard_fapl_copy(&((guard_file *)f)->info);
 }
 
 static H5FD_t *guard_open(const char *name, unsigned flags, hid_t fapl, haddr_t maxaddr)
 {
     const guard_info *info = H5Pget_driver_info(fapl);
-    if (!info)
+    hid_t in = info ? inner_fapl(info) : H5I_INVALID_HID;
+    if (in < 0)
         return NULL;
     guard_file *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
-    /* the inner open's own errors (no such file, ...) are the ones to
-     * keep: no keep_begin here */
-    if ((g->inner_fapl = H5Pcopy(info->inner_fapl)) < 0)
-        goto fail;
-    if (!(g->inner = H5FDopen(name, flags, g->inner_fapl, maxaddr)))
-        goto fail;
+    /* the inner open's own errors (no such file, ...) are the ones the
+     * caller reads */
+    if (!(g->inner = H5FDopen(name, flags, in, maxaddr))) {
+        free(g);
+        return NULL;
+    }
+    g->info = *info;
     snprintf(g->path, sizeof g->path, "%s", name);
     g->sizeof_len = 8;
     return &g->pub;
-fail:
-    if (g->inner_fapl >= 0) {
-        hid_t keep = keep_begin();
-        H5Pclose(g->inner_fapl);
-        keep_end(keep);
-    }
-    free(g);
-    return NULL;
 }
 
+/* H5FDclose of the inner file keeps libhdf5's error stack: as an API
+ * call it clears the stack, and libhdf5 closes a file that failed to open
+ * (truncated, not HDF5) before the caller reads why. */
 static herr_t guard_close(H5FD_t *f)
 {
     guard_file *g = (guard_file *)f;
-    hid_t keep = keep_begin();
+    hid_t keep = H5Eget_current_stack();
     herr_t rc = H5FDclose(g->inner);
-    H5Pclose(g->inner_fapl);
-    keep_end(keep);
+    if (keep >= 0)
+        H5Eset_current_stack(keep);     /* also closes it */
     free(g);
     return rc;
 }
@@ -293,13 +297,11 @@ static haddr_t guard_get_eof(const H5FD_t *f, H5FD_mem_t type)
     return INNER(f)->cls->get_eof(INNER(f), type);
 }
 
+/* sec2's and core's get_handle read nothing of the list */
 static herr_t guard_get_handle(H5FD_t *f, hid_t fapl, void **handle)
 {
-    (void)fapl;
-    guard_file *g = (guard_file *)f;
-    if (!g->inner->cls->get_handle)
-        return -1;
-    return g->inner->cls->get_handle(g->inner, g->inner_fapl, handle);
+    H5FD_t *in = ((guard_file *)f)->inner;
+    return in->cls->get_handle ? in->cls->get_handle(in, fapl, handle) : -1;
 }
 
 typedef struct {
@@ -432,13 +434,16 @@ int scope__heap_guard_fapl(hid_t fapl)
     pthread_once(&guard_once, guard_register);
     if (guard_id < 0)
         return -1;
-    hid_t inner = H5Pcopy(fapl);
-    if (inner < 0)
-        return -1;
-    guard_info info = { inner };
-    herr_t rc = H5Pset_driver(fapl, guard_id, &info);
-    H5Pclose(inner);   /* H5Pset_driver kept its own copy (fapl_copy) */
-    return rc < 0 ? -1 : 0;
+    guard_info info = { 0, 0, 0 };
+    hid_t driver = H5Pget_driver(fapl);
+    if (driver == H5FD_CORE) {
+        info.core = 1;
+        if (H5Pget_fapl_core(fapl, &info.increment, &info.backing) < 0)
+            return -1;
+    } else if (driver != H5FD_SEC2) {
+        return 0;   /* a driver the guard does not wrap: left as it is */
+    }
+    return H5Pset_driver(fapl, guard_id, &info) < 0 ? -1 : 0;
 }
 
 #else
