@@ -220,14 +220,15 @@ struct scope_call_stats {
 };
 
 /* The statistics of n calls (s, e): exact int64 sums, then a second pass
- * for the squared deviations (stable). Returns 0, or -1 when the total
+ * for the squared deviations (stable). s NULL: e holds the durations (and
+ * max_end is then the longest). Returns 0, or -1 when the total
  * overflows int64 (*out then unset). Cost: two passes over the calls. */
 static inline int scope_call_stats_of(const int64_t *s, const int64_t *e, int64_t n,
                                       struct scope_call_stats *out)
 {
     int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN, max_end = INT64_MIN;
     for (int64_t i = 0; i < n; i++) {
-        int64_t d = e[i] - s[i];
+        int64_t d = s ? e[i] - s[i] : e[i];
         if (__builtin_add_overflow(total, d, &total))
             return -1;
         if (d < mn)
@@ -239,7 +240,7 @@ static inline int scope_call_stats_of(const int64_t *s, const int64_t *e, int64_
     }
     double mean = n ? (double)total / (double)n : 0.0, m2 = 0.0;
     for (int64_t i = 0; i < n; i++) {
-        double dev = (double)(e[i] - s[i]) - mean;
+        double dev = (double)(s ? e[i] - s[i] : e[i]) - mean;
         m2 += dev * dev;
     }
     out->total = total;

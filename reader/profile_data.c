@@ -323,27 +323,81 @@ int scope_profile_times(scope_profile *p, int region, int rank,
 
 /* Adds cell statistics into a running total (Chan et al.'s pairwise
  * update of the mean and the sum of squared deviations). */
-static void combine(scope_stats *acc, double *m2, const scope__cell *c)
+/* Adds the moments of `calls` calls (their total, min, max, mean and m2)
+ * to a running combination (acc, *m2): the pairwise update, so that the
+ * ranks of a region combine exactly, in the order they come. The one
+ * combination of scope_profile_stats() and scope_moments_combine(). */
+static void combine_moments(scope_stats *acc, double *m2, int64_t calls, int64_t total,
+                            int64_t mn, int64_t mx, double mean, double cm2)
 {
-    if (c->n == 0)
+    if (calls == 0)
         return;
     if (acc->calls == 0) {
-        acc->calls = c->n;
-        acc->total_ns = c->total;
-        acc->min_ns = c->min;
-        acc->max_ns = c->max;
-        acc->mean_ns = c->mean;
-        *m2 = c->m2;
+        acc->calls = calls;
+        acc->total_ns = total;
+        acc->min_ns = mn;
+        acc->max_ns = mx;
+        acc->mean_ns = mean;
+        *m2 = cm2;
         return;
     }
-    double na = (double)acc->calls, nb = (double)c->n, n = na + nb;
-    double delta = c->mean - acc->mean_ns;
-    *m2 += c->m2 + delta * delta * na * nb / n;
-    acc->calls += c->n;
-    acc->total_ns += c->total;
+    double na = (double)acc->calls, nb = (double)calls, n = na + nb;
+    double delta = mean - acc->mean_ns;
+    *m2 += cm2 + delta * delta * na * nb / n;
+    acc->calls += calls;
+    acc->total_ns += total;
     acc->mean_ns = (double)acc->total_ns / (double)acc->calls;
-    if (c->min < acc->min_ns) acc->min_ns = c->min;
-    if (c->max > acc->max_ns) acc->max_ns = c->max;
+    if (mn < acc->min_ns) acc->min_ns = mn;
+    if (mx > acc->max_ns) acc->max_ns = mx;
+}
+
+static void combine(scope_stats *acc, double *m2, const scope__cell *c)
+{
+    combine_moments(acc, m2, c->n, c->total, c->min, c->max, c->mean, c->m2);
+}
+
+int scope_moments_of(const int64_t *durations, const int64_t *lo, const int64_t *hi,
+                     scope_moments *out)
+{
+    if (!out || (out->n > 0 && (!durations || !lo || !hi || !out->calls || !out->total_ns ||
+                                !out->min_ns || !out->max_ns || !out->mean_ns || !out->m2)))
+        return scope__fail(SCOPE_EINVAL, "no durations, segments or output columns");
+    for (int64_t g = 0; g < out->n; g++) {
+        struct scope_call_stats st;
+        if (lo[g] < 0 || hi[g] < lo[g])
+            return scope__fail(SCOPE_EINVAL, "segment %lld: [%lld, %lld) is no segment",
+                               (long long)g, (long long)lo[g], (long long)hi[g]);
+        if (scope_call_stats_of(NULL, durations + lo[g], hi[g] - lo[g], &st) < 0)
+            return scope__fail(SCOPE_EINVAL, "segment %lld: the durations add up to more "
+                               "than 292 years", (long long)g);
+        out->calls[g] = hi[g] - lo[g];
+        out->total_ns[g] = st.total;
+        out->min_ns[g] = st.min;
+        out->max_ns[g] = st.max;
+        out->mean_ns[g] = st.mean;
+        out->m2[g] = st.m2;
+    }
+    return 0;
+}
+
+int scope_moments_combine(const scope_moments *rows, const int64_t *lo, const int64_t *hi,
+                          int64_t ngroups, scope_stats *out)
+{
+    if (!rows || ngroups < 0 || (ngroups > 0 && (!lo || !hi || !out)))
+        return scope__fail(SCOPE_EINVAL, "no moments, groups or output");
+    for (int64_t g = 0; g < ngroups; g++) {
+        if (lo[g] < 0 || hi[g] < lo[g] || hi[g] > rows->n)
+            return scope__fail(SCOPE_EINVAL, "group %lld: rows [%lld, %lld) of %lld",
+                               (long long)g, (long long)lo[g], (long long)hi[g],
+                               (long long)rows->n);
+        double m2 = 0.0;
+        memset(&out[g], 0, sizeof out[g]);
+        for (int64_t i = lo[g]; i < hi[g]; i++)
+            combine_moments(&out[g], &m2, rows->calls[i], rows->total_ns[i], rows->min_ns[i],
+                            rows->max_ns[i], rows->mean_ns[i], rows->m2[i]);
+        out[g].std_ns = out[g].calls ? sqrt(m2 / (double)out[g].calls) : 0.0;
+    }
+    return 0;
 }
 
 int scope_profile_stats(scope_profile *p, int region, int rank,
