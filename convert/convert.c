@@ -5,12 +5,28 @@
  * back here. The files those functions write share h5writer.c's
  * primitives; keeping the dispatch apart keeps the host files' code
  * (host_file.c, host_append.c) from being both called by h5writer.c and
- * calling it.
+ * calling it. What a conversion says without failing goes through the
+ * request's warn callback (scope__convert_warn): the caller decides where
+ * (scope-h5write: stderr; `scope recover`: its own lines).
  */
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "h5writer.h"
 #include "scope_error.h"
+
+void scope__convert_warn(const struct scope_convert_request *req, const char *fmt, ...)
+{
+    if (!req->warn)
+        return;
+    char line[3 * PATH_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    req->warn(req->warn_arg, line);
+}
 
 int scope_convert(const struct scope_convert_request *req)
 {

@@ -269,11 +269,11 @@ static int load_sites(scope_profile *p)
         goto fail;
     }
     s->nranks = p->nranks;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int k = 0; k < p->nranks && rc == 0; k++)
         rc = load_rank(p, k, &paths, &n, &cap, &s->npaths[k]);
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0)
         goto fail;
     for (int k = 0; k < p->nranks; k++)
@@ -418,10 +418,10 @@ int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell)
     int rc = load_sites(p);
     if (rc < 0)
         return rc;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     rc = load_cell_sites(p, k, c, &c->sites);
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0)
         return rc;
     c->sites_loaded = 1;

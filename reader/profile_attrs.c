@@ -97,8 +97,8 @@ static int get_int(scope_profile *p, int is_rank, int rank, const char *name,
     if (c >= 0)
         return scope__fail(SCOPE_ENOTFOUND, "%s has no integer attribute \"%s\"", where,
                            name);
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int rc = attr_group(p, is_rank, rank, &g, &where);
     if (rc >= 0) {
         rc = scope__h5_attr_int64(g, name, out);
@@ -106,7 +106,7 @@ static int get_int(scope_profile *p, int is_rank, int rank, const char *name,
         rc = rc == 1 ? 0 : scope__fail(SCOPE_ENOTFOUND, "%s has no integer "
                                        "attribute \"%s\"", where, name);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -128,8 +128,8 @@ static int get_string(scope_profile *p, int is_rank, int rank,
         if (!(v = strdup(at->s)))
             return scope__fail(SCOPE_ENOMEM, "out of memory reading attribute %s", name);
     } else {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         rc = attr_group(p, is_rank, rank, &g, &where);
         if (rc >= 0) {
             rc = scope__h5_attr_string(g, name, &v);
@@ -138,7 +138,7 @@ static int get_string(scope_profile *p, int is_rank, int rank,
                 rc = scope__fail(SCOPE_ENOTFOUND, "%s has no string attribute "
                                  "\"%s\"", where, name);
         }
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
     }
@@ -200,8 +200,8 @@ int scope_profile_rank_attr_double(scope_profile *p, int rank,
     if (c >= 0)
         return scope__fail(SCOPE_ENOTFOUND, "%s has no numeric attribute \"%s\"", where,
                            name);
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int rc = attr_group(p, 1, rank, &g, &where), ok = 0;
     if (rc >= 0) {
         hid_t a = H5Aexists(g, name) > 0 ? H5Aopen(g, name, H5P_DEFAULT) : -1;
@@ -220,7 +220,7 @@ int scope_profile_rank_attr_double(scope_profile *p, int rank,
         rc = ok ? 0 : scope__fail(SCOPE_ENOTFOUND, "%s has no numeric "
                                   "attribute \"%s\"", where, name);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -344,10 +344,10 @@ int scope_profile_thread_ids(scope_profile *p, int region, int rank,
     if (!c)
         return 0;
     if (!c->tids_loaded) {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         int rc = scope__cell_load_tids(p, c, &c->tids);
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
         c->tids_loaded = 1;
@@ -405,10 +405,10 @@ int scope_profile_unwound(scope_profile *p, int region, int rank, const int8_t *
     if (!c)
         return 0;
     if (!c->unwound_loaded) {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         int rc = cell_load_unwound(p, c, &c->unwound);
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
         c->unwound_loaded = 1;

@@ -308,10 +308,10 @@ int scope_profile_times(scope_profile *p, int region, int rank,
     if (!c || c->n == 0)
         return 0;
     if (!c->starts) {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         rc = scope__cell_load(p, c, &c->starts, &c->ends);
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
     }
@@ -412,14 +412,14 @@ int scope_profile_stats(scope_profile *p, int region, int rank,
         return bad;
     memset(out, 0, sizeof *out);
     double m2 = 0.0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int k = k0; k < k1 && rc >= 0; k++) {
         c = p->cells[(size_t)region * (size_t)p->nranks + (size_t)k];
         if (c && (rc = scope__cell_summarize(p, c)) >= 0)
             combine(out, &m2, c);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0) {
         memset(out, 0, sizeof *out);
         return rc;
@@ -475,8 +475,8 @@ int scope_profile_max_end_ns(scope_profile *p, int64_t *out)
     if (!p->have_max_end) {
         int64_t m = INT64_MIN;
         int rc = 0;
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         /* Rank by rank: one rank's cells share a source file, so this order
          * opens each file once even when there are more than MAX_OPEN. It
          * also caches every cell's statistics for the callers that follow
@@ -489,7 +489,7 @@ int scope_profile_max_end_ns(scope_profile *p, int64_t *out)
                     c->max_end > m)
                     m = c->max_end;
             }
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
         if (m == INT64_MIN)

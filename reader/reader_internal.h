@@ -18,6 +18,7 @@
 #include <hdf5.h>
 
 #include "scope_format.h"
+#include "scope_h5_read.h"   /* scope_h5_quiet, the reading rules */
 #include "scope_reader.h"
 
 /* How a source file stores its events. */
@@ -203,9 +204,6 @@ int scope__vfail(int code, const char *fmt, va_list ap);
 /* HDF5 helpers (h5_util.c). Each returns 0 (or 1/0 = present/absent where
  * said), or a negative SCOPE_E* code with the message set; `fpath` is the
  * file's path, used only in messages. */
-typedef struct { H5E_auto2_t func; void *data; } scope__h5_quiet;
-void scope__h5_quiet_begin(scope__h5_quiet *saved);
-void scope__h5_quiet_end(const scope__h5_quiet *saved);
 /* Sets the message "<fpath>: <what> (HDF5: <innermost HDF5 message>)" and
  * returns SCOPE_ETRUNC if HDF5 reported truncation, else `code`. */
 int scope__h5_fail(int code, const char *fpath, const char *what);

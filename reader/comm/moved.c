@@ -57,8 +57,8 @@ int scope__cell_moved(scope_profile *p, scope__cell *c)
 {
     if (c->moved_loaded)
         return 0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     struct scope__moved *m = calloc(1, sizeof *m);
     int rc = m ? 0 : scope__fail(SCOPE_ENOMEM, "out of memory");
     if (rc == 0)
@@ -78,7 +78,7 @@ int scope__cell_moved(scope_profile *p, scope__cell *c)
                              "\"What MPI calls moved\"", p->sources[c->source].path, c->group,
                              SCOPE_D_BYTES_SENT);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0) {
         scope__moved_free(m);
         return rc;
