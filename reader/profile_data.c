@@ -123,8 +123,7 @@ int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int 
 
 /* Validates (region, rank) and returns the cell (NULL when that rank never
  * entered the region) through *cell. */
-static int get_cell(const scope_profile *p, int region, int rank,
-                    scope__cell **cell)
+int scope__cell_get(const scope_profile *p, int region, int rank, scope__cell **cell)
 {
     if (!p)
         return scope__fail(SCOPE_EINVAL, "no profile");
@@ -145,7 +144,7 @@ int64_t scope_profile_calls(const scope_profile *p, int region, int rank)
                 n += c->n;
         return n;
     }
-    int rc = get_cell(p, region, rank, &c);
+    int rc = scope__cell_get(p, region, rank, &c);
     if (rc < 0)
         return rc;
     return c ? c->n : 0;
@@ -300,7 +299,7 @@ int scope_profile_times(scope_profile *p, int region, int rank,
                         int64_t *n)
 {
     scope__cell *c = NULL;
-    int rc = get_cell(p, region, rank, &c);
+    int rc = scope__cell_get(p, region, rank, &c);
     if (rc < 0)
         return rc;
     *starts = *ends = NULL;

@@ -97,14 +97,9 @@ int scope_profile_moved(scope_profile *p, int region, int rank, scope_moved *out
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     memset(out, 0, sizeof *out);
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *c = scope__cell_at(p, region, k);
-    if (!c)
-        return 0;
-    int rc = scope__cell_moved(p, c);
-    if (rc < 0)
+    scope__cell *c;
+    int rc = scope__cell_get(p, region, rank, &c);
+    if (rc < 0 || !c || (rc = scope__cell_moved(p, c)) < 0)
         return rc;
     out->n = c->n;
     if (c->moved) {
