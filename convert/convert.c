@@ -9,23 +9,23 @@
  * request's warn callback (scope__convert_warn): the caller decides where
  * (scope-h5write: stderr; `scope recover`: its own lines).
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "h5writer.h"
 #include "scope_error.h"
 
 void scope__convert_warn(const struct scope_convert_request *req, const char *fmt, ...)
 {
-    if (!req->warn)
-        return;
-    char line[3 * PATH_MAX + 256];
+    char *line = NULL;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    int n = req->warn ? vasprintf(&line, fmt, ap) : -1;
     va_end(ap);
-    req->warn(req->warn_arg, line);
+    if (n >= 0)
+        req->warn(req->warn_arg, line);
+    free(line);
 }
 
 int scope_convert(const struct scope_convert_request *req)
