@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """check_always_recorded.py SOURCE_ROOT - what every MPI rank records
 whatever the config names is documented where a config is explained:
-the init call's regions (the names preload/mpi_intercept.c gives
-intercept_init) and the span (SCOPE__SPAN_REGION, preload/preload_state.h)
+the init call's regions (the names preload/mpi/mpi_intercept.c gives
+intercept_init) and the span (SCOPE__SPAN_REGION, preload/lifecycle.h)
 are each named in docs/config.md's section "What a rank records besides
 the config's functions" and in README.md's paragraph on the config.
 Read from the code, so a new always-recorded region fails this test
@@ -22,9 +22,9 @@ def read(*path):
         return f.read()
 
 
-intercept = read("preload", "mpi_intercept.c")
-inits = sorted(set(re.findall(r'intercept_init\(SCOPE__NEXT_\w+, "([^"]+)"', intercept)))
-span = re.search(r'#define SCOPE__SPAN_REGION "([^"]+)"', read("preload", "preload_state.h"))
+intercept = read("preload", "mpi", "mpi_intercept.c")
+inits = sorted(set(re.findall(r'intercept_init\((?:SCOPE__)?NEXT_\w+, "([^"]+)"', intercept)))
+span = re.search(r'#define SCOPE__SPAN_REGION "([^"]+)"', read("preload", "lifecycle.h"))
 always = inits + [span.group(1)] if span else inits
 print("always recorded:", always)
 failed = []
