@@ -62,6 +62,13 @@ static long read_links(char ***out)
     return (long)n;
 }
 
+/* What the conversion says without failing: a line on stderr. */
+static void warn(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "scope: %s\n", line);
+}
+
 /* The command's status for scope_convert()'s rc: 0, or 1 after saying
  * err on standard error. After a file libhdf5 could not close it leaves
  * at once: libhdf5's exit handler would crash (h5writer.c). */
@@ -133,6 +140,7 @@ int main(int argc, char **argv)
     }
     cmd.req.err = err;
     cmd.req.errlen = sizeof err;
+    cmd.req.warn = warn;
     int rc = scope_convert(&cmd.req);
     for (long i = 0; i < n_links; i++)
         free(links[i]);

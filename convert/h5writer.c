@@ -581,8 +581,8 @@ static int convert_one(const struct scope_convert_request *req, int write_rank)
          * not turned into a failure that would keep the journal and
          * convert it again */
         if (scope__index_note_collision(index, slash ? dir : ".", scope__conv_since(&c)) < 0)
-            fprintf(stderr, "scope: %s: cannot link the collision file %s; it stays next to "
-                            "the other rank files\n", index, c.placed);
+            scope__convert_warn(req, "%s: cannot link the collision file %s; it stays next to "
+                                "the other rank files", index, c.placed);
     }
 out:
     conv_free(&c);

@@ -284,11 +284,13 @@ static int as_rank_file(const struct scope_convert_request *req, const char *why
     int rank = scope__conv_rank(c);
     scope__conv_free(c);
     scope_rank_file_beside(rank_path, sizeof rank_path, req->append.host_path, rank);
-    fprintf(stderr, "scope: %s: %s; %s is written as %s instead\n", req->append.host_path, why,
-            req->append.journal_path, rank_path);
+    scope__convert_warn(req, "%s: %s; %s is written as %s instead", req->append.host_path, why,
+                        req->append.journal_path, rank_path);
     struct scope_convert_request sub = scope_request_rank(req->append.journal_path, rank_path,
                                                           req->index_path, req->complete,
                                                           req->err, req->errlen);
+    sub.warn = req->warn;
+    sub.warn_arg = req->warn_arg;
     req->err[0] = 0;
     int rc = scope__convert_rank(&sub);
     if (rc == 0)

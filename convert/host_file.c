@@ -128,8 +128,8 @@ int scope__convert_host(const struct scope_convert_request *req)
             if (slash)
                 *slash = 0;
             if (scope__index_note_host_collision(output, slash ? dir : ".", since) < 0)
-                fprintf(stderr, "scope: %s: cannot link the collision file %s; it stays next to "
-                                "the other files\n", output, placed);
+                scope__convert_warn(req, "%s: cannot link the collision file %s; it stays next "
+                                    "to the other files", output, placed);
         }
     }
     if (rc < 0) {

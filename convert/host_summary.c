@@ -446,12 +446,10 @@ static void build(table *t, hid_t f)
 int scope__host_summary_write(int64_t file)
 {
     hid_t f = (hid_t)file;
-    H5E_auto2_t old_fn = NULL;
-    void *old_data = NULL;
     /* reading back meets failures on purpose (absent attributes): they
      * are not the writer's storage faults, so HDF5's report is off */
-    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     table t = { 0 };
     int rc = 0;
     if (H5Lexists(f, SCOPE_G_HOST_SUMMARY, H5P_DEFAULT) > 0 &&
@@ -470,18 +468,16 @@ int scope__host_summary_write(int64_t file)
     free(t.cells.v);
     free(t.s);
     H5Eclear2(H5E_DEFAULT);
-    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    scope_h5_quiet_end(&quiet);
     return rc;
 }
 
 int scope_convert_host_summary(const char *path, char *err, size_t errlen)
 {
-    H5E_auto2_t old_fn = NULL;
-    void *old_data = NULL;
-    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    scope_h5_quiet_end(&quiet);
     if (f < 0) {
         snprintf(err, errlen, "%s: cannot open the file for writing", path);
         return SCOPE_EHDF5;

@@ -30,6 +30,7 @@
 #include "h5_util.h"
 #include "scope_error.h"
 #include "scope_format.h"
+#include "scope_h5_read.h"
 #include "scope_merge.h"
 
 struct merge_run {
@@ -235,10 +236,8 @@ int scope_convert_merge(const struct scope_merge *m, const char *path, char *err
     if (scope_tmp_path(tmp, sizeof tmp, path, (long)getpid()) >= (int)sizeof tmp)
         return fail(&w, SCOPE_ELIMIT, "%s: path too long", path);
     w.tmp = tmp;
-    H5E_auto2_t old_fn;
-    void *old_data;
-    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     hid_t ocpy = H5Pcreate(H5P_OBJECT_COPY);
     H5Pset_copy_object(ocpy, H5O_COPY_EXPAND_EXT_LINK_FLAG);
     int rc = 0;
@@ -276,6 +275,6 @@ fail_write:
     }
 fail_create:
     H5Pclose(ocpy);
-    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    scope_h5_quiet_end(&quiet);
     return rc;
 }

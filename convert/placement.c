@@ -36,6 +36,7 @@
 #include "h5writer.h"
 #include "scope_error.h"
 #include "scope_format.h"
+#include "scope_h5_read.h"
 
 #define MAX_COLLISIONS 9999
 
@@ -416,10 +417,8 @@ static int link_ok(hid_t index, int r)
 int scope_convert_index_repair(const char *index_path, const char *ranks_dir, char *err,
                                size_t errlen)
 {
-    H5E_auto2_t old_fn;
-    void *old_data;
-    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* broken links are what we look for */
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet); /* broken links are what we look for */
     int lock = scope__ranks_lock(ranks_dir);
     int fixed = 0;
     char *broken = NULL;
@@ -487,16 +486,14 @@ out:
     free(broken);
     free(l.r);
     scope__ranks_unlock(lock);
-    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    scope_h5_quiet_end(&quiet);
     return fixed;
 }
 
 int scope_convert_index_broken(const char *index_path)
 {
-    H5E_auto2_t old_fn;
-    void *old_data;
-    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* broken links are what we count */
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet); /* broken links are what we count */
     int broken = SCOPE_EHDF5;
     int64_t size = 0;
     hid_t f = H5Fopen(index_path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -508,6 +505,6 @@ int scope_convert_index_broken(const char *index_path)
         broken += !link_ok(f, (int)r);
     H5Fclose(f);
 out:
-    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    scope_h5_quiet_end(&quiet);
     return broken;
 }

@@ -44,6 +44,7 @@
 #include "scope_convert.h"
 #include "scope_error.h"
 #include "scope_format.h"
+#include "scope_h5_read.h"
 #include "scope_recover.h"
 
 /* Hosts whose journals this session met outside the ranks folder. */
@@ -70,6 +71,21 @@ static void say(struct scope_recover *r, enum scope_recover_say kind, const char
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     r->opt->say(r->opt->arg, kind, line);
+}
+
+/* What a conversion says without failing, said as recovery's problem. */
+static void convert_warned(void *arg, const char *line)
+{
+    say(arg, SCOPE_RECOVER_PROBLEM, "%s", line);
+}
+
+/* The request for `r`: conversions say their warnings as recovery's. */
+static struct scope_convert_request said(struct scope_recover *r,
+                                         struct scope_convert_request req)
+{
+    req.warn = convert_warned;
+    req.warn_arg = r;
+    return req;
 }
 
 /* The first failure of several: what a path's recovery returns. */
@@ -149,10 +165,8 @@ static void remove_markers(const char *folder)
  * a file it cannot open: not finding the pid is an answer here. */
 static int64_t rank_file_pid(const char *path, int rank)
 {
-    H5E_auto2_t fn;
-    void *data;
-    H5Eget_auto2(H5E_DEFAULT, &fn, &data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int64_t pid = -1;
     char group[32];
     snprintf(group, sizeof group, "/" SCOPE_G_RANK_FMT, rank);
@@ -165,7 +179,7 @@ static int64_t rank_file_pid(const char *path, int rank)
         H5Aclose(a);
     if (f >= 0)
         H5Fclose(f);
-    H5Eset_auto2(H5E_DEFAULT, fn, data);
+    scope_h5_quiet_end(&quiet);
     return pid;
 }
 
@@ -207,8 +221,8 @@ static int recover_by_append(struct scope_recover *r, const char *journal, const
     snprintf(lock, sizeof lock, "%s/.%s.lock", folder, name);
     if (stat(lock, &st) != 0 || stat(host_path, &st) != 0 || index_of(folder, index, sizeof index))
         return 0;
-    struct scope_convert_request req = scope_request_append(host_path, index, journal, 0, err,
-                                                            sizeof err);
+    struct scope_convert_request req =
+        said(r, scope_request_append(host_path, index, journal, 0, err, sizeof err));
     int rc = scope_convert(&req);
     if (rc < 0) {
         say(r, SCOPE_RECOVER_PROBLEM, "%s", err);
@@ -272,16 +286,16 @@ static int recover_one(struct scope_recover *r, const char *journal, const char 
     const char *index_path = have_index && stat(index, &st) != 0 ? index : NULL;
     if (leftover) {
         if (index_path) {
-            struct scope_convert_request req = scope_request_index(journal, rank_path, index_path,
-                                                                   0, err, sizeof err);
+            struct scope_convert_request req =
+                said(r, scope_request_index(journal, rank_path, index_path, 0, err, sizeof err));
             if ((rc = scope_convert(&req)) < 0)
                 goto fail_convert;
         }
         say(r, SCOPE_RECOVER_NOTE, "%s: rank %d already has %s; removing the leftover journal",
             journal, rank, rank_path);
     } else {
-        struct scope_convert_request req = scope_request_rank(journal, rank_path, index_path, 0,
-                                                              err, sizeof err);
+        struct scope_convert_request req =
+            said(r, scope_request_rank(journal, rank_path, index_path, 0, err, sizeof err));
         if ((rc = scope_convert(&req)) < 0)
             goto fail_convert;
         say(r, SCOPE_RECOVER_NOTE, "%s -> %s (rank %d%s)", journal, rank_path, rank,

@@ -6,7 +6,8 @@
  * attribute holds, whether a
  * dataset's storage can hold what it claims, and what is made of a
  * region's calls at open: its first call, the check of its times and its
- * statistics. For HDF5-linked code only
+ * statistics; and HDF5's error report turned off around code that meets
+ * failures on purpose (both sides' one helper). For HDF5-linked code only
  * (convert/, reader/); the recorder and the preload never include it.
  * Header-only, like the rest of format/.
  */
@@ -25,6 +26,28 @@
 #define SCOPE_READ_WHOLE_MAX 65536
 /* The calls looked at for a region's first call (scope_first_call_of). */
 #define SCOPE_FIRST_CALLS 64
+
+/* HDF5's automatic error report (a stack printed on stderr), off around
+ * code that meets failures on purpose: absent attributes, broken links,
+ * a file that may not be there. _begin keeps the handler in force in
+ * *saved and turns it off; _end puts it back. */
+typedef struct {
+    H5E_auto2_t func;
+    void *data;
+} scope_h5_quiet;
+
+static inline void scope_h5_quiet_begin(scope_h5_quiet *saved)
+{
+    saved->func = NULL;
+    saved->data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &saved->func, &saved->data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static inline void scope_h5_quiet_end(const scope_h5_quiet *saved)
+{
+    H5Eset_auto2(H5E_DEFAULT, saved->func, saved->data);
+}
 
 /* Reads attribute `a` (left open) when it holds exactly one string, into
  * a malloc'd copy in *out (fixed-length strings cut at their first NUL).
@@ -220,14 +243,15 @@ struct scope_call_stats {
 };
 
 /* The statistics of n calls (s, e): exact int64 sums, then a second pass
- * for the squared deviations (stable). Returns 0, or -1 when the total
+ * for the squared deviations (stable). s NULL: e holds the durations (and
+ * max_end is then the longest). Returns 0, or -1 when the total
  * overflows int64 (*out then unset). Cost: two passes over the calls. */
 static inline int scope_call_stats_of(const int64_t *s, const int64_t *e, int64_t n,
                                       struct scope_call_stats *out)
 {
     int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN, max_end = INT64_MIN;
     for (int64_t i = 0; i < n; i++) {
-        int64_t d = e[i] - s[i];
+        int64_t d = s ? e[i] - s[i] : e[i];
         if (__builtin_add_overflow(total, d, &total))
             return -1;
         if (d < mn)
@@ -239,7 +263,7 @@ static inline int scope_call_stats_of(const int64_t *s, const int64_t *e, int64_
     }
     double mean = n ? (double)total / (double)n : 0.0, m2 = 0.0;
     for (int64_t i = 0; i < n; i++) {
-        double dev = (double)(e[i] - s[i]) - mean;
+        double dev = (double)(s ? e[i] - s[i] : e[i]) - mean;
         m2 += dev * dev;
     }
     out->total = total;

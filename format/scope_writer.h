@@ -37,6 +37,14 @@ struct scope_convert_request {
                                    (INDEX_ONLY: the index to write) */
     char *err;                  /* message buffer, "<path>: <problem>" */
     size_t errlen;
+    /* What the conversion has to say that is not its failure (a collision
+     * file it could not link into the index, a journal written as a rank
+     * file because its host file's lock could not be had): one line,
+     * "<path>: <what>", to the caller's callback; NULL: silence.
+     * scope-h5write prints it on stderr, `scope recover` says it as its
+     * own. Not part of the command line. */
+    void (*warn)(void *arg, const char *line);
+    void *warn_arg;
     union {
         /* RANK, INDEX_ONLY */
         struct {

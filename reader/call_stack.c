@@ -840,8 +840,8 @@ int scope__call_stack_ids(scope_profile *p, int k, const int64_t *row0, int64_t 
     int64_t used = 0;
     if (!st)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int r = 0; r < p->nregions && rc == 1; r++) {
         scope__cell *c = scope__cell_at(p, r, k);
         if (!c || c->n == 0)
@@ -885,7 +885,7 @@ int scope__call_stack_ids(scope_profile *p, int k, const int64_t *row0, int64_t 
             break;
         rc = !x->q && stream_sorted(x) && maxlane <= (1 << 20);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     for (int j = 0; j < nst && rc == 1; j++) {
         int r = each(ctx, st[j].region, st[j].s, st[j].e, st[j].t, st[j].n);
         rc = r < 0 ? r : 1;
@@ -902,10 +902,10 @@ static int fill_counted(scope_profile *p, int k, int thread, scope_call *calls, 
                         int64_t *kids_of, scratch *sc)
 {
     *n = 0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int rc = collect_nested(p, k, thread, calls, n, kids_of, sc);
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     return rc;
 }
 

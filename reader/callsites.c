@@ -269,11 +269,11 @@ static int load_sites(scope_profile *p)
         goto fail;
     }
     s->nranks = p->nranks;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int k = 0; k < p->nranks && rc == 0; k++)
         rc = load_rank(p, k, &paths, &n, &cap, &s->npaths[k]);
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0)
         goto fail;
     for (int k = 0; k < p->nranks; k++)
@@ -373,39 +373,15 @@ int scope_profile_rank_callsite_site(scope_profile *p, int rank, int id)
     return p->sites->of_path[scope__rank_index(p, rank)][id];
 }
 
-/* Reads a cell's callsite_ids and maps them to merged sites; *out is NULL
- * when the region stores none there. */
-static int load_cell_sites(scope_profile *p, int k, scope__cell *c,
-                           int32_t **out)
+/* Reads a cell's callsite_ids (each a call path of the rank, or -1) and
+ * maps them to merged sites; *out is NULL when the region stores none
+ * there. */
+static int load_cell_sites(scope_profile *p, int k, scope__cell *c, int32_t **out)
 {
-    const scope__source *src = &p->sources[c->source];
-    int64_t *wide;
-    char *dpath;
-    *out = NULL;
-    int rc = scope__cell_read_column(p, c, SCOPE_D_CALLSITE_IDS, &wide, &dpath);
-    if (rc < 0 || !wide)
-        return rc;
-    int32_t *s = malloc((size_t)c->n * sizeof *s);
-    if (!s) {
-        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
-        goto fail;
-    }
-    int npaths = p->sites->npaths[k];
-    for (int64_t i = 0; i < c->n; i++) {
-        if (wide[i] < -1 || wide[i] >= npaths) {
-            rc = scope__fail(SCOPE_EFORMAT, "%s: %s[%lld] is %lld, not a call "
-                             "path of the rank (it has %d)", src->path, dpath,
-                             (long long)i, (long long)wide[i], npaths);
-            goto fail;
-        }
-        s[i] = wide[i] < 0 ? -1 : p->sites->of_path[k][wide[i]];
-    }
-    *out = s;
-    s = NULL;
-fail:
-    free(s);
-    free(wide);
-    free(dpath);
+    int rc = scope__cell_load_narrow(p, c, SCOPE_D_CALLSITE_IDS, sizeof **out, -1,
+                                     (int64_t)p->sites->npaths[k] - 1, (void **)out);
+    for (int64_t i = 0; rc == 0 && *out && i < c->n; i++)
+        (*out)[i] = (*out)[i] < 0 ? -1 : p->sites->of_path[k][(*out)[i]];
     return rc;
 }
 
@@ -418,10 +394,10 @@ int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell)
     int rc = load_sites(p);
     if (rc < 0)
         return rc;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     rc = load_cell_sites(p, k, c, &c->sites);
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0)
         return rc;
     c->sites_loaded = 1;

@@ -305,13 +305,13 @@ static int fill_cells(plan *pl, scope_event_columns *o, int64_t *rows)
             int32_t *t = c->tids;
             const int32_t *sites = NULL;
             int need_t = (pl->cols & SCOPE_COL_THREAD) && !c->tids_loaded;
-            scope__h5_quiet quiet;
-            scope__h5_quiet_begin(&quiet);
+            scope_h5_quiet quiet;
+            scope_h5_quiet_begin(&quiet);
             if (!s)
                 rc = scope__cell_load(p, c, &s, &e);
             if (rc >= 0 && need_t)
                 rc = scope__cell_load_tids(p, c, &t);
-            scope__h5_quiet_end(&quiet);
+            scope_h5_quiet_end(&quiet);
             if (rc >= 0 && (pl->cols & SCOPE_COL_SITE)) {
                 scope__cell *same;
                 if ((rc = scope__cell_sites(p, region, k, &same)) >= 0)

@@ -221,8 +221,8 @@ static int next_cell(scope_events *it)
         it->e = c->ends;
         it->t = c->tids;
         int rc = 0;
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         if (!it->s)
             rc = scope__cell_load(p, c, &it->s, &it->e);
         if (rc >= 0 && !c->tids_loaded &&
@@ -232,7 +232,7 @@ static int next_cell(scope_events *it)
                 free(it->e);
             }
         }
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0) {
             it->s = it->e = NULL;
             it->t = NULL;

@@ -20,19 +20,6 @@
 /* Saves the caller's automatic error handler and installs none, so that no
  * HDF5 failure inside the reader is printed. Restored by _end() so a host
  * program (h5py, the application) keeps its own setting. */
-void scope__h5_quiet_begin(scope__h5_quiet *saved)
-{
-    saved->func = NULL;
-    saved->data = NULL;
-    H5Eget_auto2(H5E_DEFAULT, &saved->func, &saved->data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-void scope__h5_quiet_end(const scope__h5_quiet *saved)
-{
-    H5Eset_auto2(H5E_DEFAULT, saved->func, saved->data);
-}
-
 typedef struct {
     char desc[256];
     int truncated;

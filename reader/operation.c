@@ -10,8 +10,8 @@
  *
  * The predicates below are the reader's few rules over a row (which calls
  * carry messages, which are collectives with pairs, ...), each written
- * once; the public ones taking a name (scope_region_is_*) read the name
- * with the vocabulary's parser and apply the same rule.
+ * once; the public ones taking a name (scope_region_is_*, comm/moved.c)
+ * read the name with the vocabulary's parser and apply the same rule.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,6 @@
 #include "scope_calls.h"
 #include "scope_format.h"
 #include "scope_reader.h"
-#include "scope_reader_comm.h"
 
 int scope__read_operation(hid_t g, int32_t *op, int32_t *big)
 {
@@ -119,32 +118,4 @@ int scope__coll_shape_pairwise(int shape)
 int scope__call_coll_shape(const struct scope_call_row *c)
 {
     return scope__call_collective(c) ? scope_call_coll(c)->shape : SCOPE_COLL_NONE;
-}
-
-/* --- the public questions by name ----------------------------------------- */
-
-static const struct scope_call_row *row_of(const char *name)
-{
-    return scope_call_at(scope_call_id_of(name));
-}
-
-int scope_region_is_point_to_point(const char *name)
-{
-    return scope__call_p2p(row_of(name));
-}
-
-int scope_region_is_one_sided(const char *name)
-{
-    return scope__call_one_sided(row_of(name));
-}
-
-int scope_region_is_collective_pairwise(const char *name)
-{
-    const struct scope_call_row *c = row_of(name);
-    return scope__coll_shape_pairwise(scope__call_coll_shape(c)) || scope__call_starts(c);
-}
-
-int scope_region_is_collective(const char *name)
-{
-    return scope__call_collective(row_of(name));
 }

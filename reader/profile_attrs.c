@@ -10,6 +10,7 @@
  * ranks of a large run reopens no file; the few the cache does not mirror
  * are read on demand too. And which file holds each rank's group.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,8 +98,8 @@ static int get_int(scope_profile *p, int is_rank, int rank, const char *name,
     if (c >= 0)
         return scope__fail(SCOPE_ENOTFOUND, "%s has no integer attribute \"%s\"", where,
                            name);
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int rc = attr_group(p, is_rank, rank, &g, &where);
     if (rc >= 0) {
         rc = scope__h5_attr_int64(g, name, out);
@@ -106,7 +107,7 @@ static int get_int(scope_profile *p, int is_rank, int rank, const char *name,
         rc = rc == 1 ? 0 : scope__fail(SCOPE_ENOTFOUND, "%s has no integer "
                                        "attribute \"%s\"", where, name);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -128,8 +129,8 @@ static int get_string(scope_profile *p, int is_rank, int rank,
         if (!(v = strdup(at->s)))
             return scope__fail(SCOPE_ENOMEM, "out of memory reading attribute %s", name);
     } else {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         rc = attr_group(p, is_rank, rank, &g, &where);
         if (rc >= 0) {
             rc = scope__h5_attr_string(g, name, &v);
@@ -138,7 +139,7 @@ static int get_string(scope_profile *p, int is_rank, int rank,
                 rc = scope__fail(SCOPE_ENOTFOUND, "%s has no string attribute "
                                  "\"%s\"", where, name);
         }
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
     }
@@ -200,8 +201,8 @@ int scope_profile_rank_attr_double(scope_profile *p, int rank,
     if (c >= 0)
         return scope__fail(SCOPE_ENOTFOUND, "%s has no numeric attribute \"%s\"", where,
                            name);
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int rc = attr_group(p, 1, rank, &g, &where), ok = 0;
     if (rc >= 0) {
         hid_t a = H5Aexists(g, name) > 0 ? H5Aopen(g, name, H5P_DEFAULT) : -1;
@@ -220,7 +221,7 @@ int scope_profile_rank_attr_double(scope_profile *p, int rank,
         rc = ok ? 0 : scope__fail(SCOPE_ENOTFOUND, "%s has no numeric "
                                   "attribute \"%s\"", where, name);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -299,121 +300,106 @@ int scope__cell_read_column32(scope_profile *p, scope__cell *c, const char *name
     return read_column(p, c, name, sizeof **out, (void **)out, path);
 }
 
-int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids)
-{
-    const scope__source *src = &p->sources[c->source];
-    int64_t *wide;
-    char *path;
-    *tids = NULL;
-    int rc = scope__cell_read_column(p, c, SCOPE_D_THREAD_IDS, &wide, &path);
-    if (rc < 0 || !wide)
-        return rc;
-    int32_t *t = malloc((size_t)c->n * sizeof *t);
-    if (!t) {
-        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
-        goto fail_read;
-    }
-    for (int64_t i = 0; i < c->n; i++) {
-        if (wide[i] < 0 || wide[i] > INT32_MAX) {
-            rc = scope__fail(SCOPE_EFORMAT, "%s: %s holds a negative thread "
-                             "index", src->path, path);
-            goto fail_read;
-        }
-        t[i] = (int32_t)wide[i];
-    }
-    *tids = t;
-    t = NULL;
-fail_read:
-    free(t);
-    free(wide);
-    free(path);
-    return rc;
-}
-
-int scope_profile_thread_ids(scope_profile *p, int region, int rank,
-                             const int32_t **tids, int64_t *n)
-{
-    if (!p || !tids || !n)
-        return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    *tids = NULL;
-    *n = 0;
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *c = scope__cell_at(p, region, k);
-    if (!c)
-        return 0;
-    if (!c->tids_loaded) {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
-        int rc = scope__cell_load_tids(p, c, &c->tids);
-        scope__h5_quiet_end(&quiet);
-        if (rc < 0)
-            return rc;
-        c->tids_loaded = 1;
-    }
-    *tids = c->tids;
-    *n = c->n;
-    return 0;
-}
-
-/* Reads a cell's unwound flags into a new malloc'd array, or stores NULL
- * when the region has none (no end of it was inferred, or a file of
- * another tool). EFORMAT for a value other than 0 or 1. */
-static int cell_load_unwound(scope_profile *p, scope__cell *c, int8_t **out)
+int scope__cell_load_narrow(scope_profile *p, scope__cell *c, const char *name, size_t size,
+                            int64_t lo, int64_t hi, void **out)
 {
     const scope__source *src = &p->sources[c->source];
     int64_t *wide;
     char *path;
     *out = NULL;
-    int rc = scope__cell_read_column(p, c, SCOPE_D_UNWOUND, &wide, &path);
+    int rc = scope__cell_read_column(p, c, name, &wide, &path);
     if (rc < 0 || !wide)
         return rc;
-    int8_t *u = malloc(c->n ? (size_t)c->n : 1);
-    if (!u) {
+    char *v = malloc(c->n ? (size_t)c->n * size : 1);
+    if (!v) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
         goto fail_read;
     }
     for (int64_t i = 0; i < c->n; i++) {
-        if (wide[i] != 0 && wide[i] != 1) {
-            rc = scope__fail(SCOPE_EFORMAT, "%s: %s[%lld] is %lld, not 0 or 1", src->path,
-                             path, (long long)i, (long long)wide[i]);
+        if (wide[i] < lo || wide[i] > hi) {
+            rc = scope__fail(SCOPE_EFORMAT, "%s: %s[%lld] is %lld, not in [%lld, %lld]",
+                             src->path, path, (long long)i, (long long)wide[i], (long long)lo,
+                             (long long)hi);
             goto fail_read;
         }
-        u[i] = (int8_t)wide[i];
+        if (size == 1)
+            ((int8_t *)v)[i] = (int8_t)wide[i];
+        else
+            ((int32_t *)v)[i] = (int32_t)wide[i];
     }
-    *out = u;
-    u = NULL;
+    *out = v;
+    v = NULL;
 fail_read:
-    free(u);
+    free(v);
     free(wide);
     free(path);
     return rc;
 }
 
+/* A per-call column kept in the cell once asked for: its dataset, its
+ * values' size (1 or 4 bytes) and range, and where the cell keeps it. */
+struct cell_column {
+    const char *name;
+    size_t size;
+    int64_t lo, hi;
+    size_t loaded, arr;         /* offsets in scope__cell of the flag and pointer */
+};
+
+static const struct cell_column tids_column = {
+    SCOPE_D_THREAD_IDS, sizeof(int32_t), 0, INT32_MAX,
+    offsetof(scope__cell, tids_loaded), offsetof(scope__cell, tids),
+};
+static const struct cell_column unwound_column = {
+    SCOPE_D_UNWOUND, sizeof(int8_t), 0, 1,
+    offsetof(scope__cell, unwound_loaded), offsetof(scope__cell, unwound),
+};
+
+int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids)
+{
+    return scope__cell_load_narrow(p, c, tids_column.name, tids_column.size, tids_column.lo, tids_column.hi,
+                       (void **)tids);
+}
+
+/* Column `col` of (region, rank), read once into the cell, quietly. *arr
+ * NULL and *n the calls when the region has none; *arr NULL and *n 0 for
+ * no cell. */
+static int get_column(scope_profile *p, int region, int rank, const struct cell_column *col,
+                      const void **arr, int64_t *n)
+{
+    if (!p || !arr || !n)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *arr = NULL;
+    *n = 0;
+    scope__cell *c;
+    int rc = scope__cell_get(p, region, rank, &c);
+    if (rc < 0 || !c)
+        return rc;
+    int *loaded = (int *)((char *)c + col->loaded);
+    void **slot = (void **)((char *)c + col->arr);
+    if (!*loaded) {
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
+        rc = scope__cell_load_narrow(p, c, col->name, col->size, col->lo, col->hi, slot);
+        scope_h5_quiet_end(&quiet);
+        if (rc < 0)
+            return rc;
+        *loaded = 1;
+    }
+    *arr = *slot;
+    *n = c->n;
+    return 0;
+}
+
+int scope_profile_thread_ids(scope_profile *p, int region, int rank,
+                             const int32_t **tids, int64_t *n)
+{
+    return get_column(p, region, rank, &tids_column, (const void **)tids, n);
+}
+
+/* The unwound flags: 1 where scope inferred the end; NULL when no end of
+ * the region was inferred (or a file of another tool). */
 int scope_profile_unwound(scope_profile *p, int region, int rank, const int8_t **unwound,
                           int64_t *n)
 {
-    if (!p || !unwound || !n)
-        return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    *unwound = NULL;
-    *n = 0;
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *c = scope__cell_at(p, region, k);
-    if (!c)
-        return 0;
-    if (!c->unwound_loaded) {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
-        int rc = cell_load_unwound(p, c, &c->unwound);
-        scope__h5_quiet_end(&quiet);
-        if (rc < 0)
-            return rc;
-        c->unwound_loaded = 1;
-    }
-    *unwound = c->unwound;
-    *n = c->n;
-    return 0;
+    return get_column(p, region, rank, &unwound_column, (const void **)unwound, n);
 }

@@ -123,8 +123,7 @@ int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int 
 
 /* Validates (region, rank) and returns the cell (NULL when that rank never
  * entered the region) through *cell. */
-static int get_cell(const scope_profile *p, int region, int rank,
-                    scope__cell **cell)
+int scope__cell_get(const scope_profile *p, int region, int rank, scope__cell **cell)
 {
     if (!p)
         return scope__fail(SCOPE_EINVAL, "no profile");
@@ -145,7 +144,7 @@ int64_t scope_profile_calls(const scope_profile *p, int region, int rank)
                 n += c->n;
         return n;
     }
-    int rc = get_cell(p, region, rank, &c);
+    int rc = scope__cell_get(p, region, rank, &c);
     if (rc < 0)
         return rc;
     return c ? c->n : 0;
@@ -300,7 +299,7 @@ int scope_profile_times(scope_profile *p, int region, int rank,
                         int64_t *n)
 {
     scope__cell *c = NULL;
-    int rc = get_cell(p, region, rank, &c);
+    int rc = scope__cell_get(p, region, rank, &c);
     if (rc < 0)
         return rc;
     *starts = *ends = NULL;
@@ -308,10 +307,10 @@ int scope_profile_times(scope_profile *p, int region, int rank,
     if (!c || c->n == 0)
         return 0;
     if (!c->starts) {
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         rc = scope__cell_load(p, c, &c->starts, &c->ends);
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
     }
@@ -323,27 +322,81 @@ int scope_profile_times(scope_profile *p, int region, int rank,
 
 /* Adds cell statistics into a running total (Chan et al.'s pairwise
  * update of the mean and the sum of squared deviations). */
-static void combine(scope_stats *acc, double *m2, const scope__cell *c)
+/* Adds the moments of `calls` calls (their total, min, max, mean and m2)
+ * to a running combination (acc, *m2): the pairwise update, so that the
+ * ranks of a region combine exactly, in the order they come. The one
+ * combination of scope_profile_stats() and scope_moments_combine(). */
+static void combine_moments(scope_stats *acc, double *m2, int64_t calls, int64_t total,
+                            int64_t mn, int64_t mx, double mean, double cm2)
 {
-    if (c->n == 0)
+    if (calls == 0)
         return;
     if (acc->calls == 0) {
-        acc->calls = c->n;
-        acc->total_ns = c->total;
-        acc->min_ns = c->min;
-        acc->max_ns = c->max;
-        acc->mean_ns = c->mean;
-        *m2 = c->m2;
+        acc->calls = calls;
+        acc->total_ns = total;
+        acc->min_ns = mn;
+        acc->max_ns = mx;
+        acc->mean_ns = mean;
+        *m2 = cm2;
         return;
     }
-    double na = (double)acc->calls, nb = (double)c->n, n = na + nb;
-    double delta = c->mean - acc->mean_ns;
-    *m2 += c->m2 + delta * delta * na * nb / n;
-    acc->calls += c->n;
-    acc->total_ns += c->total;
+    double na = (double)acc->calls, nb = (double)calls, n = na + nb;
+    double delta = mean - acc->mean_ns;
+    *m2 += cm2 + delta * delta * na * nb / n;
+    acc->calls += calls;
+    acc->total_ns += total;
     acc->mean_ns = (double)acc->total_ns / (double)acc->calls;
-    if (c->min < acc->min_ns) acc->min_ns = c->min;
-    if (c->max > acc->max_ns) acc->max_ns = c->max;
+    if (mn < acc->min_ns) acc->min_ns = mn;
+    if (mx > acc->max_ns) acc->max_ns = mx;
+}
+
+static void combine(scope_stats *acc, double *m2, const scope__cell *c)
+{
+    combine_moments(acc, m2, c->n, c->total, c->min, c->max, c->mean, c->m2);
+}
+
+int scope_moments_of(const int64_t *durations, const int64_t *lo, const int64_t *hi,
+                     scope_moments *out)
+{
+    if (!out || (out->n > 0 && (!durations || !lo || !hi || !out->calls || !out->total_ns ||
+                                !out->min_ns || !out->max_ns || !out->mean_ns || !out->m2)))
+        return scope__fail(SCOPE_EINVAL, "no durations, segments or output columns");
+    for (int64_t g = 0; g < out->n; g++) {
+        struct scope_call_stats st;
+        if (lo[g] < 0 || hi[g] < lo[g])
+            return scope__fail(SCOPE_EINVAL, "segment %lld: [%lld, %lld) is no segment",
+                               (long long)g, (long long)lo[g], (long long)hi[g]);
+        if (scope_call_stats_of(NULL, durations + lo[g], hi[g] - lo[g], &st) < 0)
+            return scope__fail(SCOPE_EINVAL, "segment %lld: the durations add up to more "
+                               "than 292 years", (long long)g);
+        out->calls[g] = hi[g] - lo[g];
+        out->total_ns[g] = st.total;
+        out->min_ns[g] = st.min;
+        out->max_ns[g] = st.max;
+        out->mean_ns[g] = st.mean;
+        out->m2[g] = st.m2;
+    }
+    return 0;
+}
+
+int scope_moments_combine(const scope_moments *rows, const int64_t *lo, const int64_t *hi,
+                          int64_t ngroups, scope_stats *out)
+{
+    if (!rows || ngroups < 0 || (ngroups > 0 && (!lo || !hi || !out)))
+        return scope__fail(SCOPE_EINVAL, "no moments, groups or output");
+    for (int64_t g = 0; g < ngroups; g++) {
+        if (lo[g] < 0 || hi[g] < lo[g] || hi[g] > rows->n)
+            return scope__fail(SCOPE_EINVAL, "group %lld: rows [%lld, %lld) of %lld",
+                               (long long)g, (long long)lo[g], (long long)hi[g],
+                               (long long)rows->n);
+        double m2 = 0.0;
+        memset(&out[g], 0, sizeof out[g]);
+        for (int64_t i = lo[g]; i < hi[g]; i++)
+            combine_moments(&out[g], &m2, rows->calls[i], rows->total_ns[i], rows->min_ns[i],
+                            rows->max_ns[i], rows->mean_ns[i], rows->m2[i]);
+        out[g].std_ns = out[g].calls ? sqrt(m2 / (double)out[g].calls) : 0.0;
+    }
+    return 0;
 }
 
 int scope_profile_stats(scope_profile *p, int region, int rank,
@@ -358,14 +411,14 @@ int scope_profile_stats(scope_profile *p, int region, int rank,
         return bad;
     memset(out, 0, sizeof *out);
     double m2 = 0.0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int k = k0; k < k1 && rc >= 0; k++) {
         c = p->cells[(size_t)region * (size_t)p->nranks + (size_t)k];
         if (c && (rc = scope__cell_summarize(p, c)) >= 0)
             combine(out, &m2, c);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0) {
         memset(out, 0, sizeof *out);
         return rc;
@@ -421,8 +474,8 @@ int scope_profile_max_end_ns(scope_profile *p, int64_t *out)
     if (!p->have_max_end) {
         int64_t m = INT64_MIN;
         int rc = 0;
-        scope__h5_quiet quiet;
-        scope__h5_quiet_begin(&quiet);
+        scope_h5_quiet quiet;
+        scope_h5_quiet_begin(&quiet);
         /* Rank by rank: one rank's cells share a source file, so this order
          * opens each file once even when there are more than MAX_OPEN. It
          * also caches every cell's statistics for the callers that follow
@@ -435,7 +488,7 @@ int scope_profile_max_end_ns(scope_profile *p, int64_t *out)
                     c->max_end > m)
                     m = c->max_end;
             }
-        scope__h5_quiet_end(&quiet);
+        scope_h5_quiet_end(&quiet);
         if (rc < 0)
             return rc;
         if (m == INT64_MIN)

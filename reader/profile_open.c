@@ -924,14 +924,14 @@ int scope_profile_open_paths(const char *const *paths, int npaths,
     if (!(b.p = calloc(1, sizeof *b.p)))
         return scope__fail(SCOPE_ENOMEM, "out of memory opening a profile");
     b.p->meta_source = -1;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int rc = 0;
     for (int i = 0; i < npaths && rc >= 0; i++)
         rc = add_path(&b, paths[i]);
     if (rc >= 0)
         rc = finish(&b);
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     /* Cells finish() did not move into the matrix, and names it did not
      * take over (all of them when it failed before the merge). */
     for (size_t i = 0; i < b.nfound; i++) {

@@ -18,6 +18,7 @@
 #include <hdf5.h>
 
 #include "scope_format.h"
+#include "scope_h5_read.h"   /* scope_h5_quiet, the reading rules */
 #include "scope_reader.h"
 
 /* How a source file stores its events. */
@@ -203,9 +204,6 @@ int scope__vfail(int code, const char *fmt, va_list ap);
 /* HDF5 helpers (h5_util.c). Each returns 0 (or 1/0 = present/absent where
  * said), or a negative SCOPE_E* code with the message set; `fpath` is the
  * file's path, used only in messages. */
-typedef struct { H5E_auto2_t func; void *data; } scope__h5_quiet;
-void scope__h5_quiet_begin(scope__h5_quiet *saved);
-void scope__h5_quiet_end(const scope__h5_quiet *saved);
 /* Sets the message "<fpath>: <what> (HDF5: <innermost HDF5 message>)" and
  * returns SCOPE_ETRUNC if HDF5 reported truncation, else `code`. */
 int scope__h5_fail(int code, const char *fpath, const char *what);
@@ -342,6 +340,15 @@ int scope__check_region(const scope_profile *p, int region);
 /* Both checks for one (region, rank): the rank's index, or the error of
  * the first check that fails. */
 int scope__cell_index(const scope_profile *p, int region, int rank);
+/* Reads column `name` of cell c into a new malloc'd array of c->n values
+ * of `size` bytes (1 or 4) into *out, each checked to lie in [lo, hi]
+ * (EFORMAT naming the first that does not); *out NULL when the region has
+ * no such column (profile_attrs.c). */
+int scope__cell_load_narrow(scope_profile *p, scope__cell *c, const char *name, size_t size,
+                            int64_t lo, int64_t hi, void **out);
+/* The cell of (region, rank) into *cell (NULL: the rank has no call of
+ * the region). 0, SCOPE_EINVAL (no profile) or as scope__cell_index. */
+int scope__cell_get(const scope_profile *p, int region, int rank, scope__cell **cell);
 /* The region check, then the rank indices [*k0, *k1) that `rank` means:
  * all of them for SCOPE_ALL_RANKS, else the one (SCOPE_ENOTFOUND when
  * absent). Returns 0 or the error of the check that failed. */

@@ -58,14 +58,14 @@ int scope_profile_percentiles(scope_profile *p, int region, int rank,
         return scope__fail(SCOPE_ENOMEM, "out of memory for %lld durations",
                            (long long)total);
     int rc = 0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int k = k0; k < k1 && rc >= 0; k++) {
         scope__cell *c = scope__cell_at(p, region, k);
         if (c)
             rc = append_durations(p, c, d, &n);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0)
         goto fail_read;
     if (n > 1)
@@ -96,8 +96,8 @@ int scope_profile_balance(scope_profile *p, int region, scope_balance *out)
     out->max_rank = out->min_rank = -1;
     int64_t sum = 0;
     int rc = 0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int k = 0; k < p->nranks && rc >= 0; k++) {
         scope__cell *c = scope__cell_at(p, region, k);
         if (!c || c->n == 0 || (rc = scope__cell_summarize(p, c)) < 0)
@@ -113,7 +113,7 @@ int scope_profile_balance(scope_profile *p, int region, scope_balance *out)
         sum += c->total;
         out->ranks++;
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0) {
         memset(out, 0, sizeof *out);
         return rc;

@@ -167,6 +167,33 @@ SCOPE_READER_API int scope_profile_times(scope_profile *p, int region, int rank,
 SCOPE_READER_API int scope_profile_stats(scope_profile *p, int region, int rank,
                                          scope_stats *out);
 
+/* The moments the reader keeps per (region, rank) to combine ranks
+ * exactly: n rows of columns, in the caller's memory (m2: the sum of
+ * squared deviations from mean_ns). For a caller that splits a profile's
+ * calls itself (the Python module's Dask summary, one partition per host
+ * file) and must get scope_profile_stats()'s numbers bit for bit. */
+typedef struct scope_moments {
+    int64_t n;
+    int64_t *calls, *total_ns, *min_ns, *max_ns;
+    double *mean_ns, *m2;
+} scope_moments;
+
+/* Row g of *out (out->n rows) from the durations [lo[g], hi[g]) in call
+ * order, as the reader computes one (region, rank): the same function
+ * (format/scope_h5_read.h scope_call_stats_of). Returns 0 or SCOPE_EINVAL
+ * (NULL columns, a segment out of order, durations whose sum overflows
+ * int64). Cost: two passes over the durations. */
+SCOPE_READER_API int scope_moments_of(const int64_t *durations, const int64_t *lo,
+                                      const int64_t *hi, scope_moments *out);
+
+/* out[g] for g < ngroups: the statistics of rows [lo[g], hi[g]) of `rows`
+ * combined in order, as scope_profile_stats() combines a region's ranks
+ * in ascending rank order (the same update). Returns 0 or SCOPE_EINVAL.
+ * Cost: one pass over the rows. */
+SCOPE_READER_API int scope_moments_combine(const scope_moments *rows, const int64_t *lo,
+                                           const int64_t *hi, int64_t ngroups,
+                                           scope_stats *out);
+
 /* Sum of the durations of every call of every region on `rank` (or
  * SCOPE_ALL_RANKS). Nested regions are counted once per region, so this can
  * exceed the rank's wall time. */

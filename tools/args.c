@@ -37,6 +37,49 @@ int scope__option_error(const char *cmd, int c, char *const argv[])
     return scope__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
+int scope__parse_choice(const char *cmd, const char *what, const char *arg,
+                        const char *const *names, int *out)
+{
+    int n = 0;
+    for (; names[n]; n++)
+        if (!strcmp(names[n], arg)) {
+            *out = n;
+            return 0;
+        }
+    char list[512] = "";
+    size_t at = 0;
+    for (int k = 0; k < n && at < sizeof list; k++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
+                               k == 0 ? "" : k == n - 1 ? " or " : ", ", names[k]);
+    return scope__usage_error(cmd, "unknown %s '%s' (%s)", what, arg, list);
+}
+
+int scope__parse_format(const char *cmd, const char *arg, int *out)
+{
+    static const char *const formats[] = { "table", "csv", "json", NULL };
+    return scope__parse_choice(cmd, "format", arg, formats, out);
+}
+
+int scope__operands(const char *cmd, int argc, char **argv, int out, const char *outpath,
+                    scope_profile **p)
+{
+    *p = NULL;
+    if (out && !outpath)
+        return scope__usage_error(cmd, "no output file given (-o)");
+    if (optind >= argc)
+        return scope__usage_error(cmd, "no profile path given");
+    *p = scope__open_or_report(argv + optind, argc - optind);
+    return *p ? 0 : 1;
+}
+
+int scope__option_rest(const char *cmd, int c, char *const argv[], const char *help)
+{
+    if (c != 'h')
+        return scope__option_error(cmd, c, argv);
+    fputs(help, stdout);
+    return 0;
+}
+
 int scope__fail_msg(const char *msg)
 {
     fprintf(stderr, "scope: %s\n", msg);

@@ -22,6 +22,30 @@ int scope__usage_error(const char *cmd, const char *fmt, ...)
  * scope__usage_error's words, and returns 2. */
 int scope__option_error(const char *cmd, int c, char *const argv[]);
 
+/* The value of a choice (--format, --to, --kind, --sort): the index of
+ * `arg` among `names` (NULL-terminated) into *out and 0; else the usage
+ * error "unknown <what> 'arg' (a, b or c)" and 2. */
+int scope__parse_choice(const char *cmd, const char *what, const char *arg,
+                        const char *const *names, int *out);
+
+/* What follows a command's options, the same everywhere: with `out`
+ * (the command writes a file: -o), the usage error "no output file given
+ * (-o)" when *outpath is NULL; then the profile paths argv[optind ..)
+ * (the usage error "no profile path given" when there is none) opened as
+ * one profile into *p. Returns 0 with *p, 2 after a usage error, 1 after
+ * the reader's message. */
+int scope__operands(const char *cmd, int argc, char **argv, int out, const char *outpath,
+                    scope_profile **p);
+
+/* --format of the commands that print tables: "table" (0), "csv" (1) or
+ * "json" (2) into *out and 0, else the usage error (2). */
+int scope__parse_format(const char *cmd, const char *arg, int *out);
+
+/* The options every command treats alike, in its switch's default:
+ * -h/--help prints `help` on stdout and returns 0; ':' (a missing value)
+ * and an unknown option are scope__option_error's (2). */
+int scope__option_rest(const char *cmd, int c, char *const argv[], const char *help);
+
 /* Prints "scope: <msg>" and returns 1. */
 int scope__fail_msg(const char *msg);
 

@@ -425,9 +425,8 @@ int scope_cmd_callsites(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     const char **inc = calloc((size_t)argc, sizeof *inc);
-    int c, k, ninc = 0, format = FMT_TABLE, wide = 0, rank = SCOPE_ALL_RANKS, status = 2;
+    int c, ninc = 0, format = FMT_TABLE, wide = 0, rank = SCOPE_ALL_RANKS, status = 2;
     int want_waits = 0;
     int64_t top = -1, v;
     if (!inc)
@@ -460,31 +459,16 @@ int scope_cmd_callsites(int argc, char **argv)
             rank = (int)v;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k]) {
-                scope__usage_error("callsites", "unknown format '%s' (table, csv "
-                                   "or json)", optarg);
+            if (scope__parse_format("callsites", optarg, &format) != 0)
                 goto fail;
-            }
-            format = k;
             break;
-        case 'h':
-            fputs(callsites_help, stdout);
-            status = 0;
-            goto fail;
-        default: /* ':' or an unknown option */
-            scope__option_error("callsites", c, argv);
+        default: /* -h, ':' or an unknown option */
+            status = scope__option_rest("callsites", c, argv, callsites_help);
             goto fail;
         }
     }
-    if (optind >= argc) {
-        scope__usage_error("callsites", "no profile path given");
-        goto fail;
-    }
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    status = 1;
-    if (p) {
+    scope_profile *p;
+    if ((status = scope__operands("callsites", argc, argv, 0, NULL, &p)) == 0) {
         status = run(p, inc, ninc, rank, top, format, wide, want_waits);
         scope_profile_close(p);
     }

@@ -277,7 +277,6 @@ int scope_cmd_comm(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     const char *region_name = NULL;
     int format = FMT_TABLE, c, k, kind = SCOPE_COMM_P2P;
     int64_t top = 10;
@@ -289,11 +288,8 @@ int scope_cmd_comm(int argc, char **argv)
             region_name = optarg;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("comm", "unknown format '%s' (table, csv or json)", optarg);
-            format = k;
+            if ((k = scope__parse_format("comm", optarg, &format)) != 0)
+                return k;
             break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0)
@@ -307,18 +303,13 @@ int scope_cmd_comm(int argc, char **argv)
                                                   "each other");
             kind = c == 'o' ? SCOPE_COMM_ONE_SIDED : SCOPE_COMM_COLLECTIVE;
             break;
-        case 'h':
-            fputs(comm_help, stdout);
-            return 0;
-        default:
-            return scope__option_error("comm", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("comm", c, argv, comm_help);
         }
     }
-    if (optind >= argc)
-        return scope__usage_error("comm", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    scope_profile *p;
+    if ((k = scope__operands("comm", argc, argv, 0, NULL, &p)) != 0)
+        return k;
     int status = 1, region = SCOPE_COMM_ALL_REGIONS;
     int64_t *messages = NULL, *bytes = NULL;
     struct pair *pairs = NULL;

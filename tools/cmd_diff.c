@@ -713,7 +713,6 @@ static int parse_options(int argc, char **argv, diff_opts *d)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     scope_compare_options *o = &d->o;
     int c, k;
     int64_t v;
@@ -742,12 +741,8 @@ static int parse_options(int argc, char **argv, diff_opts *d)
             d->calls = o->calls = 1;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("diff", "unknown format '%s' (table, csv or json)",
-                                          optarg);
-            d->format = k;
+            if ((k = scope__parse_format("diff", optarg, &d->format)) != 0)
+                return k;
             break;
         case 'L':
             if (parse_double(optarg, &o->level) < 0 || !(o->level > 0 && o->level < 1))
@@ -772,11 +767,8 @@ static int parse_options(int argc, char **argv, diff_opts *d)
                                           optarg);
             d->metric = o->metric = !strcmp(optarg, "total");
             break;
-        case 'h':
-            fputs(diff_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("diff", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("diff", c, argv, diff_help);
         }
     }
     if (d->vs && (d->pos[0].n == 0 || d->pos[1].n == 0))

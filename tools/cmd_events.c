@@ -71,7 +71,6 @@ int scope_cmd_events(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     const char **inc = calloc((size_t)argc, sizeof *inc);
     const char **exc = calloc((size_t)argc, sizeof *exc);
     int32_t *ranks = NULL;
@@ -79,7 +78,7 @@ int scope_cmd_events(int argc, char **argv)
     memset(&q, 0, sizeof q);
     q.call_ids = 1;
     q.call_sites = 1;
-    int c, k, format = SCOPE__EV_TABLE, status = 2, wide = 0;
+    int c, format = SCOPE__EV_TABLE, status = 2, wide = 0;
     if (!inc || !exc) {
         status = scope__fail_msg("out of memory");
         goto fail_args;
@@ -128,36 +127,20 @@ int scope_cmd_events(int argc, char **argv)
             q.call_sites = 0;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k]) {
-                scope__usage_error("events", "unknown format '%s' (table, "
-                                   "csv or json)", optarg);
+            if (scope__parse_format("events", optarg, &format) != 0)
                 goto fail_args;
-            }
-            format = k;
             break;
-        case 'h':
-            fputs(events_help, stdout);
-            status = 0;
-            goto fail_args;
-        default: /* ':' or an unknown option */
-            scope__option_error("events", c, argv);
+        default: /* -h, ':' or an unknown option */
+            status = scope__option_rest("events", c, argv, events_help);
             goto fail_args;
         }
-    }
-    if (optind >= argc) {
-        scope__usage_error("events", "no profile path given");
-        goto fail_args;
     }
     q.include = inc;
     q.exclude = exc;
     q.ranks = ranks;
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    status = 1;
-    if (p) {
-        status = scope__write_events(stdout, p, &q, format,
-                                     scope__out_width(stdout, wide));
+    scope_profile *p;
+    if ((status = scope__operands("events", argc, argv, 0, NULL, &p)) == 0) {
+        status = scope__write_events(stdout, p, &q, format, scope__out_width(stdout, wide));
         scope_profile_close(p);
     }
     goto fail_args;

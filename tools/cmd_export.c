@@ -66,7 +66,7 @@ static const char export_help[] =
     "  -o, --output FILE (DIR for otf2)\n"
     "  -h, --help     this text\n";
 
-enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_CSV, TO_JSON, TO_OTF2, TO_HATCHET };
+enum { TO_CHROME, TO_SPEEDSCOPE, TO_FOLDED, TO_HATCHET, TO_CSV, TO_JSON, TO_OTF2 };
 
 /* Microseconds with 3 decimals from ns, exactly. */
 static void put_us(FILE *out, int64_t ns)
@@ -386,9 +386,8 @@ int scope_cmd_export(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "chrome-trace", "speedscope",
-                                           "folded", "csv", "json", "otf2", "hatchet",
-                                           NULL };
+    static const char *const formats[] = { "chrome-trace", "speedscope", "folded", "hatchet",
+                                           "csv", "json", "otf2", NULL };
     int c, k, to = -1, aggregate = 0;
     const char *outpath = NULL;
     opterr = 0;
@@ -396,13 +395,8 @@ int scope_cmd_export(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
         case 't':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("export", "unknown format '%s' "
-                                          "(chrome-trace, speedscope, folded, "
-                                          "hatchet, csv, json or otf2)", optarg);
-            to = k;
+            if ((k = scope__parse_choice("export", "format", optarg, formats, &to)) != 0)
+                return k;
             break;
         case 'o':
             outpath = optarg;
@@ -410,11 +404,8 @@ int scope_cmd_export(int argc, char **argv)
         case 'A':
             aggregate = 1;
             break;
-        case 'h':
-            fputs(export_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("export", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("export", c, argv, export_help);
         }
     }
     if (to < 0)

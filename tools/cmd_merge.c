@@ -133,20 +133,14 @@ int scope_cmd_merge(int argc, char **argv)
         case 'o':
             outpath = optarg;
             break;
-        case 'h':
-            fputs(merge_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("merge", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("merge", c, argv, merge_help);
         }
     }
-    if (!outpath)
-        return scope__usage_error("merge", "no output file given (-o)");
-    if (optind >= argc)
-        return scope__usage_error("merge", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    scope_profile *p;
+    int rc = scope__operands("merge", argc, argv, 1, outpath, &p);
+    if (rc != 0)
+        return rc;
     int status = check_target(outpath);
     if (!status)
         status = merge(p, outpath);

@@ -69,13 +69,8 @@ int scope_cmd_plot(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'k':
-            for (k = 0; kinds[k] && strcmp(kinds[k], optarg); k++)
-                ;
-            if (!kinds[k])
-                return scope__usage_error("plot", "unknown kind '%s' "
-                                          "(timeline, flame, imbalance or comm)",
-                                          optarg);
-            kind = k;
+            if ((k = scope__parse_choice("plot", "kind", optarg, kinds, &kind)) != 0)
+                return k;
             break;
         case 'o':
             outpath = optarg;
@@ -92,22 +87,15 @@ int scope_cmd_plot(int argc, char **argv)
             if ((rc = scope__parse_plot_limit("plot", c, optarg, &po)) != 0)
                 return rc;
             break;
-        case 'h':
-            fputs(plot_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("plot", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("plot", c, argv, plot_help);
         }
     }
     if (kind < 0)
         return scope__usage_error("plot", "no kind given (--kind)");
-    if (!outpath)
-        return scope__usage_error("plot", "no output file given (-o)");
-    if (optind >= argc)
-        return scope__usage_error("plot", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    scope_profile *p;
+    if ((k = scope__operands("plot", argc, argv, 1, outpath, &p)) != 0)
+        return k;
     int status = 1;
     scope__out_file of;
     if (scope__out_open(&of, outpath) != 0)

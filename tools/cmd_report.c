@@ -529,20 +529,13 @@ int scope_cmd_report(int argc, char **argv)
             if ((rc = scope__parse_plot_limit("report", c, optarg, &po)) != 0)
                 return rc;
             break;
-        case 'h':
-            fputs(report_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("report", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("report", c, argv, report_help);
         }
     }
-    if (!outpath)
-        return scope__usage_error("report", "no output file given (-o)");
-    if (optind >= argc)
-        return scope__usage_error("report", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    scope_profile *p;
+    if ((rc = scope__operands("report", argc, argv, 1, outpath, &p)) != 0)
+        return rc;
     int status = 1;
     scope__out_file of;
     if (scope__out_open(&of, outpath) != 0)

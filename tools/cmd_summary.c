@@ -373,14 +373,6 @@ static void note_clocks(scope_profile *p, FILE *out)
                 ci.ranks_unaligned + ci.ranks_unknown == 1 ? "its" : "their");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("scope: summary: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (try 'scope summary --help')\n", stderr);
-    return 2;
-}
-
 /* What the options asked for, besides the printer's settings. */
 typedef struct {
     int compensate;     /* --compensate */
@@ -401,7 +393,6 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     static const char *const sorts[] = { "total", "calls", "mean", "max",
                                          "name", NULL };
     int c, k;
@@ -422,30 +413,19 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
             o->want_waits = 1;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return usage_error("unknown format '%s' (table, csv or json)",
-                                   optarg);
-            pr->format = k;
+            if ((k = scope__parse_format("summary", optarg, &pr->format)))
+                return k;
             break;
         case 's':
-            for (k = 0; sorts[k] && strcmp(sorts[k], optarg); k++)
-                ;
-            if (!sorts[k])
-                return usage_error("unknown sort key '%s' (total, calls, "
-                                   "mean, max or name)", optarg);
-            sort_key = k;
+            if ((k = scope__parse_choice("summary", "sort key", optarg, sorts, &sort_key)))
+                return k;
             break;
-        case 'h':
-            fputs(summary_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("summary", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("summary", c, argv, summary_help);
         }
     }
     if (optind >= argc)
-        return usage_error("%s", "no profile path given");
+        return scope__usage_error("summary", "no profile path given");
     return -1;
 }
 

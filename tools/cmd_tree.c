@@ -139,7 +139,6 @@ int scope_cmd_tree(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     int c, k, format = 0, wide = 0, compensate = 0, want_waits = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
     int64_t v;
     opterr = 0;
@@ -164,25 +163,16 @@ int scope_cmd_tree(int argc, char **argv)
             want_waits = 1;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("tree", "unknown format '%s' "
-                                          "(table, csv or json)", optarg);
-            format = k;
+            if ((k = scope__parse_format("tree", optarg, &format)) != 0)
+                return k;
             break;
-        case 'h':
-            fputs(tree_help, stdout);
-            return 0;
-        default: /* ':' or an unknown option */
-            return scope__option_error("tree", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("tree", c, argv, tree_help);
         }
     }
-    if (optind >= argc)
-        return scope__usage_error("tree", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    scope_profile *p;
+    if ((k = scope__operands("tree", argc, argv, 0, NULL, &p)) != 0)
+        return k;
     scope__tree t;
     memset(&t, 0, sizeof t);
     t.compensate = compensate;

@@ -478,7 +478,6 @@ int scope_cmd_waits(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     int format = FMT_TABLE, list = LIST_ROWS, wide = 0, c, k;
     int64_t top = 10;
     uint64_t memory = 0;
@@ -488,11 +487,8 @@ int scope_cmd_waits(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("waits", "unknown format '%s' (table, csv or json)", optarg);
-            format = k;
+            if ((k = scope__parse_format("waits", optarg, &format)) != 0)
+                return k;
             break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0)
@@ -515,18 +511,13 @@ int scope_cmd_waits(int argc, char **argv)
         case 'w':
             wide = 1;
             break;
-        case 'h':
-            fputs(waits_help, stdout);
-            return 0;
-        default:
-            return scope__option_error("waits", c, argv);
+        default: /* -h, ':' or an unknown option */
+            return scope__option_rest("waits", c, argv, waits_help);
         }
     }
-    if (optind >= argc)
-        return scope__usage_error("waits", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    scope_profile *p;
+    if ((k = scope__operands("waits", argc, argv, 0, NULL, &p)) != 0)
+        return k;
     int status = 1;
     scope_waits *w = NULL;
     if (scope_profile_waits_budget(p, list == LIST_MESSAGES ? 0 : SCOPE_WAITS_NO_MESSAGES,

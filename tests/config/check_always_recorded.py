@@ -23,7 +23,7 @@ def read(*path):
 
 
 intercept = read("preload", "mpi", "mpi_intercept.c")
-inits = sorted(set(re.findall(r'intercept_init\(\w+, "([^"]+)"', intercept)))
+inits = sorted(set(re.findall(r'intercept_init\((?:SCOPE__)?NEXT_\w+, "([^"]+)"', intercept)))
 span = re.search(r'#define SCOPE__SPAN_REGION "([^"]+)"', read("preload", "lifecycle.h"))
 always = inits + [span.group(1)] if span else inits
 print("always recorded:", always)

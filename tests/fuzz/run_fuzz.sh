@@ -53,8 +53,8 @@ floor_src=$(ls base/*.c format/*.c)
   $floor_src $hdf5 \
   -o "$work/bin/fuzz_journal" &
 cc_journal=$!
-"$cc" $flags -Ireader -Iformat -Ibase -fvisibility=hidden tests/fuzz/fuzz_reader.c \
-  reader/*.c $floor_src $hdf5 -lm -o "$work/bin/fuzz_reader" &
+"$cc" $flags -Ireader -Ireader/comm -Iformat -Ibase -fvisibility=hidden tests/fuzz/fuzz_reader.c \
+  reader/*.c reader/comm/*.c $floor_src $hdf5 -lm -o "$work/bin/fuzz_reader" &
 cc_reader=$!
 "$cc" $flags -Iconfig -Iformat -Ibase tests/fuzz/fuzz_config.c config/*.c \
   $floor_src \

@@ -4,8 +4,8 @@
 Every `#include "..."` of a project folder's C files is resolved to the
 folder that owns the header (the including folder first, as the compiler
 does), and each arrow must be one the table below allows. A folder of
-folders (preload/) has a row per sub-folder: a file belongs to the
-deepest folder of the table that holds it. Data flows one
+folders (preload/, reader/comm/) has a row per sub-folder: a file belongs
+to the deepest folder of the table that holds it. Data flows one
 way (DESIGN.md), helpers several floors need live on the libc floor
 (base/), and no folder reaches up or sideways into another for them.
 Each meson.build must also compile only its own folder's sources (a
@@ -27,6 +27,10 @@ ALLOWED = {
     "config": {"base", "format"},
     "convert": {"arch", "base", "format"},
     "reader": {"base", "format"},
+    # reader/comm/: what MPI calls moved, the matrices, the run's
+    # communicators, the wait states: built on the reader's core, which
+    # includes nothing of it; tools/ includes its public headers
+    "reader/comm": {"reader", "base", "format"},
     # preload/ is a folder of folders (preload/README.md): the engine at
     # the bottom knows no paradigm; the process's lifecycle (preload/
     # itself) starts it; each capture (mpi/ now; io/ and omp/ next, with
@@ -37,7 +41,7 @@ ALLOWED = {
     "preload/mpi": {"preload", "preload/engine", "arch", "base", "format", "runtime", "config"},
     "preload/io": {"preload", "preload/engine", "arch", "base", "format", "runtime", "config"},
     "preload/omp": {"preload", "preload/engine", "arch", "base", "format", "runtime", "config"},
-    "tools": {"base", "format", "reader", "convert", "config"},
+    "tools": {"base", "format", "reader", "reader/comm", "convert", "config"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

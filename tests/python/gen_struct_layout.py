@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """gen_struct_layout.py HEADER... OUT.c - writes a C program that prints the
 layout the compiler gives every `typedef struct NAME { ... } NAME;` of
-each HEADER (scope_reader.h, scope_reader_waits.h): "NAME size" and then "NAME.field offset size" per
-field, in declaration order. The field names come from the header itself,
-so a field added, renamed or moved there shows up without editing a list;
-test_mirrors.py compares the output with the Python module's mirrors.
+each HEADER (scope_reader.h, scope_reader_comm.h, scope_reader_waits.h):
+"NAME size" and then "NAME.field offset size" per field, in declaration
+order; and the value of every number the headers #define or enumerate
+("#define NAME value"). The names come from the headers themselves, so a
+field or constant added, renamed or moved there shows up without editing
+a list; test_mirrors.py compares the output with the Python module's
+mirrors.
 """
 import os
 import re
@@ -34,15 +37,27 @@ def structs(text):
     return out
 
 
+def defines(text):
+    """The SCOPE_* numbers: macros whose value is an integer expression,
+    and the members of enums."""
+    names = re.findall(r"^#define\s+(SCOPE_[A-Z0-9_]+)\s+(?=[-(0-9])", text, re.M)
+    bare = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    for body in re.findall(r"\benum\s*\w*\s*\{(.*?)\}", bare, re.S):
+        names += re.findall(r"(?:^|,)\s*(SCOPE_[A-Z0-9_]+)", body)
+    return names
+
+
 def main():
     headers, out = sys.argv[1:-1], sys.argv[-1]
-    found = []
+    found, numbers = [], []
     for header in headers:
         with open(header) as f:
-            got = structs(f.read())
+            text = f.read()
+        got = structs(text)
         if not got:
             sys.exit(f"gen_struct_layout: no struct in {header}")
         found += got
+        numbers += defines(text)
     lines = ["/* struct_layout.c - written by gen_struct_layout.py from the reader's",
              " * headers: prints sizeof and every field's offset and size. */",
              "#include <stddef.h>", "#include <stdio.h>", ""]
@@ -53,6 +68,8 @@ def main():
         for fld in fields:
             lines.append(f'    printf("{name}.{fld} %zu %zu\\n", offsetof({name}, {fld}), '
                          f'sizeof((({name} *)0)->{fld}));')
+    for name in numbers:
+        lines.append(f'    printf("#define {name} %lld\\n", (long long)({name}));')
     lines += ["    return 0;", "}", ""]
     with open(out, "w") as f:
         f.write("\n".join(lines))

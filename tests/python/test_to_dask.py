@@ -355,9 +355,9 @@ class OnACluster(unittest.TestCase):
 
 
 def fold(m):
-    """dask_summary()'s combine as it was, one Python step per (region,
-    rank) in rank order with reader/profile_data.c's update: the
-    reference for the vectorised _combine."""
+    """The combine written out in Python, one step per (region, rank) in
+    rank order with the update of reader/profile_data.c: the test's own
+    reference for the reader's scope_moments_combine."""
     rows = {}
     for code, n, total, mn, mx, mean, m2 in zip(*[m[c].tolist() for c in (
             "name", "calls", "total_ns", "min_ns", "max_ns", "mean_ns", "m2")]):
@@ -379,9 +379,9 @@ def fold(m):
 
 
 class Combine(unittest.TestCase):
-    """The last task's combine, vectorised, equals the per-pair fold bit
-    for bit on 100,000 ranks (regions fewer than ranks) and on many
-    regions of few ranks (the regions stepped together)."""
+    """The last task's combine (the reader's scope_moments_combine, one C
+    call) equals the per-pair fold bit for bit on 100,000 ranks (regions
+    fewer than ranks) and on many regions of few ranks."""
 
     def moments(self, regions, ranks, seed):
         import pandas as pd
@@ -404,11 +404,13 @@ class Combine(unittest.TestCase):
         from scope_reader.dask_frames import _combine
         m = self.moments(regions, ranks, regions * 7 + ranks)
         want = fold(m)
-        code, calls, total, mins, maxs, mean, std = _combine(m)
+        rows, st = _combine(m)
+        code = m["name"].to_numpy()[rows]
         self.assertEqual(code.tolist(), sorted(want))
         got = {k: (a, b, c, d, e, f) for k, a, b, c, d, e, f in zip(
-            code.tolist(), calls.tolist(), total.tolist(), mins.tolist(), maxs.tolist(),
-            mean.tolist(), std.tolist())}
+            code.tolist(), st["calls"].tolist(), st["total_ns"].tolist(),
+            st["min_ns"].tolist(), st["max_ns"].tolist(), st["mean_ns"].tolist(),
+            st["std_ns"].tolist())}
         for k in want:   # floats compared exactly: the same bits
             self.assertEqual(got[k], want[k], k)
 

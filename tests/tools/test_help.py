@@ -10,9 +10,10 @@ its help names it:
   and short-option string, or, for the commands that read argv by hand
   (run, check-config), the "--x" / "-x" they compare against; each must
   appear in `scope CMD --help`;
-- a command's values: its `formats[]`, `kinds[]` and `sorts[]` tables and
-  the strings it compares optarg with (diff's --metric); each must be a
-  word of its help;
+- a command's values: its `formats[]`, `kinds[]` and `sorts[]` tables
+  (and tools/args.c's `formats[]` when it parses --format with
+  scope__parse_format) and the strings it compares optarg with (diff's
+  --metric); each must be a word of its help;
 - `scope --help`'s line of export names every export format, of plot
   every kind, of report every section the page can have (the link texts
   of tools/cmd_report.c's page_sections()), of diff the sets of runs;
@@ -65,8 +66,9 @@ def accepted(source):
             longs.add(opt[2:])
         elif len(opt) == 2 and opt != "--":
             shorts.add(opt[1])
+    tables = text + (read("tools", "args.c") if "scope__parse_format(" in text else "")
     for _, body in re.findall(r"static const char \*const (formats|kinds|sorts)\[\] = \{([^}]*)\}",
-                              text):
+                              tables):
         values |= set(re.findall(r'"([^"]+)"', body))
     values |= set(re.findall(r'strcmp\(optarg, "([^"]+)"\)', text))
     return longs, shorts, values

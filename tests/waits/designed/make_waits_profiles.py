@@ -72,6 +72,11 @@ the vocabulary's rows alone (no name of them anywhere in the reader):
           MPI_Imrecv #0 [500,510] from 0 tag 4 -> MPI_Wait #0 [520,700]:
           late sender 130 for 0
 
+far.h5: world ranks 0, 1 and 1048576 (2^20): rank 0 sends to 1048576
+(tag 5) at 100, rank 1 to rank 0 (tag 5) at 200; rank 0's receive from 1
+is posted at 50, rank 1048576's from 0 at 150. Keys that packed a rank
+into 20 bits made (0 -> 2^20) and (1 -> 0) one key and crossed them.
+
 damaged.h5: designed.h5 with a call whose communicator row does not
 exist and a request row naming a region past the region table: the
 analysis counts them as not placed, and matches the rest.
@@ -156,6 +161,14 @@ NEW = {
         "MPI_Imrecv": [(500, 510, -1, 0, 4, 0, 8, 0)],
         "MPI_Wait": [(520, 700, -1, -1, NOTAG, 0, 0, 0)]},
 }
+FAR = 1 << 20
+FARD = {
+    0: {"MPI_Send": [(100, 110, FAR, -1, 5, 8, 0, 0)],
+        "MPI_Recv": [(50, 300, -1, 1, 5, 0, 4, 0)]},
+    1: {"MPI_Send": [(200, 210, 0, -1, 5, 4, 0, 0)]},
+    FAR: {"MPI_Recv": [(150, 400, -1, 0, 5, 0, 8, 0)]},
+}
+
 NEWREQ = {
     0: [("MPI_Isendrecv", 0, "MPI_Wait", 0, 1, 3, 4, 0)],
     1: [("MPI_Imrecv", 0, "MPI_Wait", 0, 0, 4, 8, 0)],
@@ -206,7 +219,7 @@ def write(path, hosts, err_ns, damage=False, design=D, req=REQ, rename=False):
             cg.create_dataset("size", data=np.array([size], np.int32))
             cg.create_dataset("remote_size", data=np.array([0], np.int32))
             cg.create_dataset("members_start", data=np.array([0, size], np.int64))
-            cg.create_dataset("members", data=np.arange(size, dtype=np.int32))
+            cg.create_dataset("members", data=np.array(sorted(design), np.int32))
             cg.create_dataset("names", data=np.frombuffer(b"MPI_COMM_WORLD\0", np.uint8))
             rows = req.get(rank)
             if not rows:
@@ -245,6 +258,7 @@ def main():
     write(os.path.join(out, "damaged.h5"), [0, 0, 0, 0], 0, damage=True)
     write(os.path.join(out, "renamed.h5"), [0, 0, 0, 0], 0, rename=True)
     write(os.path.join(out, "newcalls.h5"), [0, 0], 0, design=NEW, req=NEWREQ)
+    write(os.path.join(out, "far.h5"), {0: 0, 1: 0, FAR: 0}, 0, design=FARD, req={})
     write(os.path.join(out, "started.h5"), [0, 0], 0, design=S, req=SREQ)
     if len(sys.argv) > 2:
         open(sys.argv[2], "w").close()

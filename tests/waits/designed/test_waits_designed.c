@@ -422,6 +422,25 @@ static void newcalls(void)
     scope_profile_close(p);
 }
 
+/* far.h5: ranks 0, 1 and 2^20: each message its own key however far the
+ * ranks are apart. */
+static void far(void)
+{
+    scope_profile *p = open_one("far.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    static const struct want_msg msgs[] = {
+        { 0, 1 << 20, 5, 8, 0, -1 }, { 1, 0, 5, 4, 150, LS },
+    };
+    check_msgs(w, msgs, 2);
+    scope_waits_totals t;
+    scope_waits_totals_get(w, &t);
+    CHECK_I64(t.messages, 2);
+    CHECK_I64(t.unmatched_sends + t.unmatched_receives, 0);
+    scope_waits_free(w);
+    scope_profile_close(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -437,6 +456,7 @@ int main(int argc, char **argv)
     started();
     renamed();
     newcalls();
+    far();
     failures();
     return check_result("test_waits_designed");
 }

@@ -172,10 +172,18 @@ class _Columns(ctypes.Structure):
                 ("self_ns", _P64), ("self_s", _PD)]
 
 
+class _Moments(ctypes.Structure):
+    _fields_ = [("n", _i64), ("calls", _P64), ("total_ns", _P64), ("min_ns", _P64),
+                ("max_ns", _P64), ("mean_ns", _PD), ("m2", _PD)]
+
+
 # Every mirror, by the name of the C struct it copies (scope_reader.h).
 _C_STRUCTS = {"scope_stats": _Stats, "scope_balance": _Balance,
               "scope_event_query": _Query, "scope_event": _EVENT, "scope_call": _CALL,
-              "scope_time_window": _Window, "scope_event_columns": _Columns}
+              "scope_time_window": _Window, "scope_event_columns": _Columns,
+              "scope_moments": _Moments}
+_MOMENT_COLUMNS = (("calls", "<i8"), ("total_ns", "<i8"), ("min_ns", "<i8"),
+                   ("max_ns", "<i8"), ("mean_ns", "<f8"), ("m2", "<f8"))
 
 # The columns of event_arrays(): name -> (enum scope_event_column bit, the
 # scope_event_columns field, numpy dtype). start, end and duration are
@@ -247,6 +255,10 @@ _times = _sig("scope_profile_times", ctypes.c_int, _p, ctypes.c_int, ctypes.c_in
               _PP64, _PP64, _P64)
 _stats = _sig("scope_profile_stats", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int,
               ctypes.POINTER(_Stats))
+_moments_of = _sig("scope_moments_of", ctypes.c_int, _P64, _P64, _P64,
+                   ctypes.POINTER(_Moments))
+_moments_combine = _sig("scope_moments_combine", ctypes.c_int, ctypes.POINTER(_Moments),
+                        _P64, _P64, _i64, ctypes.POINTER(_Stats))
 _percentiles = _sig("scope_profile_percentiles", ctypes.c_int, _p, ctypes.c_int,
                     ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_int,
                     ctypes.POINTER(ctypes.c_double))
@@ -365,6 +377,45 @@ def _parents(calls):
     if isinstance(calls, _dicts.CallDicts) and calls.whole():
         return calls.column("parent")
     return None
+
+
+def _ptr(a, t):
+    return a.ctypes.data_as(ctypes.POINTER(t))
+
+
+def _moment_struct(cols, n):
+    """A scope_moments over the columns of `cols` (numpy arrays, n rows)."""
+    return _Moments(n, *(_ptr(cols[c], _i64 if t == "<i8" else ctypes.c_double)
+                         for c, t in _MOMENT_COLUMNS))
+
+
+def _segment_moments(durations, lo, hi):
+    """The moments (calls, total_ns, min_ns, max_ns, mean_ns, m2: dict of
+    numpy columns) of each segment [lo[g], hi[g]) of `durations` (int64 ns,
+    call order), as the C reader computes one (region, rank): the reader's
+    own function (scope_moments_of), so dask_summary() gets its numbers."""
+    d = np.ascontiguousarray(durations, dtype=np.int64)
+    lo = np.ascontiguousarray(lo, dtype=np.int64)
+    hi = np.ascontiguousarray(hi, dtype=np.int64)
+    cols = {c: np.zeros(len(lo), t) for c, t in _MOMENT_COLUMNS}
+    m = _moment_struct(cols, len(lo))
+    _check(_moments_of(_ptr(d, _i64), _ptr(lo, _i64), _ptr(hi, _i64), ctypes.byref(m)))
+    return cols
+
+
+def _combined_stats(cols, lo, hi):
+    """The statistics (a numpy record array of scope_stats: calls,
+    total_ns, min_ns, max_ns, mean_ns, std_ns) of each group [lo[g], hi[g])
+    of moments rows (_segment_moments()'s columns), combined in order as the C
+    reader combines a region's ranks (scope_moments_combine)."""
+    cols = {c: np.ascontiguousarray(cols[c], dtype=t) for c, t in _MOMENT_COLUMNS}
+    n = len(cols["calls"])
+    lo = np.ascontiguousarray(lo, dtype=np.int64)
+    hi = np.ascontiguousarray(hi, dtype=np.int64)
+    out = (_Stats * max(len(lo), 1))()
+    m = _moment_struct(cols, n)
+    _check(_moments_combine(ctypes.byref(m), _ptr(lo, _i64), _ptr(hi, _i64), len(lo), out))
+    return np.ctypeslib.as_array(out)[:len(lo)].copy()
 
 
 def call_stack_roots(calls):
@@ -1030,4 +1081,5 @@ _comm.attach(ProfilingResults, MPIRegion, _lib, _sig, _check, _p, ALL_RANKS)
 from . import waits as _waits  # noqa: E402
 _waits.attach(ProfilingResults, _lib, _sig, _check, _p)
 _C_STRUCTS.update(_waits.C_STRUCTS)
+_C_STRUCTS.update(_comm.C_STRUCTS)
 from .compare import compare  # noqa: E402,F401  (compare.py: sets of runs, statistics)

@@ -19,17 +19,46 @@ import ctypes
 
 import numpy as np
 
+# the values of scope_reader_comm.h's #defines, checked by
+# tests/python/test_mirrors.py
 ALL_REGIONS = -1
 SIZE_BUCKETS = 64
 NO_RANK = -1
 NO_TAG = -2147483648
-KINDS = {"p2p": 0, "one-sided": 1, "collective": 2}
+# kind name -> SCOPE_COMM_* value, from the library (scope_comm_kind_name)
+KINDS = {}
 # The data columns of a call, in the order of `scope events --format csv`
 # (tools/event_output.c) and their pandas dtypes: nullable integers, <NA>
 # for a call that records none (a region that is not an MPI call, or a
 # tag of none), where the csv has an empty cell
 MOVED_COLUMNS = {"bytes_sent": "Int64", "bytes_received": "Int64", "dest": "Int32",
                  "source": "Int32", "tag": "Int32", "comm": "Int32"}
+
+_i64 = ctypes.c_int64
+_p32 = ctypes.POINTER(ctypes.c_int32)
+_p64 = ctypes.POINTER(_i64)
+
+
+class _Moved(ctypes.Structure):
+    _fields_ = [("n", _i64), ("bytes_sent", _p64), ("bytes_received", _p64),
+                ("dest", _p32), ("source", _p32), ("tag", _p32), ("comm", _p32)]
+
+
+class _Comms(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_int), ("size", _p32), ("remote_size", _p32),
+                ("members_start", _p64), ("members", _p32),
+                ("names", ctypes.POINTER(ctypes.c_char_p)),
+                ("creators", ctypes.POINTER(ctypes.c_char_p))]
+
+
+class _Pairs(ctypes.Structure):
+    _fields_ = [("n", _i64), ("sender", _p32), ("receiver", _p32),
+                ("messages", _p64), ("bytes", _p64)]
+
+
+# the mirrors of scope_reader_comm.h, checked by tests/python/test_mirrors.py
+C_STRUCTS = {"scope_moved": _Moved, "scope_communicators": _Comms,
+             "scope_message_pairs": _Pairs}
 
 
 def _kind(kind):
@@ -39,14 +68,11 @@ def _kind(kind):
 
 
 def _bind(lib, sig, check, p, all_ranks):
-    _i64 = ctypes.c_int64
-    _p32 = ctypes.POINTER(ctypes.c_int32)
-    _p64 = ctypes.POINTER(_i64)
-
-    class _Moved(ctypes.Structure):
-        _fields_ = [("n", _i64), ("bytes_sent", _p64), ("bytes_received", _p64),
-                    ("dest", _p32), ("source", _p32), ("tag", _p32), ("comm", _p32)]
-
+    kind_name = sig("scope_comm_kind_name", ctypes.c_char_p, ctypes.c_int)
+    k = 0
+    while kind_name(k) is not None:
+        KINDS[kind_name(k).decode()] = k
+        k += 1
     moved = sig("scope_profile_moved", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
                 ctypes.POINTER(_Moved))
     nbytes = sig("scope_profile_bytes", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
@@ -56,16 +82,6 @@ def _bind(lib, sig, check, p, all_ranks):
                  ctypes.c_int, _p64, _p64)
     hist = sig("scope_profile_size_histogram_kind", ctypes.c_int, p, ctypes.c_int, ctypes.c_int,
                ctypes.c_int, _p64)
-
-    class _Comms(ctypes.Structure):
-        _fields_ = [("n", ctypes.c_int), ("size", _p32), ("remote_size", _p32),
-                    ("members_start", _p64), ("members", _p32),
-                    ("names", ctypes.POINTER(ctypes.c_char_p)),
-                    ("creators", ctypes.POINTER(ctypes.c_char_p))]
-
-    class _Pairs(ctypes.Structure):
-        _fields_ = [("n", _i64), ("sender", _p32), ("receiver", _p32),
-                    ("messages", _p64), ("bytes", _p64)]
 
     pairs = sig("scope_profile_message_pairs", ctypes.c_int, p, ctypes.c_int,
                 ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(_Pairs))

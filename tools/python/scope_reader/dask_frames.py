@@ -25,13 +25,12 @@ observed=True to leave out regions a selection has no call of.
 
 Summaries. dask_summary() has each partition compute, per (region, rank),
 the count, int64 total, min, max, mean and the sum of squared deviations
-exactly as the C reader does for a region's calls on one rank (format/
-scope_h5_read.h, scope_call_stats_of: mean = total / calls in double, then
-a sequential sum of (duration - mean)^2 in call order); one last task then
-combines the ranks of each region in ascending rank order with the C
-reader's pairwise update (reader/profile_data.c, combine), vectorised
-over every (region, rank) row (_combine). The same double operations in
-the same order give the same bits as scope_profile_stats().
+by the C reader's own function (scope_moments_of: what it computes for a
+region's calls on one rank); one last task then combines the ranks of
+each region in ascending rank order by the reader's own combination
+(scope_moments_combine: the update scope_profile_stats() makes). So the
+numbers are scope_profile_stats()'s, bit for bit, with no copy of C's
+arithmetic here.
 dask_comm_matrix() has each partition list its senders' (receiver,
 messages, bytes) (message_pairs()); a sender is in one partition only, so
 the last task only concatenates.
@@ -153,35 +152,13 @@ def to_dask(res, include=None, exclude=None, ranks=None, relative=True, origin=N
                        enforce_metadata=False)
 
 
-def _sequential_sums(x, lo, hi):
-    """Per segment [lo[i], hi[i]) of x (float64, every segment non-empty),
-    x[lo] + x[lo+1] + ... added one after the other, as C's loops add:
-    np.add.reduce (and reduceat) add pairwise and round differently, so
-    each sum is an add.accumulate of its segment, or, when the segments
-    outnumber the longest one's length, the segments advance together one
-    element a step. Python steps: min(segments, longest segment)."""
-    count = hi - lo
-    if len(lo) == 0:
-        return np.zeros(0, np.float64)
-    longest = int(count.max())
-    if len(lo) <= longest:
-        return np.array([np.add.accumulate(x[i:j])[-1]
-                         for i, j in zip(lo.tolist(), hi.tolist())], dtype=np.float64)
-    out = x[lo].astype(np.float64)
-    for step in range(1, longest):
-        more = np.flatnonzero(count > step)
-        out[more] += x[lo[more] + step]
-    return out
-
-
 def _moments(paths, block, kw, names):
     """Per (region, rank) of one partition: name (code into names), rank,
     calls, total_ns, min_ns, max_ns, mean_ns and m2 (the sum of squared
-    deviations), each as scope_call_stats_of computes it (runs on a
-    worker). Cost: two passes over the durations; Python steps: see
-    _sequential_sums."""
+    deviations), by the C reader (scope_moments_of; runs on a worker).
+    Cost: two passes over the durations, in C."""
     import pandas as pd
-    from scope_reader import read_h5
+    from scope_reader import _segment_moments, read_h5
     with read_h5(paths) as res:
         a = res.event_arrays(ranks=list(block), columns=("region", "rank", "duration_ns"),
                              **kw)
@@ -191,83 +168,47 @@ def _moments(paths, block, kw, names):
     cut = np.flatnonzero((code[1:] != code[:-1]) | (rank[1:] != rank[:-1])) + 1
     lo = np.concatenate(([0], cut)) if n else np.zeros(0, np.int64)
     hi = np.concatenate((cut, [n])) if n else np.zeros(0, np.int64)
-    calls = (hi - lo).astype(np.int64)
-    total = np.add.reduceat(d, lo) if n else np.zeros(0, np.int64)
-    mean = total.astype(np.float64) / calls.astype(np.float64)
-    sq = d.astype(np.float64) - np.repeat(mean, calls)
-    sq *= sq
-    m2 = _sequential_sums(sq, lo, hi)
-    return pd.DataFrame({
-        "name": code[lo].astype(np.int32), "rank": rank[lo].astype(np.int32), "calls": calls,
-        "total_ns": total.astype(np.int64),
-        "min_ns": np.minimum.reduceat(d, lo) if n else np.zeros(0, np.int64),
-        "max_ns": np.maximum.reduceat(d, lo) if n else np.zeros(0, np.int64),
-        "mean_ns": mean, "m2": m2})
+    m = _segment_moments(d, lo, hi)
+    return pd.DataFrame(dict({"name": code[lo].astype(np.int32),
+                              "rank": rank[lo].astype(np.int32)}, **m))
 
 
-def _combine(m):
+def _combine(m, per_rank=False):
     """Per name of the moments `m` (sorted by name then rank), the C
-    reader's combine of its ranks in ascending rank order (reader/
-    profile_data.c: after the first rank, m2 += m2_k + delta * delta * na
-    * nb / n with na the calls so far, nb rank k's, n = na + nb, delta =
-    mean_k - the mean so far, that mean = total / calls in double),
-    vectorised: the totals and counts so far are exact integer cumulative
-    sums, so every term is one numpy operation over all (name, rank) rows,
-    the same double operations as C's in the same order; only the
-    running sum of m2 is sequential (_sequential_sums). Returns (codes,
-    calls, total, min, max, mean, std) arrays, one row per name."""
+    reader's combination of its ranks in ascending rank order
+    (scope_moments_combine); per_rank: each row alone (a region on one
+    rank). Returns (rows: the first row of each group, stats: a record
+    array of scope_stats, one per group)."""
+    from scope_reader import _combined_stats
     code = m["name"].to_numpy()
-    calls = m["calls"].to_numpy().astype(np.int64)
-    total = m["total_ns"].to_numpy().astype(np.int64)
     n = len(code)
-    lo = np.flatnonzero(np.concatenate(([True], code[1:] != code[:-1]))) if n \
-        else np.zeros(0, np.int64)
+    if per_rank:
+        lo = np.arange(n, dtype=np.int64)
+    else:
+        lo = np.flatnonzero(np.concatenate(([True], code[1:] != code[:-1]))) if n \
+            else np.zeros(0, np.int64)
     hi = np.concatenate((lo[1:], [n])).astype(np.int64)
-    first = np.zeros(n, bool)
-    first[lo] = True
-    # calls and total of the same name's rows before each row
-    start = np.repeat(lo, hi - lo)
-    calls_before = np.cumsum(calls) - calls
-    total_before = np.cumsum(total) - total
-    calls_before -= calls_before[start]
-    total_before -= total_before[start]
-    na = calls_before.astype(np.float64)
-    nb = calls.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):   # first rows: unused
-        delta = m["mean_ns"].to_numpy() - total_before.astype(np.float64) / na
-        term = m["m2"].to_numpy() + delta * delta * na * nb / (na + nb)
-    term[first] = m["m2"].to_numpy()[first]
-    m2 = _sequential_sums(term, lo, hi)
-    calls_all = np.add.reduceat(calls, lo) if n else calls[:0]
-    total_all = np.add.reduceat(total, lo) if n else total[:0]
-    mean = total_all.astype(np.float64) / calls_all.astype(np.float64)
-    std = np.sqrt(m2 / calls_all.astype(np.float64))
-    mins = np.minimum.reduceat(m["min_ns"].to_numpy(), lo) if n else calls[:0]
-    maxs = np.maximum.reduceat(m["max_ns"].to_numpy(), lo) if n else calls[:0]
-    return code[lo], calls_all, total_all, mins, maxs, mean, std
+    return lo, _combined_stats({c: m[c].to_numpy() for c in
+                                ("calls", "total_ns", "min_ns", "max_ns", "mean_ns", "m2")},
+                               lo, hi)
 
 
 def _summarize(parts, names, by):
     """The last task of dask_summary(): the partitions' moments, per
-    (name, rank), or combined per name (_combine: numpy over every row,
-    no Python step per (name, rank), so 100,000 ranks are one vector
-    each)."""
+    (name, rank), or combined per name (_combine: one C call over every
+    row, no Python step per (name, rank))."""
     import pandas as pd
     m = pd.concat(parts, ignore_index=True).sort_values(["name", "rank"], kind="stable")
     label = np.array(names, dtype=object)
+    rows, st = _combine(m, per_rank=by == "rank")
+    code = m["name"].to_numpy()[rows]
     if by == "rank":
-        out = pd.DataFrame({
-            "name": label[m["name"].to_numpy()], "rank": m["rank"].to_numpy()})
-        for c in _STATS[:5]:
-            out[c] = m[c].to_numpy()
-        out["std_ns"] = np.sqrt(m["m2"].to_numpy() / m["calls"].to_numpy().astype(np.float64))
+        out = pd.DataFrame({"name": label[code], "rank": m["rank"].to_numpy()[rows]})
+        for c in _STATS:
+            out[c] = st[c]
         return out.set_index(["name", "rank"])
-    code, calls, total, mins, maxs, mean, std = _combine(m)
-    return pd.DataFrame({
-        "calls": calls.astype(np.int64), "total_ns": total.astype(np.int64),
-        "min_ns": mins.astype(np.int64), "max_ns": maxs.astype(np.int64),
-        "mean_ns": mean.astype(np.float64), "std_ns": std.astype(np.float64)},
-        index=pd.Index(label[code].tolist(), name="name", dtype=object))
+    return pd.DataFrame({c: st[c] for c in _STATS},
+                        index=pd.Index(label[code].tolist(), name="name", dtype=object))
 
 
 def dask_summary(res, by="region", compute=True, include=None, exclude=None, ranks=None,
@@ -275,8 +216,8 @@ def dask_summary(res, by="region", compute=True, include=None, exclude=None, ran
                  partition_by="auto"):
     """ProfilingResults.dask_summary(): a task per partition, then one to
     combine; only the regions with a selected call appear (name order).
-    Cost on the driver: the rank-to-file map; on the last task, numpy
-    over the (region, rank) rows (_combine)."""
+    Cost on the driver: the rank-to-file map; on the last task, one C
+    pass over the (region, rank) rows (_combine)."""
     import dask
     if by not in ("region", "rank"):
         raise ValueError("by must be 'region' or 'rank', not %r" % (by,))

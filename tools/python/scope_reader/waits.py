@@ -16,8 +16,9 @@ import ctypes
 
 import numpy as np
 
-PATTERNS = ("late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn",
-            "late_broadcast", "early_reduce")
+# the patterns' names by their number, from the library
+# (scope_wait_pattern_name), filled when the module is attached
+PATTERNS = ()
 NO_MESSAGES = 1
 INT64_MAX = (1 << 63) - 1
 
@@ -88,6 +89,12 @@ def _array(ptr, n, struct):
 
 def attach(results_cls, lib, sig, check, p):
     """Adds waits(), messages(), wait_calls(), wait_totals() to ProfilingResults."""
+    global PATTERNS
+    pattern_name = sig("scope_wait_pattern_name", ctypes.c_char_p, ctypes.c_int)
+    names = []
+    while pattern_name(len(names)) is not None:
+        names.append(pattern_name(len(names)).decode())
+    PATTERNS = tuple(names)
     run = sig("scope_profile_waits", ctypes.c_int, p, ctypes.c_int, ctypes.POINTER(p))
     free = sig("scope_waits_free", None, p)
     rows = sig("scope_waits_rows", _i64, p, ctypes.POINTER(ctypes.POINTER(_Row)))
@@ -185,9 +192,9 @@ def attach(results_cls, lib, sig, check, p):
             "collective_instances": t.collective_instances,
             "incomplete_collectives": t.incomplete_collectives,
             "unanalysed_calls": t.unanalysed_calls, "communicators": t.comms,
-            "waiting": {PATTERNS[k]: t.waiting_ns[k] / 1e9 for k in range(6)},
-            "instances": {PATTERNS[k]: t.instances[k] for k in range(6)},
-            "within_bound": {PATTERNS[k]: t.within_bound[k] for k in range(6)},
+            "waiting": {PATTERNS[k]: t.waiting_ns[k] / 1e9 for k in range(len(PATTERNS))},
+            "instances": {PATTERNS[k]: t.instances[k] for k in range(len(PATTERNS))},
+            "within_bound": {PATTERNS[k]: t.within_bound[k] for k in range(len(PATTERNS))},
             "waiting_total": t.waiting_total_ns / 1e9, "mpi_time": t.mpi_ns / 1e9,
             "clock_bound": None if t.max_bound_ns < 0 else t.max_bound_ns / 1e9,
             "buckets": t.buckets, "spilled": bool(t.spilled),

@@ -15,6 +15,15 @@
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
 
+const char *scope_comm_kind_name(int kind)
+{
+    static const char *const names[SCOPE_COMM_KINDS] = {
+        [SCOPE_COMM_P2P] = "p2p", [SCOPE_COMM_ONE_SIDED] = "one-sided",
+        [SCOPE_COMM_COLLECTIVE] = "collective",
+    };
+    return kind >= 0 && kind < SCOPE_COMM_KINDS ? names[kind] : NULL;
+}
+
 /* Calls f(ctx, world rank, cell) for each cell of the regions of `kind`
  * (SCOPE_COMM_P2P, SCOPE_COMM_ONE_SIDED) that `region` names
  * (SCOPE_COMM_ALL_REGIONS: all of them) on `rank` (or SCOPE_ALL_RANKS)

@@ -40,6 +40,12 @@ extern "C" {
                                        (and their nonblocking forms, and the starts of
                                        persistent ones by MPI_Start or MPI_Startall), each
                                        rank's share by the byte model of docs/format.md */
+#define SCOPE_COMM_KINDS 3
+
+/* The name of a kind of traffic ("p2p", "one-sided", "collective": how
+ * the Python module and the tools call them), NULL out of range. Pure. */
+SCOPE_READER_API const char *scope_comm_kind_name(int kind);
+
 /* Buckets of scope_profile_size_histogram: bucket 0 holds 0-byte
  * messages, bucket k >= 1 sizes in [2^(k-1), 2^k). */
 #define SCOPE_SIZE_BUCKETS 64

@@ -27,21 +27,25 @@
  * first pass, tag) through a hash table, then ordered by post time within
  * each group: O(n) plus small sorts. A global sort of the ends (or of
  * 32-byte keys) cost ten times the rest of the matching, most of it in
- * moving memory. */
+ * moving memory. Every part of the key keeps all its bits: the world
+ * ranks 32 each, the run's communicator number (< 2^31) and the tag (33
+ * bits once biased), so no two keys share a packing whatever the run's
+ * size (a packing of 20 bits per rank made ranks 2^20 apart one key). */
 struct group_key {
-    uint64_t pair;      /* sender << 44 | receiver << 24 | communicator */
-    uint64_t tag;       /* biased tag + 1; 0: an empty slot */
+    uint64_t pair;      /* sender << 32 | receiver */
+    uint64_t tag;       /* communicator << 33 | (biased tag + 1); 0: an
+                           empty slot */
 };
 
 static uint64_t pair_of(const struct scope__p2p *e)
 {
-    return (uint64_t)(uint32_t)e->s << 44 | (uint64_t)(uint32_t)e->r << 24 |
-           (uint64_t)(uint32_t)e->comm;
+    return (uint64_t)(uint32_t)e->s << 32 | (uint64_t)(uint32_t)e->r;
 }
 
 static uint64_t tag_of(const struct scope__p2p *e, int with_tag)
 {
-    return with_tag ? (uint64_t)((uint32_t)e->tag ^ 0x80000000u) + 1 : 1;
+    uint64_t t = with_tag ? (uint64_t)((uint32_t)e->tag ^ 0x80000000u) + 1 : 1;
+    return (uint64_t)(uint32_t)e->comm << 33 | t;
 }
 
 static size_t hash(uint64_t pair, uint64_t tag)

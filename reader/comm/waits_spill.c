@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "full_io.h"
 #include "reader_internal.h"
 #include "scope_error.h"
 #include "waits_internal.h"
@@ -49,37 +50,6 @@ static int temp_fd(void)
     return fd;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t n, off_t at)
-{
-    char *p = buf;
-    while (n > 0) {
-        ssize_t k = pread(fd, p, n, at);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-        at += k;
-    }
-    return 0;
-}
-
 static int spill_fail(const char *what)
 {
     const char *dir = getenv("TMPDIR");
@@ -94,8 +64,12 @@ static int flush(struct scope__spill *sp, struct scope__stream *s)
         return 0;
     if (s->fd < 0 && (s->fd = temp_fd()) < 0)
         return spill_fail("create");
-    if (write_all(s->fd, s->buf, (size_t)s->n * s->elem) < 0)
+    int e = scope__pwrite_full(s->fd, s->buf, (size_t)s->n * s->elem,
+                               (uint64_t)s->in_file * s->elem);
+    if (e) {
+        errno = e;
         return spill_fail("write");
+    }
     s->in_file += s->n;
     s->n = 0;
     sp->spilled = 1;
@@ -168,8 +142,10 @@ int64_t scope__spill_take(struct scope__spill *sp, int bucket, int stream, void 
     char *v = scope__malloc_big((size_t)(n + 1) * s->elem);
     if (!v)
         return SCOPE_ENOMEM;
-    if (read_all(s->fd, v, (size_t)s->in_file * s->elem, 0) < 0) {
+    int e = scope__pread_full(s->fd, v, (size_t)s->in_file * s->elem, 0);
+    if (e) {
         free(v);
+        errno = e;
         return spill_fail("read");
     }
     if (s->n)

@@ -1,8 +1,9 @@
 /*
  * moved.c - what each MPI call of a profile moved (scope_reader_comm.h):
- * the data columns of each (region, rank), their byte totals, and the one
- * rule that tells a message from a collective's root in them. Which
- * regions are point to point, one-sided or collective is operation.c's;
+ * the data columns of each (region, rank), their byte totals, the one
+ * rule that tells a message from a collective's root in them, and the
+ * public questions of what a region is by name (the rules are
+ * operation.c's);
  * the matrices and histograms built on the columns are comm.c's and
  * comm_collective.c's.
  *
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "scope_calls.h"
 #include "scope_format.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
@@ -55,8 +57,8 @@ int scope__cell_moved(scope_profile *p, scope__cell *c)
 {
     if (c->moved_loaded)
         return 0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     struct scope__moved *m = calloc(1, sizeof *m);
     int rc = m ? 0 : scope__fail(SCOPE_ENOMEM, "out of memory");
     if (rc == 0)
@@ -76,7 +78,7 @@ int scope__cell_moved(scope_profile *p, scope__cell *c)
                              "\"What MPI calls moved\"", p->sources[c->source].path, c->group,
                              SCOPE_D_BYTES_SENT);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0) {
         scope__moved_free(m);
         return rc;
@@ -95,14 +97,9 @@ int scope_profile_moved(scope_profile *p, int region, int rank, scope_moved *out
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
     memset(out, 0, sizeof *out);
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *c = scope__cell_at(p, region, k);
-    if (!c)
-        return 0;
-    int rc = scope__cell_moved(p, c);
-    if (rc < 0)
+    scope__cell *c;
+    int rc = scope__cell_get(p, region, rank, &c);
+    if (rc < 0 || !c || (rc = scope__cell_moved(p, c)) < 0)
         return rc;
     out->n = c->n;
     if (c->moved) {
@@ -151,6 +148,34 @@ int scope_profile_has_moved(scope_profile *p)
             return 1;
     }
     return 0;
+}
+
+/* What a region is, by name (operation.c's rules over the row the one
+ * parser reads from the name). */
+static const struct scope_call_row *row_of(const char *name)
+{
+    return scope_call_at(scope_call_id_of(name));
+}
+
+int scope_region_is_point_to_point(const char *name)
+{
+    return scope__call_p2p(row_of(name));
+}
+
+int scope_region_is_one_sided(const char *name)
+{
+    return scope__call_one_sided(row_of(name));
+}
+
+int scope_region_is_collective_pairwise(const char *name)
+{
+    const struct scope_call_row *c = row_of(name);
+    return scope__coll_shape_pairwise(scope__call_coll_shape(c)) || scope__call_starts(c);
+}
+
+int scope_region_is_collective(const char *name)
+{
+    return scope__call_collective(row_of(name));
 }
 
 int scope_moved_sent_message(int32_t dest, int32_t tag)

@@ -189,8 +189,8 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
     enum { NCOL = sizeof cols / sizeof *cols, NREQUIRED = 8 };
     int64_t *w[NCOL] = { 0 }, *names = NULL, n = -1, len, nn;
     int rc = 0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     for (int i = 0; i < NCOL && rc == 0; i++) {
         int64_t got;
         rc = read_wide(f, fpath, grp, cols[i], n, &got, &w[i]);
@@ -204,7 +204,7 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
     }
     if (rc == 0 && w[0])
         rc = read_wide(f, fpath, grp, SCOPE_D_REQ_REGION_NAMES, -1, &len, &names);
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0 || !w[0])
         goto out;
     /* the file's name rows -> this profile's region indices */
@@ -318,8 +318,8 @@ static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rg
         return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
     int64_t *size = NULL, *rsize = NULL, *start = NULL, *mem = NULL, *names = NULL, *made = NULL;
     int64_t n, k, nm, len, mlen = 0;
-    scope__h5_quiet quiet;
-    scope__h5_quiet_begin(&quiet);
+    scope_h5_quiet quiet;
+    scope_h5_quiet_begin(&quiet);
     int rc = read_wide(f, fpath, grp, SCOPE_D_COMM_SIZE, -1, &n, &size);
     if (rc == 0 && size) {
         rc = read_wide(f, fpath, grp, SCOPE_D_COMM_REMOTE_SIZE, n, &k, &rsize);
@@ -339,7 +339,7 @@ static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rg
                 rc = scope__fail(SCOPE_EFORMAT, "%s: %s: members_start[%lld] is out of order or "
                                  "past the members", fpath, grp, (long long)i);
     }
-    scope__h5_quiet_end(&quiet);
+    scope_h5_quiet_end(&quiet);
     if (rc < 0 || !size)
         goto out;
     t->ncomm = (int)n;
