@@ -138,6 +138,12 @@ void scope__capture_generic_enter(const struct scope_call_row *row, const scope_
         lend_status(saved, slot, st, c->status);
     if (completes(row))
         completion_enter(abi, row, saved, slot);
+    if (row->cls == SCOPE_CC_RECV && scope_call_arg(row, SCOPE_ARG_message) >= 0) {
+        /* a matched receive: its message, before MPI sets it to
+         * MPI_MESSAGE_NULL */
+        const void *mp = (const void *)(uintptr_t)arg(row, SCOPE_ARG_message);
+        c->req = mp ? scope__capture_handle_at(abi, mp) : 0;
+    }
 }
 
 /* ------------------------------------------------------ requests: the exit */
@@ -386,19 +392,58 @@ static void name_nonblocking(const struct scope__mpi_args *m, const struct scope
                       keep);
         return;
     case SCOPE_CC_RECV:
+    case SCOPE_CC_SENDRECV:
         /* a receive from MPI_PROC_NULL has nothing to read at its
-         * completion (MPICH 4.0 even reports source 0, tag 0 there) */
-        if (cm)
-            name_post(h, scope__capture_req(cm, arg_int(m->row, SCOPE_ARG_source) != m->abi->proc_null),
-                      NO_MSG, keep);
+         * completion (MPICH 4.0 even reports source 0, tag 0 there): an
+         * MPI_Isendrecv's request is then its send's; a matched receive
+         * (MPI_Imrecv) always reads it */
+        if (!cm)
+            return;
+        if (scope_call_arg(m->row, SCOPE_ARG_source) < 0 ||
+            arg_int(m->row, SCOPE_ARG_source) != m->abi->proc_null)
+            name_post(h, scope__capture_req(cm, 1), NO_MSG, keep);
+        else if (m->row->cls == SCOPE_CC_SENDRECV)
+            name_post(h, scope__capture_req(cm, 0),
+                      (struct post_msg){ d->dest, d->tag, d->bytes_sent }, keep);
+        else
+            name_post(h, scope__capture_req(cm, 0), NO_MSG, keep);
         return;
     }
 }
 
-/* What call m moved, as records. */
-static void capture_records(const struct scope__mpi_args *m, int keep)
+/* A matched probe (MPI_Mprobe, MPI_Improbe that found one): moves
+ * nothing; its message's communicator is kept for the receive, which
+ * names none. A probe of MPI_PROC_NULL matched no message
+ * (MPI_MESSAGE_NO_PROC): its receive records nothing. */
+static void probe_exit(const struct scope__mpi_args *m)
 {
     const struct scope_call_row *row = m->row;
+    if (scope_call_arg(row, SCOPE_ARG_flag) >= 0 && !*(const int *)(uintptr_t)arg(row, SCOPE_ARG_flag))
+        return;
+    const char *st = (const char *)(uintptr_t)arg(row, SCOPE_ARG_status);
+    const void *mp = (const void *)(uintptr_t)arg(row, SCOPE_ARG_message);
+    int src;
+    if (!st || st == (const char *)m->abi->status_ignore || !mp)
+        return;
+    memcpy(&src, st + m->abi->status_source_off, sizeof src);
+    if (src == m->abi->proc_null)
+        return;
+    const struct scope__comm *cm = scope__mpi_comm_get(m->abi, arg(row, SCOPE_ARG_comm));
+    if (cm)
+        scope__msg_matched(scope__capture_handle_at(m->abi, mp), cm);
+}
+
+/* What call m moved, as records. */
+static void capture_records(struct scope__mpi_args *m, int keep)
+{
+    const struct scope_call_row *row = m->row;
+    if (row->cls == SCOPE_CC_PROBE) {
+        probe_exit(m);
+        return;
+    }
+    if (row->cls == SCOPE_CC_RECV && scope_call_arg(row, SCOPE_ARG_message) >= 0 &&
+        !(m->comm = scope__msg_take(scope__cap.req)))
+        return;     /* a message no probe of this thread matched */
     if (row->form == SCOPE_CF_PERSISTENT) {
         if (row->cls == SCOPE_CC_COLLECTIVE || row->cls == SCOPE_CC_NEIGHBOR)
             persistent_coll_init(m);
@@ -428,7 +473,7 @@ static void capture_records(const struct scope__mpi_args *m, int keep)
 void scope__capture_generic_exit(const scope__mpi_abi *abi, uint32_t op, int keep)
 {
     struct scope__mpi_args m = { abi, scope_call_at((int)(op & SCOPE_MPI_OP_ID)), scope__cap.a,
-                                 (op & SCOPE_MPI_OP_BIG) != 0 };
+                                 (op & SCOPE_MPI_OP_BIG) != 0, NULL };
     capture_records(&m, keep);
     out_flush(keep);
 }

@@ -68,7 +68,8 @@ struct scope__mpi_state {
     const scope__mpi_abi *abi;  /* found at the entry, for the exit */
     uint64_t comm_handle;       /* the last communicator looked up, and */
     const struct scope__comm *comm;         /* its entry (scope__capture_comm) */
-    uint64_t req;               /* MPI_Wait: the request as the call got it */
+    uint64_t req;               /* MPI_Wait: the request as the call got it;
+                                   a matched receive: its message */
     uint64_t a[SCOPE_CAPTURE_MAX_ARGS];
     uint64_t status[8];
     struct scope__capture_out out;

@@ -149,6 +149,18 @@ static void from_status(const scope__mpi_abi *abi, const struct scope__comm *c, 
 
 /* --------------------------------------------------------- point to point */
 
+/* A posted receive's source (MPI_ANY_SOURCE: -1, its completion's status
+ * says) and tag; from MPI_PROC_NULL nothing. */
+static void posted_source(const struct scope__mpi_args *m, const struct scope__comm *c,
+                          struct scope_call_data *d)
+{
+    int peer = arg_int(m, SCOPE_ARG_source);
+    if (peer == m->abi->proc_null)
+        return;
+    d->source = peer == m->abi->any_source ? -1 : scope__mpi_world_of(c, peer, c->remote_size > 0);
+    d->tag = arg_int(m, has(m, SCOPE_ARG_rtag) ? SCOPE_ARG_rtag : SCOPE_ARG_tag);
+}
+
 static int point_to_point(const struct scope__mpi_args *m, const struct scope__comm *c,
                           struct scope_call_data *d)
 {
@@ -167,16 +179,14 @@ static int point_to_point(const struct scope__mpi_args *m, const struct scope__c
         return 0;
     case SCOPE_CC_RECV:
         if (r->form == SCOPE_CF_BLOCKING) {
-            from_status(abi, c, arg(m, SCOPE_ARG_status), d);
+            from_status(abi, c, arg(m, SCOPE_ARG_status), d);    /* MPI_Recv, MPI_Mrecv */
             return 0;
         }
-        /* a posted receive: what it asks for; what arrived is its
+        /* a posted receive: what it asks for (a matched one, MPI_Imrecv:
+         * nothing but its communicator); what arrived is its
          * completion's */
-        peer = arg_int(m, SCOPE_ARG_source);
-        if (peer == abi->proc_null)
-            return 0;
-        d->source = peer == abi->any_source ? -1 : scope__mpi_world_of(c, peer, inter);
-        d->tag = arg_int(m, SCOPE_ARG_tag);
+        if (has(m, SCOPE_ARG_source))
+            posted_source(m, c, d);
         return 0;
     case SCOPE_CC_SENDRECV:
         peer = arg_int(m, SCOPE_ARG_dest);
@@ -184,8 +194,15 @@ static int point_to_point(const struct scope__mpi_args *m, const struct scope__c
             d->bytes_sent = sent(m);
             d->dest = scope__mpi_world_of(c, peer, inter);
         }
+        if (r->form == SCOPE_CF_BLOCKING) {
+            d->tag = arg_int(m, SCOPE_ARG_stag);
+            from_status(abi, c, arg(m, SCOPE_ARG_status), d);
+            return 0;
+        }
+        /* MPI_Isendrecv & co: the receive as posted, completed from its
+         * status; the tag is the send tag, as MPI_Sendrecv's */
+        posted_source(m, c, d);
         d->tag = arg_int(m, SCOPE_ARG_stag);
-        from_status(abi, c, arg(m, SCOPE_ARG_status), d);
         return 0;
     }
     return -1;
@@ -444,9 +461,12 @@ int scope__mpi_model_covers(const struct scope_call_row *row)
     case SCOPE_CC_COMM_NEW:
         return 1;
     case SCOPE_CC_RECV:
-        return scope_call_arg(row, SCOPE_ARG_message) < 0;    /* matched receives: not yet */
     case SCOPE_CC_SENDRECV:
-        return row->form == SCOPE_CF_BLOCKING;  /* MPI_Isendrecv & co: not yet */
+        return 1;
+    case SCOPE_CC_PROBE:
+        /* a probe moves nothing; a matched one (MPI_Mprobe) says on which
+         * communicator its message's receive is */
+        return scope_call_arg(row, SCOPE_ARG_message) >= 0;
     default:
         return 0;
     }
@@ -476,7 +496,8 @@ int scope__mpi_moved(const struct scope__mpi_args *m, struct scope_call_data *d,
     default:
         return -1;
     }
-    c = scope__mpi_comm_get(m->abi, arg(m, SCOPE_ARG_comm));
+    c = m->comm ? m->comm
+        : has(m, SCOPE_ARG_comm) ? scope__mpi_comm_get(m->abi, arg(m, SCOPE_ARG_comm)) : NULL;
     *used = c;
     if (!c)
         return -1;

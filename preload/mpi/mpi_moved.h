@@ -22,6 +22,9 @@ struct scope__mpi_args {
     const struct scope_call_row *row;   /* the call (its class, form, roles) */
     const uint64_t *a;                  /* a[i]: its argument i */
     int big;                            /* the large-count form: counts are MPI_Counts */
+    const struct scope__comm *comm;     /* a call that names no communicator (a
+                                           matched receive): the one it is on,
+                                           else NULL */
 };
 
 /* 1 when the model says what calls of `row` moved (or what they mean to
