@@ -154,8 +154,7 @@ int scope__capture_completion(const scope__mpi_abi *abi, uint64_t handle, const 
     struct scope__req r;
     if (!scope__req_take(handle, &r))
         return 0;
-    uint64_t src1 = 0, tag2 = 0;
-    uint32_t bytes = 0;
+    struct scope_completion c = { r.id, 0, -1, SCOPE_DATA_NO_TAG, 0 };
     if (r.recv && status) {
         const char *s = status;
         int src, tag, cancelled = 0;
@@ -163,19 +162,16 @@ int scope__capture_completion(const scope__mpi_abi *abi, uint64_t handle, const 
         memcpy(&tag, s + abi->status_tag_off, sizeof tag);
         int64_t n64 = scope__mpi_status_bytes(abi, status, &cancelled);
         if (cancelled) {
-            src1 = SCOPE_REQ_CANCELLED;
+            c.cancelled = 1;
         } else if (src != abi->proc_null) {
-            bytes = n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
-            int32_t w = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
-            src1 = w >= 0 && w < 0xfffe ? (uint64_t)(w + 1) : 0;
-            tag2 = tag >= -1 && tag < (1 << 14) - 2 ? (uint64_t)(tag + 2) : 0;
+            c.bytes = n64 > UINT32_MAX ? UINT32_MAX : (uint32_t)n64;
+            c.source = src >= 0 && src < r.world_n ? r.world[r.world_off + src] : -1;
+            c.tag = tag;
         }
     }
-    *out = (struct scope_rec){ SCOPE_REQ_COMPLETION | r.id | (src1 << 32) | (tag2 << 48),
-                               SCOPE_REC_REQUEST_WORD, bytes };
+    scope_completion_pack(&c, out);
     return 1;
 }
-
 
 /* One completed request: its completion record, with what a receive's
  * status says. */
@@ -240,7 +236,8 @@ static const struct post_msg NO_MSG = { SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0
 static void emit_post(uint32_t id, int recv, struct post_msg m, int keep)
 {
     struct scope_rec r;
-    scope_post_pack(id, recv, m.dest, m.tag, m.bytes, &r);
+    struct scope_post p = { id, recv, m.dest, m.tag, m.bytes };
+    scope_post_pack(&p, &r);
     emit(r.ticks, r.word, r.aux, keep);
 }
 

@@ -265,11 +265,8 @@ static void post_exit(const scope__mpi_abi *abi, struct scope__mpi_state *c, int
     }
     unsigned n = (unsigned)scope_data_pack(&d, rec);
     if (id) {
-        if (recv)
-            scope_post_pack(id, 1, SCOPE_DATA_NO_RANK, SCOPE_DATA_NO_TAG, 0, &rec[n]);
-        else
-            scope_post_pack(id, 0, d.dest, d.tag, d.bytes_sent, &rec[n]);
-        n++;
+        struct scope_post p = { id, recv, d.dest, d.tag, d.bytes_sent };  /* a receive's: unread */
+        scope_post_pack(&p, &rec[n++]);
     }
     scope__capture_put(rec, n, keep);
 }
