@@ -105,7 +105,7 @@ int scope__conv_count_calls(struct conv *c)
             uint64_t last = r.ticks + ((r.word & SCOPE_REC_COMPLETE) ? r.aux : 0);
             if (last > c->th[t].last_ticks)
                 c->th[t].last_ticks = last;
-            uint32_t id = r.word >> SCOPE_REC_ID_SHIFT;
+            uint32_t id = scope_rec_region_of(r.word);
             if (cur.has_data && region_ok(c, id))
                 c->reg[id].has_data = 1;
             if (r.word & SCOPE_REC_END)
@@ -417,7 +417,7 @@ int scope__conv_merge_events(struct conv *c)
                 limit = l;
         }
         do {
-            uint32_t id = th->rec.word >> SCOPE_REC_ID_SHIFT;
+            uint32_t id = scope_rec_region_of(th->rec.word);
             int rc = 0;
             if (region_ok(c, id)) {
                 int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);

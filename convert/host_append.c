@@ -263,13 +263,10 @@ out:
     return rc;
 }
 
-/* The lock's path: ".<host file name>.lock" beside the host file. */
+/* The lock's path (format/scope_paths.h). Returns 0, or -1 when cut. */
 static int lock_path(const char *host_path, char *out, size_t len)
 {
-    const char *slash = strrchr(host_path, '/');
-    int n = slash ? snprintf(out, len, "%.*s/.%s.lock", (int)(slash - host_path), host_path,
-                             slash + 1)
-                  : snprintf(out, len, ".%s.lock", host_path);
+    int n = scope_host_lock_path(out, len, host_path);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 

@@ -218,7 +218,7 @@ static int recover_by_append(struct scope_recover *r, const char *journal, const
         return 0;
     scope_host_file_name(h.hostname, name, sizeof name);
     snprintf(host_path, sizeof host_path, "%s/%s", folder, name);
-    snprintf(lock, sizeof lock, "%s/.%s.lock", folder, name);
+    scope_host_lock_path(lock, sizeof lock, host_path);
     if (stat(lock, &st) != 0 || stat(host_path, &st) != 0 || index_of(folder, index, sizeof index))
         return 0;
     struct scope_convert_request req =

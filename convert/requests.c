@@ -164,8 +164,6 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
             q->ds[k] = H5I_INVALID_HID;
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t t = req[i].ticks;
-        uint32_t id = (uint32_t)t;
         if (scope_rec_is_collpost(req[i].word)) {
             struct scope_coll_post cp;
             int used = scope_collpost_unpack(&req[i], i + 1 < n ? &req[i + 1] : NULL, &cp);
@@ -180,26 +178,27 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
                 return rc;
             continue;
         }
-        if (!(t & SCOPE_REQ_COMPLETION)) {
-            struct post p = { id, done, (t & SCOPE_REQ_RECV) != 0, -1, SCOPE_NO_TAG, 0, 0 };
-            uint32_t dest1 = (uint32_t)(t >> SCOPE_REQ_POST_DEST_SHIFT) & 0xffffu;
-            uint32_t tag2 = (uint32_t)(t >> SCOPE_REQ_POST_TAG_SHIFT) & 0x1fffu;
+        if (!scope_req_is_completion(&req[i])) {
+            struct scope_post pr;
+            scope_post_unpack(&req[i], &pr);
+            struct post p = { pr.id, done, pr.recv, -1, SCOPE_NO_TAG, 0, 0 };
             if (!p.recv) {
-                p.dest = dest1 ? (int32_t)dest1 - 1 : -1;
-                p.tag = tag2 ? (int32_t)tag2 - 2 : SCOPE_NO_TAG;
-                p.sent = req[i].aux;
+                p.dest = pr.dest;
+                p.tag = pr.tag;
+                p.sent = pr.bytes;
             }
             int rc = add_post(q, &p);
             if (rc < 0)
                 return rc;
             continue;
         }
+        struct scope_completion cr;
+        scope_completion_unpack(&req[i], &cr);
         struct post post;
-        if (!take_post(q, id, &post))
+        if (!take_post(q, cr.id, &post))
             continue;       /* posted before recording, or on another thread */
         const struct post *p = &post;
-        uint32_t src1 = (uint32_t)(t >> 32) & 0xffffu, tag2 = (uint32_t)(t >> 48) & 0x3fffu;
-        struct row r = { p->f, done, -1, p->recv ? SCOPE_NO_TAG : p->tag, req[i].aux, 0,
+        struct row r = { p->f, done, -1, p->recv ? SCOPE_NO_TAG : p->tag, cr.bytes, 0,
                          p->recv ? -1 : p->dest, p->recv ? 0 : p->sent, p->coll, -1 };
         if (p->coll) {
             r.root = p->dest;   /* the post's dest holds a collective's root */
@@ -209,12 +208,10 @@ int scope__conv_requests(struct conv *c, struct frame done, const struct scope_r
             r.bytes = p->sent;  /* what it received from the root */
             r.sent = 0;
         }
-        if (src1 == SCOPE_REQ_CANCELLED)
-            r.cancelled = 1;
-        else if (src1)
-            r.source = (int32_t)src1 - 1;
-        if (tag2)
-            r.tag = (int32_t)tag2 - 2;
+        r.cancelled = (int8_t)cr.cancelled;
+        r.source = cr.source;
+        if (cr.tag != SCOPE_DATA_NO_TAG)
+            r.tag = cr.tag;
         if (p->recv && !r.cancelled) {
             int rc = scope__conv_data_received(c, p->f, r.bytes, r.source, r.tag);
             if (rc < 0)

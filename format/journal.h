@@ -178,6 +178,19 @@ struct scope_rec {
  * of leaf calls, the most frequent and the most overhead-sensitive. */
 #define SCOPE_REC_COMPLETE 2u
 #define SCOPE_REC_ID_SHIFT 2
+
+/* The word of a begin record of region `id` (| SCOPE_REC_END: an end's,
+ * | SCOPE_REC_COMPLETE: a complete one's), and the region of a begin,
+ * end or complete record's word: their codec. Pure, a shift. */
+static inline uint32_t scope_rec_region_word(int32_t id)
+{
+    return (uint32_t)id << SCOPE_REC_ID_SHIFT;
+}
+
+static inline uint32_t scope_rec_region_of(uint32_t word)
+{
+    return word >> SCOPE_REC_ID_SHIFT;
+}
 /* aux flags of an end */
 #define SCOPE_REC_UNWOUND 1u    /* end inferred (longjmp, exception, exit) */
 
@@ -235,37 +248,111 @@ static inline int scope_rec_is_data(uint32_t word)
  *   completion  ticks 0..31 post id, 32..47 source + 1 (16 bits: 0 none,
  *               0xffff cancelled), 48..61 tag + 2 (0 none), 62 set;
  *               aux bytes received (saturating at 2^32 - 1)
- * The source is a world rank. */
+ * The source is a world rank. scope_post_pack/_unpack and
+ * scope_completion_pack/_unpack are their codecs: nothing else reads or
+ * writes these bits. */
 #define SCOPE_REC_REQUEST_WORD 0xfffffff7u
 #define SCOPE_REQ_COMPLETION (1ull << 62)
 #define SCOPE_REQ_RECV (1ull << 32)
 #define SCOPE_REQ_CANCELLED 0xffffu
 #define SCOPE_REQ_POST_DEST_SHIFT 33
 #define SCOPE_REQ_POST_TAG_SHIFT 49
+#define SCOPE_REQ_SOURCE_SHIFT 32
+#define SCOPE_REQ_TAG_SHIFT 48
 
 static inline int scope_rec_is_request(uint32_t word)
 {
     return word == SCOPE_REC_REQUEST_WORD;
 }
 
-/* Encodes the post record naming post `id` into *out: a send's
- * destination, tag and bytes where they fit the post's fields (else
- * unknown, bytes saturating), a receive's nothing more. The one encoder
- * of post records, for the recorder and for the reader of a post's data
- * record. Pure. */
-static inline void scope_post_pack(uint32_t id, int recv, int32_t dest, int32_t tag, int64_t bytes,
-                                   struct scope_rec *out)
+/* A post record (above), decoded: which post, and a send's message. */
+struct scope_post {
+    uint32_t id;                /* post id (>= 1) */
+    int recv;                   /* 1: a receive (its completion says what
+                                   arrived); 0: a send or a collective */
+    int32_t dest;               /* a send's destination (world rank), -1
+                                   unknown (past 0xfffd, or not a send) */
+    int32_t tag;                /* a send's tag, SCOPE_DATA_NO_TAG unknown
+                                   (past 2^13 - 3) */
+    int64_t bytes;              /* a send's bytes (saturating at 2^32 - 1) */
+};
+
+/* Encodes post record p into *out: a send's destination, tag and bytes
+ * where they fit the post's fields (else unknown, bytes saturating), a
+ * receive's nothing more. The one encoder of post records, for the
+ * recorder and for the reader of a post's data record. Pure. */
+static inline void scope_post_pack(const struct scope_post *p, struct scope_rec *out)
 {
-    uint64_t t = SCOPE_REC_DATA_MARK | id | (recv ? SCOPE_REQ_RECV : 0);
+    uint64_t t = SCOPE_REC_DATA_MARK | p->id | (p->recv ? SCOPE_REQ_RECV : 0);
     uint32_t aux = 0;
-    if (!recv) {
-        if (dest >= 0 && dest < 0xfffe)
-            t |= (uint64_t)(dest + 1) << SCOPE_REQ_POST_DEST_SHIFT;
-        if (tag != SCOPE_DATA_NO_TAG && tag >= -1 && tag < (1 << 13) - 2)
-            t |= (uint64_t)(tag + 2) << SCOPE_REQ_POST_TAG_SHIFT;
-        aux = bytes <= 0 ? 0 : bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+    if (!p->recv) {
+        if (p->dest >= 0 && p->dest < 0xfffe)
+            t |= (uint64_t)(p->dest + 1) << SCOPE_REQ_POST_DEST_SHIFT;
+        if (p->tag != SCOPE_DATA_NO_TAG && p->tag >= -1 && p->tag < (1 << 13) - 2)
+            t |= (uint64_t)(p->tag + 2) << SCOPE_REQ_POST_TAG_SHIFT;
+        aux = p->bytes <= 0 ? 0 : p->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)p->bytes;
     }
     *out = (struct scope_rec){ t, SCOPE_REC_REQUEST_WORD, aux };
+}
+
+/* 1 when request record r is a completion record, 0 for a post record. */
+static inline int scope_req_is_completion(const struct scope_rec *r)
+{
+    return (r->ticks & SCOPE_REQ_COMPLETION) != 0;
+}
+
+/* Decodes post record r into *p. Pure. */
+static inline void scope_post_unpack(const struct scope_rec *r, struct scope_post *p)
+{
+    uint32_t dest1 = (uint32_t)(r->ticks >> SCOPE_REQ_POST_DEST_SHIFT) & 0xffffu;
+    uint32_t tag2 = (uint32_t)(r->ticks >> SCOPE_REQ_POST_TAG_SHIFT) & 0x1fffu;
+    p->id = (uint32_t)r->ticks;
+    p->recv = (r->ticks & SCOPE_REQ_RECV) != 0;
+    p->dest = dest1 ? (int32_t)dest1 - 1 : -1;
+    p->tag = tag2 ? (int32_t)tag2 - 2 : SCOPE_DATA_NO_TAG;
+    p->bytes = r->aux;
+}
+
+/* A completion record (above), decoded: what a completed request's
+ * status said. */
+struct scope_completion {
+    uint32_t id;                /* the post it completes (>= 1) */
+    int cancelled;              /* 1: the request was cancelled (then no
+                                   source, tag or bytes) */
+    int32_t source;             /* a receive's source (world rank); -1 none,
+                                   not a receive, or past 0xfffd */
+    int32_t tag;                /* a receive's tag; SCOPE_DATA_NO_TAG none
+                                   (or past 2^14 - 3) */
+    uint32_t bytes;             /* bytes received (saturating at 2^32 - 1) */
+};
+
+/* Encodes completion record c into *out: the source and tag where they
+ * fit their fields (else none). The mark bit is the writer's
+ * (scope__record_data_recs). Pure. */
+static inline void scope_completion_pack(const struct scope_completion *c, struct scope_rec *out)
+{
+    uint64_t src1 = 0, tag2 = 0;
+    if (c->cancelled) {
+        src1 = SCOPE_REQ_CANCELLED;
+    } else {
+        src1 = c->source >= 0 && c->source < 0xfffe ? (uint64_t)(c->source + 1) : 0;
+        tag2 = c->tag >= -1 && c->tag < (1 << 14) - 2 ? (uint64_t)(c->tag + 2) : 0;
+    }
+    *out = (struct scope_rec){ SCOPE_REQ_COMPLETION | c->id | src1 << SCOPE_REQ_SOURCE_SHIFT |
+                                   tag2 << SCOPE_REQ_TAG_SHIFT,
+                               SCOPE_REC_REQUEST_WORD, c->cancelled ? 0 : c->bytes };
+}
+
+/* Decodes completion record r into *c. Pure. */
+static inline void scope_completion_unpack(const struct scope_rec *r, struct scope_completion *c)
+{
+    uint32_t src1 = (uint32_t)(r->ticks >> SCOPE_REQ_SOURCE_SHIFT) & 0xffffu;
+    uint32_t tag2 = (uint32_t)(r->ticks >> SCOPE_REQ_TAG_SHIFT) & 0x3fffu;
+    c->id = (uint32_t)r->ticks;
+    c->cancelled = src1 == SCOPE_REQ_CANCELLED;
+    c->source = src1 && !c->cancelled ? (int32_t)src1 - 1 : -1;
+    c->tag = tag2 ? (int32_t)tag2 - 2 : SCOPE_DATA_NO_TAG;
+    c->bytes = r->aux;
 }
 
 /* A post's data record: the data record and the post record of a
@@ -329,7 +416,8 @@ static inline void scope_postdata_unpack(const struct scope_rec *r, struct scope
     d->source = recv ? partner : SCOPE_DATA_NO_RANK;
     d->tag = tag2 ? (int32_t)tag2 - 2 : SCOPE_DATA_NO_TAG;
     d->comm = (int32_t)((r->word >> 3) & 0xfffu);
-    scope_post_pack((uint32_t)t, recv, d->dest, d->tag, d->bytes_sent, post);
+    struct scope_post p = { (uint32_t)t, recv, d->dest, d->tag, d->bytes_sent };
+    scope_post_pack(&p, post);
 }
 
 /* A collective post record: the post record of a started persistent

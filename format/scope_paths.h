@@ -191,6 +191,17 @@ static inline int scope_is_host_file(const char *path)
            scope_path_ends_with(base, ".h5");
 }
 
+/* The lock file of host file `host_path`, ".<host file name>.lock" in the
+ * same folder, into out[len]: the converter takes an exclusive flock on it
+ * to append a rank's group, and `scope recover` looks for it to tell a
+ * host's folder. Returns what snprintf returns (>= len: cut). Cost:
+ * O(length). */
+static inline int scope_host_lock_path(char *out, size_t len, const char *host_path)
+{
+    const char *base = scope_path_base(host_path);
+    return snprintf(out, len, "%.*s.%s.lock", (int)(base - host_path), host_path, base);
+}
+
 /* --- collisions: a finished file never replaces another process's --- */
 
 /* "<path minus .h5>.collision<K>.h5" into out[len]. Returns what snprintf

@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) void record_at(uint32_t word, uint6
 
 void scope_begin(int32_t id)
 {
-    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), 0, 1);
+    record_aux(scope_rec_region_word(id), scope__ticks(), 0, 1);
 }
 
 /* The end of a call that recorded nothing inside it finds its own begin as
@@ -135,7 +135,7 @@ void scope_begin(int32_t id)
  * time, and the reader nests calls by containment. */
 static inline __attribute__((always_inline)) void end_at(int32_t id, uint64_t ticks)
 {
-    uint32_t begin = (uint32_t)id << SCOPE_REC_ID_SHIFT;
+    uint32_t begin = scope_rec_region_word(id);
     struct scope__rec_thread *t = &tls;
     struct scope_rec *r = t->cur;
     if (__builtin_expect(r != NULL && scope__hot.on, 1)) {
@@ -160,13 +160,13 @@ void scope_end(int32_t id)
 
 void scope__begin_site(int32_t id, int32_t site)
 {
-    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), (uint32_t)(site > 0 ? site : 0),
+    record_aux(scope_rec_region_word(id), scope__ticks(), (uint32_t)(site > 0 ? site : 0),
                1);
 }
 
 void scope__end_unwound(int32_t id)
 {
-    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, scope__ticks(),
+    record_aux(scope_rec_region_word(id) | SCOPE_REC_END, scope__ticks(),
                SCOPE_REC_UNWOUND, 0);
 }
 
@@ -181,7 +181,7 @@ void scope__end_unwound_at(int32_t id, uint64_t ticks)
         if (last > ticks)
             ticks = last;
     }
-    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND, 0);
+    record_aux(scope_rec_region_word(id) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND, 0);
 }
 
 /* A data record's slot: like record_aux, but its `ticks` is payload, so a
@@ -267,5 +267,5 @@ void scope__record_at(int32_t id, int is_end, uint64_t ticks)
     if (is_end)
         end_at(id, ticks);
     else
-        record_at((uint32_t)id << SCOPE_REC_ID_SHIFT, ticks);
+        record_at(scope_rec_region_word(id), ticks);
 }

@@ -8,7 +8,7 @@
  * function, scope__mpi_enter decides whether the call is recorded (an MPI
  * call inside another is not; the C call a Fortran binding makes is
  * followed silently, for what it moved) and, for a function whose op
- * carries a row of mpi_ops.c's table, copies the arguments; the exit, once
+ * carries a call of the vocabulary, copies the arguments; the exit, once
  * the MPI library has accepted them (MPI_SUCCESS), turns them into one
  * data record right after the call's end record. MPI calls never nest in
  * the recording, so one capture per thread suffices.
@@ -18,12 +18,24 @@
 
 #include <stdint.h>
 
+#include "scope_calls.h"
+
+/* An op, as the engine keeps it for a function the capture claimed
+ * (capture.h): the vocabulary's id of a call whose arguments are read
+ * (format/scope_calls.h; 0: the call is only timed), the large-count bit
+ * (MPI_Send_c) and the Fortran bit (a binding, mpi_send_: its data comes
+ * from the C call it makes, which is followed). */
+#define SCOPE_MPI_OP_ID 0x1ffu
+#define SCOPE_MPI_OP_BIG 0x200u
+#define SCOPE_MPI_OP_FORTRAN 0x400u
+_Static_assert(SCOPE_CALLS <= SCOPE_MPI_OP_ID + 1, "every id fits the op");
+
 /* 0 when SCOPE_MPI_DATA=0 asks to time MPI calls without reading their
  * arguments, else 1 (a value other than 0 or 1 is said once, by rank 0,
  * and taken as 1). Read once. */
 int scope__mpi_capture_enabled(void);
 
-/* capture.h's enter, exit and drop for the MPI functions (op: mpi_ops.h).
+/* capture.h's enter, exit and drop for the MPI functions (op: above).
  * The entry copies the arguments (`saved`: the trampoline's saved
  * registers, `slot`: the return-address slot, the stack arguments above
  * it); a receive that passed MPI_STATUS_IGNORE gets the capture's own

@@ -16,11 +16,15 @@
 #include "arch_trampoline.h"
 #include "journal.h"
 #include "mpi_abi.h"
+#include "mpi_capture.h"
 #include "mpi_comms.h"
-#include "mpi_ops.h"
 #include "mpi_requests.h"
+#include "scope_calls.h"
 #include "scope_internal.h"
 
+/* Arguments copied at a captured call's entry: the most a call the byte
+ * model covers takes (MPI_Rget_accumulate); mpi_hook.c captures no call
+ * with more. */
 #define SCOPE_CAPTURE_MAX_ARGS 13
 
 /* The records of the call being captured (its data record, a post, its
@@ -58,16 +62,14 @@ struct scope__mpi_state {
                                    engine's frames of this capture) in
                                    SCOPE_MPI_OPEN_COUNT, and whether the
                                    outermost is a Fortran binding */
-    uint32_t op;                /* the call being captured (mpi_ops.h), 0: none */
+    uint32_t op;                /* the call being captured (mpi_capture.h), 0: none */
     uint32_t npending;          /* records a followed call keeps for the end
                                    of the call around it (in the extension) */
-    int big;                    /* counts are MPI_Counts (a large-count call) */
     const scope__mpi_abi *abi;  /* found at the entry, for the exit */
-    const struct scope__comm *used_comm;    /* what the last bytes_of()
-                                               measured against */
     uint64_t comm_handle;       /* the last communicator looked up, and */
     const struct scope__comm *comm;         /* its entry (scope__capture_comm) */
-    uint64_t req;               /* MPI_Wait: the request as the call got it */
+    uint64_t req;               /* MPI_Wait: the request as the call got it;
+                                   a matched receive: its message */
     uint64_t a[SCOPE_CAPTURE_MAX_ARGS];
     uint64_t status[8];
     struct scope__capture_out out;
@@ -119,9 +121,10 @@ static inline struct scope__req scope__capture_req(const struct scope__comm *cm,
 }
 
 /* mpi_capture.c: every call the hot paths do not take. The entry copies
- * the arguments of operation o (the ABI is ready); the exit turns them
- * into records and writes them (or keeps them, with `keep`). */
-void scope__capture_generic_enter(const struct scope__mpi_op *o, const scope__mpi_abi *abi,
+ * the arguments of call `row` (the ABI is ready); the exit turns those of
+ * operation `op` into records and writes them (or keeps them, with
+ * `keep`). */
+void scope__capture_generic_enter(const struct scope_call_row *row, const scope__mpi_abi *abi,
                                   uint64_t *saved, uintptr_t *slot);
 void scope__capture_generic_exit(const scope__mpi_abi *abi, uint32_t op, int keep);
 

@@ -178,9 +178,10 @@ static uint32_t comm_hash(uint64_t h)
 /* ------------------------------------------------------- creating calls */
 
 /* Communicators made by a timed call and not used yet: handle -> the
- * call's name after "MPI_" (a string of the capture's table). Small: a program uses a
- * communicator soon after making it, and a slot is reused by the next
- * creation whose handle hashes there (the older name is lost: "" then). */
+ * call's C name (its row's, in the vocabulary: a static string). Small: a
+ * program uses a communicator soon after making it, and a slot is reused
+ * by the next creation whose handle hashes there (the older name is lost:
+ * "" then). */
 #define BORN_SLOTS 256u
 static struct { uint64_t handle; const char *creator; } born[BORN_SLOTS];
 
@@ -212,7 +213,7 @@ static void creator_of(const scope__mpi_abi *abi, uint64_t h, char *out, size_t 
     if (born[i].handle != h || !born[i].creator)
         return;
     born[i].handle = 0;
-    snprintf(out, len, "MPI_%s", born[i].creator);
+    snprintf(out, len, "%s", born[i].creator);
 }
 
 /* ------------------------------------------------------------ the table */

@@ -2,9 +2,10 @@
  * mpi_comms.h - MPI through PMPI for the argument capture, and the
  * communicators it has seen (mpi_comms.c): the PMPI functions read on
  * every recorded call, datatype sizes and counts, each communicator's
- * world ranks, creating call and neighbourhood. mpi_capture.c and
- * mpi_rma.c use it; it uses neither (docs/format.md "What MPI calls
- * moved" is the contract).
+ * world ranks, creating call and neighbourhood. The byte model
+ * (mpi_moved.c), the capture and the windows (mpi_windows.c) use it; it
+ * uses none of them (docs/format.md "What MPI calls moved" is the
+ * contract).
  */
 #ifndef SCOPE_MPI_COMMS_H
 #define SCOPE_MPI_COMMS_H
@@ -145,7 +146,7 @@ static inline int32_t scope__mpi_world_of(const struct scope__comm *c, int r, in
  * c has no topology. */
 int scope__mpi_comm_neighbours(const scope__mpi_abi *abi, const struct scope__comm *c);
 
-/* A call `creator` ("Comm_split" for MPI_Comm_split) made communicator `h` (read from
+/* A call `creator` ("MPI_Comm_split") made communicator `h` (read from
  * its output argument): the name is kept until the communicator's row is
  * defined, at its first use. Handles of MPI_COMM_NULL are ignored. */
 void scope__mpi_comm_created(const scope__mpi_abi *abi, uint64_t h, const char *creator);

@@ -34,6 +34,7 @@
 #include "mpi_intercept.h"
 #include "pmpi.h"
 #include "lifecycle.h"
+#include "scope_calls.h"
 #include "scope_config.h"
 #include "scope_internal.h"
 #include "self_depth.h"
@@ -62,7 +63,9 @@ INTERPOSED int PMPI_Finalize(void);
 INTERPOSED int MPI_Abort(scope__mpi_handle comm, int errorcode);
 INTERPOSED int PMPI_Abort(scope__mpi_handle comm, int errorcode);
 
-/* The names defined here, each forwarded to its next definition. */
+/* The calls defined here, each under its C name and its PMPI_ name (the
+ * vocabulary's row names the call: format/calls_mpi.def), each forwarded
+ * to its next definition. */
 enum next_id {
     NEXT_MPI_INIT,
     NEXT_PMPI_INIT,
@@ -74,14 +77,27 @@ enum next_id {
     NEXT_PMPI_ABORT,
     NEXT_COUNT
 };
+static const int call_of[NEXT_COUNT / 2] = { SCOPE_CALL_MPI_Init, SCOPE_CALL_MPI_Init_thread,
+                                             SCOPE_CALL_MPI_Finalize, SCOPE_CALL_MPI_Abort };
 
-const char *const scope__mpi_wrapped[NEXT_COUNT + 1] = {
-    [NEXT_MPI_INIT] = "MPI_Init", [NEXT_PMPI_INIT] = "PMPI_Init",
-    [NEXT_MPI_INIT_THREAD] = "MPI_Init_thread", [NEXT_PMPI_INIT_THREAD] = "PMPI_Init_thread",
-    [NEXT_MPI_FINALIZE] = "MPI_Finalize", [NEXT_PMPI_FINALIZE] = "PMPI_Finalize",
-    [NEXT_MPI_ABORT] = "MPI_Abort", [NEXT_PMPI_ABORT] = "PMPI_Abort",
-    [NEXT_COUNT] = NULL,
-};
+const char *scope__mpi_wrapped[NEXT_COUNT + 1];
+static char profiling_names[NEXT_COUNT / 2][32];
+
+void scope__mpi_intercept_names(void)
+{
+    for (int k = 0; k < NEXT_COUNT / 2; k++) {
+        const char *c = scope_call_at(call_of[k])->name;
+        snprintf(profiling_names[k], sizeof profiling_names[k], "P%s", c);
+        scope__mpi_wrapped[2 * k] = c;
+        scope__mpi_wrapped[2 * k + 1] = profiling_names[k];
+    }
+}
+
+/* The region of `id`: its call's C name (the PMPI_ name is the same call). */
+static const char *call_name(enum next_id id)
+{
+    return scope_call_at(call_of[id / 2])->name;
+}
 
 /* What each name was found to be; NULL until found. */
 static void *next_found[NEXT_COUNT];
@@ -224,9 +240,10 @@ static void say_part(const char *step, const char *middle, const struct part *p)
 }
 
 /* Shared body of the four init entry points. The outermost call records
- * `region` around the forwarded call, then learns rank and size and opens
- * the span region; nested calls only forward. */
-static int intercept_init(enum next_id id, const char *region, const init_args *a)
+ * the call (the region of its C name) around the forwarded one, then
+ * learns rank and size and opens the span region; nested calls only
+ * forward. */
+static int intercept_init(enum next_id id, const init_args *a)
 {
     void *fn = next(id);
     if (mpi_depth > 0)
@@ -237,7 +254,7 @@ static int intercept_init(enum next_id id, const char *region, const init_args *
      * the real MPI_Init calls is the program's */
     scope__self_enter();
     int recording = scope__preload_mpi_starting(); /* opens the span */
-    int32_t init_id = recording ? lifecycle_region(region, scope__mpi_wrapped[id], fn) : -1;
+    int32_t init_id = recording ? lifecycle_region(call_name(id), scope__mpi_wrapped[id], fn) : -1;
     if (init_id >= 0)
         scope_begin(init_id);
     scope__self_leave();
@@ -308,7 +325,7 @@ static int intercept_abort(enum next_id id, scope__mpi_handle comm, int errorcod
     if (mpi_depth == 0) {
         mpi_depth++;
         scope__self_enter();
-        scope__preload_mpi_aborting(errorcode, "MPI_Abort", scope__mpi_wrapped[id], fn);
+        scope__preload_mpi_aborting(errorcode, call_name(id), scope__mpi_wrapped[id], fn);
         scope__self_leave();
         mpi_depth--;
     }
@@ -323,25 +340,25 @@ static int intercept_abort(enum next_id id, scope__mpi_handle comm, int errorcod
 int MPI_Init(int *argc, char ***argv)
 {
     init_args a = { 0, argc, argv, 0, NULL };
-    return intercept_init(NEXT_MPI_INIT, "MPI_Init", &a);
+    return intercept_init(NEXT_MPI_INIT, &a);
 }
 
 int PMPI_Init(int *argc, char ***argv)
 {
     init_args a = { 0, argc, argv, 0, NULL };
-    return intercept_init(NEXT_PMPI_INIT, "MPI_Init", &a);
+    return intercept_init(NEXT_PMPI_INIT, &a);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     init_args a = { 1, argc, argv, required, provided };
-    return intercept_init(NEXT_MPI_INIT_THREAD, "MPI_Init_thread", &a);
+    return intercept_init(NEXT_MPI_INIT_THREAD, &a);
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     init_args a = { 1, argc, argv, required, provided };
-    return intercept_init(NEXT_PMPI_INIT_THREAD, "MPI_Init_thread", &a);
+    return intercept_init(NEXT_PMPI_INIT_THREAD, &a);
 }
 
 int MPI_Finalize(void)

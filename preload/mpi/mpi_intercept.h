@@ -8,7 +8,11 @@
 #ifndef SCOPE_MPI_INTERCEPT_H
 #define SCOPE_MPI_INTERCEPT_H
 
-/* NULL-terminated. */
-extern const char *const scope__mpi_wrapped[];
+/* NULL-terminated; filled by scope__mpi_intercept_names(). */
+extern const char *scope__mpi_wrapped[];
+
+/* Fills scope__mpi_wrapped from the vocabulary's rows: call before the
+ * capture is registered (mpi_hook.c). */
+void scope__mpi_intercept_names(void);
 
 #endif

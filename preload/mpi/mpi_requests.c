@@ -206,3 +206,64 @@ void scope__req_unpersist(uint64_t handle)
     shift_delete(t->s, sizeof *t->s, SCOPE_REQ_PERSISTENT, (uint32_t)(s - t->s));
     t->n--;
 }
+
+/* --------------------------------------------------- matched messages */
+
+struct mslot {
+    uint64_t handle;        /* 0: empty */
+    const struct scope__comm *comm;
+};
+
+_Static_assert(offsetof(struct mslot, handle) == 0, "shift_delete reads the handle first");
+
+struct mtable {
+    uint32_t n;
+    struct mslot s[SCOPE_REQ_MESSAGES];
+};
+
+static __thread struct mtable *tls_mtable __attribute__((tls_model("initial-exec")));
+
+static struct mslot *mfind(struct mtable *t, uint64_t handle)
+{
+    uint32_t i = home_of(handle, SCOPE_REQ_MESSAGES);
+    while (t->s[i].handle && t->s[i].handle != handle)
+        i = (i + 1) & (SCOPE_REQ_MESSAGES - 1);
+    return &t->s[i];
+}
+
+int scope__msg_matched(uint64_t handle, const struct scope__comm *comm)
+{
+    struct mtable *t = tls_mtable;
+    if (!t) {
+        scope__self_enter();
+        t = tls_mtable = calloc(1, sizeof *t);
+        scope__self_leave();
+        if (!t)
+            return 0;
+    }
+    if (!handle)
+        return 0;
+    struct mslot *s = mfind(t, handle);
+    if (!s->handle) {
+        if (t->n >= SCOPE_REQ_MESSAGES - 1)
+            return 0;
+        t->n++;
+    }
+    s->handle = handle;     /* a handle MPI reused after a receive we missed */
+    s->comm = comm;
+    return 1;
+}
+
+const struct scope__comm *scope__msg_take(uint64_t handle)
+{
+    struct mtable *t = tls_mtable;
+    if (!t || !handle)
+        return NULL;
+    struct mslot *s = mfind(t, handle);
+    if (!s->handle)
+        return NULL;
+    const struct scope__comm *c = s->comm;
+    shift_delete(t->s, sizeof *t->s, SCOPE_REQ_MESSAGES, (uint32_t)(s - t->s));
+    t->n--;
+    return c;
+}

@@ -67,4 +67,20 @@ void scope__req_unpersist(uint64_t handle);
 /* Posts the table had no room for, over all threads. */
 uint64_t scope__req_untracked(void);
 
+/* Matched messages (MPI_Mprobe, MPI_Improbe): the communicator each was
+ * matched on, kept per thread from the probe to the MPI_Mrecv or
+ * MPI_Imrecv that receives it (a matched receive names no communicator),
+ * SCOPE_REQ_MESSAGES of them at most (past that, or received on another
+ * thread, a matched receive records nothing). */
+#define SCOPE_REQ_MESSAGES 256u
+struct scope__comm;
+
+/* Keeps message `handle`, matched on `comm`. Returns 1, or 0 when the
+ * table is full. */
+int scope__msg_matched(uint64_t handle, const struct scope__comm *comm);
+
+/* Takes message `handle` out of the table: its communicator, or NULL
+ * when it is not followed. */
+const struct scope__comm *scope__msg_take(uint64_t handle);
+
 #endif

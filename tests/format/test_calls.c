@@ -124,6 +124,28 @@ static void positions(void)
     CHECK_I64(scope_call_arg(c, SCOPE_ARG_info), 6);
     CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), 7);
 
+    /* one-sided: the origin's buffer is what it sends (buf) or, for a
+     * get, where the result arrives (rbuf): the byte model reads the
+     * direction from the roles */
+    c = row("MPI_Put");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_buf), 0);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_count), 1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_type), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rbuf), -1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_target), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_win), 7);
+    c = row("MPI_Get");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rbuf), 0);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rcount), 1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rtype), 2);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_buf), -1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_count), -1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_type), -1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_target), 3);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_win), 7);
+    c = row("MPI_Rget");
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_rcount), 1);
+    CHECK_I64(scope_call_arg(c, SCOPE_ARG_request), 8);
     c = row("MPI_Get_accumulate");
     CHECK_I64(c->nargs, 12);
     CHECK_I64(scope_call_arg(c, SCOPE_ARG_rcount), 4);

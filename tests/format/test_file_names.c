@@ -117,6 +117,14 @@ int main(void)
     scope_host_file_name("", name, sizeof name);
     CHECK_STR(name, "host-unknown.h5");
 
+    /* a host file's lock: beside it, hidden, whether a path or a name */
+    char lock[96];
+    scope_host_lock_path(lock, sizeof lock, "/o/r.ranks/host-a.h5");
+    CHECK_STR(lock, "/o/r.ranks/.host-a.h5.lock");
+    scope_host_lock_path(lock, sizeof lock, "host-a.h5");
+    CHECK_STR(lock, ".host-a.h5.lock");
+    CHECK(scope_host_lock_path(lock, 8, "host-a.h5") >= 8);
+
     /* host files: a name or a path, collision names too */
     CHECK(scope_is_host_file("host-node01.h5"));
     CHECK(scope_is_host_file("/runs/x.ranks/host-node01.h5"));

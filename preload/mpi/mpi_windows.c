@@ -1,19 +1,17 @@
 /*
- * mpi_rma.c - what the one-sided calls moved (mpi_comms.h):
- * MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
- * MPI_Compare_and_swap and their request-based R- forms, by the byte model
- * of docs/format.md "What MPI calls moved": the origin's bytes, and the
- * target as a world rank.
+ * mpi_windows.c - the windows the one-sided calls name (mpi_windows.h):
+ * a target rank is a rank of the window's group, and the byte model
+ * (mpi_moved.c) reports it as a world rank through this table.
  *
- * A target rank is a rank of the window's group. The window's communicator
- * is learnt when the window is made (MPI_Win_create, _allocate,
- * _allocate_shared, _create_dynamic, timed like every MPI call) and its
- * members' world ranks copied into a per-process table of windows, read
- * without a lock; an attribute with a delete callback on each window tells
- * when MPI_Win_free frees it (its handle is soon another window's). A
- * window made by a call the config does not time is learnt at its first
- * one-sided call from MPI_Win_get_group, as a row of the communicator
- * table of its own whose creating call reads "MPI_Win_get_group".
+ * The window's communicator is learnt when the window is made
+ * (MPI_Win_create, _allocate, _allocate_shared, _create_dynamic, timed
+ * like every MPI call) and its members' world ranks copied into a
+ * per-process table of windows, read without a lock; an attribute with a
+ * delete callback on each window tells when MPI_Win_free frees it (its
+ * handle is soon another window's). A window made by a call the config
+ * does not time is learnt at its first one-sided call from
+ * MPI_Win_get_group, as a row of the communicator table of its own whose
+ * creating call reads "MPI_Win_get_group".
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,22 +20,14 @@
 
 #include "mpi_abi.h"
 #include "mpi_comms.h"
-#include "mpi_kinds.h"
-#include "mpi_rma.h"
+#include "mpi_windows.h"
 #include "pmpi.h"
 #include "scope_internal.h"
 #include "self_depth.h"
 
-struct win_info {
-    _Atomic uint64_t handle;    /* 0 free, WIN_GONE freed (probes go on) */
-    int32_t comm;               /* row of the communicator table */
-    int32_t size;
-    int32_t *world;             /* the group's members' world ranks */
-};
-
-#define WIN_SLOTS 1024u         /* a power of two */
+#define WIN_SLOTS SCOPE_MPI_WIN_SLOTS
 #define WIN_GONE 1u             /* no ABI's window handle is 1 */
-static struct win_info wins[WIN_SLOTS];
+struct scope__win scope__mpi_wins[SCOPE_MPI_WIN_SLOTS];
 static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
 static int win_keyval;
 static int keyval_state;        /* 0 not made yet, 1 made, -1 MPI refused */
@@ -46,10 +36,6 @@ static int keyval_state;        /* 0 not made yet, 1 made, -1 MPI refused */
 static int32_t *_Atomic graveyard[GRAVEYARD];
 static _Atomic uint32_t graveyard_next;
 
-static uint32_t win_hash(uint64_t h)
-{
-    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 54) & (WIN_SLOTS - 1);
-}
 
 static int win_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out, int *flag)
 {
@@ -61,7 +47,7 @@ static int win_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, 
 static int win_gone(scope__mpi_handle win, int keyval, void *attr, void *extra)
 {
     (void)win; (void)keyval; (void)extra;
-    struct win_info *e = attr;      /* no lock: see mpi_comms.c comm_gone */
+    struct scope__win *e = attr;      /* no lock: see mpi_comms.c comm_gone */
     atomic_store_explicit(&e->handle, WIN_GONE, memory_order_release);
     uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
     free(atomic_exchange(&graveyard[g], e->world));
@@ -75,25 +61,25 @@ static uint64_t handle_bits(const scope__mpi_abi *abi, uint64_t h)
 
 /* The slot for window h: its own, else a free one (a freed one first).
  * NULL when the table is full. Lock held. */
-static struct win_info *slot_for(uint64_t h)
+static struct scope__win *slot_for(uint64_t h)
 {
-    uint32_t i = win_hash(h);
-    struct win_info *reuse = NULL;
+    uint32_t i = scope__mpi_win_hash(h);
+    struct scope__win *reuse = NULL;
     for (uint32_t k = 0; k < WIN_SLOTS - 1; k++, i = (i + 1) & (WIN_SLOTS - 1)) {
-        uint64_t v = atomic_load_explicit(&wins[i].handle, memory_order_relaxed);
+        uint64_t v = atomic_load_explicit(&scope__mpi_wins[i].handle, memory_order_relaxed);
         if (v == h)
-            return &wins[i];
+            return &scope__mpi_wins[i];
         if (v == WIN_GONE && !reuse)
-            reuse = &wins[i];
+            reuse = &scope__mpi_wins[i];
         if (v == 0)
-            return reuse ? reuse : &wins[i];
+            return reuse ? reuse : &scope__mpi_wins[i];
     }
     return reuse;
 }
 
 /* Publishes window h in slot e (its members: world[0..size), taken). Lock
  * held. */
-static void win_publish(const scope__mpi_abi *abi, struct win_info *e, uint64_t h, int32_t comm,
+static void win_publish(const scope__mpi_abi *abi, struct scope__win *e, uint64_t h, int32_t comm,
                         int32_t size, int32_t *world)
 {
     uint64_t old = atomic_load_explicit(&e->handle, memory_order_relaxed);
@@ -116,28 +102,21 @@ static void win_publish(const scope__mpi_abi *abi, struct win_info *e, uint64_t 
     (void)abi;
 }
 
-int scope__mpi_win_created(const scope__mpi_abi *abi, int kind, const uint64_t *a,
-                           struct scope_call_data *d)
+void scope__mpi_win_created(const scope__mpi_abi *abi, const struct scope__comm *c,
+                            const void *wp)
 {
-    int comm_arg = kind == K_WIN_CREATE ? 4 : kind == K_WIN_ALLOCATE ? 3 : 1;
-    int win_arg = kind == K_WIN_DYNAMIC ? 2 : 5;
-    const struct scope__comm *c = scope__mpi_comm_get(abi, a[comm_arg]);
-    const void *wp = (const void *)(uintptr_t)a[win_arg];
-    if (!c)
-        return -1;
-    d->comm = c->id;
     if (!wp || c->remote_size > 0)
-        return 0;
+        return;
     uint64_t h = 0;
     memcpy(&h, wp, abi->handle_size);
     if (!h)
-        return 0;
+        return;
     scope__self_enter();
     int32_t *world = malloc((size_t)c->size * sizeof *world);
     if (world) {
         memcpy(world, c->world, (size_t)c->size * sizeof *world);
         pthread_mutex_lock(&win_lock);
-        struct win_info *e = slot_for(h);
+        struct scope__win *e = slot_for(h);
         if (e)
             win_publish(abi, e, h, c->id, c->size, world);
         else
@@ -145,7 +124,6 @@ int scope__mpi_win_created(const scope__mpi_abi *abi, int kind, const uint64_t *
         pthread_mutex_unlock(&win_lock);
     }
     scope__self_leave();
-    return 0;
 }
 
 typedef int (*group_size_fn)(scope__mpi_handle, int *);
@@ -154,14 +132,14 @@ typedef int (*group_free_fn)(scope__mpi_handle *);
 
 /* A window whose creation scope did not see: its group, from
  * MPI_Win_get_group, becomes a communicator row. Lock held. */
-static struct win_info *win_learn(const scope__mpi_abi *abi, uint64_t h)
+static struct scope__win *win_learn(const scope__mpi_abi *abi, uint64_t h)
 {
     const struct scope__pmpi *T = scope__pmpi();
     group_size_fn gsize = T->group_size;
     translate_fn translate = T->group_translate_ranks;
     group_free_fn gfree = T->group_free;
     scope__comm_group_fn comm_group = T->comm_group;
-    struct win_info *e = slot_for(h);
+    struct scope__win *e = slot_for(h);
     if (e && atomic_load_explicit(&e->handle, memory_order_relaxed) == h)
         return e;       /* another thread learnt it while this one waited */
     if (!e || !scope__P.win_get_group || !gsize || !translate || !gfree || !comm_group)
@@ -199,74 +177,23 @@ static struct win_info *win_learn(const scope__mpi_abi *abi, uint64_t h)
     return e;
 }
 
-static const struct win_info *win_get(const scope__mpi_abi *abi, uint64_t h)
+const struct scope__win *scope__mpi_win_find(const scope__mpi_abi *abi, uint64_t h)
 {
     h = handle_bits(abi, h);
     if (!h)
         return NULL;
-    uint32_t i = win_hash(h);
+    uint32_t i = scope__mpi_win_hash(h);
     for (uint32_t k = 0; k < WIN_SLOTS; k++, i = (i + 1) & (WIN_SLOTS - 1)) {
-        uint64_t v = atomic_load_explicit(&wins[i].handle, memory_order_acquire);
+        uint64_t v = atomic_load_explicit(&scope__mpi_wins[i].handle, memory_order_acquire);
         if (v == h)
-            return &wins[i];
+            return &scope__mpi_wins[i];
         if (v == 0)
             break;
     }
     scope__self_enter();
     pthread_mutex_lock(&win_lock);
-    const struct win_info *e = win_learn(abi, h);
+    const struct scope__win *e = win_learn(abi, h);
     pthread_mutex_unlock(&win_lock);
     scope__self_leave();
     return e;
-}
-
-int scope__mpi_rma_bytes(const scope__mpi_abi *abi, int kind, const uint64_t *a, int big,
-                         struct scope_call_data *d)
-{
-    /* where the window and the target rank are, per kind */
-    static const int win_arg[] = { [K_PUT] = 7, [K_GET] = 7, [K_ACC] = 8, [K_GET_ACC] = 11,
-                                   [K_FETCH_OP] = 6, [K_CAS] = 6 };
-    static const int target_arg[] = { [K_PUT] = 3, [K_GET] = 3, [K_ACC] = 3, [K_GET_ACC] = 6,
-                                      [K_FETCH_OP] = 3, [K_CAS] = 4 };
-    const struct win_info *w = win_get(abi, a[win_arg[kind]]);
-    if (!w)
-        return -1;
-    d->comm = w->comm;
-    int t = (int)(uint32_t)a[target_arg[kind]];
-    if (t == abi->proc_null)
-        return 0;
-    int32_t wr = t >= 0 && t < w->size ? w->world[t] : -1;
-    uint64_t no_op = handle_bits(abi, abi->op_no_op);
-    int64_t s;
-    switch (kind) {
-    case K_PUT:
-    case K_ACC:
-        d->bytes_sent = scope__mpi_cnt(big, a[1]) * scope__mpi_type_size(a[2]);
-        d->dest = wr;
-        return 0;
-    case K_GET:
-        d->bytes_received = scope__mpi_cnt(big, a[1]) * scope__mpi_type_size(a[2]);
-        d->source = wr;
-        return 0;
-    case K_GET_ACC:
-        /* with MPI_NO_OP the origin buffer is ignored: a fetch */
-        if (handle_bits(abi, a[10]) != no_op)
-            d->bytes_sent = scope__mpi_cnt(big, a[1]) * scope__mpi_type_size(a[2]);
-        d->bytes_received = scope__mpi_cnt(big, a[4]) * scope__mpi_type_size(a[5]);
-        d->dest = d->source = wr;
-        return 0;
-    case K_FETCH_OP:
-        s = scope__mpi_type_size(a[2]);
-        d->bytes_sent = handle_bits(abi, a[5]) != no_op ? s : 0;
-        d->bytes_received = s;
-        d->dest = d->source = wr;
-        return 0;
-    case K_CAS:
-        s = scope__mpi_type_size(a[3]);
-        d->bytes_sent = 2 * s;      /* the new value and the one compared */
-        d->bytes_received = s;
-        d->dest = d->source = wr;
-        return 0;
-    }
-    return -1;
 }
