@@ -46,6 +46,7 @@
 
 #include "interpose.h"
 #include "log.h"
+#include "omp_tool.h"
 #include "clock.h"
 #include "lifecycle.h"
 #include "scope_config.h"
@@ -221,6 +222,8 @@ static int start_recording(void)
     }
     preload.phase = PHASE_RECORDING;
     scope__preload_log("%s: recording", preload.exe);
+    scope__omp_recording(1);
+    scope__omp_check_runtime();
     preload.recorder_pid = getpid();
     atexit(warn_at_exit);
     int64_t c2 = scope__thread_cpu_ns();
@@ -409,6 +412,7 @@ void scope__preload_mpi_aborting(int errorcode, const char *region, const char *
     snprintf(code, sizeof code, "%d", errorcode);
     scope__set_metadata("rank/" SCOPE_A_MPI_ABORT_ERRORCODE, code);
     note_unrecorded();
+    scope__omp_recording(0);
     /* its own file, also with host files: the host's leader may be the
      * next to be killed, and no message can be trusted to arrive now */
     int rc = scope__finalize_abandoned();
@@ -426,6 +430,7 @@ void scope__preload_mpi_finalizing(int (*write)(void))
     if (preload.phase != PHASE_RECORDING)
         return;
     note_unrecorded();
+    scope__omp_recording(0);
     if (preload.span_open)
         scope_end(preload.span_id);
     preload.span_open = 0;

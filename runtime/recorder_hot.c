@@ -158,6 +158,36 @@ void scope_end(int32_t id)
     end_at(id, scope__ticks());
 }
 
+void scope__begin_aux(int32_t id, uint32_t aux)
+{
+    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, scope__ticks(), aux, 1);
+}
+
+void scope__end_by(int32_t id, uint64_t ticks)
+{
+    uint64_t now = scope__ticks();
+    if (ticks < now) {
+        /* not before the end of the thread's latest record: the records
+         * stay in time order on their thread */
+        struct scope__rec_thread *t = &tls;
+        struct scope_rec *r = t->cur;
+        if (r && scope__hot.on && r[-1].word != SCOPE_CHUNK_GUARD && !scope_rec_is_data(r[-1].word)) {
+            uint64_t last = r[-1].ticks + ((r[-1].word & SCOPE_REC_COMPLETE) ? r[-1].aux : 0);
+            if (last > ticks)
+                ticks = last;
+        }
+        now = ticks;
+    }
+    end_at(id, now);
+}
+
+void scope__end_aux(int32_t id, uint32_t aux)
+{
+    /* never completes the begin in place: the aux is the end's own */
+    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, scope__ticks(),
+               aux & ~SCOPE_REC_UNWOUND, 0);
+}
+
 void scope__begin_site(int32_t id, int32_t site)
 {
     record_aux(scope_rec_region_word(id), scope__ticks(), (uint32_t)(site > 0 ? site : 0),
