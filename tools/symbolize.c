@@ -168,6 +168,11 @@ static char *from_dwarf(object *o, Dwarf_Addr addr)
 {
     Dwarf_Addr cubias;
     Dwarf_Die *cu = dwfl_module_addrdie(o->mod, addr, &cubias);
+    /* without .debug_aranges (clang writes none unless asked) libdw finds
+     * no CU by address: look through the CUs' own ranges */
+    for (Dwarf_Die *c = NULL; !cu && (c = dwfl_module_nextcu(o->mod, c, &cubias));)
+        if (dwarf_haspc(c, addr - cubias) > 0)
+            cu = c;
     if (!cu)
         return NULL;
     Dwarf_Die *scopes = NULL;
@@ -179,8 +184,13 @@ static char *from_dwarf(object *o, Dwarf_Addr addr)
     const char *file = NULL;
     int line = 0;
     Dwfl_Line *dl = dwfl_module_getsrc(o->mod, addr);
-    if (dl)
+    if (dl) {
         file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+    } else {
+        Dwarf_Line *l = dwarf_getsrc_die(cu, addr - cubias);
+        if (l && (file = dwarf_linesrc(l, NULL, NULL)))
+            dwarf_lineno(l, &line);
+    }
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
     if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
