@@ -108,6 +108,78 @@ SCOPE_READER_API int64_t scope_omp_constructs(const scope_omp *o,
 SCOPE_READER_API int64_t scope_omp_regions(const scope_omp *o, const scope_omp_region **out);
 SCOPE_READER_API int64_t scope_omp_rows(const scope_omp *o, const scope_omp_row **out);
 
+/* --- the POP efficiencies of a hybrid run ------------------------------ */
+
+/* One window of the run: the whole run (region -1: each rank's time from
+ * the return of MPI_Init to the call of MPI_Finalize, else its start to
+ * its finalize) or one
+ * top-level region (region: its calls on each rank's main thread), and
+ * the POP metrics of the hybrid model over it (docs/analysis.md
+ * "Efficiency"): T the longest rank's window; per rank its main
+ * thread's time outside MPI (O_r); per CPU (rank, thread) its useful
+ * computation (U, outside MPI and the OpenMP runtime; a worker thread
+ * outside parallel regions is idle):
+ *   mpi_load_balance     = avg O_r / max O_r
+ *   mpi_communication    = max O_r / T
+ *   mpi_parallel         = avg O_r / T      (their product)
+ *   hybrid_load_balance  = avg U / max U
+ *   hybrid_communication = max U / T
+ *   parallel             = avg U / T        (their product: the hybrid
+ *                                            parallel efficiency)
+ *   omp_load_balance     = hybrid_load_balance / mpi_load_balance
+ *   omp_communication    = hybrid_communication / mpi_communication
+ *   omp_parallel         = parallel / mpi_parallel
+ * so parallel = mpi_parallel x omp_parallel. Times in seconds; the
+ * averages are over the ranks (O, mpi, mpi_waiting, serial) or the CPUs
+ * (U, omp, idle). */
+typedef struct scope_efficiency {
+    int32_t region;         /* -1: the whole run; else a region index */
+    int32_t ranks;          /* ranks with a window */
+    int32_t cpus;           /* (rank, thread) pairs */
+    int32_t reserved;
+    double runtime;         /* T */
+    double outside_mpi_avg, outside_mpi_max;
+    double useful_avg, useful_max;
+    double mpi_avg;         /* the main thread's time in MPI */
+    double mpi_waiting_avg; /* of it, waiting for another rank (wait states) */
+    double omp_avg;         /* per CPU: in the OpenMP runtime (waits, barriers,
+                               fork and join) */
+    double idle_avg;        /* per CPU: a worker outside parallel regions */
+    double serial_avg;      /* the main thread's useful time outside parallel
+                               regions */
+    double mpi_load_balance, mpi_communication, mpi_parallel;
+    double omp_load_balance, omp_communication, omp_parallel;
+    double hybrid_load_balance, hybrid_communication, parallel;
+} scope_efficiency;
+
+/* One CPU's numbers behind a window's metrics: its rank's window and how
+ * the thread spent it (useful + mpi + omp + idle = window, give or take
+ * calls that straddle its ends). */
+typedef struct scope_efficiency_cpu {
+    int32_t region, rank, thread;   /* thread: its lane (scope_profile_thread_ids) */
+    int32_t main;                   /* 1: the rank's main thread */
+    double window, useful, mpi, omp, idle;
+    double mpi_waiting;             /* of mpi, waiting for another rank */
+} scope_efficiency_cpu;
+
+typedef struct scope_efficiencies scope_efficiencies;
+
+/* The POP efficiencies of the run and of each top-level region (a region
+ * other than MPI's and OpenMP's whose calls on a rank's main thread are
+ * the outermost, or directly inside MPI_Init..MPI_Finalize). Returns 0
+ * with *out (free with scope_efficiencies_free), SCOPE_EINVAL,
+ * SCOPE_ENOMEM, or the errors of the call stacks and of the wait states.
+ * Cost: one call stack per rank and the wait states (scope_profile_waits,
+ * when the profile recorded MPI data). */
+SCOPE_READER_API int scope_profile_efficiency(scope_profile *p, scope_efficiencies **out);
+SCOPE_READER_API void scope_efficiencies_free(scope_efficiencies *e);
+/* The rows (the run first, then the regions by index) and the CPUs (by
+ * row, rank, thread), owned by e; each returns how many. */
+SCOPE_READER_API int64_t scope_efficiencies_rows(const scope_efficiencies *e,
+                                                 const scope_efficiency **out);
+SCOPE_READER_API int64_t scope_efficiencies_cpus(const scope_efficiencies *e,
+                                                 const scope_efficiency_cpu **out);
+
 #ifdef __cplusplus
 }
 #endif

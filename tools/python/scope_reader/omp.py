@@ -8,6 +8,8 @@ the definitions are docs/analysis.md's ("OpenMP").
                        # time, work, wait, the waits by kind, iterations
     p.omp_regions()    # one row per (construct, rank): instances, team sizes,
                        # time, work, wait, imbalance, load balance, ...
+    p.efficiency()     # POP's metrics of the run and of each top-level region
+    p.efficiency_cpus()  # the numbers behind them, per (window, rank, thread)
 
 A construct is named by its region and its code address, "omp parallel @
 prog+0x11a9" (the object and the offset of its call into the runtime;
@@ -45,9 +47,26 @@ class _Region(ctypes.Structure):
                 ("efficiency", _f64), ("iterations", _i64)]
 
 
+class _Efficiency(ctypes.Structure):
+    _fields_ = [("region", _i32), ("ranks", _i32), ("cpus", _i32), ("reserved", _i32)] + [
+        (k, _f64) for k in (
+            "runtime", "outside_mpi_avg", "outside_mpi_max", "useful_avg", "useful_max",
+            "mpi_avg", "mpi_waiting_avg", "omp_avg", "idle_avg", "serial_avg",
+            "mpi_load_balance", "mpi_communication", "mpi_parallel", "omp_load_balance",
+            "omp_communication", "omp_parallel", "hybrid_load_balance",
+            "hybrid_communication", "parallel")]
+
+
+class _Cpu(ctypes.Structure):
+    _fields_ = [("region", _i32), ("rank", _i32), ("thread", _i32), ("main", _i32),
+                ("window", _f64), ("useful", _f64), ("mpi", _f64), ("omp", _f64),
+                ("idle", _f64), ("mpi_waiting", _f64)]
+
+
 # the mirrors of scope_reader_omp.h, checked by tests/python/test_mirrors.py
 C_STRUCTS = {"scope_omp_construct": _Construct, "scope_omp_row": _Row,
-             "scope_omp_region": _Region}
+             "scope_omp_region": _Region, "scope_efficiency": _Efficiency,
+             "scope_efficiency_cpu": _Cpu}
 
 
 class _Frame(ctypes.Structure):
@@ -133,5 +152,60 @@ def attach(results_cls, lib, sig, check, p):
             "scheduling": a["scheduling"], "efficiency": a["efficiency"],
             "iterations": a["iterations"]})
 
+    erun = sig("scope_profile_efficiency", ctypes.c_int, p, ctypes.POINTER(p))
+    efree = sig("scope_efficiencies_free", None, p)
+    erows = sig("scope_efficiencies_rows", _i64, p, ctypes.POINTER(ctypes.POINTER(_Efficiency)))
+    ecpus = sig("scope_efficiencies_cpus", _i64, p, ctypes.POINTER(ctypes.POINTER(_Cpu)))
+
+    def _efficiency(self):
+        h = p()
+        check(erun(self._h, ctypes.byref(h)))
+        try:
+            return _take(h, erows, _Efficiency), _take(h, ecpus, _Cpu)
+        finally:
+            efree(h)
+
+    def _window(self, idx):
+        names = np.array(list(self.region_names) + ["run"], dtype=object)
+        return names[np.where(idx >= 0, idx, len(names) - 1)]
+
+    def efficiency(self):
+        """POP's metrics of the run (region "run") and of each top-level
+        region, one row each: ranks, cpus, runtime, the parallel
+        efficiency and its MPI and OpenMP factors with their load balance
+        and communication efficiency, and the numbers behind them (seconds;
+        docs/analysis.md "Efficiency"), as `scope efficiency --format csv`
+        names them."""
+        import pandas as pd
+        a, _ = _efficiency(self)
+        d = {"region": _window(self, a["region"]), "ranks": a["ranks"], "cpus": a["cpus"],
+             "runtime": a["runtime"], "parallel_efficiency": a["parallel"],
+             "mpi_parallel_efficiency": a["mpi_parallel"],
+             "mpi_load_balance": a["mpi_load_balance"],
+             "mpi_communication_efficiency": a["mpi_communication"],
+             "omp_parallel_efficiency": a["omp_parallel"],
+             "omp_load_balance": a["omp_load_balance"],
+             "omp_communication_efficiency": a["omp_communication"],
+             "hybrid_load_balance": a["hybrid_load_balance"],
+             "hybrid_communication_efficiency": a["hybrid_communication"]}
+        for k in ("outside_mpi_avg", "outside_mpi_max", "useful_avg", "useful_max", "mpi_avg",
+                  "mpi_waiting_avg", "omp_avg", "idle_avg", "serial_avg"):
+            d[k] = a[k]
+        return pd.DataFrame(d)
+
+    def efficiency_cpus(self):
+        """The numbers behind efficiency(), one row per (window, rank,
+        thread): region, rank, thread (its lane), main, window, useful, mpi,
+        mpi_waiting, omp, idle (seconds)."""
+        import pandas as pd
+        _, a = _efficiency(self)
+        return pd.DataFrame({"region": _window(self, a["region"]), "rank": a["rank"],
+                             "thread": a["thread"], "main": a["main"].astype(bool),
+                             "window": a["window"], "useful": a["useful"], "mpi": a["mpi"],
+                             "mpi_waiting": a["mpi_waiting"], "omp": a["omp"],
+                             "idle": a["idle"]})
+
     results_cls.omp = omp
     results_cls.omp_regions = omp_regions
+    results_cls.efficiency = efficiency
+    results_cls.efficiency_cpus = efficiency_cpus
