@@ -86,7 +86,7 @@ static char *short_location(const char *loc)
     if (strncmp(loc, ".omp_outlined", 13) == 0 || memmem(loc, end, "._omp_fn.", 9)) {
         const char *open = memchr(loc, '(', end);
         const char *close = open ? memchr(open, ')', end - (size_t)(open - loc)) : NULL;
-        if (close)
+        if (close && memchr(open, ':', (size_t)(close - open)))   /* (file:line) */
             return strndup(open + 1, (size_t)(close - open - 1));
     }
     return strndup(loc, end);

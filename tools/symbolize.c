@@ -268,7 +268,20 @@ char *scope__symbolize(scope__symbolizer *s, const scope_callsite_frame *f)
     const char *name = dwfl_module_addrinfo(o->mod, call + o->bias, &off, &sym,
                                             NULL, NULL, NULL);
     int rc;
-    if (name) {
+    Dwfl_Line *dl = name ? dwfl_module_getsrc(o->mod, call + o->bias) : NULL;
+    const char *file = NULL;
+    int line = 0;
+    if (dl)
+        file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+    if (name && file && line > 0) {
+        /* a line table but no scope for the function (GCC's outlined
+         * OpenMP bodies, main._omp_fn.0): the symbol with the line */
+        char *d = demangle(name);
+        if (!d)
+            return NULL;
+        rc = asprintf(&out, "%s (%s:%d)", d, base_name(file), line);
+        free(d);
+    } else if (name) {
         char *d = demangle(name);
         if (!d)
             return NULL;

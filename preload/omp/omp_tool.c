@@ -35,9 +35,11 @@
  *
  * The state a construct needs from its begin to its end lives in the
  * ompt_data_t the runtime keeps for it (parallel_data, task_data), else
- * in this thread's TLS (a stack of whether each open scope was recorded,
- * so that an end whose begin came before recording started writes
- * nothing).
+ * in this thread's TLS (a stack of whether each open synchronisation scope
+ * was recorded, so that an end whose begin came before recording started
+ * writes nothing; the work-sharing constructs open, with their implicit
+ * task, so that one whose end never comes is ended at the next construct,
+ * barrier or task end: close_work).
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -60,7 +62,8 @@
 #define IT_MARK (1ull << 62)            /* an implicit task's data: recorded */
 #define INSTANCE_MAX 0x7fffffffu        /* instances 1 .. 2^31 - 1 */
 #define ENDED_SLOTS 1024u               /* parallel regions' ends kept */
-#define WORK_DEPTH 16u                  /* work-sharing constructs open at once */
+#define WORK_DEPTH 16u                  /* work-sharing constructs open at once
+                                           (one per level of nested parallelism) */
 
 static volatile int recording;          /* scope__omp_recording */
 static _Atomic int tool_started;        /* a runtime called initialize */
@@ -76,11 +79,18 @@ static struct ended {
     _Atomic uint64_t ticks;
 } ended[ENDED_SLOTS];
 
+/* A work-sharing construct open on this thread (recorded). */
+struct work_open {
+    int32_t id;             /* its region */
+    uint32_t count;         /* its iterations, for its end */
+    const void *task;       /* the task_data of the implicit task it is in */
+};
+
 struct omp_tls {
     uint64_t recorded;      /* bit d: the scope open at depth d was recorded */
-    uint32_t depth;         /* sync regions, waits, work-sharing open */
-    uint32_t work_depth;
-    uint32_t work_count[WORK_DEPTH];
+    uint32_t depth;         /* sync regions and waits open */
+    uint32_t nwork;         /* work-sharing constructs open (nested parallelism) */
+    struct work_open work[WORK_DEPTH];
     int32_t mutex;          /* region of the open mutex wait + 1; 0 none */
     uint32_t tag;           /* this thread, for explicit tasks; 0 until needed */
 };
@@ -120,7 +130,7 @@ static inline uint32_t site_of(const void *codeptr)
     return s > 0 ? (uint32_t)s : 0;
 }
 
-/* --- the scopes open on this thread (sync regions, waits, work) ----------- */
+/* --- the scopes open on this thread (sync regions, waits) ----------------- */
 
 static inline void push(int rec)
 {
@@ -178,6 +188,20 @@ static inline uint32_t task_instance(const scope_ompt_data *td)
     return td && (td->value & IT_MARK) ? (uint32_t)td->value : 0;
 }
 
+/* Ends the work-sharing construct open in implicit task `task`, if one
+ * is. Work-sharing constructs do not nest inside one implicit task, and
+ * no barrier is inside one: a construct still open at the next one's
+ * begin, at a barrier or at the task's end is one whose end the runtime
+ * never reports (a GCC-built `single` run by LLVM's GOMP_single_start:
+ * no end event), and it ends there. */
+static inline void close_work(const void *task)
+{
+    if (tls.nwork && tls.work[tls.nwork - 1].task == task) {
+        const struct work_open *w = &tls.work[--tls.nwork];
+        scope__end_aux(w->id, scope_omp_end_aux(w->count));
+    }
+}
+
 /* --- callbacks ------------------------------------------------------------- */
 
 static void on_parallel_begin(scope_ompt_data *task, const scope_ompt_frame *frame,
@@ -225,6 +249,7 @@ static void on_implicit_task(int endpoint, scope_ompt_data *parallel, scope_ompt
     }
     if (!task || !(task->value & IT_MARK))
         return;
+    close_work(task);
     uint32_t inst = (uint32_t)task->value;
     task->value = 0;
     end_part(ids[SCOPE_OMP_IMPLICIT_TASK], inst, 0);
@@ -246,23 +271,22 @@ static int work_event(int wstype)
 static void on_work(int wstype, int endpoint, scope_ompt_data *parallel, scope_ompt_data *task,
                     uint64_t count, const void *codeptr)
 {
-    (void)parallel, (void)task;
+    (void)parallel;
     int ev = work_event(wstype);
     if (!ev)
         return;
     if (endpoint == SCOPE_OMPT_SCOPE_BEGIN) {
-        int rec = on() && tls.work_depth < WORK_DEPTH;
-        push(rec);
-        if (!rec)
+        close_work(task);
+        if (!on() || tls.nwork == WORK_DEPTH)
             return;
-        tls.work_count[tls.work_depth++] =
-            count > SCOPE_OMP_END_VALUE_MAX ? SCOPE_OMP_END_VALUE_MAX : (uint32_t)count;
+        uint32_t n = count > SCOPE_OMP_END_VALUE_MAX ? SCOPE_OMP_END_VALUE_MAX : (uint32_t)count;
+        tls.work[tls.nwork++] = (struct work_open){ ids[ev], n, task };
         scope__begin_aux(ids[ev], site_of(codeptr));
         return;
     }
-    if (!pop() || tls.work_depth == 0)
-        return;
-    scope__end_aux(ids[ev], scope_omp_end_aux(tls.work_count[--tls.work_depth]));
+    /* its own end: the construct on top, of this task and this kind */
+    if (tls.nwork && tls.work[tls.nwork - 1].task == task && tls.work[tls.nwork - 1].id == ids[ev])
+        close_work(task);
 }
 
 /* The synchronisation region of an OMPT kind, or its wait. */
@@ -298,6 +322,9 @@ static inline void sync_scope(int ev, int endpoint, scope_ompt_data *task, const
     if (!ev)
         return;
     if (endpoint == SCOPE_OMPT_SCOPE_BEGIN) {
+        int w = scope_omp_event_at(ev)->wait;
+        if (w == SCOPE_OMP_WAIT_BARRIER || w == SCOPE_OMP_WAIT_IMPLICIT_BARRIER)
+            close_work(task);
         int rec = on();
         push(rec);
         if (rec)
