@@ -551,3 +551,40 @@ int64_t scope_omp_rows(const scope_omp *o, const scope_omp_row **out)
     *out = o ? o->rows : NULL;
     return o ? o->nrows : 0;
 }
+
+int scope_profile_omp_columns(scope_profile *p, int region, int rank, int64_t **parallel,
+                              int32_t **thread, int64_t **count, int64_t *n)
+{
+    if (!p || !parallel || !thread || !count || !n)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *parallel = *count = NULL;
+    *thread = NULL;
+    *n = 0;
+    int k = scope__cell_index(p, region, rank);
+    if (k < 0)
+        return k;
+    scope__cell *cell = scope__cell_at(p, region, k);
+    if (!cell)
+        return 0;
+    char *path = NULL;
+    int rc = scope__cell_read_column(p, cell, SCOPE_D_OMP_PARALLEL, parallel, &path);
+    free(path);
+    path = NULL;
+    if (rc == 0)
+        rc = scope__cell_read_column32(p, cell, SCOPE_D_OMP_THREAD, thread, &path);
+    free(path);
+    path = NULL;
+    if (rc == 0)
+        rc = scope__cell_read_column(p, cell, SCOPE_D_OMP_COUNT, count, &path);
+    free(path);
+    if (rc < 0) {
+        free(*parallel);
+        free(*thread);
+        free(*count);
+        *parallel = *count = NULL;
+        *thread = NULL;
+        return rc;
+    }
+    *n = cell->n;
+    return 0;
+}

@@ -108,6 +108,19 @@ SCOPE_READER_API int64_t scope_omp_constructs(const scope_omp *o,
 SCOPE_READER_API int64_t scope_omp_regions(const scope_omp *o, const scope_omp_region **out);
 SCOPE_READER_API int64_t scope_omp_rows(const scope_omp *o, const scope_omp_row **out);
 
+/* The omp_* columns of the calls of `region` on `rank` (docs/format.md
+ * "OpenMP"), in the order of scope_profile_times(): an implicit task's
+ * parallel region (its call index in "omp parallel", -1 not known) and
+ * thread number, a work-sharing construct's iterations (-1 not known).
+ * Each array is malloc'd for the caller (free it with scope_reader_free),
+ * NULL when the region stores no such column; *n is the calls. Returns 0,
+ * SCOPE_EINVAL, SCOPE_ENOTFOUND (unknown region or rank), SCOPE_EFORMAT
+ * (a column of the wrong length), SCOPE_ENOMEM or a read error. Cost: one
+ * HDF5 read per column present. */
+SCOPE_READER_API int scope_profile_omp_columns(scope_profile *p, int region, int rank,
+                                               int64_t **parallel, int32_t **thread,
+                                               int64_t **count, int64_t *n);
+
 /* --- the POP efficiencies of a hybrid run ------------------------------ */
 
 /* One window of the run: the whole run (region -1: each rank's time from

@@ -145,7 +145,7 @@ def check_rank(rank, path):
         expect_eq(c.lane == main, it_thread[c.index] == 0,
                   f"rank {rank}: thread 0 of each team is the main thread")
     bar = by["MPI_Barrier"]
-    expect_eq(len(bar), STEPS, f"rank {rank}: MPI_Barrier calls")
+    expect_eq(len(bar), STEPS + 1, f"rank {rank}: MPI_Barrier calls (one per step, one before)")
     expect(all(c.lane == main and not enclosing(c, "omp implicit task") for c in bar),
            f"rank {rank}: each MPI_Barrier on the main thread, outside parallel regions")
     if MODE == "funneled":
@@ -239,7 +239,64 @@ def main():
     # the imbalances built in: rank 1's serial work (MPI), thread 1's sleep
     expect(run_row["mpi_load_balance"] < 1 and run_row["omp_load_balance"] < 1,
            f"both load balances below 1: {run_row}")
+    check_exports(out)
     print("OK", MPI, MODE, {k: round(run_row[k], 3) for k in want})
+
+
+def check_exports(out):
+    """OTF2: the OpenMP paradigm's regions, a ThreadFork and ThreadJoin per
+    parallel region on the thread that started it, a ThreadTeamBegin and
+    ThreadTeamEnd per implicit task, teams as communicators of OpenMP
+    locations, and no warning of otf2-print. Chrome trace: one track per
+    thread, each implicit task on its thread's. (The program calls
+    MPI_Barrier on MPI_COMM_WORLD before its duplicates: the export numbers
+    communicators in the order a rank first used them and names
+    MPI_COMM_WORLD the parent of the others, so a duplicate used first
+    would be defined before its parent, which python3-otf2 refuses; that
+    is the MPI export's, not OpenMP's.)"""
+    import otf2
+    from collections import Counter
+    arch = os.path.join(OUT, "otf2")
+    p = subprocess.run([SCOPE, "export", "--to", "otf2", "-o", arch, out], capture_output=True,
+                       text=True, env=clean_env())
+    expect_eq(p.returncode, 0, f"scope export --to otf2 ({p.stderr.strip()})")
+    with otf2.reader.open(os.path.join(arch, "traces.otf2")) as t:
+        roles = {r.name: (str(r.region_role), str(r.paradigm)) for r in t.definitions.regions}
+        kinds = Counter()
+        teams = set()
+        for loc, ev in t.events:
+            name = type(ev).__name__
+            kinds[(loc.group.name, name)] += 1
+            if name == "ThreadTeamBegin":
+                teams.add(tuple(m.name for m in ev.thread_team.group.members))
+            if name == "ThreadFork":
+                expect_eq(ev.number_of_requested_threads, 2, "a fork's team size")
+    expect_eq(roles["omp parallel"], ("RegionRole.PARALLEL", "Paradigm.OPENMP"),
+              "the parallel region's role and paradigm")
+    expect_eq(roles["omp implicit barrier wait"][1], "Paradigm.OPENMP", "a wait's paradigm")
+    for r in range(2):
+        g = f"rank {r}"
+        expect_eq((kinds[(g, "ThreadFork")], kinds[(g, "ThreadJoin")]), (STEPS, STEPS),
+                  f"rank {r}: forks and joins")
+        expect_eq((kinds[(g, "ThreadTeamBegin")], kinds[(g, "ThreadTeamEnd")]),
+                  (2 * STEPS, 2 * STEPS), f"rank {r}: thread team begins and ends")
+    expect_eq(sorted(teams), [(f"rank {r} thread 0", f"rank {r} thread 1") for r in range(2)],
+              "one team of two threads per rank")
+    pr = subprocess.run(["otf2-print", "-G", os.path.join(arch, "traces.otf2")],
+                        capture_output=True, text=True)
+    expect_eq(pr.returncode, 0, "otf2-print -G")
+    expect("warning" not in pr.stderr, f"otf2-print's warnings: {pr.stderr.strip()[:500]}")
+    chrome = os.path.join(OUT, "trace.json")
+    p = subprocess.run([SCOPE, "export", "--to", "chrome-trace", "-o", chrome, out],
+                       capture_output=True, text=True, env=clean_env())
+    expect_eq(p.returncode, 0, f"scope export --to chrome-trace ({p.stderr.strip()})")
+    with open(chrome) as f:
+        ev = json.load(f)
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    tracks = {(e["pid"], e["tid"]) for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+    expect_eq(len(tracks), 4, "chrome trace: one track per thread of each rank")
+    tasks = Counter((e["pid"], e["tid"]) for e in ev if e.get("name") == "omp implicit task")
+    expect_eq(sorted(tasks.values()), [STEPS] * 4, "chrome trace: implicit tasks per track")
 
 
 main()

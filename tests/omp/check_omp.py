@@ -219,6 +219,14 @@ def check_loops():
     lp = {int(r["thread"]): r for r in rows if r["kind"] == "loop"}
     expect_eq({t: (int(r["instances"]), int(r["iterations"])) for t, r in lp.items()},
               {0: (1000, 2000), 1: (1000, 2000)}, "loop parts and iterations per thread")
+    # the timeline: a lane per thread, the waits drawn red (svg.c)
+    svg = os.path.join(OUT, "timeline.svg")
+    scope("plot", "--kind", "timeline", "-o", svg, rank0)
+    with open(svg) as f:
+        text = f.read()
+    expect("rank 0 · thread 0" in text and "rank 0 · thread 1" in text, "a lane per thread")
+    expect('fill="#d9534f"><title>omp implicit barrier wait' in text,
+           "implicit barrier waits drawn in the waits' colour")
     py = python_omp(rank0)
     if py is not None:
         # Python names constructs by object and offset: the loop construct
