@@ -181,11 +181,13 @@ void scope__end_by(int32_t id, uint64_t ticks)
     end_at(id, now);
 }
 
-void scope__end_aux(int32_t id, uint32_t aux)
+uint64_t scope__end_aux(int32_t id, uint32_t aux)
 {
     /* never completes the begin in place: the aux is the end's own */
-    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, scope__ticks(),
+    uint64_t ticks = scope__ticks();
+    record_aux(((uint32_t)id << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END, ticks,
                aux & ~SCOPE_REC_UNWOUND, 0);
+    return ticks;
 }
 
 void scope__begin_site(int32_t id, int32_t site)

@@ -145,8 +145,9 @@ SCOPE_API void scope__end_by(int32_t id, uint64_t ticks);
 
 /* scope_end() of region `id` as a record of its own whose aux carries
  * `aux` (bit 0, SCOPE_REC_UNWOUND, cleared): an OpenMP region's value
- * (format/journal.h). Same cost as scope_end(). */
-SCOPE_API void scope__end_aux(int32_t id, uint32_t aux);
+ * (format/journal.h). Returns the end's clock (scope__ticks()), read
+ * once. Same cost as scope_end(). */
+SCOPE_API uint64_t scope__end_aux(int32_t id, uint32_t aux);
 
 /* Records what the call that just ended on this thread moved (format/
  * journal.h, data records): call it right after that call's scope_end(),

@@ -46,7 +46,6 @@
 #include <string.h>
 
 #include "callsites.h"
-#include "clock.h"
 #include "journal.h"
 #include "omp_tool.h"
 #include "ompt_abi.h"
@@ -171,7 +170,8 @@ static inline int ended_at(uint32_t instance, uint64_t *ticks)
 /* Ends region `id` of a thread's part of parallel region `instance`: at
  * the region's end less `before` ticks when it ended already (a worker's
  * late end: the implicit barrier's wait, its synchronisation region and
- * the implicit task end in that order, just before the region), else now. */
+ * the implicit task end in that order, the task with the region), else
+ * now. */
 static inline void end_part(int32_t id, uint32_t instance, uint64_t before)
 {
     uint64_t t;
@@ -227,8 +227,9 @@ static void on_parallel_end(scope_ompt_data *parallel, scope_ompt_data *task, in
     if (!(v & PAR_MARK))
         return;
     parallel->value = 0;
-    publish_end((uint32_t)v, scope__ticks());
-    scope__end_aux(ids[SCOPE_OMP_PARALLEL], scope_omp_end_aux((v >> 32) & 0x7fffffffu));
+    /* one clock read: the region's end is when its workers' late ends go */
+    publish_end((uint32_t)v, scope__end_aux(ids[SCOPE_OMP_PARALLEL],
+                                            scope_omp_end_aux((v >> 32) & 0x7fffffffu)));
 }
 
 static void on_implicit_task(int endpoint, scope_ompt_data *parallel, scope_ompt_data *task,
