@@ -51,13 +51,18 @@ def mpirun():
 
 
 def run():
+    """The program bare, then under the preload with a config that times
+    every MPI call and hybrid_step (a top-level region of the run)."""
+    conf = os.path.join(OUT, "scope.conf")
+    with open(conf, "w") as f:
+        f.write("MPI_*\nhybrid_step\n")
     env = clean_env(mpi_root=True, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive")
     cmd = mpirun() + [PROGRAM, MODE]
     bare = run_limited(cmd, env, OUT, "bare run", limit=180)
     expect_eq(bare.returncode, 0, f"bare exit status ({bare.stderr.strip()[-300:]})")
     out = os.path.join(OUT, "prof.h5")
-    prof = run_limited(cmd, dict(env, LD_PRELOAD=PRELOAD, SCOPE_OUTPUT=out), OUT,
-                       "profiled run", limit=180)
+    prof = run_limited(cmd, dict(env, LD_PRELOAD=PRELOAD, SCOPE_OUTPUT=out, SCOPE_CONFIG=conf),
+                       OUT, "profiled run", limit=180)
     expect_eq(prof.returncode, 0, f"profiled exit status ({prof.stderr.strip()[-300:]})")
     expect_eq(sorted(prof.stdout.splitlines()), sorted(bare.stdout.splitlines()),
               "the program's output under the preload")
@@ -169,27 +174,37 @@ def check_rank(rank, path):
                        int(col["source"][c.index])), (th, 1 - rank, 1 - rank),
                       f"rank {rank}: the tag and partner of thread {th}'s MPI_Sendrecv")
         expect_eq(per, [STEPS, STEPS], f"rank {rank}: MPI_Sendrecv per thread")
-    # each thread's states in the run: the calls starting from the return
-    # of MPI_Init_thread (the span's child) to the span's end
+    steps = by["hybrid_step"]
+    expect_eq(len(steps), STEPS, f"rank {rank}: hybrid_step calls")
+    expect(all(c.lane == main and c.parent is span for c in steps),
+           f"rank {rank}: each hybrid_step on the main thread, directly inside the span")
+    # each thread's states in each window: the run (from the return of
+    # MPI_Init_thread, the span's child, to the span's end) and the
+    # top-level region hybrid_step (its calls); a call is in a window when
+    # it starts inside it
     (init,) = [c for c in by["MPI_Init_thread"] if c.parent is span]
-    lo, hi = init.end, span.end
-    lanes = {}
-    for c in calls:
-        if not lo <= c.start <= hi:
-            continue
-        a = lanes.setdefault(c.lane, {"useful": 0, "mpi": 0, "omp": 0})
-        if c.region != SPAN and c.region.startswith("MPI_"):
-            a["mpi"] += c.self
-        elif c.region in OMP_RUNTIME:
-            a["omp"] += c.self
-        else:
-            a["useful"] += c.self
-    return hi - lo, main, lanes
+    windows = {"run": [(init.end, span.end)],
+               "hybrid_step": [(c.start, c.end) for c in steps]}
+    out = {}
+    for name, wins in windows.items():
+        lanes = {}
+        for c in calls:
+            if not any(lo <= c.start <= hi for lo, hi in wins):
+                continue
+            a = lanes.setdefault(c.lane, {"useful": 0, "mpi": 0, "omp": 0})
+            if c.region != SPAN and c.region.startswith("MPI_"):
+                a["mpi"] += c.self
+            elif c.region in OMP_RUNTIME:
+                a["omp"] += c.self
+            else:
+                a["useful"] += c.self
+        out[name] = (sum(hi - lo for lo, hi in wins), main, lanes)
+    return out
 
 
 def close(got, want, what):
     """Times are printed to the ns, efficiencies to 6 decimals."""
-    tol = 0.6e-9 if what in TIMES else 0.6e-6
+    tol = 0.6e-9 if what.split(": ")[-1] in TIMES else 0.6e-6
     if abs(got - want) > tol:
         fail(f"{what}: {got!r}, recomputed {want!r}")
 
@@ -199,9 +214,22 @@ TIMES = {"runtime", "outside_mpi_avg", "outside_mpi_max", "useful_avg", "useful_
 
 def main():
     out = run()
-    ranks = {}
-    for r in range(2):
-        ranks[r] = check_rank(r, os.path.join(OUT, "prof.ranks", f"rank{r}.h5"))
+    per_rank = [check_rank(r, os.path.join(OUT, "prof.ranks", f"rank{r}.h5")) for r in range(2)]
+    p = subprocess.run([SCOPE, "efficiency", "--format", "json", out], capture_output=True,
+                       text=True, env=clean_env())
+    expect_eq(p.returncode, 0, f"scope efficiency exit status ({p.stderr.strip()})")
+    js = json.loads(p.stdout)
+    expect_eq(sorted(r["region"] for r in js["efficiency"]), ["hybrid_step", "run"],
+              "the windows: the run and its top-level region")
+    sys.path.insert(0, os.environ["SCOPE_PYTHON_DIR"])
+    import scope_reader
+    py = scope_reader.read_h5(out).efficiency()
+    for window in ("run", "hybrid_step"):
+        check_window(window, {r: per_rank[r][window] for r in range(2)}, js, py)
+    check_exports(out)
+
+
+def check_window(window, ranks, js, py):
     # POP's hybrid metrics from the states recomputed above
     T = max(w for w, _, _ in ranks.values()) / 1e9
     O = [(w - lanes[m]["mpi"]) / 1e9 for w, m, lanes in ranks.values()]
@@ -216,31 +244,25 @@ def main():
     want["omp_communication_efficiency"] = (want["hybrid_communication_efficiency"] /
                                             want["mpi_communication_efficiency"])
     want["omp_parallel_efficiency"] = want["parallel_efficiency"] / want["mpi_parallel_efficiency"]
-    p = subprocess.run([SCOPE, "efficiency", "--format", "json", out], capture_output=True,
-                       text=True, env=clean_env())
-    expect_eq(p.returncode, 0, f"scope efficiency exit status ({p.stderr.strip()})")
-    js = json.loads(p.stdout)
-    run_row = [r for r in js["efficiency"] if r["region"] == "run"]
-    expect_eq(len(run_row), 1, "the run's row")
+    run_row = [r for r in js["efficiency"] if r["region"] == window]
+    expect_eq(len(run_row), 1, f"the row of {window}")
     run_row = run_row[0]
-    expect_eq((run_row["ranks"], run_row["cpus"]), (2, 4), "ranks and threads")
+    expect_eq((run_row["ranks"], run_row["cpus"]), (2, 4), f"{window}: ranks and threads")
     for k, v in want.items():
-        close(run_row[k], v, k)
-    close(run_row["parallel_efficiency"],
-          run_row["mpi_parallel_efficiency"] * run_row["omp_parallel_efficiency"],
-          "parallel efficiency = MPI x OpenMP (to the printed digits)")
+        close(run_row[k], v, f"{window}: {k}")
+    # each printed to 6 decimals: the product of two to within 1.5e-6
+    product = run_row["mpi_parallel_efficiency"] * run_row["omp_parallel_efficiency"]
+    expect(abs(run_row["parallel_efficiency"] - product) <= 1.5e-6,
+           f"{window}: parallel efficiency {run_row['parallel_efficiency']} = MPI x OpenMP "
+           f"{product}")
     # the Python module's rows are the C ones
-    sys.path.insert(0, os.environ["SCOPE_PYTHON_DIR"])
-    import scope_reader
-    py = scope_reader.read_h5(out).efficiency()
-    py = py[py["region"] == "run"].iloc[0]
+    row = py[py["region"] == window].iloc[0]
     for k in want:
-        close(py[k], run_row[k], f"Python efficiency() {k}")
+        close(row[k], run_row[k], f"{window}: Python efficiency() {k}")
     # the imbalances built in: rank 1's serial work (MPI), thread 1's sleep
     expect(run_row["mpi_load_balance"] < 1 and run_row["omp_load_balance"] < 1,
            f"both load balances below 1: {run_row}")
-    check_exports(out)
-    print("OK", MPI, MODE, {k: round(run_row[k], 3) for k in want})
+    print("OK", MPI, MODE, window, {k: round(run_row[k], 3) for k in want})
 
 
 def check_exports(out):

@@ -18,6 +18,31 @@
 
 #define STEPS 20
 
+/* One step (a function, so that a config can time it: check_hybrid.py's
+ * top-level region). */
+__attribute__((noinline)) void hybrid_step(int s, int rank, int multiple, MPI_Comm *comm,
+                                           long *total, long *got)
+{
+    usleep(rank == 1 ? 3000 : 1000);    /* serial work */
+#pragma omp parallel num_threads(2) /* PARALLEL */
+    {
+        int t = omp_get_thread_num();
+        if (t == 1)
+            usleep(1000);
+        if (multiple) {
+            long mine = 100 * rank + t + s, theirs = -1;
+            MPI_Sendrecv(&mine, 1, MPI_LONG, 1 - rank, t, &theirs, 1, MPI_LONG, 1 - rank, t,
+                         comm[t], MPI_STATUS_IGNORE);
+            got[t] += theirs;
+        } else if (t == 0) {
+            long mine = rank + s, sum = 0;
+            MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+            *total += sum;
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0, provided, rank, size;
@@ -33,26 +58,8 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm[0]);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm[1]);
     long total = 0, got[2] = { 0, 0 };
-    for (int s = 0; s < STEPS; s++) {
-        usleep(rank == 1 ? 3000 : 1000);    /* serial work */
-#pragma omp parallel num_threads(2) /* PARALLEL */
-        {
-            int t = omp_get_thread_num();
-            if (t == 1)
-                usleep(1000);
-            if (multiple) {
-                long mine = 100 * rank + t + s, theirs = -1;
-                MPI_Sendrecv(&mine, 1, MPI_LONG, 1 - rank, t, &theirs, 1, MPI_LONG, 1 - rank, t,
-                             comm[t], MPI_STATUS_IGNORE);
-                got[t] += theirs;
-            } else if (t == 0) {
-                long mine = rank + s, sum = 0;
-                MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-                total += sum;
-            }
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
+    for (int s = 0; s < STEPS; s++)
+        hybrid_step(s, rank, multiple, comm, &total, got);
     printf("rank %d of %d provided %d total %ld got %ld %ld\n", rank, size,
            provided >= (multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED), total, got[0],
            got[1]);
