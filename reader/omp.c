@@ -194,6 +194,17 @@ static int load_cols(scope_profile *p, int region, int k, int ev, struct cols *c
     return rc;
 }
 
+/* The thread number of implicit task call `it` (-1: none, outside every
+ * parallel region). */
+static int32_t thread_of(const struct rank_walk *w, const struct cols *cols, int64_t it)
+{
+    if (it < 0)
+        return -1;
+    const struct cols *ic = &cols[w->calls[it].region];
+    int64_t ii = w->calls[it].call_index;
+    return ic->thread && ii < ic->n ? ic->thread[ii] : 0;
+}
+
 static void free_cols(struct cols *c)
 {
     free(c->parallel);
@@ -303,12 +314,7 @@ static int analyse_rank(scope_profile *p, scope_omp *o, int k, const int *event,
         int64_t ci = w.calls[i].call_index;
         int32_t site = c->sites && ci < c->n ? c->sites[ci] : -1;
         int64_t cons = construct(o, w.calls[i].region, site);
-        int32_t th = -1;
-        if (it >= 0) {
-            const struct cols *ic = &cols[w.calls[it].region];
-            int64_t ii = w.calls[it].call_index;
-            th = ic->thread && ii < ic->n ? ic->thread[ii] : 0;
-        }
+        int32_t th = thread_of(&w, cols, it);
         scope_omp_row *row;
         if (cons < 0 || (rc = row_of(o, &h, rank, cons, th, &row)) < 0) {
             rc = cons < 0 ? (int)cons : rc;
@@ -362,13 +368,7 @@ static int analyse_rank(scope_profile *p, scope_omp *o, int k, const int *event,
         } else {
             int32_t site = cc->sites && ci < cc->n ? cc->sites[ci] : -1;
             cons = construct(o, c->region, site);
-            int64_t it = ancestor(&w, w.parts[q].call, SCOPE_OMPC_IMPLICIT_TASK);
-            th = -1;
-            if (it >= 0) {
-                const struct cols *ic = &cols[w.calls[it].region];
-                int64_t ii = w.calls[it].call_index;
-                th = ic->thread && ii < ic->n ? ic->thread[ii] : 0;
-            }
+            th = thread_of(&w, cols, ancestor(&w, w.parts[q].call, SCOPE_OMPC_IMPLICIT_TASK));
         }
         scope_omp_row *row;
         if (cons < 0 || (rc = row_of(o, &h, rank, cons, th, &row)) < 0) {

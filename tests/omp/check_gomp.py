@@ -25,19 +25,9 @@ import sys
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env, fail, run_limited  # noqa: E402
+from checker import clean_env, expect, expect_eq, fail, run_limited  # noqa: E402
 
 NOTICE = "this program runs on GCC's OpenMP runtime"
-
-
-def expect(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def expect_eq(got, want, what):
-    if got != want:
-        fail(f"{what}: {got!r}, expected {want!r}")
 
 
 def counts(path):

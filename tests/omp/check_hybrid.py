@@ -19,7 +19,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env, fail, run_limited  # noqa: E402
+from checker import clean_env, expect, expect_eq, fail, run_limited  # noqa: E402
 
 MPI, MODE = sys.argv[1:3]
 SCOPE, PRELOAD, PROGRAM, OUT = (os.path.abspath(a) for a in sys.argv[3:7])
@@ -31,16 +31,6 @@ OMP_RUNTIME = {"omp parallel", "omp implicit barrier", "omp barrier", "omp taskw
                "omp taskgroup", "omp reduction", "omp implicit barrier wait", "omp barrier wait",
                "omp taskwait wait", "omp taskgroup wait", "omp reduction wait", "omp lock wait",
                "omp critical wait", "omp ordered wait", "omp atomic wait"}
-
-
-def expect(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def expect_eq(got, want, what):
-    if got != want:
-        fail(f"{what}: {got!r}, expected {want!r}")
 
 
 def mpirun():

@@ -21,21 +21,11 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env, fail, run_limited  # noqa: E402
+from checker import clean_env, expect, expect_eq, fail, run_limited  # noqa: E402
 
 WHAT = sys.argv[1]
 SCOPE, PRELOAD, PROGRAM, SRC, OUT = (os.path.abspath(a) for a in sys.argv[2:7])
 PYTHON_DIR = os.environ.get("SCOPE_PYTHON_DIR")
-
-
-def expect(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def expect_eq(got, want, what):
-    if got != want:
-        fail(f"{what}: {got!r}, expected {want!r}")
 
 
 def line_of(src, marker):
