@@ -41,6 +41,7 @@
  * task, so that one whose end never comes is ended at the next construct,
  * barrier or task end: close_work).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -100,15 +101,22 @@ void scope__omp_recording(int on)
     recording = on;
 }
 
-/* The regions, defined once (the recorder's lock; racing threads get the
- * same ids), and the runtime in /metadata. */
-static __attribute__((noinline)) void define_regions(void)
+/* The regions and the runtime in /metadata, once per process, by the
+ * first event recorded (the recorder's lock; a thread that comes at the
+ * same moment waits for it). */
+static void define_regions_once(void)
 {
     for (int e = 1; e < SCOPE_OMP_EVENTS; e++)
         ids[e] = scope__region_ex(scope_omp_event_at(e)->name, SCOPE_KIND_OMP, NULL, NULL);
     if (runtime_version)
         scope__set_metadata("openmp_runtime", runtime_version);
     atomic_store_explicit(&ids_ready, 1, memory_order_release);
+}
+
+static __attribute__((noinline)) void define_regions(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, define_regions_once);
 }
 
 /* 1 when events are to be recorded now. */
