@@ -213,12 +213,6 @@ enum scope_coll_shape {
 #define SCOPE_S_EVENTS_START_DELTAS "events/start_deltas"
 #define SCOPE_S_EVENTS_DURATIONS "events/durations"
 
-/* The region the preload records on each MPI rank from the entry of
- * MPI_Init (or MPI_Init_thread) to the entry of MPI_Finalize, kind
- * "manual" (preload/README.md): the window of a rank's run for the
- * analyses that need one (the POP efficiencies). */
-#define SCOPE_SPAN_REGION "MPI_Init..MPI_Finalize"
-
 /* Region kinds: the journal stores the number, the rank file the name
  * (SCOPE_A_KIND). An unknown number is stored as manual. */
 enum scope_kind {

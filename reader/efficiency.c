@@ -38,12 +38,15 @@ struct scope_efficiencies {
     int64_t ncpus, capcpus;
 };
 
-/* What the time of a region's calls is, by its name. */
-static int state_of(const char *name)
+/* What the time of region r's calls is: MPI's by what the profile says
+ * the region is (its operation) or by an MPI C name (MPI_Comm_rank is no
+ * call of the vocabulary, but MPI's time), OpenMP's by its event. */
+static int state_of(scope_profile *p, int r)
 {
-    if (strcmp(name, SCOPE_SPAN_REGION) == 0)
+    const char *name = scope_profile_region_name(p, r);
+    if (strcmp(name, SCOPE_MPI_SPAN_REGION) == 0)
         return S_USEFUL;
-    if (scope_call_id_of(name) > 0 || scope_call_is_mpi_c_name(name))
+    if (scope_profile_region_operation(p, r) || scope_call_is_mpi_c_name(name))
         return S_MPI;
     switch (scope_omp_event_at(scope_omp_event_of(name))->cls) {
     case SCOPE_OMPC_PARALLEL:
@@ -55,9 +58,10 @@ static int state_of(const char *name)
 }
 
 /* A top-level region: neither MPI's, OpenMP's nor the span. */
-static int top_level_kind(const char *name)
+static int top_level_kind(scope_profile *p, int r)
 {
-    return strcmp(name, SCOPE_SPAN_REGION) != 0 && state_of(name) == S_USEFUL &&
+    const char *name = scope_profile_region_name(p, r);
+    return strcmp(name, SCOPE_MPI_SPAN_REGION) != 0 && state_of(p, r) == S_USEFUL &&
            !scope_omp_event_of(name);
 }
 
@@ -357,11 +361,11 @@ int scope_profile_efficiency(scope_profile *p, scope_efficiencies **out)
                           .span = -1, .par = -1 };
     for (int r = 0; r < nreg; r++) {
         const char *name = scope_profile_region_name(p, r);
-        state[r] = state_of(name);
-        top[r] = top_level_kind(name);
+        state[r] = state_of(p, r);
+        top[r] = top_level_kind(p, r);
         int id = scope_call_id_of(name);
         init[r] = id == SCOPE_CALL_MPI_Init || id == SCOPE_CALL_MPI_Init_thread;
-        if (strcmp(name, SCOPE_SPAN_REGION) == 0)
+        if (strcmp(name, SCOPE_MPI_SPAN_REGION) == 0)
             c.span = r;
         if (scope_omp_event_of(name) == SCOPE_OMP_PARALLEL)
             c.par = r;

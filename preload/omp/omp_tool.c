@@ -47,7 +47,9 @@
 #include <string.h>
 
 #include "callsites.h"
+#include "capture.h"
 #include "journal.h"
+#include "lifecycle.h"
 #include "omp_tool.h"
 #include "ompt_abi.h"
 #include "scope_internal.h"
@@ -65,7 +67,7 @@
 #define WORK_DEPTH 16u                  /* work-sharing constructs open at once
                                            (one per level of nested parallelism) */
 
-static volatile int recording;          /* scope__omp_recording */
+static volatile int recording;          /* on_recording */
 static _Atomic int tool_started;        /* a runtime called initialize */
 static _Atomic int ids_ready;
 static int32_t ids[SCOPE_OMP_EVENTS];   /* recorder region of each event */
@@ -96,9 +98,18 @@ struct omp_tls {
 };
 static __thread struct omp_tls tls __attribute__((tls_model("initial-exec")));
 
-void scope__omp_recording(int on)
+/* The lifecycle's word (../lifecycle.h): recording started (1), with the
+ * program's libraries loaded, or stopped for good (0). */
+static void on_recording(int on)
 {
     recording = on;
+    if (on)
+        scope__omp_check_runtime();
+}
+
+__attribute__((constructor(SCOPE_CAPTURE_CTOR_PRIORITY))) static void watch_lifecycle(void)
+{
+    scope__lifecycle_watch(on_recording);
 }
 
 /* The regions and the runtime in /metadata, once per process, by the
