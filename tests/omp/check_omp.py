@@ -7,8 +7,9 @@ the raw calls.
     check_omp.py WHAT SCOPE PRELOAD PROGRAM SRC_DIR OUT_DIR
 
 WHAT: loops (prog_loops.c), nested (prog_nested.c), tasks (prog_tasks.c),
-plain (prog_plain.c). Each program runs bare and under the preload (2
-threads, OMP_WAIT_POLICY=passive); its output must be the same.
+sync (prog_sync.c), plain (prog_plain.c). Each program runs bare and
+under the preload (2 threads, OMP_WAIT_POLICY=passive); its output must be
+the same.
 """
 import csv
 import io
@@ -295,6 +296,83 @@ def check_tasks():
               "the taskwait's wait less the tasks run inside it")
 
 
+def self_wait(W, i, T):
+    """Wait call i of W less the explicit tasks (T) the thread ran inside it."""
+    lane, s, e = int(W.thread_ids[i]), int(W.start_times[i]), int(W.end_times[i])
+    return W.dur(i) - sum(T.dur(k) for k in inside(T, lane, s, e))
+
+
+def check_sync():
+    # libomp reduces a team of 2 with atomic instructions, which it reports
+    # as nothing; its critical method (forced) reports a reduction region
+    # on each thread
+    rank0, out = run(extra={"KMP_FORCE_REDUCTION": "critical"})
+    expect_eq(out.strip(), "sections 45 90 sum 4950 locked 40 ordered 247 grouped 4 atomic 90",
+              "the program's output")
+    R, _ = regions(rank0)
+    IT = R["omp implicit task"]
+    expect_eq((R["omp parallel"].n, IT.n), (1, 2), "one parallel region, two implicit tasks")
+    thread = {int(IT.thread_ids[i]): int(IT.omp_thread[i]) for i in range(IT.n)}
+    expect_eq(sorted(thread.values()), [0, 1], "the team's thread numbers, one lane each")
+
+    def per_thread(name):
+        r = R[name]
+        return {t: sum(1 for lane in r.thread_ids if thread[int(lane)] == t) for t in (0, 1)}
+
+    # each thread: 10 sections constructs; the reduction loop and the
+    # ordered one; 20 lock acquisitions; 4 ordered iterations (schedule
+    # static, 1 of 8); one reduction; 15 implicit barriers (after each of
+    # the 10 sections, the reduction's own and its loop's, the ordered
+    # loop's, the single's and the region's end)
+    for name, want in (("omp sections", 10), ("omp loop", 2), ("omp lock wait", 20),
+                       ("omp ordered wait", 4), ("omp reduction", 1),
+                       ("omp implicit barrier", 15), ("omp implicit barrier wait", 15)):
+        expect_eq(per_thread(name), {0: want, 1: want}, f"{name} per thread")
+    expect_eq(R["omp sections"].omp_count.tolist(), [2] * 20, "sections per sections construct")
+    for t in (0, 1):
+        got = sorted(int(R["omp loop"].omp_count[i]) for i in range(R["omp loop"].n)
+                     if thread[int(R["omp loop"].thread_ids[i])] == t)
+        expect_eq(got, [8, 100], f"thread {t}'s loops' trip counts")
+    S, G, GW, T = R["omp single"], R["omp taskgroup"], R["omp taskgroup wait"], R["omp task"]
+    expect_eq((S.n, G.n, GW.n, T.n), (1, 1, 1, 4), "single, taskgroup, its wait, tasks")
+    expect_eq(int(GW.thread_ids[0]), int(S.thread_ids[0]), "the taskgroup on the single's thread")
+    expect_eq(S.omp_count.tolist(), [1], "single executed once")
+    absent = [k for k in ("omp atomic wait", "omp critical wait", "omp barrier",
+                          "omp reduction wait") if k in R]
+    expect_eq(absent, [], "regions of constructs the program does not wait in")
+    # each thread's waits by kind from the raw calls; a barrier's or the
+    # taskgroup's wait less the tasks run inside it
+    want = {t: {"implicit_barrier": 0, "lock": 0, "ordered": 0, "taskgroup": 0} for t in (0, 1)}
+    for name, kind in (("omp implicit barrier wait", "implicit_barrier"),
+                       ("omp lock wait", "lock"), ("omp ordered wait", "ordered"),
+                       ("omp taskgroup wait", "taskgroup")):
+        W = R[name]
+        for i in range(W.n):
+            want[thread[int(W.thread_ids[i])]][kind] += self_wait(W, i, T)
+    rows = csv_rows(rank0)
+    par = rows_at(rows, line_of("prog_sync.c", "SYNC_REGION"), "prog_sync.c", "parallel")
+    kinds = ("implicit_barrier", "barrier", "taskwait", "taskgroup", "reduction", "lock",
+             "critical", "ordered", "atomic")
+    for t in (0, 1):
+        r = par[t]
+        expect_eq({k: ns(r[k]) for k in want[t]}, want[t], f"thread {t}'s waits by kind")
+        expect_eq(ns(r["wait"]), sum(ns(r[k]) for k in kinds), f"thread {t}'s wait: its kinds' sum")
+        lane = [lane for lane, n in thread.items() if n == t][0]
+        it = [i for i in range(IT.n) if int(IT.thread_ids[i]) == lane][0]
+        expect_eq(ns(r["time"]), IT.dur(it), f"thread {t}'s time: its implicit task")
+        expect_eq(ns(r["work"]), IT.dur(it) - ns(r["wait"]), f"thread {t}'s work")
+    for marker, kind, want_rows in (("LOCK", "lock wait", {0: (20, 0), 1: (20, 0)}),
+                                    ("ORDERED", "ordered wait", {0: (4, 0), 1: (4, 0)}),
+                                    ("SECTIONS", "sections", {0: (10, 20), 1: (10, 20)}),
+                                    ("REDUCTION", "loop", {0: (1, 100), 1: (1, 100)}),
+                                    ("ORDERED_LOOP", "loop", {0: (1, 8), 1: (1, 8)})):
+        got = rows_at(rows, line_of("prog_sync.c", marker), "prog_sync.c", kind)
+        expect_eq({t: (int(r["instances"]), int(r["iterations"])) for t, r in got.items()},
+                  want_rows, f"{kind} at {marker}: instances and iterations per thread")
+    task = rows_at(rows, line_of("prog_sync.c", "TASK"), "prog_sync.c", "task")
+    expect_eq(sum(int(r["instances"]) for r in task.values()), 4, "task runs in the csv")
+
+
 def check_plain():
     rank0, out = run()
     expect_eq(out.strip(), "sum 499500", "the program's output")
@@ -304,5 +382,5 @@ def check_plain():
 
 
 {"loops": check_loops, "nested": check_nested, "tasks": check_tasks,
- "plain": check_plain}[WHAT]()
+ "sync": check_sync, "plain": check_plain}[WHAT]()
 print("OK", WHAT)
