@@ -77,6 +77,9 @@ int scope__conv_count_calls(struct conv *c)
     c->reg = calloc(c->jr.n_regions ? c->jr.n_regions : 1, sizeof *c->reg);
     if (!c->reg)
         return SCOPE_ENOMEM;
+    int orc = scope__conv_omp_classify(c);
+    if (orc < 0)
+        return orc;
     uint32_t threads_with_events = 0;
     for (uint32_t t = 0; t < c->n_threads_used; t++) {
         struct scope_jr_cursor cur;
@@ -115,7 +118,8 @@ int scope__conv_count_calls(struct conv *c)
                 continue;
             }
             struct region_out *o = &c->reg[id];
-            if (!(r.word & SCOPE_REC_COMPLETE) && r.aux)
+            if ((!(r.word & SCOPE_REC_COMPLETE) && r.aux && scope__conv_omp_site_aux(o)) ||
+                scope__conv_omp_carries_site(o))
                 o->has_sites = 1;
             if (o->count == 0)
                 o->first_thread = t;
@@ -225,6 +229,7 @@ static int region_datasets(struct conv *c, struct region_out *o)
         o->ds_dep = scope__h5_make_dataset(g, SCOPE_D_DEPTH, H5T_STD_I32LE, o->count);
     }
     arc |= scope__conv_data_datasets(o, g);
+    arc |= scope__conv_omp_datasets(o, g);
     H5Gclose(g);
     return arc || o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
            (o->has_sites && o->ds_site < 0) ||
@@ -241,6 +246,7 @@ void scope__conv_close_region(struct region_out *o)
         *ds[k] = H5I_INVALID_HID;
     }
     scope__conv_data_close(o);
+    scope__conv_omp_close(o);
 }
 
 /* Writes slots [base, upto) of a region's window and moves the window. */
@@ -257,7 +263,7 @@ static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
         (o->has_sites && scope__h5_write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
         (c->write_order && (scope__h5_write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
                             scope__h5_write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)) ||
-        scope__conv_data_flush(o, n) < 0)
+        scope__conv_data_flush(o, n) < 0 || scope__conv_omp_flush(o, n) < 0)
         return SCOPE_EHDF5;
     o->base = upto;
     return 0;
@@ -275,8 +281,9 @@ static int set_end(struct conv *c, struct frame f, int64_t end_ns)
     return scope__h5_write_slice(o->ds_end, H5T_NATIVE_INT64, &end_ns, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
 }
 
-/* `site` is the begin record's call-site id (journal, from 1; 0 none). */
-static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_t site)
+/* `aux` is the begin record's: its call-site id (journal, from 1; 0
+ * none), or what an OpenMP region's class puts there (omp_calls.c). */
+static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_t aux)
 {
     struct region_out *o = &c->reg[id];
     if (o->next >= o->count)
@@ -302,6 +309,12 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
         if (rc < 0)
             return rc;
     }
+    uint32_t tag = 0, site = scope__conv_omp_site_aux(o) ? aux : 0;
+    if (o->omp) {
+        int rc = scope__conv_omp_begin(c, o, i, aux, &tag);
+        if (rc < 0)
+            return rc;
+    }
     o->start[i] = ns;
     o->end[i] = ns; /* placeholder until the end arrives */
     o->tid[i] = (int32_t)t;
@@ -321,7 +334,7 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
         th->stack = s;
         th->cap = cap;
     }
-    th->stack[th->depth++] = (struct frame){ id, o->next++ };
+    th->stack[th->depth++] = (struct frame){ id, tag, o->next++ };
     return 0;
 }
 
@@ -423,6 +436,8 @@ int scope__conv_merge_events(struct conv *c)
                 int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);
                 if (th->rec.word & SCOPE_REC_END) {
                     rc = on_end(c, best, id, ns, (th->rec.aux & SCOPE_REC_UNWOUND) != 0);
+                    if (rc == 0 && c->reg[id].omp && th->has_closed && th->closed.region == id)
+                        rc = scope__conv_omp_end(c, th->closed, th->rec.aux, ns);
                 } else {
                     int complete = (th->rec.word & SCOPE_REC_COMPLETE) != 0;
                     rc = on_begin(c, best, id, ns, complete ? 0 : th->rec.aux);
@@ -444,12 +459,25 @@ int scope__conv_merge_events(struct conv *c)
             th->live = rc;
         } while (th->live && th->rec.ticks < limit);
     }
-    /* calls still open: closed when their thread ended, else at finalize */
+    /* calls still open: closed when their thread ended, else at finalize;
+     * an OpenMP worker's part of a parallel region that ended, when that
+     * region ended (omp_calls.c) */
     int64_t fin = scope__conv_finalize_ns(c);
     for (uint32_t t = 0; t < n; t++) {
         struct thread_in *th = &c->th[t];
         const struct scope_jr_thread *jt = &c->jr.threads[t];
         int64_t end = jt->end_ticks ? scope__jr_ns(&c->jr, jt->end_ticks) : fin;
+        for (size_t k = 0; c->omp && k < th->depth; k++) {
+            int64_t at = scope__conv_omp_task_end(c, th->stack[k]);
+            if (at == INT64_MIN || at > end)
+                continue;
+            while (th->depth > k) {
+                int rc = set_end(c, th->stack[--th->depth], at);
+                if (rc < 0)
+                    return rc;
+            }
+            break;
+        }
         while (th->depth) {
             c->unterminated++;
             struct frame f = th->stack[--th->depth];

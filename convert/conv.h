@@ -36,6 +36,7 @@ struct region_out {
     int has_sites;          /* some call of the region carried a call site */
     int has_data;           /* some call of the region carried a data record */
     struct region_data *data;
+    struct region_omp *omp; /* an OpenMP region's columns (omp_calls.c), else NULL */
     char *link;             /* encoded link name */
     hid_t ds_start, ds_end, ds_tid, ds_site; /* open while windows are being flushed */
     hid_t ds_seq, ds_dep;
@@ -44,6 +45,7 @@ struct region_out {
 
 struct frame {
     uint32_t region;
+    uint32_t tag;           /* an OpenMP region's instance (omp_calls.c), else 0 */
     uint64_t slot;
 };
 
@@ -75,6 +77,7 @@ struct conv {
     char placed[PATH_MAX + 64];    /* where the rank file went */
     struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
     struct conv_requests *requests; /* posts and completions (requests.c) */
+    struct conv_omp *omp;   /* OpenMP instances (omp_calls.c); NULL without */
 };
 
 /* calls.c: the two passes over the journal's events. _open_threads
@@ -124,5 +127,26 @@ struct scope_rec;
 int scope__conv_requests(struct conv *c, struct frame done, const struct scope_rec *req, size_t n);
 int scope__conv_write_requests(struct conv *c);
 void scope__conv_requests_free(struct conv *c);
+
+/* omp_calls.c: OpenMP regions' columns (docs/format.md "OpenMP").
+ * _classify marks the OpenMP regions (before pass 1); _site_aux says
+ * whether a begin's aux is a call site (not for parallel regions and
+ * implicit tasks), _carries_site whether the region has sites that come
+ * with the end (parallel regions); _begin reads a begin's aux into window
+ * slot i and gives the frame's tag; _end reads an end's; _task_end is
+ * when the parallel region of an implicit task still open ended
+ * (INT64_MIN: not known); _datasets, _flush, _close, _free as call_data's.
+ * Those returning int return 0 or SCOPE_E*. */
+int scope__conv_omp_classify(struct conv *c);
+int scope__conv_omp_site_aux(const struct region_out *o);
+int scope__conv_omp_carries_site(const struct region_out *o);
+int scope__conv_omp_begin(struct conv *c, struct region_out *o, uint64_t i, uint32_t aux,
+                          uint32_t *frame_tag);
+int scope__conv_omp_end(struct conv *c, struct frame f, uint32_t aux, int64_t ns);
+int64_t scope__conv_omp_task_end(const struct conv *c, struct frame f);
+int scope__conv_omp_datasets(struct region_out *o, hid_t g);
+int scope__conv_omp_flush(struct region_out *o, uint64_t n);
+void scope__conv_omp_close(struct region_out *o);
+void scope__conv_omp_free(struct conv *c);
 
 #endif

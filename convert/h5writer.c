@@ -458,6 +458,7 @@ static void conv_free(struct conv *c)
         scope__conv_data_free(&c->reg[i]);
     }
     scope__conv_requests_free(c);
+    scope__conv_omp_free(c);
     free(c->reg);
     for (uint32_t t = 0; c->th && t < c->n_threads_used; t++) {
         scope__jr_cursor_free(&c->th[t].cur);

@@ -546,6 +546,54 @@ static inline void scope_data_unpack(const struct scope_rec *first, const struct
     d->source = (int32_t)(second->word >> 3) - 1;
 }
 
+/* OpenMP regions (kind SCOPE_KIND_OMP, format/scope_omp.h) carry what
+ * their OMPT event says in the aux of their begin and end records, by
+ * their class, so that each event is one record:
+ *   parallel region  begin aux: its instance, a per-process number from 1
+ *                    (wrapping past 2^31 - 1 to 1); end aux: its call site
+ *                    (0 none) << 1
+ *   implicit task    begin aux: its parallel region's instance (the low 20
+ *                    bits) | its thread number in the team (12 bits,
+ *                    saturating at 4095) << 20; end aux: 0
+ *   work-sharing     begin aux: its call site; end aux: its iteration count
+ *                    << 1 (saturating at 2^31 - 1)
+ *   the others       begin aux: the call site (0 none); end aux: 0
+ * Bit 0 of an end's aux stays SCOPE_REC_UNWOUND. An end that carries a
+ * value is a record of its own (the begin is never completed in place).
+ * The converter turns them into the region's omp_* columns
+ * (docs/format.md "OpenMP"). */
+#define SCOPE_OMP_INSTANCE_BITS 20
+#define SCOPE_OMP_INSTANCE_MASK ((1u << SCOPE_OMP_INSTANCE_BITS) - 1)
+#define SCOPE_OMP_THREAD_MAX 4095u
+#define SCOPE_OMP_END_VALUE_MAX 0x7fffffffu
+
+/* An implicit task's begin aux. Pure. */
+static inline uint32_t scope_omp_task_aux(uint32_t instance, uint32_t thread)
+{
+    if (thread > SCOPE_OMP_THREAD_MAX)
+        thread = SCOPE_OMP_THREAD_MAX;
+    return (instance & SCOPE_OMP_INSTANCE_MASK) | thread << SCOPE_OMP_INSTANCE_BITS;
+}
+
+/* Reads an implicit task's begin aux: the low bits of its parallel
+ * region's instance and its thread number. Pure. */
+static inline void scope_omp_task_unaux(uint32_t aux, uint32_t *instance_low, uint32_t *thread)
+{
+    *instance_low = aux & SCOPE_OMP_INSTANCE_MASK;
+    *thread = aux >> SCOPE_OMP_INSTANCE_BITS;
+}
+
+/* An end's aux carrying `value` (saturating), and back. Pure. */
+static inline uint32_t scope_omp_end_aux(uint64_t value)
+{
+    return (uint32_t)(value > SCOPE_OMP_END_VALUE_MAX ? SCOPE_OMP_END_VALUE_MAX : value) << 1;
+}
+
+static inline uint32_t scope_omp_end_value(uint32_t aux)
+{
+    return aux >> 1;
+}
+
 enum scope_meta_type {
     SCOPE_META_REGION = 1,      /* u32 id, u32 kind (enum scope_kind), then name\0 symbol\0 object\0 */
     SCOPE_META_KV = 2,          /* key\0 value\0 */

@@ -90,6 +90,15 @@ extern "C" {
 #define SCOPE_D_TAG "tag"                       /* int32, SCOPE_NO_TAG none */
 #define SCOPE_D_COMM "comm"                     /* int32 row of communicators, -1 none */
 #define SCOPE_NO_TAG (-2147483647 - 1)
+/* OpenMP regions (kind "omp", docs/format.md "OpenMP"): in the regions
+ * whose class carries them (format/scope_omp.h) */
+#define SCOPE_D_OMP_PARALLEL "omp_parallel" /* int64 an implicit task's parallel
+                                               region: its call index in "omp
+                                               parallel", -1 not known */
+#define SCOPE_D_OMP_THREAD "omp_thread"     /* int32 an implicit task's thread
+                                               number in its team */
+#define SCOPE_D_OMP_COUNT "omp_count"       /* int64 a work-sharing construct's
+                                               iterations (loops), -1 not known */
 
 /* --- /rank<N>/communicators: one row per communicator the rank used --- */
 #define SCOPE_G_COMMUNICATORS "communicators"
@@ -206,14 +215,19 @@ enum scope_coll_shape {
 
 /* Region kinds: the journal stores the number, the rank file the name
  * (SCOPE_A_KIND). An unknown number is stored as manual. */
-enum scope_kind { SCOPE_KIND_FUNCTION = 0, SCOPE_KIND_MPI = 1, SCOPE_KIND_MANUAL = 2 };
-#define SCOPE_KIND_COUNT 3
+enum scope_kind {
+    SCOPE_KIND_FUNCTION = 0,
+    SCOPE_KIND_MPI = 1,
+    SCOPE_KIND_MANUAL = 2,
+    SCOPE_KIND_OMP = 3,     /* an OpenMP event (format/scope_omp.h) */
+};
+#define SCOPE_KIND_COUNT 4
 
-/* The stored name of a kind ("function", "mpi", "manual"); an out-of-range
- * kind gives "manual", as the writer stores it. Cost: none. */
+/* The stored name of a kind ("function", "mpi", "manual", "omp"); an
+ * out-of-range kind gives "manual", as the writer stores it. Cost: none. */
 static inline const char *scope_kind_name(int kind)
 {
-    static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual" };
+    static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual", "omp" };
     return kind >= 0 && kind < SCOPE_KIND_COUNT ? names[kind] : names[SCOPE_KIND_MANUAL];
 }
 

@@ -195,6 +195,25 @@ static void calibrate_all(void)
         scope__calibrate();
 }
 
+/* The captures that watch whether this process records
+ * (scope__lifecycle_watch). Filled by constructors before the preload's
+ * own runs, read after: no lock. */
+#define MAX_WATCHERS 4
+static void (*watchers[MAX_WATCHERS])(int recording);
+static int n_watchers;
+
+void scope__lifecycle_watch(void (*fn)(int recording))
+{
+    if (fn && n_watchers < MAX_WATCHERS)
+        watchers[n_watchers++] = fn;
+}
+
+static void tell_watchers(int recording)
+{
+    for (int i = 0; i < n_watchers; i++)
+        watchers[i](recording);
+}
+
 /* Starts the recorder with the config's options. Returns 1 when recording,
  * 0 when the recorder refused (the preload is then off in this process). */
 static int start_recording(void)
@@ -221,6 +240,7 @@ static int start_recording(void)
     }
     preload.phase = PHASE_RECORDING;
     scope__preload_log("%s: recording", preload.exe);
+    tell_watchers(1);
     preload.recorder_pid = getpid();
     atexit(warn_at_exit);
     int64_t c2 = scope__thread_cpu_ns();
@@ -409,6 +429,7 @@ void scope__preload_mpi_aborting(int errorcode, const char *region, const char *
     snprintf(code, sizeof code, "%d", errorcode);
     scope__set_metadata("rank/" SCOPE_A_MPI_ABORT_ERRORCODE, code);
     note_unrecorded();
+    tell_watchers(0);
     /* its own file, also with host files: the host's leader may be the
      * next to be killed, and no message can be trusted to arrive now */
     int rc = scope__finalize_abandoned();
@@ -426,6 +447,7 @@ void scope__preload_mpi_finalizing(int (*write)(void))
     if (preload.phase != PHASE_RECORDING)
         return;
     note_unrecorded();
+    tell_watchers(0);
     if (preload.span_open)
         scope_end(preload.span_id);
     preload.span_open = 0;

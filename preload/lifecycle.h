@@ -50,4 +50,14 @@ void scope__preload_mpi_finalizing(int (*write)(void));
 void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
                                  const void *fn);
 
+/* A capture that must know when this process records (the OpenMP tool,
+ * whose events come from the OpenMP runtime's callbacks, not from the
+ * engine: omp/omp_tool.c) registers a hook, from a constructor of
+ * priority SCOPE_CAPTURE_CTOR_PRIORITY (engine/capture.h), before the
+ * preload's own constructor runs: `fn(1)` when recording starts, with the
+ * program's libraries loaded; `fn(0)` when it stops for good, before the
+ * rank's file is written (MPI_Finalize, MPI_Abort). Up to 4 hooks; a
+ * fifth is ignored. Nothing of the lifecycle lists the captures. */
+void scope__lifecycle_watch(void (*fn)(int recording));
+
 #endif /* SCOPE_PRELOAD_LIFECYCLE_H */

@@ -158,6 +158,41 @@ void scope_end(int32_t id)
     end_at(id, scope__ticks());
 }
 
+void scope__begin_aux(int32_t id, uint32_t aux)
+{
+    record_aux(scope_rec_region_word(id), scope__ticks(), aux, 1);
+}
+
+/* `ticks`, or the end of the thread's latest record when that is later:
+ * an end put at an earlier moment than now stays after what the thread
+ * recorded, so that its records stay in time order. */
+static inline uint64_t not_before_last(uint64_t ticks)
+{
+    struct scope__rec_thread *t = &tls;
+    struct scope_rec *r = t->cur;
+    if (r && scope__hot.on && r[-1].word != SCOPE_CHUNK_GUARD && !scope_rec_is_data(r[-1].word)) {
+        uint64_t last = r[-1].ticks + ((r[-1].word & SCOPE_REC_COMPLETE) ? r[-1].aux : 0);
+        if (last > ticks)
+            return last;
+    }
+    return ticks;
+}
+
+void scope__end_by(int32_t id, uint64_t ticks)
+{
+    uint64_t now = scope__ticks();
+    end_at(id, ticks < now ? not_before_last(ticks) : now);
+}
+
+uint64_t scope__end_aux(int32_t id, uint32_t aux)
+{
+    /* never completes the begin in place: the aux is the end's own */
+    uint64_t ticks = scope__ticks();
+    record_aux(scope_rec_region_word(id) | SCOPE_REC_END, ticks,
+               aux & ~SCOPE_REC_UNWOUND, 0);
+    return ticks;
+}
+
 void scope__begin_site(int32_t id, int32_t site)
 {
     record_aux(scope_rec_region_word(id), scope__ticks(), (uint32_t)(site > 0 ? site : 0),
@@ -174,13 +209,7 @@ void scope__end_unwound_at(int32_t id, uint64_t ticks)
 {
     /* not before the end of the thread's latest record: what ran after the
      * given moment (a destructor during unwinding) stays inside the call */
-    struct scope__rec_thread *t = &tls;
-    struct scope_rec *r = t->cur;
-    if (r && scope__hot.on && r[-1].word != SCOPE_CHUNK_GUARD && !scope_rec_is_data(r[-1].word)) {
-        uint64_t last = r[-1].ticks + ((r[-1].word & SCOPE_REC_COMPLETE) ? r[-1].aux : 0);
-        if (last > ticks)
-            ticks = last;
-    }
+    ticks = not_before_last(ticks);
     record_aux(scope_rec_region_word(id) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND, 0);
 }
 

@@ -131,6 +131,24 @@ SCOPE_API int32_t scope__callsite_define(const scope__frame *frames, int depth);
  * The matching end is a separate record (journal.h). */
 SCOPE_API void scope__begin_site(int32_t id, int32_t site);
 
+/* scope_begin() of region `id` whose record's aux is `aux`: a call site
+ * (as scope__begin_site) or an OpenMP region's value (format/journal.h).
+ * Same cost as scope_begin(). */
+SCOPE_API void scope__begin_aux(int32_t id, uint32_t aux);
+
+/* scope_end() of region `id` at clock `ticks` (scope__ticks()) when that
+ * is earlier than now, but not before the end of the thread's latest
+ * record: an end the caller learnt of late (an OpenMP worker's part of a
+ * parallel region, reported when the worker is released for the next
+ * one) is put where it happened. Same cost as scope_end(). */
+SCOPE_API void scope__end_by(int32_t id, uint64_t ticks);
+
+/* scope_end() of region `id` as a record of its own whose aux carries
+ * `aux` (bit 0, SCOPE_REC_UNWOUND, cleared): an OpenMP region's value
+ * (format/journal.h). Returns the end's clock (scope__ticks()), read
+ * once. Same cost as scope_end(). */
+SCOPE_API uint64_t scope__end_aux(int32_t id, uint32_t aux);
+
 /* Records what the call that just ended on this thread moved (format/
  * journal.h, data records): call it right after that call's scope_end(),
  * with nothing recorded between. One record (two when a value does not

@@ -12,6 +12,11 @@
  *                  set SCOPE_OUTPUT, else the config's `output`, else
  *                  scope_profile.h5 in the working folder
  *   SCOPE_VERBOSE  1 with -v
+ * With --openmp, LLVM's OpenMP runtime (libomp.so.5) is preloaded after the
+ * profiler: it implements GCC's libgomp entry points (GOMP_*), so a
+ * program GCC built runs its OpenMP on it, with the tool interface the
+ * profiler records OpenMP through (libgomp has none; docs/openmp.md says
+ * what this path does not deliver).
  *
  * Exit status: COMMAND's exit status. When COMMAND dies of a signal, scope
  * kills itself with the same signal (its own core dump disabled), so a
@@ -50,13 +55,17 @@ extern char **environ;
 #define PRELOAD_NAME "libscope_preload.so"
 
 static const char usage[] =
-    "usage: scope run [-c CONFIG] [-o OUTPUT] [-v] [--] COMMAND [ARGS...]\n"
+    "usage: scope run [-c CONFIG] [-o OUTPUT] [-v] [--openmp[=LIBOMP]] [--] COMMAND [ARGS...]\n"
     "  Runs COMMAND (e.g. mpirun -n 4 ./app) under the profiler and passes its\n"
     "  exit status through.\n"
     "  -c, --config CONFIG  functions to time and settings (see scope check-config)\n"
     "  -o, --output OUTPUT  index file of the profile (default scope_profile.h5);\n"
     "                       rank files go to OUTPUT without .h5 + .ranks/\n"
     "  -v, --verbose        say what is set and what each process does\n"
+    "  --openmp[=LIBOMP]    run a GCC-built program's OpenMP on LLVM's libomp (found\n"
+    "                       in the library folders, or LIBOMP), whose regions,\n"
+    "                       barriers and waits the profiler records; GCC's libgomp\n"
+    "                       has no tool interface (docs/openmp.md)\n"
     "  -h, --help           this text\n"
     "  Environment: SCOPE_PRELOAD overrides the path of " PRELOAD_NAME ".\n";
 
@@ -125,6 +134,45 @@ static int find_preload(char *out, size_t outlen)
     return -1;
 }
 
+/* LLVM's OpenMP runtime for --openmp: `given` when not NULL, else the
+ * first libomp.so.5 (or libomp.so) of LD_LIBRARY_PATH's folders, the
+ * system's library folders and LLVM's (/usr/lib/llvm-N/lib, newest
+ * first). Returns 0 with its canonical path in out, or -1 (message
+ * printed). */
+static int find_libomp(const char *given, char *out)
+{
+    if (given) {
+        if (!realpath(given, out)) {
+            fprintf(stderr, "scope run: --openmp=%s: %s\n", given, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char dirs[4096] = "";
+    const char *llp = getenv("LD_LIBRARY_PATH");
+    snprintf(dirs, sizeof dirs, "%s%s/usr/lib/x86_64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
+             "/usr/lib64:/usr/lib:/usr/local/lib", llp ? llp : "", llp && *llp ? ":" : "");
+    for (int v = 30; v >= 10; v--) {
+        size_t n = strlen(dirs);
+        snprintf(dirs + n, sizeof dirs - n, ":/usr/lib/llvm-%d/lib", v);
+    }
+    static const char *const names[] = { "libomp.so.5", "libomp.so" };
+    char path[PATH_MAX + 32];
+    for (const char *d = dirs; *d;) {
+        size_t n = strcspn(d, ":");
+        for (int k = 0; n && k < 2; k++) {
+            snprintf(path, sizeof path, "%.*s/%s", (int)n, d, names[k]);
+            if (access(path, R_OK) == 0 && realpath(path, out))
+                return 0;
+        }
+        d += n + (d[n] == ':');
+    }
+    fprintf(stderr, "scope run: --openmp: LLVM's OpenMP runtime (libomp.so.5) not found in "
+                    "the library folders; install it (Debian: libomp5-14) or name it: "
+                    "--openmp=/path/to/libomp.so.5\n");
+    return -1;
+}
+
 /* The output the preload will use, as the user would name it: -o, then
  * SCOPE_OUTPUT, then the config's `output` (a broken config is left for
  * the preload to report, once), then the default. */
@@ -149,20 +197,20 @@ static const char *choose_output(const char *opt_output, const char *config)
 }
 
 /* Sets the variables COMMAND inherits. Returns 0 or -1 (message printed). */
-static int set_environment(const char *preload, const char *config, const char *output,
-                           int verbose)
+static int set_environment(const char *preload, const char *libomp, const char *config,
+                           const char *output, int verbose)
 {
     const char *old = getenv("LD_PRELOAD");
-    size_t len = strlen(preload) + (old ? strlen(old) : 0) + 2;
+    size_t len = strlen(preload) + (libomp ? strlen(libomp) + 1 : 0) + (old ? strlen(old) : 0) + 2;
     char *value = malloc(len);
     if (!value) {
         fprintf(stderr, "scope run: out of memory\n");
         return -1;
     }
-    if (old && *old)
-        snprintf(value, len, "%s:%s", preload, old);
-    else
-        snprintf(value, len, "%s", preload);
+    /* libomp after the profiler, before the rest: its GOMP_* and omp_*
+     * are found before libgomp's */
+    snprintf(value, len, "%s%s%s%s%s", preload, libomp ? ":" : "", libomp ? libomp : "",
+             old && *old ? ":" : "", old && *old ? old : "");
     int rc = setenv("LD_PRELOAD", value, 1);
     free(value);
     if (rc == 0 && config)
@@ -313,8 +361,8 @@ static int die_like(int sig)
 /* argv[0] is "run". Returns the exit status (see the top of the file). */
 int scope_cmd_run(int argc, char **argv)
 {
-    const char *config = NULL, *opt_output = NULL;
-    int verbose = 0, i;
+    const char *config = NULL, *opt_output = NULL, *libomp_given = NULL;
+    int verbose = 0, openmp = 0, i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -328,6 +376,9 @@ int scope_cmd_run(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             verbose = 1;
+        } else if (strcmp(a, "--openmp") == 0 || strncmp(a, "--openmp=", 9) == 0) {
+            openmp = 1;
+            libomp_given = a[8] == '=' ? a + 9 : NULL;
         } else if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0 || strcmp(a, "-o") == 0
                    || strcmp(a, "--output") == 0) {
             if (i + 1 >= argc) {
@@ -349,8 +400,10 @@ int scope_cmd_run(int argc, char **argv)
     }
     char **cmd = argv + i;
 
-    char preload[PATH_MAX], config_abs[PATH_MAX], output[PATH_MAX];
+    char preload[PATH_MAX], config_abs[PATH_MAX], output[PATH_MAX], libomp[PATH_MAX];
     if (find_preload(preload, sizeof preload) < 0)
+        return 1;
+    if (openmp && find_libomp(libomp_given, libomp) < 0)
         return 1;
     if (config && absolute(config, config_abs, sizeof config_abs) < 0) {
         fprintf(stderr, "scope run: config path too long\n");
@@ -360,11 +413,13 @@ int scope_cmd_run(int argc, char **argv)
         fprintf(stderr, "scope run: output path too long\n");
         return 2;
     }
-    if (set_environment(preload, config ? config_abs : NULL, output, verbose) < 0)
+    if (set_environment(preload, openmp ? libomp : NULL, config ? config_abs : NULL, output,
+                        verbose) < 0)
         return 1;
     if (verbose)
-        fprintf(stderr, "scope run: LD_PRELOAD=%s%s%s SCOPE_OUTPUT=%s\n", preload,
-                config ? " SCOPE_CONFIG=" : "", config ? config_abs : "", output);
+        fprintf(stderr, "scope run: LD_PRELOAD=%s%s%s%s%s SCOPE_OUTPUT=%s\n", preload,
+                openmp ? ":" : "", openmp ? libomp : "", config ? " SCOPE_CONFIG=" : "",
+                config ? config_abs : "", output);
 
     struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
     sigemptyset(&ign.sa_mask);

@@ -27,6 +27,11 @@
                     "one-sided, collectives)")                            \
     X(waits, "waits", "who waited for whom: late senders and receivers, "  \
                       "waits at barriers and collectives, by rank")         \
+    X(omp, "omp", "the threads inside each rank: OpenMP parallel regions, "  \
+                  "their work, waits and imbalance, loops, locks")           \
+    X(efficiency, "efficiency", "POP's metrics of a hybrid run: MPI and "  \
+                                "OpenMP load balance, communication and "      \
+                                "parallel efficiency")                        \
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, "    \
                         "hatchet, csv, json or otf2")                     \

@@ -123,6 +123,8 @@ static void classify(scope_profile *p, int r, region_info *ri)
     ri->kind = MK_NONE;
     ri->role = OTF2_REGION_ROLE_FUNCTION;
     ri->paradigm = OTF2_PARADIGM_USER;
+    if (scope__otf2_omp_classify(name, ri))
+        return;
     if (name && !strcmp(name, SCOPE_MPI_SPAN_REGION)) {
         /* the preload's span of the MPI part of the run, not an MPI call:
          * tools that sort time by paradigm must not count it as MPI */
@@ -446,13 +448,10 @@ static int req_usable(otf2x *x, int64_t i, int *send, uint32_t *comm,
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
-/* scope__otf2_ok() for an event record, which it counts when written. */
+/* scope__otf2_event(): an event record, counted when written. */
 static int otf2_ev(otf2x *x, const char *what, OTF2_ErrorCode e)
 {
-    if (scope__otf2_ok(x, what, e) < 0)
-        return -1;
-    x->nev++;
-    return 0;
+    return scope__otf2_event(x, what, e);
 }
 
 /* The records of the call's start, after its Enter: a send's MpiSend, a
@@ -581,6 +580,8 @@ static int enter(otf2x *x, const scope_call *c)
     uint64_t t = (uint64_t)c->start_ns;
     if (otf2_ev(x, "Enter", OTF2_EvtWriter_Enter(x->w, NULL, t, (OTF2_RegionRef)c->region)) < 0)
         return -1;
+    if (x->ri[c->region].omp)
+        return scope__otf2_omp_enter(x, c, t);
     return at_start(x, c, t);
 }
 
@@ -589,7 +590,7 @@ static int enter(otf2x *x, const scope_call *c)
 static int leave(otf2x *x, const scope_call *c)
 {
     uint64_t t = (uint64_t)c->end_ns;
-    if (at_end(x, c, t) < 0)
+    if (x->ri[c->region].omp ? scope__otf2_omp_leave(x, c, t) < 0 : at_end(x, c, t) < 0)
         return -1;
     OTF2_AttributeList *al = NULL;
     if (unwound(x, c->region, c->call_index)) {
@@ -677,6 +678,11 @@ static int write_rank(otf2x *x, int rank)
         return scope__fail_msg(scope_reader_errmsg()), -1;
     const scope_call *c = scope_call_stack_calls(cs);
     int64_t n = scope_call_stack_count(cs);
+    if (scope__otf2_omp_rank(x, c, n) < 0) {
+        scope_call_stack_free(cs);
+        rank_state_free(x);
+        return -1;
+    }
     int32_t maxlane = -1;
     for (int64_t i = 0; i < n; i++)
         if (c[i].thread > maxlane)
@@ -835,6 +841,7 @@ fail:
     free(x.unw_state);
     free(x.is_post);
     free(x.is_done);
+    scope__otf2_omp_free(&x);
     return status;
 }
 

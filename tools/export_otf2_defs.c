@@ -2,7 +2,8 @@
  * export_otf2_defs.c - the definitions of the OTF2 archive `scope export
  * --to otf2` writes (export_otf2.c writes the events first): the clock,
  * the regions, the system tree (run, hosts, ranks, lanes with their event
- * counts), and the MPI groups and communicators, in an order that makes
+ * counts), the MPI groups and communicators, then OpenMP's teams
+ * (export_otf2_omp.c), in an order that makes
  * the same string ids on every run of the same profile.
  */
 #ifdef SCOPE_HAVE_OTF2
@@ -18,10 +19,7 @@
 
 static int str(otf2x *x, OTF2_GlobalDefWriter *g, const char *s, uint32_t *id)
 {
-    *id = x->nstrings++;
-    if (scope__otf2_ok(x, "WriteString", OTF2_GlobalDefWriter_WriteString(g, *id, s)) < 0)
-        return -1;
-    return 0;
+    return scope__otf2_string(x, g, s, id);
 }
 
 static int cmp_host(const void *a, const void *b)
@@ -277,9 +275,11 @@ int scope__otf2_write_defs(otf2x *x)
             return -1;
     }
 
-    if (write_system_tree(x, g) < 0)
+    if (write_system_tree(x, g) < 0 || scope__otf2_omp_paradigm(x, g) < 0)
         return -1;
-    return x->has_moved ? write_mpi_defs(x, g, s_empty) : 0;
+    if (x->has_moved && write_mpi_defs(x, g, s_empty) < 0)
+        return -1;
+    return scope__otf2_omp_defs(x, g, s_empty);
 }
 
 /* Every location gets its (empty) local definition file, as readers

@@ -43,6 +43,8 @@ if [ "$set" = test ]; then
   iproute2                                            # ip: tests/hosts/loopback_net brings up loopback in a private network namespace
   valgrind                                            # leak and memory checks in tests
   clang libclang-rt-14-dev                            # libFuzzer targets (tests/fuzz)
+  libomp-14-dev libomp5-14                            # LLVM's OpenMP runtime (OMPT): tests/omp's clang programs, `scope run --openmp`
+  cp2k                                                # tests/omp: cp2k.psmp (MPI + OpenMP, GCC) under `scope run --openmp`
   uftrace                                             # bench/bench_interpose compares against it (optional)
   chromium                                            # headless browser: tests draw the `scope report` page
   librsvg2-bin                                        # rsvg-convert: tests render the `scope plot` SVGs

@@ -2,7 +2,9 @@
  * otf2_archive.h - what the files of `scope export --to otf2`
  * share (not installed): export_otf2.c writes the events rank by rank and
  * runs the archive, export_otf2_defs.c writes the definitions once every
- * event is out, otf2_archive_errors.c turns libotf2 errors into one line.
+ * event is out, export_otf2_omp.c adds OpenMP's regions and fork-join
+ * records, otf2_archive_errors.c turns libotf2 errors into one line and
+ * writes what several of them write.
  * Only with SCOPE_HAVE_OTF2.
  */
 #ifndef SCOPE_OTF2_ARCHIVE_H
@@ -35,6 +37,7 @@ typedef struct {
     OTF2_CollectiveOp op;
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
+    int omp;                    /* an OpenMP region's class (format/scope_omp.h), 0 none */
 } region_info;
 
 typedef struct {
@@ -91,6 +94,7 @@ typedef struct {
 
     int64_t done_calls, total_calls;
     uint32_t nstrings;
+    struct otf2_omp *omp;       /* OpenMP teams (export_otf2_omp.c), NULL before */
 } otf2x;
 
 /* Prints "scope: export: DIR: OTF2 <what> failed: <libotf2's words>"
@@ -108,6 +112,28 @@ void scope__otf2_errors_begin(void);
 /* Location of (rank, lane), as Score-P numbers them: the lane in the
  * high half, so a rank's first lane is the rank itself. */
 uint64_t scope__otf2_loc_ref(int32_t rank, int32_t lane);
+
+/* otf2_archive_errors.c: scope__otf2_ok() for an event record of the
+ * lane being written, which it counts when written; a new string
+ * definition, its id in *id (0 or -1, said). */
+int scope__otf2_event(otf2x *x, const char *what, OTF2_ErrorCode e);
+int scope__otf2_string(otf2x *x, OTF2_GlobalDefWriter *g, const char *s, uint32_t *id);
+
+/* export_otf2_omp.c: OpenMP's regions and fork-join records. _classify
+ * fills *ri for an OpenMP region's name (1), else leaves it (0); _rank
+ * learns the rank's teams from its call stack; _enter and _leave write
+ * the records after a call's Enter and before its Leave (ThreadFork and
+ * ThreadJoin of a parallel region, ThreadTeamBegin and ThreadTeamEnd of an
+ * implicit task); _defs the paradigm, and after the MPI definitions the
+ * teams' groups and communicators. Those returning int return 0 or -1
+ * (said). */
+int scope__otf2_omp_classify(const char *name, region_info *ri);
+int scope__otf2_omp_rank(otf2x *x, const scope_call *c, int64_t n);
+int scope__otf2_omp_enter(otf2x *x, const scope_call *c, uint64_t t);
+int scope__otf2_omp_leave(otf2x *x, const scope_call *c, uint64_t t);
+int scope__otf2_omp_paradigm(otf2x *x, OTF2_GlobalDefWriter *g);
+int scope__otf2_omp_defs(otf2x *x, OTF2_GlobalDefWriter *g, uint32_t s_empty);
+void scope__otf2_omp_free(otf2x *x);
 
 /* export_otf2_defs.c. Each returns 0 or -1 (said). */
 /* The hosts of the run and each rank's host (x->hosts, x->rank_host). */

@@ -1,8 +1,10 @@
 /*
  * otf2_archive_errors.c - what the OTF2 export's files share beneath
- * them: libotf2's errors turned into scope's one-line message, and the
- * location numbering. Apart from export_otf2.c so that the definitions
- * (export_otf2_defs.c), which export_otf2.c calls, need nothing back from
+ * them: libotf2's errors turned into scope's one-line message, the
+ * location numbering, and the records more than one of them writes (a
+ * counted event, a string). Apart from export_otf2.c so that the
+ * definitions (export_otf2_defs.c) and the OpenMP part
+ * (export_otf2_omp.c), which export_otf2.c calls, need nothing back from
  * it. Built only with libotf2 (SCOPE_HAVE_OTF2).
  */
 #ifdef SCOPE_HAVE_OTF2
@@ -73,6 +75,22 @@ int scope__otf2_oom(void)
 uint64_t scope__otf2_loc_ref(int32_t rank, int32_t lane)
 {
     return ((uint64_t)(uint32_t)lane << 32) | (uint32_t)rank;
+}
+
+int scope__otf2_event(otf2x *x, const char *what, OTF2_ErrorCode e)
+{
+    if (scope__otf2_ok(x, what, e) < 0)
+        return -1;
+    x->nev++;
+    return 0;
+}
+
+int scope__otf2_string(otf2x *x, OTF2_GlobalDefWriter *g, const char *s, uint32_t *id)
+{
+    *id = x->nstrings++;
+    if (scope__otf2_ok(x, "WriteString", OTF2_GlobalDefWriter_WriteString(g, *id, s)) < 0)
+        return -1;
+    return 0;
 }
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scope_omp.h"
 #include "svg.h"
 
 void scope__xml_put(FILE *out, const char *s)
@@ -72,6 +73,25 @@ void scope__region_colour(const char *name, char buf[8])
     snprintf(buf, 8, "#%02x%02x%02x", r & 255, g & 255, b & 255);
 }
 
+/* OpenMP's regions by what they are, whatever their names' hashes: a
+ * thread's work green, the runtime's own time (parallel regions outside
+ * their implicit tasks, synchronisation) pale, and waits red, so that a
+ * timeline shows at a glance who waited (format/scope_omp.h). NULL for
+ * any other region. */
+static const char *omp_colour(const char *name)
+{
+    switch (scope_omp_event_at(scope_omp_event_of(name))->cls) {
+    case SCOPE_OMPC_PARALLEL: return "#c9d6e8";
+    case SCOPE_OMPC_IMPLICIT_TASK: return "#9fd69b";
+    case SCOPE_OMPC_WORK: return "#5fb87f";
+    case SCOPE_OMPC_TASK: return "#b7a5e0";
+    case SCOPE_OMPC_SYNC: return "#f2c9c4";
+    case SCOPE_OMPC_WAIT: return "#d9534f";
+    case SCOPE_OMPC_MUTEX: return "#b8322e";
+    default: return NULL;
+    }
+}
+
 scope__colour *scope__region_colours(const scope_profile *p)
 {
     int n = scope_profile_region_count(p);
@@ -81,6 +101,11 @@ scope__colour *scope__region_colours(const scope_profile *p)
     int taken[NPALETTE] = { 0 };
     for (int r = 0; r < n; r++) {
         const char *name = scope_profile_region_name(p, r);
+        const char *omp = omp_colour(name);
+        if (omp) {
+            memcpy(c[r], omp, 8);
+            continue;
+        }
         if (r >= (int)NPALETTE) {
             scope__region_colour(name, c[r]);
             continue;

@@ -168,6 +168,11 @@ static char *from_dwarf(object *o, Dwarf_Addr addr)
 {
     Dwarf_Addr cubias;
     Dwarf_Die *cu = dwfl_module_addrdie(o->mod, addr, &cubias);
+    /* without .debug_aranges (clang writes none unless asked) libdw finds
+     * no CU by address: look through the CUs' own ranges */
+    for (Dwarf_Die *c = NULL; !cu && (c = dwfl_module_nextcu(o->mod, c, &cubias));)
+        if (dwarf_haspc(c, addr - cubias) > 0)
+            cu = c;
     if (!cu)
         return NULL;
     Dwarf_Die *scopes = NULL;
@@ -179,8 +184,13 @@ static char *from_dwarf(object *o, Dwarf_Addr addr)
     const char *file = NULL;
     int line = 0;
     Dwfl_Line *dl = dwfl_module_getsrc(o->mod, addr);
-    if (dl)
+    if (dl) {
         file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+    } else {
+        Dwarf_Line *l = dwarf_getsrc_die(cu, addr - cubias);
+        if (l && (file = dwarf_linesrc(l, NULL, NULL)))
+            dwarf_lineno(l, &line);
+    }
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
     if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
@@ -258,7 +268,20 @@ char *scope__symbolize(scope__symbolizer *s, const scope_callsite_frame *f)
     const char *name = dwfl_module_addrinfo(o->mod, call + o->bias, &off, &sym,
                                             NULL, NULL, NULL);
     int rc;
-    if (name) {
+    Dwfl_Line *dl = name ? dwfl_module_getsrc(o->mod, call + o->bias) : NULL;
+    const char *file = NULL;
+    int line = 0;
+    if (dl)
+        file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+    if (name && file && line > 0) {
+        /* a line table but no scope for the function (GCC's outlined
+         * OpenMP bodies, main._omp_fn.0): the symbol with the line */
+        char *d = demangle(name);
+        if (!d)
+            return NULL;
+        rc = asprintf(&out, "%s (%s:%d)", d, base_name(file), line);
+        free(d);
+    } else if (name) {
         char *d = demangle(name);
         if (!d)
             return NULL;

@@ -20,6 +20,8 @@ void scope__symbolizer_free(scope__symbolizer *s);
  * memory), the best the object allows:
  *   "fn (file.c:12)"                      DWARF: function, the call's line
  *   "inl (a.h:3) inlined in fn (b.c:9)"   DWARF with inline frames
+ *   "fn (file.c:12)"                      a line but no function scope in
+ *                                         the DWARF: the ELF symbol's name
  *   "fn+0x1f (prog)"                      no DWARF: the ELF symbol table
  *   "prog+0x1234"                         no symbol covers the address
  *   "prog+0x1234 (object missing)"        the stored path does not open

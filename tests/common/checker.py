@@ -12,6 +12,8 @@ writer). A checker imports it with
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                     "..", "common"))
     from checker import clean_env
+
+expect() and expect_eq() fail with a message naming what differs.
 """
 import os
 import subprocess
@@ -38,6 +40,18 @@ def fail(msg):
     """Prints the failure and ends the checker with status 1."""
     print("FAIL:", msg)
     sys.exit(1)
+
+
+def expect(cond, msg):
+    """Fails with msg unless cond."""
+    if not cond:
+        fail(msg)
+
+
+def expect_eq(got, want, what):
+    """Fails naming `what`, the value got and the one expected, unless equal."""
+    if got != want:
+        fail(f"{what}: {got!r}, expected {want!r}")
 
 
 def run_limited(cmd, env, cwd, what, limit=120):

@@ -178,6 +178,8 @@ INTERPOSED = sorted(["MPI_Finalize", "MPI_Init", "MPI_Init_thread", "MPI_Abort",
                      "backtrace",
                      "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
                      "dlopen", "dlmopen", "dlclose",
+                     # the OpenMP tool interface's entry point (preload/omp/)
+                     "ompt_start_tool",
                      # libscope.so's public API, interposed (preload/exports.map)
                      "scope_init", "scope_finalize", "scope_region", "scope_begin",
                      "scope_end", "scope_dropped_events", "scope_set_rank",

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """gen_struct_layout.py HEADER... OUT.c - writes a C program that prints the
 layout the compiler gives every `typedef struct NAME { ... } NAME;` of
-each HEADER (scope_reader.h, scope_reader_comm.h, scope_reader_waits.h):
+each HEADER (scope_reader.h, scope_reader_comm.h, scope_reader_waits.h,
+scope_reader_omp.h):
 "NAME size" and then "NAME.field offset size" per field, in declaration
 order; and the value of every number the headers #define or enumerate
 ("#define NAME value"). The names come from the headers themselves, so a

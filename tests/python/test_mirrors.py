@@ -78,9 +78,12 @@ class Mirrors(unittest.TestCase):
 
     def test_every_passed_struct_is_mirrored(self):
         self.assertEqual(sorted(scope_reader._C_STRUCTS),
-                         ["scope_balance", "scope_call", "scope_communicators", "scope_event",
+                         ["scope_balance", "scope_call", "scope_communicators",
+                          "scope_efficiency", "scope_efficiency_cpu", "scope_event",
                           "scope_event_columns", "scope_event_query", "scope_message",
-                          "scope_message_pairs", "scope_moments", "scope_moved", "scope_stats", "scope_time_window", "scope_unmatched",
+                          "scope_message_pairs", "scope_moments", "scope_moved",
+                          "scope_omp_construct", "scope_omp_region", "scope_omp_row",
+                          "scope_stats", "scope_time_window", "scope_unmatched",
                           "scope_wait_call", "scope_wait_row", "scope_waits_totals"])
 
     def test_layouts_match(self):

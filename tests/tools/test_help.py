@@ -88,7 +88,7 @@ def summary_lines():
 class Help(unittest.TestCase):
     def test_commands_listed(self):
         cmds = commands()
-        self.assertEqual(len(cmds), 14)
+        self.assertEqual(len(cmds), 16)
         self.assertEqual(sorted(summary_lines()), sorted(cmds))
         for name, source in cmds.items():
             self.assertTrue(os.path.exists(os.path.join(SRC, "tools", source)), source)
@@ -116,7 +116,7 @@ class Help(unittest.TestCase):
         self.assertEqual(accepted("cmd_plot.c")[2], {"timeline", "flame", "imbalance", "comm"})
         self.assertEqual(accepted("cmd_diff.c")[2], {"table", "csv", "json", "median", "total"})
         self.assertEqual(accepted("cmd_run.c")[:2],
-                         ({"config", "output", "verbose", "help"}, {"c", "o", "v", "h"}))
+                         ({"config", "output", "verbose", "openmp", "help"}, {"c", "o", "v", "h"}))
         self.assertEqual(accepted("cmd_check_config.c")[:2], ({"quiet", "help"}, {"q", "h"}))
         self.assertIn("wide", accepted("cmd_waits.c")[0])
 

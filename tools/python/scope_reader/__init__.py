@@ -1083,3 +1083,8 @@ _waits.attach(ProfilingResults, _lib, _sig, _check, _p)
 _C_STRUCTS.update(_waits.C_STRUCTS)
 _C_STRUCTS.update(_comm.C_STRUCTS)
 from .compare import compare  # noqa: E402,F401  (compare.py: sets of runs, statistics)
+
+# The threads inside each rank (omp.py): ProfilingResults.omp(), .omp_regions()
+from . import omp as _omp  # noqa: E402
+_omp.attach(ProfilingResults, _lib, _sig, _check, _p)
+_C_STRUCTS.update(_omp.C_STRUCTS)
