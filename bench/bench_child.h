@@ -14,16 +14,27 @@ long bench_target(long x);
 
 double bench_now_s(void);
 
-/* The child: the best of 3 rounds of `calls` calls of bench_target,
- * printed in ns per call on stdout. Returns 0. */
+/* Calls per timed batch (bench_child.c says why batches). */
+#define BENCH_BATCH 1000
+
+/* The child: 3 rounds of `calls` calls of bench_target; prints the
+ * fastest batch of BENCH_BATCH and the fastest round, in ns per call, on
+ * one line of stdout. Returns 0. */
 int bench_child(long calls);
 
-/* Two reads of the recorder's clock, best of 5 rounds of n, in ns. */
+/* Two ordered reads of the recorder's clock (`lfence; rdtsc` inline on
+ * x86-64), the fastest batch over 5 n pairs, in ns. */
 double bench_two_reads_ns(long n);
+
+/* The load average (1, 5, 15 minutes) as /proc/loadavg gives it, in buf. */
+const char *bench_load(char *buf, size_t len);
 
 /* Runs argv with extra environment (name, value, ..., NULL) and returns
  * the ns per call the child printed last, or a negative value. */
 double bench_run(char *const argv[], const char *const env[]);
+
+/* The same, with the second number of that line in *second (-1 if none). */
+double bench_run2(char *const argv[], const char *const env[], double *second);
 
 /* Writes a config timing `entry` (1 GiB budget) into dir/name; returns
  * its path in buf, or NULL. */

@@ -199,6 +199,16 @@ void scope__begin_site(int32_t id, int32_t site)
                1);
 }
 
+void scope__begin_site_at(int32_t id, int32_t site, uint64_t ticks)
+{
+    record_aux((uint32_t)id << SCOPE_REC_ID_SHIFT, ticks, (uint32_t)(site > 0 ? site : 0), 1);
+}
+
+void scope__end_at(int32_t id, uint64_t ticks)
+{
+    end_at(id, ticks);
+}
+
 void scope__end_unwound(int32_t id)
 {
     record_aux(scope_rec_region_word(id) | SCOPE_REC_END, scope__ticks(),

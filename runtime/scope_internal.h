@@ -149,6 +149,15 @@ SCOPE_API void scope__end_by(int32_t id, uint64_t ticks);
  * once. Same cost as scope_end(). */
 SCOPE_API uint64_t scope__end_aux(int32_t id, uint32_t aux);
 
+/* scope__begin_site() and scope_end() at clock `ticks` (scope__ticks())
+ * read by the caller: the preload's trampoline reads the counter itself,
+ * first thing in its entry and exit paths, where the ordering fence waits
+ * for nothing but the work it orders (docs/performance.md). The caller
+ * keeps a thread's ticks from decreasing. Same cost as scope__begin_site()
+ * and scope_end() without their clock read. */
+SCOPE_API void scope__begin_site_at(int32_t id, int32_t site, uint64_t ticks);
+SCOPE_API void scope__end_at(int32_t id, uint64_t ticks);
+
 /* Records what the call that just ended on this thread moved (format/
  * journal.h, data records): call it right after that call's scope_end(),
  * with nothing recorded between. One record (two when a value does not

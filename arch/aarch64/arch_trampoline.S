@@ -12,14 +12,14 @@
  * (arguments, the indirect-result x8, and the temporaries a caller built
  * with interprocedural register allocation may keep across a call it knows
  * leaves them alone), the flags, and q0-q7 (vector arguments), calls
- * scope__shadow_enter(fn, slot, saved) with `saved` = the frame record's
+ * scope__shadow_enter(fn, slot, saved, 0) with `saved` = the frame record's
  * address (x0 at saved[-1] ... x7 at saved[-8]: the MPI capture reads and
  * may replace them there), restores everything, x30 from the slot, and
  * branches to where the C code said (br x16).
  *
  * redirect  the slot now holds the exit path's address, so the function's
  *           `ret` goes to the exit path, which calls scope__shadow_exit(sp,
- *           x0) and returns to the original address it gets back.
+ *           x0, 0) and returns to the original address it gets back.
  * call      the entry path `blr`s the function from the very same stack
  *           pointer, so the return stack predicts its `ret` into the exit
  *           path that follows the blr; the exit path's `ret` is then
@@ -29,7 +29,8 @@
  * started inside scope__shadow_enter steps through to the caller; the
  * exit paths have none (as on x86: while the function runs its return
  * address is the exit path's, and throws and walks put the original back
- * first). Every branch target here is reached by `br x16` or `blr x16`,
+ * first). The ticks passed are 0: the C half reads CNTVCT_EL0 itself (the
+ * x86 paths read the TSC first thing, docs/performance.md). Every branch target here is reached by `br x16` or `blr x16`,
  * which a `bti c` accepts; the stubs' own pages are not guarded.
  */
     .text
@@ -94,6 +95,7 @@
     mov x0, x16
     add x1, x29, #8                 /* the slot: entry sp - 8 */
     mov x2, x29                     /* the saved argument registers lie below */
+    mov x3, xzr                     /* ticks 0: the C half reads the clock */
     bl scope__shadow_enter          /* x0 = resume, x1 = recorded */
     mov x16, x0
     mov x17, x1
@@ -109,6 +111,7 @@
     SAVE_ALL
     add x0, x29, #16                /* the sp the function returned with */
     ldr x1, [x29, #-8]              /* its return value */
+    mov x2, xzr                     /* ticks 0: the C half reads the clock */
     bl scope__shadow_exit           /* x0 = the original return address */
     str x0, [x29, #8]
     RESTORE_ALL_BUT_FRAME

@@ -4,12 +4,13 @@
  * (call, redirect; docs/interposition.md).
  *
  * The paths call the C halves preload/engine/shadow_stack.h declares:
- *   scope__shadow_enter(fn, slot, saved): fn = the struct scope__fn the
+ *   scope__shadow_enter(fn, slot, saved, 0): fn = the struct scope__fn the
  *     stub passed in x16; slot = entry sp - 8, where the entry path stored
  *     x30 (the return address); saved = the frame record just above the
- *     saved argument registers x0..x7 (downwards).
- *   scope__shadow_exit(sp, ret): sp = the stack pointer the function
- *     returned with (slot + 8), ret = x0.
+ *     saved argument registers x0..x7 (downwards); ticks 0: the C half
+ *     reads CNTVCT_EL0 itself.
+ *   scope__shadow_exit(sp, ret, 0): sp = the stack pointer the function
+ *     returned with (slot + 8), ret = x0, ticks 0 as at entry.
  */
 #ifndef SCOPE_ARCH_TRAMPOLINE_H
 #define SCOPE_ARCH_TRAMPOLINE_H

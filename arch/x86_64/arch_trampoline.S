@@ -13,9 +13,9 @@
  * Entry: a function's stub pushes %r11 and jumps here with its struct
  * scope__fn in %r11; above that the stack is exactly as the caller left
  * it. The path saves the general registers and vector 0-7 (arguments),
- * aligns the stack itself (callers need not have), calls
- * scope__shadow_enter(fn, &return_slot, saved) and continues at the
- * address it returned. `saved` points just above the saved %rdi, %rsi,
+ * aligns the stack itself (callers need not have), reads the counter
+ * (ENTRY_TICKS), calls scope__shadow_enter(fn, &return_slot, saved,
+ * ticks) and continues at the address it returned. `saved` points just above the saved %rdi, %rsi,
  * %rdx, %rcx, %r8, %r9 (in that order, downwards): the MPI argument
  * capture (mpi_capture.c) reads a call's arguments there and may replace
  * one (a status the caller did not ask for), as it may a stack argument
@@ -24,8 +24,8 @@
  * Exit: an instrumented function returns here (its return slot was
  * redirected). The path saves the general registers and vector 0-1
  * (return values; st0/st1 stay on the x87 stack because nothing it calls
- * uses x87), calls scope__shadow_exit(sp, rax) and jumps to the original
- * return address.
+ * uses x87), reads the counter (EXIT_TICKS), calls scope__shadow_exit(sp,
+ * rax, ticks) and jumps to the original return address.
  *
  * Two modes (SCOPE_TRAMPOLINE, patch.c picks the pair):
  *
@@ -167,6 +167,7 @@
     mov %r11, %rdi
     lea 16(%rbp), %rsi
     mov %rbp, %rdx                  /* the saved argument registers lie below */
+    mov %r10, %rcx                  /* the begin's ticks, or 0 (ENTRY_TICKS) */
     call scope__shadow_enter        /* rax = resume (call mode: rdx = 1 if recorded) */
     mov 8(%rbp), %r11               /* the caller's r11 back */
     mov %rax, 8(%rbp)               /* R - 8 = where to continue */
@@ -180,6 +181,7 @@
     SAVE_RET \kind
     lea 16(%rbp), %rdi
     mov -8(%rbp), %rsi              /* the function's return value (saved %rax) */
+    mov %r10, %rdx                  /* the end's ticks, or 0 (EXIT_TICKS) */
     call scope__shadow_exit
     mov %rax, 8(%rbp)
     RESTORE_RET \kind
@@ -204,9 +206,108 @@
     jnz \label_wide
 .endm
 
+/* The counter, read by the paths themselves as the first thing after
+ * saving the registers (docs/performance.md, "One fence where the error
+ * lives"): `lfence; rdtsc` then waits only for the caller's work (entry)
+ * or the function's (exit), which is what ordering the read is for; read
+ * later, from C, the fence also waited for the path's own bookkeeping, and
+ * the work after it could no longer overlap with it. r10 = the ticks, or
+ * 0 when the C half is to read the clock itself: CLOCK_MONOTONIC
+ * (scope__clock_tsc 0), or, at entry, a function whose struct scope__fn
+ * flags (the 32-bit word at offset 4) lack SCOPE_FN_TICKS_AT_ENTRY (bit 0,
+ * patch.h): a capture's enter or a call-site lookup runs before its
+ * begin, and must stay outside the call's duration. Clobbers eax, edx and
+ * the flags (saved, or dead). */
+.macro READ_TICKS
+    lfence
+    rdtsc
+    shl $32, %rdx
+    or %rax, %rdx
+    mov %rdx, %r10
+.endm
+
+.macro ENTRY_TICKS
+    xor %r10d, %r10d
+    testb $1, 4(%r11)
+    jz 7f
+    cmpl $0, scope__clock_tsc(%rip)
+    je 7f
+    READ_TICKS
+7:
+.endm
+
+.macro EXIT_TICKS
+    xor %r10d, %r10d
+    cmpl $0, scope__clock_tsc(%rip)
+    je 7f
+    READ_TICKS
+7:
+.endm
+
+/* The `val` variants (AMD CPUs, arch_trampoline.h): there XINUSE costs
+ * about 25 ns a read, and legacy-SSE code pays nothing after a wide
+ * restore, so what decides is the registers' values, not their state:
+ * when the upper halves of the registers the path saves (the arguments at
+ * entry, `n` = 8; the return values at exit, `n` = 2) are all zero, the
+ * low 128 bits are all there is to save and restore, and the state is
+ * left as the caller had it; else the wide body saves and restores them
+ * whole. Reading the registers does not change their state. avx512:
+ * vptestmq sets a bit per nonzero quadword (k1, k2 are scratch, as they
+ * are across any call), bits 2-7 are the upper halves'; avx: vptest with
+ * a mask of the upper 128 bits. Clobbers eax and the flags (saved, or
+ * dead where the path is). */
+.macro BY_VALUE kind, n, label_wide
+.ifc \kind,avx512
+    vptestmq %zmm0, %zmm0, %k1
+    vptestmq %zmm1, %zmm1, %k2
+    korw %k2, %k1, %k1
+.if \n == 8
+    vptestmq %zmm2, %zmm2, %k2
+    korw %k2, %k1, %k1
+    vptestmq %zmm3, %zmm3, %k2
+    korw %k2, %k1, %k1
+    vptestmq %zmm4, %zmm4, %k2
+    korw %k2, %k1, %k1
+    vptestmq %zmm5, %zmm5, %k2
+    korw %k2, %k1, %k1
+    vptestmq %zmm6, %zmm6, %k2
+    korw %k2, %k1, %k1
+    vptestmq %zmm7, %zmm7, %k2
+    korw %k2, %k1, %k1
+.endif
+    kmovw %k1, %eax
+    test $0xfc, %al
+    jnz \label_wide
+.endif
+.ifc \kind,avx
+    vptest scope__tramp_upper128(%rip), %ymm0
+    jnz \label_wide
+    vptest scope__tramp_upper128(%rip), %ymm1
+    jnz \label_wide
+.if \n == 8
+    vptest scope__tramp_upper128(%rip), %ymm2
+    jnz \label_wide
+    vptest scope__tramp_upper128(%rip), %ymm3
+    jnz \label_wide
+    vptest scope__tramp_upper128(%rip), %ymm4
+    jnz \label_wide
+    vptest scope__tramp_upper128(%rip), %ymm5
+    jnz \label_wide
+    vptest scope__tramp_upper128(%rip), %ymm6
+    jnz \label_wide
+    vptest scope__tramp_upper128(%rip), %ymm7
+    jnz \label_wide
+.endif
+.endif
+.endm
+
 .macro ENTER_PATH kind, xin, mask, call_mode
-.if \xin
+.if \xin == 2
+    BY_VALUE \kind, 8, 8f
+.elseif \xin
     BY_XINUSE \mask, 8f
+.endif
+.if \xin
     ENTER_BODY sse, \call_mode
     jmp 9f                          /* jmp leaves the flags alone */
 8:
@@ -216,8 +317,12 @@
 .endm
 
 .macro EXIT_PATH kind, xin, mask
-.if \xin
+.if \xin == 2
+    BY_VALUE \kind, 2, 8f
+.elseif \xin
     BY_XINUSE \mask, 8f
+.endif
+.if \xin
     EXIT_BODY sse
     jmp 9f
 8:
@@ -227,7 +332,8 @@
 .endm
 
 /* name: the symbols' suffix; kind: the widest vector registers saved;
- * xin: 1 to save them that wide only when XINUSE says they are in use */
+ * xin: 1 to save them that wide only when XINUSE says they are in use,
+ * 2 only when their upper halves hold something (BY_VALUE) */
 .macro TRAMPOLINES name, kind, xin, mask
     .globl scope__tramp_entry_\name
     .hidden scope__tramp_entry_\name
@@ -254,6 +360,7 @@ scope__tramp_entry_\name:
     push %rax
     push %r10
     and $-16, %rsp
+    ENTRY_TICKS
     ENTER_PATH \kind, \xin, \mask, 0
     lea -64(%rbp), %rsp
     pop %r10
@@ -292,6 +399,7 @@ scope__tramp_exit_\name:
     push %r10
     push %r11
     and $-16, %rsp
+    EXIT_TICKS
     EXIT_PATH \kind, \xin, \mask
     lea -72(%rbp), %rsp
     pop %r11
@@ -332,6 +440,7 @@ scope__tramp_centry_\name:
     push %rax
     push %r10
     and $-16, %rsp
+    ENTRY_TICKS
     ENTER_PATH \kind, \xin, \mask, 1
     lea -64(%rbp), %rsp             /* lea and pops leave the flags alone */
     pop %r10
@@ -377,6 +486,7 @@ scope__tramp_cexit_\name:
     push %r10
     push %r11
     and $-16, %rsp
+    EXIT_TICKS
     EXIT_PATH \kind, \xin, \mask
     lea -72(%rbp), %rsp
     pop %r11
@@ -398,5 +508,13 @@ TRAMPOLINES avx, avx, 0, 0
 TRAMPOLINES avx512, avx512, 0, 0
 TRAMPOLINES avx_xin, avx, 1, 0x4
 TRAMPOLINES avx512_xin, avx512, 1, 0x44
+TRAMPOLINES avx_val, avx, 2, 0
+TRAMPOLINES avx512_val, avx512, 2, 0
+
+    .section .rodata
+    .p2align 5
+    .hidden scope__tramp_upper128
+scope__tramp_upper128:              /* BY_VALUE's mask: a ymm's upper half */
+    .quad 0, 0, -1, -1
 
     .section .note.GNU-stack,"",@progbits

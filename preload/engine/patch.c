@@ -420,6 +420,8 @@ static uint8_t *stub_header(uint8_t *s, int32_t id, uint32_t flags, uintptr_t re
 {
     struct scope__fn *fn = (struct scope__fn *)s;
     fn->id = id;
+    if (!(flags & (SCOPE_FN_CAPTURE_MASK | SCOPE_FN_DEPTH_MASK)))
+        flags |= SCOPE_FN_TICKS_AT_ENTRY;
     fn->flags = flags;
     fn->resume = resume;
     fn->entry = entry;

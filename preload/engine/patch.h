@@ -12,6 +12,11 @@
 
 /* What the trampoline needs to know about one instrumented function. It
  * lives in the function's stub (read-only once written). */
+/* The entry path reads the begin's ticks first thing (bit 0: the x86-64
+ * arch_trampoline.S tests it as a literal in the flags word at offset 4).
+ * Set by the stub's writer for every function without a capture or call
+ * sites, whose enter work must stay outside the call's duration. */
+#define SCOPE_FN_TICKS_AT_ENTRY 1u
 #define SCOPE_FN_CALIBRATE 2u /* calibrate.c's stub: recorded although the
                                 preload itself calls it */
 /* The capture that claimed the function (capture.h: its index 1..7, 0 for

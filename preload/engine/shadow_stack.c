@@ -73,6 +73,10 @@
                                            (capture.h), 0: none */
 #define MAX_LEVEL UINT8_MAX
 
+/* the x86-64 entry path reads the flags word and its bit 0 as literals */
+_Static_assert(offsetof(struct scope__fn, flags) == 4 && SCOPE_FN_TICKS_AT_ENTRY == 1u,
+               "arch_trampoline.S tests SCOPE_FN_TICKS_AT_ENTRY at 4(fn)");
+
 /* 48 bytes, as before captures: one more field would cost every call an
  * index computation of a 56-byte stride */
 struct frame {
@@ -180,7 +184,8 @@ static inline int on_stack(const struct shadow *s, uintptr_t a)
 
 /* ------------------------------------------------------------- hot paths */
 
-struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot, uint64_t *saved)
+struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot, uint64_t *saved,
+                                        uint64_t ticks)
 {
     uintptr_t ra = *slot;
     /* The preload's own calls (the recorder's slow path, the MPI wrappers
@@ -258,12 +263,12 @@ struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *s
     s->depth = depth + 1;
     *slot = scope__tramp_exit_addr;
     if (!silent)
-        scope__begin_site(fn->id, site);
+        scope__begin_site_at(fn->id, site, ticks ? ticks : scope__ticks());
     s->busy = 0;
     return (struct scope__enter){ fn->resume, 1 };
 }
 
-uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax)
+uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax, uint64_t ticks)
 {
     struct shadow *s = tls_ss;
     uintptr_t r = sp - SCOPE_ARCH_SLOT_BELOW_SP;
@@ -279,7 +284,7 @@ uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax)
     uint32_t busy = s->busy;
     s->busy = 1;
     if (!(f->flags & FRAME_SILENT))
-        scope_end(f->id);
+        scope__end_at(f->id, ticks ? ticks : scope__ticks());
     /* a capture's data records follow the end of the call they describe */
     if (f->flags >> FRAME_CAP_SHIFT)
         scope__captures[f->flags >> FRAME_CAP_SHIFT].exit(f->op, rax, (f->flags & FRAME_SILENT) != 0);

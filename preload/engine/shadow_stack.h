@@ -35,17 +35,20 @@ struct scope__enter {
 /* Called by the entry path with the function's record, the address of
  * its return-address slot and of its saved argument registers
  * (arch_trampoline.S; handed to the capture that claimed the function,
- * capture.h). Never fails: without room on the shadow stack, re-entered
+ * capture.h), and the begin's ticks the path read first thing (0: read
+ * them here, after the capture's enter and the call-site lookup). Never fails: without room on the shadow stack, re-entered
  * from inside the recorder, or left alone by its capture, it just doesn't
  * record this call (counted, but for the capture's), and says so
  * (recorded = 0). */
-struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot, uint64_t *saved);
+struct scope__enter scope__shadow_enter(const struct scope__fn *fn, uintptr_t *slot, uint64_t *saved,
+                                        uint64_t ticks);
 
 /* Called by the exit path with the stack pointer the function returned
- * with and its return value (handed to its capture: an MPI call's error
- * code). Returns the original return address. Frames pushed after the
+ * with, its return value (handed to its capture: an MPI call's error
+ * code) and the end's ticks the path read first thing (0: read them
+ * here). Returns the original return address. Frames pushed after the
  * one returning (skipped by longjmp) are closed as unwound then. */
-uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax);
+uintptr_t scope__shadow_exit(uintptr_t sp, uint64_t rax, uint64_t ticks);
 
 /* longjmp to a context whose stack pointer is `sp`: closes, as unwound,
  * every open call whose return slot lies below sp. */
