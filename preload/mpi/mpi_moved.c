@@ -406,7 +406,9 @@ static uint64_t handle_bits(const scope__mpi_abi *abi, uint64_t h)
  * buffer: count x type, or one element of type where the call takes no
  * count) and what its result buffer receives (rbuf: rcount x rtype, or
  * one element), the target as a world rank through the window's group.
- * An operation MPI_NO_OP with a result buffer is a fetch: nothing sent.
+ * An operation MPI_NO_OP with a result buffer is a fetch: nothing sent,
+ * and no destination (the origin sent no message; its get is the only
+ * one, docs/format.md).
  * (The positions are read once: MPI_Put is a call codes make often.) */
 static int one_sided(const struct scope__mpi_args *m, struct scope_call_data *d)
 {
@@ -432,8 +434,8 @@ static int one_sided(const struct scope__mpi_args *m, struct scope_call_data *d)
             int64_t one = scope__mpi_type_size(a[type]);
             d->bytes_sent = (count >= 0 ? scope__mpi_cnt(m->big, a[count]) * one : one) +
                             (has(m, SCOPE_ARG_cbuf) ? one : 0);
+            d->dest = wr;   /* a fetch sends nothing to the target: no message */
         }
-        d->dest = wr;
     }
     if (rbuf >= 0) {
         int rcount = scope_call_arg(r, SCOPE_ARG_rcount);
