@@ -36,31 +36,31 @@
 
 /* Calls f(ctx, from, to, bytes) for each pairwise share of one collective
  * of `rank` (shape `sh`, its root, what it sent and received, its
- * communicator's members). */
+ * communicator's members). A share of 0 bytes is a message all the same
+ * (docs/format.md: one rule for the three matrices), so that a call's
+ * messages do not depend on its counts. */
 static void shares(int sh, int rank, int32_t root, int64_t sent, int64_t received,
                    const int32_t *members, int32_t m,
                    void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
     switch (sh) {
     case SCOPE_COLL_ONE_TO_ALL:
-        if (root >= 0 && root != rank && received > 0)
+        if (root >= 0 && root != rank)
             f(ctx, root, rank, received);
         return;
     case SCOPE_COLL_ALL_TO_ONE:
-        if (root >= 0 && root != rank && sent > 0)
+        if (root >= 0 && root != rank)
             f(ctx, rank, root, sent);
         return;
     case SCOPE_COLL_ALL_EQUAL:
     case SCOPE_COLL_ALL_SPREAD:
-        if (m <= 0 || sent <= 0)
+        if (m <= 0)
             return;
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
                 f(ctx, rank, members[k], sent / m);
         return;
     case SCOPE_COLL_ALL_SAME:
-        if (sent <= 0)
-            return;
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
                 f(ctx, rank, members[k], sent);
@@ -81,7 +81,8 @@ static void call_shares(int sh, int started, int rank, const scope_moved *mv, in
 {
     int32_t root = scope_moved_root(mv->dest[i], mv->source[i], mv->tag[i]);
     if (started) {
-        if (root < 0 || root == rank)
+        /* moving nothing either way, it says no direction: no pair */
+        if (root < 0 || root == rank || (mv->bytes_received[i] <= 0 && mv->bytes_sent[i] <= 0))
             return;
         sh = mv->bytes_received[i] > 0 ? SCOPE_COLL_ONE_TO_ALL : SCOPE_COLL_ALL_TO_ONE;
     }

@@ -193,15 +193,16 @@ def collective_pairs(coll, inter):
             if comm != 0:
                 fail(f"rank {r} {name}: a collective on communicator {comm}")
             root = dest if dest >= 0 else source
-            if op in ("Bcast", "Scatter", "Scatterv") and root != r and received > 0:
+            # a share of 0 bytes is a message all the same (docs/format.md)
+            if op in ("Bcast", "Scatter", "Scatterv") and 0 <= root != r:
                 add(root, r, received)
-            elif op in ("Gather", "Gatherv", "Reduce") and root != r and sent > 0:
+            elif op in ("Gather", "Gatherv", "Reduce") and 0 <= root != r:
                 add(r, root, sent)
-            elif op in ("Alltoall", "Alltoallv", "Alltoallw") and sent > 0:
+            elif op in ("Alltoall", "Alltoallv", "Alltoallw"):
                 for m in range(N):
                     if m != r:
                         add(r, m, sent // N)
-            elif op in ("Allgather", "Allgatherv") and sent > 0:
+            elif op in ("Allgather", "Allgatherv"):
                 for m in range(N):
                     if m != r:
                         add(r, m, sent)
