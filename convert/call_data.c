@@ -1,7 +1,9 @@
 /*
  * call_data.c - the columns of what MPI calls moved (docs/format.md, "What
  * MPI calls moved"): bytes_sent, bytes_received, dest, source, tag and comm
- * beside a region's start_times, and the rank's communicators table.
+ * beside a region's start_times (and bytes_to_self in a region of
+ * all-to-all calls with per-member counts: its self records'), and the
+ * rank's communicators table.
  *
  * Apart from h5writer.c because they exist only for regions whose calls
  * carried data records (journal.h), and follow the writer's windows: a
@@ -44,6 +46,9 @@ int scope__conv_data_begin(struct region_out *o, uint64_t i)
             return SCOPE_ENOMEM;
         for (int k = 0; k < N_COLS; k++)
             d->ds[k] = H5I_INVALID_HID;
+        d->ds_self = H5I_INVALID_HID;
+        if (o->has_self && !(d->self = malloc(o->win * sizeof *d->self)))
+            return SCOPE_ENOMEM;
         d->sent = malloc(o->win * sizeof *d->sent);
         d->received = malloc(o->win * sizeof *d->received);
         d->dest = malloc(o->win * sizeof *d->dest);
@@ -58,6 +63,8 @@ int scope__conv_data_begin(struct region_out *o, uint64_t i)
     d->source[i] = fill32[D_SOURCE];
     d->tag[i] = fill32[D_TAG];
     d->comm[i] = fill32[D_COMM];
+    if (d->self)
+        d->self[i] = fill64;
     return 0;
 }
 
@@ -80,6 +87,18 @@ int scope__conv_data_datasets(struct region_out *o, hid_t g)
         H5Pclose(dcpl);
         H5Sclose(sp);
         if (d->ds[k] < 0)
+            rc = SCOPE_EHDF5;
+    }
+    if (rc == 0 && d->self) {
+        hsize_t dims[1] = { o->count };
+        hid_t sp = H5Screate_simple(1, dims, NULL);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_fill_value(dcpl, H5T_NATIVE_INT64, &fill64);
+        d->ds_self = H5Dcreate2(g, SCOPE_D_BYTES_SELF, H5T_STD_I64LE, sp, H5P_DEFAULT, dcpl,
+                                H5P_DEFAULT);
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+        if (d->ds_self < 0)
             rc = SCOPE_EHDF5;
     }
     return rc;
@@ -106,6 +125,8 @@ int scope__conv_data_flush(struct region_out *o, uint64_t n)
         if (scope__h5_write_slice(d->ds[k], is_i64(k) ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32,
                                   column(d, k), o->base, n) < 0)
             return SCOPE_EHDF5;
+    if (d->self && scope__h5_write_slice(d->ds_self, H5T_NATIVE_INT64, d->self, o->base, n) < 0)
+        return SCOPE_EHDF5;
     return 0;
 }
 
@@ -119,6 +140,9 @@ void scope__conv_data_close(struct region_out *o)
             H5Dclose(d->ds[k]);
         d->ds[k] = H5I_INVALID_HID;
     }
+    if (d->ds_self > 0)
+        H5Dclose(d->ds_self);
+    d->ds_self = H5I_INVALID_HID;
 }
 
 void scope__conv_data_free(struct region_out *o)
@@ -132,11 +156,13 @@ void scope__conv_data_free(struct region_out *o)
     free(d->source);
     free(d->tag);
     free(d->comm);
+    free(d->self);
     free(d);
     o->data = NULL;
 }
 
-int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call_data *v)
+int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call_data *v,
+                         const int64_t *self)
 {
     struct region_out *o = &c->reg[f.region];
     struct region_data *d = o->data;
@@ -152,6 +178,8 @@ int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call
         d->source[i] = v->source;
         d->tag[i] = v->tag;
         d->comm[i] = comm;
+        if (self && d->self)
+            d->self[i] = *self;
         return 0;
     }
     /* its window is written: the datasets exist */
@@ -163,6 +191,9 @@ int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call
                                   f.slot, 1) < 0)
             return SCOPE_EHDF5;
     }
+    if (self && d->self &&
+        scope__h5_write_slice(d->ds_self, H5T_NATIVE_INT64, self, f.slot, 1) < 0)
+        return SCOPE_EHDF5;
     return 0;
 }
 

@@ -111,6 +111,8 @@ int scope__conv_count_calls(struct conv *c)
             uint32_t id = scope_rec_region_of(r.word);
             if (cur.has_data && region_ok(c, id))
                 c->reg[id].has_data = 1;
+            if (cur.has_self && region_ok(c, id))
+                c->reg[id].has_self = 1;
             if (r.word & SCOPE_REC_END)
                 continue;
             if (!region_ok(c, id)) {
@@ -446,7 +448,8 @@ int scope__conv_merge_events(struct conv *c)
                                     scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux), 0);
                 }
                 if (rc == 0 && th->cur.has_data && th->has_closed && th->closed.region == id)
-                    rc = scope__conv_data_set(c, th->closed, &th->cur.data);
+                    rc = scope__conv_data_set(c, th->closed, &th->cur.data,
+                                              th->cur.has_self ? &th->cur.self_bytes : NULL);
                 if (rc == 0 && th->cur.n_req && th->has_closed && th->closed.region == id)
                     rc = scope__conv_requests(c, th->closed, th->cur.req, th->cur.n_req);
                 th->has_closed = 0;

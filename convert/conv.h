@@ -21,6 +21,8 @@ struct region_data {
     int64_t *sent, *received;
     int32_t *dest, *source, *tag, *comm;
     hid_t ds[6];
+    int64_t *self;          /* bytes_to_self, when the region has_self */
+    hid_t ds_self;
 };
 
 struct region_out {
@@ -35,6 +37,7 @@ struct region_out {
     int32_t *dep;           /* depth window, likewise */
     int has_sites;          /* some call of the region carried a call site */
     int has_data;           /* some call of the region carried a data record */
+    int has_self;           /* and some a self record (the bytes_to_self column) */
     struct region_data *data;
     struct region_omp *omp; /* an OpenMP region's columns (omp_calls.c), else NULL */
     char *link;             /* encoded link name */
@@ -105,12 +108,14 @@ int scope__conv_write_callsites(struct conv *c);
  * SCOPE_E*. _begin sets window slot i to "no data" (allocating the
  * windows first); _datasets creates the columns in the region's group g;
  * _flush writes window slots [0, n) at o->base; _set stores one call's
- * values (patching a written window in place). */
+ * values (patching a written window in place; `self`: what its self
+ * record gave, the bytes_to_self column's value, or NULL). */
 struct scope_call_data;
 int scope__conv_data_begin(struct region_out *o, uint64_t i);
 int scope__conv_data_datasets(struct region_out *o, hid_t g);
 int scope__conv_data_flush(struct region_out *o, uint64_t n);
-int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call_data *v);
+int scope__conv_data_set(struct conv *c, struct frame f, const struct scope_call_data *v,
+                         const int64_t *self);
 void scope__conv_data_close(struct region_out *o);
 void scope__conv_data_free(struct region_out *o);
 int scope__conv_write_comms(struct conv *c);

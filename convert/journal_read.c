@@ -527,6 +527,8 @@ static int add_request(struct scope_jr_cursor *c, const struct scope_rec *r)
 int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
 {
     c->has_data = 0;
+    c->has_self = 0;
+    c->self_bytes = 0;
     c->n_req = 0;
     int rc;
     do
@@ -555,6 +557,13 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
                 return r2;
             continue;
         }
+        if (scope_rec_is_self(d[0].word)) {
+            if (c->has_data && !c->n_req && !c->has_self) {
+                c->self_bytes = scope_self_unpack(&d[0]);
+                c->has_self = 1;
+            }
+            continue;
+        }
         if (c->has_data || c->n_req)
             continue;       /* a second data record: not this call's */
         if (scope_rec_is_postdata(d[0].word)) {
@@ -574,7 +583,8 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
         if (r2 < 0)
             return r2;
         if (r2 > 0 && scope_rec_is_data(d[1].word) && !scope_rec_is_request(d[1].word) &&
-            !scope_rec_is_collpost(d[1].word) && (d[1].word & SCOPE_REC_DATA_LONG)) {
+            !scope_rec_is_collpost(d[1].word) && !scope_rec_is_self(d[1].word) &&
+            (d[1].word & SCOPE_REC_DATA_LONG)) {
             scope_data_unpack(&d[0], &d[1], &c->data);
             c->has_data = 1;
         } else if (r2 > 0) {

@@ -117,6 +117,8 @@ struct scope_jr_cursor {
      * moved: its data record (journal.h), when one followed it. */
     int has_data;
     struct scope_call_data data;
+    int has_self;                   /* a self record followed it: */
+    int64_t self_bytes;             /* its bytes (journal.h) */
     /* The request records that followed it (journal.h: a post's, a
      * started persistent collective's collective post records, or the
      * completions of a call that completed requests). */

@@ -355,6 +355,34 @@ static inline void scope_completion_unpack(const struct scope_rec *r, struct sco
     c->bytes = r->aux;
 }
 
+/* A self record: after the data record of an all-to-all collective with
+ * per-member counts on an intracommunicator (MPI_Alltoallv, Alltoallw and
+ * their nonblocking forms), the bytes of the rank's block to itself, so
+ * that a reader can give the other members exactly the rest (the
+ * collective matrix's row total, docs/format.md). Its word lies among the
+ * long form's communicator ids that no table reaches, apart from the
+ * request, post's data and collective post words:
+ *   word 0xfff20007; ticks bytes (63 bits); aux 0 */
+#define SCOPE_REC_SELF_WORD 0xfff20007u
+
+static inline int scope_rec_is_self(uint32_t word)
+{
+    return word == SCOPE_REC_SELF_WORD;
+}
+
+/* Encodes `bytes` (< 0 read as 0) as a self record into *out. Pure. */
+static inline void scope_self_pack(int64_t bytes, struct scope_rec *out)
+{
+    *out = (struct scope_rec){ SCOPE_REC_DATA_MARK | (uint64_t)(bytes < 0 ? 0 : bytes),
+                               SCOPE_REC_SELF_WORD, 0 };
+}
+
+/* The bytes of self record r. Pure. */
+static inline int64_t scope_self_unpack(const struct scope_rec *r)
+{
+    return (int64_t)(r->ticks & ~SCOPE_REC_DATA_MARK);
+}
+
 /* A post's data record: the data record and the post record of a
  * nonblocking point-to-point post (MPI_Isend, MPI_Irecv and their kin) in
  * one, so that a post costs one record, as any other call's data. Written

@@ -89,6 +89,9 @@ extern "C" {
 #define SCOPE_D_SOURCE "source"                 /* int32 world rank, -1 none */
 #define SCOPE_D_TAG "tag"                       /* int32, SCOPE_NO_TAG none */
 #define SCOPE_D_COMM "comm"                     /* int32 row of communicators, -1 none */
+/* an all-to-all with per-member counts (Alltoallv, Alltoallw): what
+ * bytes_sent holds of its block to itself; only in such regions */
+#define SCOPE_D_BYTES_SELF "bytes_to_self"      /* int64 */
 #define SCOPE_NO_TAG (-2147483647 - 1)
 /* OpenMP regions (kind "omp", docs/format.md "OpenMP"): in the regions
  * whose class carries them (format/scope_omp.h) */

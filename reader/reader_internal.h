@@ -139,6 +139,7 @@ int scope__cell_sites(scope_profile *p, int region, int k, scope__cell **cell);
 struct scope__moved {
     int64_t *sent, *received;
     int32_t *dest, *source, *tag, *comm;
+    int64_t *self;          /* bytes_to_self: NULL where the region has none */
 };
 
 /* Frees a cell's data columns (moved.c; profile_close.c calls it). */
@@ -147,6 +148,10 @@ void scope__moved_free(struct scope__moved *m);
 /* Reads (once) the data columns of cell c into c->moved, which stays NULL
  * for a cell without them (moved.c). Returns 0 or an error. */
 int scope__cell_moved(scope_profile *p, scope__cell *c);
+
+/* The bytes_to_self column of (region, rank) into *self: NULL where the
+ * region has none (docs/format.md; moved.c). Returns 0 or an error. */
+int scope__moved_self(scope_profile *p, int region, int rank, const int64_t **self);
 
 /* What a region is (operation.c), by the vocabulary of intercepted calls
  * (format/scope_calls.h). _read_operation reads a region group's

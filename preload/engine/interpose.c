@@ -75,6 +75,7 @@ struct timing {
 static struct {
     const scope_config *cfg;
     struct scope__objfilter *filter; /* which objects to read (NULL: all) */
+    struct scope__namepat *pats;    /* each entry's pattern, compiled once */
     char *seen[MAX_OBJECTS];    /* paths of objects already handled */
     uintptr_t seen_bias[MAX_OBJECTS];
     uintptr_t seen_lo[MAX_OBJECTS], seen_hi[MAX_OBJECTS];  /* their mapped range */
@@ -466,7 +467,7 @@ static int apply_to(struct collect *c, int atomic, int startup)
     int total = 0;
     double t_start = now_s(), t_instr = 0, got0 = E.t.got;
     struct hits *hits = calloc(cfg->n_entries, sizeof *hits);
-    if (!hits || scope__match_entries(cfg, objs, n_objs, hits) < 0) {
+    if (!hits || scope__match_entries(cfg, E.pats, objs, n_objs, hits) < 0) {
         for (size_t k = 0; hits && k < cfg->n_entries; k++)
             free(hits[k].v);
         free(hits);
@@ -793,6 +794,7 @@ int scope__interpose_apply(const scope_config *cfg)
     E.cfg = cfg;
     if (scope__objfilter_build(&E.filter, cfg) < 0)
         E.filter = NULL;                    /* out of memory: read every object */
+    E.pats = scope__match_compile(cfg);     /* NULL: out of memory, nothing matched */
     Dl_info self;
     if (dladdr((void *)scope__interpose_apply, &self) && self.dli_fname)
         snprintf(E.self_path, sizeof E.self_path, "%s", self.dli_fname);

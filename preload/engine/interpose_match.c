@@ -92,30 +92,40 @@ static void lookup_exact(struct loaded *objs, size_t k, const char *name, struct
         free(idx);
 }
 
+struct scope__namepat *scope__match_compile(const scope_config *cfg)
+{
+    size_t n = cfg->n_entries;
+    struct scope__namepat *np = calloc(n ? n : 1, sizeof *np);
+    for (size_t k = 0; np && k < n; k++) {
+        const scope_config_entry *e = &cfg->entries[k];
+        if (scope__namepat_compile(&np[k], e->pattern, e->is_glob, e->demangled) < 0) {
+            while (k-- > 0)
+                scope__namepat_free(&np[k]);
+            free(np);
+            return NULL;
+        }
+    }
+    return np;
+}
+
 /* Matches every entry against the objects in one pass per object: an
  * exact mangled name is a hash lookup; the other entries (globs, C++
  * demangled names) are tested against each symbol in turn, which demangles
  * a symbol at most once and only when some pattern needs it. h[k] gets
  * entry k's hits in object order, then symbol order (what a scan per entry
  * gives). Returns 0 or SCOPE_ENOMEM. */
-int scope__match_entries(const scope_config *cfg, struct loaded *objs, size_t n_objs,
-                         struct hits *h)
+int scope__match_entries(const scope_config *cfg, const struct scope__namepat *np,
+                         struct loaded *objs, size_t n_objs, struct hits *h)
 {
     size_t n = cfg->n_entries;
-    struct scope__namepat *np = calloc(n, sizeof *np);
-    size_t *scan = calloc(n, sizeof *scan);     /* entries tested symbol by symbol */
-    int rc = SCOPE_ENOMEM;
-    if (!np || !scan)
-        goto fail_alloc;
-    size_t k;
-    for (k = 0; k < n; k++) {
-        const scope_config_entry *e = &cfg->entries[k];
-        if (scope__namepat_compile(&np[k], e->pattern, e->is_glob, e->demangled) < 0)
-            goto fail_compile;
+    size_t *scan = calloc(n ? n : 1, sizeof *scan);     /* entries tested symbol by symbol */
+    if (!np || !scan) {
+        free(scan);
+        return SCOPE_ENOMEM;
     }
     for (size_t o = 0; o < n_objs; o++) {
         size_t n_scan = 0;
-        for (k = 0; k < n; k++) {
+        for (size_t k = 0; k < n; k++) {
             const scope_config_entry *e = &cfg->entries[k];
             if (!scope__loaded_named(e, &objs[o].o))
                 continue;
@@ -129,15 +139,8 @@ int scope__match_entries(const scope_config *cfg, struct loaded *objs, size_t n_
                 if (scope__namepat_match(&np[scan[j]], &objs[o].ix, i))
                     hits_add(&h[scan[j]], o, i);
     }
-    rc = 0;
-    k = n;
-fail_compile:
-    while (k-- > 0)
-        scope__namepat_free(&np[k]);
-fail_alloc:
-    free(np);
     free(scan);
-    return rc;
+    return 0;
 }
 
 /* The Fortran rule's second look for an exact, plain-identifier entry that

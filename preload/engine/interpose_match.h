@@ -57,12 +57,19 @@ static inline int scope__loaded_named(const scope_config_entry *e, const struct 
  * implementation this CPU gets. Returns 1, or 0 when out of memory. */
 int scope__match_add(struct loaded *l, size_t i, struct match **out, size_t *n_out);
 
-/* Matches every entry of cfg against objs[0..n_objs) in one pass per
- * object: h[k] gets entry k's hits in object order, then symbol order.
- * Returns 0 or SCOPE_ENOMEM. Cost: a hash lookup per exact mangled name
- * and object; one test per symbol for the other entries. */
-int scope__match_entries(const scope_config *cfg, struct loaded *objs, size_t n_objs,
-                         struct hits *h);
+/* Each entry of cfg's name pattern, compiled once for every later
+ * scope__match_entries (the startup's and each dlopen's): a malloc'd
+ * array of cfg->n_entries, kept for the process's life; NULL when out of
+ * memory. Cost: one parse per entry. */
+struct scope__namepat *scope__match_compile(const scope_config *cfg);
+
+/* Matches every entry of cfg (np: their compiled patterns,
+ * scope__match_compile) against objs[0..n_objs) in one pass per object:
+ * h[k] gets entry k's hits in object order, then symbol order. Returns 0
+ * or SCOPE_ENOMEM. Cost: a hash lookup per exact mangled name and object;
+ * one test per symbol for the other entries; no pattern parsed. */
+int scope__match_entries(const scope_config *cfg, const struct scope__namepat *np,
+                         struct loaded *objs, size_t n_objs, struct hits *h);
 
 /* The Fortran rule's second look for an exact, plain-identifier entry
  * that matched nothing (lowercase + "_", "__<module>_MOD_<lowercase>"):

@@ -463,6 +463,11 @@ static void capture_records(struct scope__mpi_args *m, int keep)
     if (scope__mpi_moved(m, &d, &cm) < 0)
         return;
     emit_data(&d, keep);
+    if (scope_call_coll(row)->shape == SCOPE_COLL_ALL_SPREAD && cm && cm->remote_size == 0) {
+        struct scope_rec r;     /* its block to itself (journal.h) */
+        scope_self_pack(scope__mpi_self_bytes(m, cm), &r);
+        emit(r.ticks, r.word, r.aux, keep);
+    }
     if (row->form == SCOPE_CF_NONBLOCKING)
         name_nonblocking(m, &d, cm, keep);
 }

@@ -78,23 +78,30 @@ static int64_t sum_live(const struct scope__mpi_args *m, enum scope_arg_role rol
     return s;
 }
 
-/* Sum over i < n of counts[i] x MPI_Type_size(types[i]) (MPI_Alltoallw's
- * per-block datatypes), skipping the blocks `skip` marks (neighbours that
- * are MPI_PROC_NULL). */
+/* counts[i] x MPI_Type_size(types[i]): block i of MPI_Alltoallw & co,
+ * whose blocks each have a datatype; 0 without the arrays. */
+static int64_t typed_at(const struct scope__mpi_args *m, enum scope_arg_role counts,
+                        enum scope_arg_role types, int i)
+{
+    const unsigned char *t = (const unsigned char *)(uintptr_t)arg(m, types);
+    int64_t k = t ? count_at(m, counts, i) : 0;
+    if (!k)
+        return 0;
+    uint64_t h = 0;
+    size_t hs = m->abi->handle_size;
+    memcpy(&h, t + (size_t)i * hs, hs);
+    return k * scope__mpi_type_size(h);
+}
+
+/* Sum over i < n of typed_at() (MPI_Alltoallw's per-block datatypes),
+ * skipping the blocks `skip` marks (neighbours that are MPI_PROC_NULL). */
 static int64_t sum_typed(const struct scope__mpi_args *m, enum scope_arg_role counts,
                          enum scope_arg_role types, int n, const uint8_t *skip)
 {
-    const unsigned char *t = (const unsigned char *)(uintptr_t)arg(m, types);
-    size_t hs = m->abi->handle_size;
     int64_t s = 0;
-    for (int i = 0; t && i < n; i++) {
-        int64_t k = count_at(m, counts, i);
-        if (!k || (skip && skip[i]))
-            continue;
-        uint64_t h = 0;
-        memcpy(&h, t + (size_t)i * hs, hs);
-        s += k * scope__mpi_type_size(h);
-    }
+    for (int i = 0; i < n; i++)
+        if (!skip || !skip[i])
+            s += typed_at(m, counts, types, i);
     return s;
 }
 
@@ -395,6 +402,20 @@ static int collective(const struct scope__mpi_args *m, const struct scope__comm 
     return -1;
 }
 
+int64_t scope__mpi_self_bytes(const struct scope__mpi_args *m, const struct scope__comm *c)
+{
+    int me = c->me;
+    if (m->row->coll == SCOPE_COLL_OP_ALLTOALLV) {
+        if (in_place(m, SCOPE_ARG_sbuf))
+            return count_at(m, SCOPE_ARG_rcounts, me) * scope__mpi_type_size(arg(m, SCOPE_ARG_rtype));
+        return count_at(m, SCOPE_ARG_scounts, me) * scope__mpi_type_size(arg(m, SCOPE_ARG_stype));
+    }
+    if (m->row->coll == SCOPE_COLL_OP_ALLTOALLW)
+        return in_place(m, SCOPE_ARG_sbuf) ? typed_at(m, SCOPE_ARG_rcounts, SCOPE_ARG_rtypes, me)
+                                           : typed_at(m, SCOPE_ARG_scounts, SCOPE_ARG_stypes, me);
+    return 0;
+}
+
 /* --------------------------------------------------------------- one-sided */
 
 static uint64_t handle_bits(const scope__mpi_abi *abi, uint64_t h)
@@ -406,7 +427,9 @@ static uint64_t handle_bits(const scope__mpi_abi *abi, uint64_t h)
  * buffer: count x type, or one element of type where the call takes no
  * count) and what its result buffer receives (rbuf: rcount x rtype, or
  * one element), the target as a world rank through the window's group.
- * An operation MPI_NO_OP with a result buffer is a fetch: nothing sent.
+ * An operation MPI_NO_OP with a result buffer is a fetch: nothing sent,
+ * and no destination (the origin sent no message; its get is the only
+ * one, docs/format.md).
  * (The positions are read once: MPI_Put is a call codes make often.) */
 static int one_sided(const struct scope__mpi_args *m, struct scope_call_data *d)
 {
@@ -432,8 +455,8 @@ static int one_sided(const struct scope__mpi_args *m, struct scope_call_data *d)
             int64_t one = scope__mpi_type_size(a[type]);
             d->bytes_sent = (count >= 0 ? scope__mpi_cnt(m->big, a[count]) * one : one) +
                             (has(m, SCOPE_ARG_cbuf) ? one : 0);
+            d->dest = wr;   /* a fetch sends nothing to the target: no message */
         }
-        d->dest = wr;
     }
     if (rbuf >= 0) {
         int rcount = scope_call_arg(r, SCOPE_ARG_rcount);

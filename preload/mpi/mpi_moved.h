@@ -43,6 +43,13 @@ int scope__mpi_model_covers(const struct scope_call_row *row);
 int scope__mpi_moved(const struct scope__mpi_args *m, struct scope_call_data *d,
                      const struct scope__comm **used);
 
+/* Of what all-to-all call m with per-member counts (MPI_Alltoallv,
+ * Alltoallw and their nonblocking forms; 0 for any other) sent on
+ * intracommunicator c, the bytes of the rank's block to itself (with
+ * MPI_IN_PLACE: its receive block), for its self record (journal.h).
+ * Only for a call MPI accepted. Cost: one or two datatype sizes. */
+int64_t scope__mpi_self_bytes(const struct scope__mpi_args *m, const struct scope__comm *c);
+
 /* The bytes a receive's status says arrived (0 when none), and whether it
  * was cancelled. */
 int64_t scope__mpi_status_bytes(const scope__mpi_abi *abi, const void *status, int *cancelled);

@@ -6,8 +6,9 @@
  * share is exact where the model names the partner (the root of a rooted
  * collective, every member's equal block of MPI_Alltoall and
  * MPI_Allgather) and spread evenly where it does not (the per-pair counts
- * of MPI_Alltoallv and MPI_Alltoallw are not recorded; their row totals
- * stay exact). Reductions over all members (MPI_Allreduce,
+ * of MPI_Alltoallv and MPI_Alltoallw are not recorded: what a rank sent
+ * the others, its bytes less its block to itself (bytes_to_self), is
+ * spread over them, so that its row total is exact). Reductions over all members (MPI_Allreduce,
  * MPI_Reduce_scatter, scans), barriers, neighbourhood collectives and
  * intercommunicators have no pairwise meaning here and are left out.
  * A started persistent collective (MPI_Bcast_init & co, started by
@@ -36,31 +37,48 @@
 
 /* Calls f(ctx, from, to, bytes) for each pairwise share of one collective
  * of `rank` (shape `sh`, its root, what it sent and received, its
- * communicator's members). */
+ * communicator's members; `self`, an all-to-all with per-member counts'
+ * block to itself, -1 unknown). A share of 0 bytes is a message all the
+ * same (docs/format.md: one rule for the three matrices), so that a
+ * call's messages do not depend on its counts. */
 static void shares(int sh, int rank, int32_t root, int64_t sent, int64_t received,
-                   const int32_t *members, int32_t m,
+                   int64_t self, const int32_t *members, int32_t m,
                    void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
     switch (sh) {
     case SCOPE_COLL_ONE_TO_ALL:
-        if (root >= 0 && root != rank && received > 0)
+        if (root >= 0 && root != rank)
             f(ctx, root, rank, received);
         return;
     case SCOPE_COLL_ALL_TO_ONE:
-        if (root >= 0 && root != rank && sent > 0)
+        if (root >= 0 && root != rank)
             f(ctx, rank, root, sent);
         return;
-    case SCOPE_COLL_ALL_EQUAL:
     case SCOPE_COLL_ALL_SPREAD:
-        if (m <= 0 || sent <= 0)
+        if (self >= 0 && self <= sent) {
+            /* what went to the others, exactly: spread over them, the
+             * remainder a byte each to the first ones */
+            int32_t others = 0;
+            for (int32_t k = 0; k < m; k++)
+                others += members[k] != rank;
+            if (!others)
+                return;
+            int64_t rest = sent - self, each = rest / others, extra = rest % others;
+            for (int32_t k = 0; k < m; k++)
+                if (members[k] != rank)
+                    f(ctx, rank, members[k], each + (extra-- > 0 ? 1 : 0));
+            return;
+        }
+        /* a file before bytes_to_self, or a started one: as Alltoall */
+        __attribute__((fallthrough));
+    case SCOPE_COLL_ALL_EQUAL:
+        if (m <= 0)
             return;
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
                 f(ctx, rank, members[k], sent / m);
         return;
     case SCOPE_COLL_ALL_SAME:
-        if (sent <= 0)
-            return;
         for (int32_t k = 0; k < m; k++)
             if (members[k] != rank)
                 f(ctx, rank, members[k], sent);
@@ -75,17 +93,19 @@ static void shares(int sh, int rank, int32_t root, int64_t sent, int64_t receive
  * it started): only a single rooted collective's start names a root
  * (moved.c's rule: a destination without a tag), and its direction is
  * then its bytes'. */
-static void call_shares(int sh, int started, int rank, const scope_moved *mv, int64_t i,
-                        const int32_t *members, int32_t m,
+static void call_shares(int sh, int started, int rank, const scope_moved *mv,
+                        const int64_t *self, int64_t i, const int32_t *members, int32_t m,
                         void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx)
 {
     int32_t root = scope_moved_root(mv->dest[i], mv->source[i], mv->tag[i]);
     if (started) {
-        if (root < 0 || root == rank)
+        /* moving nothing either way, it says no direction: no pair */
+        if (root < 0 || root == rank || (mv->bytes_received[i] <= 0 && mv->bytes_sent[i] <= 0))
             return;
         sh = mv->bytes_received[i] > 0 ? SCOPE_COLL_ONE_TO_ALL : SCOPE_COLL_ALL_TO_ONE;
     }
-    shares(sh, rank, root, mv->bytes_sent[i], mv->bytes_received[i], members, m, f, ctx);
+    shares(sh, rank, root, mv->bytes_sent[i], mv->bytes_received[i], self ? self[i] : -1, members,
+           m, f, ctx);
 }
 
 /* The members of row c of the rank's communicators; 0 when the row is
@@ -122,7 +142,7 @@ static int started_shares(scope_profile *p, int r, int rank, const scope_moved *
         if (!members_of(ct, mv->comm[call], &members, &m))
             continue;
         shares(rq.collective[j], rank, rq.root[j], rq.bytes_sent[j],
-               rq.bytes_received[j], members, m, f, ctx);
+               rq.bytes_received[j], -1, members, m, f, ctx);
     }
     return 0;
 }
@@ -144,7 +164,10 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
                 continue;
             scope_moved mv;
             scope_communicators ct;     /* loaded once per rank by the reader */
+            const int64_t *self = NULL;
             int rc = scope_profile_moved(p, r, rk, &mv);
+            if (rc == 0)
+                rc = scope__moved_self(p, r, rk, &self);
             if (rc == 0 && mv.n && mv.comm)
                 rc = scope_profile_communicators(p, rk, &ct);
             if (rc < 0)
@@ -164,7 +187,7 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
                 const int32_t *members;
                 int32_t m;
                 if ((!done || !done[i]) && members_of(&ct, mv.comm[i], &members, &m))
-                    call_shares(sh, started, rk, &mv, i, members, m, f, ctx);
+                    call_shares(sh, started, rk, &mv, self, i, members, m, f, ctx);
             }
             free(done);
         }

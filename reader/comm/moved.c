@@ -31,6 +31,7 @@ void scope__moved_free(struct scope__moved *m)
     free(m->source);
     free(m->tag);
     free(m->comm);
+    free(m->self);
     free(m);
 }
 
@@ -73,6 +74,8 @@ int scope__cell_moved(scope_profile *p, scope__cell *c)
             rc = read_i32(p, c, SCOPE_D_TAG, &m->tag);
         if (rc == 0)
             rc = read_i32(p, c, SCOPE_D_COMM, &m->comm);
+        if (rc == 0)
+            rc = read_i64(p, c, SCOPE_D_BYTES_SELF, &m->self);     /* optional */
         if (rc == 0 && (!m->received || !m->dest || !m->source || !m->tag || !m->comm))
             rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %s but not every column of docs/format.md "
                              "\"What MPI calls moved\"", p->sources[c->source].path, c->group,
@@ -111,6 +114,21 @@ int scope_profile_moved(scope_profile *p, int region, int rank, scope_moved *out
         out->comm = c->moved->comm;
     }
     return 0;
+}
+
+int scope__moved_self(scope_profile *p, int region, int rank, const int64_t **self)
+{
+    *self = NULL;
+    int k = scope__cell_index(p, region, rank);
+    if (k < 0)
+        return k;
+    scope__cell *c = scope__cell_at(p, region, k);
+    if (!c)
+        return 0;
+    int rc = scope__cell_moved(p, c);
+    if (rc == 0 && c->moved)
+        *self = c->moved->self;
+    return rc;
 }
 
 int scope_profile_bytes(scope_profile *p, int region, int rank, int64_t *sent, int64_t *received)

@@ -174,7 +174,8 @@ def collective_pairs(coll, inter):
     intercommunicator has none, and the program makes no other): a root to each other member for
     Bcast/Scatter(v) (what the member received), each other member to the
     root for Gather(v)/Reduce (what it sent), a member's sent bytes split
-    in 4 equal blocks for Alltoall(v/w) and its one block for Allgather(v)
+    in 4 equal blocks for Alltoall, what it sent the others (its own block
+    left out) spread over them for Alltoallv, and its one block for Allgather(v)
     to each other member; Allreduce and Barrier have none."""
     want = {}
 
@@ -193,15 +194,23 @@ def collective_pairs(coll, inter):
             if comm != 0:
                 fail(f"rank {r} {name}: a collective on communicator {comm}")
             root = dest if dest >= 0 else source
-            if op in ("Bcast", "Scatter", "Scatterv") and root != r and received > 0:
+            # a share of 0 bytes is a message all the same (docs/format.md)
+            if op in ("Bcast", "Scatter", "Scatterv") and 0 <= root != r:
                 add(root, r, received)
-            elif op in ("Gather", "Gatherv", "Reduce") and root != r and sent > 0:
+            elif op in ("Gather", "Gatherv", "Reduce") and 0 <= root != r:
                 add(r, root, sent)
-            elif op in ("Alltoall", "Alltoallv", "Alltoallw") and sent > 0:
+            elif op == "Alltoall":
                 for m in range(N):
                     if m != r:
                         add(r, m, sent // N)
-            elif op in ("Allgather", "Allgatherv") and sent > 0:
+            elif op == "Alltoallv":
+                # rank r sends (r+1)(j+1) ints to rank j: what went to the
+                # others, its own (r+1)^2 ints left out, spread over them,
+                # the remainder a byte each to the first ones
+                each, extra = divmod(sent - 4 * (r + 1) ** 2, N - 1)
+                for i, m in enumerate(x for x in range(N) if x != r):
+                    add(r, m, each + (1 if i < extra else 0))
+            elif op in ("Allgather", "Allgatherv"):
                 for m in range(N):
                     if m != r:
                         add(r, m, sent)

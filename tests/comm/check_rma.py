@@ -10,7 +10,8 @@ checks, with every value derived by hand below from the rank alone:
   - each one-sided call's origin bytes and its target as a world rank
     (through the window's communicator: a split with reversed keys makes
     split rank k world rank 3 - k), MPI_PROC_NULL moving nothing,
-    MPI_NO_OP sending nothing; the window-making calls carry their
+    MPI_NO_OP sending nothing and naming no destination (issue 44: a
+    fetch is one message, the get); the window-making calls carry their
     communicator; MPI_Put_c under MPICH;
   - the communicator table: MPI_COMM_WORLD made by MPI_Init, the split by
     MPI_Comm_split;
@@ -19,7 +20,9 @@ checks, with every value derived by hand below from the rank alone:
     communicator row made by "MPI_Win_get_group";
   - `scope comm --one-sided --format csv` gives the one-sided matrix these
     columns imply (a put from origin to target, a get from target to
-    origin, a get-accumulate both ways), the Python module the same
+    origin, a get-accumulate both ways, a fetch only from the target),
+    message by message and direction by direction as derived by hand from
+    the program, the Python module the same
     (comm_matrix(kind="one-sided"), communicators()); the point-to-point
     matrix stays empty; `scope waits` says it reads none of these calls;
     `scope report` draws the one-sided heat map (one
@@ -43,15 +46,16 @@ def expected_c(r, mpi):
         "MPI_Put": [row(4 * (r + 1), dest=nxt), row(), row(comm=-1), row(8, dest=nxt)],
         "MPI_Get": [row(received=12, source=prv)],
         "MPI_Accumulate": [row(20, dest=0)],
-        "MPI_Get_accumulate": [row(8, 8, nxt, nxt), row(0, 16, prv, prv)],   # MPI_SUM, MPI_NO_OP
-        "MPI_Fetch_and_op": [row(4, 4, 0, 0)],
+        # MPI_SUM, then MPI_NO_OP: a fetch sends no message, so no dest
+        "MPI_Get_accumulate": [row(8, 8, nxt, nxt), row(0, 16, -1, prv)],
+        "MPI_Fetch_and_op": [row(4, 4, 0, 0), row(0, 4, -1, 1)],
         "MPI_Compare_and_swap": [row(8, 4, 1, 1)],     # the new value and the compared one
         # the split window: split rank k is world rank 3 - k
         "MPI_Win_allocate": [row(comm=1)],
         "MPI_Rput": [row(4, dest=3, comm=1)],
         "MPI_Rget": [row(received=8, source=2, comm=1)],
         "MPI_Raccumulate": [row(12, dest=1, comm=1)],
-        "MPI_Rget_accumulate": [row(4, 4, 0, 0, comm=1)],
+        "MPI_Rget_accumulate": [row(4, 4, 0, 0, comm=1), row(0, 8, -1, 1, comm=1)],
         "MPI_Win_allocate_shared": [row(comm=0)],
     }
     if mpi == "mpich":
@@ -86,13 +90,46 @@ def rma_matrix(got_all):
     return pairs
 
 
+def rma_pairs_by_hand(lang, mpi):
+    """{(from, to): [messages, bytes]}: every one-sided message of the
+    program, direction by direction, from its source alone. A fetch
+    (MPI_NO_OP) is one message, target to origin, never one the other
+    way."""
+    msgs = []
+    for r in range(N):
+        nxt, prv = (r + 1) % N, (r + N - 1) % N
+        msgs += [(r, nxt, 4 * (r + 1)),             # MPI_Put
+                 (prv, r, 12),                      # MPI_Get
+                 (r, 0, 20)]                        # MPI_Accumulate
+        if lang != "c":
+            continue
+        msgs += [(r, nxt, 8), (nxt, r, 8),          # MPI_Get_accumulate, MPI_SUM
+                 (prv, r, 16),                      # its MPI_NO_OP fetch: the get alone
+                 (r, 0, 4), (0, r, 4),              # MPI_Fetch_and_op, MPI_SUM
+                 (1, r, 4),                         # its MPI_NO_OP fetch: the get alone
+                 (r, 1, 8), (1, r, 4),              # MPI_Compare_and_swap
+                 (r, 3, 4), (2, r, 8), (r, 1, 12),  # MPI_Rput, MPI_Rget, MPI_Raccumulate
+                 (r, 0, 4), (0, r, 4),              # MPI_Rget_accumulate, MPI_SUM
+                 (1, r, 8),                         # its MPI_NO_OP fetch: the get alone
+                 (r, nxt, 8)]                       # the shared window's MPI_Put
+        if mpi == "mpich":
+            msgs.append((r, nxt, 8))                # MPI_Put_c
+    pairs = {}
+    for s, t, b in msgs:
+        p = pairs.setdefault((s, t), [0, 0])
+        p[0] += 1
+        p[1] += b
+    return pairs
+
+
 def check_rma_requests(res):
     """Each request-based call (MPI_Rput, MPI_Rget, MPI_Raccumulate,
     MPI_Rget_accumulate, in that order) is linked to the MPI_Wait that
     completed it, MPI_Wait k for the k-th: rows without partner."""
     import h5py
     want = sorted([("MPI_Rput", 0, "MPI_Wait", 0), ("MPI_Rget", 0, "MPI_Wait", 1),
-                   ("MPI_Raccumulate", 0, "MPI_Wait", 2), ("MPI_Rget_accumulate", 0, "MPI_Wait", 3)])
+                   ("MPI_Raccumulate", 0, "MPI_Wait", 2), ("MPI_Rget_accumulate", 0, "MPI_Wait", 3),
+                   ("MPI_Rget_accumulate", 1, "MPI_Wait", 4)])
     for r in range(N):
         with h5py.File(os.path.join(res.ranks_dir, f"rank{r}.h5"), "r") as f:
             if "requests" not in f[f"rank{r}"]:
@@ -126,6 +163,9 @@ def main():
         check_rma_requests(res)
 
     pairs = rma_matrix(got_all)
+    if pairs != rma_pairs_by_hand(res.lang, res.mpi):
+        fail(f"one-sided messages of the columns:\n got  {pairs}\n want "
+             f"{rma_pairs_by_hand(res.lang, res.mpi)}")
     r = run([res.scope, "comm", "--one-sided", "--format", "csv", res.out], res.env, res.outdir)
     if r.returncode != 0:
         fail(f"scope comm --one-sided: {r.returncode} {r.stderr}")

@@ -9,7 +9,8 @@
  *                 MPI_Get_accumulate of 2 ints (result 2 ints) with next;
  *                 MPI_Get_accumulate with MPI_NO_OP (a fetch: origin 0
  *                 ints, result 4 ints) from prev; MPI_Fetch_and_op of one
- *                 int with rank 0; MPI_Compare_and_swap of one int with
+ *                 int with rank 0, then with MPI_NO_OP (a fetch) from rank
+ *                 1; MPI_Compare_and_swap of one int with
  *                 rank 1; MPI_Put to MPI_PROC_NULL (nothing moves)
  *   split window  MPI_Comm_split with reversed keys (split rank = 3 -
  *                 world rank), MPI_Win_allocate of 16 ints on it, a
@@ -17,8 +18,10 @@
  *                 split rank 0 (world 3), MPI_Rget of 2 ints from split
  *                 rank 1 (world 2), MPI_Raccumulate of 3 ints into split
  *                 rank 2 (world 1), MPI_Rget_accumulate of 1 int (result
- *                 1 int) with split rank 3 (world 0), each completed by
- *                 MPI_Wait: targets must come out as world ranks
+ *                 1 int) with split rank 3 (world 0), MPI_Rget_accumulate
+ *                 with MPI_NO_OP (a fetch of 2 ints) from split rank 2
+ *                 (world 1), each completed by MPI_Wait: targets must
+ *                 come out as world ranks
  *   shared window MPI_Win_allocate_shared of 4 doubles on MPI_COMM_WORLD:
  *                 MPI_Put of 1 double to next
  *   large count   (MPI 4 libraries: MPICH) MPI_Put_c of 2 ints to next
@@ -55,6 +58,8 @@ int main(int argc, char **argv)
     MPI_Win_fence(0, win);
     MPI_Fetch_and_op(obuf, rbuf, MPI_INT, 0, 40, MPI_SUM, win);
     MPI_Win_fence(0, win);
+    MPI_Fetch_and_op(NULL, rbuf, MPI_INT, 1, 40, MPI_NO_OP, win);
+    MPI_Win_fence(0, win);
     MPI_Compare_and_swap(obuf, obuf + 1, rbuf, MPI_INT, 1, 44, win);
     MPI_Win_fence(0, win);
     MPI_Put(obuf, 7, MPI_INT, MPI_PROC_NULL, 0, 7, MPI_INT, win);
@@ -86,6 +91,9 @@ int main(int argc, char **argv)
     MPI_Raccumulate(obuf, 3, MPI_INT, 2, 8, 3, MPI_INT, MPI_SUM, swin, &rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Rget_accumulate(obuf, 1, MPI_INT, rbuf, 1, MPI_INT, 3, 12, 1, MPI_INT, MPI_SUM, swin, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    MPI_Rget_accumulate(NULL, 0, MPI_INT, rbuf, 2, MPI_INT, 2, 12, 2, MPI_INT, MPI_NO_OP, swin,
+                        &rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Win_unlock_all(swin);
     MPI_Win_free(&swin);

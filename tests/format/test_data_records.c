@@ -10,7 +10,9 @@
  * is refused past it. A collective post record (a started persistent
  * collective's shape, root and bytes) reads back exactly, in one record up
  * to its limits and in two past them, is a data record and no other kind,
- * and a long form's second record alone decodes to nothing. The recorder
+ * and a long form's second record alone decodes to nothing. A self record
+ * (an all-to-all's block to itself) keeps its bytes up to 2^63 - 1 and
+ * is a data record of no other kind. The recorder
  * writes with the one function and the converter reads with the other,
  * so their agreement is the format.
  */
@@ -111,8 +113,37 @@ static void coll_round_trip(struct scope_coll_post p, int want_records)
     }
 }
 
+/* A self record: its bytes back, whatever the mark bit, and no other
+ * kind of record. */
+static void self_records(void)
+{
+    static const int64_t bytes[] = { 0, 1, 4096, (int64_t)UINT32_MAX + 1, INT64_MAX };
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
+        struct scope_rec r;
+        scope_self_pack(bytes[i], &r);
+        CHECK(scope_rec_is_self(r.word));
+        CHECK(scope_rec_is_data(r.word));
+        CHECK(!scope_rec_is_request(r.word));
+        CHECK(!scope_rec_is_collpost(r.word));
+        CHECK(!scope_rec_is_postdata(r.word));
+        CHECK(r.ticks & SCOPE_REC_DATA_MARK);
+        CHECK_I64(scope_self_unpack(&r), bytes[i]);
+    }
+    struct scope_rec r;
+    scope_self_pack(-5, &r);
+    CHECK_I64(scope_self_unpack(&r), 0);
+    /* no other data record's word is a self record's */
+    struct scope_rec d[2];
+    scope_data_pack(&(struct scope_call_data){ 1, 2, 3, 4, 5, 6 }, d);
+    CHECK(!scope_rec_is_self(d[0].word));
+    CHECK(!scope_rec_is_self(SCOPE_REC_REQUEST_WORD));
+    CHECK(!scope_rec_is_self(SCOPE_REC_COLLPOST_WORD));
+    CHECK(!scope_rec_is_self(SCOPE_REC_POSTDATA_WORD));
+}
+
 int main(void)
 {
+    self_records();
     /* compact: typical calls, and every field at its compact limit */
     round_trip((struct scope_call_data){ 400, 0, 1, -1, 7, 0 }, 1);
     round_trip((struct scope_call_data){ 0, 1600, -1, 3, 7, 0 }, 1);

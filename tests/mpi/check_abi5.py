@@ -13,7 +13,7 @@ rank 0 with tag 7, its receive from MPI_ANY_SOURCE with MPI_STATUS_IGNORE
 MPI_PROC_NULL (-3 in this ABI) that moves nothing, an in-place
 MPI_Allreduce of 2 doubles, and MPI_COMM_WORLD in the communicators; on a
 window of MPI_COMM_WORLD a put of 2 int32, an MPI_Fetch_and_op of an
-int64 with MPI_NO_OP (0x3d: nothing sent) and a put to MPI_PROC_NULL;
+int64 with MPI_NO_OP (0x3d: nothing sent, no dest) and a put to MPI_PROC_NULL;
 an MPI_Neighbor_alltoall of 3 doubles on a Cartesian communicator
 (MPI_Topo_test answers 211) whose lower neighbour is MPI_PROC_NULL: one
 block each way; the communicators' creating calls."""
@@ -58,7 +58,7 @@ def main():
             "MPI_Allreduce": [(16, 16, -1, -1, NO_TAG, 0)],
             "MPI_Win_create": [(0, 0, -1, -1, NO_TAG, 0)],
             "MPI_Put": [(8, 0, 0, -1, NO_TAG, 0), (0, 0, -1, -1, NO_TAG, 0)],
-            "MPI_Fetch_and_op": [(0, 8, 0, 0, NO_TAG, 0)],
+            "MPI_Fetch_and_op": [(0, 8, -1, 0, NO_TAG, 0)],   # a fetch: no dest
             "MPI_Neighbor_alltoall": [(24, 24, -1, -1, NO_TAG, 1)],
         }
         for name, rows in want.items():
