@@ -32,7 +32,10 @@ Checked in one-host and hosts (every value, not a sample):
     smallest sleep (4 ranks share 2 cores here: a rank can wait a few ms
     to be scheduled, a real wait); no wait negative; each designed wait
     equal, to the ns, to the one recomputed from the rank files' raw
-    start and end times with h5py;
+    start and end times with h5py. The exact checks always fail a run;
+    the sleep-shaped ones (a wait off its sleep, an unexpected wait the
+    raw times confirm) are the machine's load when few: they fail it
+    only when over a quarter of the designed waits miss, twice;
   - nonblocking collectives: waits at N x N on ranks 0, 1, 3 in the
     MPI_Wait that completed each MPI_Iallreduce, for rank 2; a ring of
     persistent requests started by MPI_Startall: late sender in rank 2's
@@ -69,9 +72,13 @@ from checker import clean_env  # noqa: E402
 N = 4
 FAIL = []
 # Misses of "the wait is the sleep's" alone: the machine's load, not the
-# analysis (which the exact checks test). Such a run is re-run once, as
-# tests/hosts does with its 1 ms quality claim; a second miss fails.
+# analysis (which the exact checks against the raw times test). A wrong
+# analysis (another rank blamed, a wrong sign or unit) misses every one;
+# a loaded machine misses a few. So a run fails on them only when more
+# than a quarter of the designed waits miss, twice (a re-run once, as
+# tests/hosts does with its 1 ms quality claim); fewer are notes.
 TIMING = []
+TIMED = []
 RETRY_ENV = "CHECK_WAITS_RETRY"
 
 
@@ -123,9 +130,10 @@ SCHED_S = 0.015
 
 def close(got_s, want_ns, bound_s, what):
     want = want_ns / 1e9
+    TIMED.append(what)
     if not want * 0.9 - bound_s - SCHED_S <= got_s <= want * 1.1 + bound_s + SCHED_S:
         TIMING.append(what)
-        print("FAIL:" if os.environ.get(RETRY_ENV) else "off the sleep (will retry):",
+        print("off the sleep:",
               f"{what}: waited {got_s * 1e3:.3f} ms, slept {want * 1e3:.3f} ms "
               f"(bound {bound_s * 1e3:.3f} ms)", file=sys.stderr)
 
@@ -261,9 +269,21 @@ def check_waits(a, prof, sleeps):
                 print(f"note: rank {rank} {region} call {k}: a late_sender of "
                       f"{w * 1e3:.3f} ms for rank {wf}, as the raw times say (scheduling)")
                 continue
-            check(w <= small + (b if b != float("inf") else 0),
-                  f"rank {rank} {region} call {k}: an unexpected {p} of {w * 1e3:.3f} ms for rank {wf}")
-    check(scheduled <= 2, f"{scheduled} ring calls waited more than {small * 1e3:.0f} ms")
+            what = f"rank {rank} {region} call {k}: an unexpected {p} of {w * 1e3:.3f} ms for rank {wf}"
+            if w <= small + (b if b != float("inf") else 0):
+                continue
+            # one the raw times confirm is the machine's (a rank not
+            # scheduled), counted with the designed waits' misses; one
+            # they do not is the analysis's
+            if (rank, region, k) in exact and abs(w - exact[(rank, region, k)]) < 2e-9:
+                TIMED.append(what)
+                TIMING.append(what)
+                print("off the design:", what, file=sys.stderr)
+            else:
+                check(False, what)
+    if scheduled > 2:
+        TIMED.append("ring")
+        TIMING.append(f"{scheduled} ring calls waited more than {small * 1e3:.0f} ms")
 
     rows = list(csv.reader(io.StringIO(scope(a, "waits", "--format", "csv", prof))))
     check(rows and rows[0] == ["rank", "region", "pattern", "waited_for", "instances", "time"],
@@ -490,12 +510,16 @@ def main():
     if FAIL:
         print(f"{len(FAIL)} checks failed", file=sys.stderr)
         sys.exit(1)
-    if TIMING and not os.environ.get(RETRY_ENV):
+    many = 4 * len(TIMING) > len(TIMED)
+    if TIMING and not many:
+        print(f"note: {len(TIMING)} of {len(TIMED)} designed waits off their sleeps "
+              "(the machine's load; the raw times agree to the ns)", file=sys.stderr)
+    elif TIMING and not os.environ.get(RETRY_ENV):
         print(f"{len(TIMING)} waits off their sleeps: running again once", file=sys.stderr)
         os.environ[RETRY_ENV] = "1"
         os.execv(sys.executable, [sys.executable] + sys.argv)
-    if TIMING:
-        print(f"{len(TIMING)} waits off their sleeps twice", file=sys.stderr)
+    elif TIMING:
+        print(f"{len(TIMING)} of {len(TIMED)} waits off their sleeps twice", file=sys.stderr)
         sys.exit(1)
     print("ok")
 
