@@ -220,14 +220,17 @@ enum scope_kind {
     SCOPE_KIND_MPI = 1,
     SCOPE_KIND_MANUAL = 2,
     SCOPE_KIND_OMP = 3,     /* an OpenMP event (format/scope_omp.h) */
+    SCOPE_KIND_IO = 4,      /* an I/O call (format/calls_io.def) */
 };
-#define SCOPE_KIND_COUNT 4
+#define SCOPE_KIND_COUNT 5
 
-/* The stored name of a kind ("function", "mpi", "manual", "omp"); an
- * out-of-range kind gives "manual", as the writer stores it. Cost: none. */
+/* The stored name of a kind ("function", "mpi", "manual", "omp", "io");
+ * an out-of-range kind gives "manual", as the writer stores it. Cost:
+ * none. */
 static inline const char *scope_kind_name(int kind)
 {
-    static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual", "omp" };
+    static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual", "omp",
+                                                         "io" };
     return kind >= 0 && kind < SCOPE_KIND_COUNT ? names[kind] : names[SCOPE_KIND_MANUAL];
 }
 
