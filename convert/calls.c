@@ -111,6 +111,8 @@ int scope__conv_count_calls(struct conv *c)
             uint32_t id = scope_rec_region_of(r.word);
             if (cur.has_data && region_ok(c, id))
                 c->reg[id].has_data = 1;
+            if (cur.has_io && region_ok(c, id))
+                c->reg[id].has_io = 1;
             if (r.word & SCOPE_REC_END)
                 continue;
             if (!region_ok(c, id)) {
@@ -230,6 +232,7 @@ static int region_datasets(struct conv *c, struct region_out *o)
     }
     arc |= scope__conv_data_datasets(o, g);
     arc |= scope__conv_omp_datasets(o, g);
+    arc |= scope__conv_io_datasets(o, g);
     H5Gclose(g);
     return arc || o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
            (o->has_sites && o->ds_site < 0) ||
@@ -247,6 +250,7 @@ void scope__conv_close_region(struct region_out *o)
     }
     scope__conv_data_close(o);
     scope__conv_omp_close(o);
+    scope__conv_io_close(o);
 }
 
 /* Writes slots [base, upto) of a region's window and moves the window. */
@@ -263,7 +267,8 @@ static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
         (o->has_sites && scope__h5_write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
         (c->write_order && (scope__h5_write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
                             scope__h5_write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)) ||
-        scope__conv_data_flush(o, n) < 0 || scope__conv_omp_flush(o, n) < 0)
+        scope__conv_data_flush(o, n) < 0 || scope__conv_omp_flush(o, n) < 0 ||
+        scope__conv_io_flush(o, n) < 0)
         return SCOPE_EHDF5;
     o->base = upto;
     return 0;
@@ -312,6 +317,11 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
     uint32_t tag = 0, site = scope__conv_omp_site_aux(o) ? aux : 0;
     if (o->omp) {
         int rc = scope__conv_omp_begin(c, o, i, aux, &tag);
+        if (rc < 0)
+            return rc;
+    }
+    if (o->has_io) {
+        int rc = scope__conv_io_begin(o, i);
         if (rc < 0)
             return rc;
     }
@@ -447,6 +457,8 @@ int scope__conv_merge_events(struct conv *c)
                 }
                 if (rc == 0 && th->cur.has_data && th->has_closed && th->closed.region == id)
                     rc = scope__conv_data_set(c, th->closed, &th->cur.data);
+                if (rc == 0 && th->cur.has_io && th->has_closed && th->closed.region == id)
+                    rc = scope__conv_io_set(c, th->closed, &th->cur.io);
                 if (rc == 0 && th->cur.n_req && th->has_closed && th->closed.region == id)
                     rc = scope__conv_requests(c, th->closed, th->cur.req, th->cur.n_req);
                 th->has_closed = 0;

@@ -100,6 +100,28 @@ extern "C" {
 #define SCOPE_D_OMP_COUNT "omp_count"       /* int64 a work-sharing construct's
                                                iterations (loops), -1 not known */
 
+/* what I/O calls did (docs/format.md, "What I/O calls did"): present only
+ * in regions whose calls carried it */
+#define SCOPE_D_IO_FILE "io_file"               /* int32 row of files, -1 none */
+#define SCOPE_D_IO_BYTES "io_bytes"             /* int64 bytes read or written */
+#define SCOPE_D_IO_OFFSET "io_offset"           /* int64, -1 none */
+#define SCOPE_D_IO_ISSUER "io_issuer"           /* int8 enum scope_paradigm, 0 the program */
+#define SCOPE_D_IO_FAILED "io_failed"           /* int8 1: the call returned an error */
+
+/* --- /rank<N>/files: one row per file, stream or dataset the rank's I/O
+ * calls named (format/journal.h, struct scope_file_meta) --- */
+#define SCOPE_G_FILES "files"
+#define SCOPE_D_FILE_KIND "kind"                /* int8 enum scope_file_kind */
+#define SCOPE_D_FILE_PARENT "parent"            /* int32 a dataset's file row, -1 */
+#define SCOPE_D_FILE_LAYER "layer"              /* int8 enum scope_paradigm that met it first */
+#define SCOPE_D_FILE_DEV "dev"                  /* int64 st_dev, 0 unknown */
+#define SCOPE_D_FILE_INO "ino"                  /* int64 st_ino, 0 unknown */
+#define SCOPE_D_FILE_BLOCK_SIZE "block_size"    /* int64 st_blksize, 0 unknown */
+#define SCOPE_D_FILE_NAMES "names"              /* uint8, NUL-terminated names as given */
+#define SCOPE_D_FILE_RESOLVED "resolved"        /* uint8, NUL-terminated resolved names */
+#define SCOPE_D_FILE_FS_TYPES "fs_types"        /* uint8, NUL-terminated file system types */
+#define SCOPE_D_FILE_MOUNTS "mounts"            /* uint8, NUL-terminated mount points */
+
 /* --- /rank<N>/communicators: one row per communicator the rank used --- */
 #define SCOPE_G_COMMUNICATORS "communicators"
 #define SCOPE_D_COMM_SIZE "size"                /* int32 [n] */
@@ -174,6 +196,7 @@ enum scope_coll_shape {
 #define SCOPE_A_CLOCK_RESOLUTION_NS "clock_resolution_ns"
 #define SCOPE_A_RANK_COLLISIONS "rank_collisions"
 #define SCOPE_A_MPI_DATA "mpi_data"   /* int64 1: some region has the data columns */
+#define SCOPE_A_IO_DATA "io_data"     /* int64 1: some region has the I/O columns */
 
 /* --- clock alignment (docs/clocks.md) --- */
 #define SCOPE_A_CLOCK_ALIGNED "clock_aligned"

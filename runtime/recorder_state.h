@@ -96,6 +96,7 @@ struct scope__recorder {
     struct scope__rec_site *sites;          /* call paths */
     size_t n_sites;
     int32_t n_comms;                        /* communicators defined */
+    int32_t n_files;                        /* file table rows defined */
     pthread_key_t key;
 };
 extern struct scope__recorder scope__rec __attribute__((visibility("hidden")));
@@ -164,6 +165,9 @@ int scope__rec_meta_site(int32_t id, const struct scope__rec_site *st);
 int scope__rec_meta_kv(const char *key, const char *value);
 int scope__rec_meta_comm(int32_t id, int32_t size, int32_t remote_size, const int32_t *world,
                          const char *creator, const char *name);
+struct scope_file_meta;
+struct scope_file_names;
+int scope__rec_meta_file(const struct scope_file_meta *m, const struct scope_file_names *n);
 
 /* Writes what is known so far (the run's identity, config, key/values,
  * interposition rows, regions, call sites) into a new journal. */
