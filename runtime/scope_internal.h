@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* Like scope_region(), but with the attributes docs/format.md stores on a region
- * group: kind (0 function, 1 mpi, 2 manual, 3 io), the patched symbol (mangled)
+ * group: kind (0 function, 1 mpi, 2 manual, 3 omp, 4 io), the patched symbol (mangled)
  * and the object that defines it (either may be NULL). The first call for a
  * name fixes its attributes. */
 SCOPE_API int32_t scope__region_ex(const char *name, int kind, const char *symbol,
