@@ -685,14 +685,8 @@ static inline int scope_iodata_unpack(const struct scope_rec *first, const struc
 
 /* A row of a rank's file table (SCOPE_META_FILE, docs/format.md "What
  * I/O calls did"): one per file, standard stream or HDF5 dataset the
- * rank's I/O calls named, defined once, when first met. */
-enum scope_file_kind {
-    SCOPE_FILE_REGULAR = 0,     /* a regular file */
-    SCOPE_FILE_STREAM = 1,      /* a standard stream: <STDIN>, <STDOUT>, <STDERR> */
-    SCOPE_FILE_DATASET = 2,     /* an HDF5 dataset (its file is `parent`) */
-    SCOPE_FILE_OTHER = 3,       /* the calls on files past the table's bound, together */
-    SCOPE_FILE_KINDS
-};
+ * rank's I/O calls named, defined once, when first met (its kind: enum
+ * scope_file_kind of scope_format.h). */
 
 struct scope_file_meta {
     uint32_t id;                /* the row (0, 1, ...), dense */

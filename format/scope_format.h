@@ -121,6 +121,14 @@ extern "C" {
 #define SCOPE_D_FILE_RESOLVED "resolved"        /* uint8, NUL-terminated resolved names */
 #define SCOPE_D_FILE_FS_TYPES "fs_types"        /* uint8, NUL-terminated file system types */
 #define SCOPE_D_FILE_MOUNTS "mounts"            /* uint8, NUL-terminated mount points */
+/* the `kind` column's values (and the journal's file rows') */
+enum scope_file_kind {
+    SCOPE_FILE_REGULAR = 0,     /* a regular file */
+    SCOPE_FILE_STREAM = 1,      /* a standard stream: <STDIN>, <STDOUT>, <STDERR> */
+    SCOPE_FILE_DATASET = 2,     /* an HDF5 dataset (its file is `parent`) */
+    SCOPE_FILE_OTHER = 3,       /* the calls on files past the table's bound, together */
+    SCOPE_FILE_KINDS
+};
 
 /* --- /rank<N>/communicators: one row per communicator the rank used --- */
 #define SCOPE_G_COMMUNICATORS "communicators"
@@ -197,6 +205,8 @@ enum scope_coll_shape {
 #define SCOPE_A_RANK_COLLISIONS "rank_collisions"
 #define SCOPE_A_MPI_DATA "mpi_data"   /* int64 1: some region has the data columns */
 #define SCOPE_A_IO_DATA "io_data"     /* int64 1: some region has the I/O columns */
+#define SCOPE_A_IO_FILES_PAST_BOUND "io_files_past_bound" /* int64 opens of files the
+                                         recorder's file table had no room for */
 
 /* --- clock alignment (docs/clocks.md) --- */
 #define SCOPE_A_CLOCK_ALIGNED "clock_aligned"
