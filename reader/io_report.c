@@ -158,7 +158,7 @@ static void accs_free(struct accs *a)
 /* One successful read or write of a record: counts, bytes, histogram,
  * common sizes, and for byte offsets the access pattern. */
 static void data_access(struct acc *x, int write, const struct scope__io_call *c, int form,
-                        int pattern, int64_t block)
+                        int flags, int pattern, int64_t block)
 {
     scope_io_record *r = &x->r;
     double t = (double)(c->end - c->start) * 1e-9;
@@ -169,6 +169,12 @@ static void data_access(struct acc *x, int write, const struct scope__io_call *c
     if (form == SCOPE_CF_SPLIT_END)
         return;     /* its begin moved the data */
     int64_t b = c->bytes;
+    if (flags & SCOPE_IOF_COLL)
+        *(write ? &r->coll_writes : &r->coll_reads) += 1;
+    if (form == SCOPE_CF_NONBLOCKING)
+        *(write ? &r->nb_writes : &r->nb_reads) += 1;
+    if (form == SCOPE_CF_SPLIT_BEGIN)
+        *(write ? &r->split_writes : &r->split_reads) += 1;
     if (write) {
         r->writes++;
         r->bytes_written += b;
@@ -226,10 +232,10 @@ static void count_call(struct acc *x, const struct scope__io_region *ri,
     int pattern = ri->layer == SCOPE_IO_POSIX || ri->layer == SCOPE_IO_STDIO;
     switch (ri->cls) {
     case SCOPE_CC_IO_READ:
-        data_access(x, 0, c, ri->form, pattern, block);
+        data_access(x, 0, c, ri->form, ri->flags, pattern, block);
         return;
     case SCOPE_CC_IO_WRITE:
-        data_access(x, 1, c, ri->form, pattern, block);
+        data_access(x, 1, c, ri->form, ri->flags, pattern, block);
         return;
     case SCOPE_CC_IO_OPEN:
         r->opens++;

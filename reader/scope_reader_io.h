@@ -156,6 +156,10 @@ typedef struct scope_io_record {
     int64_t issued_read[SCOPE_IO_LAYERS], issued_written[SCOPE_IO_LAYERS];
     int64_t first_ns, last_ns;      /* the first call's start, the last call's end */
     int64_t open_ns, close_ns;      /* the first open's start, the last close's end; -1 none */
+    /* of the reads and writes: collective ones (MPI_File_*_all, _ordered),
+     * nonblocking ones (MPI_File_i*), split collectives (their _begin);
+     * the others are independent */
+    int64_t coll_reads, coll_writes, nb_reads, nb_writes, split_reads, split_writes;
 } scope_io_record;
 
 /* A shared file's spread over its ranks, per (file, layer): Darshan's

@@ -32,6 +32,8 @@
     X(efficiency, "efficiency", "POP's metrics of a hybrid run: MPI and "  \
                                 "OpenMP load balance, communication and "      \
                                 "parallel efficiency")                        \
+    X(io, "io", "what each rank read and wrote, file by file: bytes, sizes, " \
+                "access patterns, slowest ranks, findings")               \
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, "    \
                         "hatchet, csv, json or otf2")                     \

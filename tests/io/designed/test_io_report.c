@@ -83,6 +83,7 @@ static void shared_posix(const scope_io_report *r)
         CHECK_I64(x->seeks, 1);
         CHECK_I64(x->stats, 1);
         CHECK_I64(x->syncs + x->mmaps + x->dups + x->metas + x->errors, 0);
+        CHECK_I64(x->coll_writes + x->nb_writes + x->split_writes, 0);
         CHECK_I64(x->bytes_read, 1000);
         CHECK_I64(x->bytes_written, 2000 + MiB);
         near(x->read_time, 60 * NS, "S posix read_time");
@@ -133,6 +134,8 @@ static void shared_posix(const scope_io_report *r)
 
         const scope_io_record *m = find(r->records, r->nrecords, F_S, SCOPE_IO_MPIIO, k);
         CHECK_I64(m->writes, 1);
+        CHECK_I64(m->coll_writes, 1);
+        CHECK_I64(m->nb_writes + m->split_writes + m->coll_reads, 0);
         CHECK_I64(m->bytes_written, MiB);
         near(m->write_time, 1000.0 * (k + 1) * NS, "S mpiio write_time");
         CHECK_I64(m->size_written[5], 1);
