@@ -181,13 +181,13 @@ int scope__conv_create_regions(struct conv *c)
     return 0;
 }
 
-/* The operation of an MPI region (docs/format.md, `operation`): what its
- * symbol is by the vocabulary, else what its name is (a region named in
- * the config keeps the symbol's operation). 1 with op filled, 0 when the
- * region is no MPI call the vocabulary knows. */
+/* The operation of an MPI or I/O region (docs/format.md, `operation`):
+ * what its symbol is by the vocabulary, else what its name is (a region
+ * named in the config keeps the symbol's operation). 1 with op filled, 0
+ * when the region is no MPI or I/O call the vocabulary knows. */
 static int region_operation(const struct scope_jr_region *jrr, char *op, size_t len)
 {
-    if (jrr->kind != SCOPE_KIND_MPI)
+    if (jrr->kind != SCOPE_KIND_MPI && jrr->kind != SCOPE_KIND_IO)
         return 0;
     struct scope_call_name n;
     if (!(jrr->symbol[0] && scope_call_parse(jrr->symbol, &n)) && !scope_call_parse(jrr->name, &n))

@@ -43,6 +43,7 @@ def main():
         reg = g["regions"]
         for name in ("write", "fwrite", "pwrite64", "MPI_File_write_at_all"):
             eq(reg[name].attrs["kind"], "io", f"{name} kind")
+            eq(reg[name].attrs["operation"], name, f"{name} operation")
         w = reg["write"]
         eq(w["start_times"], [1000, 2100, 3200, 6000, 7000], "write starts")
         eq(w["io_file"], [0, 0, 1, -1, -1], "write io_file")
