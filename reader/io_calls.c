@@ -27,6 +27,9 @@ void scope_io_calls_free(scope_io_calls *c)
     free(c->end_ns);
     free(c->bytes);
     free(c->offset);
+    for (int32_t i = 0; c->file_names && i < c->nfiles; i++)
+        free(c->file_names[i]);
+    free(c->file_names);
     memset(c, 0, sizeof *c);
 }
 
@@ -123,6 +126,14 @@ int scope_profile_io_calls(scope_profile *p, const scope_io_options *opt, scope_
                 if (out->file[r] >= 0)
                     out->file[r] = remap[out->file[r]];
             free(remap);
+            out->file_names = calloc((size_t)(nf ? nf : 1), sizeof *out->file_names);
+            for (int32_t i = 0; out->file_names && i < nf; i++) {
+                out->file_names[i] = (char *)files[i].name;   /* taken over */
+                files[i].name = NULL;
+            }
+            out->nfiles = out->file_names ? nf : 0;
+            if (!out->file_names)
+                rc = scope__fail(SCOPE_ENOMEM, "out of memory");
             scope__io_files_list_free(files, nf);
         }
     }

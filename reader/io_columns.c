@@ -380,6 +380,11 @@ int scope_region_io_layer(const char *name)
     return scope_paradigm_is_io(par) ? par : 0;
 }
 
+const char *scope_io_class_name(int cls)
+{
+    return scope_call_class_name(cls);
+}
+
 const char *scope_io_layer_name(int layer)
 {
     return scope_paradigm_is_io(layer) ? scope_paradigm_name(layer) : NULL;

@@ -46,6 +46,9 @@ extern "C" {
 
 /* "posix", "stdio", "mpiio", "hdf5"; NULL for any other number. */
 SCOPE_READER_API const char *scope_io_layer_name(int layer);
+/* The stored name of a call class (format/scope_calls.h: "io_read",
+ * "io_write", "io_open", ...; scope_io_calls.cls); NULL out of range. */
+SCOPE_READER_API const char *scope_io_class_name(int cls);
 /* The bin of an access of `bytes` (0 .. SCOPE_IO_SIZE_BINS - 1). */
 SCOPE_READER_API int scope_io_size_bin(int64_t bytes);
 /* The bin's lower bound in bytes (0, 100, 1024, ...); -1 out of range. */
@@ -100,6 +103,8 @@ SCOPE_READER_API int scope_profile_io_files(scope_profile *p, int rank, scope_io
  * file list (scope_io_report.files of the same options), -1 none. */
 typedef struct scope_io_calls {
     int64_t n;
+    int32_t nfiles;                 /* the run's file list, as the report of the same */
+    char **file_names;              /* options names them (file indexes it) */
     int32_t *rank, *thread, *region, *layer, *issuer, *file, *cls;  /* cls: enum
                                        scope_call_class of format/scope_calls.h */
     int8_t *failed;

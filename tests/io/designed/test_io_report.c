@@ -391,6 +391,10 @@ static void calls(scope_profile *p, const scope_io_report *rep)
     CHECK_I64(c.start_ns[0], B + 1000);
     CHECK_I64(c.layer[0], SCOPE_IO_POSIX);
     CHECK(strcmp(rep->files[c.file[0]].name, "/scratch/shared.dat") == 0);
+    CHECK_I64(c.nfiles, rep->nfiles);
+    for (int i = 0; i < c.nfiles && i < rep->nfiles; i++)
+        CHECK(strcmp(c.file_names[i], rep->files[i].name) == 0);
+    CHECK(strcmp(scope_io_class_name(c.cls[0]), "io_open") == 0);
     int seen_ds = 0, seen_fail = 0;
     for (int64_t i = 0; i < c.n; i++) {
         if (c.rank[i] == 0 && c.start_ns[i] == B + 14100) {
