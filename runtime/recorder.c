@@ -319,6 +319,10 @@ int32_t scope__file_define(const struct scope_file_meta *m, const struct scope_f
 {
     if (!m || !n || m->kind >= SCOPE_FILE_KINDS)
         return SCOPE_EINVAL;
+    /* a file met once recording stopped (exit's flush after finalize):
+     * its calls are not recorded either, and the journal is closed */
+    if (atomic_load(&scope__rec.state) != ST_READY || !scope__hot.on)
+        return SCOPE_EIO;
     if (!scope__rec_ensure_journal())
         return SCOPE_EIO;
     scope__rec_lock();

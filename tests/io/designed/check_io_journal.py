@@ -35,6 +35,8 @@ def main():
     r = subprocess.run([prog, out], env=env, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         fail(f"io_journal exited {r.returncode}: {r.stdout}{r.stderr}")
+    if "scope:" in r.stderr:
+        fail(f"io_journal said: {r.stderr}")
     path = os.path.join(out, "io.ranks", "rank0.h5")
     with h5py.File(path, "r") as f:
         g = f["rank0"]
