@@ -48,7 +48,8 @@ static const char io_help[] =
     "                   bytes_written,read_time,write_time,meta_time,...\n"
     "                 (times in seconds); json: files, records, datasets,\n"
     "                 spreads, ranks, hosts, file_systems, findings\n"
-    "  --top N        rows of the files and ranks tables (default 20)\n";
+    "  --top N        rows of the files and ranks tables (default 20)\n"
+    "  -h, --help     this text\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 

@@ -88,7 +88,7 @@ def summary_lines():
 class Help(unittest.TestCase):
     def test_commands_listed(self):
         cmds = commands()
-        self.assertEqual(len(cmds), 16)
+        self.assertEqual(len(cmds), 17)
         self.assertEqual(sorted(summary_lines()), sorted(cmds))
         for name, source in cmds.items():
             self.assertTrue(os.path.exists(os.path.join(SRC, "tools", source)), source)
