@@ -618,8 +618,7 @@ int scope_cmd_io(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
-    int format = FMT_TABLE, c, k, nranks = 0;
+    int format = FMT_TABLE, c, nranks = 0;
     int32_t *ranks = NULL;
     const char *file_re = NULL;
     scope_io_options o = { 0 };
@@ -645,13 +644,10 @@ int scope_cmd_io(int argc, char **argv)
             file_re = optarg;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k]) {
+            if (scope__parse_format("io", optarg, &format)) {
                 free(ranks);
-                return scope__usage_error("io", "unknown format '%s' (table, csv or json)", optarg);
+                return 2;
             }
-            format = k;
             break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0) {
@@ -659,13 +655,9 @@ int scope_cmd_io(int argc, char **argv)
                 return scope__usage_error("io", "--top takes a whole number, not '%s'", optarg);
             }
             break;
-        case 'h':
-            free(ranks);
-            fputs(io_help, stdout);
-            return 0;
         default:
             free(ranks);
-            return scope__option_error("io", c, argv);
+            return scope__option_rest("io", c, argv, io_help);
         }
     }
     regex_t re;
