@@ -335,6 +335,33 @@ int scope_profile_io_columns(scope_profile *p, int region, int rank, scope_io_co
     return 0;
 }
 
+int scope_profile_io_bytes(scope_profile *p, int region, int rank, int64_t *read,
+                           int64_t *written)
+{
+    if (!p || !read || !written)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *read = *written = 0;
+    const struct scope__io_region *g = scope__io_region(p, region);
+    if (!g || !g->layer || (g->cls != SCOPE_CC_IO_READ && g->cls != SCOPE_CC_IO_WRITE))
+        return 0;
+    int k0, k1;
+    int rc = scope__cell_span(p, region, rank, &k0, &k1);
+    if (rc < 0)
+        return rc;
+    int64_t *sum = g->cls == SCOPE_CC_IO_READ ? read : written;
+    for (int k = k0; k < k1; k++) {
+        scope__cell *c = scope__cell_at(p, region, k);
+        const struct scope__io_cols *v;
+        if (!c)
+            continue;
+        if ((rc = scope__io_cell(p, region, k, &v)) < 0)
+            return rc;
+        for (int64_t i = 0; v && v->bytes && i < c->n; i++)
+            *sum += v->bytes[i];    /* a failed call's bytes are 0 */
+    }
+    return 0;
+}
+
 int scope_profile_io_files(scope_profile *p, int rank, scope_io_files *out)
 {
     if (!p || !out)

@@ -71,6 +71,16 @@ typedef struct scope_io_columns {
 SCOPE_READER_API int scope_profile_io_columns(scope_profile *p, int region, int rank,
                                               scope_io_columns *out);
 
+/* Bytes read and written by the calls of I/O region `region` on `rank`
+ * (or SCOPE_ALL_RANKS): the sum of io_bytes of its calls, as read for a
+ * read call (read, fread, MPI_File_read_at_all, H5Dread) and as written
+ * for a write call; 0 and 0 for any other region (an open, an mmap, a
+ * function that is no I/O call). What `scope summary` and `scope
+ * callsites` print beside bytes sent and received. Returns 0 or a read
+ * error. Cost: the region's io_bytes columns, read once and kept. */
+SCOPE_READER_API int scope_profile_io_bytes(scope_profile *p, int region, int rank,
+                                            int64_t *read, int64_t *written);
+
 /* 1 when some rank of the profile has I/O columns (its `io_data`
  * attribute), else 0. Cost: one cached attribute per rank. */
 SCOPE_READER_API int scope_profile_has_io(scope_profile *p);

@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from io_common import N, counts, expect, fail, profile  # noqa: E402
+from io_common import N, counts, expect, fail, io_bytes_by_region, profile  # noqa: E402
 
 # What each rank's program calls on its own files, by hand from
 # prog_posix.c: {file: {call: (calls, bytes)}}; the region of getc is
@@ -123,6 +123,9 @@ def main():
     expect(set(sh["shared"]), {True}, "shared.dat is shared")
     spreads = res.p.io_report()["spreads"]
     expect(len(spreads[spreads["file"] == f"{data}/shared.dat"]), 1, "shared.dat's spread")
+    # scope summary and scope callsites: the bytes of each I/O region
+    by = io_bytes_by_region(res)
+    expect(by["fprintf"], (0, N * (80 + 5 + 5)), "fprintf's bytes written, all ranks")
     print(f"ok: {mpi}: every POSIX and stdio call of 4 ranks as designed")
 
 

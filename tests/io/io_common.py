@@ -74,7 +74,8 @@ def profile(scope, preload, mpi, argv, outdir, config=None, extra_env=None, bare
     if bare and chars(prof.stdout) != chars(b.stdout):
         fail(f"stdout differs:\n{prof.stdout}\n--- bare:\n{b.stdout}")
     r = Run()
-    r.scope, r.out, r.env, r.outdir, r.stdout, r.stderr = scope, out, penv, outdir, prof.stdout, prof.stderr
+    r.scope = os.path.abspath(scope) if os.path.exists(scope) else scope
+    r.out, r.env, r.outdir, r.stdout, r.stderr = out, penv, outdir, prof.stdout, prof.stderr
     r.p = scope_reader.read_h5(out)
     return r
 
@@ -82,6 +83,37 @@ def profile(scope, preload, mpi, argv, outdir, config=None, extra_env=None, bare
 def expect(got, want, what):
     if got != want:
         fail(f"{what}: got {got!r}, want {want!r}")
+
+
+def io_bytes_by_region(res, sites=False):
+    """{region: (bytes read, bytes written)} of every I/O region that moved
+    data, three ways: from io_calls() (by hand), from `scope summary
+    --format csv` and from `scope callsites --format csv` (its sites
+    summed; sites: the profile has call sites, else callsites lists no
+    region and is not asked); fails unless they agree. Returns the first."""
+    import csv
+    import io as _io
+    calls = res.p.io_calls()
+    want = {}
+    for (name, cls), g in calls.groupby(["name", "cls"]):
+        if cls in ("io_read", "io_write") and int(g["bytes"].sum()):
+            r, w = want.get(name, (0, 0))
+            b = int(g["bytes"].sum())
+            want[name] = (r + b, w) if cls == "io_read" else (r, w + b)
+    env = {k: v for k, v in res.env.items() if k != "LD_PRELOAD"}
+    for cmd in ("summary", "callsites") if sites else ("summary",):
+        out = run([res.scope, cmd, "--format", "csv", res.out], env, res.outdir)
+        if out.returncode != 0:
+            fail(f"scope {cmd}: {out.stderr}")
+        got = {}
+        for row in csv.DictReader(_io.StringIO(out.stdout)):
+            if "bytes_read" not in row:
+                fail(f"scope {cmd}: no bytes_read column: {out.stdout[:200]}")
+            r, w = got.get(row["region"], (0, 0))
+            got[row["region"]] = (r + int(row["bytes_read"]), w + int(row["bytes_written"]))
+        got = {k: v for k, v in got.items() if v != (0, 0)}
+        expect(got, want, f"scope {cmd}: bytes read and written per I/O region")
+    return want
 
 
 def counts(frame, **where):
