@@ -794,8 +794,9 @@ fail_alloc:
 
 /* The captures' default entries (capture.h `defaults`: the functions a
  * capture times whatever the config names), after the config's, each
- * with line -1: no warning, no "not found" row, no Fortran spelling, and
- * never counted as the config matching something. Returns cfg itself
+ * with line -1 and the config's call-site depth: no warning, no "not
+ * found" row, no Fortran spelling, and never counted as the config
+ * matching something. Returns cfg itself
  * when there are none, else a copy kept for the process's life, or NULL
  * when out of memory. */
 static const scope_config *with_defaults(const scope_config *cfg)
@@ -825,7 +826,7 @@ static const scope_config *with_defaults(const scope_config *cfg)
     for (int k = 1; k <= scope__n_captures; k++)
         for (const char *const *p = lists[k]; p && *p; p++)
             v[n++] = (scope_config_entry){ .pattern = (char *)*p, .kind = kinds[k],
-                                           .line = -1 };
+                                           .callsites = cfg->callsites, .line = -1 };
     c->entries = v;
     c->n_entries = n;
     return c;

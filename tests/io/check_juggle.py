@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from io_common import counts, expect, fail, profile  # noqa: E402
+from io_common import counts, expect, fail, io_bytes_by_region, profile  # noqa: E402
 
 
 def main():
@@ -20,7 +20,7 @@ def main():
     data = os.path.join(outdir, "data")
     os.makedirs(data, exist_ok=True)
     res = profile(scope, preload, "serial", [os.path.abspath(prog), data], outdir,
-                  config="include = prog_juggle*\n")
+                  config="include = prog_juggle*\ncallsites = 2\n")
     calls = res.p.io_calls()
     got = {os.path.basename(f): counts(calls, file=f) for f in sorted(set(calls["file"]))}
     want = {"a.dat": {"open": (1, 0), "write": (3, 300)},
@@ -33,6 +33,9 @@ def main():
         fail(f"a file of scope's own in the table: {files['resolved'].tolist()}")
     with open(os.path.join(data, "c.dat"), "rb") as f:
         expect(f.read(), b"j" * 300000, "c.dat's content")
+    # scope summary and scope callsites (the I/O calls at their call sites)
+    expect(io_bytes_by_region(res, sites=True), {"write": (0, 300 + 250 + 300000)},
+           "bytes written by region")
     print("ok: descriptor juggling: every call, under the right file, nothing of scope's")
 
 
