@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from io_common import N, counts, expect, fail, io_bytes_by_region, profile  # noqa: E402
+from io_common import N, counts, expect, fail, io_bytes_by_region, profile, run  # noqa: E402
 
 # What each rank's program calls on its own files, by hand from
 # prog_posix.c: {file: {call: (calls, bytes)}}; the region of getc is
@@ -126,6 +126,19 @@ def main():
     # scope summary and scope callsites: the bytes of each I/O region
     by = io_bytes_by_region(res)
     expect(by["fprintf"], (0, N * (80 + 5 + 5)), "fprintf's bytes written, all ranks")
+    # scope report: its I/O section lists the files with their ranks
+    html = os.path.join(outdir, "r.html")
+    env = {k: v for k, v in res.env.items() if k != "LD_PRELOAD"}
+    rep = run([res.scope, "report", "-o", html, res.out], env, outdir)
+    if rep.returncode != 0:
+        fail(f"scope report: {rep.stderr}")
+    with open(html) as f:
+        page = f.read()
+    if '<a href="#io">I/O</a>' not in page or '<section id="io">' not in page:
+        fail("scope report: no I/O section")
+    row = f"<tr><td>{data}/shared.dat</td><td>{N}</td><td>0</td>"
+    if row not in page:
+        fail(f"scope report: no row {row!r} in the I/O section")
     print(f"ok: {mpi}: every POSIX and stdio call of 4 ranks as designed")
 
 
