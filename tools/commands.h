@@ -39,7 +39,8 @@
                         "hatchet, csv, json or otf2")                     \
     X(report, "report", "one self-contained HTML page: summary, timeline, " \
                         "flame graph, imbalance; with MPI data also "     \
-                        "communication, one-sided, wait states")          \
+                        "communication, one-sided, wait states; with I/O " \
+                        "data also I/O by file")                          \
     X(plot, "plot", "draw a timeline, flame graph, imbalance chart or "    \
                     "communication matrix (comm) as SVG")                 \
     X(merge, "merge", "copy a run's index and rank files into one file")   \
