@@ -14,15 +14,18 @@
  * never recorded.
  *
  * Concurrency: lookups take no lock (entries are published with a
- * release store of their row); adding a file takes a spin lock that a
- * thread only tries, so a signal handler opening a file while its thread
- * adds one never waits: the descriptor then stays unknown, and its next
- * use looks again.
+ * release store of their row); adding a file takes a spin lock. A thread
+ * that finds another thread holding it waits (bounded: the holder does an
+ * fstat, a readlink and a journal record), so that two threads opening
+ * files at once both keep their calls; a signal handler opening a file
+ * while its own thread holds the lock never waits: the descriptor then
+ * stays unknown, and its next use looks again.
  */
 #include "io_files.h"
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +61,7 @@ static struct {
     struct file_slot *slots;
     size_t nslots;                  /* a power of two, twice the bound */
     uint32_t bound, rows;           /* rows defined (the journal's count) */
-    _Atomic int lock;
+    _Atomic uintptr_t lock;     /* 0 free, else the holder's token (owner_token) */
     _Atomic uint64_t past_bound;
     _Atomic int32_t other_row;      /* row + 1 of the files past the bound; 0 none */
     _Atomic int32_t std_row[3];     /* row + 1 of <STDIN>, <STDOUT>, <STDERR> */
@@ -73,11 +76,25 @@ static struct {
     int nmounts, mounts_read;
 } T;
 
+/* A token of the calling thread: the address of one of its thread-locals. */
+static __thread char owner_tls __attribute__((tls_model("initial-exec")));
+
+/* Takes the lock: 1, or 0 when this thread holds it already (a signal
+ * handler inside the thread's own addition) or another thread held it
+ * through 65,536 yields (a holder stopped for good). */
 static int try_lock(void)
 {
-    int free_ = 0;
-    return atomic_compare_exchange_strong_explicit(&T.lock, &free_, 1, memory_order_acquire,
-                                                   memory_order_relaxed);
+    uintptr_t me = (uintptr_t)&owner_tls;
+    for (int tries = 0; tries < 65536; tries++) {
+        uintptr_t free_ = 0;
+        if (atomic_compare_exchange_weak_explicit(&T.lock, &free_, me, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return 1;
+        if (free_ == me)
+            return 0;
+        sched_yield();
+    }
+    return 0;
 }
 
 static void unlock(void)
