@@ -43,6 +43,9 @@ enum scope_setting_id {
     SCOPE_SET_SIGNALS,
     SCOPE_SET_CLOCK_DRIFT_PPM,
     SCOPE_SET_CLOCK_FANOUT,
+    SCOPE_SET_IO,               /* SCOPE_IO, key io */
+    SCOPE_SET_IO_EXCLUDE,       /* SCOPE_IO_EXCLUDE, key io_exclude */
+    SCOPE_SET_IO_FILES,         /* SCOPE_IO_FILES, key io_files */
     SCOPE_SET_COUNT
 };
 
@@ -50,6 +53,8 @@ enum scope_setting_id {
  * their `words`. */
 enum { SCOPE_HOST_FILES_OFF, SCOPE_HOST_FILES_ON, SCOPE_HOST_FILES_AUTO };
 enum { SCOPE_TRAMPOLINE_CALL, SCOPE_TRAMPOLINE_REDIRECT };
+/* SCOPE_IO's words are 0|1|off|on: the low bit of the index is the value */
+#define SCOPE_IO_ON(word_index) ((int)((word_index) & 1u))
 
 /* The value types; each has one grammar (scope__setting_grammar). */
 enum scope_setting_type {

@@ -99,6 +99,21 @@ static const scope_setting table[SCOPE_SET_COUNT] = {
         .var = "SCOPE_CLOCK_FANOUT", .type = SCOPE_SETTING_COUNT, .min = 1, .max = 64,
         .dflt = "16", .read_by = "preload",
         .doc = "for tests: fan-out of the host leaders' clock-alignment tree" },
+    [SCOPE_SET_IO] = {
+        .var = "SCOPE_IO", .key = "io", .type = SCOPE_SETTING_WORD, .words = "0|1|off|on",
+        .dflt = "on", .read_by = "preload",
+        .doc = "off: no I/O call is recorded (POSIX, stdio, MPI-IO, HDF5)" },
+    [SCOPE_SET_IO_EXCLUDE] = {
+        .var = "SCOPE_IO_EXCLUDE", .key = "io_exclude", .type = SCOPE_SETTING_PATH,
+        .dflt = "/proc,/sys,/dev,/etc,/usr,/lib,/lib32,/lib64,/bin,/sbin,/boot,/run,/opt",
+        .read_by = "preload",
+        .doc = "comma-separated folders whose files' I/O is not recorded; none: every "
+               "folder's" },
+    [SCOPE_SET_IO_FILES] = {
+        .var = "SCOPE_IO_FILES", .key = "io_files", .type = SCOPE_SETTING_COUNT, .min = 16,
+        .max = 4194304, .dflt = "4096", .read_by = "preload",
+        .doc = "files one process keeps apart; the calls on files past them count "
+               "together" },
 };
 
 const scope_setting *scope__setting_def(int id)

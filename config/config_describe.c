@@ -101,6 +101,15 @@ void scope__config_describe(const scope_config *cfg, write_fn write, void *ctx)
     origin_text(&cfg->callsites_from, from, sizeof from);
     snprintf(line, sizeof line, "callsites: %d%s", cfg->callsites, from);
     write(ctx, line);
+    origin_text(&cfg->io_from, from, sizeof from);
+    snprintf(line, sizeof line, "io: %s%s", cfg->io ? "on" : "off", from);
+    write(ctx, line);
+    origin_text(&cfg->io_exclude_from, from, sizeof from);
+    snprintf(line, sizeof line, "io_exclude: %s%s", cfg->io_exclude, from);
+    write(ctx, line);
+    origin_text(&cfg->io_files_from, from, sizeof from);
+    snprintf(line, sizeof line, "io_files: %llu%s", (unsigned long long)cfg->io_files, from);
+    write(ctx, line);
 
     for (size_t i = 0; i < cfg->n_include_exe; i++) {
         snprintf(line, sizeof line, "include: %s", cfg->include_exe[i]);

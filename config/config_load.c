@@ -40,7 +40,7 @@ static int env_setting(int id, char *err, size_t errlen)
 int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
 {
     char *out_copy = NULL, *jdir_copy = NULL;
-    int has_out, has_jdir, has_budget, has_verbose;
+    int has_out, has_jdir, has_budget, has_verbose, has_io, has_io_files, has_io_exclude;
 
     if (errlen)
         err[0] = '\0';
@@ -48,15 +48,26 @@ int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
     if ((has_budget = env_setting(SCOPE_SET_MEMORY_BUDGET, err, errlen)) < 0 ||
         (has_verbose = env_setting(SCOPE_SET_VERBOSE, err, errlen)) < 0 ||
         (has_out = env_setting(SCOPE_SET_OUTPUT, err, errlen)) < 0 ||
-        (has_jdir = env_setting(SCOPE_SET_JOURNAL_DIR, err, errlen)) < 0)
+        (has_jdir = env_setting(SCOPE_SET_JOURNAL_DIR, err, errlen)) < 0 ||
+        (has_io = env_setting(SCOPE_SET_IO, err, errlen)) < 0 ||
+        (has_io_files = env_setting(SCOPE_SET_IO_FILES, err, errlen)) < 0 ||
+        (has_io_exclude = env_setting(SCOPE_SET_IO_EXCLUDE, err, errlen)) < 0)
         return SCOPE_ECONFIG;
+    char *iox_copy = NULL;
+    if (has_io_exclude && !(iox_copy = strdup(scope__setting_text(SCOPE_SET_IO_EXCLUDE)))) {
+        if (errlen)
+            snprintf(err, errlen, "SCOPE_IO_EXCLUDE: out of memory");
+        return SCOPE_ENOMEM;
+    }
     if (has_out && !(out_copy = strdup(scope__setting_text(SCOPE_SET_OUTPUT)))) {
+        free(iox_copy);
         if (errlen)
             snprintf(err, errlen, "SCOPE_OUTPUT: out of memory");
         return SCOPE_ENOMEM;
     }
     if (has_jdir && !(jdir_copy = strdup(scope__setting_text(SCOPE_SET_JOURNAL_DIR)))) {
         free(out_copy);
+        free(iox_copy);
         if (errlen)
             snprintf(err, errlen, "SCOPE_JOURNAL_DIR: out of memory");
         return SCOPE_ENOMEM;
@@ -78,6 +89,19 @@ int scope__config_apply_env(scope_config *cfg, char *err, size_t errlen)
     if (has_verbose) {
         cfg->verbose = (int)scope__setting_u(SCOPE_SET_VERBOSE);
         cfg->verbose_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_VERBOSE"};
+    }
+    if (has_io) {
+        cfg->io = SCOPE_IO_ON(scope__setting_u(SCOPE_SET_IO));
+        cfg->io_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_IO"};
+    }
+    if (has_io_files) {
+        cfg->io_files = scope__setting_u(SCOPE_SET_IO_FILES);
+        cfg->io_files_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_IO_FILES"};
+    }
+    if (iox_copy) {
+        free(cfg->io_exclude);
+        cfg->io_exclude = iox_copy;
+        cfg->io_exclude_from = (scope_config_origin){SCOPE_SRC_ENV, 0, "SCOPE_IO_EXCLUDE"};
     }
     return 0;
 }

@@ -21,6 +21,13 @@ scope_config *scope__cfg_new(void)
     }
     cfg->memory_budget = scope__setting_default(SCOPE_SET_MEMORY_BUDGET).u;
     cfg->verbose = (int)scope__setting_default(SCOPE_SET_VERBOSE).u;
+    cfg->io = SCOPE_IO_ON(scope__setting_default(SCOPE_SET_IO).u);
+    cfg->io_files = scope__setting_default(SCOPE_SET_IO_FILES).u;
+    if (!(cfg->io_exclude = strdup(scope__setting_def(SCOPE_SET_IO_EXCLUDE)->dflt))) {
+        free(cfg->output);
+        free(cfg);
+        return NULL;
+    }
     cfg->callsites = (int)scope__setting_default(SCOPE_SET_CALLSITES).u;
     return cfg;
 }
@@ -68,6 +75,7 @@ void scope__config_free(scope_config *cfg)
     free(cfg->exclude_exe);
     free(cfg->output);
     free(cfg->journal_dir);
+    free(cfg->io_exclude);
     free(cfg->path);
     free(cfg->text);
     free(cfg);

@@ -285,6 +285,29 @@ static int parse_setting(parser *p, const char *ks, const char *ke, const char *
             return rc;
         cfg->verbose = (int)v.u;
         return 0;
+    case SCOPE_SET_IO:
+        if ((rc = claim_setting(p, &cfg->io_from, ks, key)) < 0 ||
+            (rc = setting_value(p, id, key, vs, vlen, &v)) < 0)
+            return rc;
+        cfg->io = SCOPE_IO_ON(v.u);
+        return 0;
+    case SCOPE_SET_IO_FILES:
+        if ((rc = claim_setting(p, &cfg->io_files_from, ks, key)) < 0 ||
+            (rc = setting_value(p, id, key, vs, vlen, &v)) < 0)
+            return rc;
+        cfg->io_files = v.u;
+        return 0;
+    case SCOPE_SET_IO_EXCLUDE: {
+        if ((rc = claim_setting(p, &cfg->io_exclude_from, ks, key)) < 0 ||
+            (rc = setting_value(p, id, key, vs, vlen, &v)) < 0)
+            return rc;
+        char *x = strndup(vs, vlen);
+        if (!x)
+            return fail_oom(p);
+        free(cfg->io_exclude);
+        cfg->io_exclude = x;
+        return 0;
+    }
     default:
         /* a key of the table this parser does not know: a table row was
          * added without its reading here */

@@ -78,12 +78,17 @@ typedef struct scope_config {
     char **exclude_exe;
     size_t n_exclude_exe;
     int verbose;                /* 0 or 1: SCOPE_VERBOSE / `verbose = 1` */
+    int io;                     /* 0 or 1: `io = off|on` / SCOPE_IO */
+    char *io_exclude;           /* `io_exclude` / SCOPE_IO_EXCLUDE: folders,
+                                   comma-separated, or "none" */
+    uint64_t io_files;          /* `io_files` / SCOPE_IO_FILES */
     int callsites;              /* global default call-site depth, 0..16 */
     int is_default;             /* no config file: the built-in default */
     int entries_defaulted;      /* a file named no function: entries are the
                                    built-in default list */
     scope_config_origin output_from, memory_budget_from, verbose_from,
-                        callsites_from, journal_dir_from;
+                        callsites_from, journal_dir_from, io_from, io_exclude_from,
+                        io_files_from;
 } scope_config;
 
 /* Parses `text` (named `path` in messages; "<config>" when NULL). On success

@@ -113,6 +113,8 @@ int scope__conv_count_calls(struct conv *c)
                 c->reg[id].has_data = 1;
             if (cur.has_self && region_ok(c, id))
                 c->reg[id].has_self = 1;
+            if (cur.has_io && region_ok(c, id))
+                c->reg[id].has_io = 1;
             if (r.word & SCOPE_REC_END)
                 continue;
             if (!region_ok(c, id)) {
@@ -181,13 +183,13 @@ int scope__conv_create_regions(struct conv *c)
     return 0;
 }
 
-/* The operation of an MPI region (docs/format.md, `operation`): what its
- * symbol is by the vocabulary, else what its name is (a region named in
- * the config keeps the symbol's operation). 1 with op filled, 0 when the
- * region is no MPI call the vocabulary knows. */
+/* The operation of an MPI or I/O region (docs/format.md, `operation`):
+ * what its symbol is by the vocabulary, else what its name is (a region
+ * named in the config keeps the symbol's operation). 1 with op filled, 0
+ * when the region is no MPI or I/O call the vocabulary knows. */
 static int region_operation(const struct scope_jr_region *jrr, char *op, size_t len)
 {
-    if (jrr->kind != SCOPE_KIND_MPI)
+    if (jrr->kind != SCOPE_KIND_MPI && jrr->kind != SCOPE_KIND_IO)
         return 0;
     struct scope_call_name n;
     if (!(jrr->symbol[0] && scope_call_parse(jrr->symbol, &n)) && !scope_call_parse(jrr->name, &n))
@@ -232,6 +234,7 @@ static int region_datasets(struct conv *c, struct region_out *o)
     }
     arc |= scope__conv_data_datasets(o, g);
     arc |= scope__conv_omp_datasets(o, g);
+    arc |= scope__conv_io_datasets(o, g);
     H5Gclose(g);
     return arc || o->ds_start < 0 || o->ds_end < 0 || (c->write_tid && o->ds_tid < 0) ||
            (o->has_sites && o->ds_site < 0) ||
@@ -249,6 +252,7 @@ void scope__conv_close_region(struct region_out *o)
     }
     scope__conv_data_close(o);
     scope__conv_omp_close(o);
+    scope__conv_io_close(o);
 }
 
 /* Writes slots [base, upto) of a region's window and moves the window. */
@@ -265,7 +269,8 @@ static int flush_window(struct conv *c, struct region_out *o, uint64_t upto)
         (o->has_sites && scope__h5_write_slice(o->ds_site, H5T_NATIVE_INT32, o->site, o->base, n) < 0) ||
         (c->write_order && (scope__h5_write_slice(o->ds_seq, H5T_NATIVE_INT64, o->seq, o->base, n) < 0 ||
                             scope__h5_write_slice(o->ds_dep, H5T_NATIVE_INT32, o->dep, o->base, n) < 0)) ||
-        scope__conv_data_flush(o, n) < 0 || scope__conv_omp_flush(o, n) < 0)
+        scope__conv_data_flush(o, n) < 0 || scope__conv_omp_flush(o, n) < 0 ||
+        scope__conv_io_flush(o, n) < 0)
         return SCOPE_EHDF5;
     o->base = upto;
     return 0;
@@ -314,6 +319,11 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
     uint32_t tag = 0, site = scope__conv_omp_site_aux(o) ? aux : 0;
     if (o->omp) {
         int rc = scope__conv_omp_begin(c, o, i, aux, &tag);
+        if (rc < 0)
+            return rc;
+    }
+    if (o->has_io) {
+        int rc = scope__conv_io_begin(o, i);
         if (rc < 0)
             return rc;
     }
@@ -450,6 +460,8 @@ int scope__conv_merge_events(struct conv *c)
                 if (rc == 0 && th->cur.has_data && th->has_closed && th->closed.region == id)
                     rc = scope__conv_data_set(c, th->closed, &th->cur.data,
                                               th->cur.has_self ? &th->cur.self_bytes : NULL);
+                if (rc == 0 && th->cur.has_io && th->has_closed && th->closed.region == id)
+                    rc = scope__conv_io_set(c, th->closed, &th->cur.io);
                 if (rc == 0 && th->cur.n_req && th->has_closed && th->closed.region == id)
                     rc = scope__conv_requests(c, th->closed, th->cur.req, th->cur.n_req);
                 th->has_closed = 0;

@@ -25,6 +25,8 @@ struct region_data {
     hid_t ds_self;
 };
 
+struct region_io;   /* io_data.c */
+
 struct region_out {
     uint64_t count, next, base;
     uint32_t win;
@@ -40,6 +42,8 @@ struct region_out {
     int has_self;           /* and some a self record (the bytes_to_self column) */
     struct region_data *data;
     struct region_omp *omp; /* an OpenMP region's columns (omp_calls.c), else NULL */
+    int has_io;             /* some call of the region carried an I/O data record */
+    struct region_io *io;
     char *link;             /* encoded link name */
     hid_t ds_start, ds_end, ds_tid, ds_site; /* open while windows are being flushed */
     hid_t ds_seq, ds_dep;
@@ -124,6 +128,18 @@ int scope__conv_write_comms(struct conv *c);
  * what the post said). */
 int scope__conv_data_received(struct conv *c, struct frame f, int64_t bytes, int32_t source,
                               int32_t tag);
+
+/* io_data.c: the columns of what I/O calls did, following the writer's
+ * windows as call_data.c's do (the same five calls), and /rank<N>/files
+ * from the journal's file table. Each returns 0 or SCOPE_E*. */
+struct scope_io_data;
+int scope__conv_io_begin(struct region_out *o, uint64_t i);
+int scope__conv_io_datasets(struct region_out *o, hid_t g);
+int scope__conv_io_flush(struct region_out *o, uint64_t n);
+int scope__conv_io_set(struct conv *c, struct frame f, const struct scope_io_data *v);
+void scope__conv_io_close(struct region_out *o);
+void scope__conv_io_free(struct region_out *o);
+int scope__conv_write_files(struct conv *c);
 
 /* requests.c: the request records that followed the end of call `done`
  * (a post names itself; completions name their post), and

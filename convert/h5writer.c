@@ -319,6 +319,11 @@ static int write_rank_attrs(struct conv *c)
         any_data = c->reg[i].has_data;
     if (any_data)
         rc |= scope__h5_attr_i64(g, SCOPE_A_MPI_DATA, 1);
+    int any_io = 0;
+    for (uint32_t i = 0; i < c->jr.n_regions && !any_io; i++)
+        any_io = c->reg[i].has_io;
+    if (any_io)
+        rc |= scope__h5_attr_i64(g, SCOPE_A_IO_DATA, 1);
     rc |= scope__clock_model_write_rank(g, &c->clock);
     /* docs/format.md: the step in ns, rounded up (a TSC step is < 1 ns) */
     if (h->clock_resolution && h->clock_resolution < (1ull << 40)) {
@@ -360,6 +365,8 @@ static int write_rank_group(struct conv *c)
         rc = scope__conv_write_callsites(c);
     if (rc == 0)
         rc = scope__conv_write_comms(c);
+    if (rc == 0)
+        rc = scope__conv_write_files(c);
     if (rc == 0)
         rc = scope__conv_write_requests(c);
     if (rc == 0)
@@ -456,6 +463,7 @@ static void conv_free(struct conv *c)
         free(c->reg[i].dep);
         free(c->reg[i].link);
         scope__conv_data_free(&c->reg[i]);
+        scope__conv_io_free(&c->reg[i]);
     }
     scope__conv_requests_free(c);
     scope__conv_omp_free(c);

@@ -249,6 +249,33 @@ static int add_strings(char ***arr, size_t *count, const char *p, uint32_t len, 
     return 0;
 }
 
+/* A row of the file table (journal.h, SCOPE_META_FILE). */
+static int add_file(struct scope_jr *jr, const char *p, uint32_t len)
+{
+    struct scope_file_meta m;
+    struct scope_file_names n;
+    if (scope_file_meta_unpack(p, len, &m, &n) < 0 || m.id > jr->n_files + 4096)
+        return SCOPE_EJOURNAL;
+    if (m.id >= jr->n_files) {
+        struct scope_jr_file *fs = realloc(jr->files, (m.id + 1) * sizeof *fs);
+        if (!fs)
+            return SCOPE_ENOMEM;
+        memset(fs + jr->n_files, 0, (m.id + 1 - jr->n_files) * sizeof *fs);
+        jr->files = fs;
+        jr->n_files = m.id + 1;
+    }
+    struct scope_jr_file *f = &jr->files[m.id];
+    if (f->defined)
+        return 0;
+    f->m = m;
+    f->name = strdup(n.name);
+    f->resolved = strdup(n.resolved);
+    f->fs_type = strdup(n.fs_type);
+    f->mount = strdup(n.mount);
+    f->defined = 1;
+    return f->name && f->resolved && f->fs_type && f->mount ? 0 : SCOPE_ENOMEM;
+}
+
 /* Parses a meta chunk's records; a damaged tail ends the chunk quietly
  * (a crash can leave a record half-written). */
 static int parse_meta(struct scope_jr *jr, uint64_t idx, uint64_t used)
@@ -281,6 +308,8 @@ static int parse_meta(struct scope_jr *jr, uint64_t idx, uint64_t used)
             rc = add_site(jr, p, m.len);
         else if (m.type == SCOPE_META_COMM)
             rc = add_comm(jr, p, m.len);
+        else if (m.type == SCOPE_META_FILE)
+            rc = add_file(jr, p, m.len);
         if (rc == SCOPE_ENOMEM)
             goto out;
         rc = 0;
@@ -434,6 +463,13 @@ void scope__jr_close(struct scope_jr *jr)
         free(jr->comms[i].name);
     }
     free(jr->comms);
+    for (uint32_t i = 0; i < jr->n_files; i++) {
+        free(jr->files[i].name);
+        free(jr->files[i].resolved);
+        free(jr->files[i].fs_type);
+        free(jr->files[i].mount);
+    }
+    free(jr->files);
     for (uint32_t i = 0; i < jr->n_threads; i++)
         free(jr->threads[i].chunks);
     free(jr->threads);
@@ -529,6 +565,7 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
     c->has_data = 0;
     c->has_self = 0;
     c->self_bytes = 0;
+    c->has_io = 0;
     c->n_req = 0;
     int rc;
     do
@@ -564,7 +601,27 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
             }
             continue;
         }
-        if (c->has_data || c->n_req)
+        if (scope_rec_is_iodata(d[0].word)) {
+            /* an I/O call's (one, compact or long) */
+            if (c->has_io || c->has_data || c->n_req ||
+                (d[0].word & SCOPE_REC_IODATA_SECOND))
+                continue;
+            if (!(d[0].word & SCOPE_REC_IODATA_LONG)) {
+                scope_iodata_unpack(&d[0], NULL, &c->io);
+                c->has_io = 1;
+                continue;
+            }
+            if ((r2 = next_any(c, &d[1])) < 0)
+                return r2;
+            if (r2 > 0 && !scope_rec_is_iodata(d[1].word)) {
+                c->pending = d[1];
+                c->has_pending = 1;
+            }
+            scope_iodata_unpack(&d[0], r2 > 0 ? &d[1] : NULL, &c->io);
+            c->has_io = 1;
+            continue;
+        }
+        if (c->has_data || c->has_io || c->n_req)
             continue;       /* a second data record: not this call's */
         if (scope_rec_is_postdata(d[0].word)) {
             struct scope_rec post;

@@ -35,6 +35,13 @@ struct scope_jr_comm {
     char *creator, *name;
 };
 
+/* A row of the file table (SCOPE_META_FILE); journal id = index. */
+struct scope_jr_file {
+    int defined;
+    struct scope_file_meta m;
+    char *name, *resolved, *fs_type, *mount;
+};
+
 struct scope_jr_thread {
     uint32_t index;
     int64_t tid;
@@ -64,6 +71,8 @@ struct scope_jr {
     uint32_t n_sites;
     struct scope_jr_comm *comms;    /* by id */
     uint32_t n_comms;
+    struct scope_jr_file *files;    /* by id */
+    uint32_t n_files;
     struct scope_jr_thread *threads;
     uint32_t n_threads;
     /* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 64.
@@ -119,6 +128,10 @@ struct scope_jr_cursor {
     struct scope_call_data data;
     int has_self;                   /* a self record followed it: */
     int64_t self_bytes;             /* its bytes (journal.h) */
+    /* What the I/O call whose end was returned last did: its I/O data
+     * record (journal.h), when one followed it. */
+    int has_io;
+    struct scope_io_data io;
     /* The request records that followed it (journal.h: a post's, a
      * started persistent collective's collective post records, or the
      * completions of a call that completed requests). */
@@ -132,7 +145,7 @@ int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, 
  * that follows an end is not returned: it sets c->has_data and c->data for
  * the record just returned (a data record after anything else, or a long
  * form cut short, is dropped), and the request records after it are in
- * c->req[0 .. c->n_req). */
+ * c->req[0 .. c->n_req); an I/O data record sets c->has_io and c->io. */
 int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out);
 void scope__jr_cursor_free(struct scope_jr_cursor *c);
 

@@ -1,6 +1,6 @@
 /*
  * calls.c - the vocabulary of intercepted calls (scope_calls.h) made into
- * tables: the rows of calls_mpi.def and calls_coll.def, the one parser of
+ * tables: the rows of calls_mpi.def, calls_io.def and calls_coll.def, the one parser of
  * a symbol's name every folder uses, and the stored names of the enums.
  *
  * The positions of a row's roles are computed by the preprocessor from
@@ -53,7 +53,7 @@
 #define SCOPE__ARGS(...) SCOPE__CAT(SCOPE__A, SCOPE__NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 const struct scope_call_row scope_calls[SCOPE_CALLS] = {
-    [SCOPE_CALL_NONE] = { NULL, 0, 0, 0, 0, 0, 0, { 0 } },
+    [SCOPE_CALL_NONE] = { .name = NULL },
 #define SCOPE_MPI_CALL(nm, cls_, form_, mode_, coll_, ...)                                  \
     [SCOPE_CALL_MPI_##nm] = { .name = "MPI_" #nm, .paradigm = SCOPE_PARADIGM_MPI,           \
                               .cls = SCOPE_CC_##cls_, .form = SCOPE_CF_##form_,              \
@@ -62,6 +62,13 @@ const struct scope_call_row scope_calls[SCOPE_CALLS] = {
                               .argp1 = { SCOPE__ARGS(__VA_ARGS__) } },
 #include "calls_mpi.def"
 #undef SCOPE_MPI_CALL
+#define SCOPE_IO_CALL(par, nm, cls_, form_, io_, bytes_, ...)                               \
+    [SCOPE_CALL_##nm] = { .name = #nm, .paradigm = SCOPE_PARADIGM_##par,                    \
+                          .cls = SCOPE_CC_##cls_, .form = SCOPE_CF_##form_, .io = (io_),     \
+                          .bytes = SCOPE_IOB_##bytes_, .nargs = SCOPE__NARGS(__VA_ARGS__),  \
+                          .argp1 = { SCOPE__ARGS(__VA_ARGS__) } },
+#include "calls_io.def"
+#undef SCOPE_IO_CALL
 };
 
 const struct scope_coll_info scope_coll_ops[SCOPE_COLL_OPS] = {
@@ -110,11 +117,14 @@ int scope_call_is_mpi_fortran(const char *symbol)
     return 1;
 }
 
-/* The row whose name after "MPI_" is body[0..n), case-sensitively or not;
- * 0 when none. */
+/* The row of an MPI name (MPI and MPI-IO rows) whose name after "MPI_" is
+ * body[0..n), case-sensitively or not; 0 when none. */
 static int find(const char *body, size_t n, int any_case)
 {
     for (int id = 1; id < SCOPE_CALLS; id++) {
+        int par = scope_calls[id].paradigm;
+        if (par != SCOPE_PARADIGM_MPI && par != SCOPE_PARADIGM_MPIIO)
+            continue;
         const char *name = scope_calls[id].name + 4;
         if (strlen(name) == n && (any_case ? strncasecmp(body, name, n) : strncmp(body, name, n)) == 0)
             return id;
@@ -128,11 +138,26 @@ static int ends_with(const char *s, size_t n, const char *suffix)
     return n > k && strncmp(s + n - k, suffix, k) == 0;
 }
 
+/* An I/O row of a paradigm other than MPI-IO, by its exact name; 0 when
+ * none. */
+static int find_io(const char *symbol)
+{
+    for (int id = 1; id < SCOPE_CALLS; id++) {
+        int par = scope_calls[id].paradigm;
+        if (scope_paradigm_is_io(par) && par != SCOPE_PARADIGM_MPIIO &&
+            strcmp(scope_calls[id].name, symbol) == 0)
+            return id;
+    }
+    return 0;
+}
+
 int scope_call_parse(const char *symbol, struct scope_call_name *out)
 {
     memset(out, 0, sizeof *out);
     if (!symbol)
         return 0;
+    if (strncasecmp(symbol, "mpi", 3) != 0 && strncasecmp(symbol, "pmpi", 4) != 0)
+        return out->id = find_io(symbol);
     const char *p = symbol;
     if (*p == 'P' || *p == 'p') {
         out->profiling = 1;
@@ -218,8 +243,17 @@ static const char *const class_names[SCOPE_CC_CLASSES] = {
     [SCOPE_CC_WINDOW_SYNC] = "window_sync", [SCOPE_CC_COMM_NEW] = "comm_new",
     [SCOPE_CC_COMM_FREE] = "comm_free", [SCOPE_CC_FILE_IO] = "file_io",
     [SCOPE_CC_LIFECYCLE] = "lifecycle", [SCOPE_CC_OTHER] = "other",
+    [SCOPE_CC_IO_OPEN] = "io_open", [SCOPE_CC_IO_CLOSE] = "io_close",
+    [SCOPE_CC_IO_READ] = "io_read", [SCOPE_CC_IO_WRITE] = "io_write",
+    [SCOPE_CC_IO_SEEK] = "io_seek", [SCOPE_CC_IO_TELL] = "io_tell",
+    [SCOPE_CC_IO_STAT] = "io_stat", [SCOPE_CC_IO_SYNC] = "io_sync",
+    [SCOPE_CC_IO_META] = "io_meta", [SCOPE_CC_IO_DUP] = "io_dup",
+    [SCOPE_CC_IO_MMAP] = "io_mmap", [SCOPE_CC_IO_FDS] = "io_fds",
 };
-static const char *const form_names[SCOPE_CF_FORMS] = { "blocking", "nonblocking", "persistent" };
+static const char *const form_names[SCOPE_CF_FORMS] = { "blocking", "nonblocking", "persistent",
+                                                        "split_begin", "split_end" };
+static const char *const paradigm_names[SCOPE_PARADIGMS] = { "none", "mpi", "posix", "stdio",
+                                                             "mpiio", "hdf5" };
 static const char *const mode_names[SCOPE_SM_MODES] = { "none", "standard", "sync", "buffered",
                                                         "ready" };
 static const char *const sync_names[SCOPE_SYNC_PATTERNS] = { "none", "barrier", "nxn", "one2n",
@@ -243,6 +277,19 @@ const char *scope_send_mode_name(int mode)
 const char *scope_coll_sync_name(int sync)
 {
     return sync >= 0 && sync < SCOPE_SYNC_PATTERNS ? sync_names[sync] : NULL;
+}
+
+const char *scope_paradigm_name(int paradigm)
+{
+    return paradigm >= 0 && paradigm < SCOPE_PARADIGMS ? paradigm_names[paradigm] : NULL;
+}
+
+int scope_paradigm_of(const char *name)
+{
+    for (int p = 0; name && p < SCOPE_PARADIGMS; p++)
+        if (strcmp(name, paradigm_names[p]) == 0)
+            return p;
+    return SCOPE_PARADIGM_NONE;
 }
 
 int scope_call_class_of(const char *name)

@@ -622,6 +622,163 @@ static inline uint32_t scope_omp_end_value(uint32_t aux)
     return aux >> 1;
 }
 
+/* An I/O data record: what one I/O call (POSIX, stdio, MPI-IO, HDF5;
+ * format/calls_io.def) did, after its end record as any data record:
+ * which file (a row of the rank's file table, SCOPE_META_FILE), how many
+ * bytes, at which offset, which layer issued it, whether it failed. Its
+ * words lie among the long form's communicator ids that no table reaches,
+ * apart from the request, post's data and collective post words (whose
+ * bits 20..23 are all set):
+ *   word   0..2 7; 3..5 issuer (enum scope_paradigm of the outermost
+ *          I/O layer whose call was open when this one began, 0 the
+ *          program itself); 6 failed (the call returned an error); 7
+ *          long form (first of two); 8 the second record of a long form;
+ *          9..19 clear; 20..31 0xffe
+ *   compact  ticks 0..39 offset + 1 (0 none), 40..62 file + 1 (0 none);
+ *            aux bytes
+ *   long (an offset past 2^40 - 2, a file row past 2^23 - 2, bytes past
+ *        2^32 - 1): two records,
+ *            first   ticks bytes (63 bits), aux file + 1
+ *            second  ticks offset + 1 (63 bits), aux 0
+ * Bytes saturate at 2^63 - 1; a negative value reads as none. */
+#define SCOPE_REC_IODATA_WORD 0xffe00007u
+#define SCOPE_REC_IODATA_MASK 0xfff00007u
+#define SCOPE_REC_IODATA_FAILED (1u << 6)
+#define SCOPE_REC_IODATA_LONG (1u << 7)
+#define SCOPE_REC_IODATA_SECOND (1u << 8)
+#define SCOPE_IO_NO_FILE (-1)
+#define SCOPE_IO_NO_OFFSET (-1)
+
+struct scope_io_data {
+    int32_t file;               /* row of the file table, SCOPE_IO_NO_FILE none */
+    int64_t bytes;              /* >= 0 */
+    int64_t offset;             /* >= 0, SCOPE_IO_NO_OFFSET none */
+    uint8_t issuer;             /* enum scope_paradigm, 0 the program */
+    uint8_t failed;             /* 1: the call returned an error */
+};
+
+static inline int scope_rec_is_iodata(uint32_t word)
+{
+    return (word & SCOPE_REC_IODATA_MASK) == SCOPE_REC_IODATA_WORD;
+}
+
+/* Encodes `d` into out[0] (and out[1] for the long form). Returns the
+ * number of records used, 1 or 2. Pure; a few instructions (the
+ * recorder's per-call cost). */
+static inline int scope_iodata_pack(const struct scope_io_data *d, struct scope_rec out[2])
+{
+    uint64_t off1 = d->offset < 0 ? 0 : (uint64_t)d->offset + 1;
+    uint64_t file1 = d->file < 0 ? 0 : (uint64_t)d->file + 1;
+    uint64_t b = d->bytes < 0 ? 0 : (uint64_t)d->bytes;
+    uint32_t w = SCOPE_REC_IODATA_WORD | ((uint32_t)d->issuer & 7u) << 3 |
+                 (d->failed ? SCOPE_REC_IODATA_FAILED : 0);
+    if (off1 < (1ull << 40) && file1 < (1ull << 23) && b <= UINT32_MAX) {
+        out[0] = (struct scope_rec){ SCOPE_REC_DATA_MARK | off1 | file1 << 40, w, (uint32_t)b };
+        return 1;
+    }
+    out[0] = (struct scope_rec){ SCOPE_REC_DATA_MARK | (b & ~SCOPE_REC_DATA_MARK),
+                                 w | SCOPE_REC_IODATA_LONG, (uint32_t)file1 };
+    out[1] = (struct scope_rec){ SCOPE_REC_DATA_MARK | (off1 & ~SCOPE_REC_DATA_MARK),
+                                 w | SCOPE_REC_IODATA_SECOND, 0 };
+    return 2;
+}
+
+/* Decodes an I/O data record: a compact one (`second` unused), or the
+ * first of a long form and `second` (NULL when it is missing: the offset
+ * then reads none). Returns the records used, 1 or 2; 0 when `first` is a
+ * long form's second record alone (nothing to decode). Pure. */
+static inline int scope_iodata_unpack(const struct scope_rec *first, const struct scope_rec *second,
+                                      struct scope_io_data *d)
+{
+    if (first->word & SCOPE_REC_IODATA_SECOND)
+        return 0;
+    d->issuer = (uint8_t)((first->word >> 3) & 7u);
+    d->failed = (first->word & SCOPE_REC_IODATA_FAILED) != 0;
+    if (!(first->word & SCOPE_REC_IODATA_LONG)) {
+        uint64_t t = first->ticks;
+        d->offset = (int64_t)(t & ((1ull << 40) - 1)) - 1;
+        d->file = (int32_t)((t >> 40) & ((1u << 23) - 1)) - 1;
+        d->bytes = first->aux;
+        return 1;
+    }
+    d->bytes = (int64_t)(first->ticks & ~SCOPE_REC_DATA_MARK);
+    d->file = first->aux ? (int32_t)(first->aux - 1) : SCOPE_IO_NO_FILE;
+    if (d->file < SCOPE_IO_NO_FILE)
+        d->file = SCOPE_IO_NO_FILE;
+    int paired = second && scope_rec_is_iodata(second->word) &&
+                 (second->word & SCOPE_REC_IODATA_SECOND);
+    d->offset = paired ? (int64_t)(second->ticks & ~SCOPE_REC_DATA_MARK) - 1 : SCOPE_IO_NO_OFFSET;
+    return paired ? 2 : 1;
+}
+
+/* A row of a rank's file table (SCOPE_META_FILE, docs/format.md "What
+ * I/O calls did"): one per file, standard stream or HDF5 dataset the
+ * rank's I/O calls named, defined once, when first met (its kind: enum
+ * scope_file_kind of scope_format.h). */
+
+struct scope_file_meta {
+    uint32_t id;                /* the row (0, 1, ...), dense */
+    uint32_t kind;              /* enum scope_file_kind */
+    int32_t parent;             /* a dataset's file row; -1 otherwise */
+    uint32_t layer;             /* enum scope_paradigm of the call that met it first */
+    uint64_t dev, ino;          /* st_dev and st_ino (0 when not known) */
+    int64_t block_size;         /* st_blksize (0 when not known) */
+};
+_Static_assert(sizeof(struct scope_file_meta) == 40, "file meta layout");
+
+/* The strings of a file row, each any bytes but NUL: the name as the
+ * program gave it (a dataset's path in its file), the name the kernel
+ * resolves it to (/proc/self/fd; "" when not known), the file system's
+ * type and its mount point (from the mount table; "" when not known). */
+struct scope_file_names {
+    const char *name, *resolved, *fs_type, *mount;
+};
+
+/* Encodes a SCOPE_META_FILE payload (struct scope_file_meta, then the four
+ * strings NUL-terminated) into buf[0..cap). Returns its length, or 0 when
+ * it does not fit. Pure. */
+static inline size_t scope_file_meta_pack(const struct scope_file_meta *m,
+                                          const struct scope_file_names *n, char *buf, size_t cap)
+{
+    const char *s[4] = { n->name, n->resolved, n->fs_type, n->mount };
+    size_t len = sizeof *m;
+    for (int k = 0; k < 4; k++)
+        len += strlen(s[k] ? s[k] : "") + 1;
+    if (len > cap)
+        return 0;
+    memcpy(buf, m, sizeof *m);
+    size_t at = sizeof *m;
+    for (int k = 0; k < 4; k++) {
+        size_t l = strlen(s[k] ? s[k] : "") + 1;
+        memcpy(buf + at, s[k] ? s[k] : "", l);
+        at += l;
+    }
+    return len;
+}
+
+/* Decodes a SCOPE_META_FILE payload of `len` bytes: *m, and the strings
+ * pointing into p. Returns 0, or -1 when the payload is short, a string
+ * is not terminated inside it, or the kind is unknown. Pure. */
+static inline int scope_file_meta_unpack(const char *p, size_t len, struct scope_file_meta *m,
+                                         struct scope_file_names *n)
+{
+    if (len < sizeof *m)
+        return -1;
+    memcpy(m, p, sizeof *m);
+    if (m->kind >= SCOPE_FILE_KINDS)
+        return -1;
+    const char **s[4] = { &n->name, &n->resolved, &n->fs_type, &n->mount };
+    size_t at = sizeof *m;
+    for (int k = 0; k < 4; k++) {
+        const char *z = at < len ? memchr(p + at, 0, len - at) : NULL;
+        if (!z)
+            return -1;
+        *s[k] = p + at;
+        at = (size_t)(z - p) + 1;
+    }
+    return 0;
+}
+
 enum scope_meta_type {
     SCOPE_META_REGION = 1,      /* u32 id, u32 kind (enum scope_kind), then name\0 symbol\0 object\0 */
     SCOPE_META_KV = 2,          /* key\0 value\0 */
@@ -639,6 +796,10 @@ enum scope_meta_type {
                                    remote_size i32 world ranks (-1 unknown),
                                    then creator\0 name\0 (docs/format.md,
                                    "Communicators") */
+    SCOPE_META_FILE = 6,        /* a row of the file table: struct
+                                   scope_file_meta, then name\0 resolved\0
+                                   fs_type\0 mount\0
+                                   (scope_file_meta_pack) */
 };
 
 struct scope_meta {

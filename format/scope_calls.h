@@ -36,10 +36,16 @@
 extern "C" {
 #endif
 
-/* Which programming model a call belongs to. */
+/* Which programming model a call belongs to. The I/O paradigms are also
+ * the layers an I/O call is counted in (stored by name:
+ * scope_paradigm_name, "posix", "stdio", "mpiio", "hdf5"). */
 enum scope_paradigm {
     SCOPE_PARADIGM_NONE = 0,
     SCOPE_PARADIGM_MPI = 1,
+    SCOPE_PARADIGM_POSIX = 2,   /* libc's descriptors: open, read, write, ... */
+    SCOPE_PARADIGM_STDIO = 3,   /* libc's streams: fopen, fwrite, fprintf, ... */
+    SCOPE_PARADIGM_MPIIO = 4,   /* MPI_File_* */
+    SCOPE_PARADIGM_HDF5 = 5,    /* H5F and H5D of the program's libhdf5 */
     SCOPE_PARADIGMS
 };
 
@@ -65,6 +71,19 @@ enum scope_call_class {
     SCOPE_CC_FILE_IO,       /* reads, writes or manages a file (MPI-IO) */
     SCOPE_CC_LIFECYCLE,     /* Init, Finalize, Abort */
     SCOPE_CC_OTHER,         /* a call the table knows that moves nothing */
+    /* the I/O calls (calls_io.def), of every I/O paradigm */
+    SCOPE_CC_IO_OPEN,       /* opens a file, a stream or a dataset */
+    SCOPE_CC_IO_CLOSE,      /* closes one */
+    SCOPE_CC_IO_READ,       /* reads data */
+    SCOPE_CC_IO_WRITE,      /* writes data */
+    SCOPE_CC_IO_SEEK,       /* moves a file position */
+    SCOPE_CC_IO_TELL,       /* asks for one (ftell) */
+    SCOPE_CC_IO_STAT,       /* asks a file's metadata (the stat family) */
+    SCOPE_CC_IO_SYNC,       /* flushes to the file or the device */
+    SCOPE_CC_IO_META,       /* changes metadata: size, view, name, unlink */
+    SCOPE_CC_IO_DUP,        /* copies a descriptor */
+    SCOPE_CC_IO_MMAP,       /* maps a file */
+    SCOPE_CC_IO_FDS,        /* closes descriptors in bulk (never recorded) */
     SCOPE_CC_CLASSES
 };
 
@@ -73,6 +92,8 @@ enum scope_call_form {
     SCOPE_CF_BLOCKING = 0,
     SCOPE_CF_NONBLOCKING,   /* returns a request (MPI_Isend, MPI_Ibcast, MPI_Rput) */
     SCOPE_CF_PERSISTENT,    /* makes a persistent request (MPI_Send_init, MPI_Bcast_init) */
+    SCOPE_CF_SPLIT_BEGIN,   /* begins a split collective (MPI_File_write_all_begin) */
+    SCOPE_CF_SPLIT_END,     /* and ends it (MPI_File_write_all_end) */
     SCOPE_CF_FORMS
 };
 
@@ -126,6 +147,10 @@ struct scope_coll_info {
     R(index) R(indices) R(outcount) R(message) \
     R(target) R(tdisp) R(tcount) R(ttype) R(cbuf) \
     R(win) R(newwin) R(base) R(size) R(disp_unit) R(baseptr) \
+    R(fd) R(newfd) R(dirfd) R(path) R(newpath) R(flags) R(mode) R(cmd) \
+    R(nbytes) R(offset) R(whence) R(iov) R(iovcnt) R(statbuf) \
+    R(stream) R(nmemb) R(str) R(fmt) R(fh) \
+    R(loc) R(name) R(mspace) R(fspace) R(plist) \
     R(x)
 
 enum scope_arg_role {
@@ -139,6 +164,32 @@ enum scope_arg_role {
 
 #define SCOPE_CALL_MAX_ARGS 16
 
+/* What an I/O row is beyond its class (struct scope_call_row.io). */
+#define SCOPE_IOF_COLL 1u       /* collective over the file's communicator (MPI-IO) */
+#define SCOPE_IOF_AT 2u         /* names its offset (pwrite, MPI_File_write_at, mmap) */
+#define SCOPE_IOF_SHARED 4u     /* the shared file pointer (MPI-IO) */
+#define SCOPE_IOF_ORDERED 8u    /* in rank order (MPI-IO) */
+#define SCOPE_IOF_VEC 16u       /* an array of buffers (readv, pwritev) */
+#define SCOPE_IOF_STDOUT 32u    /* on stdout, which no argument names (printf, puts) */
+#define SCOPE_IOF_NOFOLLOW 64u  /* a symbolic link itself (lstat) */
+#define SCOPE_IOF_DATASET 128u  /* on an HDF5 dataset, not a file (H5D*) */
+
+/* How the bytes an I/O call moved are known (struct scope_call_row.bytes). */
+enum scope_io_bytes {
+    SCOPE_IOB_NONE = 0,         /* moves no data */
+    SCOPE_IOB_RET,              /* what it returned (read, write, fprintf) */
+    SCOPE_IOB_RET_NMEMB,        /* items returned x the size argument (fread, fwrite) */
+    SCOPE_IOB_CHAR,             /* one character, unless it returned EOF (fgetc, putc) */
+    SCOPE_IOB_STRLEN,           /* the string argument's length on success (fputs) */
+    SCOPE_IOB_STRLEN_NL,        /* the same and the newline (puts) */
+    SCOPE_IOB_STRLEN_RET,       /* the returned string's length (fgets) */
+    SCOPE_IOB_SCANNED,          /* how far the stream's position moved (fscanf) */
+    SCOPE_IOB_LEN,              /* the length argument on success (mmap) */
+    SCOPE_IOB_COUNT_TYPE,       /* count x the datatype's size; a read's from its status (MPI-IO) */
+    SCOPE_IOB_SELECTION,        /* the selection's points x the memory type's size (H5Dread) */
+    SCOPE_IOB_RULES
+};
+
 /* One row of the vocabulary. (Not `struct scope_call`: that is the
  * reader's record of one recorded call, scope_reader.h, and the tools
  * include both.) */
@@ -150,6 +201,8 @@ struct scope_call_row {
     uint8_t mode;           /* enum scope_send_mode (sends) */
     uint8_t coll;           /* enum scope_coll_op (collectives, neighbourhood ones) */
     uint8_t nargs;          /* parameters of the C binding */
+    uint8_t io;             /* I/O rows: SCOPE_IOF_* flags */
+    uint8_t bytes;          /* I/O rows: enum scope_io_bytes */
     /* position + 1 of each role's parameter (0: the call has none);
      * scope_call_arg() gives the position */
     uint8_t argp1[SCOPE_ARG_ROLES + SCOPE_CALL_MAX_ARGS];
@@ -161,6 +214,11 @@ enum scope_call_id {
 #define SCOPE_MPI_CALL(name, cls, form, mode, coll, ...) SCOPE_CALL_MPI_##name,
 #include "calls_mpi.def"
 #undef SCOPE_MPI_CALL
+    /* the I/O rows: SCOPE_CALL_write, SCOPE_CALL_fwrite,
+     * SCOPE_CALL_MPI_File_write_at_all, SCOPE_CALL_H5Dwrite, ... */
+#define SCOPE_IO_CALL(paradigm, name, cls, form, io, bytes, ...) SCOPE_CALL_##name,
+#include "calls_io.def"
+#undef SCOPE_IO_CALL
     SCOPE_CALLS
 };
 
@@ -201,7 +259,10 @@ struct scope_call_name {
 
 /* Reads a symbol or region name: MPI_Send, PMPI_Send, MPIX_Bcast_init,
  * MPI_Send_c, and the Fortran spellings (mpi_send_, mpi_send__,
- * pmpi_send_, MPI_SEND, mpi_send_f08, mpi_send_f08ts_, mpi_send_c_). Fills
+ * pmpi_send_, MPI_SEND, mpi_send_f08, mpi_send_f08ts_, mpi_send_c_), the
+ * MPI-IO calls alike (MPI_File_write_at_all_c, mpi_file_write_at_all_);
+ * an I/O row of another paradigm by its exact name (write, fwrite,
+ * __isoc99_fscanf, H5Dwrite). Fills
  * *out and returns its id (0 when the name is no row's: out->id 0, the
  * flags what the spelling says). A C name must have the standard's case
  * (MPI_Send, not MPI_send); a Fortran name is all lower or all upper
@@ -239,6 +300,21 @@ const char *scope_call_class_name(int cls);
 const char *scope_call_form_name(int form);
 const char *scope_send_mode_name(int mode);
 const char *scope_coll_sync_name(int sync);
+/* "mpi", "posix", "stdio", "mpiio", "hdf5" ("none" for 0); NULL out of
+ * range. */
+const char *scope_paradigm_name(int paradigm);
+/* The paradigm of a stored name, or SCOPE_PARADIGM_NONE. */
+int scope_paradigm_of(const char *name);
+/* 1 for an I/O paradigm (POSIX, stdio, MPI-IO, HDF5). Pure. */
+static inline int scope_paradigm_is_io(int paradigm)
+{
+    return paradigm >= SCOPE_PARADIGM_POSIX && paradigm <= SCOPE_PARADIGM_HDF5;
+}
+/* 1 for an I/O class (SCOPE_CC_IO_*). Pure. */
+static inline int scope_call_class_is_io(int cls)
+{
+    return cls >= SCOPE_CC_IO_OPEN && cls <= SCOPE_CC_IO_FDS;
+}
 /* The class of a stored name, or SCOPE_CC_NONE. */
 int scope_call_class_of(const char *name);
 

@@ -103,6 +103,36 @@ extern "C" {
 #define SCOPE_D_OMP_COUNT "omp_count"       /* int64 a work-sharing construct's
                                                iterations (loops), -1 not known */
 
+/* what I/O calls did (docs/format.md, "What I/O calls did"): present only
+ * in regions whose calls carried it */
+#define SCOPE_D_IO_FILE "io_file"               /* int32 row of files, -1 none */
+#define SCOPE_D_IO_BYTES "io_bytes"             /* int64 bytes read or written */
+#define SCOPE_D_IO_OFFSET "io_offset"           /* int64, -1 none */
+#define SCOPE_D_IO_ISSUER "io_issuer"           /* int8 enum scope_paradigm, 0 the program */
+#define SCOPE_D_IO_FAILED "io_failed"           /* int8 1: the call returned an error */
+
+/* --- /rank<N>/files: one row per file, stream or dataset the rank's I/O
+ * calls named (format/journal.h, struct scope_file_meta) --- */
+#define SCOPE_G_FILES "files"
+#define SCOPE_D_FILE_KIND "kind"                /* int8 enum scope_file_kind */
+#define SCOPE_D_FILE_PARENT "parent"            /* int32 a dataset's file row, -1 */
+#define SCOPE_D_FILE_LAYER "layer"              /* int8 enum scope_paradigm that met it first */
+#define SCOPE_D_FILE_DEV "dev"                  /* int64 st_dev, 0 unknown */
+#define SCOPE_D_FILE_INO "ino"                  /* int64 st_ino, 0 unknown */
+#define SCOPE_D_FILE_BLOCK_SIZE "block_size"    /* int64 st_blksize, 0 unknown */
+#define SCOPE_D_FILE_NAMES "names"              /* uint8, NUL-terminated names as given */
+#define SCOPE_D_FILE_RESOLVED "resolved"        /* uint8, NUL-terminated resolved names */
+#define SCOPE_D_FILE_FS_TYPES "fs_types"        /* uint8, NUL-terminated file system types */
+#define SCOPE_D_FILE_MOUNTS "mounts"            /* uint8, NUL-terminated mount points */
+/* the `kind` column's values (and the journal's file rows') */
+enum scope_file_kind {
+    SCOPE_FILE_REGULAR = 0,     /* a regular file */
+    SCOPE_FILE_STREAM = 1,      /* a standard stream: <STDIN>, <STDOUT>, <STDERR> */
+    SCOPE_FILE_DATASET = 2,     /* an HDF5 dataset (its file is `parent`) */
+    SCOPE_FILE_OTHER = 3,       /* the calls on files past the table's bound, together */
+    SCOPE_FILE_KINDS
+};
+
 /* --- /rank<N>/communicators: one row per communicator the rank used --- */
 #define SCOPE_G_COMMUNICATORS "communicators"
 #define SCOPE_D_COMM_SIZE "size"                /* int32 [n] */
@@ -177,6 +207,9 @@ enum scope_coll_shape {
 #define SCOPE_A_CLOCK_RESOLUTION_NS "clock_resolution_ns"
 #define SCOPE_A_RANK_COLLISIONS "rank_collisions"
 #define SCOPE_A_MPI_DATA "mpi_data"   /* int64 1: some region has the data columns */
+#define SCOPE_A_IO_DATA "io_data"     /* int64 1: some region has the I/O columns */
+#define SCOPE_A_IO_FILES_PAST_BOUND "io_files_past_bound" /* int64 opens of files the
+                                         recorder's file table had no room for */
 
 /* --- clock alignment (docs/clocks.md) --- */
 #define SCOPE_A_CLOCK_ALIGNED "clock_aligned"
@@ -223,14 +256,17 @@ enum scope_kind {
     SCOPE_KIND_MPI = 1,
     SCOPE_KIND_MANUAL = 2,
     SCOPE_KIND_OMP = 3,     /* an OpenMP event (format/scope_omp.h) */
+    SCOPE_KIND_IO = 4,      /* an I/O call (format/calls_io.def) */
 };
-#define SCOPE_KIND_COUNT 4
+#define SCOPE_KIND_COUNT 5
 
-/* The stored name of a kind ("function", "mpi", "manual", "omp"); an
- * out-of-range kind gives "manual", as the writer stores it. Cost: none. */
+/* The stored name of a kind ("function", "mpi", "manual", "omp", "io");
+ * an out-of-range kind gives "manual", as the writer stores it. Cost:
+ * none. */
 static inline const char *scope_kind_name(int kind)
 {
-    static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual", "omp" };
+    static const char *const names[SCOPE_KIND_COUNT] = { "function", "mpi", "manual", "omp",
+                                                         "io" };
     return kind >= 0 && kind < SCOPE_KIND_COUNT ? names[kind] : names[SCOPE_KIND_MANUAL];
 }
 

@@ -44,9 +44,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "interpose.h"
 #include "log.h"
 #include "clock.h"
+#include "lent.h"
 #include "lifecycle.h"
 #include "scope_config.h"
 #include "scope_internal.h"
@@ -81,6 +83,9 @@ static struct {
                                  sets PMIX_RANK for itself) */
     char exe[PATH_MAX];
 } preload = { .span_id = -1, .size = 1 };
+
+/* What the MPI capture lends the others (lent.h): set by its constructor. */
+const struct scope__mpi_lent *scope__mpi_lent;
 
 /* Prints "scope: <file>:<line>:<col>: <problem>" unless an ancestor or
  * another rank does. */
@@ -249,11 +254,18 @@ static int start_recording(void)
     if (rc < 0)
         scope__preload_log("%s: interposition engine: %s", preload.exe, scope_strerror(rc));
     engine_started = rc >= 0;
-    /* nothing instrumented: calibrate at the first dlopen that instruments
-     * something (dlopen_hook.c), or before the journal is finished if the
-     * process recorded anyway (MPI_Init, the C API), else never */
+    /* a process the config is about records its I/O from the start; one
+     * that records only for MPI, from MPI_Init (scope__preload_mpi_starting) */
+    int records_now = preload.cfg->n_include_exe > 0 || scope__interpose_matched_any();
+    if (records_now)
+        scope__capture_recording();
+    /* nothing instrumented, or only the captures' own functions (which
+     * wait for a reason to record): calibrate at the first dlopen that
+     * instruments something (dlopen_hook.c), or before the journal is
+     * finished if the process recorded anyway (MPI_Init, the C API), else
+     * never */
     char cal[64] = "deferred: nothing instrumented";
-    if (rc != 0) {
+    if (rc < 0 || (rc > 0 && records_now)) {
         scope__calibrate_pending();
         snprintf(cal, sizeof cal, "%.1f ms", 1e-6 * (double)(scope__thread_cpu_ns() - c3));
     }
@@ -354,6 +366,7 @@ int scope__preload_mpi_starting(void)
         start_recording();
     if (preload.phase != PHASE_RECORDING)
         return 0;
+    scope__capture_recording();
     preload.span_id = scope__region_ex(SCOPE__SPAN_REGION, SCOPE_KIND_MANUAL, NULL, NULL);
     if (preload.span_id >= 0) {
         scope_begin(preload.span_id);

@@ -435,3 +435,66 @@ fail_type:
     H5Dclose(d);
     return rc;
 }
+
+int scope__h5_read_wide(hid_t f, const char *fpath, const char *grp, const char *name,
+                     int64_t want, int64_t *n, int64_t **out)
+{
+    *out = NULL;
+    *n = 0;
+    char *dpath = NULL;
+    if (asprintf(&dpath, "%s/%s", grp, name) < 0)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+    int rc = 0;
+    if (H5Lexists(f, dpath, H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        goto done;
+    }
+    if ((rc = scope__h5_len(f, dpath, fpath, n)) < 0)
+        goto done;
+    if (want >= 0 && *n != want) {
+        rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %lld values, %lld expected", fpath, dpath,
+                         (long long)*n, (long long)want);
+        goto done;
+    }
+    if (*n == 0)
+        goto done;
+    if (!(*out = malloc((size_t)*n * sizeof **out))) {
+        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        goto done;
+    }
+    if ((rc = scope__h5_read_int64(f, dpath, fpath, 0, *n, *out)) < 0) {
+        free(*out);
+        *out = NULL;
+    }
+done:
+    free(dpath);
+    return rc;
+}
+
+int32_t *scope__narrow32(const int64_t *w, int64_t n)
+{
+    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    for (int64_t i = 0; v && i < n; i++)
+        v[i] = (int32_t)w[i];
+    return v;
+}
+
+char **scope__split_names(const int64_t *bytes, int64_t len, int64_t n)
+{
+    char **v = calloc((size_t)(n ? n : 1), sizeof *v);
+    int64_t at = 0;
+    for (int64_t i = 0; v && i < n; i++) {
+        int64_t e = at;
+        while (e < len && bytes[e] != 0)
+            e++;
+        if (e >= len || !(v[i] = malloc((size_t)(e - at + 1)))) {
+            scope__free_strings(v, n);
+            return NULL;
+        }
+        for (int64_t j = at; j < e; j++)
+            v[i][j - at] = (char)bytes[j];
+        v[i][e - at] = 0;
+        at = e + 1;
+    }
+    return v;
+}

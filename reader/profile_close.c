@@ -50,6 +50,7 @@ void scope_profile_close(scope_profile *p)
         scope__rank_attrs_free(&p->ranks[i]);
         scope__rank_tables_free(p->ranks[i].tables);
     }
+    scope__io_free(p);
     free(p->ranks);
     free(p->sources);
     scope__sites_free(p->sites);

@@ -128,6 +128,8 @@ struct scope_profile {
                                  * (callsites.c); NULL before */
     struct scope__run_comms *run_comms; /* the run's communicators across
                                  * ranks (run_comms.c), on first use */
+    struct scope__io *io;       /* what I/O calls did, loaded on first use
+                                 * (io_columns.c); NULL before */
 };
 
 /* Loads (once) the merged site of each call of the cell of (region, rank
@@ -199,6 +201,8 @@ void scope__rank_tables_forget(scope_profile *p, int k);
 
 /* Frees what callsites.c loaded (profile_close.c calls it). */
 void scope__sites_free(struct scope__sites *s);
+/* Frees what io_columns.c loaded (profile_close.c calls it). */
+void scope__io_free(scope_profile *p);
 
 /* Error message (thread-local). Both return `code` so a caller can write
  * `return scope__fail(...)`. */
@@ -257,6 +261,16 @@ int scope__h5_len_read(hid_t loc, const char *dset, const char *fpath, int64_t m
 int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
                            char ***out, int64_t *n);
 void scope__free_strings(char **s, int64_t n);
+/* Reads `grp`/`name` whole as int64 into a new malloc'd *out (NULL and
+ * *n = 0 when the dataset is absent). Its length must be `want` unless
+ * want < 0 (SCOPE_EFORMAT naming it). */
+int scope__h5_read_wide(hid_t f, const char *fpath, const char *grp, const char *name,
+                        int64_t want, int64_t *n, int64_t **out);
+/* n values as int32 in a new malloc'd array (NULL: out of memory). */
+int32_t *scope__narrow32(const int64_t *w, int64_t n);
+/* n NUL-terminated names from a uint8 dataset read as int64, as n new
+ * malloc'd strings; NULL when the bytes do not hold n of them. */
+char **scope__split_names(const int64_t *bytes, int64_t len, int64_t n);
 
 /* malloc for arrays of many events (profile_data.c): big ones are
  * 2 MiB-aligned and marked for transparent huge pages, which cuts the page

@@ -315,6 +315,27 @@ int32_t scope__comm_define(int32_t size, int32_t remote_size, const int32_t *wor
     return rc < 0 ? rc : id;
 }
 
+int32_t scope__file_define(const struct scope_file_meta *m, const struct scope_file_names *n)
+{
+    if (!m || !n || m->kind >= SCOPE_FILE_KINDS)
+        return SCOPE_EINVAL;
+    /* a file met once recording stopped (exit's flush after finalize):
+     * its calls are not recorded either, and the journal is closed */
+    if (atomic_load(&scope__rec.state) != ST_READY || !scope__hot.on)
+        return SCOPE_EIO;
+    if (!scope__rec_ensure_journal())
+        return SCOPE_EIO;
+    scope__rec_lock();
+    int32_t id = scope__rec.n_files;
+    struct scope_file_meta row = *m;
+    row.id = (uint32_t)id;
+    int rc = scope__rec_meta_file(&row, n);
+    if (rc == 0)
+        scope__rec.n_files++;
+    scope__rec_unlock();
+    return rc < 0 ? rc : id;
+}
+
 uint64_t scope_dropped_events(void)
 {
     return atomic_load(&scope__rec.dropped);

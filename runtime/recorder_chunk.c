@@ -50,12 +50,13 @@ void scope__rec_storage_stop(int err, const char *what)
 void *scope__rec_map_chunk(uint64_t idx)
 {
     uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)scope__rec.chunk_size;
-    int e = scope__journal_reserve(scope__rec.fd, off, scope__rec.chunk_size);
+    int fd = scope__rec_journal_fd();
+    int e = fd < 0 ? EBADF : scope__journal_reserve(fd, off, scope__rec.chunk_size);
     if (e) {
         scope__rec_storage_stop(e, "cannot reserve space for the journal");
         return NULL;
     }
-    void *p = mmap(NULL, scope__rec.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, scope__rec.fd, (off_t)off);
+    void *p = mmap(NULL, scope__rec.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
     /* Not prefaulted: a staging chunk is reused, so each page faults in
      * once per thread (and again only after the kernel writes it back),
      * and a short-lived thread pays only for the pages it touches. */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,12 +36,59 @@
 #include "recorder_state.h"
 #include "scope_format.h"
 
+/* A number for the journal's descriptor above those a program usually
+ * gets (it counts up from 3): the upper half of the soft limit, so that a
+ * program opening files one after the other rarely meets it. The number
+ * is only a first defence: scope__rec_journal_fd() checks the descriptor
+ * is still the journal before every use. Returns the new descriptor (the
+ * old one closed), or fd unchanged when none is free up there. */
+static int lift_fd(int fd)
+{
+    struct rlimit rl;
+    if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 64)
+        return fd;
+    rlim_t lo = rl.rlim_cur / 2 > 65536 ? 65536 : rl.rlim_cur / 2;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)lo);
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
+int scope__rec_journal_fd(void)
+{
+    int fd = __atomic_load_n(&scope__rec.fd, __ATOMIC_ACQUIRE);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == (dev_t)scope__rec.jdev &&
+        st.st_ino == (ino_t)scope__rec.jino)
+        return fd;
+    /* not the journal any more: the number is the program's now, left
+     * alone; the journal is opened again by its path (never created: a
+     * journal removed under the run is a storage fault) */
+    int nfd = open(scope__rec.journal_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (nfd < 0)
+        return -1;
+    if (fstat(nfd, &st) != 0 || st.st_dev != (dev_t)scope__rec.jdev ||
+        st.st_ino != (ino_t)scope__rec.jino) {
+        close(nfd);
+        return -1;
+    }
+    nfd = lift_fd(nfd);
+    flock(nfd, LOCK_EX | LOCK_NB);
+    if (!__atomic_compare_exchange_n(&scope__rec.fd, &fd, nfd, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        close(nfd);     /* another thread reopened it first: use its */
+        return fd;
+    }
+    return nfd;
+}
+
 /* Why pages of the journal were lost: the file removed, or shorter than
  * the `want` bytes handed out; else `otherwise`. */
 static const char *lost_why(uint64_t want, const char *otherwise)
 {
     struct stat st;
-    if (fstat(scope__rec.fd, &st) != 0)
+    if (fstat(scope__rec_journal_fd(), &st) != 0)
         return otherwise;
     if (st.st_nlink == 0)
         return "the file was removed and truncated";
@@ -71,9 +119,15 @@ static int journal_create(void)
         errno = ENAMETOOLONG;
         goto fail_dir;
     }
-    scope__rec.fd = open(scope__rec.journal_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+    scope__rec.fd = lift_fd(open(scope__rec.journal_path,
+                                 O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666));
     if (scope__rec.fd < 0)
         goto fail_dir;
+    struct stat jst;
+    if (fstat(scope__rec.fd, &jst) != 0)
+        goto fail_map;
+    scope__rec.jdev = jst.st_dev;
+    scope__rec.jino = jst.st_ino;
     /* Held until the process ends, however it ends: `scope recover` takes
      * a journal whose lock it can get as one whose owner died. */
     flock(scope__rec.fd, LOCK_EX | LOCK_NB);
@@ -172,13 +226,14 @@ static int flush_staging(struct scope__rec_thread *t, uint64_t first)
     uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)scope__rec.chunk_size;
     struct scope_chunk_header h = *c;
     h.type = SCOPE_CHUNK_EVENTS;
-    int e = scope__journal_reserve(scope__rec.fd, off, scope__rec.chunk_size);
+    int fd = scope__rec_journal_fd();
+    int e = fd < 0 ? EBADF : scope__journal_reserve(fd, off, scope__rec.chunk_size);
     if (e) {
         scope__rec_storage_stop(e, "cannot reserve space for the journal");
         return -1;
     }
-    if ((e = scope__pwrite_full(scope__rec.fd, (char *)c + CHUNK_HDR, scope__rec.chunk_size - CHUNK_HDR, off + CHUNK_HDR)) ||
-        (e = scope__pwrite_full(scope__rec.fd, &h, sizeof h, off))) {
+    if ((e = scope__pwrite_full(fd, (char *)c + CHUNK_HDR, scope__rec.chunk_size - CHUNK_HDR, off + CHUNK_HDR)) ||
+        (e = scope__pwrite_full(fd, &h, sizeof h, off))) {
         if (e == EFAULT) {  /* a page of the staging chunk was lost under us */
             /* the reserve above may have grown the file again: the size
              * no longer tells a truncation from a failed read-back */
@@ -286,7 +341,11 @@ void scope__rec_close_journal(int remove_file)
     scope__rec.meta = NULL;
     /* The header page stays mapped: a thread racing with finalize may still
      * be in scope__rec_next_chunk(); it then fails to map a chunk and drops. */
-    if (scope__rec.fd >= 0)
+    /* closed only while it is the journal: a number the program took
+     * over is the program's */
+    struct stat st;
+    if (scope__rec.fd >= 0 && fstat(scope__rec.fd, &st) == 0 &&
+        st.st_dev == (dev_t)scope__rec.jdev && st.st_ino == (ino_t)scope__rec.jino)
         close(scope__rec.fd);
     scope__rec.fd = -1;
     if (remove_file && scope__rec.journal_path[0]) {

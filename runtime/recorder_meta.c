@@ -113,6 +113,17 @@ int scope__rec_meta_comm(int32_t id, int32_t size, int32_t remote_size, const in
     return meta_append(SCOPE_META_COMM, parts, lens, 4);
 }
 
+int scope__rec_meta_file(const struct scope_file_meta *m, const struct scope_file_names *n)
+{
+    char buf[4 * PATH_MAX + 256];
+    size_t len = scope_file_meta_pack(m, n, buf, sizeof buf);
+    if (!len)
+        return SCOPE_ELIMIT;
+    const void *parts[] = { buf };
+    size_t lens[] = { len };
+    return meta_append(SCOPE_META_FILE, parts, lens, 1);
+}
+
 void scope__rec_write_run_metadata(void)
 {
     char buf[PATH_MAX];

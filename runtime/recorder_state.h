@@ -78,7 +78,9 @@ struct scope__recorder {
     uint64_t budget;
     uint32_t chunk_size;
     uint32_t max_live;
-    int fd;                                 /* journal, -1 until first event */
+    int fd;                                 /* journal, -1 until first event; read it
+                                               through scope__rec_journal_fd() */
+    uint64_t jdev, jino;                    /* the journal's st_dev and st_ino */
     struct scope_journal_header *hdr;       /* mapped header page */
     struct scope_chunk_header *meta;        /* current meta chunk */
     uint32_t meta_seq;
@@ -96,6 +98,7 @@ struct scope__recorder {
     struct scope__rec_site *sites;          /* call paths */
     size_t n_sites;
     int32_t n_comms;                        /* communicators defined */
+    int32_t n_files;                        /* file table rows defined */
     pthread_key_t key;
 };
 extern struct scope__recorder scope__rec __attribute__((visibility("hidden")));
@@ -164,6 +167,20 @@ int scope__rec_meta_site(int32_t id, const struct scope__rec_site *st);
 int scope__rec_meta_kv(const char *key, const char *value);
 int scope__rec_meta_comm(int32_t id, int32_t size, int32_t remote_size, const int32_t *world,
                          const char *creator, const char *name);
+struct scope_file_meta;
+struct scope_file_names;
+int scope__rec_meta_file(const struct scope_file_meta *m, const struct scope_file_names *n);
+
+/* The journal's descriptor, checked before every use of it (the slow
+ * path: a chunk mapped, reserved or written): the program may have closed
+ * it (close_range, closefrom, a loop of closes) or put another file at its
+ * number (dup2, an open after such a close), and the recorder must never
+ * write into the program's file. When the descriptor is no longer the
+ * journal (fstat's device and inode), the journal is opened again by its
+ * path, at a high number, and locked again. Returns the descriptor, or -1
+ * (the journal is gone: recording then stops as for any storage fault).
+ * Cost: one fstat; no lock (two threads that both reopen keep one). */
+int scope__rec_journal_fd(void);
 
 /* Writes what is known so far (the run's identity, config, key/values,
  * interposition rows, regions, call sites) into a new journal. */

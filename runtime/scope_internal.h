@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* Like scope_region(), but with the attributes docs/format.md stores on a region
- * group: kind (0 function, 1 mpi, 2 manual), the patched symbol (mangled)
+ * group: kind (0 function, 1 mpi, 2 manual, 3 omp, 4 io), the patched symbol (mangled)
  * and the object that defines it (either may be NULL). The first call for a
  * name fixes its attributes. */
 SCOPE_API int32_t scope__region_ex(const char *name, int kind, const char *symbol,
@@ -188,6 +188,17 @@ SCOPE_API void scope__record_data_recs(const struct scope_rec *r, unsigned n);
  * recorder lock and allocates: once per communicator, never per call. */
 SCOPE_API int32_t scope__comm_define(int32_t size, int32_t remote_size, const int32_t *world,
                                      const char *creator, const char *name);
+
+/* Defines the next row of this process's file table (format/journal.h,
+ * SCOPE_META_FILE; docs/format.md "What I/O calls did"): `m` says what it
+ * is (its id field is ignored: rows are numbered 0, 1, ... in the order
+ * defined), `n` its names. Returns its row or a negative SCOPE_E*
+ * (SCOPE_ELIMIT when the names do not fit a meta record). Takes the
+ * recorder lock: once per file, never per call. */
+struct scope_file_meta;
+struct scope_file_names;
+SCOPE_API int32_t scope__file_define(const struct scope_file_meta *m,
+                                     const struct scope_file_names *n);
 
 /* Points this thread's recording at the records [*cur, *end) and hands
  * back where it pointed before (call again with those to restore). For

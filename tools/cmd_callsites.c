@@ -18,6 +18,7 @@
 #include "output.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_io.h"
 #include "scope_reader_waits.h"
 #include "symbolize.h"
 
@@ -67,6 +68,7 @@ typedef struct {
     scope_stats st;
     double share;
     int64_t sent, received; /* what the calls moved (MPI; 0 otherwise) */
+    int64_t read, written;  /* what I/O calls read or wrote (0 otherwise) */
     int64_t waiting;        /* --waits: time waiting for other ranks */
 } site_row;
 
@@ -119,6 +121,36 @@ static int site_bytes(scope_profile *p, int region, int rank, int nsites, int64_
     return 0;
 }
 
+/* Adds the bytes the I/O calls of `region` on `rank` (or every rank)
+ * read or wrote into bytes[site] (index nsites: calls without a site),
+ * and says in *dir which: 1 read, 2 written, 0 neither (a region that
+ * moves no data). Returns 0 or -1 (the reader's message is set). */
+static int site_io_bytes(scope_profile *p, int region, int rank, int nsites, int64_t *bytes,
+                         int *dir)
+{
+    int64_t rd, wr;
+    if (scope_profile_io_bytes(p, region, rank, &rd, &wr) < 0)
+        return -1;
+    *dir = rd > 0 ? 1 : wr > 0 ? 2 : 0;
+    int nr = scope_profile_rank_count(p);
+    for (int k = 0; *dir && k < nr; k++) {
+        int rk = scope_profile_rank(p, k);
+        if (rank != SCOPE_ALL_RANKS && rk != rank)
+            continue;
+        scope_io_columns c;
+        const int32_t *sites;
+        int64_t n;
+        if (scope_profile_io_columns(p, region, rk, &c) < 0 ||
+            scope_profile_call_sites(p, region, rk, &sites, &n) < 0)
+            return -1;
+        for (int64_t i = 0; c.bytes && i < c.n; i++) {
+            int s = sites && i < n && sites[i] >= 0 && sites[i] < nsites ? sites[i] : nsites;
+            bytes[s] += c.bytes[i];
+        }
+    }
+    return 0;
+}
+
 static int cmp_rows(const void *a, const void *b)
 {
     const site_row *x = a, *y = b;
@@ -138,8 +170,8 @@ static int collect(scope_profile *p, const scope_waits *w, const int *regions, i
     site_row *rows = malloc(cap * sizeof *rows);
     scope_stats *st = calloc((size_t)nsites + 1, sizeof *st);
     int64_t *sb = calloc((size_t)nsites + 1, sizeof *sb), *rb = calloc((size_t)nsites + 1, sizeof *rb);
-    int64_t *wb = calloc((size_t)nsites + 1, sizeof *wb);
-    if (!rows || !st || !sb || !rb || !wb)
+    int64_t *wb = calloc((size_t)nsites + 1, sizeof *wb), *ib = calloc((size_t)nsites + 1, sizeof *ib);
+    if (!rows || !st || !sb || !rb || !wb || !ib)
         goto fail_mem;
     for (int i = 0; i < nreg; i++) {
         int r = regions[i];
@@ -159,6 +191,10 @@ static int collect(scope_profile *p, const scope_waits *w, const int *regions, i
         memset(wb, 0, ((size_t)nsites + 1) * sizeof *wb);
         if (w && site_waits(p, w, r, rank, nsites, wb) < 0)
             goto fail_reader;
+        memset(ib, 0, ((size_t)nsites + 1) * sizeof *ib);
+        int dir = 0;
+        if (site_io_bytes(p, r, rank, nsites, ib, &dir) < 0)
+            goto fail_reader;
         for (int s = -1; s < nsites; s++) {
             const scope_stats *one = s < 0 ? &none : &st[s];
             if (one->calls == 0)
@@ -173,13 +209,14 @@ static int collect(scope_profile *p, const scope_waits *w, const int *regions, i
             int b = s < 0 ? nsites : s;
             rows[n++] = (site_row){ r, s, *one,
                 all.total_ns > 0 ? (double)one->total_ns / (double)all.total_ns : 0.0,
-                sb[b], rb[b], wb[b] };
+                sb[b], rb[b], dir == 1 ? ib[b] : 0, dir == 2 ? ib[b] : 0, wb[b] };
         }
     }
     free(st);
     free(sb);
     free(rb);
     free(wb);
+    free(ib);
     *out = rows;
     return (int)n;
 fail_mem:
@@ -193,6 +230,7 @@ fail:
     free(sb);
     free(rb);
     free(wb);
+    free(ib);
     return -1;
 }
 
@@ -214,7 +252,7 @@ static const char *location(scope_profile *p, scope__symbolizer *sym,
 
 /* Which optional columns a listing has: bytes moved, time waiting. */
 struct columns {
-    int moved, waits;
+    int moved, io, waits;
 };
 
 /* One row of the table for people (rk: the rank column's text). Returns
@@ -233,15 +271,21 @@ static int table_row(scope__table *t, const site_row *r, const char *name, const
     scope__fmt_human(min, sizeof min, (double)r->st.min_ns);
     scope__fmt_human(max, sizeof max, (double)r->st.max_ns);
     snprintf(share, sizeof share, "%.1f%%", r->share * 100.0);
-    char sent[48], recv[48], wait[48];
+    char sent[48], recv[48], rd[48], wr[48], wait[48];
     scope__fmt_bytes(sent, sizeof sent, r->sent);
     scope__fmt_bytes(recv, sizeof recv, r->received);
+    scope__fmt_bytes(rd, sizeof rd, r->read);
+    scope__fmt_bytes(wr, sizeof wr, r->written);
     scope__fmt_human(wait, sizeof wait, (double)r->waiting);
-    const char *cells[13] = { name, rk, site, calls, total, mean, min, max, share };
+    const char *cells[15] = { name, rk, site, calls, total, mean, min, max, share };
     int k = 9;
     if (c.moved) {
         cells[k++] = sent;
         cells[k++] = recv;
+    }
+    if (c.io) {
+        cells[k++] = rd;
+        cells[k++] = wr;
     }
     if (c.waits)
         cells[k++] = wait;
@@ -269,6 +313,8 @@ static void machine_row(FILE *out, int format, int i, const site_row *r, const c
         scope__put_csv_field(out, loc);
         if (c.moved)
             fprintf(out, ",%lld,%lld", (long long)r->sent, (long long)r->received);
+        if (c.io)
+            fprintf(out, ",%lld,%lld", (long long)r->read, (long long)r->written);
         if (c.waits) {
             scope__fmt_seconds_i64(total, sizeof total, r->waiting);
             fprintf(out, ",%s", total);
@@ -289,6 +335,9 @@ static void machine_row(FILE *out, int format, int i, const site_row *r, const c
     if (c.moved)
         fprintf(out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
                 (long long)r->sent, (long long)r->received);
+    if (c.io)
+        fprintf(out, ", \"bytes_read\": %lld, \"bytes_written\": %lld",
+                (long long)r->read, (long long)r->written);
     if (c.waits) {
         scope__fmt_seconds_i64(total, sizeof total, r->waiting);
         fprintf(out, ", \"waiting\": %s", total);
@@ -301,14 +350,20 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
 {
     /* the byte columns (mpiP's table) when the profile records them, and
      * the waiting column when asked */
-    int moved = scope_profile_has_moved(p);
-    const char *heads[13] = { "region", "rank", "site", "calls", "total", "mean", "min",
+    int moved = scope_profile_has_moved(p), io = scope_profile_has_io(p);
+    const char *heads[15] = { "region", "rank", "site", "calls", "total", "mean", "min",
                               "max", "share" };
-    int right[13] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 }, shrink[13] = { 1 }, ncol = 9;
+    int right[15] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 }, shrink[15] = { 1 }, ncol = 9;
     if (moved) {
         heads[ncol] = "sent";
         right[ncol++] = 1;
         heads[ncol] = "received";
+        right[ncol++] = 1;
+    }
+    if (io) {
+        heads[ncol] = "read";
+        right[ncol++] = 1;
+        heads[ncol] = "written";
         right[ncol++] = 1;
     }
     if (waits) {
@@ -330,8 +385,9 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
     else
         snprintf(rk, sizeof rk, "%d", rank);
     if (format == FMT_CSV)
-        fprintf(out, "region,rank,site,calls,total,mean,min,max,share,location%s%s\n",
-                moved ? ",bytes_sent,bytes_received" : "", waits ? ",waiting" : "");
+        fprintf(out, "region,rank,site,calls,total,mean,min,max,share,location%s%s%s\n",
+                moved ? ",bytes_sent,bytes_received" : "", io ? ",bytes_read,bytes_written" : "",
+                waits ? ",waiting" : "");
     else if (format == FMT_JSON)
         fputs("{\"callsites\": [", out);
     for (int i = 0; i < n; i++) {
@@ -340,7 +396,7 @@ static int print_rows(FILE *out, scope_profile *p, const site_row *rows,
         const char *loc = location(p, sym, locs, r->site);
         if (!loc)
             goto fail_mem;
-        struct columns c = { moved, waits };
+        struct columns c = { moved, io, waits };
         if (format == FMT_TABLE) {
             if (table_row(&t, r, name, rk, loc, c) < 0)
                 goto fail_mem;

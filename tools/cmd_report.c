@@ -27,6 +27,7 @@
 #include "scope_reader_waits.h"
 #include "plots.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_io.h"
 #include "svg.h"
 
 static const char report_help[] =
@@ -40,7 +41,9 @@ static const char report_help[] =
     "received per region in the table (as scope summary), the point-to-point\n"
     "communication matrix and message sizes (scope comm), the one-sided\n"
     "one when the run made one-sided calls, and the wait states (scope\n"
-    "waits). Hover a box or bar for its numbers. The pictures are those of\n"
+    "waits). When it recorded what its I/O calls did: an I/O section (the\n"
+    "files with the most bytes, POSIX accesses by size; scope io has the\n"
+    "rest). Hover a box or bar for its numbers. The pictures are those of\n"
     "`scope plot`.\n"
     "\n"
     "options:\n"
@@ -436,14 +439,84 @@ static void write_waits(FILE *out, scope_profile *p, const char *id, const char 
     scope_waits_free(w);
 }
 
+/* The I/O section (scope_reader_io.h, docs/io.md): the files with the
+ * most bytes, with their ranks and layers, and the POSIX accesses by
+ * size (Darshan's bins), as `scope io` prints them. A plain table, as the
+ * wait states. */
+static void write_io(FILE *out, scope_profile *p, const char *id, const char *title)
+{
+    scope_io_report *r;
+    fprintf(out, "<section id=\"%s\"><h2>%s</h2>\n", id, title);
+    if (scope_profile_io_report(p, NULL, &r) < 0) {
+        fputs("<div class=\"warn\">Not computed: ", out);
+        scope__xml_put(out, scope_reader_errmsg());
+        fputs("</div></section>\n", out);
+        return;
+    }
+    int64_t rd = 0, wr = 0;
+    for (int i = 0; i < r->nranks; i++) {
+        rd += r->ranks[i].bytes_read;
+        wr += r->ranks[i].bytes_written;
+    }
+    char a[32], b[32];
+    scope__fmt_bytes(a, sizeof a, rd);
+    scope__fmt_bytes(b, sizeof b, wr);
+    fprintf(out, "<p class=\"note\">What each rank read and wrote, file by file "
+            "(docs/io.md; scope io has every counter): %d files, %s read, %s written, "
+            "each byte counted once, in the outermost call.</p>\n", r->nfiles, a, b);
+    if (r->files_past_bound)
+        fprintf(out, "<div class=\"warn\">%lld opens were of files past the recorder's "
+                "table (io_files): their calls count under one row.</div>\n",
+                (long long)r->files_past_bound);
+    fputs("<table id=\"io-files\"><tr><th>file</th><th>ranks</th><th>read</th>"
+          "<th>written</th></tr>\n", out);
+    /* the 20 files with the most bytes, largest first (a selection: n is small) */
+    uint8_t *shown = calloc((size_t)r->nfiles + 1, 1);
+    for (int k = 0; shown && k < 20 && k < r->nfiles; k++) {
+        int best = -1;
+        for (int i = 0; i < r->nfiles; i++) {
+            const scope_io_file *f = &r->files[i];
+            if (!shown[i] && (best < 0 || f->bytes_read + f->bytes_written >
+                                              r->files[best].bytes_read + r->files[best].bytes_written))
+                best = i;
+        }
+        shown[best] = 1;
+        const scope_io_file *f = &r->files[best];
+        scope__fmt_bytes(a, sizeof a, f->bytes_read);
+        scope__fmt_bytes(b, sizeof b, f->bytes_written);
+        fputs("<tr><td>", out);
+        scope__xml_put(out, f->name);
+        fprintf(out, "</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", f->nranks, a, b);
+    }
+    free(shown);
+    fputs("</table>\n<table id=\"io-sizes\"><tr><th>POSIX access size</th><th>reads</th>"
+          "<th>writes</th></tr>\n", out);
+    int64_t nr[SCOPE_IO_SIZE_BINS] = { 0 }, nw[SCOPE_IO_SIZE_BINS] = { 0 };
+    for (int64_t i = 0; i < r->nrecords; i++)
+        for (int k = 0; r->records[i].layer == SCOPE_IO_POSIX && k < SCOPE_IO_SIZE_BINS; k++) {
+            nr[k] += r->records[i].size_read[k];
+            nw[k] += r->records[i].size_written[k];
+        }
+    for (int k = 0; k < SCOPE_IO_SIZE_BINS; k++) {
+        scope__fmt_bytes(a, sizeof a, scope_io_size_bin_low(k));
+        if (k + 1 < SCOPE_IO_SIZE_BINS)
+            scope__fmt_bytes(b, sizeof b, scope_io_size_bin_low(k + 1));
+        fprintf(out, "<tr><td>%s%s%s</td><td>%lld</td><td>%lld</td></tr>\n", a,
+                k + 1 < SCOPE_IO_SIZE_BINS ? " - " : " and more", k + 1 < SCOPE_IO_SIZE_BINS ? b : "",
+                (long long)nr[k], (long long)nw[k]);
+    }
+    fputs("</table></section>\n", out);
+    scope_io_report_free(r);
+}
+
 /* The page's sections, in order: the navigation links exactly these, so
  * a section and its link cannot part. */
-typedef enum { SEC_SUMMARY, SEC_PICTURE, SEC_WAITS } section_kind;
+typedef enum { SEC_SUMMARY, SEC_PICTURE, SEC_WAITS, SEC_IO } section_kind;
 typedef struct {
     const char *id, *title, *link;
     section_kind kind;
 } section;
-#define MAX_SECTIONS 8
+#define MAX_SECTIONS 9
 
 /* The sections this profile's page has; returns how many. */
 static int page_sections(scope_profile *p, int moved, section *sec)
@@ -460,6 +533,8 @@ static int page_sections(scope_profile *p, int moved, section *sec)
                                   SEC_PICTURE };
         sec[n++] = (section){ "waits", "Wait states", "Wait states", SEC_WAITS };
     }
+    if (scope_profile_has_io(p))
+        sec[n++] = (section){ "io", "I/O", "I/O", SEC_IO };
     return n;
 }
 
@@ -494,8 +569,10 @@ static int write_report(FILE *out, scope_profile *p, char **paths,
                     "docs/format.md, as scope summary" : "");
         else if (sec[i].kind == SEC_PICTURE)
             write_picture(out, p, sec[i].id, sec[i].title, po);
-        else
+        else if (sec[i].kind == SEC_WAITS)
             write_waits(out, p, sec[i].id, sec[i].title);
+        else
+            write_io(out, p, sec[i].id, sec[i].title);
     }
     fputs("</main>\n<div id=\"tip\"></div>\n<pre id=\"scope-check\"></pre>\n",
           out);

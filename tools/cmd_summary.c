@@ -18,6 +18,7 @@
 #include "scope_format.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_io.h"
 #include "scope_reader_waits.h"
 
 static const char summary_help[] =
@@ -74,6 +75,7 @@ typedef struct {
  * the data columns. */
 typedef struct {
     int64_t sent, received;
+    int64_t read, written;  /* I/O regions (scope_reader_io.h) */
     int64_t waiting;        /* --waits: time waiting for other ranks */
 } moved_row;
 
@@ -101,6 +103,7 @@ typedef struct {
     FILE *out;
     int format, per_rank, wide;
     int moved;              /* bytes_sent and bytes_received columns */
+    int io;                 /* bytes_read and bytes_written columns */
     int waits;              /* and the waiting column (--waits) */
     size_t nrows;           /* rows written so far (json separators) */
     int64_t span;
@@ -113,7 +116,7 @@ static int put_row(printer *pr, const char *name, int rank,
                    const scope_stats *st, const moved_row *mv)
 {
     char calls[32], total[48], mean[48], min[48], max[48], std[48],
-         share[48], rk[16], sent[48], recv[48], wait[48];
+         share[48], rk[16], sent[48], recv[48], rd[48], wr[48], wait[48];
     double denom = (double)pr->span * (rank >= 0 || pr->nranks < 1 ? 1 : pr->nranks);
     double sh = pr->span > 0 ? (double)st->total_ns / denom : 0.0;
     snprintf(calls, sizeof calls, "%lld", (long long)st->calls);
@@ -130,12 +133,26 @@ static int put_row(printer *pr, const char *name, int rank,
         snprintf(share, sizeof share, "%.1f%%", sh * 100.0);
         scope__fmt_bytes(sent, sizeof sent, mv->sent);
         scope__fmt_bytes(recv, sizeof recv, mv->received);
+        scope__fmt_bytes(rd, sizeof rd, mv->read);
+        scope__fmt_bytes(wr, sizeof wr, mv->written);
         scope__fmt_human(wait, sizeof wait, (double)mv->waiting);
-        const char *cells[12] = { name, rk, calls, total, mean, min, max, std,
-                                  share, sent, recv, wait };
-        const char *cells_nr[11] = { name, calls, total, mean, min, max, std,
-                                     share, sent, recv, wait };
-        return scope__table_add(&pr->table, pr->per_rank ? cells : cells_nr);
+        /* the columns begin_output() laid out: those of the profile's data */
+        const char *cells[14] = { name, rk, calls, total, mean, min, max, std, share };
+        int n = 0;
+        for (int i = 0; i < 9; i++)
+            if (i != 1 || pr->per_rank)
+                cells[n++] = cells[i];
+        if (pr->moved) {
+            cells[n++] = sent;
+            cells[n++] = recv;
+        }
+        if (pr->io) {
+            cells[n++] = rd;
+            cells[n++] = wr;
+        }
+        if (pr->waits)
+            cells[n++] = wait;
+        return scope__table_add(&pr->table, cells);
     }
     scope__fmt_seconds_i64(total, sizeof total, st->total_ns);
     scope__fmt_seconds_dbl(mean, sizeof mean, st->mean_ns);
@@ -151,6 +168,8 @@ static int put_row(printer *pr, const char *name, int rank,
                 max, std, share);
         if (pr->moved)
             fprintf(pr->out, ",%lld,%lld", (long long)mv->sent, (long long)mv->received);
+        if (pr->io)
+            fprintf(pr->out, ",%lld,%lld", (long long)mv->read, (long long)mv->written);
         if (pr->waits) {
             scope__fmt_seconds_i64(wait, sizeof wait, mv->waiting);
             fprintf(pr->out, ",%s", wait);
@@ -167,6 +186,9 @@ static int put_row(printer *pr, const char *name, int rank,
         if (pr->moved)
             fprintf(pr->out, ", \"bytes_sent\": %lld, \"bytes_received\": %lld",
                     (long long)mv->sent, (long long)mv->received);
+        if (pr->io)
+            fprintf(pr->out, ", \"bytes_read\": %lld, \"bytes_written\": %lld",
+                    (long long)mv->read, (long long)mv->written);
         if (pr->waits) {
             scope__fmt_seconds_i64(wait, sizeof wait, mv->waiting);
             fprintf(pr->out, ", \"waiting\": %s", wait);
@@ -480,24 +502,36 @@ static region_row *region_rows(scope_profile *p, const scope_stats *comp, int nr
 /* The table's columns, or the csv header or json opening. */
 static void begin_output(printer *pr)
 {
-    static const char *const heads[12] = { "region", "rank", "calls", "total",
-                                           "mean", "min", "max", "std",
-                                           "share", "sent", "received", "waiting" };
-    static const char *const heads_nr[11] = { "region", "calls", "total",
-                                              "mean", "min", "max", "std",
-                                              "share", "sent", "received", "waiting" };
-    static const int right[12] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    static const int right_nr[11] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    static const int shrink[12] = { 1 };    /* the region names */
-    scope__table_init(&pr->table, (pr->per_rank ? 9 : 8) + (pr->moved ? 2 : 0) + pr->waits,
-                      pr->per_rank ? heads : heads_nr,
-                      pr->per_rank ? right : right_nr);
+    static const char *const all[9] = { "region", "rank", "calls", "total", "mean", "min",
+                                        "max", "std", "share" };
+    /* static: the table keeps the pointers until it is printed */
+    static const char *heads[14];
+    static int right[14];
+    static const int shrink[14] = { 1 };    /* the region names */
+    int n = 0;
+    for (int i = 0; i < 9; i++)
+        if (i != 1 || pr->per_rank)
+            heads[n++] = all[i];
+    if (pr->moved) {
+        heads[n++] = "sent";
+        heads[n++] = "received";
+    }
+    if (pr->io) {
+        heads[n++] = "read";
+        heads[n++] = "written";
+    }
+    if (pr->waits)
+        heads[n++] = "waiting";
+    for (int i = 0; i < n; i++)
+        right[i] = i > 0;
+    scope__table_init(&pr->table, n, heads, right);
     scope__table_fit(&pr->table, scope__out_width(pr->out, pr->wide), shrink);
     if (pr->format == FMT_CSV)
-        fprintf(pr->out, "%s%s%s\n",
+        fprintf(pr->out, "%s%s%s%s\n",
                 pr->per_rank ? "region,rank,calls,total,mean,min,max,std,share"
                              : "region,calls,total,mean,min,max,std,share",
-                pr->moved ? ",bytes_sent,bytes_received" : "", pr->waits ? ",waiting" : "");
+                pr->moved ? ",bytes_sent,bytes_received" : "",
+                pr->io ? ",bytes_read,bytes_written" : "", pr->waits ? ",waiting" : "");
     else if (pr->format == FMT_JSON)
         fputs("{\"regions\": [", pr->out);
 }
@@ -510,11 +544,14 @@ static void begin_output(printer *pr)
 static int print_region(printer *pr, scope_profile *p, const region_row *row,
                         const scope_stats *comp, const int64_t *waiting, int nreg)
 {
-    moved_row mv = { 0, 0, 0 };
+    moved_row mv = { 0, 0, 0, 0, 0 };
     if (pr->waits)
         mv.waiting = waiting[row->region];
     if (pr->moved &&
         scope_profile_bytes(p, row->region, SCOPE_ALL_RANKS, &mv.sent, &mv.received) < 0)
+        return fail_neg(scope_reader_errmsg());
+    if (pr->io &&
+        scope_profile_io_bytes(p, row->region, SCOPE_ALL_RANKS, &mv.read, &mv.written) < 0)
         return fail_neg(scope_reader_errmsg());
     if ((pr->format == FMT_TABLE || !pr->per_rank) &&
         put_row(pr, row->name, -1, &row->st, &mv) < 0)
@@ -529,6 +566,8 @@ static int print_region(printer *pr, scope_profile *p, const region_row *row,
         if (st.calls == 0)
             continue;
         if (pr->moved && scope_profile_bytes(p, row->region, rank, &mv.sent, &mv.received) < 0)
+            return fail_neg(scope_reader_errmsg());
+        if (pr->io && scope_profile_io_bytes(p, row->region, rank, &mv.read, &mv.written) < 0)
             return fail_neg(scope_reader_errmsg());
         if (pr->waits)
             mv.waiting = waiting[(size_t)(k + 1) * (size_t)nreg + (size_t)row->region];
@@ -574,6 +613,7 @@ int scope_cmd_summary(int argc, char **argv)
     /* the byte columns only for a profile that records them: a timing-only
      * profile's summary keeps its columns (docs/format.md) */
     pr.moved = scope_profile_has_moved(p);
+    pr.io = scope_profile_has_io(p);
     if (o.want_waits && !pr.moved)
         fprintf(stderr, "scope: summary: --waits: the profile records no data of MPI calls, "
                 "so no wait states (MPI_* in the config, without SCOPE_MPI_DATA=0)\n");

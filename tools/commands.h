@@ -32,12 +32,15 @@
     X(efficiency, "efficiency", "POP's metrics of a hybrid run: MPI and "  \
                                 "OpenMP load balance, communication and "      \
                                 "parallel efficiency")                        \
+    X(io, "io", "what each rank read and wrote, file by file: bytes, sizes, " \
+                "access patterns, slowest ranks, findings")               \
     X(tree, "tree", "the call tree by call path: calls, total and self time") \
     X(export, "export", "write chrome-trace, speedscope, folded stacks, "    \
                         "hatchet, csv, json or otf2")                     \
     X(report, "report", "one self-contained HTML page: summary, timeline, " \
                         "flame graph, imbalance; with MPI data also "     \
-                        "communication, one-sided, wait states")          \
+                        "communication, one-sided, wait states; with I/O " \
+                        "data also I/O by file")                          \
     X(plot, "plot", "draw a timeline, flame graph, imbalance chart or "    \
                     "communication matrix (comm) as SVG")                 \
     X(merge, "merge", "copy a run's index and rank files into one file")   \

@@ -110,6 +110,21 @@ struct scope__capture {
      * call-site depth; no line, so it warns of nothing). NULL: none.
      * Slow path, once per entry. */
     int (*companion)(const scope_config_entry *e, char *pattern, size_t len);
+    /* The functions the capture times whatever the config names (the I/O
+     * calls: preload/io/): a NULL-terminated list of exact symbol names,
+     * or NULL for none (the capture turned off by `cfg`). The engine adds
+     * each as an entry of kind *kind, with no line (it warns of nothing),
+     * after the config's and the companions, and never counts them as the
+     * config matching something (scope__interpose_matched_any). NULL:
+     * none. Slow path, once, when the engine starts. */
+    const char *const *(*defaults)(const scope_config *cfg, int *kind);
+    /* The process records from now on for a reason of its own: the
+     * config names something in it (after the engine instrumented it), or
+     * MPI_Init started (lifecycle.c, through scope__capture_recording).
+     * The I/O capture starts there, so that a shell or `hostname` under
+     * the preload writes nothing. Slow path; may come more than once.
+     * NULL: nothing to do. */
+    void (*recording)(void);
     /* Claims `symbol` (1) or not (0); see struct scope__claim. Slow path,
      * once per function instrumented; pure but for the claim. */
     int (*claim)(const char *symbol, struct scope__claim *c);
@@ -129,6 +144,10 @@ struct scope__capture {
  * one load. Written only by registration, before the engine starts. */
 extern struct scope__capture scope__captures[SCOPE_CAPTURE_MAX + 1];
 extern int scope__n_captures;
+
+/* Tells every capture the process records from now on (`recording`).
+ * Slow path. */
+void scope__capture_recording(void);
 
 /* Registers capture `c` (copied). Call from a constructor of priority
  * SCOPE_CAPTURE_CTOR_PRIORITY. Returns its index, or 0 when

@@ -70,6 +70,7 @@
 struct timing {
     double index, match, patch, got, disasm;    /* seconds */
     size_t objects, unread, symbols, demangled; /* unread: no name can match */
+    size_t dflt, dflt_inline, dflt_got, dflt_refused; /* the captures' defaults */
 };
 
 static struct {
@@ -257,7 +258,9 @@ static int cmp_match(const void *x, const void *y)
 
 static void entry_label(const scope_config_entry *e, char *buf, size_t len)
 {
-    if (e->object)
+    if (e->line < 0)    /* a capture's default (capture.h `defaults`): "[io] write" */
+        snprintf(buf, len, "[%s] %s", scope_kind_name(e->kind), e->pattern);
+    else if (e->object)
         snprintf(buf, len, "%s:%s", e->object, e->pattern);
     else
         snprintf(buf, len, "%s", e->pattern);
@@ -488,6 +491,8 @@ static int apply_to(struct collect *c, int atomic, int startup)
             scope__match_add(&objs[hits[k].v[i].obj], hits[k].v[i].sym, &m, &nm);
         free(hits[k].v);
         int fortran = 0;
+        if (nm == 0 && e->line < 0)
+            continue;   /* a capture's default the process does not have */
         if (nm == 0 && !e->is_glob && !e->demangled && scope__plain_identifier(e->pattern)) {
             scope__match_fortran(e, objs, n_objs, &m, &nm);
             fortran = nm > 0;
@@ -540,6 +545,14 @@ static int apply_to(struct collect *c, int atomic, int startup)
         t_instr += now_s() - t0;
         E.found[k] += done;
         total += (int)done;
+        if (e->line < 0) {      /* a capture's default: one line for them all */
+            E.t.dflt += done;
+            E.t.dflt_inline += rep.inline_n;
+            E.t.dflt_got += rep.got_n;
+            E.t.dflt_refused += rep.refused_n;
+            free(m);
+            continue;
+        }
         if (!E.found[k] && rep.refused_n && e->line > 0) {
             /* matched, but none could be timed: said at the same moment
              * as "matched nothing", unless a later library gives one */
@@ -696,13 +709,18 @@ static int run(int atomic, int startup)
         E.late_cpu += verbose ? cpu_s() - c0 : 0;
         E.late_fns += n > 0 ? (size_t)n : 0;
     }
+    if (verbose && E.rank0 && E.t.dflt + E.t.dflt_refused > 0)
+        scope__preload_say("the captures' own functions (I/O calls): %zu inline, %zu GOT, "
+                           "%zu refused", E.t.dflt_inline, E.t.dflt_got, E.t.dflt_refused);
     if (verbose && E.rank0 && (startup || n > 0))
-        scope__preload_say("%s: %.1f ms (%.1f ms CPU) for %d functions (index %.1f ms: "
+        scope__preload_say("%s: %.1f ms (%.1f ms CPU) for %d functions%s%.0zu%s (index %.1f ms: "
                 "%zu objects read, %zu skipped, "
                 "%zu symbols; match %.1f ms: %zu demangled; disassembler load %.1f ms; "
                 "patch %.1f ms; GOT %.1f ms; "
                 "%zu mprotect calls)", startup ? "start-up" : "dlopen",
-                1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0), n > 0 ? n : 0, 1e3 * E.t.index,
+                1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0),
+                n > (int)E.t.dflt ? n - (int)E.t.dflt : 0, E.t.dflt ? " and " : "", E.t.dflt,
+                E.t.dflt ? " of the captures' own" : "", 1e3 * E.t.index,
                 E.t.objects, E.t.unread, E.t.symbols, 1e3 * E.t.match, E.t.demangled,
                 1e3 * E.t.disasm, 1e3 * E.t.patch, 1e3 * E.t.got,
                 scope__patch_mprotects() - mprotects);
@@ -775,6 +793,46 @@ fail_alloc:
     return NULL;
 }
 
+/* The captures' default entries (capture.h `defaults`: the functions a
+ * capture times whatever the config names), after the config's, each
+ * with line -1 and the config's call-site depth: no warning, no "not
+ * found" row, no Fortran spelling, and never counted as the config
+ * matching something. Returns cfg itself
+ * when there are none, else a copy kept for the process's life, or NULL
+ * when out of memory. */
+static const scope_config *with_defaults(const scope_config *cfg)
+{
+    const char *const *lists[SCOPE_CAPTURE_MAX + 1] = { 0 };
+    int kinds[SCOPE_CAPTURE_MAX + 1] = { 0 };
+    size_t extra = 0;
+    for (int k = 1; k <= scope__n_captures; k++) {
+        if (!scope__captures[k].defaults ||
+            !(lists[k] = scope__captures[k].defaults(cfg, &kinds[k])))
+            continue;
+        for (const char *const *p = lists[k]; *p; p++)
+            extra++;
+    }
+    if (!extra)
+        return cfg;
+    scope_config *c = malloc(sizeof *c);
+    scope_config_entry *v = calloc(cfg->n_entries + extra, sizeof *v);
+    if (!c || !v) {
+        free(v);
+        free(c);
+        return NULL;
+    }
+    *c = *cfg;
+    memcpy(v, cfg->entries, cfg->n_entries * sizeof *v);
+    size_t n = cfg->n_entries;
+    for (int k = 1; k <= scope__n_captures; k++)
+        for (const char *const *p = lists[k]; p && *p; p++)
+            v[n++] = (scope_config_entry){ .pattern = (char *)*p, .kind = kinds[k],
+                                           .callsites = cfg->callsites, .line = -1 };
+    c->entries = v;
+    c->n_entries = n;
+    return c;
+}
+
 int scope__interpose_apply(const scope_config *cfg)
 {
     if (E.cfg)
@@ -783,6 +841,8 @@ int scope__interpose_apply(const scope_config *cfg)
     if (rc < 0)
         return rc;
     cfg = with_companions(cfg);
+    if (cfg)
+        cfg = with_defaults(cfg);
     if (!cfg)
         return SCOPE_ENOMEM;
     size_t n_e = cfg->n_entries ? cfg->n_entries : 1;
@@ -828,7 +888,7 @@ int scope__interpose_new_objects(void)
 int scope__interpose_matched_any(void)
 {
     for (size_t k = 0; E.cfg && k < E.cfg->n_entries; k++)
-        if (E.matched[k])
+        if (E.matched[k] && E.cfg->entries[k].line >= 0)
             return 1;
     return 0;
 }

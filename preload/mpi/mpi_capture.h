@@ -48,6 +48,20 @@ int scope__mpi_capture_enabled(void);
  * of their own (mpi_capture_hot.c): 200 to 300 instructions each
  * (callgrind, both MPIs; bench/README.md). */
 int scope__mpi_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
+
+/* 1 while an MPI call runs on this thread: MPI_Init & co (mpi_intercept.c)
+ * or any MPI call the engine times: the I/O capture does not record what
+ * the MPI library does for itself. Hot: two loads. */
+int scope__mpi_busy(void);
+/* An MPI call another capture times (MPI_File_write_all: preload/io) is
+ * open: the MPI calls it makes are the library's, not timed, as inside
+ * an MPI call of this capture. Every enter has its leave, newest first. */
+void scope__mpi_foreign_enter(void);
+void scope__mpi_foreign_leave(void);
+
+/* Lends the other captures the table of ../lent.h (mpi_lent.c): from the
+ * capture's constructor. */
+void scope__mpi_lend(void);
 void scope__mpi_exit(uint32_t op, uint64_t rc, int followed);
 void scope__mpi_drop(uint32_t op, int followed);
 

@@ -114,4 +114,5 @@ __attribute__((constructor(SCOPE_CAPTURE_CTOR_PRIORITY))) static void register_m
 {
     scope__mpi_intercept_names();
     scope__capture_register(&mpi_capture);
+    scope__mpi_lend();
 }

@@ -30,6 +30,8 @@
 #include "clock_align.h"
 #include "host_files.h"
 #include "log.h"
+#include "mpi_capture.h"
+#include "mpi_capture_state.h"
 #include "mpi_abi.h"
 #include "mpi_intercept.h"
 #include "pmpi.h"
@@ -110,6 +112,22 @@ static void *next(enum next_id id)
 /* Depth of interposed MPI lifecycle calls on this thread. initial-exec:
  * the preload is loaded at start-up, and reading it must not allocate. */
 static __thread int mpi_depth __attribute__((tls_model("initial-exec")));
+
+int scope__mpi_busy(void)
+{
+    return mpi_depth > 0 || (scope__cap.open & SCOPE_MPI_OPEN_COUNT) != 0;
+}
+
+void scope__mpi_foreign_enter(void)
+{
+    scope__cap.open++;
+}
+
+void scope__mpi_foreign_leave(void)
+{
+    if (scope__cap.open & SCOPE_MPI_OPEN_COUNT)
+        scope__cap.open--;
+}
 
 /* Region id for one lifecycle call, interned on first use. The region is
  * named for the MPI_ function even when the PMPI_ name was called (that is

@@ -27,6 +27,7 @@
 #include "scope_omp.h"
 #include "scope_reader_omp.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_io.h"
 #include "scope_reader_waits.h"
 
 enum { S_USEFUL, S_MPI, S_OMP };
@@ -39,14 +40,17 @@ struct scope_efficiencies {
 };
 
 /* What the time of region r's calls is: MPI's by what the profile says
- * the region is (its operation) or by an MPI C name (MPI_Comm_rank is no
+ * the region is (its operation, when that is an MPI call) or by an MPI C name (MPI_Comm_rank is no
  * call of the vocabulary, but MPI's time), OpenMP's by its event. */
 static int state_of(scope_profile *p, int r)
 {
     const char *name = scope_profile_region_name(p, r);
     if (strcmp(name, SCOPE_MPI_SPAN_REGION) == 0)
         return S_USEFUL;
-    if (scope_profile_region_operation(p, r) || scope_call_is_mpi_c_name(name))
+    /* an I/O region has an operation too (write, fwrite): MPI's only when
+     * it is an MPI call (MPI_File_write_at_all_c) */
+    const char *op = scope_profile_region_operation(p, r);
+    if ((op && scope_call_is_mpi_c_name(op)) || scope_call_is_mpi_c_name(name))
         return S_MPI;
     switch (scope_omp_event_at(scope_omp_event_of(name))->cls) {
     case SCOPE_OMPC_PARALLEL:
@@ -57,12 +61,13 @@ static int state_of(scope_profile *p, int r)
     }
 }
 
-/* A top-level region: neither MPI's, OpenMP's nor the span. */
+/* A top-level region: neither MPI's, OpenMP's, an I/O call (printf: its
+ * time is useful, but it is no region of the program's) nor the span. */
 static int top_level_kind(scope_profile *p, int r)
 {
     const char *name = scope_profile_region_name(p, r);
     return strcmp(name, SCOPE_MPI_SPAN_REGION) != 0 && state_of(p, r) == S_USEFUL &&
-           !scope_omp_event_of(name);
+           !scope_omp_event_of(name) && !scope_region_io_layer(name);
 }
 
 struct lane_acc {

@@ -64,73 +64,6 @@ void scope__rank_tables_free(struct scope__rank_tables *t)
     free(t);
 }
 
-/* Reads `grp`/`name` whole as int64 into *out (NULL and *n = 0 when the
- * dataset is absent). Its length must be `want` unless want < 0. */
-static int read_wide(hid_t f, const char *fpath, const char *grp, const char *name,
-                     int64_t want, int64_t *n, int64_t **out)
-{
-    *out = NULL;
-    *n = 0;
-    char *dpath = NULL;
-    if (asprintf(&dpath, "%s/%s", grp, name) < 0)
-        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
-    int rc = 0;
-    if (H5Lexists(f, dpath, H5P_DEFAULT) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        goto done;
-    }
-    if ((rc = scope__h5_len(f, dpath, fpath, n)) < 0)
-        goto done;
-    if (want >= 0 && *n != want) {
-        rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %lld values, %lld expected", fpath, dpath,
-                         (long long)*n, (long long)want);
-        goto done;
-    }
-    if (*n == 0)
-        goto done;
-    if (!(*out = malloc((size_t)*n * sizeof **out))) {
-        rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
-        goto done;
-    }
-    if ((rc = scope__h5_read_int64(f, dpath, fpath, 0, *n, *out)) < 0) {
-        free(*out);
-        *out = NULL;
-    }
-done:
-    free(dpath);
-    return rc;
-}
-
-static int32_t *narrow32(const int64_t *w, int64_t n)
-{
-    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    for (int64_t i = 0; v && i < n; i++)
-        v[i] = (int32_t)w[i];
-    return v;
-}
-
-/* n NUL-terminated names from a uint8 dataset read as int64; NULL when the
- * bytes do not hold n of them. */
-static char **split_names(const int64_t *bytes, int64_t len, int64_t n)
-{
-    char **v = calloc((size_t)(n ? n : 1), sizeof *v);
-    int64_t at = 0;
-    for (int64_t i = 0; v && i < n; i++) {
-        int64_t e = at;
-        while (e < len && bytes[e] != 0)
-            e++;
-        if (e >= len || !(v[i] = malloc((size_t)(e - at + 1)))) {
-            scope__free_strings(v, n);
-            return NULL;
-        }
-        for (int64_t j = at; j < e; j++)
-            v[i][j - at] = (char)bytes[j];
-        v[i][e - at] = 0;
-        at = e + 1;
-    }
-    return v;
-}
-
 /* n empty names (a file written before the column existed). */
 static char **empty_names(int64_t n)
 {
@@ -193,7 +126,7 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
     scope_h5_quiet_begin(&quiet);
     for (int i = 0; i < NCOL && rc == 0; i++) {
         int64_t got;
-        rc = read_wide(f, fpath, grp, cols[i], n, &got, &w[i]);
+        rc = scope__h5_read_wide(f, fpath, grp, cols[i], n, &got, &w[i]);
         if (rc == 0 && i == 0) {
             if (!w[0])
                 break; /* no table: no request was followed */
@@ -203,7 +136,7 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
         }
     }
     if (rc == 0 && w[0])
-        rc = read_wide(f, fpath, grp, SCOPE_D_REQ_REGION_NAMES, -1, &len, &names);
+        rc = scope__h5_read_wide(f, fpath, grp, SCOPE_D_REQ_REGION_NAMES, -1, &len, &names);
     scope_h5_quiet_end(&quiet);
     if (rc < 0 || !w[0])
         goto out;
@@ -211,7 +144,7 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
     nn = 0;
     for (int64_t i = 0; i < len; i++)
         nn += names[i] == 0;
-    char **nm = split_names(names, len, nn);
+    char **nm = scope__split_names(names, len, nn);
     int32_t *map = malloc((size_t)(nn ? nn : 1) * sizeof *map);
     if (!nm || !map) {
         scope__free_strings(nm, nn);
@@ -223,14 +156,14 @@ static int load_requests(scope_profile *p, scope__rank *rk, hid_t f, const char 
         map[i] = scope_profile_region_index(p, nm[i]);
     scope__free_strings(nm, nn);
     t->nreq = n;
-    t->post_region = narrow32(w[0], n);
-    t->done_region = narrow32(w[2], n);
-    t->source = narrow32(w[4], n);
-    t->tag = narrow32(w[5], n);
-    t->dest = w[8] ? narrow32(w[8], n) : malloc((size_t)(n ? n : 1) * sizeof *t->dest);
+    t->post_region = scope__narrow32(w[0], n);
+    t->done_region = scope__narrow32(w[2], n);
+    t->source = scope__narrow32(w[4], n);
+    t->tag = scope__narrow32(w[5], n);
+    t->dest = w[8] ? scope__narrow32(w[8], n) : malloc((size_t)(n ? n : 1) * sizeof *t->dest);
     t->cancelled = malloc((size_t)(n ? n : 1));
     t->coll = w[10] ? malloc((size_t)(n ? n : 1)) : NULL;
-    t->root = w[11] ? narrow32(w[11], n) : NULL;
+    t->root = w[11] ? scope__narrow32(w[11], n) : NULL;
     if (!t->post_region || !t->done_region || !t->source || !t->tag || !t->dest ||
         !t->cancelled || (w[10] && !t->coll) || (w[11] && !t->root)) {
         free(map);
@@ -320,17 +253,17 @@ static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rg
     int64_t n, k, nm, len, mlen = 0;
     scope_h5_quiet quiet;
     scope_h5_quiet_begin(&quiet);
-    int rc = read_wide(f, fpath, grp, SCOPE_D_COMM_SIZE, -1, &n, &size);
+    int rc = scope__h5_read_wide(f, fpath, grp, SCOPE_D_COMM_SIZE, -1, &n, &size);
     if (rc == 0 && size) {
-        rc = read_wide(f, fpath, grp, SCOPE_D_COMM_REMOTE_SIZE, n, &k, &rsize);
+        rc = scope__h5_read_wide(f, fpath, grp, SCOPE_D_COMM_REMOTE_SIZE, n, &k, &rsize);
         if (rc == 0)
-            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_MEMBERS_START, n + 1, &k, &start);
+            rc = scope__h5_read_wide(f, fpath, grp, SCOPE_D_COMM_MEMBERS_START, n + 1, &k, &start);
         if (rc == 0)
-            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_MEMBERS, -1, &nm, &mem);
+            rc = scope__h5_read_wide(f, fpath, grp, SCOPE_D_COMM_MEMBERS, -1, &nm, &mem);
         if (rc == 0)
-            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_NAMES, -1, &len, &names);
+            rc = scope__h5_read_wide(f, fpath, grp, SCOPE_D_COMM_NAMES, -1, &len, &names);
         if (rc == 0)    /* absent before the creating calls were recorded */
-            rc = read_wide(f, fpath, grp, SCOPE_D_COMM_CREATORS, -1, &mlen, &made);
+            rc = scope__h5_read_wide(f, fpath, grp, SCOPE_D_COMM_CREATORS, -1, &mlen, &made);
         if (rc == 0 && (!rsize || !start))
             rc = scope__fail(SCOPE_EFORMAT, "%s: %s lacks a column of docs/format.md", fpath, grp);
         for (int64_t i = 0; rc == 0 && i < n; i++)
@@ -343,11 +276,11 @@ static int load_comms(scope_profile *p, scope__rank *rk, hid_t f, const char *rg
     if (rc < 0 || !size)
         goto out;
     t->ncomm = (int)n;
-    t->size = narrow32(size, n);
-    t->remote_size = narrow32(rsize, n);
-    t->members = narrow32(mem ? mem : size, mem ? nm : 0);
-    t->names = names ? split_names(names, len, n) : calloc((size_t)(n ? n : 1), sizeof(char *));
-    t->creators = made ? split_names(made, mlen, n) : empty_names(n);
+    t->size = scope__narrow32(size, n);
+    t->remote_size = scope__narrow32(rsize, n);
+    t->members = scope__narrow32(mem ? mem : size, mem ? nm : 0);
+    t->names = names ? scope__split_names(names, len, n) : calloc((size_t)(n ? n : 1), sizeof(char *));
+    t->creators = made ? scope__split_names(made, mlen, n) : empty_names(n);
     t->members_start = start;
     start = NULL;
     if (!t->size || !t->remote_size || !t->members || !t->names || !t->creators) {

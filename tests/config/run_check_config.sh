@@ -41,7 +41,7 @@ usage="usage: scope check-config FILE [--quiet]
   -h, --help   this text
 "
 
-extra_env="SCOPE_OUTPUT=/tmp/from-env.h5 SCOPE_VERBOSE=1"
+extra_env="SCOPE_OUTPUT=/tmp/from-env.h5 SCOPE_VERBOSE=1 SCOPE_IO_FILES=100"
 expect full 0 full.out "" -- full.conf
 extra_env=""
 expect simple 0 simple.out "" -- simple.conf
@@ -52,6 +52,10 @@ expect quiet-bad 1 - "scope: bad.conf:3:19: bad number '12X'$nl" -- bad.conf -q
 expect missing 1 - "scope: nope.conf:0:0: cannot read: No such file or directory$nl" -- nope.conf
 extra_env="SCOPE_MEMORY_BUDGET=12X"
 expect bad-env 1 - "scope: SCOPE_MEMORY_BUDGET: bad number '12X'$nl" -- simple.conf
+extra_env="SCOPE_IO=maybe"
+expect bad-io-env 1 - "scope: SCOPE_IO: must be 0, 1, off or on, not 'maybe'$nl" -- simple.conf
+extra_env=""
+expect bad-io-files 1 - "scope: bad-io.conf:2:12: io_files must be between 16 and 4194304, not '8'$nl" -- bad-io.conf
 extra_env=""
 try="(try 'scope check-config --help')"
 expect no-args 2 - "scope: check-config: no config file given $try$nl" --

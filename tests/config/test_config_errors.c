@@ -5,7 +5,7 @@
  */
 #include "parse_check.h"
 
-#define KNOWN "(known: output, memory_budget, include, exclude, callsites, verbose, journal_dir)"
+#define KNOWN "(known: output, memory_budget, include, exclude, callsites, verbose, journal_dir, io, io_exclude, io_files)"
 #define OPTS "(expected 'as NAME' or 'callsites=N')"
 
 static void test_unknown_keys(void)

@@ -14,9 +14,15 @@
  * (an all-to-all's block to itself) keeps its bytes up to 2^63 - 1 and
  * is a data record of no other kind. The recorder
  * writes with the one function and the converter reads with the other,
- * so their agreement is the format.
+ * so their agreement is the format. An I/O data record (file, bytes,
+ * offset, issuer, failed) reads back exactly, compact up to its limits
+ * and in two records past them, is told apart from every other record,
+ * and a file table row's payload round-trips names of any bytes.
  */
 #include <stdint.h>
+#include <string.h>
+
+#include "scope_calls.h"
 
 #include "check.h"
 #include "journal.h"
@@ -139,11 +145,120 @@ static void self_records(void)
     CHECK(!scope_rec_is_self(SCOPE_REC_REQUEST_WORD));
     CHECK(!scope_rec_is_self(SCOPE_REC_COLLPOST_WORD));
     CHECK(!scope_rec_is_self(SCOPE_REC_POSTDATA_WORD));
+    /* an I/O data record's word, in every form, is not a self record's,
+     * nor the other way round (the two kinds landed apart) */
+    struct scope_rec io[2];
+    int n = scope_iodata_pack(&(struct scope_io_data){ 1, (int64_t)UINT32_MAX + 1, 5, 7, 1 }, io);
+    for (int i = 0; i < n; i++)
+        CHECK(!scope_rec_is_self(io[i].word));
+    scope_iodata_pack(&(struct scope_io_data){ 1, 1, 0, 0, 0 }, io);
+    CHECK(!scope_rec_is_self(io[0].word));
+    CHECK(!scope_rec_is_iodata(SCOPE_REC_SELF_WORD));
+}
+
+/* An I/O data record: packed, its form and marks checked, never taken
+ * for another kind of record, unpacked, compared. */
+static void io_round_trip(struct scope_io_data d, int want_records)
+{
+    struct scope_rec r[2];
+    int n = scope_iodata_pack(&d, r);
+    CHECK_I64(n, want_records);
+    for (int i = 0; i < n; i++) {
+        CHECK(scope_rec_is_data(r[i].word));
+        CHECK(scope_rec_is_iodata(r[i].word));
+        CHECK(!scope_rec_is_request(r[i].word));
+        CHECK(!scope_rec_is_postdata(r[i].word));
+        CHECK(!scope_rec_is_collpost(r[i].word));
+        CHECK(r[i].ticks != 0);
+        CHECK((r[i].ticks & SCOPE_REC_DATA_MARK) != 0);
+    }
+    struct scope_io_data got;
+    CHECK_I64(scope_iodata_unpack(&r[0], n == 2 ? &r[1] : NULL, &got), n);
+    CHECK_I64(got.file, d.file < 0 ? SCOPE_IO_NO_FILE : d.file);
+    CHECK_I64(got.bytes, d.bytes < 0 ? 0 : d.bytes);
+    CHECK_I64(got.offset, d.offset < 0 ? SCOPE_IO_NO_OFFSET : d.offset);
+    CHECK_I64(got.issuer, d.issuer);
+    CHECK_I64(got.failed, d.failed);
+    if (n == 2) {
+        /* the second alone decodes to nothing; the first alone loses the offset */
+        CHECK_I64(scope_iodata_unpack(&r[1], NULL, &got), 0);
+        CHECK_I64(scope_iodata_unpack(&r[0], NULL, &got), 1);
+        CHECK_I64(got.offset, SCOPE_IO_NO_OFFSET);
+        CHECK_I64(got.bytes, d.bytes < 0 ? 0 : d.bytes);
+    }
+}
+
+/* The other records' words are never I/O data records. */
+static void io_words_apart(void)
+{
+    struct scope_rec r[2];
+    scope_data_pack(&(struct scope_call_data){ 1, 1, 0, 0, 0, SCOPE_COMM_ID_MAX }, r);
+    CHECK(!scope_rec_is_iodata(r[0].word) && !scope_rec_is_iodata(r[1].word));
+    scope_data_pack(&(struct scope_call_data){ INT64_MAX, 1, 16777215, 16777215, 0, 0 }, r);
+    CHECK(!scope_rec_is_iodata(r[0].word) && !scope_rec_is_iodata(r[1].word));
+    CHECK(!scope_rec_is_iodata(SCOPE_REC_REQUEST_WORD));
+    CHECK(!scope_rec_is_iodata(SCOPE_REC_POSTDATA_WORD | (0xfffu << 3) | SCOPE_REC_POSTDATA_RECV));
+    CHECK(!scope_rec_is_iodata(SCOPE_REC_COLLPOST_WORD | 0xffu << 3));
+    /* nor a begin, an end or a complete record of any region */
+    CHECK(!scope_rec_is_iodata(0xffffffffu << SCOPE_REC_ID_SHIFT));
+    CHECK(!scope_rec_is_iodata((0xffffffffu << SCOPE_REC_ID_SHIFT) | SCOPE_REC_END));
+    CHECK(!scope_rec_is_iodata((0xffffffffu << SCOPE_REC_ID_SHIFT) | SCOPE_REC_COMPLETE));
+}
+
+/* A file row's payload round trip, names with any bytes but NUL, and
+ * payloads cut short refused. */
+static void file_meta(void)
+{
+    struct scope_file_meta m = { 7, SCOPE_FILE_DATASET, 3, 5, 2049, 123456789, 4096 }, got;
+    const char weird[] = "out\n\x01\xff\xfe dir/\xc3(.h5";
+    struct scope_file_names n = { weird, "/tmp/x/out.h5", "tmpfs", "/tmp" }, gn;
+    char buf[256];
+    size_t len = scope_file_meta_pack(&m, &n, buf, sizeof buf);
+    CHECK_I64(len, sizeof m + sizeof weird + 14 + 6 + 5);
+    CHECK_I64(scope_file_meta_unpack(buf, len, &got, &gn), 0);
+    CHECK_I64(got.id, 7);
+    CHECK_I64(got.kind, SCOPE_FILE_DATASET);
+    CHECK_I64(got.parent, 3);
+    CHECK_I64(got.layer, 5);
+    CHECK_I64((int64_t)got.dev, 2049);
+    CHECK_I64((int64_t)got.ino, 123456789);
+    CHECK_I64(got.block_size, 4096);
+    CHECK(strcmp(gn.name, weird) == 0);
+    CHECK(strcmp(gn.resolved, "/tmp/x/out.h5") == 0);
+    CHECK(strcmp(gn.fs_type, "tmpfs") == 0);
+    CHECK(strcmp(gn.mount, "/tmp") == 0);
+    for (size_t cut = 0; cut < len; cut++)
+        CHECK_I64(scope_file_meta_unpack(buf, cut, &got, &gn), -1);
+    CHECK_I64(scope_file_meta_pack(&m, &n, buf, len - 1), 0);
+    /* NULL strings are "" */
+    struct scope_file_names empty = { "<STDOUT>", NULL, NULL, NULL };
+    len = scope_file_meta_pack(&m, &empty, buf, sizeof buf);
+    CHECK_I64(scope_file_meta_unpack(buf, len, &got, &gn), 0);
+    CHECK(strcmp(gn.name, "<STDOUT>") == 0 && gn.resolved[0] == 0 && gn.mount[0] == 0);
+    m.kind = SCOPE_FILE_KINDS;
+    len = scope_file_meta_pack(&m, &n, buf, sizeof buf);
+    CHECK_I64(scope_file_meta_unpack(buf, len, &got, &gn), -1);
 }
 
 int main(void)
 {
     self_records();
+    /* I/O data records: compact up to each field's limit, long past it */
+    io_round_trip((struct scope_io_data){ 0, 1, 0, 0, 0 }, 1);
+    io_round_trip((struct scope_io_data){ 3, 4096, 123, SCOPE_PARADIGM_STDIO, 0 }, 1);
+    io_round_trip((struct scope_io_data){ SCOPE_IO_NO_FILE, 0, SCOPE_IO_NO_OFFSET, 0, 1 }, 1);
+    io_round_trip((struct scope_io_data){ (1 << 23) - 2, UINT32_MAX, (1ll << 40) - 2,
+                                          SCOPE_PARADIGM_HDF5, 1 }, 1);
+    io_round_trip((struct scope_io_data){ (1 << 23) - 1, 1, 0, 0, 0 }, 2);
+    io_round_trip((struct scope_io_data){ 1, (int64_t)UINT32_MAX + 1, 0, SCOPE_PARADIGM_MPIIO, 0 }, 2);
+    io_round_trip((struct scope_io_data){ 1, 1, (1ll << 40) - 1, 0, 0 }, 2);
+    /* a 4.3 TB MPI-IO write at a 5 TiB offset: 64 bits, never negative */
+    io_round_trip((struct scope_io_data){ 2, 4300000000000ll, 5ll << 40, SCOPE_PARADIGM_HDF5, 0 }, 2);
+    io_round_trip((struct scope_io_data){ INT32_MAX, INT64_MAX, INT64_MAX - 1, 7, 1 }, 2);
+    io_round_trip((struct scope_io_data){ 4, -5, -7, 0, 0 }, 1);
+    io_words_apart();
+    file_meta();
+
     /* compact: typical calls, and every field at its compact limit */
     round_trip((struct scope_call_data){ 400, 0, 1, -1, 7, 0 }, 1);
     round_trip((struct scope_call_data){ 0, 1600, -1, 3, 7, 0 }, 1);

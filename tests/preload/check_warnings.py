@@ -124,21 +124,39 @@ def cmd_serial(a):
         with h5py.File(os.path.join(tmp, "prof.ranks", "rank0.h5"), "r") as f:
             rows = [tuple(x.decode() if isinstance(x, bytes) else str(x) for x in r)
                     for r in f["rank0"]["interposition"][()]]
-            expect_eq(sorted((r[0], r[4]) for r in rows if r[0] != "main"),
+            # "[io] write": the I/O calls the I/O capture times by default
+            expect_eq(sorted((r[0], r[4]) for r in rows
+                             if r[0] != "main" and not r[0].startswith("[io] ")),
                       [("MPI_Allreduce", "not found"), ("compte", "not found")],
                       "serial target: the unmatched entries in the interposition table")
             expect_eq(len(f["rank0"]["regions"]["main"]["start_times"]), 1, "calls of main")
         os.remove(out)
         subprocess.run(["rm", "-rf", os.path.join(tmp, "prof.ranks")], check=True)
-        # named by `include`, matching nothing: warned, nothing written
+        # named by `include`, matching nothing: warned; its I/O calls are
+        # recorded (issue 46: its printf, nothing else)
         write(conf, f"output = {out}\ninclude = {os.path.basename(a.serial)}\n"
                     "compute\nMPI_Allreduce\n")
         p = run([a.serial, "0"], pre, tmp, check_rc=0)
         expect_eq(warnings(p.stderr), [("compute", 3)], "included target: its one warning")
+        expect_eq(all_files(tmp), ["app.conf", "prof.h5", "prof.ranks/rank0.h5"],
+                  "included target: the profile of its I/O")
+        with h5py.File(os.path.join(tmp, "prof.ranks", "rank0.h5"), "r") as f:
+            regs = f["rank0"]["regions"]
+            kinds = {k: regs[k].attrs["kind"] for k in regs}
+            kinds = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in kinds.items()}
+            expect_eq(set(kinds.values()), {"io"}, "included target: only I/O regions")
+            expect_eq(len(regs["printf"]["start_times"]), 1, "included target: calls of printf")
+        os.remove(out)
+        subprocess.run(["rm", "-rf", os.path.join(tmp, "prof.ranks")], check=True)
+        # and with `io = off`: nothing recorded, nothing written
+        write(conf, f"output = {out}\ninclude = {os.path.basename(a.serial)}\nio = off\n"
+                    "compute\nMPI_Allreduce\n")
+        p = run([a.serial, "0"], pre, tmp, check_rc=0)
+        expect_eq(warnings(p.stderr), [("compute", 4)], "included target, io off: its one warning")
         expect_eq(all_files(tmp), ["app.conf"], "included target that recorded nothing")
         # two processes of one job (no MPI_Init): launcher rank 0 warns
         p = run(MPIRUN + ["-n", "2", a.serial, "0"], pre, tmp, check_rc=0)
-        expect_eq(warnings(p.stderr), [("compute", 3)], "mpirun -n 2 serial: one warning")
+        expect_eq(warnings(p.stderr), [("compute", 4)], "mpirun -n 2 serial: one warning")
         expect_eq(all_files(tmp), ["app.conf"], "mpirun -n 2 serial: nothing written")
         # not included: a program the config is not about says nothing
         write(conf, f"output = {out}\ncompute\nMPI_Allreduce\n")

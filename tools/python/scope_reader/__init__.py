@@ -1082,6 +1082,12 @@ from . import waits as _waits  # noqa: E402
 _waits.attach(ProfilingResults, _lib, _sig, _check, _p)
 _C_STRUCTS.update(_waits.C_STRUCTS)
 _C_STRUCTS.update(_comm.C_STRUCTS)
+
+# What the I/O calls did (io.py): ProfilingResults.io(), .io_calls(),
+# .io_report(), .io_columns(), .io_files(), .dask_io()
+from . import io as _io  # noqa: E402
+_io.attach(ProfilingResults, _lib, _sig, _check, _p)
+_C_STRUCTS.update(_io.C_STRUCTS)
 from .compare import compare  # noqa: E402,F401  (compare.py: sets of runs, statistics)
 
 # The threads inside each rank (omp.py): ProfilingResults.omp(), .omp_regions()

@@ -259,3 +259,27 @@ def dask_comm_matrix(res, region=None, compute=True, ranks=None, ranks_per_parti
     pairs = [dask.delayed(_pairs, pure=True)(p, b, region) for p, b in parts]
     out = dask.delayed(_concat_pairs, pure=True)(pairs)
     return out.compute() if compute else out
+
+
+def _io_partition(paths, block, layer, origin_ns):
+    """One partition of dask_io(): io() of the ranks in `block` (runs on a
+    worker)."""
+    from scope_reader import read_h5
+    with read_h5(paths) as res:
+        return res.io(layer=layer, ranks=list(block), origin_ns=origin_ns)
+
+
+def dask_io(res, layer=None, ranks=None, per=64, partition_by="auto"):
+    """ProfilingResults.dask_io(): io()'s rows as a dask.dataframe.DataFrame,
+    partitioned as to_dask() partitions events, read lazily; the times
+    from the whole profile's origin. Cost here: the meta (io() of no
+    rank... of the first partition's first rank, emptied)."""
+    import dask.dataframe as dd
+    parts, _, _ = _setup(res, None, None, ranks, True, None, None, per, partition_by)
+    origin = res.time_origin_ns or 0
+    meta = res.io(layer=layer, ranks=res.ranks[:1], origin_ns=origin).iloc[:0]
+    n = len(parts)
+    return dd.from_map(_io_partition, [p for p, _ in parts], [b for _, b in parts],
+                       [layer] * n, [origin] * n, meta=meta, label="scope-io",
+                       enforce_metadata=False)
+
