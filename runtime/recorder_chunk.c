@@ -51,6 +51,8 @@ void *scope__rec_map_chunk(uint64_t idx)
 {
     uint64_t off = SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)scope__rec.chunk_size;
     int fd = scope__rec_journal_fd();
+    if (fd < 0 && atomic_load(&scope__rec.state) == ST_FINALIZED)
+        return NULL; /* after finalize closed the journal: dropped, nothing wrong */
     int e = fd < 0 ? EBADF : scope__journal_reserve(fd, off, scope__rec.chunk_size);
     if (e) {
         scope__rec_storage_stop(e, "cannot reserve space for the journal");

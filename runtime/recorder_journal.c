@@ -227,6 +227,14 @@ static int flush_staging(struct scope__rec_thread *t, uint64_t first)
     struct scope_chunk_header h = *c;
     h.type = SCOPE_CHUNK_EVENTS;
     int fd = scope__rec_journal_fd();
+    if (fd < 0 && atomic_load(&scope__rec.state) == ST_FINALIZED) {
+        /* a thread that fills its chunk after finalize closed the journal
+         * (an exit handler's I/O, a thread still running): its records
+         * are dropped, as those of a thread that gets no chunk then are;
+         * nothing went wrong, so nothing is said */
+        scope__rec_retire_chunk(t);
+        return -1;
+    }
     int e = fd < 0 ? EBADF : scope__journal_reserve(fd, off, scope__rec.chunk_size);
     if (e) {
         scope__rec_storage_stop(e, "cannot reserve space for the journal");

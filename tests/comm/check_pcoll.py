@@ -137,7 +137,9 @@ def check_calls(res):
     for r in range(N):
         with h5py.File(os.path.join(res.ranks_dir, f"rank{r}.h5"), "r") as f:
             g = f[f"rank{r}/regions"]
-            got = {name: len(g[name]["start_times"]) for name in g if name not in SILENT}
+            # the I/O calls timed by default (issue 46: rank 0's printf) are tests/io's
+            got = {name: len(g[name]["start_times"]) for name in g if name not in SILENT
+                   and g[name].attrs.get("kind", b"") not in (b"io", "io")}
             links = []
             if "requests" in f[f"rank{r}"]:
                 q = f[f"rank{r}/requests"]

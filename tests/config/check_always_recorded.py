@@ -23,7 +23,15 @@ def read(*path):
 
 
 intercept = read("preload", "mpi", "mpi_intercept.c")
-inits = sorted(set(re.findall(r'intercept_init\((?:SCOPE__)?NEXT_\w+, "([^"]+)"', intercept)))
+# intercept_init(NEXT_<ID>, ...): the region is the call its id names in
+# the file's call_of table (ids in pairs, C name then PMPI_ name)
+ids = re.search(r"enum next_id \{(.*?)\};", intercept, re.S)
+ids = [w.strip() for w in ids.group(1).split(",")] if ids else []
+calls = re.search(r"call_of\[[^]]*\]\s*=\s*\{(.*?)\};", intercept, re.S)
+calls = re.findall(r"SCOPE_CALL_(\w+)", calls.group(1)) if calls else []
+inits = sorted({calls[ids.index(i) // 2]
+                for i in re.findall(r"intercept_init\((NEXT_\w+),", intercept)
+                if i in ids and ids.index(i) // 2 < len(calls)})
 span = re.search(r'#define SCOPE__SPAN_REGION "([^"]+)"', read("preload", "lifecycle.h"))
 always = inits + [span.group(1)] if span else inits
 print("always recorded:", always)

@@ -97,6 +97,8 @@ def read_profile(path):
     with h5py.File(path, "r") as f:
         r = f["rank0"]
         for link, g in r["regions"].items():
+            if text(g.attrs.get("kind", b"")) == "io":
+                continue    # the I/O calls timed by default (issue 46): not unwinding's
             name = text(g.attrs.get("name", link))
             sites = np.asarray(g["callsite_ids"][()]) if "callsite_ids" in g else None
             regions[name] = (np.asarray(g["start_times"][()]),

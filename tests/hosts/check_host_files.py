@@ -52,6 +52,9 @@ import time
 
 import h5py
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checker import io_call_names, region_kind  # noqa: E402
+
 # --bind-to none: Open MPI binds rank i of every (simulated) host to core i
 # of that host, which here is core i of the one machine: every host's
 # leader would share core 0 and take turns on it at each message (a bare
@@ -84,6 +87,11 @@ def scope_stderr(text):
 def expected(r):
     return {"MPI_Init": 1, "MPI_Comm_rank": 1, "MPI_Comm_size": 2 + r % 13, "MPI_Barrier": 1,
             "MPI_Init..MPI_Finalize": 1}
+
+
+# The I/O calls every rank times by default (issue 46: rank 7 writes a
+# file of its own): tests/io's subject, left out of these counts.
+IO_CALLS = io_call_names()
 
 
 def clean_env(**extra):
@@ -135,7 +143,7 @@ def check_counts_h5py(out, ranks, complete=None):
                 check(False, f"rank {r}: its link {where[r]} leads nowhere")
                 continue
             g = f[f"rank{r}"]
-            got = {k: len(g["regions"][k]["start_times"]) for k in g["regions"]}
+            got = {k: len(v["start_times"]) for k, v in g["regions"].items() if region_kind(v) != "io"}
             check(got == expected(r), f"rank {r} (h5py, in {where[r]}): {got}, not {expected(r)}")
             check(int(g.attrs["rank"]) == r, f"rank {r}: rank attribute {g.attrs['rank']}")
             if complete is not None:
@@ -153,7 +161,8 @@ def check_counts_reader(a, path, ranks):
     got = {}
     lines = [l for l in p.stdout.splitlines() if "," in l]
     for row in csv.DictReader(io.StringIO("\n".join(lines))):
-        got.setdefault(int(row["rank"]), {})[row["region"]] = int(row["calls"])
+        if row["region"] not in IO_CALLS:
+            got.setdefault(int(row["rank"]), {})[row["region"]] = int(row["calls"])
     check(sorted(got) == sorted(ranks), f"reader ({path}): ranks {sorted(got)}")
     for r in ranks:
         check(got.get(r) == expected(r), f"rank {r} (reader, {path}): {got.get(r)}")
@@ -318,7 +327,7 @@ def test_kill(a, tmp):
     with h5py.File(os.path.join(tmp, "prof.h5"), "r") as f:
         for r in list(range(6)) + list(range(9, 12)):
             g = f[f"rank{r}"]
-            got = {k: len(g["regions"][k]["start_times"]) for k in g["regions"]}
+            got = {k: len(v["start_times"]) for k, v in g["regions"].items() if region_kind(v) != "io"}
             check(got == expected(r) and int(g.attrs["complete"]) == 1,
                   f"rank {r} before recover: {got}, complete {g.attrs['complete']}")
     so = recover(a, tmp)

@@ -43,8 +43,9 @@ def fail(msg):
 
 
 def counts(group):
+    # the I/O calls every rank times by default (issue 46) are not this test's
     return {str(g.attrs.get("name", k)): len(g["start_times"])
-            for k, g in group["regions"].items()}
+            for k, g in group["regions"].items() if g.attrs.get("kind", b"") not in (b"io", "io")}
 
 
 def run(cmd, env, cwd):
