@@ -201,22 +201,22 @@ static void calibrate_all(void)
 }
 
 /* The captures that watch whether this process records
- * (scope__lifecycle_watch). Filled by constructors before the preload's
- * own runs, read after: no lock. */
+ * (scope__lifecycle_watch: the one way a capture learns it). Filled by
+ * constructors before the preload's own runs, read after: no lock. */
 #define MAX_WATCHERS 4
-static void (*watchers[MAX_WATCHERS])(int recording);
+static void (*watchers[MAX_WATCHERS])(enum scope__lifecycle_event ev);
 static int n_watchers;
 
-void scope__lifecycle_watch(void (*fn)(int recording))
+void scope__lifecycle_watch(void (*fn)(enum scope__lifecycle_event ev))
 {
     if (fn && n_watchers < MAX_WATCHERS)
         watchers[n_watchers++] = fn;
 }
 
-static void tell_watchers(int recording)
+static void tell_watchers(enum scope__lifecycle_event ev)
 {
     for (int i = 0; i < n_watchers; i++)
-        watchers[i](recording);
+        watchers[i](ev);
 }
 
 /* Starts the recorder with the config's options. Returns 1 when recording,
@@ -245,7 +245,7 @@ static int start_recording(void)
     }
     preload.phase = PHASE_RECORDING;
     scope__preload_log("%s: recording", preload.exe);
-    tell_watchers(1);
+    tell_watchers(SCOPE_LIFECYCLE_STARTED);
     preload.recorder_pid = getpid();
     atexit(warn_at_exit);
     int64_t c2 = scope__thread_cpu_ns();
@@ -258,7 +258,7 @@ static int start_recording(void)
      * that records only for MPI, from MPI_Init (scope__preload_mpi_starting) */
     int records_now = preload.cfg->n_include_exe > 0 || scope__interpose_matched_any();
     if (records_now)
-        scope__capture_recording();
+        tell_watchers(SCOPE_LIFECYCLE_RECORDS);
     /* nothing instrumented, or only the captures' own functions (which
      * wait for a reason to record): calibrate at the first dlopen that
      * instruments something (dlopen_hook.c), or before the journal is
@@ -366,7 +366,7 @@ int scope__preload_mpi_starting(void)
         start_recording();
     if (preload.phase != PHASE_RECORDING)
         return 0;
-    scope__capture_recording();
+    tell_watchers(SCOPE_LIFECYCLE_RECORDS);
     preload.span_id = scope__region_ex(SCOPE__SPAN_REGION, SCOPE_KIND_MANUAL, NULL, NULL);
     if (preload.span_id >= 0) {
         scope_begin(preload.span_id);
@@ -442,7 +442,7 @@ void scope__preload_mpi_aborting(int errorcode, const char *region, const char *
     snprintf(code, sizeof code, "%d", errorcode);
     scope__set_metadata("rank/" SCOPE_A_MPI_ABORT_ERRORCODE, code);
     note_unrecorded();
-    tell_watchers(0);
+    tell_watchers(SCOPE_LIFECYCLE_STOPPING);
     /* its own file, also with host files: the host's leader may be the
      * next to be killed, and no message can be trusted to arrive now */
     int rc = scope__finalize_abandoned();
@@ -460,7 +460,7 @@ void scope__preload_mpi_finalizing(int (*write)(void))
     if (preload.phase != PHASE_RECORDING)
         return;
     note_unrecorded();
-    tell_watchers(0);
+    tell_watchers(SCOPE_LIFECYCLE_STOPPING);
     if (preload.span_open)
         scope_end(preload.span_id);
     preload.span_open = 0;

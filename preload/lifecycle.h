@@ -50,14 +50,32 @@ void scope__preload_mpi_finalizing(int (*write)(void));
 void scope__preload_mpi_aborting(int errorcode, const char *region, const char *symbol,
                                  const void *fn);
 
-/* A capture that must know when this process records (the OpenMP tool,
- * whose events come from the OpenMP runtime's callbacks, not from the
- * engine: omp/omp_tool.c) registers a hook, from a constructor of
- * priority SCOPE_CAPTURE_CTOR_PRIORITY (engine/capture.h), before the
- * preload's own constructor runs: `fn(1)` when recording starts, with the
- * program's libraries loaded; `fn(0)` when it stops for good, before the
- * rank's file is written (MPI_Finalize, MPI_Abort). Up to 4 hooks; a
- * fifth is ignored. Nothing of the lifecycle lists the captures. */
-void scope__lifecycle_watch(void (*fn)(int recording));
+/* What the lifecycle tells the captures that watch it
+ * (scope__lifecycle_watch), in this order for a process: */
+enum scope__lifecycle_event {
+    /* the recorder runs (a target, or MPI_Init in any process), with the
+     * program's libraries loaded, before the engine instruments them; a
+     * capture whose events come from elsewhere than the engine starts
+     * here (the OpenMP tool: an OpenMP program is recorded as such) */
+    SCOPE_LIFECYCLE_STARTED = 1,
+    /* the process records for a reason of its own: the config names
+     * something in it (after the engine instrumented it), or MPI_Init
+     * started; may come more than once (a target that then calls
+     * MPI_Init). The I/O capture starts here, so that a shell or
+     * `hostname` under the preload writes nothing */
+    SCOPE_LIFECYCLE_RECORDS = 2,
+    /* recording stops for good, before the rank's file is written
+     * (MPI_Finalize, MPI_Abort) */
+    SCOPE_LIFECYCLE_STOPPING = 3,
+};
+
+/* The one way a capture learns when this process records (the OpenMP
+ * tool, omp/omp_tool.c; the I/O capture, io/io_hook.c): it registers a
+ * hook, from a constructor of priority SCOPE_CAPTURE_CTOR_PRIORITY
+ * (engine/capture.h), before the preload's own constructor runs, and is
+ * called with each event above. Slow path; hooks run in registration
+ * order. Up to 4 hooks; a fifth is ignored. Nothing of the lifecycle
+ * lists the captures, and the engine knows nothing of the lifecycle. */
+void scope__lifecycle_watch(void (*fn)(enum scope__lifecycle_event ev));
 
 #endif /* SCOPE_PRELOAD_LIFECYCLE_H */

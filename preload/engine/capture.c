@@ -33,13 +33,6 @@ int scope__capture_claim(const char *symbol, struct scope__claim *c)
     return 0;
 }
 
-void scope__capture_recording(void)
-{
-    for (int k = 1; k <= scope__n_captures; k++)
-        if (scope__captures[k].recording)
-            scope__captures[k].recording();
-}
-
 int scope__capture_wraps(const char *symbol)
 {
     for (int k = 1; k <= scope__n_captures; k++)

@@ -52,6 +52,10 @@
  *  per-thread state (a count of its open calls, the arguments of the call
  *  in progress) without asking the engine.
  *
+ * When the process records is not the engine's business: a capture
+ * learns it from the lifecycle, one floor up (../lifecycle.h
+ * scope__lifecycle_watch).
+ *
  * Rules for the hot-path functions (enter, exit, drop): the recorder's
  * rules (docs/design.md: no lock, no malloc, no system call; a per-thread
  * allocation once per thread is done inside scope__self_enter/leave, as
@@ -118,13 +122,6 @@ struct scope__capture {
      * config matching something (scope__interpose_matched_any). NULL:
      * none. Slow path, once, when the engine starts. */
     const char *const *(*defaults)(const scope_config *cfg, int *kind);
-    /* The process records from now on for a reason of its own: the
-     * config names something in it (after the engine instrumented it), or
-     * MPI_Init started (lifecycle.c, through scope__capture_recording).
-     * The I/O capture starts there, so that a shell or `hostname` under
-     * the preload writes nothing. Slow path; may come more than once.
-     * NULL: nothing to do. */
-    void (*recording)(void);
     /* Claims `symbol` (1) or not (0); see struct scope__claim. Slow path,
      * once per function instrumented; pure but for the claim. */
     int (*claim)(const char *symbol, struct scope__claim *c);
@@ -144,10 +141,6 @@ struct scope__capture {
  * one load. Written only by registration, before the engine starts. */
 extern struct scope__capture scope__captures[SCOPE_CAPTURE_MAX + 1];
 extern int scope__n_captures;
-
-/* Tells every capture the process records from now on (`recording`).
- * Slow path. */
-void scope__capture_recording(void);
 
 /* Registers capture `c` (copied). Call from a constructor of priority
  * SCOPE_CAPTURE_CTOR_PRIORITY. Returns its index, or 0 when

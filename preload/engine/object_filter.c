@@ -28,6 +28,16 @@
  * in a readable loaded segment). The answer is a necessary condition only:
  * an object that passes is read and matched as before.
  *
+ * The captures' own functions (capture.h `defaults`: the I/O capture's
+ * 129 exact names of libc, libmpi and libhdf5) are not needles: each is
+ * looked up in the object's mapped GNU hash table of defined dynamic
+ * symbols (the one the loader's own lookups use: a bloom filter test, and
+ * for the few names that pass, one bucket's chain), a few microseconds for
+ * all of them per object, where a memmem each over liblammps.so's 500 KB
+ * .dynstr would cost more than reading it. They have no Fortran rule and
+ * no object qualifier (interpose.c), so "defines this exact name" is the
+ * whole test. An object without a GNU hash table is read.
+ *
  * A config with a glob that has no literal start (`*_solve`) or many
  * entries (a scan per needle would cost more than the read it saves)
  * gets no filter: every object is read, as before.
@@ -66,7 +76,26 @@ struct scope__objfilter {
     struct need *v;
     size_t n;
     int any_qualified;          /* some entry names an object */
+    const char **exact;         /* the captures' defaults: names looked up */
+    uint32_t *exact_hash;       /* in the GNU hash table; their hashes */
+    size_t n_exact;
 };
+
+/* A capture's default entry (interpose.c: line -1, an exact name, no
+ * object, no Fortran rule): tested by a hash lookup, not a scan. */
+static int is_default(const scope_config_entry *e)
+{
+    return e->line < 0 && !e->is_glob && !e->demangled && !e->object;
+}
+
+/* The GNU hash of a symbol name (the loader's, DT_GNU_HASH). */
+static uint32_t gnu_hash(const char *s)
+{
+    uint32_t h = 5381;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = h * 33 + *p;
+    return h;
+}
 
 int scope__entry_names_object(const scope_config_entry *e, const char *path, const char *base,
                               const char *soname)
@@ -100,6 +129,8 @@ void scope__objfilter_free(struct scope__objfilter *f)
         scope__namepat_free(&f->v[i].np);
     }
     free(f->v);
+    free(f->exact);
+    free(f->exact_hash);
     free(f);
 }
 
@@ -145,17 +176,31 @@ static int compile_need(struct need *nd, const scope_config_entry *e)
 int scope__objfilter_build(struct scope__objfilter **out, const scope_config *cfg)
 {
     *out = NULL;
-    if (cfg->n_entries == 0 || cfg->n_entries > MAX_NEEDS)
+    size_t n_exact = 0;
+    for (size_t k = 0; k < cfg->n_entries; k++)
+        n_exact += (size_t)is_default(&cfg->entries[k]);
+    size_t n_needs = cfg->n_entries - n_exact;
+    if (cfg->n_entries == 0 || n_needs > MAX_NEEDS)
         return 0;
     struct scope__objfilter *f = calloc(1, sizeof *f);
-    if (!f || !(f->v = calloc(cfg->n_entries, sizeof *f->v))) {
-        free(f);
+    if (!f)
+        return SCOPE_ENOMEM;
+    if ((n_needs && !(f->v = calloc(n_needs, sizeof *f->v))) ||
+        (n_exact && (!(f->exact = calloc(n_exact, sizeof *f->exact)) ||
+                     !(f->exact_hash = calloc(n_exact, sizeof *f->exact_hash))))) {
+        scope__objfilter_free(f);
         return SCOPE_ENOMEM;
     }
     for (size_t k = 0; k < cfg->n_entries; k++) {
-        struct need *nd = &f->v[k];
-        int rc = compile_need(nd, &cfg->entries[k]);
-        f->n = k + 1;                   /* freed with the others from now on */
+        const scope_config_entry *e = &cfg->entries[k];
+        if (is_default(e)) {
+            f->exact[f->n_exact] = e->pattern;
+            f->exact_hash[f->n_exact++] = gnu_hash(e->pattern);
+            continue;
+        }
+        struct need *nd = &f->v[f->n];
+        int rc = compile_need(nd, e);
+        f->n++;                         /* freed with the others from now on */
         if (rc <= 0) {
             scope__objfilter_free(f);
             return rc;
@@ -163,7 +208,7 @@ int scope__objfilter_build(struct scope__objfilter **out, const scope_config *cf
         for (int i = 0; nd->dem && nd->np.n_words && i < nd->n_alt; i++)
             nd->word_is_alt |= strlen(nd->np.words[0]) == nd->alt_len[i] &&
                                memcmp(nd->np.words[0], nd->alt[i], nd->alt_len[i]) == 0;
-        f->any_qualified |= cfg->entries[k].object != NULL;
+        f->any_qualified |= e->object != NULL;
     }
     *out = f;
     return 0;
@@ -314,16 +359,26 @@ static int defined_meets(const struct need *nd, const char *tab, size_t len,
     return met;
 }
 
-/* The object's .dynstr as mapped: *tab, *len; and its .dynsym as mapped,
- * *syms and *n_syms (NULL and 0 when it is not plainly there: then only
- * the string table is tested). Returns 1 when found, 0 when the object
- * has no dynamic symbols at all, -1 when it must be read (a .symtab, or
- * anything unclear). */
+/* What of an object's dynamic symbols is mapped (find_dynstr): its
+ * .dynstr, its .dynsym when plainly there (else NULL: only the string
+ * table is tested) and its GNU hash table (else NULL: a capture's default
+ * cannot be looked up, the object is read). */
+struct dyn {
+    const char *tab;
+    size_t len;
+    const Elf64_Sym *syms;
+    size_t n_syms;
+    const uint32_t *gnu;
+    size_t gnu_words;
+};
+
+/* Fills *d for the object. Returns 1 when found, 0 when the object has no
+ * dynamic symbols at all, -1 when it must be read (a .symtab, or anything
+ * unclear). */
 static int find_dynstr(const struct dl_phdr_info *info, const char *path, int is_main,
-                       const char **tab, size_t *len, const Elf64_Sym **syms, size_t *n_syms)
+                       struct dyn *d)
 {
-    *syms = NULL;
-    *n_syms = 0;
+    *d = (struct dyn){ 0 };
     int fd = open(is_main ? "/proc/self/exe" : path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -337,12 +392,14 @@ static int find_dynstr(const struct dl_phdr_info *info, const char *path, int is
     size_t bytes = (size_t)eh.e_shnum * sizeof *sh;
     if (!(sh = malloc(bytes)) || pread(fd, sh, bytes, (off_t)eh.e_shoff) != (ssize_t)bytes)
         goto out;
-    int dynsym = -1;
+    int dynsym = -1, gnu = -1;
     for (int i = 0; i < eh.e_shnum; i++) {
         if (sh[i].sh_type == SHT_SYMTAB)
             goto out;                   /* file-local functions: read it */
         if (sh[i].sh_type == SHT_DYNSYM && dynsym < 0)
             dynsym = i;
+        if (sh[i].sh_type == SHT_GNU_HASH && gnu < 0)
+            gnu = i;
     }
     if (dynsym < 0) {
         rc = 0;                         /* no symbols: nothing can match */
@@ -354,14 +411,21 @@ static int find_dynstr(const struct dl_phdr_info *info, const char *path, int is
     uintptr_t addr = info->dlpi_addr + sh[link].sh_addr;
     if (!mapped_readable(info, addr, sh[link].sh_size))
         goto out;
-    *tab = (const char *)addr;
-    *len = sh[link].sh_size;
+    d->tab = (const char *)addr;
+    d->len = sh[link].sh_size;
     uintptr_t sym_addr = info->dlpi_addr + sh[dynsym].sh_addr;
     if (sh[dynsym].sh_entsize == sizeof(Elf64_Sym) && (sh[dynsym].sh_flags & SHF_ALLOC) &&
         sym_addr % _Alignof(Elf64_Sym) == 0 &&
         mapped_readable(info, sym_addr, sh[dynsym].sh_size)) {
-        *syms = (const Elf64_Sym *)sym_addr;
-        *n_syms = sh[dynsym].sh_size / sizeof(Elf64_Sym);
+        d->syms = (const Elf64_Sym *)sym_addr;
+        d->n_syms = sh[dynsym].sh_size / sizeof(Elf64_Sym);
+    }
+    uintptr_t gnu_addr = gnu >= 0 ? info->dlpi_addr + sh[gnu].sh_addr : 0;
+    if (gnu >= 0 && d->syms && sh[gnu].sh_link == (Elf64_Word)dynsym &&
+        (sh[gnu].sh_flags & SHF_ALLOC) && gnu_addr % 8 == 0 &&
+        mapped_readable(info, gnu_addr, sh[gnu].sh_size)) {
+        d->gnu = (const uint32_t *)gnu_addr;
+        d->gnu_words = sh[gnu].sh_size / 4;
     }
     rc = 1;
 out:
@@ -370,31 +434,72 @@ out:
     return rc;
 }
 
+/* Whether the object defines one of f's exact names (the captures'
+ * defaults), by its GNU hash table: the bloom filter rejects nearly every
+ * name the object lacks at one load; a name that passes walks one bucket's
+ * chain. 1 also when unsure (a table out of shape). Cost: a few
+ * nanoseconds per name. */
+static int defines_exact(const struct scope__objfilter *f, const struct dyn *d)
+{
+    const uint32_t *w = d->gnu;
+    if (d->gnu_words < 4)
+        return 1;
+    uint32_t nbuckets = w[0], symoffset = w[1], bloom_size = w[2], shift = w[3];
+    if (nbuckets == 0)
+        return 0;                       /* an empty table: defines nothing */
+    if (bloom_size == 0 || shift >= 32)
+        return 1;
+    size_t head = 4 + 2 * (size_t)bloom_size + nbuckets;
+    if (head > d->gnu_words || symoffset > d->n_syms ||
+        d->gnu_words - head < d->n_syms - symoffset)
+        return 1;
+    const uint64_t *bloom = (const uint64_t *)(w + 4);
+    const uint32_t *buckets = w + 4 + 2 * (size_t)bloom_size;
+    const uint32_t *chain = buckets + nbuckets;
+    for (size_t k = 0; k < f->n_exact; k++) {
+        uint32_t h = f->exact_hash[k];
+        uint64_t word = bloom[(h / 64) % bloom_size];
+        uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> shift) % 64));
+        if ((word & mask) != mask)
+            continue;
+        for (uint32_t i = buckets[h % nbuckets]; i >= symoffset && i < d->n_syms; i++) {
+            uint32_t h2 = chain[i - symoffset];
+            const Elf64_Sym *s = &d->syms[i];
+            if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_name < d->len &&
+                strncmp(d->tab + s->st_name, f->exact[k], d->len - s->st_name) == 0)
+                return 1;
+            if (h2 & 1)
+                break;
+        }
+    }
+    return 0;
+}
+
 int scope__objfilter_may_match(const struct scope__objfilter *f, const struct dl_phdr_info *info,
                                const char *path, int is_main)
 {
     if (!f)
         return 1;
-    const char *tab = NULL;
-    size_t len = 0, n_syms = 0;
-    const Elf64_Sym *syms = NULL;
-    int found = find_dynstr(info, path, is_main, &tab, &len, &syms, &n_syms);
+    struct dyn d;
+    int found = find_dynstr(info, path, is_main, &d);
     if (found < 0)
+        return 1;
+    if (found && f->n_exact && (!d.gnu || defines_exact(f, &d)))
         return 1;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     const char *soname = NULL;
     if (f->any_qualified && found) {
         long off = soname_offset(info);
-        if (off >= 0 && (size_t)off < len && memchr(tab + off, 0, len - (size_t)off))
-            soname = tab + off;
+        if (off >= 0 && (size_t)off < d.len && memchr(d.tab + off, 0, d.len - (size_t)off))
+            soname = d.tab + off;
     }
     for (size_t k = 0; k < f->n; k++) {
         const struct need *nd = &f->v[k];
         if (!scope__entry_names_object(nd->e, path, base, soname))
             continue;
-        if (nd->e->object || (found && need_met(nd, tab, len) &&
-                              (!syms || defined_meets(nd, tab, len, syms, n_syms))))
+        if (nd->e->object || (found && need_met(nd, d.tab, d.len) &&
+                              (!d.syms || defined_meets(nd, d.tab, d.len, d.syms, d.n_syms))))
             return 1;
     }
     return 0;

@@ -8,9 +8,9 @@
  * io_stdio.c, io_mpiio.c, io_hdf5.c) after the rules every layer shares:
  *
  *   - nothing is recorded before the process records for a reason of its
- *     own (MPI_Init, or the config naming something in it: the
- *     lifecycle tells the engine's captures), so a shell or `hostname` under the preload
- *     still writes nothing (capture.h `recording`);
+ *     own (MPI_Init, or the config naming something in it: the lifecycle
+ *     says SCOPE_LIFECYCLE_RECORDS, ../lifecycle.h), so a shell or
+ *     `hostname` under the preload still writes nothing;
  *   - a call of a layer made inside another call of the same layer is not
  *     recorded (stat calls fstatat, creat calls open, H5Dwrite calls
  *     itself), except the C call an MPI-IO Fortran binding makes, which is
@@ -31,16 +31,19 @@
 #include "io_files.h"
 #include "io_state.h"
 #include "lent.h"
+#include "lifecycle.h"
 #include "scope_format.h"
 
 __thread struct scope__io_tls scope__io_tls __attribute__((tls_model("initial-exec")));
 _Atomic int scope__io_live;
 static int enabled;             /* the config turned it on and the tables exist */
 
-/* The process records from now on (capture.h `recording`). */
-static void recording(void)
+/* The lifecycle's word (../lifecycle.h): the process records for a
+ * reason of its own from now on. Recording stopping changes nothing here:
+ * the recorder itself drops what comes after it finished. */
+static void on_lifecycle(enum scope__lifecycle_event ev)
 {
-    if (enabled)
+    if (ev == SCOPE_LIFECYCLE_RECORDS && enabled)
         atomic_store(&scope__io_live, 1);
 }
 
@@ -205,7 +208,6 @@ static void drop(uint32_t op, int followed)
 static const struct scope__capture io_capture = {
     .name = "io",
     .defaults = defaults,
-    .recording = recording,
     .claim = claim,
     .enter = enter,
     .exit = io_exit,
@@ -215,4 +217,5 @@ static const struct scope__capture io_capture = {
 __attribute__((constructor(SCOPE_CAPTURE_CTOR_PRIORITY))) static void register_io(void)
 {
     scope__capture_register(&io_capture);
+    scope__lifecycle_watch(on_lifecycle);
 }

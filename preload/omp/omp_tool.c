@@ -67,7 +67,7 @@
 #define WORK_DEPTH 16u                  /* work-sharing constructs open at once
                                            (one per level of nested parallelism) */
 
-static volatile int recording;          /* on_recording */
+static volatile int recording;          /* on_lifecycle */
 static _Atomic int tool_started;        /* a runtime called initialize */
 static _Atomic int ids_ready;
 static int32_t ids[SCOPE_OMP_EVENTS];   /* recorder region of each event */
@@ -98,18 +98,22 @@ struct omp_tls {
 };
 static __thread struct omp_tls tls __attribute__((tls_model("initial-exec")));
 
-/* The lifecycle's word (../lifecycle.h): recording started (1), with the
- * program's libraries loaded, or stopped for good (0). */
-static void on_recording(int on)
+/* The lifecycle's word (../lifecycle.h): the recorder started, with the
+ * program's libraries loaded, or recording stopped for good. An OpenMP
+ * program records its constructs from the start: they are its reason. */
+static void on_lifecycle(enum scope__lifecycle_event ev)
 {
-    recording = on;
-    if (on)
+    if (ev == SCOPE_LIFECYCLE_STARTED) {
+        recording = 1;
         scope__omp_check_runtime();
+    } else if (ev == SCOPE_LIFECYCLE_STOPPING) {
+        recording = 0;
+    }
 }
 
 __attribute__((constructor(SCOPE_CAPTURE_CTOR_PRIORITY))) static void watch_lifecycle(void)
 {
-    scope__lifecycle_watch(on_recording);
+    scope__lifecycle_watch(on_lifecycle);
 }
 
 /* The regions and the runtime in /metadata, once per process, by the

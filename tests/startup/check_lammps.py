@@ -13,11 +13,13 @@ Debian 12 ships, the exact numbers of the issue (9,494 inline, 202 through
 the GOT, 156 refused). LAMMPS missing is a failure that says what to
 install: the CI installs it (tools/install-deps.sh).
 
-Then `lmp` alone with the default `MPI_*`: liblammps.so names ~100 MPI_*
-functions it imports but defines none, so the object filter must not read
-its 16,000 symbols (the start-up line says 1 object read: libmpi; `lmp`
-itself is stripped), and every MPI_* function is still found: the same
-functions, all in libmpi, and MPI_Init recorded once."""
+Then `lmp` alone with the default config (`MPI_*` and the I/O calls):
+liblammps.so names ~100 MPI_* functions and the I/O calls it imports but
+defines none, so the object filter must not read its 16,000 symbols (the
+start-up line says 2 objects read: libmpi and libc, whose I/O calls are
+looked up in its hash table, not scanned for; with `io = off`, 1: libmpi;
+`lmp` itself is stripped), and every MPI_* function is still found: the
+same functions, all in libmpi, and MPI_Init recorded once."""
 import collections
 import os
 import re
@@ -117,34 +119,46 @@ def main():
 
 
 def check_default_config(lmp, env, out, preload):
-    conf = os.path.join(out, "mpi.conf")
-    # io = off: what this checks is the object filter for MPI_*. The I/O
-    # capture's 129 default entries are past the filter's bound
-    # (object_filter.c MAX_NEEDS), so with them every object is read (56
-    # of them here, not 1): issue 46's start-up target is not met yet.
+    """lmp alone under the default config (`MPI_*`, and the I/O capture's
+    129 default functions) and under `io = off`: the object filter reads
+    exactly libmpi and, for the I/O calls, libc (2 objects; 1 with io =
+    off), not the 56 objects it read when the I/O defaults were past its
+    bound of 64 patterns."""
+    check_objects_read(lmp, env, out, preload, "default", "MPI_*\n", 2,
+                       "libmpi and libc (the I/O calls)")
+    check_objects_read(lmp, env, out, preload, "io-off", "MPI_*\nio = off\n", 1, "libmpi")
+
+
+def check_objects_read(lmp, env, out, preload, name, text, want, which):
+    conf = os.path.join(out, name + ".conf")
     with open(conf, "w") as f:
-        f.write("MPI_*\nio = off\n")
-    h5 = os.path.join(out, "mpi.h5")
+        f.write(text)
+    h5 = os.path.join(out, name + ".h5")
     penv = profiled_env(env, preload, conf, h5)
     p = subprocess.run([lmp, "-log", "none", "-in", "in.melt"], env=penv, cwd=out,
                        capture_output=True, timeout=900)
     err = p.stderr.decode(errors="replace")
     if p.returncode != 0:
-        fail(f"lmp with MPI_*: exit status {p.returncode}:\n{err[-3000:]}")
+        fail(f"lmp with {name}: exit status {p.returncode}:\n{err[-3000:]}")
     line = next((l for l in err.splitlines() if "start-up:" in l), "")
     sys.stderr.write(line[:300] + "\n")
     m = re.search(r"(\d+) objects read, (\d+) skipped", line)
-    if not m or m.group(1) != "1":
-        fail(f"MPI_* on lmp: want 1 object read (libmpi; liblammps.so only imports MPI_*): "
-             f"{line!r}")
+    if not m or m.group(1) != str(want):
+        fail(f"{name} on lmp: want {want} objects read ({which}; liblammps.so only imports "
+             f"MPI_* and the I/O calls): {line!r}")
     with h5py.File(h5, "r") as f:
         names, rows = calls_and_rows(f["rank0"])
     mine = [r for r in rows if r[0] == "MPI_*"]
     libs = {os.path.basename(r[2]).split(".so")[0] for r in mine}
     if len(mine) < 300 or libs != {"libmpi"}:
-        fail(f"MPI_* on lmp: {len(mine)} functions in {sorted(libs)}, want 300+ in libmpi")
+        fail(f"{name} on lmp: {len(mine)} MPI_* functions in {sorted(libs)}, want 300+ in libmpi")
+    io = {os.path.basename(r[2]).split(".so")[0] for r in rows if r[0].startswith("[io]")}
+    if want == 2 and not {"libc", "libmpi"} <= io:
+        fail(f"{name} on lmp: I/O calls found in {sorted(io)}, want libc's and libmpi's")
+    if want == 1 and io:
+        fail(f"{name} on lmp: I/O calls instrumented with io = off: {sorted(io)}")
     if names.get("MPI_Init") != 1:
-        fail(f"MPI_* on lmp: MPI_Init recorded {names.get('MPI_Init')} times, want 1")
+        fail(f"{name} on lmp: MPI_Init recorded {names.get('MPI_Init')} times, want 1")
 
 
 if __name__ == "__main__":
