@@ -195,7 +195,7 @@ static int write_chrome(FILE *out, scope_profile *p)
             scope__io_cell io;
             int is_io = scope__io_cell_of(&ic, e->region, e->rank, e->call_index, &io);
             if (is_io < 0) {
-                scope__fail_msg(scope_reader_errmsg());
+                scope__fail_msg(is_io == -2 ? "out of memory" : scope_reader_errmsg());
                 goto fail_events;
             }
             /* I/O calls: a category of their own, coloured by the
@@ -268,6 +268,7 @@ static int write_chrome(FILE *out, scope_profile *p)
     status = 0;
 fail_events:
     free(l.v);
+    scope__io_cache_free(&ic);
     scope_events_close(it);
     scope__site_names_free(&sn);
     return status;

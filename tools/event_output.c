@@ -181,14 +181,14 @@ static int put_moved(FILE *out, scope_profile *p, const scope_event *ev, int for
 
 /* Writes an event's I/O columns (csv: four cells after a comma; json:
  * four keys), empty (csv) or absent (json) for a call that is not an I/O
- * call, the offset likewise when the call has none. 0 or -1 (the
- * reader's message is set). */
+ * call, the offset likewise when the call has none. 0, -1 (the
+ * reader's message is set) or -2 (out of memory). */
 static int put_io(FILE *out, const scope_event *ev, int format, scope__io_cache *ic)
 {
     scope__io_cell c;
     int rc = scope__io_cell_of(ic, ev->region, ev->rank, ev->call_index, &c);
     if (rc < 0)
-        return -1;
+        return rc;
     if (format == SCOPE__EV_CSV) {
         if (!rc) {
             fputs(",,,,", out);
@@ -215,6 +215,7 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
                    int format, int ids, const layout *lay, int64_t nrow,
                    const char *site, moved_cache *mc, scope__io_cache *ic)
 {
+    int rc;
     const char *name = scope_profile_region_name(p, ev->region);
     if (format == SCOPE__EV_TABLE && lay->shown && ev->region >= 0 &&
         ev->region < lay->nshown && lay->shown[ev->region])
@@ -236,8 +237,8 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
         }
         if (mc->on && put_moved(out, p, ev, format, mc) < 0)
             return -2;
-        if (ic && put_io(out, ev, format, ic) < 0)
-            return -2;
+        if (ic && (rc = put_io(out, ev, format, ic)) < 0)
+            return rc == -1 ? -2 : -1;
         fputc('\n', out);
     } else if (format == SCOPE__EV_JSON) {
         fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
@@ -255,8 +256,8 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
         }
         if (mc->on && put_moved(out, p, ev, format, mc) < 0)
             return -2;
-        if (ic && put_io(out, ev, format, ic) < 0)
-            return -2;
+        if (ic && (rc = put_io(out, ev, format, ic)) < 0)
+            return rc == -1 ? -2 : -1;
         fputc('}', out);
     } else {
         int tw = lay->timew;
@@ -325,6 +326,8 @@ int scope__write_events(FILE *out, scope_profile *p,
     layout lay = { .namew = 4, .timew = 14 };
     scope__site_names sn;
     memset(&sn, 0, sizeof sn);
+    scope__io_cache ic;
+    scope__io_cache_init(&ic, p);
     for (int r = 0; r < scope_profile_region_count(p); r++) {
         int w = width(scope_profile_region_name(p, r));
         if (w > lay.namew)
@@ -349,8 +352,6 @@ int scope__write_events(FILE *out, scope_profile *p,
     /* likewise the data columns, in csv and json, for profiles that record
      * what MPI calls moved */
     moved_cache mc = { format != SCOPE__EV_TABLE && scope_profile_has_moved(p), -1, -1, { 0 } };
-    scope__io_cache ic;
-    scope__io_cache_init(&ic, p);
     scope__io_cache *icp = io && format != SCOPE__EV_TABLE ? &ic : NULL;
     if (format == SCOPE__EV_CSV) {
         fputs(ids ? "name,rank,call_index,start,end,duration,call_id,parent_id,thread"
@@ -401,6 +402,7 @@ fail_buf:
         free(lay.shown[r]);
     free(lay.shown);
     scope__site_names_free(&sn);
+    scope__io_cache_free(&ic);
     free(buf);
     scope_events_close(it);
     return status;
