@@ -17,7 +17,7 @@
 static const char events_help[] =
     "usage: scope events [--include RE]... [--exclude RE]... [--ranks LIST]\n"
     "                    [--absolute | --origin NS] [--no-call-ids]\n"
-    "                    [--no-call-sites]\n"
+    "                    [--no-call-sites] [--io]\n"
     "                    [--format table|csv|json] [--wide] PATH...\n"
     "\n"
     "One row per recorded call, with the names and column order of the\n"
@@ -34,7 +34,12 @@ static const char events_help[] =
     "calls moved, csv and json add bytes_sent, bytes_received, dest,\n"
     "source, tag, comm (docs/format.md; to_events_dataframe() has them\n"
     "too): empty cells (csv) or no keys (json) for calls of other regions,\n"
-    "an empty cell or null for a tag of none.\n"
+    "an empty cell or null for a tag of none. With --io, csv and json add\n"
+    "what each I/O call did (docs/io.md): io_layer (posix, stdio, mpiio,\n"
+    "hdf5), io_file (the file's resolved name, as `scope io`), io_bytes,\n"
+    "io_offset (bytes for POSIX and stdio, etypes of the view for MPI-IO):\n"
+    "empty cells (csv) or no keys (json) for other calls and for an offset\n"
+    "of none.\n"
     "\n"
     "options:\n"
     "  --include RE   only regions whose name matches RE (POSIX extended\n"
@@ -49,6 +54,8 @@ static const char events_help[] =
     "  --no-call-ids  leave out call_id and parent_id (faster; needed when\n"
     "                 calls overlap partially and nesting cannot be built)\n"
     "  --no-call-sites  leave out the callsite column\n"
+    "  --io           csv, json: the I/O columns (io_layer, io_file,\n"
+    "                 io_bytes, io_offset)\n"
     "  --format F     table (default), csv or json ({\"events\": [...]})\n"
     "  --wide         full names: no fitting of the table to the terminal\n"
     "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
@@ -68,6 +75,7 @@ int scope_cmd_events(int argc, char **argv)
         { "no-call-sites", no_argument, NULL, 's' },
         { "format", required_argument, NULL, 'f' },
         { "wide", no_argument, NULL, 'w' },
+        { "io", no_argument, NULL, 'I' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -78,7 +86,7 @@ int scope_cmd_events(int argc, char **argv)
     memset(&q, 0, sizeof q);
     q.call_ids = 1;
     q.call_sites = 1;
-    int c, format = SCOPE__EV_TABLE, status = 2, wide = 0;
+    int c, format = SCOPE__EV_TABLE, status = 2, wide = 0, io = 0;
     if (!inc || !exc) {
         status = scope__fail_msg("out of memory");
         goto fail_args;
@@ -126,6 +134,9 @@ int scope_cmd_events(int argc, char **argv)
         case 's':
             q.call_sites = 0;
             break;
+        case 'I':
+            io = 1;
+            break;
         case 'f':
             if (scope__parse_format("events", optarg, &format) != 0)
                 goto fail_args;
@@ -140,7 +151,7 @@ int scope_cmd_events(int argc, char **argv)
     q.ranks = ranks;
     scope_profile *p;
     if ((status = scope__operands("events", argc, argv, 0, NULL, &p)) == 0) {
-        status = scope__write_events(stdout, p, &q, format, scope__out_width(stdout, wide));
+        status = scope__write_events(stdout, p, &q, format, scope__out_width(stdout, wide), io);
         scope_profile_close(p);
     }
     goto fail_args;

@@ -20,6 +20,7 @@
 #include "event_output.h"
 #include "export_otf2.h"
 #include "export_hatchet.h"
+#include "io_cells.h"
 #include "out_file.h"
 #include "output.h"
 #include "plots.h"
@@ -36,7 +37,9 @@ static const char export_help[] =
     "                from the run start (viewers nest X events by time, so\n"
     "                calls that share a timestamp on a coarse clock may\n"
     "                nest differently there; speedscope, folded and\n"
-    "                `scope tree` follow the recorded order)\n"
+    "                `scope tree` follow the recorded order); I/O calls in\n"
+    "                category \"io\" with a colour of their own and their\n"
+    "                layer, file, bytes and offset in args\n"
     "  speedscope    speedscope's JSON: one evented profile per (rank,\n"
     "                thread), times in nanoseconds from the run start\n"
     "  folded        folded stacks for flamegraph.pl, inferno, speedscope:\n"
@@ -181,15 +184,25 @@ static int write_chrome(FILE *out, scope_profile *p)
     }
     scope_event buf[4096];
     lanes l = { NULL, 0, 0 };
+    scope__io_cache ic;
+    scope__io_cache_init(&ic, p);
     int64_t got, done = 0, total = scope_events_count(it);
     int status = 1;
     fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", out);
     while ((got = scope_events_read(it, buf, 4096)) > 0) {
         for (int64_t i = 0; i < got; i++) {
             const scope_event *e = &buf[i];
-            fputs(done + i ? ",\n{\"ph\": \"X\", \"cat\": \"scope\", \"name\": "
-                           : "\n{\"ph\": \"X\", \"cat\": \"scope\", \"name\": ",
-                  out);
+            scope__io_cell io;
+            int is_io = scope__io_cell_of(&ic, e->region, e->rank, e->call_index, &io);
+            if (is_io < 0) {
+                scope__fail_msg(is_io == -2 ? "out of memory" : scope_reader_errmsg());
+                goto fail_events;
+            }
+            /* I/O calls: a category of their own, coloured by the
+             * viewer's reserved I/O-wait colour */
+            fprintf(out, "%s{\"ph\": \"X\", \"cat\": \"%s\", %s\"name\": ",
+                    done + i ? ",\n" : "\n", is_io ? "io" : "scope",
+                    is_io ? "\"cname\": \"thread_state_iowait\", " : "");
             scope__put_json_string(out, scope_profile_region_name(p, e->region));
             fprintf(out, ", \"pid\": %d, \"tid\": %d, \"ts\": ", e->rank,
                     e->thread);
@@ -198,6 +211,13 @@ static int write_chrome(FILE *out, scope_profile *p)
             put_us(out, e->end_ns - e->start_ns);
             fprintf(out, ", \"args\": {\"call_index\": %lld",
                     (long long)e->call_index);
+            if (is_io) {
+                fprintf(out, ", \"layer\": \"%s\", \"file\": ", scope_io_layer_name(io.layer));
+                scope__put_json_string(out, io.file_name);
+                fprintf(out, ", \"bytes\": %lld", (long long)io.bytes);
+                if (io.offset >= 0)
+                    fprintf(out, ", \"offset\": %lld", (long long)io.offset);
+            }
             if (sn.n > 0) {     /* runs with call sites: the caller's line */
                 const char *site = scope__site_name(p, &sn, e->site);
                 if (!site) {
@@ -248,6 +268,7 @@ static int write_chrome(FILE *out, scope_profile *p)
     status = 0;
 fail_events:
     free(l.v);
+    scope__io_cache_free(&ic);
     scope_events_close(it);
     scope__site_names_free(&sn);
     return status;
@@ -443,8 +464,8 @@ int scope_cmd_export(int argc, char **argv)
     case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;
     case TO_FOLDED: status = write_folded(out, p); break;
     case TO_HATCHET: status = scope__write_hatchet(out, p, aggregate); break;
-    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0); break;
-    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0); break;
+    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0, 0); break;
+    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0, 0); break;
     }
     if (scope__out_close(&of, status == 0, "export") != 0)
         status = 1;

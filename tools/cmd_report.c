@@ -42,9 +42,11 @@ static const char report_help[] =
     "communication matrix and message sizes (scope comm), the one-sided\n"
     "one when the run made one-sided calls, and the wait states (scope\n"
     "waits). When it recorded what its I/O calls did: an I/O section (the\n"
-    "files with the most bytes, POSIX accesses by size; scope io has the\n"
-    "rest). Hover a box or bar for its numbers. The pictures are those of\n"
-    "`scope plot`.\n"
+    "files with the most bytes, POSIX accesses by size, a heat map of the\n"
+    "bytes each rank read and wrote over time; scope io has the rest). I/O\n"
+    "calls have colours of their own everywhere: writes amber, reads gold,\n"
+    "the other I/O calls pale tan. Hover a box or bar for its numbers. The\n"
+    "pictures are those of `scope plot`.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE\n"
@@ -439,10 +441,66 @@ static void write_waits(FILE *out, scope_profile *p, const char *id, const char 
     scope_waits_free(w);
 }
 
+/* The I/O heat map: bytes read and written over time, one row per rank,
+ * the report's heat_bins bins of equal width (scope_reader_io.h spreads
+ * each call's bytes over the bins its duration covers), each cell
+ * shaded by its bytes against the largest cell, white to amber. Only
+ * cells with bytes are drawn; each carries its rank, bin and bytes
+ * (data-read, data-written) for tests and its tooltip. */
+static void io_heat(FILE *out, scope_profile *p, const scope_io_report *r)
+{
+    int nb = r->heat_bins;
+    if (nb <= 0 || r->nranks <= 0 || !r->heat_read || !r->heat_written)
+        return;
+    double mx = 0;
+    for (int64_t i = 0; i < (int64_t)r->nranks * nb; i++)
+        if (r->heat_read[i] + r->heat_written[i] > mx)
+            mx = r->heat_read[i] + r->heat_written[i];
+    if (mx <= 0)
+        return;
+    const double left = 80, width = 900, row = 14, top = 8;
+    double cw = (width - left - 10) / nb, h = top + row * r->nranks + 22;
+    int64_t origin = r->heat_start_ns;
+    scope_profile_time_origin_ns(p, &origin);
+    char a[48], b[48], c[48];
+    fputs("<p class=\"note\">Bytes read and written over time, per rank (darker: more "
+          "bytes in that stretch of time).</p>\n<div class=\"pic\">", out);
+    scope__svg_open(out, "io-heat", width, h);
+    for (int i = 0; i < r->nranks; i++) {
+        double y = top + row * i;
+        fprintf(out, "<text x=\"8\" y=\"%.1f\" font-size=\"11\">rank %d</text>\n", y + row - 3,
+                r->ranks[i].rank);
+        for (int k = 0; k < nb; k++) {
+            double rd = r->heat_read[(int64_t)i * nb + k];
+            double wr = r->heat_written[(int64_t)i * nb + k];
+            if (rd + wr <= 0)
+                continue;
+            double f = (rd + wr) / mx;
+            int R = (int)(255 - f * (255 - 0xb3)), G = (int)(255 - f * (255 - 0x58)),
+                B = (int)(255 - f * (255 - 0x06));
+            int64_t t = r->heat_start_ns + r->heat_span_ns * k / nb - origin;
+            scope__fmt_human(a, sizeof a, (double)t);
+            scope__fmt_bytes(b, sizeof b, (int64_t)(rd + 0.5));
+            scope__fmt_bytes(c, sizeof c, (int64_t)(wr + 0.5));
+            fprintf(out, "<rect class=\"heat\" data-rank=\"%d\" data-bin=\"%d\" "
+                    "data-read=\"%.3f\" data-written=\"%.3f\" x=\"%.2f\" y=\"%.1f\" "
+                    "width=\"%.2f\" height=\"%.1f\" fill=\"#%02x%02x%02x\"><title>rank %d "
+                    "from %s: %s read, %s written</title></rect>\n", r->ranks[i].rank, k, rd,
+                    wr, left + cw * k, y, cw, row - 1, R & 255, G & 255, B & 255,
+                    r->ranks[i].rank, a, b, c);
+        }
+    }
+    scope__fmt_human(a, sizeof a, (double)(r->heat_start_ns - origin));
+    scope__fmt_human(b, sizeof b, (double)(r->heat_start_ns + r->heat_span_ns - origin));
+    fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">%s</text><text x=\"%.0f\" "
+            "y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n</svg></div>\n", left,
+            h - 6, a, width - 10, h - 6, b);
+}
+
 /* The I/O section (scope_reader_io.h, docs/io.md): the files with the
  * most bytes, with their ranks and layers, and the POSIX accesses by
- * size (Darshan's bins), as `scope io` prints them. A plain table, as the
- * wait states. */
+ * size (Darshan's bins), as `scope io` prints them, as plain tables; then
+ * the heat map of bytes over time per rank. */
 static void write_io(FILE *out, scope_profile *p, const char *id, const char *title)
 {
     scope_io_report *r;
@@ -505,7 +563,9 @@ static void write_io(FILE *out, scope_profile *p, const char *id, const char *ti
                 k + 1 < SCOPE_IO_SIZE_BINS ? " - " : " and more", k + 1 < SCOPE_IO_SIZE_BINS ? b : "",
                 (long long)nr[k], (long long)nw[k]);
     }
-    fputs("</table></section>\n", out);
+    fputs("</table>\n", out);
+    io_heat(out, p, r);
+    fputs("</section>\n", out);
     scope_io_report_free(r);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "event_output.h"
+#include "io_cells.h"
 #include "output.h"
 #include "scope_reader_comm.h"
 #include "symbolize.h"
@@ -178,11 +179,43 @@ static int put_moved(FILE *out, scope_profile *p, const scope_event *ev, int for
     return 0;
 }
 
-/* site: the callsite cell, or NULL when the listing has no such column. */
+/* Writes an event's I/O columns (csv: four cells after a comma; json:
+ * four keys), empty (csv) or absent (json) for a call that is not an I/O
+ * call, the offset likewise when the call has none. 0, -1 (the
+ * reader's message is set) or -2 (out of memory). */
+static int put_io(FILE *out, const scope_event *ev, int format, scope__io_cache *ic)
+{
+    scope__io_cell c;
+    int rc = scope__io_cell_of(ic, ev->region, ev->rank, ev->call_index, &c);
+    if (rc < 0)
+        return rc;
+    if (format == SCOPE__EV_CSV) {
+        if (!rc) {
+            fputs(",,,,", out);
+            return 0;
+        }
+        fprintf(out, ",%s,", scope_io_layer_name(c.layer));
+        scope__put_csv_field(out, c.file_name);
+        fprintf(out, ",%lld,", (long long)c.bytes);
+        if (c.offset >= 0)
+            fprintf(out, "%lld", (long long)c.offset);
+    } else if (rc) {
+        fprintf(out, ", \"io_layer\": \"%s\", \"io_file\": ", scope_io_layer_name(c.layer));
+        scope__put_json_string(out, c.file_name);
+        fprintf(out, ", \"io_bytes\": %lld", (long long)c.bytes);
+        if (c.offset >= 0)
+            fprintf(out, ", \"io_offset\": %lld", (long long)c.offset);
+    }
+    return 0;
+}
+
+/* site: the callsite cell, or NULL when the listing has no such column;
+ * ic: the I/O columns' cache, NULL when the listing has none. */
 static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
                    int format, int ids, const layout *lay, int64_t nrow,
-                   const char *site, moved_cache *mc)
+                   const char *site, moved_cache *mc, scope__io_cache *ic)
 {
+    int rc;
     const char *name = scope_profile_region_name(p, ev->region);
     if (format == SCOPE__EV_TABLE && lay->shown && ev->region >= 0 &&
         ev->region < lay->nshown && lay->shown[ev->region])
@@ -204,6 +237,8 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
         }
         if (mc->on && put_moved(out, p, ev, format, mc) < 0)
             return -2;
+        if (ic && (rc = put_io(out, ev, format, ic)) < 0)
+            return rc == -1 ? -2 : -1;
         fputc('\n', out);
     } else if (format == SCOPE__EV_JSON) {
         fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
@@ -221,6 +256,8 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
         }
         if (mc->on && put_moved(out, p, ev, format, mc) < 0)
             return -2;
+        if (ic && (rc = put_io(out, ev, format, ic)) < 0)
+            return rc == -1 ? -2 : -1;
         fputc('}', out);
     } else {
         int tw = lay->timew;
@@ -277,7 +314,7 @@ static int fit_layout(scope_profile *p, layout *lay, int max_width, int ids, int
 }
 
 int scope__write_events(FILE *out, scope_profile *p,
-                        const scope_event_query *q, int format, int max_width)
+                        const scope_event_query *q, int format, int max_width, int io)
 {
     scope_events *it;
     if (scope_profile_events_open(p, q, &it) < 0) {
@@ -289,6 +326,8 @@ int scope__write_events(FILE *out, scope_profile *p,
     layout lay = { .namew = 4, .timew = 14 };
     scope__site_names sn;
     memset(&sn, 0, sizeof sn);
+    scope__io_cache ic;
+    scope__io_cache_init(&ic, p);
     for (int r = 0; r < scope_profile_region_count(p); r++) {
         int w = width(scope_profile_region_name(p, r));
         if (w > lay.namew)
@@ -313,11 +352,13 @@ int scope__write_events(FILE *out, scope_profile *p,
     /* likewise the data columns, in csv and json, for profiles that record
      * what MPI calls moved */
     moved_cache mc = { format != SCOPE__EV_TABLE && scope_profile_has_moved(p), -1, -1, { 0 } };
+    scope__io_cache *icp = io && format != SCOPE__EV_TABLE ? &ic : NULL;
     if (format == SCOPE__EV_CSV) {
         fputs(ids ? "name,rank,call_index,start,end,duration,call_id,parent_id,thread"
                   : "name,rank,call_index,start,end,duration,thread", out);
         fputs(with_sites ? ",callsite" : "", out);
-        fputs(mc.on ? ",bytes_sent,bytes_received,dest,source,tag,comm\n" : "\n", out);
+        fputs(mc.on ? ",bytes_sent,bytes_received,dest,source,tag,comm" : "", out);
+        fputs(icp ? ",io_layer,io_file,io_bytes,io_offset\n" : "\n", out);
     } else if (format == SCOPE__EV_JSON)
         fputs("{\"events\": [", out);
     else {
@@ -335,7 +376,7 @@ int scope__write_events(FILE *out, scope_profile *p,
                 fprintf(stderr, "scope: out of memory\n");
                 goto fail_buf;
             }
-            int rc = put_row(out, p, &buf[i], format, ids, &lay, done + i, site, &mc);
+            int rc = put_row(out, p, &buf[i], format, ids, &lay, done + i, site, &mc, icp);
             if (rc < 0) {
                 fprintf(stderr, "scope: %s\n", rc == -2 ? scope_reader_errmsg() : "out of memory");
                 goto fail_buf;
@@ -361,6 +402,7 @@ fail_buf:
         free(lay.shown[r]);
     free(lay.shown);
     scope__site_names_free(&sn);
+    scope__io_cache_free(&ic);
     free(buf);
     scope_events_close(it);
     return status;

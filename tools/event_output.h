@@ -22,11 +22,15 @@ enum { SCOPE__EV_TABLE, SCOPE__EV_CSV, SCOPE__EV_JSON };
  * site), then, in csv and json of a profile that records what MPI calls
  * moved, bytes_sent, bytes_received, dest, source, tag, comm (empty cells,
  * absent keys, for calls of other regions; a tag of none is empty or
- * null). The table fits max_width characters (0: no limit; see
- * scope__out_width) by eliding long names. Prints a one-line error and
- * returns 1 on failure, 0 on success. Memory: one batch of events. */
+ * null), then, in csv and json with `io` set, io_layer, io_file,
+ * io_bytes, io_offset: what each I/O call did (layer name, the file's name
+ * as resolved, else as given, bytes, offset; empty cells or absent keys for
+ * other calls and for an offset of none). The table fits max_width
+ * characters (0: no limit; see scope__out_width) by eliding long names.
+ * Prints a one-line error and returns 1 on failure, 0 on success. Memory:
+ * one batch of events. */
 int scope__write_events(FILE *out, scope_profile *p,
-                        const scope_event_query *q, int format, int max_width);
+                        const scope_event_query *q, int format, int max_width, int io);
 
 /* Call sites by name for event listings: frame 0 of each merged site,
  * resolved by symbolize.c when first asked and kept. */

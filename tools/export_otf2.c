@@ -31,6 +31,7 @@
 #include "scope_calls.h"
 #include "scope_format.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_io.h"
 
 #ifndef SCOPE_HAVE_OTF2
 
@@ -125,6 +126,11 @@ static void classify(scope_profile *p, int r, region_info *ri)
     ri->paradigm = OTF2_PARADIGM_USER;
     if (scope__otf2_omp_classify(name, ri))
         return;
+    if (scope__otf2_io_classify(p, r, ri)) {
+        if (ri->io_layer == SCOPE_IO_MPIIO)
+            ri->paradigm = OTF2_PARADIGM_MPI;
+        return;
+    }
     if (name && !strcmp(name, SCOPE_MPI_SPAN_REGION)) {
         /* the preload's span of the MPI part of the run, not an MPI call:
          * tools that sort time by paradigm must not count it as MPI */
@@ -582,6 +588,8 @@ static int enter(otf2x *x, const scope_call *c)
         return -1;
     if (x->ri[c->region].omp)
         return scope__otf2_omp_enter(x, c, t);
+    if (x->ri[c->region].io_layer)
+        return scope__otf2_io_enter(x, c, t);
     return at_start(x, c, t);
 }
 
@@ -590,7 +598,9 @@ static int enter(otf2x *x, const scope_call *c)
 static int leave(otf2x *x, const scope_call *c)
 {
     uint64_t t = (uint64_t)c->end_ns;
-    if (x->ri[c->region].omp ? scope__otf2_omp_leave(x, c, t) < 0 : at_end(x, c, t) < 0)
+    const region_info *ri = &x->ri[c->region];
+    if (ri->omp ? scope__otf2_omp_leave(x, c, t) < 0
+        : ri->io_layer ? scope__otf2_io_leave(x, c, t) < 0 : at_end(x, c, t) < 0)
         return -1;
     OTF2_AttributeList *al = NULL;
     if (unwound(x, c->region, c->call_index)) {
@@ -672,6 +682,8 @@ static int write_rank(otf2x *x, int rank)
     x->nrows = 0;
     x->fresh_req = (uint64_t)1 << 63;
     if (x->has_moved && (load_comms(x) < 0 || load_requests(x) < 0))
+        return -1;
+    if (scope__otf2_io_rank(x) < 0)
         return -1;
     scope_call_stack *cs;
     if (scope_profile_call_stack(x->p, rank, SCOPE_ALL_THREADS, &cs) < 0)
@@ -806,6 +818,8 @@ int scope__export_otf2(scope_profile *p, const char *dir)
     }
     for (int r = 0; r < x.nregions; r++)
         classify(p, r, &x.ri[r]);
+    if (scope__otf2_io_begin(&x) < 0)
+        goto fail;
     if (x.has_moved) {
         /* the run's communicators, numbered as `scope waits` numbers them */
         if ((x.nruncomms = scope_profile_run_comm_count(p)) < 0) {
@@ -842,6 +856,7 @@ fail:
     free(x.is_post);
     free(x.is_done);
     scope__otf2_omp_free(&x);
+    scope__otf2_io_free(&x);
     return status;
 }
 

@@ -279,6 +279,8 @@ int scope__otf2_write_defs(otf2x *x)
         return -1;
     if (x->has_moved && write_mpi_defs(x, g, s_empty) < 0)
         return -1;
+    if (scope__otf2_io_defs(x, g) < 0)
+        return -1;
     return scope__otf2_omp_defs(x, g, s_empty);
 }
 

@@ -38,6 +38,9 @@ typedef struct {
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
     int omp;                    /* an OpenMP region's class (format/scope_omp.h), 0 none */
+    int io_layer;               /* an I/O call's layer (SCOPE_IO_POSIX ..), 0 none */
+    int io_cls;                 /* its class (SCOPE_CC_IO_*) */
+    int io_flags;               /* its OTF2_IoOperationFlag */
 } region_info;
 
 typedef struct {
@@ -95,6 +98,7 @@ typedef struct {
     int64_t done_calls, total_calls;
     uint32_t nstrings;
     struct otf2_omp *omp;       /* OpenMP teams (export_otf2_omp.c), NULL before */
+    struct otf2_io *io;         /* files and handles (export_otf2_io.c), NULL before */
 } otf2x;
 
 /* Prints "scope: export: DIR: OTF2 <what> failed: <libotf2's words>"
@@ -134,6 +138,21 @@ int scope__otf2_omp_leave(otf2x *x, const scope_call *c, uint64_t t);
 int scope__otf2_omp_paradigm(otf2x *x, OTF2_GlobalDefWriter *g);
 int scope__otf2_omp_defs(otf2x *x, OTF2_GlobalDefWriter *g, uint32_t s_empty);
 void scope__otf2_omp_free(otf2x *x);
+
+/* export_otf2_io.c: the I/O calls' records. _classify fills the io_*
+ * fields and the role of *ri for an I/O region (1), else leaves it (0);
+ * _begin makes x->io; _rank loads the rank's file table (before its
+ * lanes); _enter and _leave write a call's records after its Enter and
+ * before its Leave (IoOperationBegin/Complete, IoCreateHandle,
+ * IoDestroyHandle); _defs the I/O paradigms, files and handles. Those
+ * returning int return 0 or -1 (said), _classify 0 or 1. */
+int scope__otf2_io_classify(scope_profile *p, int r, region_info *ri);
+int scope__otf2_io_begin(otf2x *x);
+int scope__otf2_io_rank(otf2x *x);
+int scope__otf2_io_enter(otf2x *x, const scope_call *c, uint64_t t);
+int scope__otf2_io_leave(otf2x *x, const scope_call *c, uint64_t t);
+int scope__otf2_io_defs(otf2x *x, OTF2_GlobalDefWriter *g);
+void scope__otf2_io_free(otf2x *x);
 
 /* export_otf2_defs.c. Each returns 0 or -1 (said). */
 /* The hosts of the run and each rank's host (x->hosts, x->rank_host). */

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scope_calls.h"
 #include "scope_omp.h"
+#include "scope_reader_io.h"
 #include "svg.h"
 
 void scope__xml_put(FILE *out, const char *s)
@@ -92,6 +94,22 @@ static const char *omp_colour(const char *name)
     }
 }
 
+/* I/O calls (docs/io.md) by what they do, whatever their layer and name:
+ * writes amber, reads gold, the rest (opens, seeks, stats, syncs, ...)
+ * pale tan, so that a timeline shows at a glance where a rank did I/O
+ * and which. NULL for any other region. */
+static const char *io_colour(const char *name)
+{
+    if (!scope_region_io_layer(name))
+        return NULL;
+    struct scope_call_name nm;
+    switch (scope_call_at(scope_call_parse(name, &nm))->cls) {
+    case SCOPE_CC_IO_WRITE: return "#c0782a";
+    case SCOPE_CC_IO_READ: return "#d9b44a";
+    default: return "#e6d2ad";
+    }
+}
+
 scope__colour *scope__region_colours(const scope_profile *p)
 {
     int n = scope_profile_region_count(p);
@@ -102,6 +120,8 @@ scope__colour *scope__region_colours(const scope_profile *p)
     for (int r = 0; r < n; r++) {
         const char *name = scope_profile_region_name(p, r);
         const char *omp = omp_colour(name);
+        if (!omp)
+            omp = io_colour(name);
         if (omp) {
             memcpy(c[r], omp, 8);
             continue;

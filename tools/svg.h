@@ -26,7 +26,8 @@ void scope__region_colour(const char *name, char buf[8]);
 typedef char scope__colour[8];
 
 /* The colour of every region of p: OpenMP's regions one per class (work
- * green, waits red); up to 20 other regions get distinct colours
+ * green, waits red); I/O calls one per class (writes amber, reads gold,
+ * the others pale tan: docs/io.md); up to 20 other regions get distinct colours
  * of one palette, each starting at the slot its name hashes to (so a name
  * keeps its colour across runs unless another name took it first);
  * further regions get scope__region_colour(). malloc'd, one per region;

@@ -92,4 +92,5 @@ def main():
     print(f"ok: {mpi} {lang}: MPI-IO calls, their bytes and offsets, POSIX underneath")
 
 
-main()
+if __name__ == "__main__":
+    main()
