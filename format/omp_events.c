@@ -39,7 +39,7 @@ static const char *const class_names[SCOPE_OMPC_CLASSES] = {
     [SCOPE_OMPC_NONE] = "none", [SCOPE_OMPC_PARALLEL] = "parallel",
     [SCOPE_OMPC_IMPLICIT_TASK] = "implicit_task", [SCOPE_OMPC_TASK] = "task",
     [SCOPE_OMPC_WORK] = "work", [SCOPE_OMPC_SYNC] = "sync", [SCOPE_OMPC_WAIT] = "wait",
-    [SCOPE_OMPC_MUTEX] = "mutex",
+    [SCOPE_OMPC_MUTEX] = "mutex", [SCOPE_OMPC_THREAD] = "thread",
 };
 
 static const char *const wait_names[SCOPE_OMP_WAITS] = {
@@ -58,4 +58,10 @@ const char *scope_omp_class_name(int cls)
 const char *scope_omp_wait_name(int wait)
 {
     return wait >= 0 && wait < SCOPE_OMP_WAITS ? wait_names[wait] : NULL;
+}
+
+const char *scope_omp_thread_type_name(int type)
+{
+    static const char *const names[] = { "", "initial", "worker", "other" };
+    return type >= 0 && type < 4 ? names[type] : NULL;
 }

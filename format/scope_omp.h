@@ -34,6 +34,7 @@ enum scope_omp_class {
     SCOPE_OMPC_SYNC,            /* a synchronisation region (barrier, taskwait, ...) */
     SCOPE_OMPC_WAIT,            /* the wait inside a synchronisation region */
     SCOPE_OMPC_MUTEX,           /* the wait to acquire a lock, critical, ordered, atomic */
+    SCOPE_OMPC_THREAD,          /* a thread's begin or end: a mark of no length */
     SCOPE_OMPC_CLASSES
 };
 
@@ -62,6 +63,25 @@ enum scope_omp_event {
 #undef SCOPE_OMP_EVENT
     SCOPE_OMP_EVENTS
 };
+
+/* The thread types of OMPT's thread begin (ompt_thread_t), by the row
+ * their begin records as; 0 for any other event. Pure. */
+enum scope_omp_thread_type {
+    SCOPE_OMP_THREAD_NONE = 0,
+    SCOPE_OMP_THREAD_INITIAL,
+    SCOPE_OMP_THREAD_WORKER,
+    SCOPE_OMP_THREAD_OTHER
+};
+static inline int scope_omp_thread_type_of(int event)
+{
+    return event == SCOPE_OMP_THREAD_BEGIN_INITIAL  ? SCOPE_OMP_THREAD_INITIAL
+           : event == SCOPE_OMP_THREAD_BEGIN_WORKER ? SCOPE_OMP_THREAD_WORKER
+           : event == SCOPE_OMP_THREAD_BEGIN_OTHER  ? SCOPE_OMP_THREAD_OTHER
+                                                    : SCOPE_OMP_THREAD_NONE;
+}
+
+/* "initial", "worker", "other"; "" for none, NULL out of range. */
+const char *scope_omp_thread_type_name(int type);
 
 struct scope_omp_event_info {
     const char *name;       /* the region's name: "omp parallel" */

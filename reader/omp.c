@@ -30,6 +30,8 @@ struct scope_omp {
     int64_t nregs, capregs;
     scope_omp_row *rows;
     int64_t nrows, caprows;
+    scope_omp_thread *threads;
+    int64_t nthreads, capthreads;
 };
 
 const char *scope_omp_wait_kind_name(int k)
@@ -71,6 +73,44 @@ struct rank_rows {
     uint64_t mask;
     int64_t first;          /* this rank's rows start here in o->rows */
 };
+
+/* The rank's threads from its calls (sorted by start): one per lane that
+ * has an OpenMP call, with its begin and end marks and the span of its
+ * other OpenMP calls. */
+static int add_threads(scope_omp *o, int rank, const scope_call *calls, int64_t n,
+                       const int *event)
+{
+    int64_t first = o->nthreads;
+    for (int64_t i = 0; i < n; i++) {
+        int ev = event[calls[i].region];
+        if (!ev)
+            continue;
+        scope_omp_thread *t = NULL;
+        for (int64_t j = first; j < o->nthreads && !t; j++)
+            if (o->threads[j].lane == calls[i].thread)
+                t = &o->threads[j];
+        if (!t) {
+            if (grow((void **)&o->threads, &o->capthreads, o->nthreads + 1, sizeof *t) < 0)
+                return SCOPE_ENOMEM;
+            t = &o->threads[o->nthreads++];
+            *t = (scope_omp_thread){ rank, calls[i].thread, 0, 0, -1, -1, -1, -1, 0 };
+        }
+        int type = scope_omp_thread_type_of(ev);
+        if (type) {
+            t->type = type;
+            t->begin_ns = calls[i].start_ns;
+        } else if (ev == SCOPE_OMP_THREAD_END) {
+            t->end_ns = calls[i].start_ns;  /* when the runtime reported it */
+        } else {
+            if (t->first_ns < 0 || calls[i].start_ns < t->first_ns)
+                t->first_ns = calls[i].start_ns;
+            if (calls[i].end_ns > t->last_ns)
+                t->last_ns = calls[i].end_ns;
+            t->events++;
+        }
+    }
+    return 0;
+}
 
 static int row_of(scope_omp *o, struct rank_rows *h, int rank, int64_t cons, int32_t thread,
                   scope_omp_row **out)
@@ -271,6 +311,8 @@ static int analyse_rank(scope_profile *p, scope_omp *o, int k, const int *event,
         goto out;
     w.calls = scope_call_stack_calls(cs);
     w.ncalls = scope_call_stack_count(cs);
+    if ((rc = add_threads(o, rank, w.calls, w.ncalls, event)) < 0)
+        goto out;
     w.it_of = malloc((size_t)(w.ncalls ? w.ncalls : 1) * sizeof *w.it_of);
     w.parts = NULL;
     int64_t capparts = 0;
@@ -321,6 +363,7 @@ static int analyse_rank(scope_profile *p, scope_omp *o, int k, const int *event,
             goto out;
         }
         double d = secs(w.calls[i].end_ns - w.calls[i].start_ns);
+        row->lane = row->instances == 0 || row->lane == w.calls[i].thread ? w.calls[i].thread : -1;
         row->instances++;
         row->time += d;
         row->wait += s;
@@ -375,6 +418,7 @@ static int analyse_rank(scope_profile *p, scope_omp *o, int k, const int *event,
             rc = cons < 0 ? (int)cons : rc;
             goto out;
         }
+        row->lane = row->instances == 0 || row->lane == c->thread ? c->thread : -1;
         row->instances++;
         row->time += d;
         row->work += d - waits;
@@ -481,6 +525,14 @@ static int cmp_region(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+static int cmp_thread(const void *a, const void *b)
+{
+    const scope_omp_thread *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->lane > y->lane) - (x->lane < y->lane);
+}
+
 static int cmp_row(const void *a, const void *b)
 {
     const scope_omp_row *x = a, *y = b;
@@ -515,6 +567,8 @@ int scope_profile_omp(scope_profile *p, scope_omp **out)
         goto fail;
     qsort(o->regs, (size_t)o->nregs, sizeof *o->regs, cmp_region);
     qsort(o->rows, (size_t)o->nrows, sizeof *o->rows, cmp_row);
+    if (o->nthreads)
+        qsort(o->threads, (size_t)o->nthreads, sizeof *o->threads, cmp_thread);
     free(event);
     *out = o;
     return 0;
@@ -531,6 +585,7 @@ void scope_omp_free(scope_omp *o)
     free(o->cons);
     free(o->regs);
     free(o->rows);
+    free(o->threads);
     free(o);
 }
 
@@ -544,6 +599,17 @@ int64_t scope_omp_regions(const scope_omp *o, const scope_omp_region **out)
 {
     *out = o ? o->regs : NULL;
     return o ? o->nregs : 0;
+}
+
+int64_t scope_omp_threads(const scope_omp *o, const scope_omp_thread **out)
+{
+    *out = o ? o->threads : NULL;
+    return o ? o->nthreads : 0;
+}
+
+const char *scope_omp_thread_type_name_at(int t)
+{
+    return scope_omp_thread_type_name(t);
 }
 
 int64_t scope_omp_rows(const scope_omp *o, const scope_omp_row **out)

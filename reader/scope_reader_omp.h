@@ -51,7 +51,9 @@ typedef struct scope_omp_construct {
  * region. Times in seconds; waits exclude what ran inside them (tasks
  * executed while waiting at a barrier are work). */
 typedef struct scope_omp_row {
-    int32_t construct, rank, thread, reserved;
+    int32_t construct, rank, thread;
+    int32_t lane;           /* the recorder's lane (scope_call.thread) all its
+                               parts ran on, -1 when on several */
     int64_t instances;      /* parallel: the thread's parts (implicit tasks);
                                work-sharing: its parts; mutex: its waits (the
                                entries); task: runs */
@@ -107,6 +109,31 @@ SCOPE_READER_API int64_t scope_omp_constructs(const scope_omp *o,
                                               const scope_omp_construct **out);
 SCOPE_READER_API int64_t scope_omp_regions(const scope_omp *o, const scope_omp_region **out);
 SCOPE_READER_API int64_t scope_omp_rows(const scope_omp *o, const scope_omp_row **out);
+
+/* One OS thread of a rank that OpenMP reported (OMPT's thread begin and
+ * end), or on which an OpenMP event was recorded: its lane (the
+ * recorder's thread, scope_call.thread), its type at its begin, and the
+ * times (the profile's clock, as scope_call's, in ns; -1 when not
+ * recorded: a thread that began before recording started, or that ended
+ * after it stopped: LLVM's runtime ends its threads at exit) of its begin,
+ * its first and last OpenMP event (the begin and end marks excluded) and
+ * its end. */
+typedef struct scope_omp_thread {
+    int32_t rank, lane;
+    int32_t type;           /* 1 initial, 2 worker, 3 other, 0 not recorded
+                               (format/scope_omp.h scope_omp_thread_type) */
+    int32_t reserved;
+    int64_t begin_ns, end_ns;
+    int64_t first_ns, last_ns;
+    int64_t events;         /* its OpenMP calls, the marks excluded */
+} scope_omp_thread;
+
+/* The threads, by rank then lane, owned by o; returns how many. */
+SCOPE_READER_API int64_t scope_omp_threads(const scope_omp *o, const scope_omp_thread **out);
+
+/* The name of thread type t ("initial", "worker", "other", "" none), NULL
+ * out of range. */
+SCOPE_READER_API const char *scope_omp_thread_type_name_at(int t);
 
 /* The omp_* columns of the calls of `region` on `rank` (docs/format.md
  * "OpenMP"), in the order of scope_profile_times(): an implicit task's

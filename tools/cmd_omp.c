@@ -3,14 +3,16 @@
  * parallel regions (largest first) with their team sizes, time, work,
  * waits, imbalance, efficiency and slowest thread; the work-sharing
  * constructs; the waits to acquire locks, critical sections, ordered
- * regions and atomics; the explicit tasks. --threads adds each thread's
- * row under its region; csv has one row per (construct, rank, thread).
+ * regions and atomics; the explicit tasks; the threads OpenMP reported
+ * (begin, end, type). --threads adds each thread's row under its region;
+ * csv has one row per (construct, rank, thread).
  *
  * The numbers come from libscope_reader (scope_profile_omp,
  * docs/analysis.md "OpenMP"); a construct's location from symbolize.c,
  * once per construct printed.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,11 @@ static const char omp_help[] =
     "work-sharing constructs (loops with their iterations), the waits to\n"
     "acquire locks, critical, ordered and atomic, and the explicit tasks.\n"
     "A construct is named by its region and its code location\n"
-    "(\"omp parallel @ main (prog.c:12)\" with debug info).\n"
+    "(\"omp parallel @ main (prog.c:12)\" with debug info). Last, the threads\n"
+    "the runtime reported: per rank and lane (the recorder's thread), its type\n"
+    "(initial, worker, other), its begin, first and last OpenMP event and end\n"
+    "(seconds after the rank's first thread began; '-' not recorded: LLVM's\n"
+    "runtime ends its threads at exit, after recording stopped).\n"
     "\n"
     "options:\n"
     "  --threads      each thread's row under its region (thread = its number\n"
@@ -49,8 +55,12 @@ static const char omp_help[] =
     "                   region,rank,thread,instances,time,work,wait\n"
     "                 then one column per kind of wait (implicit_barrier,\n"
     "                 barrier, taskwait, taskgroup, reduction, lock, critical,\n"
-    "                 ordered, atomic), iterations, kind, location; times in\n"
-    "                 seconds. json: {\"omp\": [{...region, \"threads\": [...]}]}\n"
+    "                 ordered, atomic), iterations, kind, location, lane (the\n"
+    "                 recorder's thread its parts ran on, -1 several),\n"
+    "                 thread_type, thread_begin, thread_end (that lane's;\n"
+    "                 the profile's clock, empty when not recorded); times in\n"
+    "                 seconds. json: {\"omp\": [{...region, \"threads\": [...]}],\n"
+    "                 \"threads\": [{rank, lane, type, begin, end, ...}]}\n"
     "  --wide         no fitting of the tables to the terminal\n"
     "  -h, --help     this text\n";
 
@@ -64,6 +74,8 @@ struct ctx {
     int64_t nregs;
     const scope_omp_row *rows;
     int64_t nrows;
+    const scope_omp_thread *threads;
+    int64_t nthreads;
     char **names;           /* per construct: "omp parallel @ location" */
     char **locs;            /* per construct: the location alone ("" none) */
     scope__symbolizer *sym;
@@ -268,7 +280,86 @@ fail:
     return 0;
 }
 
+/* The thread of `lane` on `rank`, NULL none. */
+static const scope_omp_thread *thread_at(const struct ctx *c, int rank, int lane)
+{
+    for (int64_t i = 0; i < c->nthreads; i++)
+        if (c->threads[i].rank == rank && c->threads[i].lane == lane)
+            return &c->threads[i];
+    return NULL;
+}
+
+/* "+1.234 ms" after `t0`, "-" when ns < 0. */
+static void after(char *b, size_t n, int64_t ns, int64_t t0)
+{
+    if (ns < 0) {
+        snprintf(b, n, "-");
+        return;
+    }
+    b[0] = '+';
+    scope__fmt_human(b + 1, n - 1, (double)(ns - t0));
+}
+
+static int print_threads(const struct ctx *c, int rank, int wide)
+{
+    static const char *const head[] = { "threads", "rank", "lane", "type", "begin", "first",
+                                        "last", "end", "events" };
+    static const int right[9] = { 0, 1, 1, 0, 1, 1, 1, 1, 1 }, shrink[9] = { 0 };
+    scope__table t;
+    scope__table_init(&t, 9, head, right);
+    scope__table_fit(&t, scope__out_width(stdout, wide), shrink);
+    int64_t shown = 0, t0 = -1;
+    int t0_rank = -1;
+    for (int64_t i = 0; i < c->nthreads; i++) {
+        const scope_omp_thread *th = &c->threads[i];
+        if (rank >= 0 && th->rank != rank)
+            continue;
+        if (th->rank != t0_rank) {  /* the rank's earliest begin (or event) */
+            t0_rank = th->rank;
+            t0 = INT64_MAX;
+            for (int64_t j = i; j < c->nthreads && c->threads[j].rank == th->rank; j++) {
+                int64_t b = c->threads[j].begin_ns >= 0 ? c->threads[j].begin_ns
+                                                        : c->threads[j].first_ns;
+                if (b >= 0 && b < t0)
+                    t0 = b;
+            }
+        }
+        char rk[16], ln[16], b[48], f[48], l[48], e[48], ev[32];
+        snprintf(rk, sizeof rk, "%d", th->rank);
+        snprintf(ln, sizeof ln, "%d", th->lane);
+        after(b, sizeof b, th->begin_ns, t0);
+        after(f, sizeof f, th->first_ns, t0);
+        after(l, sizeof l, th->last_ns, t0);
+        after(e, sizeof e, th->end_ns, t0);
+        snprintf(ev, sizeof ev, "%lld", (long long)th->events);
+        const char *type = th->type ? scope_omp_thread_type_name_at(th->type) : "-";
+        const char *cells[9] = { "", rk, ln, type, b, f, l, e, ev };
+        if (scope__table_add(&t, cells) < 0) {
+            scope__table_free(&t);
+            return -1;
+        }
+        shown++;
+    }
+    int rc = 0;
+    if (shown) {
+        fputc('\n', stdout);
+        rc = scope__table_print(&t, stdout);
+    }
+    scope__table_free(&t);
+    return rc;
+}
+
 /* --- csv and json ---------------------------------------------------------- */
+
+/* A time of the profile's clock in seconds, "" when ns < 0 (csv) or
+ * null (json). */
+static void clock_secs(char *b, size_t n, int64_t ns, int json)
+{
+    if (ns < 0)
+        snprintf(b, n, "%s", json ? "null" : "");
+    else
+        snprintf(b, n, "%lld.%09lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000));
+}
 
 static const char *kind_name(const struct ctx *c, int32_t cons)
 {
@@ -280,7 +371,7 @@ static void csv_rows(struct ctx *c, const int64_t *order, int64_t n)
     fputs("region,rank,thread,instances,time,work,wait", stdout);
     for (int k = 1; k < SCOPE_OMP_WAIT_KINDS; k++)
         printf(",%s", scope_omp_wait_kind_name(k));
-    fputs(",iterations,kind,location\n", stdout);
+    fputs(",iterations,kind,location,lane,thread_type,thread_begin,thread_end\n", stdout);
     for (int64_t i = 0; i < n; i++) {
         const scope_omp_region *r = &c->regs[order[i]];
         for (int64_t q = 0; q < c->nrows; q++) {
@@ -302,12 +393,17 @@ static void csv_rows(struct ctx *c, const int64_t *order, int64_t n)
             scope__put_csv_field(stdout, kind_name(c, t->construct));
             fputc(',', stdout);
             scope__put_csv_field(stdout, c->locs[t->construct]);
-            fputc('\n', stdout);
+            const scope_omp_thread *th = t->lane >= 0 ? thread_at(c, t->rank, t->lane) : NULL;
+            char tb[48], te[48];
+            clock_secs(tb, sizeof tb, th ? th->begin_ns : -1, 0);
+            clock_secs(te, sizeof te, th ? th->end_ns : -1, 0);
+            printf(",%d,%s,%s,%s\n", t->lane,
+                   th && th->type ? scope_omp_thread_type_name_at(th->type) : "", tb, te);
         }
     }
 }
 
-static void json_rows(struct ctx *c, const int64_t *order, int64_t n)
+static void json_rows(struct ctx *c, const int64_t *order, int64_t n, int rank)
 {
     fputs("{\"omp\": [", stdout);
     for (int64_t i = 0; i < n; i++) {
@@ -342,9 +438,9 @@ static void json_rows(struct ctx *c, const int64_t *order, int64_t n)
             seconds(time, sizeof time, t->time);
             seconds(work, sizeof work, t->work);
             seconds(wait, sizeof wait, t->wait);
-            printf("%s{\"thread\": %d, \"instances\": %lld, \"time\": %s, \"work\": %s, "
-                   "\"wait\": %s, \"iterations\": %lld, \"waits\": {", first ? "" : ", ",
-                   t->thread, (long long)t->instances, time, work, wait,
+            printf("%s{\"thread\": %d, \"lane\": %d, \"instances\": %lld, \"time\": %s, "
+                   "\"work\": %s, \"wait\": %s, \"iterations\": %lld, \"waits\": {",
+                   first ? "" : ", ", t->thread, t->lane, (long long)t->instances, time, work, wait,
                    (long long)t->iterations);
             for (int k = 1; k < SCOPE_OMP_WAIT_KINDS; k++) {
                 seconds(v, sizeof v, t->waits[k]);
@@ -355,7 +451,24 @@ static void json_rows(struct ctx *c, const int64_t *order, int64_t n)
         }
         fputs("]}", stdout);
     }
-    fputs(n ? "\n]}\n" : "]}\n", stdout);
+    fputs(n ? "\n], \"threads\": [" : "], \"threads\": [", stdout);
+    int first = 1;
+    for (int64_t i = 0; i < c->nthreads; i++) {
+        const scope_omp_thread *th = &c->threads[i];
+        if (rank >= 0 && th->rank != rank)
+            continue;
+        char b[48], f[48], l[48], e[48];
+        clock_secs(b, sizeof b, th->begin_ns, 1);
+        clock_secs(f, sizeof f, th->first_ns, 1);
+        clock_secs(l, sizeof l, th->last_ns, 1);
+        clock_secs(e, sizeof e, th->end_ns, 1);
+        printf("%s\n  {\"rank\": %d, \"lane\": %d, \"type\": \"%s\", \"begin\": %s, "
+               "\"first\": %s, \"last\": %s, \"end\": %s, \"events\": %lld}",
+               first ? "" : ",", th->rank, th->lane, scope_omp_thread_type_name_at(th->type), b,
+               f, l, e, (long long)th->events);
+        first = 0;
+    }
+    fputs(first ? "]}\n" : "\n]}\n", stdout);
 }
 
 static int run(scope_profile *p, int threads, int rank, int64_t top, int format, int wide)
@@ -369,6 +482,7 @@ static int run(scope_profile *p, int threads, int rank, int64_t top, int format,
     c.ncons = scope_omp_constructs(o, &c.cons);
     c.nregs = scope_omp_regions(o, &c.regs);
     c.nrows = scope_omp_rows(o, &c.rows);
+    c.nthreads = scope_omp_threads(o, &c.threads);
     c.names = calloc((size_t)c.ncons + 1, sizeof *c.names);
     c.locs = calloc((size_t)c.ncons + 1, sizeof *c.locs);
     order = malloc(((size_t)c.nregs + 1) * sizeof *order);
@@ -389,12 +503,13 @@ static int run(scope_profile *p, int threads, int rank, int64_t top, int format,
     sort_ctx = &c;
     qsort(order, (size_t)n, sizeof *order, cmp_time);
     if (format == FMT_TABLE) {
-        if (print_tables(&c, order, n, threads, top, wide) < 0)
+        if (print_tables(&c, order, n, threads, top, wide) < 0 ||
+            (n && print_threads(&c, rank, wide) < 0))
             goto fail_mem;
     } else if (format == FMT_CSV) {
         csv_rows(&c, order, n);
     } else {
-        json_rows(&c, order, n);
+        json_rows(&c, order, n, rank);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "scope: cannot write the table\n");

@@ -74,6 +74,10 @@ int scope__otf2_omp_classify(const char *name, region_info *ri)
     case SCOPE_OMP_CRITICAL_WAIT: ri->role = OTF2_REGION_ROLE_CRITICAL; break;
     case SCOPE_OMP_ORDERED_WAIT: ri->role = OTF2_REGION_ROLE_ORDERED; break;
     case SCOPE_OMP_ATOMIC_WAIT: ri->role = OTF2_REGION_ROLE_ATOMIC; break;
+    case SCOPE_OMP_THREAD_BEGIN_INITIAL:
+    case SCOPE_OMP_THREAD_BEGIN_WORKER:
+    case SCOPE_OMP_THREAD_BEGIN_OTHER:
+    case SCOPE_OMP_THREAD_END: ri->role = OTF2_REGION_ROLE_ARTIFICIAL; break;   /* marks */
     default: ri->role = OTF2_REGION_ROLE_FUNCTION; break;  /* reductions, lock waits */
     }
     return 1;

@@ -6,6 +6,9 @@
  * counts, synchronisation regions and the waits inside them, the waits to
  * acquire locks, critical, ordered and atomic, and explicit tasks' runs.
  *
+ * Each thread's begin (with its type: initial, worker, other) and end are
+ * marks of no length.
+ *
  * The runtime finds the tool through ompt_start_tool, which the preload
  * exports (OpenMP 5.0 section 4.2.1): LLVM's libomp and the runtimes
  * built on it (icx, AOCC, nvc) call it when they start. GCC's libgomp has
@@ -226,6 +229,32 @@ static inline void close_work(const void *task)
 }
 
 /* --- callbacks ------------------------------------------------------------- */
+
+/* A thread's begin and end: a mark of no length (a begin with no aux
+ * whose end finds it the thread's latest record completes it in place:
+ * one record). The type rides in the row (format/omp_events.def), since
+ * a complete record's aux is its length. */
+static inline void mark(int ev)
+{
+    if (!on())
+        return;
+    scope__begin_aux(ids[ev], 0);
+    scope_end(ids[ev]);
+}
+
+static void on_thread_begin(int type, scope_ompt_data *thread)
+{
+    (void)thread;
+    mark(type == SCOPE_OMPT_THREAD_INITIAL  ? SCOPE_OMP_THREAD_BEGIN_INITIAL
+         : type == SCOPE_OMPT_THREAD_WORKER ? SCOPE_OMP_THREAD_BEGIN_WORKER
+                                            : SCOPE_OMP_THREAD_BEGIN_OTHER);
+}
+
+static void on_thread_end(scope_ompt_data *thread)
+{
+    (void)thread;
+    mark(SCOPE_OMP_THREAD_END);
+}
 
 static void on_parallel_begin(scope_ompt_data *task, const scope_ompt_frame *frame,
                               scope_ompt_data *parallel, unsigned requested, int flags,
@@ -461,6 +490,8 @@ static int initialize(scope_ompt_lookup lookup, int device, scope_ompt_data *dat
     if (!set)
         return 0;   /* not a runtime we can speak to: the tool stays off */
 #define SET(event, fn) set(event, (scope_ompt_callback)(void (*)(void))(fn))
+    SET(SCOPE_OMPT_CB_THREAD_BEGIN, on_thread_begin);
+    SET(SCOPE_OMPT_CB_THREAD_END, on_thread_end);
     SET(SCOPE_OMPT_CB_PARALLEL_BEGIN, on_parallel_begin);
     SET(SCOPE_OMPT_CB_PARALLEL_END, on_parallel_end);
     SET(SCOPE_OMPT_CB_IMPLICIT_TASK, on_implicit_task);

@@ -43,6 +43,7 @@ typedef struct scope_ompt_start_tool_result {
 /* ompt_callbacks_t: the events the tool registers */
 enum {
     SCOPE_OMPT_CB_THREAD_BEGIN = 1,
+    SCOPE_OMPT_CB_THREAD_END = 2,
     SCOPE_OMPT_CB_PARALLEL_BEGIN = 3,
     SCOPE_OMPT_CB_PARALLEL_END = 4,
     SCOPE_OMPT_CB_TASK_CREATE = 5,
@@ -65,6 +66,14 @@ enum {
     SCOPE_OMPT_SET_SOMETIMES = 3,
     SCOPE_OMPT_SET_SOMETIMES_PAIRED = 4,
     SCOPE_OMPT_SET_ALWAYS = 5,
+};
+
+/* ompt_thread_t: a thread's type at its begin */
+enum {
+    SCOPE_OMPT_THREAD_INITIAL = 1,
+    SCOPE_OMPT_THREAD_WORKER = 2,
+    SCOPE_OMPT_THREAD_OTHER = 3,
+    SCOPE_OMPT_THREAD_UNKNOWN = 4,
 };
 
 /* ompt_scope_endpoint_t */

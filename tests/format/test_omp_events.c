@@ -17,7 +17,18 @@
 
 static void rows(void)
 {
-    CHECK_I64(SCOPE_OMP_EVENTS, 24);   /* 23 rows and none */
+    CHECK_I64(SCOPE_OMP_EVENTS, 28);   /* 27 rows and none */
+    /* the thread marks: the begins by type, and the end */
+    CHECK_I64(scope_omp_thread_type_of(scope_omp_event_of("omp initial thread begin")),
+              SCOPE_OMP_THREAD_INITIAL);
+    CHECK_I64(scope_omp_thread_type_of(scope_omp_event_of("omp worker thread begin")),
+              SCOPE_OMP_THREAD_WORKER);
+    CHECK_I64(scope_omp_thread_type_of(scope_omp_event_of("omp other thread begin")),
+              SCOPE_OMP_THREAD_OTHER);
+    CHECK_I64(scope_omp_thread_type_of(SCOPE_OMP_THREAD_END), SCOPE_OMP_THREAD_NONE);
+    CHECK_I64(scope_omp_event_at(SCOPE_OMP_THREAD_END)->cls, SCOPE_OMPC_THREAD);
+    CHECK(strcmp(scope_omp_thread_type_name(SCOPE_OMP_THREAD_WORKER), "worker") == 0);
+    CHECK(scope_omp_thread_type_name(4) == NULL);
     CHECK(scope_omp_events[SCOPE_OMP_NONE].name == NULL);
     for (int a = 1; a < SCOPE_OMP_EVENTS; a++) {
         const char *n = scope_omp_event_at(a)->name;

@@ -7,7 +7,8 @@ the raw calls.
     check_omp.py WHAT SCOPE PRELOAD PROGRAM SRC_DIR OUT_DIR
 
 WHAT: loops (prog_loops.c), nested (prog_nested.c), tasks (prog_tasks.c),
-sync (prog_sync.c), plain (prog_plain.c). Each program runs bare and
+sync (prog_sync.c), plain (prog_plain.c), threads2 and threads3
+(prog_threads.c on 2 and 3 threads). Each program runs bare and
 under the preload (2 threads, OMP_WAIT_POLICY=passive); its output must be
 the same.
 """
@@ -41,7 +42,7 @@ def line_of(src, marker):
 def run(args=(), extra=None):
     """The program bare, then under the preload; the profile's rank file
     (None when nothing was written) and the output."""
-    env = clean_env(OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive", **(extra or {}))
+    env = clean_env(**{"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", **(extra or {})})
     bare = run_limited([PROGRAM, *args], env, OUT, "bare run")
     expect_eq(bare.returncode, 0, "bare exit status")
     out = os.path.join(OUT, "prof.h5")
@@ -373,6 +374,103 @@ def check_sync():
     expect_eq(sum(int(r["instances"]) for r in task.values()), 4, "task runs in the csv")
 
 
+def check_threads(n):
+    """Thread begin and end (prog_threads.c on n threads): two roots (the
+    initial thread and the program's own thread, each OMPT's "initial"
+    type) and n - 1 workers for each, every one begun before its first
+    OpenMP event; only the second root ends while recording (the others at
+    the process's exit), after its last event."""
+    rank0, out = run([str(n)], {"OMP_NUM_THREADS": str(n)})
+    expect_eq(out, f"threads {n} sum {10 * n * (n + 1) // 2} {n * (n + 1) // 2}\n",
+              "the program's output")
+    R, kinds = regions(rank0)
+    P, IT = R["omp parallel"], R["omp implicit task"]
+    expect_eq(P.n, 11, "parallel regions")
+    expect_eq(IT.n, 11 * n, "implicit tasks")
+    expect_eq(np.bincount(IT.omp_thread).tolist(), [11] * n, "implicit tasks per thread")
+    BI, BW, E = (R.get(k) for k in ("omp initial thread begin", "omp worker thread begin",
+                                    "omp thread end"))
+    expect(BI is not None and BW is not None and E is not None, f"thread regions: {sorted(R)}")
+    expect_eq([kinds[k] for k in ("omp initial thread begin", "omp worker thread begin",
+                                  "omp thread end")], ["omp"] * 3, "kind of the thread marks")
+    expect_eq(BI.n, 2, "initial threads begun (two roots)")
+    expect_eq(BW.n, 2 * (n - 1), f"worker threads begun ({n} threads per root)")
+    expect("omp other thread begin" not in R, "no thread of type other")
+    roots = sorted(set(P.thread_ids.tolist()))
+    expect_eq(len(roots), 2, "lanes that forked")
+    main_lane = int(P.thread_ids[0])
+    root2 = [x for x in roots if x != main_lane][0]
+    expect_eq(int((P.thread_ids == main_lane).sum()), 10, "parallel regions of the initial thread")
+    expect_eq(sorted(BI.thread_ids.tolist()), roots, "the initial-type threads: the lanes that fork")
+    workers = sorted(BW.thread_ids.tolist())
+    expect_eq(len(set(workers) | set(roots)), 2 * n, "one thread begin per lane")
+    lanes = sorted(roots + workers)
+    expect_eq(sorted(set(IT.thread_ids.tolist())), lanes, "the lanes of the implicit tasks")
+    expect_eq(E.thread_ids.tolist(), [root2], "thread ends recorded: the second root's only")
+    ends = {root2: int(E.start_times[0])}
+    begin = {int(r.thread_ids[i]): int(r.start_times[i]) for r in (BI, BW) for i in range(r.n)}
+    # every lane's OpenMP events (the marks excluded) within its begin and end
+    first, last, events = {}, {}, {}
+    marks = ("omp initial thread begin", "omp worker thread begin", "omp thread end")
+    for name, r in R.items():
+        if not name.startswith("omp ") or name in marks:
+            continue
+        for i in range(r.n):
+            lane = int(r.thread_ids[i])
+            first[lane] = min(first.get(lane, 1 << 62), int(r.start_times[i]))
+            last[lane] = max(last.get(lane, 0), int(r.end_times[i]))
+            events[lane] = events.get(lane, 0) + 1
+    expect_eq(sorted(first), lanes, "lanes with OpenMP events")
+    for lane in lanes:
+        expect(begin[lane] <= first[lane] <= last[lane],
+               f"lane {lane}: begin {begin[lane]} <= first {first[lane]} <= last {last[lane]}")
+    expect(last[root2] <= ends[root2], f"second root: last {last[root2]} <= end {ends[root2]}")
+    typ = {x: "initial" if x in roots else "worker" for x in lanes}
+    # the reader's threads table: scope omp --format json, and Python
+    js = json.loads(scope("omp", "--format", "json", rank0))
+    th = {t["lane"]: t for t in js["threads"]}
+    expect_eq(sorted(th), lanes, "json threads")
+    for lane in lanes:
+        t = th[lane]
+        expect_eq((t["rank"], t["type"], t["events"]), (0, typ[lane], events[lane]),
+                  f"lane {lane}'s rank, type, events")
+        expect_eq((ns(t["begin"]), ns(t["first"]), ns(t["last"])),
+                  (begin[lane], first[lane], last[lane]), f"lane {lane}'s begin, first, last")
+        expect_eq(-1 if t["end"] is None else ns(t["end"]), ends.get(lane, -1),
+                  f"lane {lane}'s end")
+    rows = csv_rows(rank0)
+    lane_of = {}    # (root, thread number) -> lane
+    for i in range(IT.n):
+        j = int(IT.omp_parallel[i])
+        lane_of[(int(P.thread_ids[j]), int(IT.omp_thread[i]))] = int(IT.thread_ids[i])
+    expect_eq(len(lane_of), 2 * n, "each (root, thread number) on one lane")
+    for marker, root in (("THREADS_REGION", main_lane), ("ROOT2_REGION", root2)):
+        par = rows_at(rows, line_of("prog_threads.c", marker), "prog_threads.c", "parallel")
+        expect_eq(sorted(par), list(range(n)), f"csv threads of {marker}")
+        for t, r in par.items():
+            lane = lane_of[(root, t)]
+            expect_eq((int(r["instances"]), int(r["lane"]), r["thread_type"]),
+                      (10 if root == main_lane else 1, lane, typ[lane]),
+                      f"{marker} thread {t}: instances, lane, type")
+            expect_eq(ns(r["thread_begin"]), begin[lane], f"{marker} thread {t}'s begin (csv)")
+            expect_eq(ns(r["thread_end"]) if r["thread_end"] else -1, ends.get(lane, -1),
+                      f"{marker} thread {t}'s end (csv)")
+    if PYTHON_DIR:
+        sys.path.insert(0, PYTHON_DIR)
+        import scope_reader
+        prof = scope_reader.read_h5(rank0)
+        pt = prof.omp_threads()
+        expect_eq(pt["lane"].tolist(), lanes, "Python omp_threads() lanes")
+        expect_eq(pt["type"].tolist(), [typ[x] for x in lanes], "Python types")
+        expect_eq(pt["begin"].tolist(), [begin[x] for x in lanes], "Python begins")
+        expect_eq(pt["first"].tolist(), [first[x] for x in lanes], "Python first events")
+        expect_eq(pt["last"].tolist(), [last[x] for x in lanes], "Python last events")
+        expect_eq(pt["end"].tolist(), [ends.get(x, -1) for x in lanes], "Python ends")
+        po = prof.omp()
+        po = po[po["kind"] == "parallel"]
+        expect_eq(sorted(po["lane"].tolist()), lanes, "Python omp() lanes")
+
+
 def check_plain():
     rank0, out = run()
     expect_eq(out.strip(), "sum 499500", "the program's output")
@@ -382,5 +480,6 @@ def check_plain():
 
 
 {"loops": check_loops, "nested": check_nested, "tasks": check_tasks,
- "sync": check_sync, "plain": check_plain}[WHAT]()
+ "sync": check_sync, "plain": check_plain, "threads2": lambda: check_threads(2),
+ "threads3": lambda: check_threads(3)}[WHAT]()
 print("OK", WHAT)

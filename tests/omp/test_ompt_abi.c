@@ -13,6 +13,12 @@
 #define SAME(a, b) _Static_assert((int)(a) == (int)(b), #a " == " #b)
 
 SAME(SCOPE_OMPT_CB_THREAD_BEGIN, ompt_callback_thread_begin);
+SAME(SCOPE_OMPT_CB_THREAD_BEGIN, ompt_callback_thread_begin);
+SAME(SCOPE_OMPT_CB_THREAD_END, ompt_callback_thread_end);
+SAME(SCOPE_OMPT_THREAD_INITIAL, ompt_thread_initial);
+SAME(SCOPE_OMPT_THREAD_WORKER, ompt_thread_worker);
+SAME(SCOPE_OMPT_THREAD_OTHER, ompt_thread_other);
+SAME(SCOPE_OMPT_THREAD_UNKNOWN, ompt_thread_unknown);
 SAME(SCOPE_OMPT_CB_PARALLEL_BEGIN, ompt_callback_parallel_begin);
 SAME(SCOPE_OMPT_CB_PARALLEL_END, ompt_callback_parallel_end);
 SAME(SCOPE_OMPT_CB_TASK_CREATE, ompt_callback_task_create);

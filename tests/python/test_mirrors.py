@@ -86,6 +86,7 @@ class Mirrors(unittest.TestCase):
                           "scope_io_spread", "scope_io_total", "scope_message",
                           "scope_message_pairs", "scope_moments", "scope_moved",
                           "scope_omp_construct", "scope_omp_region", "scope_omp_row",
+                          "scope_omp_thread",
                           "scope_stats", "scope_time_window", "scope_unmatched",
                           "scope_wait_call", "scope_wait_row", "scope_waits_totals"])
 

@@ -8,6 +8,8 @@ the definitions are docs/analysis.md's ("OpenMP").
                        # time, work, wait, the waits by kind, iterations
     p.omp_regions()    # one row per (construct, rank): instances, team sizes,
                        # time, work, wait, imbalance, load balance, ...
+    p.omp_threads()    # one row per (rank, lane): the threads OpenMP reported,
+                       # their type, begin, first and last event, end
     p.efficiency()     # POP's metrics of the run and of each top-level region
     p.efficiency_cpus()  # the numbers behind them, per (window, rank, thread)
 
@@ -34,7 +36,7 @@ class _Construct(ctypes.Structure):
 
 
 class _Row(ctypes.Structure):
-    _fields_ = [("construct", _i32), ("rank", _i32), ("thread", _i32), ("reserved", _i32),
+    _fields_ = [("construct", _i32), ("rank", _i32), ("thread", _i32), ("lane", _i32),
                 ("instances", _i64), ("iterations", _i64), ("time", _f64), ("work", _f64),
                 ("wait", _f64), ("waits", _f64 * len(WAITS))]
 
@@ -45,6 +47,15 @@ class _Region(ctypes.Structure):
                 ("slowest_thread", _i32), ("time", _f64), ("work", _f64), ("wait", _f64),
                 ("imbalance", _f64), ("load_balance", _f64), ("scheduling", _f64),
                 ("efficiency", _f64), ("iterations", _i64)]
+
+
+class _Thread(ctypes.Structure):
+    _fields_ = [("rank", _i32), ("lane", _i32), ("type", _i32), ("reserved", _i32),
+                ("begin_ns", _i64), ("end_ns", _i64), ("first_ns", _i64), ("last_ns", _i64),
+                ("events", _i64)]
+
+
+THREAD_TYPES = ("", "initial", "worker", "other")
 
 
 class _Efficiency(ctypes.Structure):
@@ -65,7 +76,8 @@ class _Cpu(ctypes.Structure):
 
 # the mirrors of scope_reader_omp.h, checked by tests/python/test_mirrors.py
 C_STRUCTS = {"scope_omp_construct": _Construct, "scope_omp_row": _Row,
-             "scope_omp_region": _Region, "scope_efficiency": _Efficiency,
+             "scope_omp_region": _Region, "scope_omp_thread": _Thread,
+             "scope_efficiency": _Efficiency,
              "scope_efficiency_cpu": _Cpu}
 
 
@@ -81,6 +93,7 @@ def attach(results_cls, lib, sig, check, p):
     cons = sig("scope_omp_constructs", _i64, p, ctypes.POINTER(ctypes.POINTER(_Construct)))
     regs = sig("scope_omp_regions", _i64, p, ctypes.POINTER(ctypes.POINTER(_Region)))
     rows = sig("scope_omp_rows", _i64, p, ctypes.POINTER(ctypes.POINTER(_Row)))
+    threads = sig("scope_omp_threads", _i64, p, ctypes.POINTER(ctypes.POINTER(_Thread)))
     frames = sig("scope_profile_site_frames", ctypes.c_int, p, ctypes.c_int,
                  ctypes.POINTER(ctypes.POINTER(_Frame)), ctypes.POINTER(ctypes.c_int))
 
@@ -119,15 +132,17 @@ def attach(results_cls, lib, sig, check, p):
     def omp(self):
         """One row per (construct, rank, thread): region (the construct's
         name), kind, object, offset, rank, thread (its number in the team,
-        -1 outside every parallel region), instances, iterations, time,
-        work, wait (seconds) and one column per kind of wait. Sorted by
-        construct, rank, thread."""
+        -1 outside every parallel region), lane (the recorder's thread its
+        parts ran on, -1 several), instances, iterations, time, work, wait
+        (seconds) and one column per kind of wait. Sorted by construct,
+        rank, thread."""
         import pandas as pd
         c, a = _analysis(self, rows, _Row)
         names, kinds, objs, offs = _names(self, c)
         idx = a["construct"]
         d = {"region": names[idx], "kind": kinds[idx], "object": objs[idx], "offset": offs[idx],
-             "rank": a["rank"], "thread": a["thread"], "instances": a["instances"],
+             "rank": a["rank"], "thread": a["thread"], "lane": a["lane"],
+             "instances": a["instances"],
              "time": a["time"], "work": a["work"], "wait": a["wait"]}
         for k, w in enumerate(WAITS[1:], 1):
             d[w] = a["waits"][:, k] if len(a) else np.zeros(0)
@@ -151,6 +166,21 @@ def attach(results_cls, lib, sig, check, p):
             "wait": a["wait"], "imbalance": a["imbalance"], "load_balance": a["load_balance"],
             "scheduling": a["scheduling"], "efficiency": a["efficiency"],
             "iterations": a["iterations"]})
+
+    def omp_threads(self):
+        """One row per (rank, lane) that OpenMP reported or recorded an
+        event on: rank, lane (the recorder's thread, as efficiency_cpus()'s
+        thread), type ("initial", "worker", "other"; "" when its begin was
+        not recorded), begin, first, last, end (ns of the profile's clock:
+        its begin, its first and last OpenMP event, its end; -1 not
+        recorded) and events (its OpenMP calls). Sorted by rank, lane."""
+        import pandas as pd
+        _, a = _analysis(self, threads, _Thread)
+        types = np.array(THREAD_TYPES, dtype=object)
+        return pd.DataFrame({"rank": a["rank"], "lane": a["lane"], "type": types[a["type"]],
+                             "begin": a["begin_ns"], "first": a["first_ns"],
+                             "last": a["last_ns"], "end": a["end_ns"],
+                             "events": a["events"]})
 
     erun = sig("scope_profile_efficiency", ctypes.c_int, p, ctypes.POINTER(p))
     efree = sig("scope_efficiencies_free", None, p)
@@ -207,5 +237,6 @@ def attach(results_cls, lib, sig, check, p):
 
     results_cls.omp = omp
     results_cls.omp_regions = omp_regions
+    results_cls.omp_threads = omp_threads
     results_cls.efficiency = efficiency
     results_cls.efficiency_cpus = efficiency_cpus
