@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -425,19 +426,33 @@ int scope__finalize_journal(char *journal, size_t len)
     return rc;
 }
 
+/* Whether fd is a pipe or a socket: what a launcher reads to its end
+ * before it returns (a terminal, a file or /dev/null it may not be). */
+static int launcher_reads(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 /* Whether this process's writer may outlive it (scope__writer_start):
  * after a clean finalize of a process that a launcher started, whose
  * standard output and error the launcher reads until every process
  * holding them has ended, unless SCOPE_FINALIZE_WAIT=1. Not under
  * Slurm's srun: its step daemon kills what the tasks leave behind as soon
  * as they end. A process outside a launcher (a serial program, a
- * singleton) waits: nothing would wait for its writer. */
+ * singleton) waits: nothing would wait for its writer. So does one whose
+ * standard output and error are neither a pipe nor a socket (closed, or
+ * sent to a file or /dev/null by the application itself): the launcher
+ * would not be reading what the writer holds. Open MPI gives a rank a
+ * terminal for its output but a pipe for its error; MPICH pipes both. */
 static int writer_may_detach(int complete)
 {
     if (!complete)
         return 0;
     scope__setting_say(SCOPE_SET_FINALIZE_WAIT, "using 0");
     if (scope__setting_u(SCOPE_SET_FINALIZE_WAIT) || scope__launcher_rank() < 0)
+        return 0;
+    if (!launcher_reads(STDOUT_FILENO) && !launcher_reads(STDERR_FILENO))
         return 0;
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/comm", (long)getppid());
