@@ -683,6 +683,10 @@ int scope__jr_cursor_next_general(struct scope_jr_cursor *c, struct scope_rec *o
     size_t p = c->pos, n = c->n;
     if (!is_live(c, &b[p]) || scope_rec_is_data(b[p].word))
         return cursor_next_slow(c, out);
+    /* neither an I/O data record nor a self record is taken here */
+    c->has_io = 0;
+    c->has_self = 0;
+    c->self_bytes = 0;
     if (!(b[p].word & (SCOPE_REC_END | SCOPE_REC_COMPLETE))) {
         c->has_data = 0;
         c->n_req = 0;
