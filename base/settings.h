@@ -46,6 +46,7 @@ enum scope_setting_id {
     SCOPE_SET_IO,               /* SCOPE_IO, key io */
     SCOPE_SET_IO_EXCLUDE,       /* SCOPE_IO_EXCLUDE, key io_exclude */
     SCOPE_SET_IO_FILES,         /* SCOPE_IO_FILES, key io_files */
+    SCOPE_SET_FINALIZE_WAIT,
     SCOPE_SET_COUNT
 };
 

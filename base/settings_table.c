@@ -114,6 +114,10 @@ static const scope_setting table[SCOPE_SET_COUNT] = {
         .max = 4194304, .dflt = "4096", .read_by = "preload",
         .doc = "files one process keeps apart; the calls on files past them count "
                "together" },
+    [SCOPE_SET_FINALIZE_WAIT] = {
+        .var = "SCOPE_FINALIZE_WAIT", .type = SCOPE_SETTING_FLAG, .dflt = "0",
+        .read_by = "recorder",
+        .doc = "1: a rank's MPI_Finalize returns once its file is written" },
 };
 
 const scope_setting *scope__setting_def(int id)

@@ -5,11 +5,13 @@
  * reconstruction in events per second. Targets: summary within 1.5x of
  * the raw read; call stacks at >= 20 million events/s.
  *
- *   bench_reader [events] [ranks] [--keep] [--reuse] [--dir DIR]
- *                [--scope PATH]
+ *   bench_reader [events] [ranks] [--keep] [--reuse] [--record-only]
+ *                [--dir DIR] [--scope PATH]
  *
  * --reuse times the profile a previous --keep run left in DIR instead of
- * recording a new one (for profiling the reader).
+ * recording a new one (for profiling the reader). --record-only records
+ * the profile into DIR, keeps it and times nothing (bench_sizes.py makes
+ * its profiles so).
  *
  * Default 100,000,000 events over 4 ranks (one process each, recorded one
  * after the other), in DIR (default /tmp/scope_bench_reader; about 2.4 GB
@@ -185,12 +187,13 @@ static double min_d(double a, double b)
 }
 
 static const char usage[] =
-    "usage: bench_reader [EVENTS] [RANKS] [--keep] [--reuse] [--dir DIR] [--scope PATH]\n";
+    "usage: bench_reader [EVENTS] [RANKS] [--keep] [--reuse] [--record-only] [--dir DIR] "
+    "[--scope PATH]\n";
 
 int main(int argc, char **argv)
 {
     long events = 100000000, ranks = 4;
-    int keep = 0, reuse = 0, npos = 0;
+    int keep = 0, reuse = 0, record_only = 0, npos = 0;
     const char *dir = "/tmp/scope_bench_reader", *scope = NULL, *events_arg = "100000000";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -201,6 +204,8 @@ int main(int argc, char **argv)
             keep = 1;
         } else if (strcmp(a, "--reuse") == 0) {
             reuse = keep = 1;
+        } else if (strcmp(a, "--record-only") == 0) {
+            record_only = keep = 1;
         } else if (strcmp(a, "--dir") == 0 || strcmp(a, "--scope") == 0) {
             if (i + 1 >= argc)
                 return bench_usage_error(usage, "bench_reader", "a value is needed after", a);
@@ -253,6 +258,8 @@ int main(int argc, char **argv)
             return 1;
         }
     printf("  recorded and written in %.1f s\n", now_s() - t0);
+    if (record_only)
+        return 0;
 measure:
     snprintf(cmd, sizeof cmd, "du -sh '%s'", rdir);
     fflush(stdout);

@@ -225,7 +225,7 @@ def main():
     a = ap.parse_args()
     scope = os.path.join(a.build, "tools", "scope")
     libpath = os.path.join(a.build, "reader", "libscope_reader.so")
-    h5write = os.path.join(a.build, "runtime", "scope-h5write")
+    h5write = os.path.join(a.build, "convert", "scope-h5write")
     for p in (scope, libpath, h5write):
         if not os.path.exists(p):
             sys.exit(f"{p} does not exist: build first (meson compile -C {a.build})")

@@ -37,27 +37,36 @@ static int is_i64(int k)
 static const int64_t fill64 = 0;
 static const int32_t fill32[N_COLS] = { 0, 0, -1, -1, SCOPE_NO_TAG, -1 };
 
+size_t scope__conv_data_window_bytes(uint32_t win)
+{
+    return (size_t)win * (2 * sizeof(int64_t) + 4 * sizeof(int32_t));
+}
+
+int scope__conv_data_window(struct region_out *o, char *mem)
+{
+    struct region_data *d = o->data = calloc(1, sizeof *d);
+    if (!d)
+        return SCOPE_ENOMEM;
+    for (int k = 0; k < N_COLS; k++)
+        d->ds[k] = H5I_INVALID_HID;
+    size_t w = o->win;
+    d->sent = (int64_t *)mem;
+    d->received = d->sent + w;
+    d->dest = (int32_t *)(d->received + w);
+    d->source = d->dest + w;
+    d->tag = d->source + w;
+    d->comm = d->tag + w;
+    d->ds_self = H5I_INVALID_HID;
+    if (o->has_self && !(d->self = malloc(w * sizeof *d->self)))
+        return SCOPE_ENOMEM;
+    return 0;
+}
+
 int scope__conv_data_begin(struct region_out *o, uint64_t i)
 {
     struct region_data *d = o->data;
-    if (!d) {
-        d = o->data = calloc(1, sizeof *d);
-        if (!d)
-            return SCOPE_ENOMEM;
-        for (int k = 0; k < N_COLS; k++)
-            d->ds[k] = H5I_INVALID_HID;
-        d->ds_self = H5I_INVALID_HID;
-        if (o->has_self && !(d->self = malloc(o->win * sizeof *d->self)))
-            return SCOPE_ENOMEM;
-        d->sent = malloc(o->win * sizeof *d->sent);
-        d->received = malloc(o->win * sizeof *d->received);
-        d->dest = malloc(o->win * sizeof *d->dest);
-        d->source = malloc(o->win * sizeof *d->source);
-        d->tag = malloc(o->win * sizeof *d->tag);
-        d->comm = malloc(o->win * sizeof *d->comm);
-        if (!d->sent || !d->received || !d->dest || !d->source || !d->tag || !d->comm)
-            return SCOPE_ENOMEM;
-    }
+    if (!d)
+        return SCOPE_ENOMEM; /* scope__conv_data_window failed */
     d->sent[i] = d->received[i] = fill64;
     d->dest[i] = fill32[D_DEST];
     d->source[i] = fill32[D_SOURCE];
@@ -82,6 +91,10 @@ int scope__conv_data_datasets(struct region_out *o, hid_t g)
             H5Pset_fill_value(dcpl, H5T_NATIVE_INT64, &fill64);
         else
             H5Pset_fill_value(dcpl, H5T_NATIVE_INT32, &fill32[k]);
+        /* every element is written (a window's slots start as the fill
+         * value): the fill value is what the dataset says, not a first
+         * write of the whole column */
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
         d->ds[k] = H5Dcreate2(g, col_name[k], is_i64(k) ? H5T_STD_I64LE : H5T_STD_I32LE, sp,
                               H5P_DEFAULT, dcpl, H5P_DEFAULT);
         H5Pclose(dcpl);
@@ -147,17 +160,9 @@ void scope__conv_data_close(struct region_out *o)
 
 void scope__conv_data_free(struct region_out *o)
 {
-    struct region_data *d = o->data;
-    if (!d)
-        return;
-    free(d->sent);
-    free(d->received);
-    free(d->dest);
-    free(d->source);
-    free(d->tag);
-    free(d->comm);
-    free(d->self);
-    free(d);
+    if (o->data)
+        free(o->data->self); /* its own, not in the windows */
+    free(o->data); /* its windows are the converter's (calls.c) */
     o->data = NULL;
 }
 

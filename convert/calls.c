@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "clock_model.h"
 #include "conv.h"
@@ -36,7 +37,18 @@
 #include "scope_error.h"
 #include "scope_format.h"
 
-#define WINDOW_MAX 65536u
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  /* Linux 5.14 */
+#endif
+
+/* Calls per window. A window is written out when full (a few HDF5 writes
+ * of some µs each), and its memory is written again and again: 4,096
+ * calls keep the writes under ~15 ns a call, and the memory of every
+ * window small enough to stay in the caches. Windows of 65,536 calls
+ * (before) held a whole region of most runs, in fresh pages, each of
+ * which cost a page fault of ~13 µs on a virtual machine: a fifth of
+ * the conversion's time. */
+#define WINDOW_MAX 4096u
 #define WINDOW_MIN 64u
 #define WINDOW_BUDGET (64u << 20) /* bytes for all windows together */
 
@@ -71,6 +83,33 @@ static int region_ok(const struct conv *c, uint32_t id)
     return id < c->jr.n_regions && c->jr.regions[id].defined;
 }
 
+/* The least tick difference that always moves scope__jr_ns() by 1 ns or
+ * more: with ns = floor((ticks - base) * mult / 2^64), two times at
+ * least 2^64 / mult ticks apart cannot share a ns. 0 when the map is not
+ * one where that holds without overflow (a damaged journal): then every
+ * pair is converted and compared. */
+static uint64_t tie_free_ticks(const struct scope_jr *jr)
+{
+    if (jr->mult <= 0 || jr->mult >= ((__int128)1 << 66))
+        return 0;
+    __int128 d = ((((__int128)1) << 64) + jr->mult - 1) / jr->mult;
+    return d < ((__int128)1 << 40) ? (uint64_t)d : 0;
+}
+
+/* Whether two times of one thread, a <= b in ticks, are the same ns as
+ * stored. Most pairs are far enough apart to say no without converting;
+ * the rest are converted. */
+static inline int same_ns(const struct scope_jr *jr, uint64_t tie_free, uint64_t a, uint64_t b)
+{
+    /* b - a in [tie_free, 2^40), a within 2^60 ticks of the base (so b
+     * within 2^61): times mult < 2^66, no product overflows */
+    const uint64_t lim = (uint64_t)1 << 60;
+    if (b - a - tie_free < ((uint64_t)1 << 40) - tie_free &&
+        (uint64_t)(a - jr->base_ticks) + lim < 2 * lim)
+        return 0;
+    return scope__jr_ns(jr, a) == scope__jr_ns(jr, b);
+}
+
 /* Pass 1: calls per region, which threads recorded, first/last ticks. */
 int scope__conv_count_calls(struct conv *c)
 {
@@ -80,49 +119,59 @@ int scope__conv_count_calls(struct conv *c)
     int orc = scope__conv_omp_classify(c);
     if (orc < 0)
         return orc;
+    const struct scope_jr *jr = &c->jr;
+    /* 0 (a damaged map): every pair is converted and compared */
+    uint64_t tie_free = tie_free_ticks(jr);
+    if (!tie_free)
+        tie_free = (uint64_t)1 << 40;
+    struct region_out *reg = c->reg;
+    const struct scope_jr_region *regions = jr->regions;
+    const uint32_t n_regions = jr->n_regions;
     uint32_t threads_with_events = 0;
+    int ties = 0;
+    uint64_t invalid = 0;
     for (uint32_t t = 0; t < c->n_threads_used; t++) {
         struct scope_jr_cursor cur;
-        if (scope__jr_cursor_init(&cur, &c->jr, t) < 0)
+        if (scope__jr_cursor_init(&cur, jr, t) < 0)
             return SCOPE_ENOMEM;
         struct scope_rec r;
         int rc, any = 0;
-        int64_t prev_ns = 0;
+        uint64_t prev = 0, first = 0, last = 0;
         while ((rc = scope__jr_cursor_next(&cur, &r)) > 0) {
+            uint64_t end = r.ticks;
+            int complete = (r.word & SCOPE_REC_COMPLETE) != 0;
+            if (complete)
+                end += r.aux; /* a complete record's last moment is its end */
             /* a tie: this event's time (in ns, as stored) equals the
              * previous one's of the thread, or a call lasts 0 ns */
-            int64_t ns = scope__jr_ns(&c->jr, r.ticks);
-            if (any && ns == prev_ns)
-                c->write_order = 1;
-            prev_ns = ns;
-            if (r.word & SCOPE_REC_COMPLETE) {
-                int64_t end_ns = scope__jr_ns(&c->jr, r.ticks + r.aux);
-                if (end_ns == ns)
-                    c->write_order = 1;
-                prev_ns = end_ns;
-            }
+            if (!ties && any &&
+                (r.ticks >= prev ? same_ns(jr, tie_free, prev, r.ticks)
+                                 : same_ns(jr, tie_free, r.ticks, prev)))
+                ties = 1;
+            if (!ties && complete && same_ns(jr, tie_free, r.ticks, end))
+                ties = 1;
+            prev = end;
             if (!any)
-                c->th[t].first_ticks = r.ticks;
+                first = r.ticks;
             any = 1;
-            /* a complete record's last moment is its end */
-            uint64_t last = r.ticks + ((r.word & SCOPE_REC_COMPLETE) ? r.aux : 0);
-            if (last > c->th[t].last_ticks)
-                c->th[t].last_ticks = last;
+            if (end > last)
+                last = end;
             uint32_t id = scope_rec_region_of(r.word);
-            if (cur.has_data && region_ok(c, id))
-                c->reg[id].has_data = 1;
-            if (cur.has_self && region_ok(c, id))
-                c->reg[id].has_self = 1;
-            if (cur.has_io && region_ok(c, id))
-                c->reg[id].has_io = 1;
+            int ok = id < n_regions && regions[id].defined;
+            if (cur.has_data && ok)
+                reg[id].has_data = 1;
+            if (cur.has_self && ok)
+                reg[id].has_self = 1;
+            if (cur.has_io && ok)
+                reg[id].has_io = 1;
             if (r.word & SCOPE_REC_END)
                 continue;
-            if (!region_ok(c, id)) {
-                c->invalid++;
+            if (!ok) {
+                invalid++;
                 continue;
             }
-            struct region_out *o = &c->reg[id];
-            if ((!(r.word & SCOPE_REC_COMPLETE) && r.aux && scope__conv_omp_site_aux(o)) ||
+            struct region_out *o = &reg[id];
+            if ((!complete && r.aux && scope__conv_omp_site_aux(o)) ||
                 scope__conv_omp_carries_site(o))
                 o->has_sites = 1;
             if (o->count == 0)
@@ -134,8 +183,13 @@ int scope__conv_count_calls(struct conv *c)
         scope__jr_cursor_free(&cur);
         if (rc < 0)
             return rc;
+        if (any)
+            c->th[t].first_ticks = first;
+        c->th[t].last_ticks = last;
         threads_with_events += any;
     }
+    c->invalid += invalid;
+    c->write_order = ties;
     c->write_tid = threads_with_events > 1;
     /* Calls still open at the end are closed at the thread's exit or at
      * finalize (merge_events): a call that began at that very moment ties
@@ -150,6 +204,68 @@ int scope__conv_count_calls(struct conv *c)
             c->write_order = 1;
     }
     return 0;
+}
+
+/* The memory of one region's window: the columns this rank writes. */
+static size_t window_bytes(const struct conv *c, const struct region_out *o)
+{
+    size_t per = 2 * sizeof(int64_t);
+    if (c->write_tid)
+        per += sizeof(int32_t);
+    if (o->has_sites)
+        per += sizeof(int32_t);
+    if (c->write_order)
+        per += sizeof(int64_t) + sizeof(int32_t);
+    size_t b = (size_t)o->win * per;
+    if (o->has_data)
+        b += scope__conv_data_window_bytes(o->win) + 8;
+    return (b + 63) & ~(size_t)63;
+}
+
+/* Lays every region's window over one anonymous mapping of `total`
+ * bytes whose pages are made present in one call: on a virtual machine
+ * that costs ~1 µs a page, against ~13 µs for each page faulted in as
+ * the windows fill. Returns 0 or SCOPE_ENOMEM. */
+static int make_windows(struct conv *c, size_t total)
+{
+    char *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return SCOPE_ENOMEM;
+    madvise(m, total, MADV_POPULATE_WRITE); /* Linux >= 5.14; else the faults come one by one */
+    c->windows = m;
+    c->windows_len = total;
+    for (uint32_t i = 0; i < c->jr.n_regions; i++) {
+        struct region_out *o = &c->reg[i];
+        if (!o->count)
+            continue;
+        char *p = m;
+        size_t w = o->win;
+        o->start = (int64_t *)p, p += w * sizeof(int64_t);
+        o->end = (int64_t *)p, p += w * sizeof(int64_t);
+        if (c->write_order) {
+            o->seq = (int64_t *)p, p += w * sizeof(int64_t);
+            o->dep = (int32_t *)p, p += w * sizeof(int32_t);
+        }
+        if (c->write_tid)
+            o->tid = (int32_t *)p, p += w * sizeof(int32_t);
+        if (o->has_sites)
+            o->site = (int32_t *)p, p += w * sizeof(int32_t);
+        if (o->has_data) {
+            p = (char *)(((uintptr_t)p + 7) & ~(uintptr_t)7);
+            if (scope__conv_data_window(o, p) < 0)
+                return SCOPE_ENOMEM;
+        }
+        m += window_bytes(c, o);
+    }
+    return 0;
+}
+
+void scope__conv_windows_free(struct conv *c)
+{
+    if (c->windows)
+        munmap(c->windows, c->windows_len);
+    c->windows = NULL;
+    c->windows_len = 0;
 }
 
 /* Creates /rank<N>/regions and sizes each region's window; the regions'
@@ -169,6 +285,7 @@ int scope__conv_create_regions(struct conv *c)
         per = WINDOW_BUDGET / 20 / active;
     if (per < WINDOW_MIN)
         per = WINDOW_MIN;
+    size_t total = 0;
     for (uint32_t i = 0; i < c->jr.n_regions; i++) {
         struct region_out *o = &c->reg[i];
         o->ds_start = o->ds_end = o->ds_tid = o->ds_unwound = o->ds_site = H5I_INVALID_HID;
@@ -179,8 +296,9 @@ int scope__conv_create_regions(struct conv *c)
         o->win = (uint32_t)(o->count < per ? o->count : per);
         if (!o->link)
             return SCOPE_ENOMEM;
+        total += window_bytes(c, o);
     }
-    return 0;
+    return total ? make_windows(c, total) : 0;
 }
 
 /* The operation of an MPI or I/O region (docs/format.md, `operation`):
@@ -288,23 +406,14 @@ static int set_end(struct conv *c, struct frame f, int64_t end_ns)
     return scope__h5_write_slice(o->ds_end, H5T_NATIVE_INT64, &end_ns, f.slot, 1) < 0 ? SCOPE_EHDF5 : 0;
 }
 
-/* `aux` is the begin record's: its call-site id (journal, from 1; 0
- * none), or what an OpenMP region's class puts there (omp_calls.c). */
-static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_t aux)
+/* The window slot of the region's next call, its window written out
+ * first when full; its
+ * start, its end (a placeholder until the end arrives, or the end of a
+ * complete record), thread, call site, order and data slots filled.
+ * Returns the slot's index in the window, or < 0 (SCOPE_E*). */
+static int64_t open_slot(struct conv *c, struct region_out *o, uint32_t t, int64_t ns,
+                         int64_t end_ns, uint32_t site)
 {
-    struct region_out *o = &c->reg[id];
-    if (o->next >= o->count)
-        return 0; /* recorded after pass 1 counted: racing thread at finalize */
-    if (!o->start) {
-        o->start = malloc(o->win * sizeof *o->start);
-        o->end = malloc(o->win * sizeof *o->end);
-        o->tid = malloc(o->win * sizeof *o->tid);
-        o->site = malloc(o->win * sizeof *o->site);
-        o->seq = malloc(o->win * sizeof *o->seq);
-        o->dep = malloc(o->win * sizeof *o->dep);
-        if (!o->start || !o->end || !o->tid || !o->site || !o->seq || !o->dep)
-            return SCOPE_ENOMEM;
-    }
     if (o->next - o->base == o->win) {
         int rc = flush_window(c, o, o->next);
         if (rc < 0)
@@ -316,28 +425,66 @@ static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_
         if (rc < 0)
             return rc;
     }
-    uint32_t tag = 0, site = scope__conv_omp_site_aux(o) ? aux : 0;
-    if (o->omp) {
-        int rc = scope__conv_omp_begin(c, o, i, aux, &tag);
-        if (rc < 0)
-            return rc;
-    }
     if (o->has_io) {
         int rc = scope__conv_io_begin(o, i);
         if (rc < 0)
             return rc;
     }
     o->start[i] = ns;
-    o->end[i] = ns; /* placeholder until the end arrives */
-    o->tid[i] = (int32_t)t;
+    o->end[i] = end_ns;
+    if (o->tid)
+        o->tid[i] = (int32_t)t;
     /* file ids are 0-based rows of the path list; -1 = none or unknown */
-    o->site[i] = site && site <= c->jr.n_sites && c->jr.sites[site - 1].depth
-                     ? (int32_t)(site - 1) : -1;
-    struct thread_in *th = &c->th[t];
+    if (o->site)
+        o->site[i] = site && site <= c->jr.n_sites && c->jr.sites[site - 1].depth
+                         ? (int32_t)(site - 1) : -1;
     /* the journal's order (docs/format.md): begins counted over all threads
      * in merge order, depth = calls of this thread open at the begin */
-    o->seq[i] = (int64_t)c->begins++;
-    o->dep[i] = th->depth > INT32_MAX ? INT32_MAX : (int32_t)th->depth;
+    uint64_t seq = c->begins++;
+    if (o->seq) {
+        size_t depth = c->th[t].depth;
+        o->seq[i] = (int64_t)seq;
+        o->dep[i] = depth > INT32_MAX ? INT32_MAX : (int32_t)depth;
+    }
+    return (int64_t)i;
+}
+
+/* A complete record (a call with nothing recorded inside it): what
+ * on_begin and then on_end do for it, without the stack. Returns 0, 1
+ * when the call is not this simple case (the caller takes the general
+ * path), or < 0. */
+static int on_complete(struct conv *c, uint32_t t, uint32_t id, int64_t ns, int64_t end_ns)
+{
+    struct region_out *o = &c->reg[id];
+    if (o->next >= o->count || o->omp)
+        return 1; /* a racing thread at finalize, or an OpenMP region's
+                   * instance: on_begin/on_end decide */
+    int64_t i = open_slot(c, o, t, ns, end_ns, 0);
+    if (i < 0)
+        return (int)i;
+    struct thread_in *th = &c->th[t];
+    th->closed = (struct frame){ .region = id, .tag = 0, .slot = o->next++ };
+    th->has_closed = 1;
+    return 0;
+}
+
+/* `aux` is the begin record's: its call-site id (journal, from 1; 0
+ * none), or what an OpenMP region's class puts there (omp_calls.c). */
+static int on_begin(struct conv *c, uint32_t t, uint32_t id, int64_t ns, uint32_t aux)
+{
+    struct region_out *o = &c->reg[id];
+    if (o->next >= o->count)
+        return 0; /* recorded after pass 1 counted: racing thread at finalize */
+    int64_t i = open_slot(c, o, t, ns, ns, scope__conv_omp_site_aux(o) ? aux : 0);
+    if (i < 0)
+        return (int)i;
+    uint32_t tag = 0;
+    if (o->omp) {
+        int rc = scope__conv_omp_begin(c, o, (uint64_t)i, aux, &tag);
+        if (rc < 0)
+            return rc;
+    }
+    struct thread_in *th = &c->th[t];
     if (th->depth == th->cap) {
         size_t cap = th->cap ? th->cap * 2 : 64;
         struct frame *s = realloc(th->stack, cap * sizeof *s);
@@ -450,12 +597,16 @@ int scope__conv_merge_events(struct conv *c)
                     rc = on_end(c, best, id, ns, (th->rec.aux & SCOPE_REC_UNWOUND) != 0);
                     if (rc == 0 && c->reg[id].omp && th->has_closed && th->closed.region == id)
                         rc = scope__conv_omp_end(c, th->closed, th->rec.aux, ns);
+                } else if (th->rec.word & SCOPE_REC_COMPLETE) {
+                    int64_t end_ns = scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux);
+                    rc = on_complete(c, best, id, ns, end_ns);
+                    if (rc == 1) {
+                        rc = on_begin(c, best, id, ns, 0);
+                        if (rc == 0)
+                            rc = on_end(c, best, id, end_ns, 0);
+                    }
                 } else {
-                    int complete = (th->rec.word & SCOPE_REC_COMPLETE) != 0;
-                    rc = on_begin(c, best, id, ns, complete ? 0 : th->rec.aux);
-                    if (rc == 0 && complete)
-                        rc = on_end(c, best, id,
-                                    scope__jr_ns(&c->jr, th->rec.ticks + th->rec.aux), 0);
+                    rc = on_begin(c, best, id, ns, th->rec.aux);
                 }
                 if (rc == 0 && th->cur.has_data && th->has_closed && th->closed.region == id)
                     rc = scope__conv_data_set(c, th->closed, &th->cur.data,

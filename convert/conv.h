@@ -85,6 +85,8 @@ struct conv {
     struct scope__clock_model clock; /* applied to every timestamp (clock_model.h) */
     struct conv_requests *requests; /* posts and completions (requests.c) */
     struct conv_omp *omp;   /* OpenMP instances (omp_calls.c); NULL without */
+    void *windows;          /* every region's windows, in one mapping */
+    size_t windows_len;
 };
 
 /* calls.c: the two passes over the journal's events. _open_threads
@@ -92,6 +94,8 @@ struct conv {
  * region, ties); _create_regions makes /rank<N>/regions' groups and
  * windows; _merge_events is pass 2, which fills them. Each returns 0 or
  * SCOPE_E*. _close_region closes a region's datasets once written;
+ * _windows_free lets go of the regions' windows (which _create_regions
+ * made);
  * _finalize_ns is when the rank stopped recording (the header's end, else
  * its last event). */
 int scope__conv_open_threads(struct conv *c);
@@ -99,6 +103,7 @@ int scope__conv_count_calls(struct conv *c);
 int scope__conv_create_regions(struct conv *c);
 int scope__conv_merge_events(struct conv *c);
 void scope__conv_close_region(struct region_out *o);
+void scope__conv_windows_free(struct conv *c);
 int64_t scope__conv_finalize_ns(const struct conv *c);
 
 /* rank_tables.c: /rank<N>/threads, /rank<N>/interposition and
@@ -109,12 +114,16 @@ int scope__conv_write_callsites(struct conv *c);
 
 /* call_data.c: the columns of what MPI calls moved, following the
  * writer's windows, and /rank<N>/communicators. Each returns 0 or
- * SCOPE_E*. _begin sets window slot i to "no data" (allocating the
- * windows first); _datasets creates the columns in the region's group g;
+ * SCOPE_E*. _window_bytes is the memory of a window of `win` calls, which
+ * _window lays the region's columns over (the caller owns `mem`); _begin
+ * sets window slot i to "no data"; _datasets creates the columns in the
+ * region's group g;
  * _flush writes window slots [0, n) at o->base; _set stores one call's
  * values (patching a written window in place; `self`: what its self
  * record gave, the bytes_to_self column's value, or NULL). */
 struct scope_call_data;
+size_t scope__conv_data_window_bytes(uint32_t win);
+int scope__conv_data_window(struct region_out *o, char *mem);
 int scope__conv_data_begin(struct region_out *o, uint64_t i);
 int scope__conv_data_datasets(struct region_out *o, hid_t g);
 int scope__conv_data_flush(struct region_out *o, uint64_t n);

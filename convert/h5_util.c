@@ -13,6 +13,21 @@
 
 #include "h5_util.h"
 
+hid_t scope__h5_create_file(const char *path)
+{
+    /* made afresh each time: the converter closes the library after
+     * each request (h5writer.c), which would void a kept list */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_sieve_buf_size(fapl, 0) < 0) {
+        H5Pclose(fapl);
+        fapl = H5I_INVALID_HID;
+    }
+    hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return f;
+}
+
 /* A scalar numeric attribute of file type `ftype` from *v (memory type
  * `mtype`). Returns 0 or -1. */
 int scope__h5_attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)

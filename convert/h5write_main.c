@@ -1,9 +1,9 @@
 /*
  * h5write_main.c - scope-h5write, the recorder's HDF5 writer process.
  *
- *   scope-h5write [--remove-journal] --complete|--incomplete JOURNAL
- *                 RANK_FILE|- [INDEX_FILE]
- *   scope-h5write --host HOST_FILE INDEX_FILE|- [--links] JOURNAL...
+ *   scope-h5write [DETACH] [--remove-journal] --complete|--incomplete
+ *                 JOURNAL RANK_FILE|- [INDEX_FILE]
+ *   scope-h5write [DETACH] --host HOST_FILE INDEX_FILE|- [--links] JOURNAL...
  *   scope-h5write --append HOST_FILE INDEX_FILE|- JOURNAL
  *   scope-h5write --host-summary HOST_FILE...
  *
@@ -17,12 +17,28 @@
  * added to its host's file under a lock (host_append.c: no MPI). With
  * --host-summary, the summary table of host files written without it
  * (host_summary.c; benchmarks and tests use it on generated files).
+ * With DETACH (`--detach MARKER|- [--pointer FILE]`, format/writer_args.c)
+ * the writer outlives the rank that started it: it forks, the first
+ * process exits 0 at once (the rank's MPI_Finalize waits only for that),
+ * and the second, in a session of its own, converts, says its failure
+ * itself once per job and removes the journal (and the pointer FILE when
+ * no journal of its host is left beside it). It keeps every descriptor it
+ * was given: the rank's standard output and error, which the launcher
+ * reads until every process holding them has ended (so mpirun returns
+ * once the file is written), and the journal with the rank's lock on it
+ * (so `scope recover` and `scope run` see it is being written).
  * Started by the recorder at finalize and by its death handler
  * (runtime/writer_spawn.c explains why it is a process of its own); not
  * meant to be run by hand. Exits 0 on success, 1 with a one-line "scope: ..."
  * message on stderr on failure, 2 on a usage error.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +51,7 @@
 #endif
 
 #include "scope_convert.h"
+#include "scope_paths.h"
 #include "scope_writer.h"  /* the command line's decoder */
 
 /* Reads stdin's lines into a NULL-free array of strings (the index's
@@ -117,15 +134,96 @@ static void heap_prefault(void)
     free(p);
 }
 
+/* --detach: the rest runs in a process of its own, in a session of its
+ * own (the launcher's signals to the rank's group are not for it: the
+ * recorder starts this one in a session of its own already), that a
+ * closed standard output cannot kill. Returns 0 in that process; the
+ * first one exits here, 0 once the second is started, 1 when it cannot
+ * be (the rank then converts while it waits, as before). */
+static int detach(void)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        _exit(1);
+    if (pid > 0)
+        _exit(0);
+    setsid();
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    return 0;
+}
+
+/* A detached writer's failure, said as the rank would have said it and
+ * once per job: the first process to create the marker file says it (the
+ * recorder's rule, runtime/journal_storage.c); without a marker (a job
+ * the recorder could not name), rank 0 or a serial process says it. */
+static void say_detached(const struct scope_writer_command *cmd, const char *err)
+{
+    int rank = cmd->detach.rank;
+    const char *output = cmd->detach.output ? cmd->detach.output : "";
+    int say;
+    if (!cmd->detach.say_marker) {
+        say = rank <= 0;
+    } else {
+        int fd = open(cmd->detach.say_marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                      0666);
+        if (fd >= 0)
+            close(fd);
+        say = fd >= 0 || (errno != EEXIST && rank <= 0);
+    }
+    if (!say)
+        return;
+    if (cmd->req.mode == SCOPE_CONVERT_HOST)
+        fprintf(stderr, "scope: rank %d: could not write the host file %s: %s; the journals not in "
+                "it are kept (`scope recover %s` converts them once the fault is repaired)\n",
+                rank, cmd->req.host.host_path, err, output);
+    else
+        fprintf(stderr, "scope: rank %d: could not write the profile: %s; the journal %s is kept "
+                "(`scope recover %s` converts it once the fault is repaired)\n", rank, err,
+                cmd->req.rank.journal_path, output);
+    fflush(stderr);
+}
+
+/* Removes the pointer file journals.<host> once the folder of `journal`
+ * holds no journal of its host (the recorder's rule when it removes its
+ * journal itself, runtime/journal_dir.c). */
+static void drop_pointer(const char *pointer, const char *journal)
+{
+    char dir[PATH_MAX], host[300];
+    snprintf(dir, sizeof dir, "%s", journal);
+    const char *p = strrchr(pointer, '/') ? strrchr(pointer, '/') + 1 : pointer;
+    const char *ptr_host = scope_journal_pointer_host(p);
+    if (!ptr_host)
+        return;
+    snprintf(host, sizeof host, "%s", ptr_host);
+    char prefix[320];
+    int n = scope_journal_prefix(prefix, sizeof prefix, host);
+    DIR *d = opendir(dirname(dir));
+    if (!d || n < 0 || (size_t)n >= sizeof prefix) {
+        if (d)
+            closedir(d);
+        return;
+    }
+    struct dirent *e;
+    int left = 0;
+    while (!left && (e = readdir(d)))
+        left = strncmp(e->d_name, prefix, (size_t)n) == 0;
+    closedir(d);
+    if (!left)
+        unlink(pointer);
+}
+
 int main(int argc, char **argv)
 {
-    heap_prefault();
     struct scope_writer_command cmd;
     char err[8192] = { 0 };
     if (scope_writer_decode(argc, argv, &cmd, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
+    if (cmd.detach.on)
+        detach();
+    heap_prefault();
     if (cmd.n_summary_paths)
         return summary_main(&cmd);
     char **links = NULL;
@@ -145,11 +243,24 @@ int main(int argc, char **argv)
     for (long i = 0; i < n_links; i++)
         free(links[i]);
     free(links);
+    if (rc < 0 && cmd.detach.on) {
+        say_detached(&cmd, err[0] ? err : "writing the profile failed");
+        if (scope_convert_hdf5_broken())
+            _exit(1);
+        return 1;
+    }
     if (finish(rc, err) != 0)
         return 1;
-    /* the recorder's death path cannot wait for the journal to be removed
-     * after the file is in place */
+    /* the recorder's death path, and a rank that did not wait, cannot
+     * remove the journal after the file is in place */
     if (cmd.remove_journal)
         unlink(cmd.req.rank.journal_path);
+    if (cmd.detach.pointer) {
+        const char *journal = cmd.req.mode == SCOPE_CONVERT_HOST
+                                  ? (cmd.req.host.n_journals ? cmd.req.host.journals[0] : NULL)
+                                  : cmd.req.rank.journal_path;
+        if (journal)
+            drop_pointer(cmd.detach.pointer, journal);
+    }
     return 0;
 }

@@ -261,7 +261,7 @@ int64_t scope__conv_create(const struct scope_convert_request *req, const char *
 {
     unlink(tmp);
     errno = 0;
-    hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t f = scope__h5_create_file(tmp);
     if (f >= 0)
         return f;
     int e = h5_errno ? h5_errno : errno;
@@ -389,7 +389,7 @@ static int write_rank_file(struct conv *c, const char *path)
         return msg(c->req, SCOPE_ELIMIT, "%s: path too long", path);
     unlink(tmp);
     errno = 0;
-    c->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    c->file = scope__h5_create_file(tmp);
     if (c->file < 0)
         return create_failed(c, tmp, path);
     int rc = write_metadata(c->file, c) < 0 ? SCOPE_EHDF5 : 0;
@@ -455,18 +455,13 @@ int scope__conv_write_index(struct conv *c, const char *path, const char *rank_p
 static void conv_free(struct conv *c)
 {
     for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++) {
-        free(c->reg[i].start);
-        free(c->reg[i].end);
-        free(c->reg[i].tid);
-        free(c->reg[i].site);
-        free(c->reg[i].seq);
-        free(c->reg[i].dep);
         free(c->reg[i].link);
         scope__conv_data_free(&c->reg[i]);
         scope__conv_io_free(&c->reg[i]);
     }
     scope__conv_requests_free(c);
     scope__conv_omp_free(c);
+    scope__conv_windows_free(c);
     free(c->reg);
     for (uint32_t t = 0; c->th && t < c->n_threads_used; t++) {
         scope__jr_cursor_free(&c->th[t].cur);

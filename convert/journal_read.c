@@ -499,6 +499,7 @@ static int refill(struct scope_jr_cursor *c)
         const struct scope_jr_chunk *ch = &c->th->chunks[c->chunk];
         uint64_t idx = ch->idx;
         c->min_ticks = ch->first_ticks;
+        c->live_min = ch->first_ticks ? ch->first_ticks : 1;
         if (idx == UINT64_MAX || c->chunk_pos >= c->per_chunk) {
             c->chunk++;
             c->chunk_pos = 0;
@@ -560,7 +561,9 @@ static int add_request(struct scope_jr_cursor *c, const struct scope_rec *r)
     return 0;
 }
 
-int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
+/* What scope__jr_cursor_next does for the records its fast path leaves
+ * (see there): every rule of journal.h, one record at a time. */
+static int cursor_next_slow(struct scope_jr_cursor *c, struct scope_rec *out)
 {
     c->has_data = 0;
     c->has_self = 0;
@@ -649,6 +652,76 @@ int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
             c->has_pending = 1;
         }
     }
+}
+
+static inline int is_live(const struct scope_jr_cursor *c, const struct scope_rec *r)
+{
+    return r->ticks >= c->live_min;
+}
+
+/* The rest of scope__jr_cursor_next's fast path (journal_read.h): an end
+ * (or complete record) followed by at most one compact data record or
+ * post's data record, then any request records, and then the next call's
+ * record, all already in the buffer. It returns exactly what
+ * cursor_next_slow would (which would put the record after them into
+ * `pending` and return it next). Anything else (an empty or stale slot,
+ * a long form, a data record where journal.h says it is not the call's,
+ * the buffer's end) goes the slow way. */
+int scope__jr_cursor_next_general(struct scope_jr_cursor *c, struct scope_rec *out)
+{
+    /* The slow path reads one record ahead into `pending`, always the
+     * last one it took from the buffer: put it back, so that the next
+     * record can take the fast path too. */
+    if (c->has_pending && c->pos > 0 && c->buf[c->pos - 1].ticks == c->pending.ticks &&
+        c->buf[c->pos - 1].word == c->pending.word && c->buf[c->pos - 1].aux == c->pending.aux) {
+        c->pos--;
+        c->has_pending = 0;
+    }
+    if (c->has_pending || c->pos >= c->n)
+        return cursor_next_slow(c, out);
+    const struct scope_rec *b = c->buf;
+    size_t p = c->pos, n = c->n;
+    if (!is_live(c, &b[p]) || scope_rec_is_data(b[p].word))
+        return cursor_next_slow(c, out);
+    /* neither an I/O data record nor a self record is taken here */
+    c->has_io = 0;
+    c->has_self = 0;
+    c->self_bytes = 0;
+    if (!(b[p].word & (SCOPE_REC_END | SCOPE_REC_COMPLETE))) {
+        c->has_data = 0;
+        c->n_req = 0;
+        *out = b[p];
+        c->pos = p + 1;
+        return 1;
+    }
+    size_t j = p + 1, data = 0;
+    /* a compact data record: the long form's bit clear (no request,
+     * post or collective post word has it clear) */
+    if (j < n && is_live(c, &b[j]) &&
+        ((b[j].word & 7u) == SCOPE_REC_DATA || scope_rec_is_postdata(b[j].word)))
+        data = j++;
+    size_t req = j;
+    while (j < n && is_live(c, &b[j]) &&
+           (scope_rec_is_request(b[j].word) || scope_rec_is_collpost(b[j].word)))
+        j++;
+    if (j >= n || !is_live(c, &b[j]) || scope_rec_is_data(b[j].word))
+        return cursor_next_slow(c, out);
+    c->n_req = 0;
+    c->has_data = data != 0;
+    if (data && scope_rec_is_postdata(b[data].word)) {
+        struct scope_rec post;
+        scope_postdata_unpack(&b[data], &c->data, &post);
+        if (add_request(c, &post) < 0)
+            return SCOPE_ENOMEM;
+    } else if (data) {
+        scope_data_unpack(&b[data], NULL, &c->data);
+    }
+    for (size_t k = req; k < j; k++)
+        if (add_request(c, &b[k]) < 0)
+            return SCOPE_ENOMEM;
+    *out = b[p];
+    c->pos = j;
+    return 1;
 }
 
 void scope__jr_cursor_free(struct scope_jr_cursor *c)

@@ -120,6 +120,8 @@ struct scope_jr_cursor {
     size_t per_chunk;               /* records per chunk */
     size_t chunk_pos;               /* records of the current chunk consumed */
     uint64_t min_ticks;             /* records below this are stale (staging) */
+    uint64_t live_min;              /* max(min_ticks, 1): a record is live (not
+                                       empty, not stale) when its ticks reach it */
     struct scope_rec pending;       /* read ahead, not returned yet */
     int has_pending;
     /* What the call whose end (or complete record) was returned last
@@ -140,13 +142,60 @@ struct scope_jr_cursor {
 };
 
 int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, uint32_t thread);
+/* scope__jr_cursor_next for what its inline fast path leaves. */
+int scope__jr_cursor_next_general(struct scope_jr_cursor *c, struct scope_rec *out);
+
 /* Next non-empty begin, end or complete record: returns 1 with *out set,
  * 0 at the end, or a negative SCOPE_E* on a read error. The data record
  * that follows an end is not returned: it sets c->has_data and c->data for
  * the record just returned (a data record after anything else, or a long
  * form cut short, is dropped), and the request records after it are in
- * c->req[0 .. c->n_req); an I/O data record sets c->has_io and c->io. */
-int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out);
+ * c->req[0 .. c->n_req); an I/O data record sets c->has_io and c->io, a
+ * self record c->has_self and c->self_bytes.
+ *
+ * Inline, for what nearly every record of a journal is: a begin, or an
+ * end (or complete record) followed by the next call's record or by one
+ * compact data record and then the next call's record, all in the
+ * buffer; everything else (journal_read.c) follows every rule of
+ * journal.h one record at a time. Both passes of a conversion call it
+ * for every record: it was a third of a conversion's instructions. */
+static inline int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_rec *out)
+{
+    if (__builtin_expect(!c->has_pending && c->pos + 2 < c->n, 1)) {
+        const struct scope_rec *b = c->buf + c->pos;
+        uint32_t w0 = b[0].word;
+        if (b[0].ticks >= c->live_min && (w0 & 3u) != SCOPE_REC_DATA) {
+            uint32_t w1 = b[1].word;
+            if (!(w0 & (SCOPE_REC_END | SCOPE_REC_COMPLETE)) ||
+                (b[1].ticks >= c->live_min && (w1 & 3u) != SCOPE_REC_DATA)) {
+                c->has_data = 0;
+                c->has_self = 0;
+                c->self_bytes = 0;
+                c->has_io = 0;
+                c->n_req = 0;
+                *out = b[0];
+                c->pos++;
+                return 1;
+            }
+            /* a compact data record (journal.h: the long form's bit clear,
+             * which no request, post or collective post word has), then
+             * the next call's record */
+            if ((w1 & 7u) == SCOPE_REC_DATA && b[2].ticks >= c->live_min &&
+                (b[2].word & 3u) != SCOPE_REC_DATA) {
+                c->n_req = 0;
+                c->has_self = 0;
+                c->self_bytes = 0;
+                c->has_io = 0;
+                scope_data_unpack(&b[1], NULL, &c->data);
+                c->has_data = 1;
+                *out = b[0];
+                c->pos += 2;
+                return 1;
+            }
+        }
+    }
+    return scope__jr_cursor_next_general(c, out);
+}
 void scope__jr_cursor_free(struct scope_jr_cursor *c);
 
 #endif /* SCOPE_JOURNAL_READ_H */

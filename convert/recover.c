@@ -123,6 +123,25 @@ static int read_header(const char *path, struct scope_journal_header *h)
     return rc;
 }
 
+/* Whether process `pid` runs: a zombie does not (an exited writer whose
+ * parent ended waits as one until init reaps it, which some inits, a
+ * container's or a VM's, do seconds later). */
+static int running(long pid)
+{
+    if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
+        return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    return !(p && p[1] == ' ' && p[2] == 'Z');
+}
+
 /* Removes "<name>.tmp.<pid>" files of writers that are gone. */
 static void remove_stale_temporaries(const char *folder)
 {
@@ -130,7 +149,7 @@ static void remove_stale_temporaries(const char *folder)
     struct dirent *e;
     while (d && (e = readdir(d))) {
         long pid = scope_tmp_pid(e->d_name);
-        if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno == EPERM)
+        if (pid <= 0 || running(pid))
             continue;
         char path[PATH_MAX];
         if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) < (int)sizeof path)

@@ -13,6 +13,7 @@
 #define SCOPE_WRITER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* The converter process's file name, found by runtime/writer_spawn.c. */
 #define SCOPE_CONVERT_EXE "scope-h5write"
@@ -143,11 +144,42 @@ struct scope_writer_command {
                                            is in place (the death path) */
     int links_on_stdin;                 /* host mode: the index's targets,
                                            one line per rank, on stdin */
+    /* --detach: the writer outlives the process that started it (a rank
+     * whose MPI_Finalize does not wait for it, runtime/recorder.c): it
+     * starts a process of its own and returns at once, that process says
+     * its own failure, once per job, and removes what the recorder would
+     * have removed. */
+    struct scope_writer_detach {
+        int on;
+        int rank;                       /* for its failure's message: the */
+        const char *output;             /* rank, the index of the run */
+        const char *say_marker;         /* the once-per-job marker file of a
+                                           failure; NULL: say it (rank <= 0) */
+        const char *pointer;            /* journals.<host> to remove once no
+                                           journal of the host is left in the
+                                           journal's folder; NULL none */
+        char rank_text[16];             /* `rank` as the line carries it:
+                                           scope_writer_detach_init() */
+    } detach;
     /* --host-summary: rewrite the summary tables of these host files
      * (no request then) */
     const char *const *summary_paths;
     size_t n_summary_paths;
 };
+
+/* A writer that outlives its caller, rank `rank` of the run whose index
+ * is `output` (NULL when unknown), saying a failure once per job through
+ * `say_marker` (NULL: rank 0 says it) and removing `pointer` (NULL: none).
+ * Pure. */
+static inline struct scope_writer_detach scope_writer_detach_init(int rank, const char *output,
+                                                                  const char *say_marker,
+                                                                  const char *pointer)
+{
+    struct scope_writer_detach d = { .on = 1, .rank = rank < -1 ? -1 : rank, .output = output,
+                                     .say_marker = say_marker, .pointer = pointer };
+    snprintf(d.rank_text, sizeof d.rank_text, "%d", d.rank);
+    return d;
+}
 
 /* The size of the vector scope_writer_encode() needs for `req`, argv[0]
  * and the closing NULL included. Pure. */
@@ -162,6 +194,12 @@ size_t scope_writer_argv_size(const struct scope_convert_request *req);
  * carries out (INDEX_ONLY: in-process recovery's). Pure. */
 int scope_writer_encode(const struct scope_convert_request *req, int remove_journal,
                         const char **argv, size_t cap);
+
+/* The same, for a writer that outlives its caller (`detach`, see struct
+ * scope_writer_command; detach->on set). Pure. */
+int scope_writer_encode_detached(const struct scope_convert_request *req, int remove_journal,
+                                 const struct scope_writer_detach *detach, const char **argv,
+                                 size_t cap);
 
 /* Reads a scope-h5write command line back into *out (pointing into argv).
  * Returns 0, or SCOPE_EINVAL with the usage line of the mode asked for in

@@ -82,8 +82,10 @@ int scope__h5_fail(int code, const char *fpath, const char *what)
     return scope__fail(code, "%s: %s", fpath, what);
 }
 
-/* Files up to this size are read into memory whole when opened; at most
- * 16 are open (profile_data.c), so 256 MiB at worst. */
+/* Files up to CORE_SMALL are read into memory whole when opened, and so
+ * are files up to CORE_MAX that hold several rank groups (a host file);
+ * at most 16 are open (profile_data.c), so 256 MiB at worst. */
+#define CORE_SMALL ((off_t)1 << 20)
 #define CORE_MAX ((off_t)16 << 20)
 #define EVICT_MAX_LINKS 128
 
@@ -113,9 +115,17 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
      * bench/bench_waits_scale.py's profile) took `scope summary` 24 s of
      * CPU for 10 M calls instead of 2.8, and 400 groups of 10 calls 3.4 s
      * instead of 0.6. So a file whose root holds more than
-     * EVICT_MAX_LINKS links is opened again without it. */
+     * EVICT_MAX_LINKS links is opened again without it.
+     * A rank file of up to 16 MiB is mostly its events (a million calls
+     * fill 16 MB), read on demand, region by region: read whole, its
+     * memory (fresh pages, one fault each, ~13 us on a virtual machine)
+     * and copy cost more than the rank's whole call stack, for the few
+     * dozen metadata reads the core driver saves. So between CORE_SMALL
+     * and CORE_MAX a file is read whole only when it holds several rank
+     * groups (more root links than /metadata and one /rank<N>). */
     struct stat st;
-    if (stat(fpath, &st) == 0 && st.st_size <= CORE_MAX)
+    off_t size = stat(fpath, &st) == 0 ? st.st_size : CORE_MAX + 1;
+    if (size <= CORE_SMALL)
         H5Pset_fapl_core(fapl, 1 << 20, 0);
     /* over whichever driver: no global heap collection reaches libhdf5
      * unchecked (heap_guard.c) */
@@ -126,9 +136,13 @@ int scope__h5_open_file(const char *fpath, hid_t *out)
     H5Pset_evict_on_close(fapl, 1);
     hid_t f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
     H5G_info_t gi;
-    if (f >= 0 && H5Gget_info(f, &gi) >= 0 && gi.nlinks > EVICT_MAX_LINKS) {
+    int links = f >= 0 && H5Gget_info(f, &gi) >= 0 ? (int)gi.nlinks : 0;
+    int core = size <= CORE_SMALL || (size <= CORE_MAX && links > 2);
+    if (f >= 0 && (links > EVICT_MAX_LINKS || (core && size > CORE_SMALL))) {
         H5Fclose(f);
-        H5Pset_evict_on_close(fapl, 0);
+        if (core)
+            H5Pset_fapl_core(fapl, 1 << 20, 0);
+        H5Pset_evict_on_close(fapl, links <= EVICT_MAX_LINKS);
         f = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
     }
     if (f >= 0) {

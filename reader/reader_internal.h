@@ -272,10 +272,11 @@ int32_t *scope__narrow32(const int64_t *w, int64_t n);
  * malloc'd strings; NULL when the bytes do not hold n of them. */
 char **scope__split_names(const int64_t *bytes, int64_t len, int64_t n);
 
-/* malloc for arrays of many events (profile_data.c): big ones are
- * 2 MiB-aligned and marked for transparent huge pages, which cuts the page
- * faults of first touch 512-fold (they were a third of the call stack's
- * time). Freed with free(). Not zeroed. */
+/* malloc for arrays of many events (profile_data.c): from 512 KiB, whole
+ * 2 MiB-aligned huge pages, marked for transparent huge pages, which cuts
+ * the page faults of first touch 512-fold (they were a third of the call
+ * stack's time, and most of the columns'). Freed with free(). Not
+ * zeroed. */
 void *scope__malloc_big(size_t bytes);
 
 /* Opening (profile_open.c) and event loading (profile_data.c). */

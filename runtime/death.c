@@ -45,7 +45,7 @@ static struct {
     struct scope_journal_header *volatile hdr;
     volatile int *on;
     char exe[4096], journal[4200], rank_file[4300], index[4200];
-    char *argv[8];
+    char *argv[16];  /* scope_writer_argv_size() of a rank request */
     char **envp;
     int wait_s;
     struct sigaction old[NSIG_FATAL];

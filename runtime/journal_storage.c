@@ -219,17 +219,28 @@ static void job_key(char *out, size_t len, int rank)
             *p = '_';
 }
 
-int scope__storage_say(const char *ranks_dir, int rank, const char *fmt, ...)
+int scope__storage_marker(char *out, size_t len, const char *ranks_dir, int rank)
 {
-    char key[200], marker[4400];
+    char key[200];
     if (rank < 0)
         rank = scope__launcher_rank();
     job_key(key, sizeof key, rank);
+    if (!key[0])
+        return 0;
+    int n = snprintf(out, len, "%s/" SCOPE_STORAGE_MARKER "%s", ranks_dir, key);
+    return n >= 0 && (size_t)n < len ? 1 : -1;
+}
+
+int scope__storage_say(const char *ranks_dir, int rank, const char *fmt, ...)
+{
+    char marker[4400];
+    if (rank < 0)
+        rank = scope__launcher_rank();
+    int named = scope__storage_marker(marker, sizeof marker, ranks_dir, rank);
     int say;
-    if (!key[0]) {
+    if (named <= 0) {
         say = rank <= 0; /* a serial run, or a job we cannot name */
     } else {
-        snprintf(marker, sizeof marker, "%s/" SCOPE_STORAGE_MARKER "%s", ranks_dir, key);
         int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd >= 0)
             close(fd);

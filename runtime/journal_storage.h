@@ -31,6 +31,12 @@ int scope__journal_sigbus_arm(int fd, volatile int *on);
  * after a new loss also returns it in *fresh (once). Async-signal-safe. */
 uint64_t scope__journal_pages_lost(int *fresh);
 
+/* The marker file by which scope__storage_say says a fault once per job,
+ * into out: "<ranks_dir>/" SCOPE_STORAGE_MARKER "<job>". Returns 1 with
+ * out set, or 0 when the job has no name (outside a launcher: then rank 0
+ * or a serial process says it), or -1 when it does not fit. */
+int scope__storage_marker(char *out, size_t len, const char *ranks_dir, int rank);
+
 /* Prints "scope: <msg>\n" on stderr once per job: the first process of the
  * job to call it for the ranks folder `ranks_dir` creates a marker file
  * there (O_EXCL) and prints; the others see the marker and stay silent.

@@ -14,7 +14,11 @@
  * happen once per region or per run. The hot path takes none.
  *
  * Finalize hands the journal to scope-h5write (writer_spawn.c), which
- * converts it into the rank file, then removes the journal.
+ * converts it into the rank file, then removes the journal. A process a
+ * launcher started does not wait for it (writer_may_detach): the writer
+ * outlives it, and the launcher, reading the standard output and error
+ * the writer keeps, returns once the file is in place. So the time a
+ * rank spends in MPI_Finalize does not grow with the calls it made.
  */
 #include "scope.h"
 #include "scope_internal.h"
@@ -25,11 +29,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "death.h"
+#include "proc_self.h"
 #include "writer_spawn.h"
 #include "journal.h"
 #include "journal_dir.h"
@@ -38,6 +44,7 @@
 #include "regions.h"
 #include "settings.h"
 #include "scope_format.h"
+#include "scope_paths.h"
 
 
 /* -------------------------------------------------------------- init/exit */
@@ -419,6 +426,59 @@ int scope__finalize_journal(char *journal, size_t len)
     return rc;
 }
 
+/* Whether fd is a pipe or a socket: what a launcher reads to its end
+ * before it returns (a terminal, a file or /dev/null it may not be). */
+static int launcher_reads(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* Whether this process's writer may outlive it (scope__writer_start):
+ * after a clean finalize of a process that a launcher started, whose
+ * standard output and error the launcher reads until every process
+ * holding them has ended, unless SCOPE_FINALIZE_WAIT=1. Not under
+ * Slurm's srun: its step daemon kills what the tasks leave behind as soon
+ * as they end. A process outside a launcher (a serial program, a
+ * singleton) waits: nothing would wait for its writer. So does one whose
+ * standard output and error are neither a pipe nor a socket (closed, or
+ * sent to a file or /dev/null by the application itself): the launcher
+ * would not be reading what the writer holds. Open MPI gives a rank a
+ * terminal for its output but a pipe for its error; MPICH pipes both. */
+static int writer_may_detach(int complete)
+{
+    if (!complete)
+        return 0;
+    scope__setting_say(SCOPE_SET_FINALIZE_WAIT, "using 0");
+    if (scope__setting_u(SCOPE_SET_FINALIZE_WAIT) || scope__launcher_rank() < 0)
+        return 0;
+    if (!launcher_reads(STDOUT_FILENO) && !launcher_reads(STDERR_FILENO))
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/comm", (long)getppid());
+    char *comm = scope__read_proc(path);
+    int slurm = comm && strncmp(comm, "slurmstepd", 10) == 0;
+    free(comm);
+    return !slurm;
+}
+
+/* Starts `req`'s writer so that it outlives this process, with the
+ * journal (and our lock on it) when it is still open. Returns 0 when it
+ * runs (it removes the journal; the caller only lets go of it), < 0 when
+ * the caller should convert and wait as before. Call with the lock held. */
+static int start_writer(struct scope_convert_request *req)
+{
+    char marker[4400], pointer[PATH_MAX + 300];
+    int named = scope__storage_marker(marker, sizeof marker, scope__rec.ranks_dir,
+                                      scope__rec.rank) > 0;
+    int apart = scope__rec.journal_apart &&
+                scope_journal_pointer_path(pointer, sizeof pointer, scope__rec.ranks_dir,
+                                           scope__rec.host) < (int)sizeof pointer;
+    struct scope_writer_detach d = scope_writer_detach_init(
+        scope__rec.rank, scope__rec.output, named ? marker : NULL, apart ? pointer : NULL);
+    return scope__writer_start(req, &d, scope__rec.fd);
+}
+
 int scope__finalize_host(const char *host_file, const char *const *journals, size_t n,
                          const char *const *links, size_t n_links)
 {
@@ -428,6 +488,11 @@ int scope__finalize_host(const char *host_file, const char *const *journals, siz
     struct scope_convert_request req = scope_request_host(
         host_path, scope__rec.rank == 0 ? scope__rec.output : NULL, journals, n, links, n_links,
         err, sizeof err);
+    if (writer_may_detach(1) && start_writer(&req) == 0) {
+        scope__rec_unlock();
+        return 0; /* the writer removes the journals, and the pointer */
+    }
+    err[0] = 0;
     int rc = scope__writer_run(&req);
     if (scope__rec.journal_apart)
         scope__journal_pointer_drop(scope__rec.ranks_dir, scope__rec.host, scope__rec.journal_dir);
@@ -469,6 +534,13 @@ static int finalize_here(int complete)
         req = scope_request_append(host_path, scope__rec.output, scope__rec.journal_path,
                                    complete, err, sizeof err);
     }
+    if (req.mode == SCOPE_CONVERT_RANK && writer_may_detach(complete) && start_writer(&req) == 0) {
+        /* the writer holds the journal now, our lock on it too, and
+         * removes it once the file is in place */
+        scope__rec_close_journal(0);
+        goto out;
+    }
+    err[0] = 0;
     rc = scope__writer_run(&req);
     if (rc < 0) {
         /* once per job, like every storage fault: the other ranks usually

@@ -142,6 +142,82 @@ static void send_links(int fd, const struct scope_convert_request *req)
     }
 }
 
+int scope__writer_start(const struct scope_convert_request *req,
+                        const struct scope_writer_detach *detach, int journal_fd)
+{
+    char exe[PATH_MAX + 64];
+    int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);
+    if (rc < 0)
+        return rc;
+    size_t max = scope_writer_argv_size(req);
+    const char **argv = malloc(max * sizeof *argv);
+    char **env = scope__child_environment();
+    if (!argv || !env) {
+        free(argv);
+        free(env);
+        snprintf(req->err, req->errlen, "out of memory");
+        return SCOPE_ENOMEM;
+    }
+    argv[0] = exe;
+    if (scope_writer_encode_detached(req, req->mode == SCOPE_CONVERT_RANK, detach, argv, max) < 0) {
+        free(argv);
+        free(env);
+        snprintf(req->err, req->errlen, "%s cannot carry out this request", exe);
+        return SCOPE_EINVAL;
+    }
+    /* the journal on a descriptor of its own (any number: the writer only
+     * keeps it), and the index's links through a socket as scope__writer_run
+     * sends them */
+    int in[2] = { -1, -1 }, keep = journal_fd == 3 ? 4 : 3;
+    int links = req->mode == SCOPE_CONVERT_HOST && req->host.n_link_files;
+    posix_spawn_file_actions_t fa;
+    int e = posix_spawn_file_actions_init(&fa);
+    if (e == 0 && journal_fd >= 0)
+        e = posix_spawn_file_actions_adddup2(&fa, journal_fd, keep);
+    if (e == 0 && links)
+        e = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) == 0
+                ? posix_spawn_file_actions_adddup2(&fa, in[1], 0) : errno;
+    /* a session of its own from the start: a launcher that kills the
+     * rank's process group the moment MPI_Finalize returns (Open MPI does
+     * when a rank dies) must find no writer in it */
+    posix_spawnattr_t at;
+    int have_at = posix_spawnattr_init(&at) == 0;
+    if (have_at && posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID) != 0) {
+        posix_spawnattr_destroy(&at);
+        have_at = 0;
+    }
+    pid_t pid = -1;
+    if (e == 0)
+        e = posix_spawn(&pid, exe, &fa, have_at ? &at : NULL, (char *const *)argv, env);
+    if (have_at)
+        posix_spawnattr_destroy(&at);
+    posix_spawn_file_actions_destroy(&fa);
+    free(env);
+    free(argv);
+    if (in[1] >= 0)
+        close(in[1]);
+    if (e != 0) {
+        if (in[0] >= 0)
+            close(in[0]);
+        snprintf(req->err, req->errlen, "cannot start %s: %s", exe, strerror(e));
+        return SCOPE_ENOWRITER;
+    }
+    if (in[0] >= 0) {
+        send_links(in[0], req);
+        close(in[0]);
+    }
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    /* reaped by the application itself: the writer is left to itself
+     * then, and a journal left behind is `scope recover`'s */
+    if (w < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        return 0;
+    snprintf(req->err, req->errlen, "%s did not start on its own (status %d)", exe, status);
+    return SCOPE_EIO;
+}
+
 int scope__writer_run(const struct scope_convert_request *req)
 {
     char exe[PATH_MAX + 64];

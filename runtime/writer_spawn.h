@@ -19,6 +19,19 @@
  * with a message in req->err. */
 int scope__writer_run(const struct scope_convert_request *req);
 
+/* Starts a scope-h5write that outlives this process (format/
+ * scope_writer.h, `detach`) on `req` (a rank file or a host file),
+ * removing the journal once the file is in place, and waits only until
+ * it has left for a process of its own (~1 ms). It gets journal_fd (the
+ * journal, with this process's lock on it, which so stays taken until
+ * the writer ends) and this process's standard output and error, which
+ * it holds until it ends: a launcher that reads them (mpirun, Hydra)
+ * returns once the file is written. Returns 0 when it runs, or
+ * SCOPE_ENOWRITER / SCOPE_EIO / SCOPE_ENOMEM (message in req->err: the
+ * caller then converts with scope__writer_run, waiting). */
+int scope__writer_start(const struct scope_convert_request *req,
+                        const struct scope_writer_detach *detach, int journal_fd);
+
 /* The environment without LD_PRELOAD (the profiler does not profile its
  * own writer): a malloc'd array whose strings belong to environ, or NULL. */
 char **scope__child_environment(void);

@@ -26,7 +26,12 @@
  *
  * While COMMAND runs, scope ignores SIGINT and SIGQUIT (the terminal sends
  * them to COMMAND too, as system() does) and passes SIGTERM, SIGHUP, SIGUSR1
- * and SIGUSR2 on to it. Afterwards one line on stderr says where the
+ * and SIGUSR2 on to it. When COMMAND has ended, scope waits for the
+ * scope-h5write processes that outlived their ranks (SCOPE_FINALIZE_WAIT=0,
+ * the default: a rank's MPI_Finalize does not wait for its file) and are
+ * still writing, so that the profile is complete when scope returns even
+ * if the launcher did not wait (a rank killed right after MPI_Finalize
+ * makes Open MPI's mpirun return at once); SIGINT ends that wait. Afterwards one line on stderr says where the
  * profile is and how to summarise it; when there is none, a program in
  * the command that the loader never loads the preload into (static,
  * set-user-ID, not x86-64) is named with the reason.
@@ -46,8 +51,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <sys/file.h>
+
 #include "commands.h"
+#include "journal.h"
 #include "scope_config.h"
+#include "scope_paths.h"
 #include "settings.h"
 
 extern char **environ;
@@ -343,6 +353,65 @@ static void print_pointer(const char *output, time_t started, char **cmd)
     }
 }
 
+/* Waits for the writer of every journal of `dir` that is being written:
+ * recording stopped (finalized, or a death) and its lock taken, which a
+ * scope-h5write that outlived its rank holds until it ends (the rank's
+ * lock, handed down). A journal still recording is a live process's, not
+ * a writer's. Returns how many it waited for. */
+static int wait_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int waited = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!scope_is_journal_name(e->d_name) || scope_is_tmp_name(e->d_name))
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct scope_journal_header h;
+        if (fd < 0)
+            continue;
+        if (scope_journal_header_read(fd, &h) == 0 &&
+            (h.state == SCOPE_JOURNAL_FINALIZED || h.state == SCOPE_JOURNAL_DIED) &&
+            flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+            waited++;
+            while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+                ;
+        }
+        close(fd);
+    }
+    closedir(d);
+    return waited;
+}
+
+/* Waits for the writers of the run's journals: in the ranks folder, and
+ * in the folder this host's pointer names (journals kept on node-local
+ * storage; another host's writers are its launcher daemon's to wait
+ * for). */
+static void wait_for_writers(const char *output, int verbose)
+{
+    char ranks[PATH_MAX], pointer[PATH_MAX + 300], host[256] = "", apart[PATH_MAX] = "";
+    if (scope_ranks_dir_of(ranks, sizeof ranks, output) >= (int)sizeof ranks)
+        return;
+    gethostname(host, sizeof host - 1);
+    if (scope_journal_pointer_path(pointer, sizeof pointer, ranks, host) < (int)sizeof pointer) {
+        FILE *f = fopen(pointer, "r");
+        if (f && fgets(apart, sizeof apart, f))
+            apart[strcspn(apart, "\n")] = 0;
+        if (f)
+            fclose(f);
+    }
+    /* SIGINT (ignored while the command ran) ends the wait */
+    signal(SIGINT, SIG_DFL);
+    int n;
+    while ((n = wait_in(ranks) + (apart[0] == '/' ? wait_in(apart) : 0)) > 0)
+        if (verbose)
+            fprintf(stderr, "scope run: waited for %d writer(s) of the profile\n", n);
+}
+
 /* Re-raises the signal that ended COMMAND on scope itself. Returns only if
  * the signal did not end scope: then the status is 128 + sig. */
 static int die_like(int sig)
@@ -443,6 +512,7 @@ int scope_cmd_run(int argc, char **argv)
         }
     }
     child_pid = 0;
+    wait_for_writers(output, verbose);
     print_pointer(output, started, cmd);
     if (WIFEXITED(status))
         return WEXITSTATUS(status);

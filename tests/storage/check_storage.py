@@ -251,7 +251,12 @@ def case_convert(d, n):
 def ordered_run(d, m, n, first, then, leave, **env):
     """Ranks `first` finalize (convert) on free space; then the disk is
     filled leaving `leave` bytes, and ranks `then` finalize. `env`: more
-    variables for the run."""
+    variables for the run. Each rank converts inside its MPI_Finalize
+    (SCOPE_FINALIZE_WAIT=1), the order these cases are about: a writer
+    that outlives its rank may write after the others have ended, once
+    the pages of their journals (removed, but mapped until they exit)
+    are free again."""
+    env = dict(env, SCOPE_FINALIZE_WAIT="1")
     go = os.path.join(d, "go")
     os.makedirs(go, exist_ok=True)
     out = os.path.join(m.path, "prof.h5")
@@ -261,6 +266,14 @@ def ordered_run(d, m, n, first, then, leave, **env):
         open(os.path.join(go, f"go.{r}"), "w").close()
     wait_files([os.path.join(ranks, f"rank{r}.h5") for r in first] +
                ([out] if 0 in first else []))
+    # and their journals gone: the writer removes each once its file is in
+    # place, a moment later, and the space it frees must not be counted
+    # on by the ranks that finalize on the full disk
+    end = time.time() + 120
+    while len(journals(ranks)) > NP - len(first):
+        if time.time() > end:
+            fail(f"journals left after the files of ranks {first}: {journals(ranks)}")
+        time.sleep(0.05)
     filler = fill(m.path, leave)
     for r in then:
         open(os.path.join(go, f"go.{r}"), "w").close()
