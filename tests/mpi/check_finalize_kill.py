@@ -66,7 +66,7 @@ import time
 
 import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from checker import clean_env, fail, run_limited  # noqa: E402
+from checker import clean_env, fail, region_kind, run_limited  # noqa: E402
 
 RANKS, N = 4, 300
 # MPI_Finalize itself is not among them: the file is made inside it
@@ -99,8 +99,9 @@ def check_calls(out, what, complete):
             fail(f"{what}: the index links {have}")
         for r in range(RANKS):
             g = f[f"rank{r}"]
+            # the I/O calls every rank times by default (issue 46) are tests/io's
             got = {str(v.attrs.get("name", k)): len(v["start_times"])
-                   for k, v in g["regions"].items()}
+                   for k, v in g["regions"].items() if region_kind(v) != "io"}
             if got != WANT:
                 fail(f"{what}: rank {r}: calls {got}, want {WANT}")
             if int(g.attrs["complete"]) != complete:
@@ -196,7 +197,8 @@ def serial_case(scope, preload, prog, env, outdir):
         fail(f"serial: left {left}, index there: {os.path.exists(out)}")
     with h5py.File(out, "r") as f:
         g = f["rank0"]
-        got = {str(v.attrs.get("name", k)): len(v["start_times"]) for k, v in g["regions"].items()}
+        got = {str(v.attrs.get("name", k)): len(v["start_times"]) for k, v in g["regions"].items()
+               if region_kind(v) != "io"}
         if got != {"work": 7} or int(g.attrs["complete"]) != 1:
             fail(f"serial: calls {got}, complete = {g.attrs['complete']}")
 
