@@ -510,7 +510,8 @@ int scope__io_rank_calls(scope_profile *p, int k, int threads, struct scope__io_
         free(v);
         return rc;
     }
-    qsort(v, (size_t)at, sizeof *v, all_seq ? cmp_seq : cmp_time);
+    if (at > 0)
+        qsort(v, (size_t)at, sizeof *v, all_seq ? cmp_seq : cmp_time);
     *calls = v;
     *n = at;
     return 0;

@@ -572,7 +572,8 @@ static int file_facts(struct build *b, scope_io_report *out)
             ri++;
         pairs[i] = (int64_t)b->rank_host[ri] << 32 | (uint32_t)out->records[i].file;
     }
-    qsort(pairs, (size_t)out->nrecords, sizeof *pairs, cmp_pair);
+    if (out->nrecords > 0)
+        qsort(pairs, (size_t)out->nrecords, sizeof *pairs, cmp_pair);
     for (int64_t i = 0; i < out->nrecords; i++)
         if (i == 0 || pairs[i] != pairs[i - 1])
             out->hosts[pairs[i] >> 32].nfiles++;
@@ -628,7 +629,8 @@ int scope__io_chosen_ranks(scope_profile *p, const scope_io_options *opt, int **
         if (!dup)
             (*ks)[(*n)++] = k;
     }
-    qsort(*ks, (size_t)*n, sizeof **ks, scope__cmp_int);
+    if (*n > 0)
+        qsort(*ks, (size_t)*n, sizeof **ks, scope__cmp_int);
     return 0;
 }
 
@@ -686,8 +688,10 @@ int scope_profile_io_report(scope_profile *p, const scope_io_options *opt, scope
     for (int64_t i = 0; i < b.nds; i++)
         b.ds[i].file = remap[b.ds[i].file];
     free(remap);
-    qsort(b.rec, (size_t)b.nrec, sizeof *b.rec, cmp_record);
-    qsort(b.ds, (size_t)b.nds, sizeof *b.ds, cmp_record);
+    if (b.nrec > 0) /* qsort of NULL is undefined even for 0 elements */
+        qsort(b.rec, (size_t)b.nrec, sizeof *b.rec, cmp_record);
+    if (b.nds > 0)
+        qsort(b.ds, (size_t)b.nds, sizeof *b.ds, cmp_record);
     r->records = b.rec;
     r->nrecords = b.nrec;
     r->datasets = b.ds;

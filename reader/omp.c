@@ -565,8 +565,10 @@ int scope_profile_omp(scope_profile *p, scope_omp **out)
         rc = analyse_rank(p, o, k, event, nreg);
     if (rc < 0)
         goto fail;
-    qsort(o->regs, (size_t)o->nregs, sizeof *o->regs, cmp_region);
-    qsort(o->rows, (size_t)o->nrows, sizeof *o->rows, cmp_row);
+    if (o->nregs > 0)
+        qsort(o->regs, (size_t)o->nregs, sizeof *o->regs, cmp_region);
+    if (o->nrows > 0)
+        qsort(o->rows, (size_t)o->nrows, sizeof *o->rows, cmp_row);
     if (o->nthreads)
         qsort(o->threads, (size_t)o->nthreads, sizeof *o->threads, cmp_thread);
     free(event);

@@ -370,7 +370,8 @@ static void print_files(const struct view *v)
                 best = l;
         rows[nrow++] = (struct frow){ fi, best, by[best] };
     }
-    qsort(rows, (size_t)nrow, sizeof *rows, by_bytes);
+    if (nrow > 0)
+        qsort(rows, (size_t)nrow, sizeof *rows, by_bytes);
     static const char *const heads[] = { "file", "layers", "ranks", "read", "written", "time",
                                          "slowest rank", "fastest rank" };
     static const int right[] = { 0, 0, 1, 1, 1, 1, 0, 0 };
