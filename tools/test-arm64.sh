@@ -105,7 +105,7 @@ export QEMU_LD_PREFIX=$sysroot
 # tests/README.md "arm64" lists, plus the preload's arm64 suite,
 # tests/arm64), every test of them.
 full_suites=(runtime config reader tools format layering arm64)
-full_expected=107
+full_expected=119
 # The CI set: what only an arm64 build can test - the preload (patching,
 # BTI, PAC, MPI, call sites, exceptions: tests/arm64), the recorder with
 # the generic timer, its coarse-clock reruns for ties, the reader on
@@ -123,7 +123,7 @@ ci_skip=(arm64_mpi_fortran_redirect    # 36 s; the redirect mode's MPI path: arm
          runtime_memory_coarse_1ms     # 50 million calls against the memory budget: 71 s, 3x20 s
          runtime_threads_coarse_10us runtime_threads_coarse_1ms  # 1 us stays: threads at ties
          reader_parallel_open)         # 39 s: opening files from many processes
-ci_expected=88
+ci_expected=96
 if [ "$full" = 1 ]; then
   suites=("${full_suites[@]}") also=() skip=() expected=$full_expected
 else
