@@ -50,10 +50,10 @@ static int look(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-void scope__omp_check_runtime(void)
+void scope__omp_check_runtime(int tool_started)
 {
     static int checked;
-    if (checked || scope__omp_tool_started())
+    if (checked || tool_started)
         return;
     struct seen s = { 0 };
     dl_iterate_phdr(look, &s);

@@ -108,7 +108,7 @@ static void on_lifecycle(enum scope__lifecycle_event ev)
 {
     if (ev == SCOPE_LIFECYCLE_STARTED) {
         recording = 1;
-        scope__omp_check_runtime();
+        scope__omp_check_runtime(scope__omp_tool_started());
     } else if (ev == SCOPE_LIFECYCLE_STOPPING) {
         recording = 0;
     }

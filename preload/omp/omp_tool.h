@@ -15,11 +15,13 @@ int scope__omp_tool_started(void);
 
 /* Says once per run, on stderr, that the program runs on GCC's libgomp,
  * which has no tool interface, when libgomp is loaded and no OMPT runtime
- * started the tool: its OpenMP regions are not recorded, and
+ * started the tool (`tool_started`: scope__omp_tool_started(), passed in
+ * so that the runtime check needs nothing of the tool's file): its
+ * OpenMP regions are not recorded, and
  * `scope run --openmp` runs it on LLVM's libomp. Called when recording
  * starts (libraries loaded); prints at most once per run (the first
  * process of a job tree, launcher rank 0). Cost: a walk of the loaded
  * objects (dl_iterate_phdr), once. */
-void scope__omp_check_runtime(void);
+void scope__omp_check_runtime(int tool_started);
 
 #endif
