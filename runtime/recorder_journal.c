@@ -36,53 +36,6 @@
 #include "recorder_state.h"
 #include "scope_format.h"
 
-/* A number for the journal's descriptor above those a program usually
- * gets (it counts up from 3): the upper half of the soft limit, so that a
- * program opening files one after the other rarely meets it. The number
- * is only a first defence: scope__rec_journal_fd() checks the descriptor
- * is still the journal before every use. Returns the new descriptor (the
- * old one closed), or fd unchanged when none is free up there. */
-static int lift_fd(int fd)
-{
-    struct rlimit rl;
-    if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 64)
-        return fd;
-    rlim_t lo = rl.rlim_cur / 2 > 65536 ? 65536 : rl.rlim_cur / 2;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)lo);
-    if (high < 0)
-        return fd;
-    close(fd);
-    return high;
-}
-
-int scope__rec_journal_fd(void)
-{
-    int fd = __atomic_load_n(&scope__rec.fd, __ATOMIC_ACQUIRE);
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == (dev_t)scope__rec.jdev &&
-        st.st_ino == (ino_t)scope__rec.jino)
-        return fd;
-    /* not the journal any more: the number is the program's now, left
-     * alone; the journal is opened again by its path (never created: a
-     * journal removed under the run is a storage fault) */
-    int nfd = open(scope__rec.journal_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (nfd < 0)
-        return -1;
-    if (fstat(nfd, &st) != 0 || st.st_dev != (dev_t)scope__rec.jdev ||
-        st.st_ino != (ino_t)scope__rec.jino) {
-        close(nfd);
-        return -1;
-    }
-    nfd = lift_fd(nfd);
-    flock(nfd, LOCK_EX | LOCK_NB);
-    if (!__atomic_compare_exchange_n(&scope__rec.fd, &fd, nfd, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
-        close(nfd);     /* another thread reopened it first: use its */
-        return fd;
-    }
-    return nfd;
-}
-
 /* Why pages of the journal were lost: the file removed, or shorter than
  * the `want` bytes handed out; else `otherwise`. */
 static const char *lost_why(uint64_t want, const char *otherwise)
@@ -119,7 +72,7 @@ static int journal_create(void)
         errno = ENAMETOOLONG;
         goto fail_dir;
     }
-    scope__rec.fd = lift_fd(open(scope__rec.journal_path,
+    scope__rec.fd = scope__rec_lift_fd(open(scope__rec.journal_path,
                                  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666));
     if (scope__rec.fd < 0)
         goto fail_dir;

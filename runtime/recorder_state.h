@@ -181,6 +181,9 @@ int scope__rec_meta_file(const struct scope_file_meta *m, const struct scope_fil
  * (the journal is gone: recording then stops as for any storage fault).
  * Cost: one fstat; no lock (two threads that both reopen keep one). */
 int scope__rec_journal_fd(void);
+/* The journal's descriptor moved above the numbers a program usually
+ * gets (recorder_chunk.c); fd itself when none is free up there. */
+int scope__rec_lift_fd(int fd);
 
 /* Writes what is known so far (the run's identity, config, key/values,
  * interposition rows, regions, call sites) into a new journal. */
