@@ -390,14 +390,7 @@ int scope_profile_io_files(scope_profile *p, int rank, scope_io_files *out)
 
 int scope_profile_has_io(scope_profile *p)
 {
-    if (!p)
-        return 0;
-    for (int k = 0; k < p->nranks; k++) {
-        int64_t v = 0;
-        if (scope_profile_rank_attr_int(p, p->ranks[k].rank, SCOPE_A_IO_DATA, &v) == 0 && v)
-            return 1;
-    }
-    return 0;
+    return scope__any_rank_flag(p, SCOPE_A_IO_DATA);
 }
 
 int scope_region_io_layer(const char *name)

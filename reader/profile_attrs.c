@@ -179,6 +179,18 @@ int scope_profile_rank_attr_int(scope_profile *p, int rank, const char *name,
     return get_int(p, 1, rank, name, out);
 }
 
+int scope__any_rank_flag(scope_profile *p, const char *name)
+{
+    if (!p)
+        return 0;
+    for (int k = 0; k < p->nranks; k++) {
+        int64_t v = 0;
+        if (get_int(p, 1, p->ranks[k].rank, name, &v) == 0 && v)
+            return 1;
+    }
+    return 0;
+}
+
 int scope_profile_rank_attr_string(scope_profile *p, int rank,
                                    const char *name, char *buf, int64_t len)
 {

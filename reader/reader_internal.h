@@ -364,6 +364,11 @@ int scope__cell_index(const scope_profile *p, int region, int rank);
  * of `size` bytes (1 or 4) into *out, each checked to lie in [lo, hi]
  * (EFORMAT naming the first that does not); *out NULL when the region has
  * no such column (profile_attrs.c). */
+/* 1 when some rank of p has integer attribute `name` set to non-zero
+ * (the writer's marks, as mpi_data and io_data: a profile answers "is
+ * there any" without visiting a region), else 0 (no profile too).
+ * Cost: one cached attribute read per rank (profile_attrs.c). */
+int scope__any_rank_flag(scope_profile *p, const char *name);
 int scope__cell_load_narrow(scope_profile *p, scope__cell *c, const char *name, size_t size,
                             int64_t lo, int64_t hi, void **out);
 /* The cell of (region, rank) into *cell (NULL: the rank has no call of

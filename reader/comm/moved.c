@@ -156,16 +156,9 @@ int scope_profile_bytes(scope_profile *p, int region, int rank, int64_t *sent, i
 
 int scope_profile_has_moved(scope_profile *p)
 {
-    if (!p)
-        return 0;
     /* the writer marks such ranks: no visit to the regions (a timing-only
      * profile of 4,096 ranks would otherwise probe every region group) */
-    for (int k = 0; k < p->nranks; k++) {
-        int64_t v = 0;
-        if (scope_profile_rank_attr_int(p, p->ranks[k].rank, SCOPE_A_MPI_DATA, &v) == 0 && v)
-            return 1;
-    }
-    return 0;
+    return scope__any_rank_flag(p, SCOPE_A_MPI_DATA);
 }
 
 /* What a region is, by name (operation.c's rules over the row the one
