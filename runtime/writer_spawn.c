@@ -142,11 +142,16 @@ static void send_links(int fd, const struct scope_convert_request *req)
     }
 }
 
-int scope__writer_start(const struct scope_convert_request *req,
-                        const struct scope_writer_detach *detach, int journal_fd)
+/* The writer's command for `req` (format/writer_args.c's, which
+ * scope-h5write decodes; `detach` NULL: the plain one) into new *argv,
+ * with the child's environment in new *env; exe (exe_len bytes) holds
+ * argv[0]. Returns 0 (the caller frees both), or SCOPE_E* with req->err
+ * said and nothing to free. */
+static int writer_command(const struct scope_convert_request *req,
+                          const struct scope_writer_detach *detach, char *exe, size_t exe_len,
+                          const char ***argv_out, char ***env_out)
 {
-    char exe[PATH_MAX + 64];
-    int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);
+    int rc = scope__writer_find(exe, exe_len, req->err, req->errlen);
     if (rc < 0)
         return rc;
     size_t max = scope_writer_argv_size(req);
@@ -159,12 +164,28 @@ int scope__writer_start(const struct scope_convert_request *req,
         return SCOPE_ENOMEM;
     }
     argv[0] = exe;
-    if (scope_writer_encode_detached(req, req->mode == SCOPE_CONVERT_RANK, detach, argv, max) < 0) {
+    if ((detach ? scope_writer_encode_detached(req, req->mode == SCOPE_CONVERT_RANK, detach,
+                                               argv, max)
+                : scope_writer_encode(req, 0, argv, max)) < 0) {
         free(argv);
         free(env);
         snprintf(req->err, req->errlen, "%s cannot carry out this request", exe);
         return SCOPE_EINVAL;
     }
+    *argv_out = argv;
+    *env_out = env;
+    return 0;
+}
+
+int scope__writer_start(const struct scope_convert_request *req,
+                        const struct scope_writer_detach *detach, int journal_fd)
+{
+    char exe[PATH_MAX + 64];
+    const char **argv;
+    char **env;
+    int rc = writer_command(req, detach, exe, sizeof exe, &argv, &env);
+    if (rc < 0)
+        return rc;
     /* the journal on a descriptor of its own (any number: the writer only
      * keeps it), and the index's links through a socket as scope__writer_run
      * sends them */
@@ -221,27 +242,11 @@ int scope__writer_start(const struct scope_convert_request *req,
 int scope__writer_run(const struct scope_convert_request *req)
 {
     char exe[PATH_MAX + 64];
-    int rc = scope__writer_find(exe, sizeof exe, req->err, req->errlen);
+    const char **argv;
+    char **env;
+    int rc = writer_command(req, NULL, exe, sizeof exe, &argv, &env);
     if (rc < 0)
         return rc;
-    /* the command line is format/writer_args.c's, which scope-h5write
-     * decodes */
-    size_t max = scope_writer_argv_size(req);
-    const char **argv = malloc(max * sizeof *argv);
-    char **env = scope__child_environment();
-    if (!argv || !env) {
-        free(argv);
-        free(env);
-        snprintf(req->err, req->errlen, "out of memory");
-        return SCOPE_ENOMEM;
-    }
-    argv[0] = exe;
-    if (scope_writer_encode(req, 0, argv, max) < 0) {
-        free(argv);
-        free(env);
-        snprintf(req->err, req->errlen, "%s cannot carry out this request", exe);
-        return SCOPE_EINVAL;
-    }
     int out[2] = { -1, -1 }, in[2] = { -1, -1 };
     posix_spawn_file_actions_t fa;
     int have_fa = pipe2(out, O_CLOEXEC) == 0 && posix_spawn_file_actions_init(&fa) == 0;
