@@ -19,6 +19,7 @@
 
 int scope__io_state(scope_profile *p, struct scope__io **out)
 {
+    *out = NULL;    /* set on failure too: optimisers cannot see scope__fail is negative */
     if (!p->io) {
         struct scope__io *s = calloc(1, sizeof *s);
         size_t ncells = (size_t)(p->nregions ? p->nregions : 1) * (size_t)(p->nranks ? p->nranks : 1);

@@ -231,8 +231,8 @@ int scope__otf2_io_enter(otf2x *x, const scope_call *c, uint64_t t)
     int mode = op_mode(ri->io_cls);
     if (mode < 0)
         return 0;
-    uint32_t h;
-    uint64_t bytes;
+    uint32_t h = 0;
+    uint64_t bytes = 0;
     int rc = call_handle(x, c->region, c->call_index, &h, &bytes);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
@@ -251,8 +251,8 @@ int scope__otf2_io_leave(otf2x *x, const scope_call *c, uint64_t t)
     int mode = op_mode(ri->io_cls);
     if (mode < 0 && ri->io_cls != SCOPE_CC_IO_OPEN && ri->io_cls != SCOPE_CC_IO_CLOSE)
         return 0;
-    uint32_t h;
-    uint64_t bytes;
+    uint32_t h = 0;
+    uint64_t bytes = 0;
     int rc = call_handle(x, c->region, c->call_index, &h, &bytes);
     if (rc != 0)
         return rc < 0 ? -1 : 0;

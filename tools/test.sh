@@ -2,10 +2,11 @@
 # Runs the whole test suite from a fresh clone: installs what is missing,
 # configures a build with warnings as errors, builds and runs every test,
 # and the interposition suites once more in the trampoline's other mode
-# (meson test --setup redirect); then runs the recorder, reader, config and tool tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer, and the recorder's under
-# ThreadSanitizer, and fuzzes the journal and profile readers for a bounded
-# time (tests/fuzz). (The preload's tests need no sanitizer runtime loaded
+# (meson test --setup redirect); then runs the recorder, reader, config
+# and tool tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# and the recorder's under ThreadSanitizer, builds the product as a release
+# (-O3) build, where warnings are errors too, and fuzzes the journal and
+# profile readers for a bounded time (tests/fuzz). (The preload's tests need no sanitizer runtime loaded
 # first into mpirun and the shells, so they run in the plain build only.)
 # Then the README's first command in a minimal Debian 12 root made for it,
 # from a clone, with nothing of this machine's packages
@@ -139,6 +140,22 @@ TSAN_OPTIONS=halt_on_error=1 \
   meson test -C "$builddir-tsan" --no-rebuild --print-errorlogs --num-processes 2 \
   --timeout-multiplier 3 --suite runtime --no-suite memory --no-suite coarse || status=1
 logs+=("$builddir-tsan/meson-logs/testlog.json")
+
+# A user's release build (-O3) inlines further and warns where -O2 did
+# not (a variable GCC cannot see set on every path); warnings are errors
+# by default, so such a build must compile. The product only (the
+# preload, the libraries, the tools), not the tests and benchmarks.
+phase "release build (-O3, warnings as errors) of the product"
+setup "$builddir-release" --buildtype=release
+# shellcheck disable=SC2046 # one output path per word
+ninja -C "$builddir-release" $(meson introspect --targets "$builddir-release" | /usr/bin/python3 -c '
+import json, os, sys
+d = sys.argv[1]
+for t in json.load(sys.stdin):
+    for f in t["filename"]:
+        r = os.path.relpath(f, d)
+        if not r.startswith(("tests/", "bench/")):
+            print(r)' "$builddir-release") || status=1
 
 phase "libFuzzer: journal reader/writer and profile reader, ${SCOPE_FUZZ_SECONDS:-25} s each"
 # a fixed seed: every run tries the same inputs (tests/fuzz/run_fuzz.sh)
