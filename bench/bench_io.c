@@ -3,12 +3,14 @@
  * 1-byte pwrite to a file on tmpfs (/dev/shm), and a 1-byte fwrite that
  * stays in the stream's buffer (1 MiB), CALLS times each (1,000,000 by
  * default), run bare, under libscope_preload.so with the program named
- * (`include = bench_io*`: its I/O recorded from the start) and with
+ * (`include = bench_io*`: its I/O recorded from the start; `io_exclude =
+ * none`, as /dev/shm is under /dev, a folder left out by default) and with
  * `io = off` (the preload loaded, nothing of I/O timed), in ROUNDS
  * interleaved rounds. Each run is a child process that times its own
  * loop (best of 3); the parent prints min / median / max over the rounds
  * of what each mode adds per call. Target: at most +40 ns per recorded
- * call over bare.
+ * call over bare. The first recorded run of each call is read back: it
+ * must hold every call (3 x CALLS), or the figure timed a skipped call.
  *
  *   bench_io [CALLS]
  */
@@ -24,6 +26,7 @@
 
 #include "bench_args.h"
 #include "bench_child.h"
+#include "scope_reader.h"
 
 #ifndef SCOPE_PRELOAD_PATH
 #define SCOPE_PRELOAD_PATH "libscope_preload.so"
@@ -72,6 +75,21 @@ static int child(const char *what, long calls, const char *dir)
     return 0;
 }
 
+/* Calls of region `name` in the profile at `path`; -1 when it cannot be
+ * read. */
+static int64_t recorded_calls(const char *path, const char *name)
+{
+    scope_profile *p;
+    if (scope_profile_open(path, &p) < 0) {
+        fprintf(stderr, "bench_io: %s\n", scope_reader_errmsg());
+        return -1;
+    }
+    int r = scope_profile_region_index(p, name);
+    int64_t n = r < 0 ? 0 : scope_profile_calls(p, r, SCOPE_ALL_RANKS);
+    scope_profile_close(p);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     long calls = 1000000;
@@ -100,7 +118,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(tmp) || !mkdtemp(shm))
         return 1;
     char conf[2][4200], out[2][4200];
-    static const char *const entries[2] = { "include = bench_io*",
+    static const char *const entries[2] = { "include = bench_io*\nio_exclude = none",
                                             "include = bench_io*\nio = off" };
     for (int i = 0; i < 2; i++) {
         char name[32];
@@ -126,6 +144,13 @@ int main(int argc, char **argv)
                                       "SCOPE_OUTPUT", out[i], NULL };
                 double t = bench_run(child_argv, pre);
                 add[w][i][r] = t > 0 ? t - bare[w][r] : NAN;
+                int64_t got;
+                if (r == 0 && i == 0 && t > 0 &&
+                    (got = recorded_calls(out[i], what[w])) != 3 * calls) {
+                    fprintf(stderr, "bench_io: the recorded run kept %lld %s calls, not %ld\n",
+                            (long long)got, what[w], 3 * calls);
+                    return 1;
+                }
             }
         }
     }
