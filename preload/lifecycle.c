@@ -259,6 +259,9 @@ static int start_recording(void)
     int records_now = preload.cfg->n_include_exe > 0 || scope__interpose_matched_any();
     if (records_now)
         tell_watchers(SCOPE_LIFECYCLE_RECORDS);
+    else
+        scope__preload_log("%s: the config names none of its functions: records from "
+                           "MPI_Init, if it calls it", preload.exe);
     /* nothing instrumented, or only the captures' own functions (which
      * wait for a reason to record): calibrate at the first dlopen that
      * instruments something (dlopen_hook.c), or before the journal is

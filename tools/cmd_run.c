@@ -333,8 +333,11 @@ done:
 
 /* Prints where the profile is, or that none was written by this run, and
  * then any word of the command that names a program the preload cannot
- * enter: otherwise such a run ends with nothing written and no reason. */
-static void print_pointer(const char *output, time_t started, char **cmd)
+ * enter: otherwise such a run ends with nothing written and no reason.
+ * default_config: no config was named (-c or SCOPE_CONFIG), so only a
+ * process that calls MPI_Init records: the likeliest reason of all for a
+ * program without MPI, said with the remedy. */
+static void print_pointer(const char *output, time_t started, char **cmd, int default_config)
 {
     struct stat st;
     if (stat(output, &st) == 0 && st.st_mtime >= started) {
@@ -344,6 +347,10 @@ static void print_pointer(const char *output, time_t started, char **cmd)
     }
     fprintf(stderr, "scope: no profile was written to %s (see the messages above; "
                     "-v tells more)\n", output);
+    if (default_config)
+        fputs("scope: without a config, scope times MPI calls, and the I/O of processes that "
+              "call MPI_Init: a program that never calls MPI_Init records nothing; name the "
+              "functions to time in a config (scope run -c FILE; docs/config.md)\n", stderr);
     char path[PATH_MAX];
     for (int i = 0; cmd[i]; i++) {
         const char *why = locate(cmd[i], i == 0, path, sizeof path) == 0 ?
@@ -513,7 +520,8 @@ int scope_cmd_run(int argc, char **argv)
     }
     child_pid = 0;
     wait_for_writers(output, verbose);
-    print_pointer(output, started, cmd);
+    const char *env_config = getenv("SCOPE_CONFIG");
+    print_pointer(output, started, cmd, !config && !(env_config && env_config[0]));
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status))

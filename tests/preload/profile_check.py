@@ -348,6 +348,18 @@ def cmd_run_exit(a):
                "the static program is named as why no profile was written")
         p = scope_run(a, tmp, [a.serial, "0"], out)
         expect("statically linked" not in p.stderr, "no such line for a dynamic program")
+        # without a config, a program that never calls MPI_Init records
+        # nothing: scope run says so, with the remedy (a config)
+        expect("a program that never calls MPI_Init records nothing" in p.stderr
+               and "scope run -c FILE" in p.stderr,
+               "the default config's reason is said when nothing was written")
+        conf = os.path.join(tmp, "none.conf")
+        with open(conf, "w") as f:
+            f.write("no_such_function\n")
+        p = run([a.scope, "run", "-c", conf, "-o", out, "--", a.serial, "0"], clean_env(), tmp)
+        expect("no profile was written" in p.stderr
+               and "never calls MPI_Init records nothing" not in p.stderr,
+               "with a config, the default config's reason is not given")
 
 
 def cmd_run_mpi(a):
