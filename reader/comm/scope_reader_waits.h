@@ -75,7 +75,9 @@ SCOPE_READER_API int scope_profile_waits(scope_profile *p, int flags, scope_wait
  * and of communicators, the buckets waiting their turn in unlinked
  * temporary files ($TMPDIR, else /tmp): memory stays near the budget,
  * except that one communicator's collective calls are held together. The
- * results do not depend on the budget, only the order of the messages. */
+ * results do not depend on the budget, only the order of the messages.
+ * A profile with I/O columns also has each waited-for rank's I/O calls
+ * read once, for scope_waits_rows_io (kept cached with the profile). */
 SCOPE_READER_API int scope_profile_waits_budget(scope_profile *p, int flags,
                                                 int64_t memory_bytes, scope_waits **out);
 SCOPE_READER_API void scope_waits_free(scope_waits *w);
