@@ -34,6 +34,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from checker import clean_env  # noqa: E402
+import check_waits  # noqa: E402  (its launcher and its scope())
+from check_waits import scope  # noqa: E402
 
 N = 2
 FAIL = []
@@ -48,18 +50,9 @@ def check(cond, what):
 
 
 def launcher(mpi):
-    if mpi == "openmpi":
-        return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "btl_tcp_if_include",
-                "lo", "--mca", "oob_tcp_if_include", "lo", "-n", str(N)]
-    return ["mpirun.mpich", "-n", str(N)]
-
-
-def scope(a, *args):
-    r = subprocess.run([a.scope, *args], capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        print(r.stdout, r.stderr, file=sys.stderr)
-        sys.exit(f"scope {' '.join(args)} exited with {r.returncode}")
-    return r.stdout
+    """check_waits.py's launcher line, with N ranks."""
+    line = check_waits.launcher(mpi)
+    return line[:-1] + [str(N)]
 
 
 def names_of(blob):
