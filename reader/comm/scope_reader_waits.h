@@ -68,7 +68,7 @@ SCOPE_READER_API int scope_profile_waits(scope_profile *p, int flags, scope_wait
  * (times, data columns, requests) once, one rank at a time, and drops
  * what it read unless the caller had it cached; O(m) in the MPI calls m
  * plus sorts of what was not in order. Memory: 4 bytes per MPI call (its
- * longest wait), 48 per waiting call, 112 per matched message unless
+ * longest wait), 40 per waiting call, 112 per matched message unless
  * SCOPE_WAITS_NO_MESSAGES, and the ends being matched: about 160 bytes
  * per point-to-point end and 48 per collective call. When those exceed
  * the budget, the ends are matched in buckets of (sender, receiver) pairs
@@ -77,7 +77,8 @@ SCOPE_READER_API int scope_profile_waits(scope_profile *p, int flags, scope_wait
  * except that one communicator's collective calls are held together. The
  * results do not depend on the budget, only the order of the messages.
  * A profile with I/O columns also has each waited-for rank's I/O calls
- * read once, for scope_waits_rows_io (kept cached with the profile). */
+ * read once (kept cached with the profile), and the times of the MPI
+ * regions that waited again, for scope_waits_rows_io. */
 SCOPE_READER_API int scope_profile_waits_budget(scope_profile *p, int flags,
                                                 int64_t memory_bytes, scope_waits **out);
 SCOPE_READER_API void scope_waits_free(scope_waits *w);

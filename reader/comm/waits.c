@@ -599,12 +599,26 @@ static int fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile
             int64_t off = l->off[(int64_t)k * l->nreg + r];
             if (off < 0)
                 continue;
-            int64_t n = scope_profile_calls(p, r, scope_profile_rank(p, k)), first = w->nrows;
+            int rank = scope_profile_rank(p, k);
+            int64_t n = scope_profile_calls(p, r, rank), first = w->nrows;
+            /* with I/O, the waits' starts: the calls' own (read again
+             * here, dropped after unless the caller had them) */
+            const int64_t *st = NULL, *en;
+            int64_t nst = 0;
+            scope__cell *cell = scope__cell_at(p, r, k);
+            int had = !cell || cell->starts;
             for (int64_t i = 0; i < n; i++) {
                 int32_t b = l->best[off + i];
                 if (b < 0)
                     continue;
                 const struct scope__cand *c = &l->v[b];
+                if (spans && !st && c->wait_ns > c->bound_ns) {
+                    int rc = scope_profile_times(p, r, rank, &st, &en, &nst);
+                    if (rc < 0) {
+                        free(spans);
+                        return rc;
+                    }
+                }
                 w->calls[w->ncalls++] = (scope_wait_call){ c->rank, c->region, c->call,
                                                            c->pattern, c->waited_for,
                                                            c->wait_ns, c->bound_ns };
@@ -636,13 +650,15 @@ static int fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile
                 if (above) {
                     w->rows[j].instances++;
                     w->rows[j].time_ns += c->wait_ns;
-                    if (spans)
-                        spans[nspans++] = (struct scope__wait_span){ c->start_ns,
-                                                                    c->start_ns + c->wait_ns, j };
+                    if (spans && c->call < nst)
+                        spans[nspans++] = (struct scope__wait_span){ st[c->call],
+                                                                    st[c->call] + c->wait_ns, j };
                 } else {
                     w->rows[j].within_bound++;
                 }
             }
+            if (st && !had)
+                scope__cell_forget(cell, 1, 0);
         }
     w->rows_io = malloc((size_t)(w->nrows ? w->nrows : 1) * sizeof *w->rows_io);
     int rc = w->rows_io ? scope__waits_io(w, p, spans, nspans) : SCOPE_ENOMEM;

@@ -39,7 +39,7 @@ static int add(struct scope_waits *w, struct scope__cand_list *cands, const stru
         return 0;
     int64_t end = until < c->wend ? until : c->wend;
     struct scope__cand k = { c->rank, c->wregion, c->wcall, pattern, waited_for, end - c->wstart,
-                             scope__waits_bound(w, c->rank, waited_for), c->wstart };
+                             scope__waits_bound(w, c->rank, waited_for) };
     return scope__cand_add(cands, &k);
 }
 

@@ -85,14 +85,12 @@ struct scope__coll {
 };
 
 /* One wait found: (rank, region, call) waited wait_ns for waited_for,
- * from start_ns (the waiting call's start) on: the interval waits_io.c
- * lays over the waited-for rank's I/O calls. */
+ * from the start of that call on (every pattern's wait begins there). */
 struct scope__cand {
     int32_t rank, region;
     int64_t call;
     int32_t pattern, waited_for;
     int64_t wait_ns, bound_ns;
-    int64_t start_ns;
 };
 
 /* The candidates, and for each MPI call of the profile the longest one

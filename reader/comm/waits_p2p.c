@@ -205,7 +205,7 @@ static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *
     if (r->blocks && s->post > r->done_start) {
         int64_t end = s->post < r->done_end ? s->post : r->done_end;
         struct scope__cand c = { r->r, r->done_region, r->done_call, SCOPE_WAIT_LATE_SENDER,
-                                 s->s, end - r->done_start, bound, r->done_start };
+                                 s->s, end - r->done_start, bound };
         if (c.wait_ns > 0) {
             if (scope__cand_add(cands, &c) < 0)
                 return SCOPE_ENOMEM;
@@ -221,7 +221,7 @@ static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *
     if (s->blocks && may && r->post > s->done_start) {
         int64_t end = r->post < s->done_end ? r->post : s->done_end;
         struct scope__cand c = { s->s, s->done_region, s->done_call, SCOPE_WAIT_LATE_RECEIVER,
-                                 s->r, end - s->done_start, bound, s->done_start };
+                                 s->r, end - s->done_start, bound };
         if (c.wait_ns > 0) {
             if (scope__cand_add(cands, &c) < 0)
                 return SCOPE_ENOMEM;
