@@ -20,7 +20,9 @@ preload (config `MPI_*`; I/O is recorded by default) and checks what
     (rank,region,pattern,waited_for,instances,time), the new ones after;
   - the json's rows and totals carry the same numbers; the table has the
     "in I/O" column with the file's last name;
-  - the Python module's waits() frame has the same numbers as the csv.
+  - the Python module's waits() frame has the same numbers as the csv;
+  - the same run with SCOPE_IO=0: no "in I/O" column or line in the
+    table; the csv keeps its columns, 0 and empty.
 No assertion on how long anything took beyond these relations.
 """
 import argparse
@@ -219,6 +221,21 @@ def main():
               f"Python row {p} against csv {c}")
     check(ptot == {"io_ns": tot["io_ns"], "io_file": tot["io_file"], "io_files": tot["io_files"],
                    "io_file_ns": tot["io_file_ns"]}, f"Python totals' io {ptot}, json {tot}")
+
+    # the same run without I/O recorded (SCOPE_IO=0): no column, no line;
+    # csv and json keep their columns, 0 and empty
+    off = os.path.join(cwd, "off.h5")
+    r = subprocess.run(launcher(a.mpi) + [a.prog, data],
+                       env=dict(penv, SCOPE_OUTPUT=off, SCOPE_IO="0"), cwd=cwd,
+                       capture_output=True, text=True, timeout=240)
+    check(r.returncode == 0, f"the run with SCOPE_IO=0 exited with {r.returncode}: {r.stderr}")
+    if r.returncode == 0:
+        tab = scope(a, "waits", "--wide", off)
+        check("in I/O" not in tab, f"a profile without I/O has an I/O column or line:\n{tab}")
+        rd = list(csv.reader(io.StringIO(scope(a, "waits", "--format", "csv", off))))
+        check(rd[0] == OLD_HEADER + NEW_COLUMNS and len(rd) > 2 and
+              all(x[6:] == ["0", "", "0", "0"] for x in rd[1:]),
+              f"csv without I/O: {rd}")
     return finish()
 
 
