@@ -230,6 +230,13 @@ static int run_add(struct run_acc *r, int32_t f, int64_t ns)
     return 0;
 }
 
+/* Row f's name as the run's file list shows it (resolved, else as
+ * given): on a tie, the file whose name sorts first. */
+static const char *shown(const struct scope__io_files *t, int32_t f)
+{
+    return t->resolved[f][0] ? t->resolved[f] : t->name[f];
+}
+
 /* The rows of waited-for rank index k: spans[0..n) sorted by row. */
 static int fold_rank(struct scope_waits *w, scope_profile *p, int k,
                      const struct scope__wait_span *spans, int64_t n,
@@ -253,7 +260,7 @@ static int fold_rank(struct scope_waits *w, scope_profile *p, int k,
             io += wait_io(&l, spans[i].start, spans[i].end, &acc);
         scope_wait_io *o = &w->rows_io[row];
         o->io_ns = io;
-        int32_t best = -1;
+        int32_t best = -1, best_row = -1;
         for (int32_t j = 0; j < acc.ntouched && rc == 0; j++) {
             int32_t f = acc.touched[j] - 1;
             int64_t ns = acc.ns[f + 1];
@@ -270,9 +277,11 @@ static int fold_rank(struct scope_waits *w, scope_profile *p, int k,
             o->files++;
             if ((rc = run_add(run, g, ns)) < 0)
                 break;
-            if (ns > o->file_ns || (ns == o->file_ns && g < best)) {
+            if (ns > o->file_ns ||
+                (ns == o->file_ns && strcmp(shown(t, f), shown(t, best_row)) < 0)) {
                 o->file_ns = ns;
                 best = g;
+                best_row = f;
             }
         }
         o->file = best;
