@@ -175,10 +175,11 @@ SCOPE_READER_API void scope_waits_totals_get(const scope_waits *w, scope_waits_t
  * bound, the part of [the waiting call's start, start + wait] that the
  * waited-for rank spent inside an outermost I/O call (one no other I/O
  * layer issued: the pwrite inside MPI_File_write_at_all counts as that
- * call, once), on the same aligned timeline. A call of several threads'
- * overlapping I/O counts its time once, for the call that began first.
+ * call, once), on the same aligned timeline. I/O calls of several
+ * threads that overlap count once, for the call that began first.
  * file: the file that took the largest share (an HDF5 dataset's calls
- * count on its file), an index for scope_waits_io_file, -1 none; files:
+ * count on its file; a tie goes to the name that sorts first), an index
+ * for scope_waits_io_file, -1 none; files:
  * how many files took part (calls without a file, such as a failed open,
  * count in io_ns only). */
 typedef struct scope_wait_io {
