@@ -43,8 +43,12 @@ static const char waits_help[] =
     "\n"
     "  --format F     table (default); csv: one row per (rank, region,\n"
     "                 pattern, waited-for rank), header\n"
-    "                   rank,region,pattern,waited_for,instances,time\n"
-    "                 (time in seconds, waits above the clock bound);\n"
+    "                   rank,region,pattern,waited_for,instances,time,\n"
+    "                   io_ns,io_file,io_files,io_file_ns\n"
+    "                 (time in seconds, waits above the clock bound; io_*:\n"
+    "                 the waited-for rank's time in I/O calls during them,\n"
+    "                 in ns, the file that took the most of it, how many\n"
+    "                 files, that file's ns; 0 and empty without I/O);\n"
     "                 json: {\"totals\": ..., \"waits\": [...], \"unmatched\": [...],\n"
     "                 \"communicators\": [...]} (the run's, numbered as the\n"
     "                 `comm` of --messages and the OTF2 export's)\n"
@@ -83,12 +87,37 @@ static const char *region_of(scope_profile *p, int r)
     return n ? n : "";
 }
 
+/* Row i's I/O share (scope_wait_io), zero when the reader has none. */
+static scope_wait_io io_of(const scope_waits *w, int64_t i)
+{
+    const scope_wait_io *io;
+    int64_t n = scope_waits_rows_io(w, &io);
+    return i < n ? io[i] : (scope_wait_io){ 0, 0, -1, 0 };
+}
+
+static const char *io_file_of(const scope_waits *w, int file)
+{
+    const char *f = scope_waits_io_file(w, file);
+    return f ? f : "";
+}
+
+static void put_io_json(const scope_waits *w, const scope_wait_io *io)
+{
+    printf("\"io_ns\": %lld, \"io_file\": ", (long long)io->io_ns);
+    if (io->file >= 0)
+        scope__put_json_string(stdout, io_file_of(w, io->file));
+    else
+        fputs("null", stdout);
+    printf(", \"io_files\": %d, \"io_file_ns\": %lld", io->files, (long long)io->file_ns);
+}
+
 static void put_rows(scope_profile *p, const scope_waits *w, int format)
 {
     const scope_wait_row *rows;
     int64_t n = scope_waits_rows(w, &rows);
     if (format == FMT_CSV)
-        fputs("rank,region,pattern,waited_for,instances,time\n", stdout);
+        fputs("rank,region,pattern,waited_for,instances,time,io_ns,io_file,io_files,io_file_ns\n",
+              stdout);
     for (int64_t i = 0; i < n; i++) {
         const scope_wait_row *r = &rows[i];
         if (format == FMT_CSV) {
@@ -97,14 +126,20 @@ static void put_rows(scope_profile *p, const scope_waits *w, int format)
             printf(",%s,%d,%lld,", scope_wait_pattern_name(r->pattern), r->waited_for,
                    (long long)r->instances);
             put_s(stdout, r->time_ns);
-            putchar('\n');
+            scope_wait_io io = io_of(w, i);
+            printf(",%lld,", (long long)io.io_ns);
+            scope__put_csv_field(stdout, io_file_of(w, io.file));
+            printf(",%d,%lld\n", io.files, (long long)io.file_ns);
         } else {
             printf("%s{\"rank\": %d, \"region\": ", i ? ", " : "", r->rank);
             scope__put_json_string(stdout, region_of(p, r->region));
             printf(", \"pattern\": \"%s\", \"waited_for\": %d, \"instances\": %lld, \"time\": ",
                    scope_wait_pattern_name(r->pattern), r->waited_for, (long long)r->instances);
             put_s(stdout, r->time_ns);
-            printf(", \"within_bound\": %lld}", (long long)r->within_bound);
+            printf(", \"within_bound\": %lld, ", (long long)r->within_bound);
+            scope_wait_io io = io_of(w, i);
+            put_io_json(w, &io);
+            putchar('}');
         }
     }
 }
@@ -261,7 +296,7 @@ static void put_messages(scope_profile *p, const scope_waits *w, int format)
         fputs("]}\n", stdout);
 }
 
-static void put_totals_json(const scope_waits_totals *t)
+static void put_totals_json(const scope_waits *w, const scope_waits_totals *t)
 {
     printf("{\"messages\": %lld, \"unmatched_sends\": %lld, \"unmatched_receives\": %lld, "
            "\"collective_instances\": %lld, \"incomplete_collectives\": %lld, "
@@ -294,6 +329,11 @@ static void put_totals_json(const scope_waits_totals *t)
     put_s(stdout, t->match_ns);
     fputs(", \"match_cpu\": ", stdout);
     put_s(stdout, t->match_cpu_ns);
+    /* the waits' time in the waited-for ranks' I/O calls */
+    scope_wait_io io;
+    scope_waits_io_totals(w, &io);
+    fputs("}, \"io\": {", stdout);
+    put_io_json(w, &io);
     fputs("}}", stdout);
 }
 
@@ -345,6 +385,30 @@ static int cmp_i64_desc(const void *a, const void *b)
     return x[1] != y[1] ? (x[1] < y[1] ? 1 : -1) : (x[0] > y[0]) - (x[0] < y[0]);
 }
 
+/* The last name of a file in the "in I/O" cell, at most this many
+ * characters: the share before it is never cut. */
+#define IO_NAME_WIDTH 24
+
+/* A row's "in I/O" cell: the share of its time the waited-for rank spent
+ * in I/O calls and the file that took the most, by its last name
+ * (elided to IO_NAME_WIDTH), "+N" for the other files; empty when none. */
+static void io_cell(const scope_waits *w, const scope_wait_row *r, int64_t i, char *buf,
+                    size_t len)
+{
+    scope_wait_io io = io_of(w, i);
+    buf[0] = 0;
+    if (io.io_ns <= 0 || r->time_ns <= 0)
+        return;
+    const char *f = io_file_of(w, io.file), *slash = strrchr(f, '/');
+    const char *base = slash && slash[1] ? slash + 1 : f;
+    char *cut = scope__elide(base, IO_NAME_WIDTH);
+    int n = snprintf(buf, len, "%.0f %%%s%s", 100.0 * (double)io.io_ns / (double)r->time_ns,
+                     *base ? " " : "", cut ? cut : base);
+    free(cut);
+    if (io.files > 1 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " +%d", io.files - 1);
+}
+
 static int table(scope_profile *p, const scope_waits *w, int64_t top, int wide)
 {
     scope_waits_totals t;
@@ -381,25 +445,38 @@ static int table(scope_profile *p, const scope_waits *w, int64_t top, int wide)
     }
     const scope_wait_row *rows;
     int64_t n = scope_waits_rows(w, &rows);
+    /* the "in I/O" column only when some wait overlapped I/O */
+    scope_wait_io iot;
+    scope_waits_io_totals(w, &iot);
+    int with_io = iot.io_ns > 0;
+    if (with_io) {
+        scope__fmt_human(a, sizeof a, (double)iot.io_ns);
+        printf("in I/O: %s of the waiting (%.1f %%) the waited-for ranks spent in I/O calls, "
+               "%.0f %% of it on %s (%d file%s)\n", a,
+               t.waiting_total_ns ? 100.0 * (double)iot.io_ns / (double)t.waiting_total_ns : 0.0,
+               100.0 * (double)iot.file_ns / (double)iot.io_ns, io_file_of(w, iot.file),
+               iot.files, iot.files == 1 ? "" : "s");
+    }
     static const char *const heads[] = { "rank", "region", "pattern", "waited for", "instances",
-                                         "time" };
-    static const int right[] = { 1, 0, 0, 1, 1, 1 };
+                                         "time", "in I/O" };
+    static const int right[] = { 1, 0, 0, 1, 1, 1, 0 };
     scope__table tb;
-    scope__table_init(&tb, 6, heads, right);
+    scope__table_init(&tb, with_io ? 7 : 6, heads, right);
     int width = scope__out_width(stdout, wide);
-    static const int shrink[] = { 0, 1, 0, 0, 0, 0 };
+    static const int shrink[] = { 0, 1, 0, 0, 0, 0, 0 };
     scope__table_fit(&tb, width > 0 ? width : 0, shrink);
     int64_t shown = 0;
     for (int64_t i = 0; i < n && shown < top; i++) {
         if (!rows[i].instances)
             continue;
-        char rk[16], wf[16], in[24], tm[32];
+        char rk[16], wf[16], in[24], tm[32], io[64 + 4 * IO_NAME_WIDTH];
         snprintf(rk, sizeof rk, "%d", rows[i].rank);
         snprintf(wf, sizeof wf, "%d", rows[i].waited_for);
         snprintf(in, sizeof in, "%lld", (long long)rows[i].instances);
         scope__fmt_human(tm, sizeof tm, (double)rows[i].time_ns);
+        io_cell(w, &rows[i], i, io, sizeof io);
         const char *cells[] = { rk, region_of(p, rows[i].region),
-                                scope_wait_pattern_name(rows[i].pattern), wf, in, tm };
+                                scope_wait_pattern_name(rows[i].pattern), wf, in, tm, io };
         if (scope__table_add(&tb, cells) < 0) {
             scope__table_free(&tb);
             return -1;
@@ -548,7 +625,7 @@ int scope_cmd_waits(int argc, char **argv)
         scope_waits_totals t;
         scope_waits_totals_get(w, &t);
         fputs("{\"totals\": ", stdout);
-        put_totals_json(&t);
+        put_totals_json(w, &t);
         fputs(", \"waits\": [", stdout);
         put_rows(p, w, format);
         fputs("], \"unmatched\": [", stdout);

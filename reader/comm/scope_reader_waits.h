@@ -75,7 +75,10 @@ SCOPE_READER_API int scope_profile_waits(scope_profile *p, int flags, scope_wait
  * and of communicators, the buckets waiting their turn in unlinked
  * temporary files ($TMPDIR, else /tmp): memory stays near the budget,
  * except that one communicator's collective calls are held together. The
- * results do not depend on the budget, only the order of the messages. */
+ * results do not depend on the budget, only the order of the messages.
+ * A profile with I/O columns also has each waited-for rank's I/O calls
+ * read once (kept cached with the profile), and the times of the MPI
+ * regions that waited again, for scope_waits_rows_io. */
 SCOPE_READER_API int scope_profile_waits_budget(scope_profile *p, int flags,
                                                 int64_t memory_bytes, scope_waits **out);
 SCOPE_READER_API void scope_waits_free(scope_waits *w);
@@ -166,6 +169,40 @@ typedef struct scope_waits_totals {
     int64_t match_ns, match_cpu_ns;
 } scope_waits_totals;
 SCOPE_READER_API void scope_waits_totals_get(const scope_waits *w, scope_waits_totals *out);
+
+/* What the waited-for rank was doing in I/O while the waits went on
+ * (docs/analysis.md, "Waits spent in I/O"): of each wait above its
+ * bound, the part of [the waiting call's start, start + wait] that the
+ * waited-for rank spent inside an outermost I/O call (one no other I/O
+ * layer issued: the pwrite inside MPI_File_write_at_all counts as that
+ * call, once), on the same aligned timeline. I/O calls of several
+ * threads that overlap count once, for the call that began first.
+ * file: the file that took the largest share (an HDF5 dataset's calls
+ * count on its file; a tie goes to the name that sorts first), an index
+ * for scope_waits_io_file, -1 none; files:
+ * how many files took part (calls without a file, such as a failed open,
+ * count in io_ns only). */
+typedef struct scope_wait_io {
+    int64_t io_ns;          /* the waited-for rank's time in I/O during the waits */
+    int64_t file_ns;        /* of it, on `file` */
+    int32_t file;
+    int32_t files;
+} scope_wait_io;
+
+/* One scope_wait_io per row of scope_waits_rows, in the same order
+ * (io[i] is rows[i]'s); all zero (file -1) for a profile without I/O
+ * columns. Returns the count (that of the rows). */
+SCOPE_READER_API int64_t scope_waits_rows_io(const scope_waits *w, const scope_wait_io **io);
+/* The same over every row: the run's waiting time spent in I/O, the file
+ * that took the most of it. */
+SCOPE_READER_API void scope_waits_io_totals(const scope_waits *w, scope_wait_io *out);
+/* The name of file `file` of scope_wait_io (the name the kernel resolved,
+ * else as the program gave it, as scope_io_report's files); NULL out of
+ * range. */
+SCOPE_READER_API const char *scope_waits_io_file(const scope_waits *w, int file);
+/* 1 when the profile has I/O columns (so the scope_wait_io numbers mean
+ * something), else 0. */
+SCOPE_READER_API int scope_waits_has_io(const scope_waits *w);
 
 /* "MPI_COMM_WORLD", a name the program gave, or "comm<K>" with its size;
  * the run's communicator `comm` of scope_message. NULL out of range. */

@@ -23,6 +23,7 @@
 #include "scope_format.h"
 #include "scope_reader.h"
 #include "scope_reader_comm.h"
+#include "scope_reader_io.h"
 #include "scope_reader_waits.h"
 #include "waits_internal.h"
 
@@ -88,6 +89,10 @@ void scope_waits_free(scope_waits *w)
     if (!w)
         return;
     free(w->rows);
+    free(w->rows_io);
+    for (int32_t i = 0; w->io_files && i < w->nio_files; i++)
+        free(w->io_files[i]);
+    free(w->io_files);
     free(w->calls);
     free(w->msgs);
     free(w->unmatched);
@@ -555,14 +560,21 @@ static int cmp_row_key(const void *x, const void *y)
     return a->waited_for < b->waited_for ? -1 : a->waited_for > b->waited_for;
 }
 
+/* A row with its I/O share, sorted as one (the row first). */
+struct row_pair {
+    scope_wait_row row;
+    scope_wait_io io;
+};
+
 static int cmp_row_time(const void *x, const void *y)
 {
-    const scope_wait_row *a = x, *b = y;
+    const scope_wait_row *a = &((const struct row_pair *)x)->row,
+                         *b = &((const struct row_pair *)y)->row;
     if (a->time_ns != b->time_ns)
         return a->time_ns > b->time_ns ? -1 : 1;
     if (a->within_bound != b->within_bound)
         return a->within_bound > b->within_bound ? -1 : 1;
-    return cmp_row_key(x, y);
+    return cmp_row_key(a, b);
 }
 
 /* Walks the calls in (rank, region, call) order through best[] and adds
@@ -572,21 +584,41 @@ static int fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile
 {
     int nranks = scope_profile_rank_count(p);
     w->calls = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *w->calls);
-    int64_t caprows = 64;
+    int64_t caprows = 64, nspans = 0;
     w->rows = malloc((size_t)caprows * sizeof *w->rows);
     if (!w->calls || !w->rows)
+        return SCOPE_ENOMEM;
+    /* the waits' intervals, for their share in I/O (waits_io.c): only
+     * when the profile has I/O, so a run without costs nothing more */
+    struct scope__wait_span *spans = NULL;
+    if (scope_profile_has_io(p) &&
+        !(spans = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *spans)))
         return SCOPE_ENOMEM;
     for (int k = 0; k < nranks; k++)
         for (int r = 0; r < l->nreg; r++) {
             int64_t off = l->off[(int64_t)k * l->nreg + r];
             if (off < 0)
                 continue;
-            int64_t n = scope_profile_calls(p, r, scope_profile_rank(p, k)), first = w->nrows;
+            int rank = scope_profile_rank(p, k);
+            int64_t n = scope_profile_calls(p, r, rank), first = w->nrows;
+            /* with I/O, the waits' starts: the calls' own (read again
+             * here, dropped after unless the caller had them) */
+            const int64_t *st = NULL, *en;
+            int64_t nst = 0;
+            scope__cell *cell = scope__cell_at(p, r, k);
+            int had = !cell || cell->starts;
             for (int64_t i = 0; i < n; i++) {
                 int32_t b = l->best[off + i];
                 if (b < 0)
                     continue;
                 const struct scope__cand *c = &l->v[b];
+                if (spans && !st && c->wait_ns > c->bound_ns) {
+                    int rc = scope_profile_times(p, r, rank, &st, &en, &nst);
+                    if (rc < 0) {
+                        free(spans);
+                        return rc;
+                    }
+                }
                 w->calls[w->ncalls++] = (scope_wait_call){ c->rank, c->region, c->call,
                                                            c->pattern, c->waited_for,
                                                            c->wait_ns, c->bound_ns };
@@ -605,8 +637,10 @@ static int fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile
                 if (j == w->nrows) {
                     if (w->nrows == caprows) {
                         scope_wait_row *q = realloc(w->rows, (size_t)caprows * 2 * sizeof *q);
-                        if (!q)
+                        if (!q) {
+                            free(spans);
                             return SCOPE_ENOMEM;
+                        }
                         w->rows = q;
                         caprows *= 2;
                     }
@@ -616,12 +650,33 @@ static int fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile
                 if (above) {
                     w->rows[j].instances++;
                     w->rows[j].time_ns += c->wait_ns;
+                    if (spans && c->call < nst)
+                        spans[nspans++] = (struct scope__wait_span){ st[c->call],
+                                                                    st[c->call] + c->wait_ns, j };
                 } else {
                     w->rows[j].within_bound++;
                 }
             }
+            if (st && !had)
+                scope__cell_forget(cell, 1, 0);
         }
-    qsort(w->rows, (size_t)w->nrows, sizeof *w->rows, cmp_row_time);
+    w->rows_io = malloc((size_t)(w->nrows ? w->nrows : 1) * sizeof *w->rows_io);
+    int rc = w->rows_io ? scope__waits_io(w, p, spans, nspans) : SCOPE_ENOMEM;
+    free(spans);
+    if (rc < 0)
+        return rc;
+    /* the rows and their I/O sorted together */
+    struct row_pair *both = malloc((size_t)(w->nrows ? w->nrows : 1) * sizeof *both);
+    if (!both)
+        return SCOPE_ENOMEM;
+    for (int64_t i = 0; i < w->nrows; i++)
+        both[i] = (struct row_pair){ w->rows[i], w->rows_io[i] };
+    qsort(both, (size_t)w->nrows, sizeof *both, cmp_row_time);
+    for (int64_t i = 0; i < w->nrows; i++) {
+        w->rows[i] = both[i].row;
+        w->rows_io[i] = both[i].io;
+    }
+    free(both);
     return 0;
 }
 

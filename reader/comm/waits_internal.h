@@ -84,7 +84,8 @@ struct scope__coll {
     uint8_t pad[7];
 };
 
-/* One wait found: (rank, region, call) waited wait_ns for waited_for. */
+/* One wait found: (rank, region, call) waited wait_ns for waited_for,
+ * from the start of that call on (every pattern's wait begins there). */
 struct scope__cand {
     int32_t rank, region;
     int64_t call;
@@ -129,6 +130,19 @@ struct scope_waits {
     char **hostname;
     int world;                  /* ranks span 0..world-1 */
     int32_t *index_of;          /* rank -> profile rank index, -1 */
+    /* what the waited-for ranks did in I/O (waits_io.c): one per row,
+     * in the rows' order; the run's totals; the files they name */
+    scope_wait_io *rows_io;
+    scope_wait_io io_totals;
+    char **io_files;
+    int32_t nio_files;
+    int has_io;
+};
+
+/* One wait above its clock bound, for waits_io.c: its interval and row. */
+struct scope__wait_span {
+    int64_t start, end;
+    int64_t row;                /* index into w->rows */
 };
 
 /* The buckets of gathered ends (waits_spill.c): per bucket, three
@@ -188,6 +202,15 @@ int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int6
 int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, int64_t n,
                             const int32_t *const *members, const int32_t *msize, int ncomms,
                             struct scope__cand_list *cands);
+
+/* Fills w->rows_io (zeroed, w->nrows of them, already allocated), the
+ * I/O totals and the file list: for each waited-for rank, the time it
+ * spent in its outermost I/O calls during the waits of each row
+ * (waits_io.c). spans[0..n) are the waits above their bound; rows index
+ * w->rows as they stand (before their sort). A profile without I/O
+ * columns costs nothing. Returns 0 or a negative SCOPE_E* code. */
+int scope__waits_io(struct scope_waits *w, scope_profile *p, struct scope__wait_span *spans,
+                    int64_t n);
 
 _Static_assert(sizeof(struct scope__p2p) == 80, "an end has no hidden padding");
 _Static_assert(sizeof(struct scope__coll) == 80, "a collective call has no hidden padding");

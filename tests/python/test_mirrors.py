@@ -88,7 +88,8 @@ class Mirrors(unittest.TestCase):
                           "scope_omp_construct", "scope_omp_region", "scope_omp_row",
                           "scope_omp_thread",
                           "scope_stats", "scope_time_window", "scope_unmatched",
-                          "scope_wait_call", "scope_wait_row", "scope_waits_totals"])
+                          "scope_wait_call", "scope_wait_io", "scope_wait_row",
+                          "scope_waits_totals"])
 
     def test_layouts_match(self):
         c = c_layout()

@@ -286,7 +286,8 @@ def check_waits(a, prof, sleeps):
         TIMING.append(f"{scheduled} ring calls waited more than {small * 1e3:.0f} ms")
 
     rows = list(csv.reader(io.StringIO(scope(a, "waits", "--format", "csv", prof))))
-    check(rows and rows[0] == ["rank", "region", "pattern", "waited_for", "instances", "time"],
+    # the header of the issue first; the waits' I/O share after (issue 46)
+    check(rows and rows[0][:6] == ["rank", "region", "pattern", "waited_for", "instances", "time"],
           f"csv header {rows[:1]}")
     ls = [r for r in rows[1:] if r[:4] == ["0", "MPI_Recv", "late_sender", "1"]]
     check(len(ls) == 1 and int(ls[0][4]) >= 10, f"late sender row: {ls}")

@@ -77,6 +77,28 @@ far.h5: world ranks 0, 1 and 1048576 (2^20): rank 0 sends to 1048576
 is posted at 50, rank 1048576's from 0 at 150. Keys that packed a rank
 into 20 bits made (0 -> 2^20) and (1 -> 0) one key and crossed them.
 
+io.h5: 2 ranks, rank 1 busy in I/O while rank 0 waits for it (docs/
+analysis.md "Waits spent in I/O"; the expected numbers are in
+test_waits_designed.c):
+
+  rank 0  MPI_Recv    #0 [100,1000] from 1 tag 5: late sender 800 for 1,
+          over [100,900]
+          MPI_Barrier #0 [2000,2100]: wait at barrier 50 for 1, [2000,2050]
+  rank 1  MPI_Send    #0 [900,910] to 0 tag 5; MPI_Barrier #0 [2050,2100]
+          files: 0 /d/a.dat, 1 /d/b.dat, 2 the dataset /grid of 3 /d/c.h5
+          I/O (region [start,end] file issuer thread):
+          write [50,120] b 0 0             20 of the wait, on b
+          MPI_File_write_at_all [150,400] a 0 0     250 on a
+            pwrite64 [160,390] a mpiio 0   inside it: not counted again
+          write [450,500] b 0 0            50 on b
+          fwrite [520,560] b 0 0           40 on b
+            write [530,550] b stdio 0      inside it: not counted again
+          write [600,700] b 0 thread 1     100 on b
+          read [650,750] a 0 thread 2      50 on a (its part past 700)
+          fsync [880,950] a 0 0            20 on a (up to 900)
+          H5Dwrite [2000,2040] /grid 0 0   40 of the barrier's, on c.h5
+          open64 [2045,2060] no file 0 0   5 of the barrier's, no file
+
 damaged.h5: designed.h5 with a call whose communicator row does not
 exist and a request row naming a region past the region table: the
 analysis counts them as not placed, and matches the rest.
@@ -175,12 +197,68 @@ NEWREQ = {
 }
 
 
+IOD = {
+    0: {"MPI_Recv": [(100, 1000, -1, 1, 5, 0, 8, 0)],
+        "MPI_Barrier": [(2000, 2100, -1, -1, NOTAG, 0, 0, 0)]},
+    1: {"MPI_Send": [(900, 910, 0, -1, 5, 8, 0, 0)],
+        "MPI_Barrier": [(2050, 2100, -1, -1, NOTAG, 0, 0, 0)]},
+}
+MPIIO, STDIO = 4, 3
+# rank -> (files: (kind, parent, name), calls: (region, start, end, file, issuer, thread))
+IO = {
+    1: ([(0, -1, b"/d/a.dat"), (0, -1, b"/d/b.dat"), (2, 3, b"/grid"), (0, -1, b"/d/c.h5")],
+        [("write", 50, 120, 1, 0, 0), ("MPI_File_write_at_all", 150, 400, 0, 0, 0),
+         ("pwrite64", 160, 390, 0, MPIIO, 0), ("write", 450, 500, 1, 0, 0),
+         ("fwrite", 520, 560, 1, 0, 0), ("write", 530, 550, 1, STDIO, 0),
+         ("write", 600, 700, 1, 0, 1), ("read", 650, 750, 0, 0, 2),
+         ("fsync", 880, 950, 0, 0, 0), ("H5Dwrite", 2000, 2040, 2, 0, 0),
+         ("open64", 2045, 2060, -1, 0, 0)]),
+}
+
+
+def write_io(g, files, calls):
+    """A rank's file table and I/O regions (docs/format.md "What I/O
+    calls did")."""
+    g.attrs["io_data"] = np.int64(1)
+    fs = g.create_group("files")
+    n = len(files)
+    fs.create_dataset("kind", data=np.array([x[0] for x in files], np.int8))
+    fs.create_dataset("parent", data=np.array([x[1] for x in files], np.int32))
+    fs.create_dataset("layer", data=np.full(n, 2, np.int8))
+    for col in ("dev", "ino", "block_size"):
+        fs.create_dataset(col, data=np.zeros(n, np.int64))
+
+    def blob(strings):
+        return np.frombuffer(b"".join(x + b"\0" for x in strings), np.uint8)
+    fs.create_dataset("names", data=blob([x[2] for x in files]))
+    fs.create_dataset("resolved", data=blob([x[2] if x[0] != 2 else b"" for x in files]))
+    fs.create_dataset("fs_types", data=blob([b""] * n))
+    fs.create_dataset("mounts", data=blob([b""] * n))
+    by = {}
+    for c in calls:
+        by.setdefault(c[0], []).append(c)
+    for name, cs in by.items():
+        cs.sort(key=lambda c: c[1])
+        r = g["regions"].create_group(name)
+        r.attrs["name"] = name
+        r.attrs["kind"] = "io"
+        r.create_dataset("start_times", data=np.array([c[1] for c in cs], np.int64))
+        r.create_dataset("end_times", data=np.array([c[2] for c in cs], np.int64))
+        r.create_dataset("thread_ids", data=np.array([c[5] for c in cs], np.int32))
+        r.create_dataset("io_file", data=np.array([c[3] for c in cs], np.int32))
+        r.create_dataset("io_bytes", data=np.zeros(len(cs), np.int64))
+        r.create_dataset("io_offset", data=np.full(len(cs), -1, np.int64))
+        r.create_dataset("io_issuer", data=np.array([c[4] for c in cs], np.int8))
+        r.create_dataset("io_failed", data=np.array([1 if c[3] < 0 else 0 for c in cs],
+                                                    np.int8))
+
+
 def renamed(name):
     """renamed.h5's name of the region of call `name`."""
     return "halo_" + name[4:].lower()
 
 
-def write(path, hosts, err_ns, damage=False, design=D, req=REQ, rename=False):
+def write(path, hosts, err_ns, damage=False, design=D, req=REQ, rename=False, io=None):
     size = len(design)
     with h5py.File(path, "w") as f:
         f.attrs["scope_format"] = np.int64(1)
@@ -215,6 +293,8 @@ def write(path, hosts, err_ns, damage=False, design=D, req=REQ, rename=False):
                                   ("bytes_received", 6, np.int64)]:
                     r.create_dataset(col, data=c[:, i].astype(t))
                 r.create_dataset("comm", data=comm)
+            if io and rank in io:
+                write_io(g, *io[rank])
             cg = g.create_group("communicators")
             cg.create_dataset("size", data=np.array([size], np.int32))
             cg.create_dataset("remote_size", data=np.array([0], np.int32))
@@ -260,6 +340,7 @@ def main():
     write(os.path.join(out, "newcalls.h5"), [0, 0], 0, design=NEW, req=NEWREQ)
     write(os.path.join(out, "far.h5"), {0: 0, 1: 0, FAR: 0}, 0, design=FARD, req={})
     write(os.path.join(out, "started.h5"), [0, 0], 0, design=S, req=SREQ)
+    write(os.path.join(out, "io.h5"), [0, 0], 0, design=IOD, req={}, io=IO)
     if len(sys.argv) > 2:
         open(sys.argv[2], "w").close()
     return 0

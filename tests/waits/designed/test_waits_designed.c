@@ -6,7 +6,7 @@
  * unmatched ends, damaged input, and the same results when the matching
  * goes through temporary files; regions a config renamed read by the
  * call their file says they are (renamed.h5), in the analysis and the
- * matrices. Needs no MPI run, so it runs in the
+ * matrices; the waits' time in the waited-for rank's I/O (io.h5). Needs no MPI run, so it runs in the
  * sanitizer builds and under valgrind, where the MPI tests cannot.
  *
  *   test_waits_designed PROFILE_DIR
@@ -441,6 +441,69 @@ static void far(void)
     scope_profile_close(p);
 }
 
+/* io.h5: the waits' time in rank 1's outermost I/O calls, per file (the
+ * table in make_waits_profiles.py): nested calls counted once, two
+ * threads' overlap once, a dataset's calls on its file, a call on no
+ * file in io_ns only; designed.h5 has no I/O: zeros, no file. */
+static void waits_io(void)
+{
+    scope_profile *p = open_one("io.h5");
+    scope_waits *w = NULL;
+    CHECK_INT(scope_profile_waits(p, SCOPE_WAITS_NO_MESSAGES, &w), 0);
+    CHECK_INT(scope_waits_has_io(w), 1);
+    const scope_wait_row *rows;
+    const scope_wait_io *io;
+    int64_t n = scope_waits_rows(w, &rows);
+    CHECK_I64(scope_waits_rows_io(w, &io), n);
+    CHECK_I64(n, 2);
+    for (int64_t i = 0; i < n && i < 2; i++) {
+        const char *reg = scope_profile_region_name(p, rows[i].region);
+        if (rows[i].pattern == LS) {
+            CHECK_STR(reg, "MPI_Recv");
+            CHECK_I64(rows[i].time_ns, 800);
+            CHECK_I64(io[i].io_ns, 20 + 250 + 50 + 40 + 100 + 50 + 20);
+            CHECK_STR(scope_waits_io_file(w, io[i].file), "/d/a.dat");
+            CHECK_I64(io[i].file_ns, 250 + 50 + 20);
+            CHECK_INT(io[i].files, 2);
+        } else {
+            CHECK_STR(reg, "MPI_Barrier");
+            CHECK_INT(rows[i].pattern, SCOPE_WAIT_AT_BARRIER);
+            CHECK_I64(rows[i].time_ns, 50);
+            CHECK_I64(io[i].io_ns, 40 + 5);
+            CHECK_STR(scope_waits_io_file(w, io[i].file), "/d/c.h5");
+            CHECK_I64(io[i].file_ns, 40);
+            CHECK_INT(io[i].files, 1);
+        }
+    }
+    scope_wait_io t;
+    scope_waits_io_totals(w, &t);
+    CHECK_I64(t.io_ns, 530 + 45);
+    CHECK_STR(scope_waits_io_file(w, t.file), "/d/a.dat");
+    CHECK_I64(t.file_ns, 320);
+    CHECK_INT(t.files, 3);
+    CHECK(scope_waits_io_file(w, 3) == NULL && scope_waits_io_file(w, -1) == NULL);
+    scope_waits_free(w);
+    /* within a budget that spills: the same */
+    CHECK_INT(scope_profile_waits_budget(p, 0, 1, &w), 0);
+    n = scope_waits_rows(w, &rows);
+    CHECK_I64(scope_waits_rows_io(w, &io), 2);
+    CHECK_I64(io[0].io_ns + io[1].io_ns, 575);
+    scope_waits_free(w);
+    scope_profile_close(p);
+
+    p = open_one("designed.h5");
+    CHECK_INT(scope_profile_waits(p, 0, &w), 0);
+    CHECK_INT(scope_waits_has_io(w), 0);
+    n = scope_waits_rows(w, &rows);
+    CHECK_I64(scope_waits_rows_io(w, &io), n);
+    for (int64_t i = 0; i < n; i++)
+        CHECK(io[i].io_ns == 0 && io[i].file == -1 && io[i].files == 0 && io[i].file_ns == 0);
+    scope_waits_io_totals(w, &t);
+    CHECK(t.io_ns == 0 && t.file == -1 && t.files == 0);
+    scope_waits_free(w);
+    scope_profile_close(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -457,6 +520,7 @@ int main(int argc, char **argv)
     renamed();
     newcalls();
     far();
+    waits_io();
     failures();
     return check_result("test_waits_designed");
 }

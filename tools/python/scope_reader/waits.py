@@ -4,7 +4,8 @@ DataFrames. Attached to ProfilingResults by scope_reader/__init__.py; the
 patterns are defined in docs/analysis.md ("Wait states").
 
     p = scope_reader.read_h5("run.h5")
-    p.waits()          # rank, region, pattern, waited_for, instances, time, within_bound
+    p.waits()          # rank, region, pattern, waited_for, instances, time, within_bound,
+                       # io_ns, io_file, io_files, io_file_ns
     p.messages()       # sender, receiver, tag, communicator, bytes, send_start, recv_end, wait, ...
     p.wait_calls()     # one row per waiting call
     p.wait_totals()    # the run's totals, a dict
@@ -13,6 +14,7 @@ Times are seconds (waits) and seconds from the run start (message times),
 as in `scope waits --format csv`.
 """
 import ctypes
+import os
 
 import numpy as np
 
@@ -28,6 +30,10 @@ _i32, _i64 = ctypes.c_int32, ctypes.c_int64
 class _Row(ctypes.Structure):
     _fields_ = [("rank", _i32), ("region", _i32), ("pattern", _i32), ("waited_for", _i32),
                 ("instances", _i64), ("time_ns", _i64), ("within_bound", _i64)]
+
+
+class _WaitIo(ctypes.Structure):
+    _fields_ = [("io_ns", _i64), ("file_ns", _i64), ("file", _i32), ("files", _i32)]
 
 
 class _Call(ctypes.Structure):
@@ -60,7 +66,7 @@ class _Totals(ctypes.Structure):
 
 
 # the mirrors of scope_reader_waits.h, checked by tests/python/test_mirrors.py
-C_STRUCTS = {"scope_wait_row": _Row, "scope_wait_call": _Call, "scope_message": _Message,
+C_STRUCTS = {"scope_wait_row": _Row, "scope_wait_io": _WaitIo, "scope_wait_call": _Call, "scope_message": _Message,
              "scope_unmatched": _Unmatched, "scope_waits_totals": _Totals}
 
 
@@ -103,6 +109,9 @@ def attach(results_cls, lib, sig, check, p):
     unm = sig("scope_waits_unmatched", _i64, p, ctypes.POINTER(ctypes.POINTER(_Unmatched)))
     totals = sig("scope_waits_totals_get", None, p, ctypes.POINTER(_Totals))
     comm_name = sig("scope_waits_comm_name", ctypes.c_char_p, p, ctypes.c_int)
+    rows_io = sig("scope_waits_rows_io", _i64, p, ctypes.POINTER(ctypes.POINTER(_WaitIo)))
+    io_file = sig("scope_waits_io_file", ctypes.c_char_p, p, ctypes.c_int)
+    io_totals = sig("scope_waits_io_totals", None, p, ctypes.POINTER(_WaitIo))
 
     def _with(self, flags, take):
         h = p()
@@ -124,14 +133,32 @@ def attach(results_cls, lib, sig, check, p):
     def waits(self):
         """One row per (rank, region, pattern, waited-for rank): instances
         above the clock bound, their time in seconds, and the waits within
-        the bound (counted, not timed). Sorted by time, largest first."""
+        the bound (counted, not timed); io_ns: of that time, the ns the
+        waited-for rank spent inside its outermost I/O calls, io_file the
+        file that took the most of it ('' none), io_files how many files,
+        io_file_ns that file's ns (all 0 without I/O; docs/analysis.md,
+        "Waits spent in I/O"). Sorted by time, largest first."""
         import pandas as pd
-        a = _with(self, NO_MESSAGES, lambda h: _take(h, rows, _Row))
+
+        def take(h):
+            a, io = _take(h, rows, _Row), _take(h, rows_io, _WaitIo)
+            files = [_file_name(h, int(f)) for f in io["file"]]
+            return a, io, files
+        a, io, files = _with(self, NO_MESSAGES, take)
+        if len(io) != len(a):   # cannot happen: one per row
+            io = np.zeros(len(a), dtype=_dtype(_WaitIo))
+            files = [""] * len(a)
         return pd.DataFrame({
             "rank": a["rank"], "region": _names(self, a["region"]),
             "pattern": np.array(PATTERNS, dtype=object)[a["pattern"]] if len(a) else [],
             "waited_for": a["waited_for"], "instances": a["instances"],
-            "time": a["time_ns"] / 1e9, "within_bound": a["within_bound"]})
+            "time": a["time_ns"] / 1e9, "within_bound": a["within_bound"],
+            "io_ns": io["io_ns"], "io_file": np.array(files, dtype=object),
+            "io_files": io["files"], "io_file_ns": io["file_ns"]})
+
+    def _file_name(h, f):
+        n = io_file(h, f) if f >= 0 else None
+        return os.fsdecode(n) if n is not None else ""
 
     def wait_calls(self):
         """One row per waiting call: rank, region, call (index in the
@@ -178,14 +205,17 @@ def attach(results_cls, lib, sig, check, p):
         collective instances (and incomplete ones), calls not analysed,
         waiting time per pattern and in all, time in MPI calls, the largest
         clock bound (None when some clocks cannot be compared), the
-        unmatched (rank, peer, side, messages) rows, the memory buckets
+        unmatched (rank, peer, side, messages) rows, the waiting spent in
+        the waited-for ranks' I/O (`io`: io_ns, io_file, io_files,
+        io_file_ns, as waits()), the memory buckets
         (`spilled`: through temporary files), and what the analysis cost
         (`cost`: gather and match, wall and CPU seconds)."""
         def take(h):
-            t = _Totals()
+            t, io = _Totals(), _WaitIo()
             totals(h, ctypes.byref(t))
-            return t, _take(h, unm, _Unmatched)
-        t, u = _with(self, NO_MESSAGES, take)
+            io_totals(h, ctypes.byref(io))
+            return t, _take(h, unm, _Unmatched), io, _file_name(h, io.file)
+        t, u, io, io_name = _with(self, NO_MESSAGES, take)
         return {
             "messages": t.messages, "unmatched_sends": t.unmatched_sends,
             "unmatched_receives": t.unmatched_receives,
@@ -198,6 +228,8 @@ def attach(results_cls, lib, sig, check, p):
             "waiting_total": t.waiting_total_ns / 1e9, "mpi_time": t.mpi_ns / 1e9,
             "clock_bound": None if t.max_bound_ns < 0 else t.max_bound_ns / 1e9,
             "buckets": t.buckets, "spilled": bool(t.spilled),
+            "io": {"io_ns": io.io_ns, "io_file": io_name, "io_files": io.files,
+                   "io_file_ns": io.file_ns},
             "cost": {"gather": t.gather_ns / 1e9, "gather_cpu": t.gather_cpu_ns / 1e9,
                      "match": t.match_ns / 1e9, "match_cpu": t.match_cpu_ns / 1e9},
             "unmatched": [{"rank": int(r["rank"]), "peer": int(r["peer"]),
