@@ -6,27 +6,13 @@
  * primitives; keeping the dispatch apart keeps the host files' code
  * (host_file.c, host_append.c) from being both called by h5writer.c and
  * calling it. What a conversion says without failing goes through the
- * request's warn callback (scope__convert_warn): the caller decides where
- * (scope-h5write: stderr; `scope recover`: its own lines).
+ * request's warn callback (convert_warn.c), which the writers call
+ * without coming back here.
  */
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "h5writer.h"
 #include "scope_error.h"
-
-void scope__convert_warn(const struct scope_convert_request *req, const char *fmt, ...)
-{
-    char *line = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = req->warn ? vasprintf(&line, fmt, ap) : -1;
-    va_end(ap);
-    if (n >= 0)
-        req->warn(req->warn_arg, line);
-    free(line);
-}
 
 int scope_convert(const struct scope_convert_request *req)
 {

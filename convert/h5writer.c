@@ -33,6 +33,7 @@
 
 #include "clock_model.h"
 #include "conv.h"
+#include "convert_warn.h"
 #include "h5_util.h"
 #include "h5writer.h"
 #include "journal_read.h"
