@@ -148,14 +148,8 @@ void scope__conv_data_close(struct region_out *o)
     struct region_data *d = o->data;
     if (!d)
         return;
-    for (int k = 0; k < N_COLS; k++) {
-        if (d->ds[k] > 0)
-            H5Dclose(d->ds[k]);
-        d->ds[k] = H5I_INVALID_HID;
-    }
-    if (d->ds_self > 0)
-        H5Dclose(d->ds_self);
-    d->ds_self = H5I_INVALID_HID;
+    scope__h5_close_datasets(d->ds, N_COLS);
+    scope__h5_close_datasets(&d->ds_self, 1);
 }
 
 void scope__conv_data_free(struct region_out *o)

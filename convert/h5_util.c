@@ -62,14 +62,18 @@ hid_t scope__h5_vlen_utf8(void)
 int scope__h5_attr_str(hid_t obj, const char *name, const char *v)
 {
     hid_t t = scope__h5_vlen_utf8();
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, t, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(sp);
+    int rc = scope__h5_attr_scalar(obj, name, t, t, &v);
     H5Tclose(t);
-    return rc < 0 ? -1 : 0;
+    return rc;
+}
+
+void scope__h5_close_datasets(hid_t *ds, int n)
+{
+    for (int k = 0; k < n; k++) {
+        if (ds[k] > 0)
+            H5Dclose(ds[k]);
+        ds[k] = H5I_INVALID_HID;
+    }
 }
 
 hid_t scope__h5_make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n)

@@ -28,6 +28,9 @@ int scope__h5_attr_str(hid_t obj, const char *name, const char *v);
 hid_t scope__h5_make_dataset(hid_t grp, const char *name, hid_t type, uint64_t n);
 /* A 1-D table of n rows of compound type from rows (created even when empty). */
 int scope__h5_write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows);
+/* Closes the open ones of datasets ds[0..n) and marks each
+ * H5I_INVALID_HID, so that closing twice is harmless. */
+void scope__h5_close_datasets(hid_t *ds, int n);
 /* n elements at offset off of a 1-D dataset. */
 int scope__h5_write_slice(hid_t ds, hid_t memtype, const void *buf, uint64_t off, uint64_t n);
 /* One 1-D dataset of scope__h5_write_columns: its name, file and memory

@@ -32,7 +32,6 @@
  * meant to be run by hand. Exits 0 on success, 1 with a one-line "scope: ..."
  * message on stderr on failure, 2 on a usage error.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -196,20 +195,7 @@ static void drop_pointer(const char *pointer, const char *journal)
     if (!ptr_host)
         return;
     snprintf(host, sizeof host, "%s", ptr_host);
-    char prefix[320];
-    int n = scope_journal_prefix(prefix, sizeof prefix, host);
-    DIR *d = opendir(dirname(dir));
-    if (!d || n < 0 || (size_t)n >= sizeof prefix) {
-        if (d)
-            closedir(d);
-        return;
-    }
-    struct dirent *e;
-    int left = 0;
-    while (!left && (e = readdir(d)))
-        left = strncmp(e->d_name, prefix, (size_t)n) == 0;
-    closedir(d);
-    if (!left)
+    if (!scope_host_journals_left(dirname(dir), host))
         unlink(pointer);
 }
 

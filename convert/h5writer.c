@@ -33,6 +33,7 @@
 
 #include "clock_model.h"
 #include "conv.h"
+#include "convert_warn.h"
 #include "h5_util.h"
 #include "h5writer.h"
 #include "journal_read.h"
@@ -352,25 +353,16 @@ static int write_rank_group(struct conv *c)
     char grp[32];
     snprintf(grp, sizeof grp, SCOPE_G_RANK_FMT, c->rank);
     c->rank_grp = H5Gcreate2(c->file, grp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    /* the parts of the group in the order they are written: the regions
+     * first (pass 2), then the tables, the attributes last */
+    static int (*const parts[])(struct conv *) = {
+        scope__conv_create_regions,  scope__conv_merge_events,  scope__conv_write_threads,
+        scope__conv_write_interposition, scope__conv_write_callsites, scope__conv_write_comms,
+        scope__conv_write_files,     scope__conv_write_requests, write_rank_attrs,
+    };
     int rc = c->rank_grp < 0 ? SCOPE_EHDF5 : 0;
-    if (rc == 0)
-        rc = scope__conv_create_regions(c);
-    if (rc == 0)
-        rc = scope__conv_merge_events(c);
-    if (rc == 0)
-        rc = scope__conv_write_threads(c);
-    if (rc == 0)
-        rc = scope__conv_write_interposition(c);
-    if (rc == 0)
-        rc = scope__conv_write_callsites(c);
-    if (rc == 0)
-        rc = scope__conv_write_comms(c);
-    if (rc == 0)
-        rc = scope__conv_write_files(c);
-    if (rc == 0)
-        rc = scope__conv_write_requests(c);
-    if (rc == 0)
-        rc = write_rank_attrs(c);
+    for (size_t i = 0; rc == 0 && i < sizeof parts / sizeof *parts; i++)
+        rc = parts[i](c);
     for (uint32_t i = 0; c->reg && i < c->jr.n_regions; i++)
         scope__conv_close_region(&c->reg[i]);
     if (c->regions_grp > 0)

@@ -12,11 +12,6 @@
 
 #include "scope_convert.h"
 
-/* Says one line through the request's warn callback (scope_writer.h),
- * when it has one. */
-void scope__convert_warn(const struct scope_convert_request *req, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 /* --- placement.c: rank files are never replaced by one of the same run --- */
 
 /* Takes an exclusive flock on folder `dir` (the ranks folder): every

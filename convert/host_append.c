@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert_warn.h"
 #include "h5writer.h"
 #include "scope_error.h"
 #include "scope_format.h"

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "convert_warn.h"
 #include "h5writer.h"
 #include "scope_error.h"
 #include "scope_format.h"

@@ -113,11 +113,8 @@ int scope__conv_io_flush(struct region_out *o, uint64_t n)
 void scope__conv_io_close(struct region_out *o)
 {
     struct region_io *d = o->io;
-    for (int k = 0; d && k < N_COLS; k++) {
-        if (d->ds[k] > 0)
-            H5Dclose(d->ds[k]);
-        d->ds[k] = H5I_INVALID_HID;
-    }
+    if (d)
+        scope__h5_close_datasets(d->ds, N_COLS);
 }
 
 void scope__conv_io_free(struct region_out *o)
@@ -163,6 +160,16 @@ static void add_string(char *blob, size_t *at, const char *s)
     *at += l;
 }
 
+/* A file table row's four strings (name, resolved, fs_type, mount): ""
+ * for an id the journal never defined. */
+static void file_strings(const struct scope_jr_file *f, const char *s[4])
+{
+    s[0] = f->defined ? f->name : "";
+    s[1] = f->defined ? f->resolved : "";
+    s[2] = f->defined ? f->fs_type : "";
+    s[3] = f->defined ? f->mount : "";
+}
+
 int scope__conv_write_files(struct conv *c)
 {
     const struct scope_jr *jr = &c->jr;
@@ -175,8 +182,8 @@ int scope__conv_write_files(struct conv *c)
     size_t lens[4] = { 0, 0, 0, 0 };
     for (uint32_t i = 0; i < n; i++) {
         const struct scope_jr_file *f = &jr->files[i];
-        const char *s[4] = { f->defined ? f->name : "", f->defined ? f->resolved : "",
-                             f->defined ? f->fs_type : "", f->defined ? f->mount : "" };
+        const char *s[4];
+        file_strings(f, s);
         for (int k = 0; k < 4; k++)
             lens[k] += strlen(s[k]) + 1;
     }
@@ -190,8 +197,8 @@ int scope__conv_write_files(struct conv *c)
     size_t at[4] = { 0, 0, 0, 0 };
     for (uint32_t i = 0; i < n; i++) {
         const struct scope_jr_file *f = &jr->files[i];
-        const char *s[4] = { f->defined ? f->name : "", f->defined ? f->resolved : "",
-                             f->defined ? f->fs_type : "", f->defined ? f->mount : "" };
+        const char *s[4];
+        file_strings(f, s);
         for (int k = 0; k < 4; k++)
             add_string(blob[k], &at[k], s[k]);
         kind[i] = f->defined ? (int8_t)f->m.kind : (int8_t)SCOPE_FILE_OTHER;

@@ -34,6 +34,36 @@ static uint64_t chunk_offset(const struct scope_jr *jr, uint64_t idx)
     return SCOPE_JOURNAL_HEADER_SIZE + idx * (uint64_t)jr->hdr.chunk_size;
 }
 
+/* Array `arr` of *n elements of `elem` bytes grown to `want`, the new
+ * ones zeroed (the journal's tables are indexed by dense ids that arrive
+ * in any order); arr itself when it is long enough already. Returns the
+ * array (*n updated), or NULL without memory (arr and *n unchanged). */
+static void *grow_zeroed(void *arr, uint32_t *n, size_t elem, uint32_t want)
+{
+    if (want <= *n)
+        return arr;
+    char *b = realloc(arr, (size_t)want * elem);
+    if (!b)
+        return NULL;
+    memset(b + (size_t)*n * elem, 0, (size_t)(want - *n) * elem);
+    *n = want;
+    return b;
+}
+
+/* Points s[0..k) at the k NUL-terminated strings packed from q on, before
+ * end. Returns what follows them, or NULL when one is not terminated. */
+static const char *strings_at(const char *q, const char *end, const char **s, int k)
+{
+    for (int i = 0; i < k; i++) {
+        const char *z = q < end ? memchr(q, 0, (size_t)(end - q)) : NULL;
+        if (!z)
+            return NULL;
+        s[i] = q;
+        q = z + 1;
+    }
+    return q;
+}
+
 static struct scope_jr_thread *thread_slot(struct scope_jr *jr, uint32_t index)
 {
     /* Indices are handed out densely and counted in the header; anything
@@ -41,16 +71,13 @@ static struct scope_jr_thread *thread_slot(struct scope_jr *jr, uint32_t index)
      * allocate gigabytes. */
     if (index >= jr->hdr.thread_count || index >= (1u << 20))
         return NULL;
-    if (index >= jr->n_threads) {
-        struct scope_jr_thread *t = realloc(jr->threads, (index + 1) * sizeof *t);
-        if (!t)
-            return NULL;
-        memset(t + jr->n_threads, 0, (index + 1 - jr->n_threads) * sizeof *t);
-        for (uint32_t i = jr->n_threads; i <= index; i++)
-            t[i].index = i;
-        jr->threads = t;
-        jr->n_threads = index + 1;
-    }
+    uint32_t had = jr->n_threads;
+    void *grown = grow_zeroed(jr->threads, &jr->n_threads, sizeof *jr->threads, index + 1);
+    if (!grown)
+        return NULL;
+    jr->threads = grown;
+    for (uint32_t i = had; i < jr->n_threads; i++)
+        jr->threads[i].index = i;
     return &jr->threads[index];
 }
 
@@ -97,26 +124,17 @@ static int add_region(struct scope_jr *jr, const char *p, uint32_t len)
     uint32_t id, kind;
     memcpy(&id, p, 4);
     memcpy(&kind, p + 4, 4);
-    const char *s[3], *q = p + 8, *end = p + len;
-    for (int i = 0; i < 3; i++) {
-        const char *z = memchr(q, 0, (size_t)(end - q));
-        if (!z)
-            return SCOPE_EJOURNAL;
-        s[i] = q;
-        q = z + 1;
-    }
+    const char *s[3];
+    if (!strings_at(p + 8, p + len, s, 3))
+        return SCOPE_EJOURNAL;
     /* ids are dense and written in order: one far beyond those seen is
      * garbage, not a reason to allocate gigabytes */
     if (id > jr->n_regions + 4096 || !*s[0])
         return SCOPE_EJOURNAL;
-    if (id >= jr->n_regions) {
-        struct scope_jr_region *r = realloc(jr->regions, (id + 1) * sizeof *r);
-        if (!r)
-            return SCOPE_ENOMEM;
-        memset(r + jr->n_regions, 0, (id + 1 - jr->n_regions) * sizeof *r);
-        jr->regions = r;
-        jr->n_regions = id + 1;
-    }
+    void *grown = grow_zeroed(jr->regions, &jr->n_regions, sizeof *jr->regions, id + 1);
+    if (!grown)
+        return SCOPE_ENOMEM;
+    jr->regions = grown;
     struct scope_jr_region *r = &jr->regions[id];
     if (r->defined)
         return 0;
@@ -141,25 +159,19 @@ static int add_comm(struct scope_jr *jr, const char *p, uint32_t len)
         return SCOPE_EJOURNAL;
     uint32_t id = (uint32_t)head[0];
     size_t nw = (size_t)head[1] + (size_t)head[2];
-    const char *q = p + sizeof head + nw * 4, *end = p + len;
-    const char *z1 = memchr(q, 0, (size_t)(end - q));
-    const char *z2 = z1 ? memchr(z1 + 1, 0, (size_t)(end - z1 - 1)) : NULL;
-    if (!z2)
+    const char *names[2];   /* the creating call, the communicator's name */
+    if (!strings_at(p + sizeof head + nw * 4, p + len, names, 2))
         return SCOPE_EJOURNAL;
-    if (id >= jr->n_comms) {
-        struct scope_jr_comm *cs = realloc(jr->comms, (id + 1) * sizeof *cs);
-        if (!cs)
-            return SCOPE_ENOMEM;
-        memset(cs + jr->n_comms, 0, (id + 1 - jr->n_comms) * sizeof *cs);
-        jr->comms = cs;
-        jr->n_comms = id + 1;
-    }
+    void *grown = grow_zeroed(jr->comms, &jr->n_comms, sizeof *jr->comms, id + 1);
+    if (!grown)
+        return SCOPE_ENOMEM;
+    jr->comms = grown;
     struct scope_jr_comm *cm = &jr->comms[id];
     if (cm->defined)
         return 0;
     cm->world = malloc(nw ? nw * 4 : 1);
-    cm->creator = strdup(q);
-    cm->name = strdup(z1 + 1);
+    cm->creator = strdup(names[0]);
+    cm->name = strdup(names[1]);
     if (!cm->world || !cm->creator || !cm->name)
         return SCOPE_ENOMEM;
     memcpy(cm->world, p + sizeof head, nw * 4);
@@ -180,14 +192,10 @@ static int add_site(struct scope_jr *jr, const char *p, uint32_t len)
     /* ids are dense, as region ids are: one far beyond is garbage */
     if (id == 0 || id > jr->n_sites + 4096 || depth == 0 || depth > 16)
         return SCOPE_EJOURNAL;
-    if (id > jr->n_sites) {
-        struct scope_jr_site *s = realloc(jr->sites, id * sizeof *s);
-        if (!s)
-            return SCOPE_ENOMEM;
-        memset(s + jr->n_sites, 0, (id - jr->n_sites) * sizeof *s);
-        jr->sites = s;
-        jr->n_sites = id;
-    }
+    void *grown = grow_zeroed(jr->sites, &jr->n_sites, sizeof *jr->sites, id);
+    if (!grown)
+        return SCOPE_ENOMEM;
+    jr->sites = grown;
     struct scope_jr_site *s = &jr->sites[id - 1];
     if (s->depth)
         return 0;
@@ -197,18 +205,18 @@ static int add_site(struct scope_jr *jr, const char *p, uint32_t len)
     const char *q = p + 8, *end = p + len;
     int rc = 0;
     for (uint32_t i = 0; i < depth && rc == 0; i++) {
-        const char *z1, *z2;
-        if (end - q < 8 || !(z1 = memchr(q + 8, 0, (size_t)(end - q - 8))) ||
-            !(z2 = memchr(z1 + 1, 0, (size_t)(end - z1 - 1)))) {
+        const char *names[2];   /* build id, object */
+        const char *next = end - q >= 8 ? strings_at(q + 8, end, names, 2) : NULL;
+        if (!next) {
             rc = SCOPE_EJOURNAL;
             break;
         }
         memcpy(&f[i].offset, q, 8);
-        f[i].build_id = strdup(q + 8);
-        f[i].object = strdup(z1 + 1);
+        f[i].build_id = strdup(names[0]);
+        f[i].object = strdup(names[1]);
         if (!f[i].build_id || !f[i].object)
             rc = SCOPE_ENOMEM;
-        q = z2 + 1;
+        q = next;
     }
     if (rc < 0) {
         for (uint32_t i = 0; i < depth; i++) {
@@ -232,16 +240,12 @@ static int add_strings(char ***arr, size_t *count, const char *p, uint32_t len, 
         return SCOPE_ENOMEM;
     *arr = a;
     for (int i = 0; i < n; i++) {
-        const char *z = memchr(q, 0, (size_t)(end - q));
-        if (!z) {
+        const char *z = q < end ? memchr(q, 0, (size_t)(end - q)) : NULL;
+        int rc = !z ? SCOPE_EJOURNAL : !(a[*count + (size_t)i] = strdup(q)) ? SCOPE_ENOMEM : 0;
+        if (rc < 0) {
             for (int k = 0; k < i; k++)
                 free(a[*count + (size_t)k]);
-            return SCOPE_EJOURNAL;
-        }
-        if (!(a[*count + (size_t)i] = strdup(q))) {
-            for (int k = 0; k < i; k++)
-                free(a[*count + (size_t)k]);
-            return SCOPE_ENOMEM;
+            return rc;
         }
         q = z + 1;
     }
@@ -256,14 +260,10 @@ static int add_file(struct scope_jr *jr, const char *p, uint32_t len)
     struct scope_file_names n;
     if (scope_file_meta_unpack(p, len, &m, &n) < 0 || m.id > jr->n_files + 4096)
         return SCOPE_EJOURNAL;
-    if (m.id >= jr->n_files) {
-        struct scope_jr_file *fs = realloc(jr->files, (m.id + 1) * sizeof *fs);
-        if (!fs)
-            return SCOPE_ENOMEM;
-        memset(fs + jr->n_files, 0, (m.id + 1 - jr->n_files) * sizeof *fs);
-        jr->files = fs;
-        jr->n_files = m.id + 1;
-    }
+    void *grown = grow_zeroed(jr->files, &jr->n_files, sizeof *jr->files, m.id + 1);
+    if (!grown)
+        return SCOPE_ENOMEM;
+    jr->files = grown;
     struct scope_jr_file *f = &jr->files[m.id];
     if (f->defined)
         return 0;

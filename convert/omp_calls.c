@@ -237,11 +237,7 @@ void scope__conv_omp_close(struct region_out *o)
     struct region_omp *m = o->omp;
     if (!m)
         return;
-    for (int k = 0; k < N_COLS; k++) {
-        if (m->ds[k] > 0)
-            H5Dclose(m->ds[k]);
-        m->ds[k] = H5I_INVALID_HID;
-    }
+    scope__h5_close_datasets(m->ds, N_COLS);
 }
 
 void scope__conv_omp_free(struct conv *c)

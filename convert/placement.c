@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "h5_util.h"
 #include "h5writer.h"
 #include "scope_error.h"
 #include "scope_format.h"
@@ -117,27 +118,29 @@ static int rename_noreplace(const char *tmp, const char *path)
 /* Puts tmp at path unless another process of this run has it: returns 0
  * (placed), 1 (taken by this run: a collision), or SCOPE_EIO /
  * SCOPE_EACCES with a message in err. Caller holds the folder's lock. */
+/* What a rename of the file to `path` that returned `renamed` (0 or -1
+ * with errno) means: 0 with `placed` set, or SCOPE_EIO said in err. */
+static int renamed_to(int renamed, const char *path, char *placed, size_t placed_len, char *err,
+                      size_t errlen)
+{
+    if (renamed < 0) {
+        snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
+        return SCOPE_EIO;
+    }
+    snprintf(placed, placed_len, "%s", path);
+    return 0;
+}
+
 static int place_plain(const char *tmp, const char *path, int64_t since_ns, char *placed,
                        size_t placed_len, char *err, size_t errlen)
 {
     int rc = rename_noreplace(tmp, path);
-    if (rc == 0) {
-        snprintf(placed, placed_len, "%s", path);
-        return 0;
-    }
-    if (rc < 0) {
-        snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
-        return SCOPE_EIO;
-    }
+    if (rc <= 0)
+        return renamed_to(rc, path, placed, placed_len, err, errlen);
     struct stat st;
-    if (lstat(path, &st) < 0) { /* removed meanwhile: try once more */
-        rc = rename_noreplace(tmp, path) == 0 ? 0 : SCOPE_EIO;
-        if (rc < 0)
-            snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
-        else
-            snprintf(placed, placed_len, "%s", path);
-        return rc;
-    }
+    if (lstat(path, &st) < 0) /* removed meanwhile: try once more */
+        return renamed_to(rename_noreplace(tmp, path) == 0 ? 0 : -1, path, placed, placed_len,
+                          err, errlen);
     int profile = S_ISREG(st.st_mode) && is_profile(path);
     if (!profile && !S_ISLNK(st.st_mode)) {
         snprintf(err, errlen, "%s exists and is not a scope profile; not replaced (the profile "
@@ -146,12 +149,7 @@ static int place_plain(const char *tmp, const char *path, int64_t since_ns, char
     }
     if (!profile || mtime_ns(&st) < since_ns) {
         /* a symlink (replaced, never followed) or an earlier run's file */
-        rc = rename(tmp, path) == 0 ? 0 : SCOPE_EIO;
-        if (rc < 0)
-            snprintf(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
-        else
-            snprintf(placed, placed_len, "%s", path);
-        return rc;
+        return renamed_to(rename(tmp, path), path, placed, placed_len, err, errlen);
     }
     return 1;   /* another process of this run wrote this rank */
 }
@@ -196,13 +194,7 @@ static int set_i64(hid_t obj, const char *name, int64_t v)
 {
     if (H5Aexists(obj, name) > 0)
         H5Adelete(obj, name);
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT64, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(sp);
-    return rc < 0 ? -1 : 0;
+    return scope__h5_attr_i64(obj, name, v);
 }
 
 static herr_t count_cb(hid_t g, const char *name, const H5L_info_t *info, void *arg)

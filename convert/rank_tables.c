@@ -21,6 +21,18 @@ struct thread_row {
     int64_t start_ns, end_ns;
 };
 
+/* Writes table `name` of the rank group from n rows of compound `type`
+ * (whose strings are of type `str`), and closes both types. Returns 0 or
+ * SCOPE_EHDF5. */
+static int write_rows(struct conv *c, const char *name, hid_t type, hid_t str, size_t n,
+                      const void *rows)
+{
+    int rc = scope__h5_write_table(c->rank_grp, name, type, n, rows);
+    H5Tclose(type);
+    H5Tclose(str);
+    return rc ? SCOPE_EHDF5 : 0;
+}
+
 int scope__conv_write_threads(struct conv *c)
 {
     uint32_t n = 0;
@@ -43,11 +55,9 @@ int scope__conv_write_threads(struct conv *c)
     H5Tinsert(type, SCOPE_C_NAME, HOFFSET(struct thread_row, name), str);
     H5Tinsert(type, SCOPE_C_START_NS, HOFFSET(struct thread_row, start_ns), H5T_NATIVE_INT64);
     H5Tinsert(type, SCOPE_C_END_NS, HOFFSET(struct thread_row, end_ns), H5T_NATIVE_INT64);
-    int rc = scope__h5_write_table(c->rank_grp, SCOPE_T_THREADS, type, n, rows);
-    H5Tclose(type);
-    H5Tclose(str);
+    int rc = write_rows(c, SCOPE_T_THREADS, type, str, n, rows);
     free(rows);
-    return rc ? SCOPE_EHDF5 : 0;
+    return rc;
 }
 
 void scope__shared_table_free(struct scope__shared_table *t)
@@ -111,12 +121,10 @@ int scope__conv_write_interposition(struct conv *c)
     hid_t type = H5Tcreate(H5T_COMPOUND, 6 * sizeof(char *));
     for (int i = 0; i < 6; i++)
         H5Tinsert(type, fields[i], (size_t)i * sizeof(char *), str);
-    int rc = scope__h5_write_table(c->rank_grp, SCOPE_T_INTERPOSITION, type, n, c->jr.rows);
-    H5Tclose(type);
-    H5Tclose(str);
+    int rc = write_rows(c, SCOPE_T_INTERPOSITION, type, str, n, c->jr.rows);
     if (rc == 0 && c->shared)
         share_table(c->shared, c->rank, c->jr.rows, 6 * n);
-    return rc ? SCOPE_EHDF5 : 0;
+    return rc;
 }
 
 /* /rank<N>/callsites: one row per frame of each call path the rank
@@ -153,10 +161,8 @@ int scope__conv_write_callsites(struct conv *c)
     H5Tinsert(type, SCOPE_C_OFFSET, HOFFSET(struct site_row, offset), H5T_NATIVE_UINT64);
     H5Tinsert(type, SCOPE_C_BUILD_ID, HOFFSET(struct site_row, build_id), str);
     H5Tinsert(type, SCOPE_C_OBJECT, HOFFSET(struct site_row, object), str);
-    int rc = scope__h5_write_table(c->rank_grp, SCOPE_T_CALLSITES, type, n, rows);
-    H5Tclose(type);
-    H5Tclose(str);
+    int rc = write_rows(c, SCOPE_T_CALLSITES, type, str, n, rows);
     free(rows);
-    return rc ? SCOPE_EHDF5 : 0;
+    return rc;
 }
 

@@ -374,14 +374,23 @@ static int recover_unless_broken(struct scope_recover *r, const char *jp, const 
     return recover_one(r, jp, folder);
 }
 
-/* Reads the names in `d` that keep(name, arg) accepts into a new array
- * *names (each strdup'ed; the caller frees them and it) of *n, and closes
- * d. Returns 0, or SCOPE_ENOMEM (said; nothing to free). Cost: one pass
- * over the folder. */
-static int read_names(struct scope_recover *r, DIR *d,
+/* Reads the paths "<dir>/<name>" of the names in folder `dir` that
+ * keep(name, arg) accepts into a new array *paths (each allocated; the
+ * caller frees them and it) of *n.
+ * Returns 0, or SCOPE_ENOENT / SCOPE_EIO (the folder cannot be read: said
+ * as "<option><dir>: <reason>", `option` naming where the user gave it,
+ * "" for none) or SCOPE_ENOMEM (said); nothing to free then. Cost: one
+ * pass over the folder. */
+static int read_paths(struct scope_recover *r, const char *dir, const char *option,
                       int (*keep)(const char *name, const void *arg), const void *arg,
-                      char ***names, size_t *n)
+                      char ***paths, size_t *n)
 {
+    DIR *d = opendir(dir);
+    if (!d) {
+        int rc = errno == ENOENT ? SCOPE_ENOENT : SCOPE_EIO;
+        say(r, SCOPE_RECOVER_PROBLEM, "%s%s: %s", option, dir, strerror(errno));
+        return rc;
+    }
     char **all = NULL;
     size_t k = 0;
     struct dirent *e;
@@ -392,12 +401,12 @@ static int read_names(struct scope_recover *r, DIR *d,
         if (!nn)
             goto fail_memory;
         all = nn;
-        if (!(all[k] = strdup(e->d_name)))
+        if (asprintf(&all[k], "%s/%s", dir, e->d_name) < 0)
             goto fail_memory;
         k++;
     }
     closedir(d);
-    *names = all;
+    *paths = all;
     *n = k;
     return 0;
 
@@ -427,26 +436,20 @@ static int is_journal_file(const char *name, const void *unused)
 static int recover_dir(struct scope_recover *r, const char *dir, const char *folder,
                        const char *host, int *found)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        int rc = errno == ENOENT ? SCOPE_ENOENT : SCOPE_EIO;
-        say(r, SCOPE_RECOVER_PROBLEM, "--journals %s: %s", dir, strerror(errno));
-        return rc;
-    }
     char prefix[300];
     scope_journal_prefix(prefix, sizeof prefix, host);
-    char **names = NULL;
+    char **paths = NULL;
     size_t n = 0;
-    int status = read_names(r, d, has_prefix, prefix, &names, &n);
+    int status = read_paths(r, dir, "--journals ", has_prefix, prefix, &paths, &n);
     if (status < 0)
         return status;
     for (size_t i = 0; i < n; i++) {
-        char jp[PATH_MAX + 256];
+        const char *jp = paths[i];
         struct scope_journal_header h;
-        snprintf(jp, sizeof jp, "%s/%s", dir, names[i]);
-        free(names[i]);
-        if (read_header(jp, &h) < 0 || !of_run(&h, folder))
+        if (read_header(jp, &h) < 0 || !of_run(&h, folder)) {
+            free(paths[i]);
             continue; /* another run's, or not a journal */
+        }
         (*found)++;
         struct seen_host *sh = seen_of(r, h.hostname);
         int rc = recover_unless_broken(r, jp, folder);
@@ -455,8 +458,9 @@ static int recover_dir(struct scope_recover *r, const char *dir, const char *fol
             sh->recovered += !rc;
             sh->left += rc < 0;
         }
+        free(paths[i]);
     }
-    free(names);
+    free(paths);
     return status;
 }
 
@@ -586,26 +590,18 @@ int scope_recover_path(struct scope_recover *r, const char *path, int *found)
     }
     char folder[PATH_MAX];
     folder_of(path, folder, sizeof folder);
-    DIR *d = opendir(folder);
-    if (!d) {
-        int rc = errno == ENOENT ? SCOPE_ENOENT : SCOPE_EIO;
-        say(r, SCOPE_RECOVER_PROBLEM, "%s: %s", folder, strerror(errno));
-        return rc;
-    }
-    remove_stale_temporaries(folder);
-    char **names = NULL;
+    remove_stale_temporaries(folder);   /* none when the folder cannot be read */
+    char **paths = NULL;
     size_t n = 0;
-    int status = read_names(r, d, is_journal_file, NULL, &names, &n);
+    int status = read_paths(r, folder, "", is_journal_file, NULL, &paths, &n);
     if (status < 0)
         return status;
     for (size_t i = 0; i < n; i++) {
-        char jp[PATH_MAX + 256];
-        snprintf(jp, sizeof jp, "%s/%s", folder, names[i]);
         (*found)++;
-        status = first(status, recover_unless_broken(r, jp, folder));
-        free(names[i]);
+        status = first(status, recover_unless_broken(r, paths[i], folder));
+        free(paths[i]);
     }
-    free(names);
+    free(paths);
     for (size_t i = 0; i < r->opt->n_journal_dirs; i++)
         status = first(status, recover_dir(r, r->opt->journal_dirs[i], folder, NULL, found));
     status = first(status, follow_pointers(r, folder, found));

@@ -15,6 +15,7 @@
 #ifndef SCOPE_PATHS_H
 #define SCOPE_PATHS_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -256,6 +257,28 @@ static inline int scope_journal_prefix(char *out, size_t len, const char *host)
 static inline int scope_is_journal_name(const char *name)
 {
     return strncmp(name, SCOPE_JOURNAL_PREFIX, sizeof SCOPE_JOURNAL_PREFIX - 1) == 0;
+}
+
+/* Whether folder `dir` may still hold a journal of host `host`: 0 only
+ * when it was read and holds none (then the host's pointer file, below,
+ * can go), 1 when it holds one or cannot be read (the pointer stays: a
+ * pointer too many is harmless, one too few loses a journal to
+ * `scope recover`). Cost: one pass over the folder. */
+static inline int scope_host_journals_left(const char *dir, const char *host)
+{
+    char prefix[320];
+    int n = scope_journal_prefix(prefix, sizeof prefix, host);
+    if (n < 0 || (size_t)n >= sizeof prefix)
+        return 1;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 1;
+    struct dirent *e;
+    int left = 0;
+    while (!left && (e = readdir(d)))
+        left = strncmp(e->d_name, prefix, (size_t)n) == 0;
+    closedir(d);
+    return left;
 }
 
 /* The pointer file of host `host` in ranks folder `ranks_dir`,

@@ -23,7 +23,6 @@
  * cost the run its profile: it is said, naming the problem, and the
  * journals go to the ranks folder as without the setting.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -107,21 +106,9 @@ int scope__journal_pointer_note(const char *ranks_dir, const char *host, const c
 
 void scope__journal_pointer_drop(const char *ranks_dir, const char *host, const char *journal_dir)
 {
-    char path[4400], mine[512];
+    char path[4400];
     if (pointer_path(path, sizeof path, ranks_dir, host) < 0)
         return;
-    int n = scope_journal_prefix(mine, sizeof mine, host);
-    DIR *d = opendir(journal_dir);
-    if (!d || n < 0 || (size_t)n >= sizeof mine) {
-        if (d)
-            closedir(d);
-        return;
-    }
-    struct dirent *e;
-    int left = 0;
-    while (!left && (e = readdir(d)))
-        left = strncmp(e->d_name, mine, (size_t)n) == 0;
-    closedir(d);
-    if (!left)
+    if (!scope_host_journals_left(journal_dir, host))
         unlink(path);
 }

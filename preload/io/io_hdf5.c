@@ -20,6 +20,7 @@
 
 #include "capture.h"
 #include "io_files.h"
+#include "io_handles.h"
 #include "io_state.h"
 #include "self_depth.h"
 #include "symbol_next.h"
@@ -57,42 +58,21 @@ static int hdf5_ready(void)
     return s > 0;
 }
 
-/* Open files and datasets: identifier -> row. */
-#define IDS 4096u
-static struct {
-    _Atomic int64_t id;             /* 0 empty (HDF5 never hands out 0) */
-    _Atomic int32_t row;
-} ids[IDS];
-
-static uint32_t islot(int64_t id)
-{
-    return (uint32_t)(((uint64_t)id * 0x9e3779b97f4a7c15ull) >> 52) & (IDS - 1);
-}
+/* Open files and datasets: identifier -> row (HDF5's identifiers are
+ * positive; 0 and failures never get a row). */
+#define IDS_BITS 12
+static struct scope__io_handle_slot ids[1u << IDS_BITS];
 
 static int32_t id_row(int64_t id)
 {
-    for (uint32_t i = islot(id), k = 0; id > 0 && k < IDS; k++, i = (i + 1) & (IDS - 1)) {
-        int64_t v = atomic_load_explicit(&ids[i].id, memory_order_acquire);
-        if (v == id)
-            return atomic_load_explicit(&ids[i].row, memory_order_relaxed);
-        if (!v)
-            return -1;
-    }
-    return -1;
+    return id > 0 ? scope__io_handle_row(ids, IDS_BITS, (uint64_t)id) : -1;
 }
 
 /* row -1: forgotten (an identifier HDF5 hands out again is set again) */
 static void id_set(int64_t id, int32_t row)
 {
-    for (uint32_t i = islot(id), k = 0; id > 0 && k < IDS; k++, i = (i + 1) & (IDS - 1)) {
-        int64_t v = atomic_load_explicit(&ids[i].id, memory_order_acquire);
-        if (!v && row < 0)
-            return;
-        if (v == id || (!v && atomic_compare_exchange_strong(&ids[i].id, &v, id)) || v == id) {
-            atomic_store_explicit(&ids[i].row, row, memory_order_relaxed);
-            return;
-        }
-    }
+    if (id > 0)
+        scope__io_handle_set(ids, IDS_BITS, (uint64_t)id, row);
 }
 
 /* The row of the file of object `obj` (its name by H5Fget_name). */

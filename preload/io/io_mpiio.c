@@ -24,15 +24,13 @@
 
 #include "capture.h"
 #include "io_files.h"
+#include "io_handles.h"
 #include "io_state.h"
 #include "lent.h"
 
 /* Open MPI-IO handles and their files' rows. */
-#define HANDLES 1024u
-static struct {
-    _Atomic uint64_t handle;        /* 0 empty */
-    _Atomic int32_t row;
-} handles[HANDLES];
+#define HANDLES_BITS 10
+static struct scope__io_handle_slot handles[1u << HANDLES_BITS];
 
 /* The MPI capture's table, once an MPI library is known; else NULL. */
 static const struct scope__mpi_lent *mpi(void)
@@ -41,48 +39,21 @@ static const struct scope__mpi_lent *mpi(void)
     return m && m->ready() ? m : NULL;
 }
 
-static uint32_t hslot(uint64_t h)
-{
-    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 54) & (HANDLES - 1);
-}
-
 static int32_t handle_row(uint64_t h)
 {
-    for (uint32_t i = hslot(h), k = 0; k < HANDLES; k++, i = (i + 1) & (HANDLES - 1)) {
-        uint64_t v = atomic_load_explicit(&handles[i].handle, memory_order_acquire);
-        if (v == h)
-            return atomic_load_explicit(&handles[i].row, memory_order_relaxed);
-        if (!v)
-            return -1;
-    }
-    return -1;
+    return scope__io_handle_row(handles, HANDLES_BITS, h);
 }
 
 static void handle_set(uint64_t h, int32_t row)
 {
-    for (uint32_t i = hslot(h), k = 0; h && k < HANDLES; k++, i = (i + 1) & (HANDLES - 1)) {
-        uint64_t v = atomic_load_explicit(&handles[i].handle, memory_order_acquire);
-        if (v == h || (!v && atomic_compare_exchange_strong(&handles[i].handle, &v, h)) ||
-            v == h) {
-            atomic_store_explicit(&handles[i].row, row, memory_order_relaxed);
-            return;
-        }
-    }
+    scope__io_handle_set(handles, HANDLES_BITS, h, row);
 }
 
 /* A closed handle keeps its slot (probes go on), its row -1: MPI reuses
  * handles, and the next open of one sets it again. */
 static void handle_gone(uint64_t h)
 {
-    for (uint32_t i = hslot(h), k = 0; h && k < HANDLES; k++, i = (i + 1) & (HANDLES - 1)) {
-        uint64_t v = atomic_load_explicit(&handles[i].handle, memory_order_acquire);
-        if (!v)
-            return;
-        if (v == h) {
-            atomic_store_explicit(&handles[i].row, -1, memory_order_relaxed);
-            return;
-        }
-    }
+    scope__io_handle_set(handles, HANDLES_BITS, h, -1);
 }
 
 /* A file name as MPI_File_open takes it: ROMIO's "ufs:", "nfs:",

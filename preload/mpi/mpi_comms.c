@@ -147,14 +147,20 @@ static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static int comm_keyval;
 static int keyval_state;    /* 0 not made yet, 1 made, -1 MPI refused */
 #define GRAVEYARD 64u
-static int32_t *_Atomic graveyard[GRAVEYARD];
-static _Atomic uint32_t graveyard_next;
+static int32_t *_Atomic graves[GRAVEYARD];
+static struct scope__graveyard graveyard = { graves, GRAVEYARD, 0 };
 
-static int comm_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out,
-                       int *flag)
+void scope__mpi_bury(struct scope__graveyard *g, int32_t *world)
+{
+    uint32_t k = atomic_fetch_add(&g->next, 1) & (g->size - 1);
+    free(atomic_exchange(&g->slot[k], world));
+}
+
+int scope__mpi_attr_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out,
+                           int *flag)
 {
     (void)old; (void)keyval; (void)extra; (void)in; (void)out;
-    *flag = 0;      /* a duplicate is a communicator of its own */
+    *flag = 0;      /* a duplicate is a communicator (a window) of its own */
     return 0;
 }
 
@@ -165,8 +171,7 @@ static int comm_gone(scope__mpi_handle comm, int keyval, void *attr, void *extra
      * calls MPI with comm_lock held */
     struct scope__comm *e = attr;
     atomic_store_explicit(&e->handle, SCOPE__COMM_GONE, memory_order_release);
-    uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
-    free(atomic_exchange(&graveyard[g], e->world));
+    scope__mpi_bury(&graveyard, e->world);
     return 0;
 }
 
@@ -294,7 +299,9 @@ static int comm_fill(const scope__mpi_abi *abi, struct scope__comm *e, uint64_t 
     if (keyval_state == 0)
         keyval_state =
             M->comm_create_keyval && M->comm_set_attr &&
-            M->comm_create_keyval(comm_nocopy, comm_gone, &comm_keyval, NULL) == 0 ? 1 : -1;
+            M->comm_create_keyval(scope__mpi_attr_nocopy, comm_gone, &comm_keyval, NULL) == 0
+                ? 1
+                : -1;
     if (keyval_state > 0)
         M->comm_set_attr(h, comm_keyval, e);   /* else reused handles can go stale */
     return 0;

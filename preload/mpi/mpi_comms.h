@@ -151,4 +151,22 @@ int scope__mpi_comm_neighbours(const scope__mpi_abi *abi, const struct scope__co
  * defined, at its first use. Handles of MPI_COMM_NULL are ignored. */
 void scope__mpi_comm_created(const scope__mpi_abi *abi, uint64_t h, const char *creator);
 
+/* The member lists of freed communicators and windows, kept a while: a
+ * request posted on one may still complete, a thread may still be
+ * reading one. A ring of `size` slots (a power of two). */
+struct scope__graveyard {
+    int32_t *_Atomic *slot;
+    uint32_t size;
+    _Atomic uint32_t next;
+};
+/* Keeps `world` in the ring, freeing the list it pushes out. No lock
+ * (MPI may hold its own when it calls an attribute's delete callback). */
+void scope__mpi_bury(struct scope__graveyard *g, int32_t *world);
+
+/* The copy callback of the keyvals that watch communicators and windows
+ * (MPI_Comm_create_keyval, MPI_Win_create_keyval): a duplicate is an
+ * object of its own, so the attribute is never copied. */
+int scope__mpi_attr_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out,
+                           int *flag);
+
 #endif

@@ -280,6 +280,44 @@ static void neighbourhood(const struct scope__mpi_args *m, const struct scope__c
     }
 }
 
+/* Gather and scatter, one model in two directions: `to_root` 1 for
+ * MPI_Gather(v) (every member sends to the root, whose receive arguments
+ * describe the whole), 0 for MPI_Scatter(v) (the root sends to every
+ * member, its send arguments describe the whole). The root's side of the
+ * arguments is read at the root only (elsewhere it need not be valid);
+ * MPI_IN_PLACE on the member side's buffer at the root leaves the root's
+ * own block where the root's side describes it. The v-forms give a count
+ * per member. Always inlined with a constant direction, so each case
+ * costs what its own copy did: no call, no branch on the direction. */
+static inline __attribute__((always_inline)) void fan(const struct scope__mpi_args *m,
+                                                      const struct scope__comm *c,
+                                                      struct scope_call_data *d, int inter,
+                                                      int n, int to_root)
+{
+    enum scope_arg_role all = to_root ? SCOPE_ARG_rcount : SCOPE_ARG_scount;
+    enum scope_arg_role alls = to_root ? SCOPE_ARG_rcounts : SCOPE_ARG_scounts;
+    enum scope_arg_role all_type = to_root ? SCOPE_ARG_rtype : SCOPE_ARG_stype;
+    enum scope_arg_role own = to_root ? SCOPE_ARG_scount : SCOPE_ARG_rcount;
+    enum scope_arg_role own_type = to_root ? SCOPE_ARG_stype : SCOPE_ARG_rtype;
+    enum scope_arg_role own_buf = to_root ? SCOPE_ARG_sbuf : SCOPE_ARG_rbuf;
+    int64_t *at_root = to_root ? &d->bytes_received : &d->bytes_sent;
+    int64_t *mine = to_root ? &d->bytes_sent : &d->bytes_received;
+    int v = m->row->coll == (to_root ? SCOPE_COLL_OP_GATHERV : SCOPE_COLL_OP_SCATTERV);
+    int r = rooted(m, c, d);
+    if (r < 0)
+        return;
+    if (r == 1)
+        *at_root = v ? sum_counts(m, alls, n) * scope__mpi_type_size(arg(m, all_type))
+                     : sized(m, all, all_type) * n;
+    if (r == 1 && inter)
+        return;   /* the root of an intercommunicator has no block of its own */
+    if (in_place(m, own_buf) && r == 1)
+        *mine = v ? count_at(m, alls, c->me) * scope__mpi_type_size(arg(m, all_type))
+                  : sized(m, all, all_type);
+    else
+        *mine = sized(m, own, own_type);
+}
+
 /* A collective on communicator c (d->comm set), by its operation: the
  * blocking call, its nonblocking form and its persistent form alike (the
  * I- and _init rows append a request, and info, to the same roles).
@@ -347,47 +385,13 @@ static int collective(const struct scope__mpi_args *m, const struct scope__comm 
                             : sized(m, SCOPE_ARG_scount, SCOPE_ARG_stype);
         return 0;
     case SCOPE_COLL_OP_GATHER:
-    case SCOPE_COLL_OP_GATHERV: {
-        /* the receive arguments are the root's alone: read there only */
-        int v = m->row->coll == SCOPE_COLL_OP_GATHERV;
-        r = rooted(m, c, d);
-        if (r < 0)
-            return 0;
-        if (r == 1)
-            d->bytes_received = v ? sum_counts(m, SCOPE_ARG_rcounts, n) *
-                                        scope__mpi_type_size(arg(m, SCOPE_ARG_rtype))
-                                  : sized(m, SCOPE_ARG_rcount, SCOPE_ARG_rtype) * n;
-        if (r == 1 && inter)
-            return 0;   /* the root of an intercommunicator sends nothing */
-        if (in_place(m, SCOPE_ARG_sbuf) && r == 1)
-            d->bytes_sent = v ? count_at(m, SCOPE_ARG_rcounts, c->me) *
-                                    scope__mpi_type_size(arg(m, SCOPE_ARG_rtype))
-                              : sized(m, SCOPE_ARG_rcount, SCOPE_ARG_rtype);
-        else
-            d->bytes_sent = sized(m, SCOPE_ARG_scount, SCOPE_ARG_stype);
+    case SCOPE_COLL_OP_GATHERV:
+        fan(m, c, d, inter, n, 1);
         return 0;
-    }
     case SCOPE_COLL_OP_SCATTER:
-    case SCOPE_COLL_OP_SCATTERV: {
-        /* the send arguments are the root's alone: read there only */
-        int v = m->row->coll == SCOPE_COLL_OP_SCATTERV;
-        r = rooted(m, c, d);
-        if (r < 0)
-            return 0;
-        if (r == 1)
-            d->bytes_sent = v ? sum_counts(m, SCOPE_ARG_scounts, n) *
-                                    scope__mpi_type_size(arg(m, SCOPE_ARG_stype))
-                              : sized(m, SCOPE_ARG_scount, SCOPE_ARG_stype) * n;
-        if (r == 1 && inter)
-            return 0;   /* the root of an intercommunicator receives nothing */
-        if (in_place(m, SCOPE_ARG_rbuf) && r == 1)
-            d->bytes_received = v ? count_at(m, SCOPE_ARG_scounts, c->me) *
-                                        scope__mpi_type_size(arg(m, SCOPE_ARG_stype))
-                                  : sized(m, SCOPE_ARG_scount, SCOPE_ARG_stype);
-        else
-            d->bytes_received = sized(m, SCOPE_ARG_rcount, SCOPE_ARG_rtype);
+    case SCOPE_COLL_OP_SCATTERV:
+        fan(m, c, d, inter, n, 0);
         return 0;
-    }
     case SCOPE_COLL_OP_REDUCE_SCATTER:
         d->bytes_sent = sum_counts(m, SCOPE_ARG_rcounts, c->size) *
                         scope__mpi_type_size(arg(m, SCOPE_ARG_type));

@@ -69,13 +69,38 @@ static void shift_delete(void *slots, size_t elem, uint32_t size, uint32_t i)
     memset(b + (size_t)hole * elem, 0, sizeof(uint64_t));
 }
 
+/* Takes the slot whose handle field is *slot (the one a probe for
+ * `handle` found, in a table of `size` slots holding *n) for `handle`:
+ * an empty slot counts as a new member, tables keep one slot
+ * free so that a probe always ends. A handle already there is reused: MPI
+ * reused it after a free or a receive that scope missed. Returns 1, or 0
+ * when the table is full (the caller then records nothing). */
+static int claim_slot(uint64_t *slot, uint32_t *n, uint32_t size, uint64_t handle)
+{
+    if (!*slot) {
+        if (*n >= size - 1)
+            return 0;
+        (*n)++;
+    }
+    *slot = handle;
+    return 1;
+}
+
+/* A thread's table, allocated at its first use: the allocation is
+ * scope's, not the program's. NULL when memory ran out. */
+static void *new_table(size_t bytes)
+{
+    scope__self_enter();
+    void *t = calloc(1, bytes);
+    scope__self_leave();
+    return t;
+}
+
 uint32_t scope__req_post(uint64_t handle, struct scope__req *r)
 {
     struct table *t = tls_table;
     if (!t) {
-        scope__self_enter();    /* the allocation is scope's, not the program's */
-        t = tls_table = calloc(1, sizeof *t);
-        scope__self_leave();
+        t = tls_table = new_table(sizeof *t);
         if (!t) {
             atomic_fetch_add_explicit(&untracked, 1, memory_order_relaxed);
             return 0;
@@ -153,7 +178,6 @@ struct ptable {
 
 static __thread struct ptable *tls_ptable __attribute__((tls_model("initial-exec")));
 
-
 /* The slot of `handle`, or the empty slot where it would go. */
 static struct pslot *pfind(struct ptable *t, uint64_t handle)
 {
@@ -166,22 +190,13 @@ static struct pslot *pfind(struct ptable *t, uint64_t handle)
 int scope__req_persist(uint64_t handle, const struct scope__persist *p)
 {
     struct ptable *t = tls_ptable;
-    if (!t) {
-        scope__self_enter();
-        t = tls_ptable = calloc(1, sizeof *t);
-        scope__self_leave();
-        if (!t)
-            return 0;
-    }
+    if (!t && !(t = tls_ptable = new_table(sizeof *t)))
+        return 0;
     if (!handle)
         return 0;
     struct pslot *s = pfind(t, handle);
-    if (!s->handle) {
-        if (t->n >= SCOPE_REQ_PERSISTENT - 1)
-            return 0;
-        t->n++;
-    }
-    s->handle = handle;     /* a handle MPI reused after a free we missed */
+    if (!claim_slot(&s->handle, &t->n, SCOPE_REQ_PERSISTENT, handle))
+        return 0;
     s->p = *p;
     return 1;
 }
@@ -234,22 +249,13 @@ static struct mslot *mfind(struct mtable *t, uint64_t handle)
 int scope__msg_matched(uint64_t handle, const struct scope__comm *comm)
 {
     struct mtable *t = tls_mtable;
-    if (!t) {
-        scope__self_enter();
-        t = tls_mtable = calloc(1, sizeof *t);
-        scope__self_leave();
-        if (!t)
-            return 0;
-    }
+    if (!t && !(t = tls_mtable = new_table(sizeof *t)))
+        return 0;
     if (!handle)
         return 0;
     struct mslot *s = mfind(t, handle);
-    if (!s->handle) {
-        if (t->n >= SCOPE_REQ_MESSAGES - 1)
-            return 0;
-        t->n++;
-    }
-    s->handle = handle;     /* a handle MPI reused after a receive we missed */
+    if (!claim_slot(&s->handle, &t->n, SCOPE_REQ_MESSAGES, handle))
+        return 0;
     s->comm = comm;
     return 1;
 }

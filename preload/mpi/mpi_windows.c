@@ -33,24 +33,16 @@ static int win_keyval;
 static int keyval_state;        /* 0 not made yet, 1 made, -1 MPI refused */
 /* member lists of freed windows, kept a while: a thread may be reading one */
 #define GRAVEYARD 16u
-static int32_t *_Atomic graveyard[GRAVEYARD];
-static _Atomic uint32_t graveyard_next;
+static int32_t *_Atomic graves[GRAVEYARD];
+static struct scope__graveyard graveyard = { graves, GRAVEYARD, 0 };
 
-
-static int win_nocopy(scope__mpi_handle old, int keyval, void *extra, void *in, void *out, int *flag)
-{
-    (void)old; (void)keyval; (void)extra; (void)in; (void)out;
-    *flag = 0;
-    return 0;
-}
 
 static int win_gone(scope__mpi_handle win, int keyval, void *attr, void *extra)
 {
     (void)win; (void)keyval; (void)extra;
     struct scope__win *e = attr;      /* no lock: see mpi_comms.c comm_gone */
     atomic_store_explicit(&e->handle, WIN_GONE, memory_order_release);
-    uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
-    free(atomic_exchange(&graveyard[g], e->world));
+    scope__mpi_bury(&graveyard, e->world);
     return 0;
 }
 
@@ -86,8 +78,7 @@ static void win_publish(const scope__mpi_abi *abi, struct scope__win *e, uint64_
     if (old == h) {
         /* a stale entry (the delete callback never came): retire it */
         atomic_store_explicit(&e->handle, WIN_GONE, memory_order_release);
-        uint32_t g = atomic_fetch_add(&graveyard_next, 1) % GRAVEYARD;
-        free(atomic_exchange(&graveyard[g], e->world));
+        scope__mpi_bury(&graveyard, e->world);
     }
     e->comm = comm;
     e->size = size;
@@ -95,8 +86,11 @@ static void win_publish(const scope__mpi_abi *abi, struct scope__win *e, uint64_
     atomic_store_explicit(&e->handle, h, memory_order_release);
     const struct scope__pmpi *T = scope__pmpi();
     if (keyval_state == 0)
-        keyval_state = T->win_create_keyval && T->win_set_attr &&
-                       T->win_create_keyval(win_nocopy, win_gone, &win_keyval, NULL) == 0 ? 1 : -1;
+        keyval_state =
+            T->win_create_keyval && T->win_set_attr &&
+            T->win_create_keyval(scope__mpi_attr_nocopy, win_gone, &win_keyval, NULL) == 0
+                ? 1
+                : -1;
     if (keyval_state > 0)
         T->win_set_attr(h, win_keyval, e);
     (void)abi;
