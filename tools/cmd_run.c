@@ -520,8 +520,7 @@ int scope_cmd_run(int argc, char **argv)
     }
     child_pid = 0;
     wait_for_writers(output, verbose);
-    const char *env_config = getenv("SCOPE_CONFIG");
-    print_pointer(output, started, cmd, !config && !(env_config && env_config[0]));
+    print_pointer(output, started, cmd, !config && !scope__setting_text(SCOPE_SET_CONFIG));
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status))
