@@ -487,9 +487,9 @@ int scope_cmd_callsites(int argc, char **argv)
     int64_t top = -1, v;
     if (!inc)
         return scope__fail_msg("out of memory");
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "callsites", .help = callsites_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'e':
             inc[ninc++] = optarg;
@@ -518,10 +518,11 @@ int scope_cmd_callsites(int argc, char **argv)
             if (scope__parse_format("callsites", optarg, &format) != 0)
                 goto fail;
             break;
-        default: /* -h, ':' or an unknown option */
-            status = scope__option_rest("callsites", c, argv, callsites_help);
-            goto fail;
         }
+    }
+    if (c < 0) {
+        status = parse.status;
+        goto fail;
     }
     scope_profile *p;
     if ((status = scope__operands("callsites", argc, argv, 0, NULL, &p)) == 0) {

@@ -280,9 +280,9 @@ int scope_cmd_comm(int argc, char **argv)
     const char *region_name = NULL;
     int format = FMT_TABLE, c, k, kind = SCOPE_COMM_P2P;
     int64_t top = 10;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "comm", .help = comm_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
             region_name = optarg;
@@ -303,10 +303,10 @@ int scope_cmd_comm(int argc, char **argv)
                                                   "each other");
             kind = c == 'o' ? SCOPE_COMM_ONE_SIDED : SCOPE_COMM_COLLECTIVE;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("comm", c, argv, comm_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     scope_profile *p;
     if ((k = scope__operands("comm", argc, argv, 0, NULL, &p)) != 0)
         return k;

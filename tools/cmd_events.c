@@ -91,9 +91,9 @@ int scope_cmd_events(int argc, char **argv)
         status = scope__fail_msg("out of memory");
         goto fail_args;
     }
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "events", .help = events_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'i':
             inc[q.ninclude++] = optarg;
@@ -141,10 +141,11 @@ int scope_cmd_events(int argc, char **argv)
             if (scope__parse_format("events", optarg, &format) != 0)
                 goto fail_args;
             break;
-        default: /* -h, ':' or an unknown option */
-            status = scope__option_rest("events", c, argv, events_help);
-            goto fail_args;
         }
+    }
+    if (c < 0) {
+        status = parse.status;
+        goto fail_args;
     }
     q.include = inc;
     q.exclude = exc;

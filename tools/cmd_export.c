@@ -411,9 +411,9 @@ int scope_cmd_export(int argc, char **argv)
                                            "csv", "json", "otf2", NULL };
     int c, k, to = -1, aggregate = 0;
     const char *outpath = NULL;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "export", .help = export_help, .argc = argc, .argv = argv,
+                              .shortopts = ":ho:", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 't':
             if ((k = scope__parse_choice("export", "format", optarg, formats, &to)) != 0)
@@ -425,10 +425,10 @@ int scope_cmd_export(int argc, char **argv)
         case 'A':
             aggregate = 1;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("export", c, argv, export_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (to < 0)
         return scope__usage_error("export", "no format given (--to)");
     if (aggregate && to != TO_HATCHET)

@@ -64,9 +64,9 @@ int scope_cmd_plot(int argc, char **argv)
     const char *outpath = NULL;
     int c, k, kind = -1, rc;
     int64_t v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "plot", .help = plot_help, .argc = argc, .argv = argv,
+                              .shortopts = ":ho:", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'k':
             if ((k = scope__parse_choice("plot", "kind", optarg, kinds, &kind)) != 0)
@@ -87,10 +87,10 @@ int scope_cmd_plot(int argc, char **argv)
             if ((rc = scope__parse_plot_limit("plot", c, optarg, &po)) != 0)
                 return rc;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("plot", c, argv, plot_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (kind < 0)
         return scope__usage_error("plot", "no kind given (--kind)");
     scope_profile *p;

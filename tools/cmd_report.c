@@ -654,9 +654,9 @@ int scope_cmd_report(int argc, char **argv)
     scope__plot_opts po = SCOPE__PLOT_DEFAULTS;
     const char *outpath = NULL;
     int c, rc;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "report", .help = report_help, .argc = argc, .argv = argv,
+                              .shortopts = ":ho:", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'o':
             outpath = optarg;
@@ -666,10 +666,10 @@ int scope_cmd_report(int argc, char **argv)
             if ((rc = scope__parse_plot_limit("report", c, optarg, &po)) != 0)
                 return rc;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("report", c, argv, report_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     scope_profile *p;
     if ((rc = scope__operands("report", argc, argv, 1, outpath, &p)) != 0)
         return rc;

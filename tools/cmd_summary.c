@@ -418,9 +418,9 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
     static const char *const sorts[] = { "total", "calls", "mean", "max",
                                          "name", NULL };
     int c, k;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "summary", .help = summary_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
             pr->per_rank = 1;
@@ -442,10 +442,10 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
             if ((k = scope__parse_choice("summary", "sort key", optarg, sorts, &sort_key)))
                 return k;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("summary", c, argv, summary_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (optind >= argc)
         return scope__usage_error("summary", "no profile path given");
     return -1;

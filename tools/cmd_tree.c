@@ -141,9 +141,9 @@ int scope_cmd_tree(int argc, char **argv)
     };
     int c, k, format = 0, wide = 0, compensate = 0, want_waits = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
     int64_t v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "tree", .help = tree_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
         case 't':
@@ -166,10 +166,10 @@ int scope_cmd_tree(int argc, char **argv)
             if ((k = scope__parse_format("tree", optarg, &format)) != 0)
                 return k;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("tree", c, argv, tree_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     scope_profile *p;
     if ((k = scope__operands("tree", argc, argv, 0, NULL, &p)) != 0)
         return k;

@@ -482,9 +482,9 @@ int scope_cmd_waits(int argc, char **argv)
     int64_t top = 10;
     uint64_t memory = 0;
     size_t bad;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "waits", .help = waits_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'f':
             if ((k = scope__parse_format("waits", optarg, &format)) != 0)
@@ -511,10 +511,10 @@ int scope_cmd_waits(int argc, char **argv)
         case 'w':
             wide = 1;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("waits", c, argv, waits_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     scope_profile *p;
     if ((k = scope__operands("waits", argc, argv, 0, NULL, &p)) != 0)
         return k;
