@@ -48,8 +48,13 @@ int scope__next_option(scope__options *o)
         optind = 1;
     }
     int c = getopt_long(o->argc, o->argv, o->shortopts, o->longopts, NULL);
-    if (c == -1)
-        return 0;
+    if (c == -1) {
+        if (!o->profile)
+            return 0;
+        o->status = scope__operands(o->cmd, o->argc, o->argv, o->output != NULL,
+                                    o->output ? *o->output : NULL, o->profile);
+        return o->status ? -1 : 0;
+    }
     if (c == 'h') {
         fputs(o->help, stdout);
         o->status = 0;
@@ -101,6 +106,13 @@ int scope__fail_msg(const char *msg)
 {
     fprintf(stderr, "scope: %s\n", msg);
     return 1;
+}
+
+int scope__stdout_check(const char *msg)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return scope__fail_msg(msg);
+    return 0;
 }
 
 int scope__parse_i64(const char *s, int64_t *out)

@@ -7,6 +7,7 @@
 #ifndef SCOPE_TOOLS_ARGS_H
 #define SCOPE_TOOLS_ARGS_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -42,9 +43,9 @@ int scope__parse_format(const char *cmd, const char *arg, int *out);
  * than one command, and getopt's own messages off: ours are one line),
  * with -h/--help printing `help` on stdout and a missing value (':' in
  * shortopts) or an unknown option reported in scope__usage_error's words.
- * Fill the first six fields (designated), then loop on
- * scope__next_option. */
-struct option;
+ * With `profile` set, the operands are read too (scope__operands: with
+ * `output` set, -o is required first). Fill the fields (designated),
+ * then loop on scope__next_option. */
 typedef struct {
     const char *cmd;                /* the command's name, for messages */
     const char *help;               /* what --help prints */
@@ -52,18 +53,35 @@ typedef struct {
     char **argv;
     const char *shortopts;          /* ":h", ":ho:", ... as getopt_long's */
     const struct option *longopts;
+    scope_profile **profile;        /* NULL: the command reads its operands */
+    const char **output;            /* with profile: the -o value, required */
     int status;                     /* after -1: the exit status */
     int started;                    /* 0 before the first call */
 } scope__options;
 
 /* The next option's code (getopt_long's; optarg holds its value), 0 when
- * the options are read (the operands are argv[optind ..)), or -1 when
- * the command ends with o->status: 0 after --help, 2 after a bad option
- * (said). Cost: one getopt_long step. */
+ * the options are read (the operands are argv[optind ..); with `profile`,
+ * opened into *profile), or -1 when the command ends with o->status: 0
+ * after --help, 2 after a bad option or operand, 1 when the profile does
+ * not open (all said). Cost: one getopt_long step; the last opens. */
 int scope__next_option(scope__options *o);
+
+/* The last lines of the help of the commands that fit a table to the
+ * terminal (scope__out_width): --wide and -h. */
+#define SCOPE__HELP_WIDE_AND_HELP                                              \
+    "  --wide         full names: no fitting of the table to the terminal\n"   \
+    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"  \
+    "                 to its width by eliding the middle of long names;\n"     \
+    "                 csv and json always hold full names)\n"                  \
+    "  -h, --help     this text\n"
 
 /* Prints "scope: <msg>" and returns 1. */
 int scope__fail_msg(const char *msg);
+
+/* The end of a command that prints on stdout: flushes it and checks that
+ * every write went through (a full disk, a closed pipe). Returns 0, or 1
+ * after scope__fail_msg(msg). */
+int scope__stdout_check(const char *msg);
 
 /* Parses "0,2-3" into a malloc'd ascending-as-written list of ranks.
  * Returns the count, or -1 for a malformed list (nothing allocated). */

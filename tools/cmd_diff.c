@@ -207,8 +207,7 @@ static int plain_diff(scope_profile *pa, scope_profile *pb, int format,
     } else if (format == 2)
         fputs(n ? "\n]}\n" : "]}\n", stdout);
     scope__table_free(&tab);
-    status = fflush(stdout) != 0 || ferror(stdout)
-             ? scope__fail_msg("cannot write the diff to standard output") : 0;
+    status = scope__stdout_check("cannot write the diff to standard output");
 fail:
     free(rows);
     return status;
@@ -655,8 +654,8 @@ static int print_report(report *r)
         scope__table_free(&tab);
     }
     free(rows);
-    if (!status && (fflush(stdout) != 0 || ferror(stdout)))
-        status = scope__fail_msg("cannot write the diff to standard output");
+    if (!status)
+        status = scope__stdout_check("cannot write the diff to standard output");
     return status;
 }
 

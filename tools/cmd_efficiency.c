@@ -242,8 +242,9 @@ int scope_cmd_efficiency(int argc, char **argv)
         { NULL, 0, NULL, 0 }
     };
     int c, k, format = FMT_TABLE, cpus = 0;
+    scope_profile *p;
     scope__options parse = { .cmd = "efficiency", .help = efficiency_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts };
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'c':
@@ -257,9 +258,6 @@ int scope_cmd_efficiency(int argc, char **argv)
     }
     if (c < 0)
         return parse.status;
-    scope_profile *p;
-    if ((k = scope__operands("efficiency", argc, argv, 0, NULL, &p)) != 0)
-        return k;
     scope_efficiencies *e = NULL;
     int status = 1;
     if (scope_profile_efficiency(p, &e) < 0) {
@@ -279,11 +277,7 @@ int scope_cmd_efficiency(int argc, char **argv)
     } else {
         print_json(p, rows, n, cpu, ncpu);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "scope: cannot write the table\n");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write the table");
 out:
     scope_efficiencies_free(e);
     scope_profile_close(p);

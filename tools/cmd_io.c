@@ -717,11 +717,7 @@ int scope_cmd_io(int argc, char **argv)
     } else {
         print_table(&v);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        scope__fail_msg("cannot write to standard output");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write to standard output");
 out:
     free(v.keep);
     scope_io_report_free(r);

@@ -126,8 +126,9 @@ int scope_cmd_merge(int argc, char **argv)
     };
     const char *outpath = NULL;
     int c;
+    scope_profile *p;
     scope__options parse = { .cmd = "merge", .help = merge_help, .argc = argc, .argv = argv,
-                              .shortopts = ":ho:", .longopts = opts };
+                              .shortopts = ":ho:", .longopts = opts, .profile = &p, .output = &outpath };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'o':
@@ -137,10 +138,6 @@ int scope_cmd_merge(int argc, char **argv)
     }
     if (c < 0)
         return parse.status;
-    scope_profile *p;
-    int rc = scope__operands("merge", argc, argv, 1, outpath, &p);
-    if (rc != 0)
-        return rc;
     int status = check_target(outpath);
     if (!status)
         status = merge(p, outpath);

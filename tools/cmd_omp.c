@@ -511,11 +511,7 @@ static int run(scope_profile *p, int threads, int rank, int64_t top, int format,
     } else {
         json_rows(&c, order, n, rank);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "scope: cannot write the table\n");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write the table");
     goto out;
 fail_mem:
     fprintf(stderr, "scope: out of memory\n");
@@ -545,8 +541,9 @@ int scope_cmd_omp(int argc, char **argv)
     };
     int c, k, format = FMT_TABLE, wide = 0, threads = 0, rank = -1;
     int64_t top = -1, v;
+    scope_profile *p;
     scope__options parse = { .cmd = "omp", .help = omp_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts };
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'T':
@@ -573,9 +570,6 @@ int scope_cmd_omp(int argc, char **argv)
     }
     if (c < 0)
         return parse.status;
-    scope_profile *p;
-    if ((k = scope__operands("omp", argc, argv, 0, NULL, &p)) != 0)
-        return k;
     int status = run(p, threads, rank, top, format, wide);
     scope_profile_close(p);
     return status;

@@ -64,7 +64,7 @@ int scope_cmd_recover(int argc, char **argv)
         { "quiet", no_argument, NULL, 'q' },
         { "journals", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { NULL, 0, NULL, 0 }
     };
     char *jdirs[64];
     size_t n_jdirs = 0;

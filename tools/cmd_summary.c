@@ -56,11 +56,7 @@ static const char summary_help[] =
     "  --waits        add the time each MPI region's calls waited for other\n"
     "                 ranks (scope waits, docs/analysis.md): column waiting\n"
     "                 (csv/json: seconds); needs the MPI calls' data\n"
-    "  --wide         full names: no fitting of the table to the terminal\n"
-    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
-    "                 to its width by eliding the middle of long names;\n"
-    "                 csv and json always hold full names)\n"
-    "  -h, --help     this text\n";
+    SCOPE__HELP_WIDE_AND_HELP;
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 enum { SORT_TOTAL, SORT_CALLS, SORT_MEAN, SORT_MAX, SORT_NAME };

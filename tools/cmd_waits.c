@@ -482,8 +482,9 @@ int scope_cmd_waits(int argc, char **argv)
     int64_t top = 10;
     uint64_t memory = 0;
     size_t bad;
+    scope_profile *p;
     scope__options parse = { .cmd = "waits", .help = waits_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts };
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'f':
@@ -515,9 +516,6 @@ int scope_cmd_waits(int argc, char **argv)
     }
     if (c < 0)
         return parse.status;
-    scope_profile *p;
-    if ((k = scope__operands("waits", argc, argv, 0, NULL, &p)) != 0)
-        return k;
     int status = 1;
     scope_waits *w = NULL;
     if (scope_profile_waits_budget(p, list == LIST_MESSAGES ? 0 : SCOPE_WAITS_NO_MESSAGES,
@@ -561,11 +559,7 @@ int scope_cmd_waits(int argc, char **argv)
         scope__fail_msg("out of memory");
         goto out;
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        scope__fail_msg("cannot write to standard output");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write to standard output");
 out:
     scope_waits_free(w);
     scope_profile_close(p);
