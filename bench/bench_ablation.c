@@ -119,15 +119,12 @@ static const char usage[] = "usage: bench_ablation [CALLS]   (calls per variant 
 int main(int argc, char **argv)
 {
     long n = 5000000;
-    if (argc > 1 && bench_is_help(argv[1])) {
-        fputs(usage, stdout);
-        return 0;
-    }
-    if (argc > 2)
-        return bench_usage_error(usage, "bench_ablation", "unexpected argument", argv[2]);
-    if (argc > 1 && bench_parse_long(argv[1], 1000, 1000000000L, &n) < 0)
-        return bench_usage_error(usage, "bench_ablation", argv[1][0] == '-' ? "unknown option"
-                                 : "CALLS must be a count from 1000 to 1000000000, not", argv[1]);
+    int rc = bench_help_or_extra(argc, argv, usage, "bench_ablation", 1);
+    if (rc >= 0)
+        return rc;
+    if (argc > 1 && bench_count_arg(usage, "bench_ablation", "CALLS must be a count from 1000 "
+                                    "to 1000000000, not", argv[1], 1000, 1000000000L, &n))
+        return 2;
     scope__clock_setup();
     abl_hop1 = (void *)abl_hop;
     abl_hop2 = (void *)abl_plain;

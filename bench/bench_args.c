@@ -30,6 +30,25 @@ int bench_usage_error(const char *usage, const char *prog, const char *what, con
     return 2;
 }
 
+int bench_count_arg(const char *usage, const char *prog, const char *what, const char *arg,
+                    long min, long max, long *out)
+{
+    if (bench_parse_long(arg, min, max, out) == 0)
+        return 0;
+    return bench_usage_error(usage, prog, arg[0] == '-' ? "unknown option" : what, arg);
+}
+
+int bench_help_or_extra(int argc, char **argv, const char *usage, const char *prog, int most)
+{
+    if (argc > 1 && bench_is_help(argv[1])) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc > most + 1)
+        return bench_usage_error(usage, prog, "unexpected argument", argv[most + 1]);
+    return -1;
+}
+
 int bench_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;

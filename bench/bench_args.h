@@ -17,6 +17,18 @@ int bench_parse_long(const char *s, long min, long max, long *out);
  * the bad-usage exit status. */
 int bench_usage_error(const char *usage, const char *prog, const char *what, const char *arg);
 
+/* A count argument: the whole of arg as a decimal integer in [min, max]
+ * into *out and 0; else the usage error (2) naming it "unknown option"
+ * when it starts with '-', else `what` (e.g. "CALLS must be a count from
+ * 1000 to 1000000000, not"). */
+int bench_count_arg(const char *usage, const char *prog, const char *what, const char *arg,
+                    long min, long max, long *out);
+
+/* The first checks of a benchmark taking at most `most` arguments: -h or
+ * --help first prints usage on stdout (0); more arguments are the usage
+ * error "unexpected argument" (2); else -1, to go on. */
+int bench_help_or_extra(int argc, char **argv, const char *usage, const char *prog, int most);
+
 /* 1 when arg is -h or --help (the caller prints usage on stdout, exit 0). */
 int bench_is_help(const char *arg);
 

@@ -11,26 +11,13 @@ are read. The put loop: MPI_Put + MPI_Win_flush into the rank's own
 window, one call read. Not a test (the machine's timing is noisy); run after
 `meson compile -C build`: /usr/bin/python3 bench/bench_capture.py"""
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-# SCOPE_BUILD: another build folder (a release build for figures worth quoting)
-BUILD = os.environ.get("SCOPE_BUILD", os.path.join(os.path.dirname(HERE), "build"))
+from benchlib import bare_env, cpu_model, mmm, mpi_builds, profiled_env
+from benchlib import run_figures as run
+
 ROUNDS = 5
-
-
-def run(exe, env, calls):
-    out = subprocess.run([exe, str(calls)], env=env, capture_output=True, check=True,
-                         timeout=600).stdout.decode()
-    return {k: float(v) for k, v in (ln.split() for ln in out.splitlines())}
-
-
-def mmm(v):
-    v = sorted(v)
-    return " / ".join("%.1f" % x for x in (v[0], statistics.median(v), v[-1]))
 
 
 def main():
@@ -39,21 +26,12 @@ def main():
               file=sys.stderr)
         return 2
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 300000
-    preload = os.path.join(BUILD, "preload", "libscope_preload.so")
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
-                if ln.startswith("model name")), "?")
-    print(f"CPU: {cpu}; {calls} calls per loop, best of 5 rounds per run, {ROUNDS} "
+    print(f"CPU: {cpu_model()}; {calls} calls per loop, best of 5 rounds per run, {ROUNDS} "
           f"interleaved runs per variant: min / median / max ns per call")
-    base = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_")
-            and k != "LD_PRELOAD"}
+    base = bare_env()
     with tempfile.TemporaryDirectory() as tmp:
-        for mpi in ("openmpi", "mpich"):
-            exe = os.path.join(BUILD, "bench", "bench_capture_" + mpi)
-            if not os.path.exists(exe):
-                print(f"{mpi}: {exe} not built")
-                continue
-            penv = dict(base, LD_PRELOAD=preload, SCOPE_OUTPUT=os.path.join(tmp, mpi + ".h5"),
-                        SCOPE_MEMORY_BUDGET="1G")
+        for mpi, exe in mpi_builds("bench_capture"):
+            penv = profiled_env(base, os.path.join(tmp, mpi + ".h5"))
             res = {"bare": [], "timed": [], "timed+data": []}
             for _ in range(ROUNDS):
                 res["bare"].append(run(exe, base, calls))

@@ -19,8 +19,8 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get("SCOPE_BUILD", os.path.join(os.path.dirname(HERE), "build"))
+from benchlib import PRELOAD, bare_env, mpi_builds, profiled_env
+
 SHORT, LONG = 1000, 3000          # calls per round; the program runs 5 rounds
 LOOPS = (("allreduce", "MPI_Allreduce, per call"),
          ("pair", "Irecv+Isend+2 Wait, per iteration"),
@@ -47,20 +47,13 @@ def main():
     if len(sys.argv) > 2:
         print(__doc__, file=sys.stderr)
         return 2
-    preload = sys.argv[1] if len(sys.argv) == 2 else \
-        os.path.join(BUILD, "preload", "libscope_preload.so")
-    base = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_")
-            and k != "LD_PRELOAD"}
+    preload = sys.argv[1] if len(sys.argv) == 2 else PRELOAD
+    base = bare_env()
     print(f"preload {preload}; instructions per iteration (callgrind, marginal over "
           f"{5 * (LONG - SHORT)} iterations)")
     with tempfile.TemporaryDirectory() as tmp:
-        for mpi in ("openmpi", "mpich"):
-            exe = os.path.join(BUILD, "bench", "bench_capture_" + mpi)
-            if not os.path.exists(exe):
-                print(f"{mpi}: {exe} not built")
-                continue
-            env = dict(base, LD_PRELOAD=preload, SCOPE_OUTPUT=os.path.join(tmp, "p.h5"),
-                       SCOPE_MEMORY_BUDGET="1G")
+        for mpi, exe in mpi_builds("bench_capture"):
+            env = profiled_env(base, os.path.join(tmp, "p.h5"), preload)
             for loop, label in LOOPS:
                 timed = per_iteration(exe, dict(env, SCOPE_MPI_DATA="0"), loop, tmp)
                 data = per_iteration(exe, env, loop, tmp)

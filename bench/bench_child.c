@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "bench_args.h"
 #include "bench_child.h"
 
 volatile long bench_sink;
@@ -119,6 +120,27 @@ const char *bench_load(char *buf, size_t len)
 
 /* Runs argv with extra environment, returns the child's ns per call or
  * a negative value when it failed. */
+int bench_self(char *exe, size_t exe_len, char *count, size_t count_len, long calls)
+{
+    ssize_t n = readlink("/proc/self/exe", exe, exe_len - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = 0;
+    snprintf(count, count_len, "%ld", calls);
+    return 0;
+}
+
+int bench_start(int argc, char **argv, const char *usage, long *calls, char *exe,
+                size_t exe_len, char *count, size_t count_len)
+{
+    int child, rc = bench_calls_args(argc, argv, usage, calls, &child);
+    if (rc >= 0)
+        return rc;
+    if (child)
+        return bench_child(*calls);
+    return bench_self(exe, exe_len, count, count_len, *calls) < 0 ? 1 : -1;
+}
+
 double bench_run(char *const argv[], const char *const env[])
 {
     return bench_run2(argv, env, NULL);

@@ -36,6 +36,18 @@ double bench_run(char *const argv[], const char *const env[]);
 /* The same, with the second number of that line in *second (-1 if none). */
 double bench_run2(char *const argv[], const char *const env[], double *second);
 
+/* The parent's start: this program's path (to run it again as a child)
+ * into exe and `calls` in decimal into count. Returns 0, or -1 when
+ * /proc/self/exe cannot be read. */
+int bench_self(char *exe, size_t exe_len, char *count, size_t count_len, long calls);
+
+/* The start of bench_interpose and bench_callsites: their command line
+ * (bench_calls_args, *calls its count); run as the child, the child's
+ * run; else bench_self. Returns -1 to go on as the parent, else the exit
+ * status. */
+int bench_start(int argc, char **argv, const char *usage, long *calls, char *exe,
+                size_t exe_len, char *count, size_t count_len);
+
 /* Writes a config timing `entry` (1 GiB budget) into dir/name; returns
  * its path in buf, or NULL. */
 const char *bench_conf_file(const char *dir, const char *name, const char *entry, char *buf,

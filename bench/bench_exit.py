@@ -45,26 +45,13 @@ import time
 
 import h5py
 
+from benchlib import bare_env, cpu_model, load, mmm
+
 CALLS_PER_STEP = 10 + 1 / 4 + 1 / 16  # exit_prog.c: 10 a step, a Bcast every 4, a Barrier every 16
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def load():
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
 def base_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE") and k != "LD_PRELOAD"}
+    env = bare_env("SCOPE")
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1",
                # a rank waiting in MPI yields its core: 2 ranks share 2 busy
@@ -122,10 +109,6 @@ def check_profile(out, calls):
             total = sum(len(g[k]["start_times"]) for k in g)
             if total != calls:
                 sys.exit(f"rank {r}: {total} calls in the profile, the program made {calls}")
-
-
-def mmm(xs, scale=1.0, fmt="{:.1f}"):
-    return " / ".join(fmt.format(x * scale) for x in (min(xs), statistics.median(xs), max(xs)))
 
 
 def calibrate(build, tmp, rate, seconds, work):
@@ -214,19 +197,19 @@ def main():
         for v in variants:
             rs = res[v]
             fin = [x for r in rs for x in r["finalize"]]
-            print(f"{v:34s} wall {mmm([r['wall'] for r in rs], 1, '{:.3f}')} s; "
-                  f"MPI_Finalize per rank {mmm(fin, 1e3)} ms; exit {mmm([r['exit'] for r in rs], 1e3)} ms")
+            print(f"{v:34s} wall {mmm([r['wall'] for r in rs], '%.3f')} s; "
+                  f"MPI_Finalize per rank {mmm(fin, scale=1e3)} ms; exit {mmm([r['exit'] for r in rs], scale=1e3)} ms")
             if v != "bare":
                 ratio = [r["wall"] / b["wall"] for r, b in zip(rs, bare)]
                 added = [(r["wall"] - b["wall"]) * 1e3 for r, b in zip(rs, bare)]
                 fin_added = [statistics.median(r["finalize"]) - statistics.median(b["finalize"])
                              for r, b in zip(rs, bare)]
-                print(f"{'':34s} profiled / bare {mmm(ratio, 1, '{:.3f}')}x; added "
-                      f"{mmm(added)} ms; MPI_Finalize added per rank {mmm(fin_added, 1e3)} ms")
+                print(f"{'':34s} profiled / bare {mmm(ratio, '%.3f')}x; added "
+                      f"{mmm(added)} ms; MPI_Finalize added per rank {mmm(fin_added, scale=1e3)} ms")
         (big, n_big, cb), (small, n_small, cs) = convert_bench(build, tmp, steps, work,
                                                                a.convert_rounds)
-        print(f"scope-h5write, rank 0's journal of {n_big} calls: CPU {mmm(cb, 1e3)} ms "
-              f"= {big / n_big * 1e9:.0f} ns per call; of {n_small} calls: {mmm(cs, 1e3)} ms; "
+        print(f"scope-h5write, rank 0's journal of {n_big} calls: CPU {mmm(cb, scale=1e3)} ms "
+              f"= {big / n_big * 1e9:.0f} ns per call; of {n_small} calls: {mmm(cs, scale=1e3)} ms; "
               f"above it {(big - small) / (n_big - n_small) * 1e9:.0f} ns per call")
     print(f"load average after: {load()}")
 

@@ -73,13 +73,14 @@ import argparse
 import os
 import re
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
 import h5py
+
+from benchlib import mmm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
@@ -187,11 +188,6 @@ SCOPE_CPU = {step: re.compile(step + r": scope's part [^;]*; CPU ([\d.]+) ms, it
 PHASES = ["launch to main", "MPI_Init and the calls", "MPI_Finalize", "exit"]
 
 
-def mmm(xs, scale, unit):
-    return (f"{min(xs) * scale:.1f} / {statistics.median(xs) * scale:.1f} / "
-            f"{max(xs) * scale:.1f} {unit}")
-
-
 def main():
     ap = argparse.ArgumentParser(description="wall time profiling adds per rank, "
                                              "host files and rank files")
@@ -236,35 +232,35 @@ def main():
                 premains[v].append(pre)
                 scope_parts[v].append(part)
         print(f"{ranks} ranks (load average {os.getloadavg()[0]:.1f}): wall " +
-              "; ".join(f"{v} {mmm(walls[v], 1, 's')}" for v in variants))
+              "; ".join(f"{v} {mmm(walls[v], scale=1, unit='s')}" for v in variants))
         print(f"{ranks} ranks: CPU of the ranks " +
-              "; ".join(f"{v} {mmm(cpus[v], 1, 's')}" for v in variants))
+              "; ".join(f"{v} {mmm(cpus[v], scale=1, unit='s')}" for v in variants))
         print(f"{ranks} ranks: CPU of mpirun and what it waits for " +
-              "; ".join(f"{v} {mmm(launchers[v], 1, 's')}" for v in variants))
+              "; ".join(f"{v} {mmm(launchers[v], scale=1, unit='s')}" for v in variants))
         for v in variants[1:]:
             added = [(p - b) / ranks for p, b in zip(walls[v], walls["bare"])]
             added_cpu = [(p - b) / ranks for p, b in zip(cpus[v], cpus["bare"])]
-            print(f"{ranks} ranks, {v}: added per rank: wall {mmm(added, 1e3, 'ms')}; "
-                  f"ranks' CPU {mmm(added_cpu, 1e3, 'ms')}", flush=True)
+            print(f"{ranks} ranks, {v}: added per rank: wall {mmm(added, scale=1e3, unit='ms')}; "
+                  f"ranks' CPU {mmm(added_cpu, scale=1e3, unit='ms')}", flush=True)
             parts = []
             for i, name in enumerate(PHASES):
                 d = [(p[i] - b[i]) / ranks for p, b in zip(phases[v], phases["bare"])]
-                parts.append(f"{name} {mmm(d, 1e3, 'ms')}")
+                parts.append(f"{name} {mmm(d, scale=1e3, unit='ms')}")
             pre = [(p - b) / ranks for p, b in zip(premains[v], premains["bare"])]
             print(f"{ranks} ranks, {v}: added per rank by phase (wall): " + "; ".join(parts) +
-                  f"; CPU before main {mmm(pre, 1e3, 'ms')}", flush=True)
+                  f"; CPU before main {mmm(pre, scale=1e3, unit='ms')}", flush=True)
             spans = []
             for step in SCOPE_PART:
                 sp = [x[step] / ranks for x in scope_parts[v]]
-                spans.append(f"MPI_{step.capitalize()} {mmm(sp, 1e3, 'ms')}")
+                spans.append(f"MPI_{step.capitalize()} {mmm(sp, scale=1e3, unit='ms')}")
             print(f"{ranks} ranks, {v}: scope's part of each step, first rank in to last out, "
                   f"per rank: " + "; ".join(spans), flush=True)
             work = []
             for step in SCOPE_PART:
                 c = [x[step + " cpu"] / ranks for x in scope_parts[v]]
                 w = [x[step + " writer"] / ranks for x in scope_parts[v]]
-                work.append(f"MPI_{step.capitalize()} {mmm(c, 1e3, 'ms')}" +
-                            (f" + its writers {mmm(w, 1e3, 'ms')}" if max(w) > 0 else ""))
+                work.append(f"MPI_{step.capitalize()} {mmm(c, scale=1e3, unit='ms')}" +
+                            (f" + its writers {mmm(w, scale=1e3, unit='ms')}" if max(w) > 0 else ""))
             print(f"{ranks} ranks, {v}: CPU of scope's part of each step per rank (the work, "
                   f"not the waiting): " + "; ".join(work), flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

@@ -63,18 +63,10 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     long calls = 2000000;
-    int child, rc = bench_calls_args(argc, argv, usage, &calls, &child);
+    char exe[4096], count[32];
+    int rc = bench_start(argc, argv, usage, &calls, exe, sizeof exe, count, sizeof count);
     if (rc >= 0)
         return rc;
-    if (child)
-        return bench_child(calls);
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return 1;
-    exe[n] = 0;
-    char count[32];
-    snprintf(count, sizeof count, "%ld", calls);
     char tmp[] = "/tmp/scope-bench-XXXXXX";
     if (!mkdtemp(tmp))
         return 1;

@@ -106,13 +106,9 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && bench_parse_long(argv[1], 1, 1000000000L, &calls) < 0)
         return bench_usage_error(usage, argv[0], "not a count of calls", argv[1]);
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    char exe[4096], count[32];
+    if (bench_self(exe, sizeof exe, count, sizeof count, calls) < 0)
         return 1;
-    exe[n] = 0;
-    char count[32];
-    snprintf(count, sizeof count, "%ld", calls);
     char tmp[] = "/tmp/scope-bench-io-XXXXXX";
     char shm[] = "/dev/shm/scope-bench-io-XXXXXX";
     if (!mkdtemp(tmp) || !mkdtemp(shm))

@@ -15,23 +15,13 @@ default too (before and after a change in the same rounds). Not a test (the mach
 is noisy); run after `meson compile -C build`:
 /usr/bin/python3 bench/bench_mpi.py"""
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-# SCOPE_BUILD: another build folder (a release build for figures worth quoting)
-BUILD = os.environ.get("SCOPE_BUILD", os.path.join(os.path.dirname(HERE), "build"))
-
+from benchlib import bare_env, cpu_model, mmm, mpi_builds, profiled_env
+from benchlib import run_figures as run
 
 ROUNDS = 5
-
-
-def run(exe, env, calls):
-    out = subprocess.run([exe, str(calls)], env=env, capture_output=True, check=True,
-                         timeout=600).stdout.decode()
-    return {k: float(v) for k, v in (ln.split() for ln in out.splitlines())}
 
 
 def main():
@@ -45,14 +35,10 @@ def main():
               f"'{' '.join(sys.argv[1:])}'\n{usage}", file=sys.stderr)
         return 2
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 2000000
-    preload = os.path.join(BUILD, "preload", "libscope_preload.so")
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
-                if ln.startswith("model name")), "?")
     load = open("/proc/loadavg").read().split()[:3]
-    print(f"CPU: {cpu}; load average {' '.join(load)}; {calls} calls, fastest batch of 1000 "
+    print(f"CPU: {cpu_model()}; load average {' '.join(load)}; {calls} calls, fastest batch of 1000 "
           f"over 5 rounds in each of {ROUNDS} alternated bare/preloaded runs: min / median / max")
-    base = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_")
-            and k != "LD_PRELOAD"}
+    base = bare_env()
     with tempfile.TemporaryDirectory() as tmp:
         # the ablation of the intercepted call, one variant per line, all
         # interleaved in each round: what the preload costs with nothing
@@ -76,13 +62,8 @@ def main():
             variants += [("base preload, default", {"LD_PRELOAD": base_so}),
                          ("base preload, data off", {"LD_PRELOAD": base_so,
                                                      "SCOPE_MPI_DATA": "0"})]
-        for mpi in ("openmpi", "mpich"):
-            exe = os.path.join(BUILD, "bench", "bench_mpi_" + mpi)
-            if not os.path.exists(exe):
-                print(f"{mpi}: {exe} not built")
-                continue
-            penv = dict(base, LD_PRELOAD=preload, SCOPE_OUTPUT=os.path.join(tmp, mpi + ".h5"),
-                        SCOPE_MEMORY_BUDGET="1G")
+        for mpi, exe in mpi_builds("bench_mpi"):
+            penv = profiled_env(base, os.path.join(tmp, mpi + ".h5"))
             # interleaved runs; each run prints its best of 5 rounds, and the
             # runs give min / median / max of the added cost (within a round)
             added = {v[0]: [] for v in variants}
@@ -104,10 +85,6 @@ def main():
                 for name, _ in variants:
                     ratio[name].append(added[name][-1] / t)
                     ar_ratio[name].append(ar_added[name][-1] / t)
-
-            def mmm(v, fmt):
-                v = sorted(v)
-                return " / ".join(fmt % x for x in (v[0], statistics.median(v), v[-1]))
             print(f"{mpi}: two clock reads {mmm(two, '%.2f')} ns")
             for name, _ in variants:
                 print(f"  {name:26s} MPI_Comm_rank added {mmm(added[name], '%.2f')} ns = "

@@ -29,9 +29,8 @@ import tempfile
 
 import h5py
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-# SCOPE_BUILD: another build folder (a release build for figures worth quoting)
-BUILD = os.environ.get("SCOPE_BUILD", os.path.join(os.path.dirname(HERE), "build"))
+from benchlib import BUILD, PRELOAD, bare_env, cpu_model, profiled_env
+
 TESTS = ("parallel", "for", "barrier", "reduction")
 
 
@@ -89,20 +88,16 @@ def stats(v):
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 5
-    preload = os.path.join(BUILD, "preload", "libscope_preload.so")
+    preload = PRELOAD
     omp = libomp()
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
-                if ln.startswith("model name")), "?")
-    print(f"CPU: {cpu}; load average {os.getloadavg()[0]:.1f}; 2 threads "
+    print(f"CPU: {cpu_model()}; load average {os.getloadavg()[0]:.1f}; 2 threads "
           f"(OMP_WAIT_POLICY unset); {rounds} rounds of alternated runs: min / median / max")
-    base = {k: v for k, v in os.environ.items() if not k.startswith("SCOPE_")
-            and k != "LD_PRELOAD"}
+    base = bare_env()
     base["OMP_NUM_THREADS"] = "2"
     with tempfile.TemporaryDirectory() as tmp:
         clang = os.path.join(BUILD, "bench", "bench_omp_clang")
         gcc = os.path.join(BUILD, "bench", "bench_omp_gcc")
-        scoped = dict(base, LD_PRELOAD=preload, SCOPE_OUTPUT=os.path.join(tmp, "p.h5"),
-                      SCOPE_MEMORY_BUDGET="1G")
+        scoped = profiled_env(base, os.path.join(tmp, "p.h5"))
         variants = [("clang bare", clang, base), ("clang scope", clang, scoped)]
         if omp:
             variants += [("gcc bare (libgomp)", gcc, base),

@@ -29,15 +29,9 @@ import time
 import h5py
 import numpy as np
 
+from benchlib import cpu_model
+
 KERNELS = 3
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "?"
 
 
 def lane_calls(steps, lane):

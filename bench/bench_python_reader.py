@@ -45,18 +45,10 @@ import os
 import sys
 import time
 
+import benchlib
+from benchlib import cpu_model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def main():
@@ -75,13 +67,7 @@ def main():
     from scope_reader import read_h5
 
     def c_call_stacks(res):
-        n = 0
-        for rank in res.ranks:
-            cs = m._p()
-            m._check(m._cs_build(res._h, rank, -1, ctypes.byref(cs)))
-            n += m._cs_count(cs)
-            m._cs_free(cs)
-        return n
+        return benchlib.c_call_stacks(m, res)
 
     def c_iterator(res):
         return len(res._event_array())

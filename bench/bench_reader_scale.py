@@ -50,16 +50,10 @@ import time
 import h5py
 import numpy as np
 
+from benchlib import cpu_model
+
 REGIONS = ["main", "setup", "solve", "exchange", "checkpoint"]
 CALLS = 50
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "?"
 
 
 def positive_list(text):

@@ -59,18 +59,15 @@ int main(int argc, char **argv)
 {
     long n = 2000000, rounds = 7;
     double clk[256], pair[256], ratio[256];
-    if (argc > 1 && bench_is_help(argv[1])) {
-        fputs(usage, stdout);
-        return 0;
-    }
-    if (argc > 3)
-        return bench_usage_error(usage, "bench_recorder", "unexpected argument", argv[3]);
-    if (argc > 1 && bench_parse_long(argv[1], 1000, 1000000000L, &n) < 0)
-        return bench_usage_error(usage, "bench_recorder", argv[1][0] == '-' ? "unknown option"
-                                 : "PAIRS must be a count from 1000 to 1000000000, not", argv[1]);
-    if (argc > 2 && bench_parse_long(argv[2], 1, 256, &rounds) < 0)
-        return bench_usage_error(usage, "bench_recorder", argv[2][0] == '-' ? "unknown option"
-                                 : "ROUNDS must be a count from 1 to 256, not", argv[2]);
+    int rc = bench_help_or_extra(argc, argv, usage, "bench_recorder", 2);
+    if (rc >= 0)
+        return rc;
+    if (argc > 1 && bench_count_arg(usage, "bench_recorder", "PAIRS must be a count from 1000 "
+                                    "to 1000000000, not", argv[1], 1000, 1000000000L, &n))
+        return 2;
+    if (argc > 2 && bench_count_arg(usage, "bench_recorder", "ROUNDS must be a count from 1 to "
+                                    "256, not", argv[2], 1, 256, &rounds))
+        return 2;
     setenv("SCOPE_OUTPUT", "/tmp/scope_bench_recorder.h5", 0);
     if (scope_init(NULL) < 0)
         return 1;

@@ -37,12 +37,15 @@ import shutil
 import subprocess
 import sys
 
+from benchlib import cpu_model, load
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 CHILD = r'''
-import ctypes, json, os, resource, sys, time
-sys.path.insert(0, sys.argv[1])
+import json, os, resource, sys, time
+sys.path[:0] = [sys.argv[1], sys.argv[4]]
 import scope_reader as m
+from benchlib import c_call_stacks
 op, path = sys.argv[2], sys.argv[3]
 
 def cpu():
@@ -50,13 +53,7 @@ def cpu():
     return r.ru_utime + r.ru_stime
 
 def call_stacks(res):
-    n = 0
-    for rank in res.ranks:
-        cs = m._p()
-        m._check(m._cs_build(res._h, rank, -1, ctypes.byref(cs)))
-        n += m._cs_count(cs)
-        m._cs_free(cs)
-    return n
+    return c_call_stacks(m, res)
 
 def dataframe(res):
     return len(res.to_events_dataframe())
@@ -80,21 +77,6 @@ print(json.dumps(out))
 '''
 
 TARGET = {"call_stacks": 20.0, "dataframe": 20.0, "call_stack": 10.0}
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def load():
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def numbers(text, kind):
@@ -141,7 +123,7 @@ def main():
                 if p.returncode != 0:
                     sys.exit(f"bench_reader {events} {ranks}: {p.stdout}{p.stderr}")
             for op in ops:
-                p = subprocess.run([sys.executable, "-c", CHILD, pydir, op, ranks_dir],
+                p = subprocess.run([sys.executable, "-c", CHILD, pydir, op, ranks_dir, HERE],
                                    capture_output=True, text=True, env=env)
                 if p.returncode != 0:
                     print(f"{events:>11} {ranks:>5} {op:>12} failed: {p.stderr.strip()[-300:]}")

@@ -42,19 +42,13 @@ import sys
 import tempfile
 import time
 
+from benchlib import cpu_model
+
 LINE = re.compile(r"scope: start-up: ([\d.]+) ms \(([\d.]+) ms CPU\) for (\d+) functions"
                   r"(?: and \d+ of the captures' own)? \(index ([\d.]+) ms.*?; match ([\d.]+) ms.*?; patch ([\d.]+) ms; "
                   r"GOT ([\d.]+) ms")
 ENTRY = re.compile(r"scope: '[^']*' \(line \d+\)[^:]*: (\d+) inline, (\d+) GOT, (\d+) refused")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "?"
 
 
 def run(cmd, env, cwd):

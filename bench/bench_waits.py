@@ -29,25 +29,18 @@ test (the machine is noisy). Run after `meson compile -C build`:
 folder, e.g. a release one)"""
 import ctypes
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-# SCOPE_BUILD: another build folder (a release build for figures worth quoting)
-BUILD = os.environ.get("SCOPE_BUILD", os.path.join(os.path.dirname(HERE), "build"))
+from benchlib import BUILD, HERE, mmm
+
 # the library's scope_waits_totals as the Python module declares it
 os.environ["SCOPE_READER_LIB"] = os.path.join(BUILD, "reader", "libscope_reader.so")
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools", "python"))
 from scope_reader.waits import _Totals as Totals  # noqa: E402
 ROUNDS = 5
-
-
-def mmm(v, fmt="%.2f"):
-    v = sorted(v)
-    return " / ".join(fmt % x for x in (v[0], statistics.median(v), v[-1]))
 
 
 SPILL_BUDGET = 64 << 20
@@ -205,7 +198,7 @@ def main():
             ratio = [a / b for a, b in zip(res[k], res["bare"])]
             crates = [mpi_calls / max(s, 1e-9) / 1e6 for s in cpu_s[k]]
             print(f"  {k:6s} {mmm(res[k], '%.3f')} s   {mmm(rates, '%.1f')} M events/s   "
-                  f"x bare {mmm(ratio)}   CPU {mmm(crates, '%.1f')} M events/s")
+                  f"x bare {mmm(ratio, '%.2f')}   CPU {mmm(crates, '%.1f')} M events/s")
         for k in ("gather", "match"):
             print(f"  read's {k:6s} phase: {mmm(phase[k], '%.3f')} s = "
                   f"{mmm([mpi_calls / x / 1e6 for x in phase[k]], '%.1f')} M events/s; CPU "

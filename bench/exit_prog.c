@@ -30,26 +30,13 @@
  * it waited for, the preload's writer among them). One write with
  * O_APPEND, so the ranks' lines do not mix.
  */
-#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static long long usec(struct timeval tv)
-{
-    return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
-}
+#include "bench_rank_file.h"
 
 /* A dependent chain the compiler cannot shorten: about 1 ns an iteration. */
 static double compute(long work, double x)
@@ -67,7 +54,7 @@ int main(int argc, char **argv)
     }
     long steps = atol(argv[1]), work = atol(argv[2]);
     MPI_Init(&argc, &argv);
-    long long t_init = now_ns();
+    long long t_init = bench_now_ns();
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -113,24 +100,16 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("calls %ld result %g\n", calls, x);
     fflush(stdout);
-    long long t_fin = now_ns();
+    long long t_fin = bench_now_ns();
     MPI_Finalize();
-    long long t_done = now_ns();
+    long long t_done = bench_now_ns();
     const char *out = getenv("BENCH_TIMES_FILE");
     if (!out || !*out)
         return 0;
-    struct rusage self, kids;
-    getrusage(RUSAGE_SELF, &self);
-    getrusage(RUSAGE_CHILDREN, &kids);
+    long long user, sys;
+    bench_cpu_us(&user, &sys);
     char line[200];
-    int len = snprintf(line, sizeof line, "%d %lld %lld %lld %lld %lld\n", rank, t_init, t_fin,
-                       t_done, usec(self.ru_utime) + usec(kids.ru_utime),
-                       usec(self.ru_stime) + usec(kids.ru_stime));
-    int fd = open(out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, line, (size_t)len) != len) {
-        perror(out);
-        return 1;
-    }
-    close(fd);
-    return 0;
+    snprintf(line, sizeof line, "%d %lld %lld %lld %lld %lld\n", rank, t_init, t_fin, t_done,
+             user, sys);
+    return bench_append_line(out, line);
 }

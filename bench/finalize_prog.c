@@ -19,58 +19,36 @@
  * times up to mpirun. What runs after main returns (atexit handlers) is
  * not counted; with MPI, the preload's work is done in MPI_Finalize.
  */
-#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "bench_rank_file.h"
 #include "hostfiles_calls.h"
 
-static long long usec(struct timeval tv)
-{
-    return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
-}
-
+/* This process's CPU time so far (no children), in microseconds. */
 static long long cpu_us(void)
 {
     struct rusage self;
     getrusage(RUSAGE_SELF, &self);
-    return usec(self.ru_utime) + usec(self.ru_stime);
-}
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return bench_usec(self.ru_utime) + bench_usec(self.ru_stime);
 }
 
 int main(int argc, char **argv)
 {
-    long long t_main = now_ns(), main_cpu = cpu_us();
+    long long t_main = bench_now_ns(), main_cpu = cpu_us();
     hostfiles_calls(&argc, &argv);
-    long long t_fin = now_ns();
+    long long t_fin = bench_now_ns();
     MPI_Finalize();
-    long long t_done = now_ns();
+    long long t_done = bench_now_ns();
     const char *out = getenv("BENCH_CPU_FILE");
     if (!out || !*out)
         return 0;
-    struct rusage self, kids;
-    getrusage(RUSAGE_SELF, &self);
-    getrusage(RUSAGE_CHILDREN, &kids);
+    long long user, sys;
+    bench_cpu_us(&user, &sys);
     char line[160];
-    int len = snprintf(line, sizeof line, "%lld %lld %lld %lld %lld %lld\n",
-                       usec(self.ru_utime) + usec(kids.ru_utime),
-                       usec(self.ru_stime) + usec(kids.ru_stime), main_cpu, t_main, t_fin, t_done);
-    int fd = open(out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    /* one write with O_APPEND: the ranks' lines do not mix */
-    if (fd < 0 || write(fd, line, (size_t)len) != len) {
-        perror(out);
-        return 1;
-    }
-    close(fd);
-    return 0;
+    snprintf(line, sizeof line, "%lld %lld %lld %lld %lld %lld\n", user, sys, main_cpu, t_main,
+             t_fin, t_done);
+    return bench_append_line(out, line);
 }

@@ -27,7 +27,10 @@ int scope__usage_error(const char *cmd, const char *fmt, ...)
     return 2;
 }
 
-int scope__option_error(const char *cmd, int c, char *const argv[])
+/* The bad option getopt_long just returned `c` for (':' a missing value,
+ * anything else an unknown option, short or long), in scope__usage_error's
+ * words; returns 2. */
+static int option_error(const char *cmd, int c, char *const argv[])
 {
     if (c == ':')
         return scope__usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -35,6 +38,33 @@ int scope__option_error(const char *cmd, int c, char *const argv[])
     if (optopt > 0 && optopt < 256)
         return scope__usage_error(cmd, "unknown option '-%c'", optopt);
     return scope__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int scope__next_option(scope__options *o)
+{
+    if (!o->started) {
+        o->started = 1;
+        opterr = 0;
+        optind = 1;
+    }
+    int c = getopt_long(o->argc, o->argv, o->shortopts, o->longopts, NULL);
+    if (c == -1) {
+        if (!o->profile)
+            return 0;
+        o->status = scope__operands(o->cmd, o->argc, o->argv, o->output != NULL,
+                                    o->output ? *o->output : NULL, o->profile);
+        return o->status ? -1 : 0;
+    }
+    if (c == 'h') {
+        fputs(o->help, stdout);
+        o->status = 0;
+        return -1;
+    }
+    if (c == ':' || c == '?') {
+        o->status = option_error(o->cmd, c, o->argv);
+        return -1;
+    }
+    return c;
 }
 
 int scope__parse_choice(const char *cmd, const char *what, const char *arg,
@@ -72,18 +102,17 @@ int scope__operands(const char *cmd, int argc, char **argv, int out, const char 
     return *p ? 0 : 1;
 }
 
-int scope__option_rest(const char *cmd, int c, char *const argv[], const char *help)
-{
-    if (c != 'h')
-        return scope__option_error(cmd, c, argv);
-    fputs(help, stdout);
-    return 0;
-}
-
 int scope__fail_msg(const char *msg)
 {
     fprintf(stderr, "scope: %s\n", msg);
     return 1;
+}
+
+int scope__stdout_check(const char *msg)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return scope__fail_msg(msg);
+    return 0;
 }
 
 int scope__parse_i64(const char *s, int64_t *out)

@@ -54,11 +54,7 @@ static const char callsites_help[] =
     "                 rank is \"all\" or the rank; site -1 for unattributed\n"
     "  --waits        add the time the calls of each site waited for other\n"
     "                 ranks (scope waits, docs/analysis.md): column waiting\n"
-    "  --wide         full names: no fitting of the table to the terminal\n"
-    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
-    "                 to its width by eliding the middle of long names;\n"
-    "                 csv and json always hold full names)\n"
-    "  -h, --help     this text\n";
+    SCOPE__HELP_WIDE_AND_HELP;
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -487,9 +483,10 @@ int scope_cmd_callsites(int argc, char **argv)
     int64_t top = -1, v;
     if (!inc)
         return scope__fail_msg("out of memory");
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "callsites", .help = callsites_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'e':
             inc[ninc++] = optarg;
@@ -518,16 +515,14 @@ int scope_cmd_callsites(int argc, char **argv)
             if (scope__parse_format("callsites", optarg, &format) != 0)
                 goto fail;
             break;
-        default: /* -h, ':' or an unknown option */
-            status = scope__option_rest("callsites", c, argv, callsites_help);
-            goto fail;
         }
     }
-    scope_profile *p;
-    if ((status = scope__operands("callsites", argc, argv, 0, NULL, &p)) == 0) {
-        status = run(p, inc, ninc, rank, top, format, wide, want_waits);
-        scope_profile_close(p);
+    if (c < 0) {
+        status = parse.status;
+        goto fail;
     }
+    status = run(p, inc, ninc, rank, top, format, wide, want_waits);
+    scope_profile_close(p);
 fail:
     free(inc);
     return status;

@@ -280,9 +280,10 @@ int scope_cmd_comm(int argc, char **argv)
     const char *region_name = NULL;
     int format = FMT_TABLE, c, k, kind = SCOPE_COMM_P2P;
     int64_t top = 10;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "comm", .help = comm_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
             region_name = optarg;
@@ -303,13 +304,10 @@ int scope_cmd_comm(int argc, char **argv)
                                                   "each other");
             kind = c == 'o' ? SCOPE_COMM_ONE_SIDED : SCOPE_COMM_COLLECTIVE;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("comm", c, argv, comm_help);
         }
     }
-    scope_profile *p;
-    if ((k = scope__operands("comm", argc, argv, 0, NULL, &p)) != 0)
-        return k;
+    if (c < 0)
+        return parse.status;
     int status = 1, region = SCOPE_COMM_ALL_REGIONS;
     int64_t *messages = NULL, *bytes = NULL;
     struct pair *pairs = NULL;
@@ -370,11 +368,7 @@ int scope_cmd_comm(int argc, char **argv)
         print_unpaired(&v);
     } else
         print_table(&v, top, kind);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        scope__fail_msg("cannot write to standard output");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write to standard output");
 out:
     free(messages);
     free(bytes);

@@ -207,8 +207,7 @@ static int plain_diff(scope_profile *pa, scope_profile *pb, int format,
     } else if (format == 2)
         fputs(n ? "\n]}\n" : "]}\n", stdout);
     scope__table_free(&tab);
-    status = fflush(stdout) != 0 || ferror(stdout)
-             ? scope__fail_msg("cannot write the diff to standard output") : 0;
+    status = scope__stdout_check("cannot write the diff to standard output");
 fail:
     free(rows);
     return status;
@@ -655,8 +654,8 @@ static int print_report(report *r)
         scope__table_free(&tab);
     }
     free(rows);
-    if (!status && (fflush(stdout) != 0 || ferror(stdout)))
-        status = scope__fail_msg("cannot write the diff to standard output");
+    if (!status)
+        status = scope__stdout_check("cannot write the diff to standard output");
     return status;
 }
 
@@ -716,11 +715,11 @@ static int parse_options(int argc, char **argv, diff_opts *d)
     scope_compare_options *o = &d->o;
     int c, k;
     int64_t v;
-    opterr = 0;
-    optind = 1;
     /* '-': operands come back in order as option 1, so that --vs splits
      * them wherever the options are */
-    while ((c = getopt_long(argc, argv, "-:h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "diff", .help = diff_help, .argc = argc, .argv = argv,
+                              .shortopts = "-:h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 1:
             if (push_path(&d->pos[d->vs], optarg) < 0)
@@ -767,10 +766,10 @@ static int parse_options(int argc, char **argv, diff_opts *d)
                                           optarg);
             d->metric = o->metric = !strcmp(optarg, "total");
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("diff", c, argv, diff_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (d->vs && (d->pos[0].n == 0 || d->pos[1].n == 0))
         return scope__usage_error("diff", "an empty set: give at least one run before and "
                                   "after --vs");

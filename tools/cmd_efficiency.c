@@ -241,35 +241,23 @@ int scope_cmd_efficiency(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     int c, k, format = FMT_TABLE, cpus = 0;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "efficiency", .help = efficiency_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'c':
             cpus = 1;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("efficiency", "unknown format '%s' (table, csv or "
-                                          "json)", optarg);
-            format = k;
+            if ((k = scope__parse_format("efficiency", optarg, &format)) != 0)
+                return k;
             break;
-        case 'h':
-            fputs(efficiency_help, stdout);
-            return 0;
-        default:
-            return scope__option_error("efficiency", c, argv);
         }
     }
-    if (optind >= argc)
-        return scope__usage_error("efficiency", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    if (c < 0)
+        return parse.status;
     scope_efficiencies *e = NULL;
     int status = 1;
     if (scope_profile_efficiency(p, &e) < 0) {
@@ -289,11 +277,7 @@ int scope_cmd_efficiency(int argc, char **argv)
     } else {
         print_json(p, rows, n, cpu, ncpu);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "scope: cannot write the table\n");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write the table");
 out:
     scope_efficiencies_free(e);
     scope_profile_close(p);

@@ -57,11 +57,7 @@ static const char events_help[] =
     "  --io           csv, json: the I/O columns (io_layer, io_file,\n"
     "                 io_bytes, io_offset)\n"
     "  --format F     table (default), csv or json ({\"events\": [...]})\n"
-    "  --wide         full names: no fitting of the table to the terminal\n"
-    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
-    "                 to its width by eliding the middle of long names;\n"
-    "                 csv and json always hold full names)\n"
-    "  -h, --help     this text\n";
+    SCOPE__HELP_WIDE_AND_HELP;
 
 int scope_cmd_events(int argc, char **argv)
 {
@@ -91,9 +87,10 @@ int scope_cmd_events(int argc, char **argv)
         status = scope__fail_msg("out of memory");
         goto fail_args;
     }
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "events", .help = events_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'i':
             inc[q.ninclude++] = optarg;
@@ -141,19 +138,17 @@ int scope_cmd_events(int argc, char **argv)
             if (scope__parse_format("events", optarg, &format) != 0)
                 goto fail_args;
             break;
-        default: /* -h, ':' or an unknown option */
-            status = scope__option_rest("events", c, argv, events_help);
-            goto fail_args;
         }
+    }
+    if (c < 0) {
+        status = parse.status;
+        goto fail_args;
     }
     q.include = inc;
     q.exclude = exc;
     q.ranks = ranks;
-    scope_profile *p;
-    if ((status = scope__operands("events", argc, argv, 0, NULL, &p)) == 0) {
-        status = scope__write_events(stdout, p, &q, format, scope__out_width(stdout, wide), io);
-        scope_profile_close(p);
-    }
+    status = scope__write_events(stdout, p, &q, format, scope__out_width(stdout, wide), io);
+    scope_profile_close(p);
     goto fail_args;
 fail_both:
     scope__usage_error("events", "--absolute and --origin exclude each "

@@ -398,6 +398,30 @@ fail_tree:
     return status;
 }
 
+/* What write_export writes: the profile, --to and --aggregate. */
+struct export {
+    scope_profile *p;
+    int to, aggregate;
+};
+
+/* scope__out_write's writer: the export into out; 0, or 1 (said). */
+static int write_export(FILE *out, void *ctx)
+{
+    const struct export *x = ctx;
+    scope_event_query q;
+    memset(&q, 0, sizeof q);
+    q.call_ids = 1;
+    q.call_sites = 1;
+    switch (x->to) {
+    case TO_CHROME: return write_chrome(out, x->p);
+    case TO_SPEEDSCOPE: return write_speedscope(out, x->p);
+    case TO_FOLDED: return write_folded(out, x->p);
+    case TO_HATCHET: return scope__write_hatchet(out, x->p, x->aggregate);
+    case TO_CSV: return scope__write_events(out, x->p, &q, SCOPE__EV_CSV, 0, 0);
+    default: return scope__write_events(out, x->p, &q, SCOPE__EV_JSON, 0, 0);
+    }
+}
+
 int scope_cmd_export(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -411,9 +435,9 @@ int scope_cmd_export(int argc, char **argv)
                                            "csv", "json", "otf2", NULL };
     int c, k, to = -1, aggregate = 0;
     const char *outpath = NULL;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "export", .help = export_help, .argc = argc, .argv = argv,
+                              .shortopts = ":ho:", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 't':
             if ((k = scope__parse_choice("export", "format", optarg, formats, &to)) != 0)
@@ -425,10 +449,10 @@ int scope_cmd_export(int argc, char **argv)
         case 'A':
             aggregate = 1;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("export", c, argv, export_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (to < 0)
         return scope__usage_error("export", "no format given (--to)");
     if (aggregate && to != TO_HATCHET)
@@ -446,30 +470,13 @@ int scope_cmd_export(int argc, char **argv)
     scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
     if (!p)
         return 1;
-    int status = 1;
+    int status;
     if (to == TO_OTF2) {    /* a folder, not a stream: no out file */
         status = scope__export_otf2(p, outpath);
-        goto fail_open;
+    } else {
+        struct export x = { p, to, aggregate };
+        status = scope__out_write(outpath, "export", write_export, &x);
     }
-    scope__out_file of;
-    if (scope__out_open(&of, outpath) != 0)
-        goto fail_open;
-    FILE *out = of.f;
-    scope_event_query q;
-    memset(&q, 0, sizeof q);
-    q.call_ids = 1;
-    q.call_sites = 1;
-    switch (to) {
-    case TO_CHROME: status = write_chrome(out, p); break;
-    case TO_SPEEDSCOPE: status = write_speedscope(out, p); break;
-    case TO_FOLDED: status = write_folded(out, p); break;
-    case TO_HATCHET: status = scope__write_hatchet(out, p, aggregate); break;
-    case TO_CSV: status = scope__write_events(out, p, &q, SCOPE__EV_CSV, 0, 0); break;
-    default: status = scope__write_events(out, p, &q, SCOPE__EV_JSON, 0, 0); break;
-    }
-    if (scope__out_close(&of, status == 0, "export") != 0)
-        status = 1;
-fail_open:
     scope_profile_close(p);
     return status;
 }

@@ -624,9 +624,9 @@ int scope_cmd_io(int argc, char **argv)
     const char *file_re = NULL;
     scope_io_options o = { 0 };
     int64_t top = 20;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "io", .help = io_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'l':
             if (!(o.layers = parse_layers(optarg))) {
@@ -656,10 +656,11 @@ int scope_cmd_io(int argc, char **argv)
                 return scope__usage_error("io", "--top takes a whole number, not '%s'", optarg);
             }
             break;
-        default:
-            free(ranks);
-            return scope__option_rest("io", c, argv, io_help);
         }
+    }
+    if (c < 0) {
+        free(ranks);
+        return parse.status;
     }
     regex_t re;
     int have_re = 0;
@@ -674,18 +675,13 @@ int scope_cmd_io(int argc, char **argv)
         }
         have_re = 1;
     }
-    if (optind >= argc) {
-        free(ranks);
-        if (have_re)
-            regfree(&re);
-        return scope__usage_error("io", "no profile path given");
-    }
-    int status = 1;
     scope_io_report *r = NULL;
     struct view v = { 0 };
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
+    scope_profile *p;
+    int status = scope__operands("io", argc, argv, 0, NULL, &p);
+    if (status != 0)
         goto out;
+    status = 1;
     int *rk = NULL;
     if (ranks && !(rk = malloc((size_t)(nranks ? nranks : 1) * sizeof *rk))) {
         scope__fail_msg("out of memory");
@@ -721,11 +717,7 @@ int scope_cmd_io(int argc, char **argv)
     } else {
         print_table(&v);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        scope__fail_msg("cannot write to standard output");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write to standard output");
 out:
     free(v.keep);
     scope_io_report_free(r);

@@ -126,21 +126,18 @@ int scope_cmd_merge(int argc, char **argv)
     };
     const char *outpath = NULL;
     int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "merge", .help = merge_help, .argc = argc, .argv = argv,
+                              .shortopts = ":ho:", .longopts = opts, .profile = &p, .output = &outpath };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'o':
             outpath = optarg;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("merge", c, argv, merge_help);
         }
     }
-    scope_profile *p;
-    int rc = scope__operands("merge", argc, argv, 1, outpath, &p);
-    if (rc != 0)
-        return rc;
+    if (c < 0)
+        return parse.status;
     int status = check_target(outpath);
     if (!status)
         status = merge(p, outpath);

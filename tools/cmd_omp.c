@@ -511,11 +511,7 @@ static int run(scope_profile *p, int threads, int rank, int64_t top, int format,
     } else {
         json_rows(&c, order, n, rank);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "scope: cannot write the table\n");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write the table");
     goto out;
 fail_mem:
     fprintf(stderr, "scope: out of memory\n");
@@ -543,12 +539,12 @@ int scope_cmd_omp(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    static const char *const formats[] = { "table", "csv", "json", NULL };
     int c, k, format = FMT_TABLE, wide = 0, threads = 0, rank = -1;
     int64_t top = -1, v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "omp", .help = omp_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'T':
             threads = 1;
@@ -567,25 +563,13 @@ int scope_cmd_omp(int argc, char **argv)
             rank = (int)v;
             break;
         case 'f':
-            for (k = 0; formats[k] && strcmp(formats[k], optarg); k++)
-                ;
-            if (!formats[k])
-                return scope__usage_error("omp", "unknown format '%s' (table, csv or json)",
-                                          optarg);
-            format = k;
+            if ((k = scope__parse_format("omp", optarg, &format)) != 0)
+                return k;
             break;
-        case 'h':
-            fputs(omp_help, stdout);
-            return 0;
-        default:
-            return scope__option_error("omp", c, argv);
         }
     }
-    if (optind >= argc)
-        return scope__usage_error("omp", "no profile path given");
-    scope_profile *p = scope__open_or_report(argv + optind, argc - optind);
-    if (!p)
-        return 1;
+    if (c < 0)
+        return parse.status;
     int status = run(p, threads, rank, top, format, wide);
     scope_profile_close(p);
     return status;

@@ -47,6 +47,29 @@ static int64_t parse_bounded(const char *s, int64_t lo, int64_t hi)
     return v;
 }
 
+/* What write_picture draws. */
+struct picture {
+    scope_profile *p;
+    int kind;
+    const scope__plot_opts *po;
+};
+
+/* Writes the picture the options ask for into out: 0, or 1 (said). */
+static int write_picture(FILE *out, void *ctx)
+{
+    const struct picture *pic = ctx;
+    scope__plot_counts counts;
+    int rc;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    switch (pic->kind) {
+    case KIND_TIMELINE: rc = scope__plot_timeline(out, pic->p, pic->po, &counts); break;
+    case KIND_FLAME: rc = scope__plot_flame(out, pic->p, pic->po, &counts); break;
+    case KIND_COMM: rc = scope__plot_comm(out, pic->p, pic->po, &counts); break;
+    default: rc = scope__plot_imbalance(out, pic->p, pic->po, &counts); break;
+    }
+    return rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
+}
+
 int scope_cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -64,9 +87,9 @@ int scope_cmd_plot(int argc, char **argv)
     const char *outpath = NULL;
     int c, k, kind = -1, rc;
     int64_t v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "plot", .help = plot_help, .argc = argc, .argv = argv,
+                              .shortopts = ":ho:", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'k':
             if ((k = scope__parse_choice("plot", "kind", optarg, kinds, &kind)) != 0)
@@ -87,32 +110,17 @@ int scope_cmd_plot(int argc, char **argv)
             if ((rc = scope__parse_plot_limit("plot", c, optarg, &po)) != 0)
                 return rc;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("plot", c, argv, plot_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (kind < 0)
         return scope__usage_error("plot", "no kind given (--kind)");
     scope_profile *p;
     if ((k = scope__operands("plot", argc, argv, 1, outpath, &p)) != 0)
         return k;
-    int status = 1;
-    scope__out_file of;
-    if (scope__out_open(&of, outpath) != 0)
-        goto fail_open;
-    FILE *out = of.f;
-    scope__plot_counts counts;
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    switch (kind) {
-    case KIND_TIMELINE: rc = scope__plot_timeline(out, p, &po, &counts); break;
-    case KIND_FLAME: rc = scope__plot_flame(out, p, &po, &counts); break;
-    case KIND_COMM: rc = scope__plot_comm(out, p, &po, &counts); break;
-    default: rc = scope__plot_imbalance(out, p, &po, &counts); break;
-    }
-    status = rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
-    if (scope__out_close(&of, status == 0, "picture") != 0)
-        status = 1;
-fail_open:
+    struct picture pic = { p, kind, &po };
+    int status = scope__out_write(outpath, "picture", write_picture, &pic);
     scope_profile_close(p);
     return status;
 }

@@ -64,27 +64,24 @@ int scope_cmd_recover(int argc, char **argv)
         { "quiet", no_argument, NULL, 'q' },
         { "journals", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { NULL, 0, NULL, 0 }
     };
     char *jdirs[64];
     size_t n_jdirs = 0;
     int c;
-    opterr = 0;     /* one message, ours, not getopt's as well */
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "recover", .help = recover_help, .argc = argc, .argv = argv,
+                              .shortopts = "qh", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         if (c == 'q') {
             quiet = 1;
         } else if (c == 'j') {
             if (n_jdirs == sizeof jdirs / sizeof *jdirs)
                 return scope__usage_error("recover", "--journals given more than 64 times");
             jdirs[n_jdirs++] = optarg;
-        } else if (c == 'h') {
-            fputs(recover_help, stdout);
-            return 0;
-        } else {
-            return scope__option_error("recover", c, argv);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (optind >= argc)
         return scope__usage_error("recover", "no PATH given");
     struct scope_recover_options opt = {

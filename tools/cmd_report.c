@@ -642,6 +642,22 @@ static int write_report(FILE *out, scope_profile *p, char **paths,
     return 0;
 }
 
+/* What write_page writes: the profile, the paths it was opened from. */
+struct report {
+    scope_profile *p;
+    char **paths;
+    int npaths;
+    const scope__plot_opts *po;
+};
+
+/* scope__out_write's writer: the page into out; 0, or 1 (said). */
+static int write_page(FILE *out, void *ctx)
+{
+    const struct report *r = ctx;
+    int rc = write_report(out, r->p, r->paths, r->npaths, r->po);
+    return rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
+}
+
 int scope_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -654,9 +670,10 @@ int scope_cmd_report(int argc, char **argv)
     scope__plot_opts po = SCOPE__PLOT_DEFAULTS;
     const char *outpath = NULL;
     int c, rc;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "report", .help = report_help, .argc = argc, .argv = argv,
+                              .shortopts = ":ho:", .longopts = opts, .profile = &p, .output = &outpath };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'o':
             outpath = optarg;
@@ -666,23 +683,12 @@ int scope_cmd_report(int argc, char **argv)
             if ((rc = scope__parse_plot_limit("report", c, optarg, &po)) != 0)
                 return rc;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("report", c, argv, report_help);
         }
     }
-    scope_profile *p;
-    if ((rc = scope__operands("report", argc, argv, 1, outpath, &p)) != 0)
-        return rc;
-    int status = 1;
-    scope__out_file of;
-    if (scope__out_open(&of, outpath) != 0)
-        goto fail_open;
-    FILE *out = of.f;
-    rc = write_report(out, p, argv + optind, argc - optind, &po);
-    status = rc < 0 ? scope__fail_msg(scope__plot_errmsg(rc)) : 0;
-    if (scope__out_close(&of, status == 0, "report") != 0)
-        status = 1;
-fail_open:
+    if (c < 0)
+        return parse.status;
+    struct report r = { p, argv + optind, argc - optind, &po };
+    int status = scope__out_write(outpath, "report", write_page, &r);
     scope_profile_close(p);
     return status;
 }

@@ -56,11 +56,7 @@ static const char summary_help[] =
     "  --waits        add the time each MPI region's calls waited for other\n"
     "                 ranks (scope waits, docs/analysis.md): column waiting\n"
     "                 (csv/json: seconds); needs the MPI calls' data\n"
-    "  --wide         full names: no fitting of the table to the terminal\n"
-    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
-    "                 to its width by eliding the middle of long names;\n"
-    "                 csv and json always hold full names)\n"
-    "  -h, --help     this text\n";
+    SCOPE__HELP_WIDE_AND_HELP;
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 enum { SORT_TOTAL, SORT_CALLS, SORT_MEAN, SORT_MAX, SORT_NAME };
@@ -418,9 +414,9 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
     static const char *const sorts[] = { "total", "calls", "mean", "max",
                                          "name", NULL };
     int c, k;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope__options parse = { .cmd = "summary", .help = summary_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
             pr->per_rank = 1;
@@ -442,10 +438,10 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
             if ((k = scope__parse_choice("summary", "sort key", optarg, sorts, &sort_key)))
                 return k;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("summary", c, argv, summary_help);
         }
     }
+    if (c < 0)
+        return parse.status;
     if (optind >= argc)
         return scope__usage_error("summary", "no profile path given");
     return -1;

@@ -39,11 +39,7 @@ static const char tree_help[] =
     "  --waits        add the time each path's calls waited for another rank\n"
     "                 (scope waits, docs/analysis.md: MPI calls only, waits\n"
     "                 above the clock bound); csv and json gain `waiting`\n"
-    "  --wide         full names: no fitting of the table to the terminal\n"
-    "                 (a table on a terminal, or with $COLUMNS set, is cut\n"
-    "                 to its width by eliding the middle of long names;\n"
-    "                 csv and json always hold full names)\n"
-    "  -h, --help     this text\n";
+    SCOPE__HELP_WIDE_AND_HELP;
 
 static int print_tree(scope_profile *p, const scope__tree *t,
                       const int64_t *order, int format, int wide)
@@ -122,9 +118,7 @@ static int print_tree(scope_profile *p, const scope__tree *t,
     } else if (format == 2)
         fputs(t->n ? "\n]}\n" : "]}\n", stdout);
     scope__table_free(&tab);
-    if (fflush(stdout) != 0 || ferror(stdout))
-        return scope__fail_msg("cannot write the tree to standard output");
-    return 0;
+    return scope__stdout_check("cannot write the tree to standard output");
 }
 
 int scope_cmd_tree(int argc, char **argv)
@@ -141,9 +135,10 @@ int scope_cmd_tree(int argc, char **argv)
     };
     int c, k, format = 0, wide = 0, compensate = 0, want_waits = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
     int64_t v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "tree", .help = tree_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
         case 't':
@@ -166,13 +161,10 @@ int scope_cmd_tree(int argc, char **argv)
             if ((k = scope__parse_format("tree", optarg, &format)) != 0)
                 return k;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("tree", c, argv, tree_help);
         }
     }
-    scope_profile *p;
-    if ((k = scope__operands("tree", argc, argv, 0, NULL, &p)) != 0)
-        return k;
+    if (c < 0)
+        return parse.status;
     scope__tree t;
     memset(&t, 0, sizeof t);
     t.compensate = compensate;

@@ -559,9 +559,10 @@ int scope_cmd_waits(int argc, char **argv)
     int64_t top = 10;
     uint64_t memory = 0;
     size_t bad;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    scope_profile *p;
+    scope__options parse = { .cmd = "waits", .help = waits_help, .argc = argc, .argv = argv,
+                              .shortopts = ":h", .longopts = opts, .profile = &p };
+    while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'f':
             if ((k = scope__parse_format("waits", optarg, &format)) != 0)
@@ -588,13 +589,10 @@ int scope_cmd_waits(int argc, char **argv)
         case 'w':
             wide = 1;
             break;
-        default: /* -h, ':' or an unknown option */
-            return scope__option_rest("waits", c, argv, waits_help);
         }
     }
-    scope_profile *p;
-    if ((k = scope__operands("waits", argc, argv, 0, NULL, &p)) != 0)
-        return k;
+    if (c < 0)
+        return parse.status;
     int status = 1;
     scope_waits *w = NULL;
     if (scope_profile_waits_budget(p, list == LIST_MESSAGES ? 0 : SCOPE_WAITS_NO_MESSAGES,
@@ -638,11 +636,7 @@ int scope_cmd_waits(int argc, char **argv)
         scope__fail_msg("out of memory");
         goto out;
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        scope__fail_msg("cannot write to standard output");
-        goto out;
-    }
-    status = 0;
+    status = scope__stdout_check("cannot write to standard output");
 out:
     scope_waits_free(w);
     scope_profile_close(p);

@@ -225,18 +225,33 @@ static int op_mode(int cls)
            : cls == SCOPE_CC_IO_SYNC ? OTF2_IO_OPERATION_MODE_FLUSH : -1;
 }
 
-int scope__otf2_io_enter(otf2x *x, const scope_call *c, uint64_t t)
+/* What call c's I/O records need: its operation mode (-1 for none), its
+ * handle and bytes. Returns 1 to write them; 0 when it gets none (not an
+ * operation, nor with open_close an open or a close; or no handle, as
+ * call_handle says); -1 on error (said). */
+static int io_call(otf2x *x, const scope_call *c, int open_close, int *mode, uint32_t *h,
+                   uint64_t *bytes)
 {
-    const region_info *ri = &x->ri[c->region];
-    int mode = op_mode(ri->io_cls);
-    if (mode < 0)
+    int cls = x->ri[c->region].io_cls;
+    *mode = op_mode(cls);
+    if (*mode < 0 && !(open_close && (cls == SCOPE_CC_IO_OPEN || cls == SCOPE_CC_IO_CLOSE)))
         return 0;
-    uint32_t h = 0;
-    uint64_t bytes = 0;
-    int rc = call_handle(x, c->region, c->call_index, &h, &bytes);
+    int rc = call_handle(x, c->region, c->call_index, h, bytes);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     x->io->any = 1;
+    return 1;
+}
+
+int scope__otf2_io_enter(otf2x *x, const scope_call *c, uint64_t t)
+{
+    const region_info *ri = &x->ri[c->region];
+    int mode = -1;
+    uint32_t h = 0;
+    uint64_t bytes = 0;
+    int rc = io_call(x, c, 0, &mode, &h, &bytes);
+    if (rc <= 0)
+        return rc;
     /* the id of the call on its location: its index in the region's
      * calls, which Complete at its Leave finds again */
     return scope__otf2_event(x, "IoOperationBegin", OTF2_EvtWriter_IoOperationBegin(x->w, NULL,
@@ -248,15 +263,12 @@ int scope__otf2_io_enter(otf2x *x, const scope_call *c, uint64_t t)
 int scope__otf2_io_leave(otf2x *x, const scope_call *c, uint64_t t)
 {
     const region_info *ri = &x->ri[c->region];
-    int mode = op_mode(ri->io_cls);
-    if (mode < 0 && ri->io_cls != SCOPE_CC_IO_OPEN && ri->io_cls != SCOPE_CC_IO_CLOSE)
-        return 0;
+    int mode = -1;
     uint32_t h = 0;
     uint64_t bytes = 0;
-    int rc = call_handle(x, c->region, c->call_index, &h, &bytes);
-    if (rc != 0)
-        return rc < 0 ? -1 : 0;
-    x->io->any = 1;
+    int rc = io_call(x, c, 1, &mode, &h, &bytes);
+    if (rc <= 0)
+        return rc;
     if (mode >= 0)
         return scope__otf2_event(x, "IoOperationComplete",
                                  OTF2_EvtWriter_IoOperationComplete(x->w, NULL, t, h, bytes,

@@ -74,3 +74,15 @@ int scope__out_close(scope__out_file *o, int ok, const char *what)
     memset(o, 0, sizeof *o);
     return ok && !e ? 0 : 1;
 }
+
+int scope__out_write(const char *path, const char *what, int (*write)(FILE *f, void *ctx),
+                     void *ctx)
+{
+    scope__out_file of;
+    if (scope__out_open(&of, path) != 0)
+        return 1;
+    int status = write(of.f, ctx);
+    if (scope__out_close(&of, status == 0, what) != 0)
+        status = 1;
+    return status;
+}

@@ -24,4 +24,11 @@ int scope__out_open(scope__out_file *o, const char *path);
  * when the file is in place (or stdout is written), else 1. */
 int scope__out_close(scope__out_file *o, int ok, const char *what);
 
+/* The whole of writing one output file: scope__out_open(path), then
+ * write(f, ctx), which returns 0 or 1 (after saying why), then
+ * scope__out_close with `what` for its message. Returns 0 when the file
+ * is in place (or stdout written), else 1. */
+int scope__out_write(const char *path, const char *what, int (*write)(FILE *f, void *ctx),
+                     void *ctx);
+
 #endif /* SCOPE_OUT_FILE_H */

@@ -58,7 +58,8 @@ def accepted(source):
     table = re.search(r"struct option opts\[\] = \{(.*?)\n    \};", text, re.S)
     if table:
         longs |= set(re.findall(r'\{ "([a-z][a-z-]*)",', table.group(1)))
-    for optstring in re.findall(r'getopt_long\(argc, argv, "([^"]*)"', text):
+    # getopt_long's option string, or scope__next_option's (args.h)
+    for optstring in re.findall(r'(?:getopt_long\(argc, argv, |\.shortopts = )"([^"]*)"', text):
         shorts |= set(re.sub(r"[:-]", "", optstring))
     # commands that read argv by hand
     for opt in re.findall(r'strcmp\(\w+(?:\[\w+\])?, "(-[^"]+)"\) == 0', text):

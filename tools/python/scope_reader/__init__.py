@@ -480,6 +480,11 @@ class ProfilingResults:
         rc = fn(self._h, ctypes.byref(v))
         return None if rc < 0 else v.value
 
+    def _s(self, fn):
+        """_ns in seconds, or None."""
+        v = self._ns(fn)
+        return None if v is None else v / NS
+
     @property
     def region_names(self):
         return [_region_name(self._h, r).decode() for r in range(_region_count(self._h))]
@@ -504,24 +509,20 @@ class ProfilingResults:
     @property
     def run_start_time(self):
         """Run start in seconds on the recording clock, or None."""
-        v = self._ns(_run_start)
-        return None if v is None else v / NS
+        return self._s(_run_start)
 
     @property
     def minimum_start_time(self):
-        v = self._ns(_min_start)
-        return None if v is None else v / NS
+        return self._s(_min_start)
 
     @property
     def maximum_end_time(self):
-        v = self._ns(_max_end)
-        return None if v is None else v / NS
+        return self._s(_max_end)
 
     @property
     def time_origin(self):
         """The zero of relative times: the run start, else the first entry."""
-        v = self._ns(_origin)
-        return None if v is None else v / NS
+        return self._s(_origin)
 
     @property
     def time_origin_ns(self):

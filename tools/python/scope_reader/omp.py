@@ -102,13 +102,18 @@ def attach(results_cls, lib, sig, check, p):
         n = fn(h, ctypes.byref(ptr))
         return _array(ptr, n, struct)
 
-    def _analysis(self, fn, struct):
+    def _taken(self, run_fn, free_fn, *parts):
+        """The arrays of parts ((fn, struct) each) of what run_fn computes
+        on the profile, copied out before its handle is freed."""
         h = p()
-        check(run(self._h, ctypes.byref(h)))
+        check(run_fn(self._h, ctypes.byref(h)))
         try:
-            return _take(h, cons, _Construct), _take(h, fn, struct)
+            return tuple(_take(h, fn, struct) for fn, struct in parts)
         finally:
-            free(h)
+            free_fn(h)
+
+    def _analysis(self, fn, struct):
+        return _taken(self, run, free, (cons, _Construct), (fn, struct))
 
     def _names(self, c):
         """Per construct: its name, kind, object and offset."""
@@ -188,12 +193,7 @@ def attach(results_cls, lib, sig, check, p):
     ecpus = sig("scope_efficiencies_cpus", _i64, p, ctypes.POINTER(ctypes.POINTER(_Cpu)))
 
     def _efficiency(self):
-        h = p()
-        check(erun(self._h, ctypes.byref(h)))
-        try:
-            return _take(h, erows, _Efficiency), _take(h, ecpus, _Cpu)
-        finally:
-            efree(h)
+        return _taken(self, erun, efree, (erows, _Efficiency), (ecpus, _Cpu))
 
     def _window(self, idx):
         names = np.array(list(self.region_names) + ["run"], dtype=object)
