@@ -48,10 +48,8 @@ int scope__next_option(scope__options *o)
         optind = 1;
     }
     int c = getopt_long(o->argc, o->argv, o->shortopts, o->longopts, NULL);
-    while ((c == 'f' && o->format) || (c == 'o' && o->output)) {
-        if (c == 'o')
-            *o->output = optarg;
-        else if (scope__parse_format(o->cmd, optarg, o->format) != 0) {
+    while (c == 'f' && o->format) {
+        if (scope__parse_format(o->cmd, optarg, o->format) != 0) {
             o->status = 2;
             return -1;
         }

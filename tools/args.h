@@ -43,9 +43,8 @@ int scope__parse_format(const char *cmd, const char *arg, int *out);
  * than one command, and getopt's own messages off: ours are one line),
  * with -h/--help printing `help` on stdout and a missing value (':' in
  * shortopts) or an unknown option reported in scope__usage_error's words.
- * With `output` set, -o is read here; with `format` set, --format. With
- * `profile` set, the operands are read too (scope__operands: with
- * `output` set, -o is required first).
+ * With `profile` set, the operands are read too (scope__operands: with
+ * `output` set, -o is required first); with `format` set, --format too.
  * Fill the fields (designated),
  * then loop on scope__next_option. */
 typedef struct {
@@ -56,8 +55,7 @@ typedef struct {
     const char *shortopts;          /* ":h", ":ho:", ... as getopt_long's */
     const struct option *longopts;
     scope_profile **profile;        /* NULL: the command reads its operands */
-    const char **output;            /* set: -o (code 'o') is read here into *output,
-                                       never returned; with profile, required */
+    const char **output;            /* with profile: the -o value, required */
     int *format;                    /* set: --format (code 'f') is read here into
                                        *format (scope__parse_format), never returned */
     int status;                     /* after -1: the exit status */

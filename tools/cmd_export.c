@@ -436,12 +436,15 @@ int scope_cmd_export(int argc, char **argv)
     int c, k, to = -1, aggregate = 0;
     const char *outpath = NULL;
     scope__options parse = { .cmd = "export", .help = export_help, .argc = argc, .argv = argv,
-                              .shortopts = ":ho:", .longopts = opts, .output = &outpath };
+                              .shortopts = ":ho:", .longopts = opts };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 't':
             if ((k = scope__parse_choice("export", "format", optarg, formats, &to)) != 0)
                 return k;
+            break;
+        case 'o':
+            outpath = optarg;
             break;
         case 'A':
             aggregate = 1;

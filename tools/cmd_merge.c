@@ -128,10 +128,14 @@ int scope_cmd_merge(int argc, char **argv)
     int c;
     scope_profile *p;
     scope__options parse = { .cmd = "merge", .help = merge_help, .argc = argc, .argv = argv,
-                              .shortopts = ":ho:", .longopts = opts, .profile = &p,
-                              .output = &outpath };
-    while ((c = scope__next_option(&parse)) > 0)
-        continue;               /* -o, its one option, is read by the loop */
+                              .shortopts = ":ho:", .longopts = opts, .profile = &p, .output = &outpath };
+    while ((c = scope__next_option(&parse)) > 0) {
+        switch (c) {
+        case 'o':
+            outpath = optarg;
+            break;
+        }
+    }
     if (c < 0)
         return parse.status;
     int status = check_target(outpath);

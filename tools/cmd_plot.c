@@ -88,12 +88,15 @@ int scope_cmd_plot(int argc, char **argv)
     int c, k, kind = -1, rc;
     int64_t v;
     scope__options parse = { .cmd = "plot", .help = plot_help, .argc = argc, .argv = argv,
-                              .shortopts = ":ho:", .longopts = opts, .output = &outpath };
+                              .shortopts = ":ho:", .longopts = opts };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'k':
             if ((k = scope__parse_choice("plot", "kind", optarg, kinds, &kind)) != 0)
                 return k;
+            break;
+        case 'o':
+            outpath = optarg;
             break;
         case 'w':
             if ((v = parse_bounded(optarg, 400, 20000)) < 0)

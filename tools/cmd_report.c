@@ -672,10 +672,12 @@ int scope_cmd_report(int argc, char **argv)
     int c, rc;
     scope_profile *p;
     scope__options parse = { .cmd = "report", .help = report_help, .argc = argc, .argv = argv,
-                              .shortopts = ":ho:", .longopts = opts, .profile = &p,
-                              .output = &outpath };
+                              .shortopts = ":ho:", .longopts = opts, .profile = &p, .output = &outpath };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
+        case 'o':
+            outpath = optarg;
+            break;
         case 'c':
         case 'r':
             if ((rc = scope__parse_plot_limit("report", c, optarg, &po)) != 0)
