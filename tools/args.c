@@ -48,6 +48,13 @@ int scope__next_option(scope__options *o)
         optind = 1;
     }
     int c = getopt_long(o->argc, o->argv, o->shortopts, o->longopts, NULL);
+    while (c == 'f' && o->format) {
+        if (scope__parse_format(o->cmd, optarg, o->format) != 0) {
+            o->status = 2;
+            return -1;
+        }
+        c = getopt_long(o->argc, o->argv, o->shortopts, o->longopts, NULL);
+    }
     if (c == -1) {
         if (!o->profile)
             return 0;

@@ -44,7 +44,8 @@ int scope__parse_format(const char *cmd, const char *arg, int *out);
  * with -h/--help printing `help` on stdout and a missing value (':' in
  * shortopts) or an unknown option reported in scope__usage_error's words.
  * With `profile` set, the operands are read too (scope__operands: with
- * `output` set, -o is required first). Fill the fields (designated),
+ * `output` set, -o is required first); with `format` set, --format too.
+ * Fill the fields (designated),
  * then loop on scope__next_option. */
 typedef struct {
     const char *cmd;                /* the command's name, for messages */
@@ -55,6 +56,8 @@ typedef struct {
     const struct option *longopts;
     scope_profile **profile;        /* NULL: the command reads its operands */
     const char **output;            /* with profile: the -o value, required */
+    int *format;                    /* set: --format (code 'f') is read here into
+                                       *format (scope__parse_format), never returned */
     int status;                     /* after -1: the exit status */
     int started;                    /* 0 before the first call */
 } scope__options;

@@ -112,30 +112,30 @@ static int add_stack(scope__tree *t, const scope_call_stack *cs, int rank)
     return 0;
 }
 
+/* Adds the calls of `thread` on `rank`: its call stack, compensated when
+ * t asks. Returns add_stack's 0, or a negative code. */
+static int add_rank(scope__tree *t, scope_profile *p, int rank, int thread)
+{
+    scope_call_stack *cs;
+    int rc = (t->compensate ? scope_profile_call_stack_compensated
+              : scope_profile_call_stack)(p, rank, thread, &cs);
+    if (rc < 0)
+        return rc;
+    rc = add_stack(t, cs, rank);
+    scope_call_stack_free(cs);
+    return rc;
+}
+
 int scope__tree_add(scope__tree *t, scope_profile *p, int rank, int thread)
 {
     int nr = scope_profile_rank_count(p);
-    if (rank != SCOPE_ALL_RANKS) {
-        scope_call_stack *cs;
-        int rc = (t->compensate ? scope_profile_call_stack_compensated
-                  : scope_profile_call_stack)(p, rank, thread, &cs);
-        if (rc < 0)
-            return rc;
-        rc = add_stack(t, cs, rank);
-        scope_call_stack_free(cs);
-        return rc;
-    }
+    if (rank != SCOPE_ALL_RANKS)
+        return add_rank(t, p, rank, thread);
     int64_t total = scope__rank_events(p, SCOPE_ALL_RANKS), done = 0;
     for (int k = 0; k < nr; k++) {
         int r = scope_profile_rank(p, k);
         scope__progress("call tree", done, total);
-        scope_call_stack *cs;
-        int rc = (t->compensate ? scope_profile_call_stack_compensated
-                  : scope_profile_call_stack)(p, r, thread, &cs);
-        if (rc < 0)
-            return rc;
-        rc = add_stack(t, cs, r);
-        scope_call_stack_free(cs);
+        int rc = add_rank(t, p, r, thread);
         if (rc < 0)
             return rc;
         done += scope__rank_events(p, r);

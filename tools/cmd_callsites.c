@@ -485,7 +485,8 @@ int scope_cmd_callsites(int argc, char **argv)
         return scope__fail_msg("out of memory");
     scope_profile *p;
     scope__options parse = { .cmd = "callsites", .help = callsites_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts, .profile = &p };
+                              .shortopts = ":h", .longopts = opts, .profile = &p,
+                              .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'e':
@@ -510,10 +511,6 @@ int scope_cmd_callsites(int argc, char **argv)
                 goto fail;
             }
             rank = (int)v;
-            break;
-        case 'f':
-            if (scope__parse_format("callsites", optarg, &format) != 0)
-                goto fail;
             break;
         }
     }

@@ -278,19 +278,16 @@ int scope_cmd_comm(int argc, char **argv)
         { NULL, 0, NULL, 0 }
     };
     const char *region_name = NULL;
-    int format = FMT_TABLE, c, k, kind = SCOPE_COMM_P2P;
+    int format = FMT_TABLE, c, kind = SCOPE_COMM_P2P;
     int64_t top = 10;
     scope_profile *p;
     scope__options parse = { .cmd = "comm", .help = comm_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts, .profile = &p };
+                              .shortopts = ":h", .longopts = opts, .profile = &p,
+                              .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
             region_name = optarg;
-            break;
-        case 'f':
-            if ((k = scope__parse_format("comm", optarg, &format)) != 0)
-                return k;
             break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0)

@@ -713,12 +713,12 @@ static int parse_options(int argc, char **argv, diff_opts *d)
         { NULL, 0, NULL, 0 }
     };
     scope_compare_options *o = &d->o;
-    int c, k;
+    int c;
     int64_t v;
     /* '-': operands come back in order as option 1, so that --vs splits
      * them wherever the options are */
     scope__options parse = { .cmd = "diff", .help = diff_help, .argc = argc, .argv = argv,
-                              .shortopts = "-:h", .longopts = opts };
+                              .shortopts = "-:h", .longopts = opts, .format = &d->format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 1:
@@ -738,10 +738,6 @@ static int parse_options(int argc, char **argv, diff_opts *d)
             break;
         case 'C':
             d->calls = o->calls = 1;
-            break;
-        case 'f':
-            if ((k = scope__parse_format("diff", optarg, &d->format)) != 0)
-                return k;
             break;
         case 'L':
             if (parse_double(optarg, &o->level) < 0 || !(o->level > 0 && o->level < 1))

@@ -241,18 +241,15 @@ int scope_cmd_efficiency(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    int c, k, format = FMT_TABLE, cpus = 0;
+    int c, format = FMT_TABLE, cpus = 0;
     scope_profile *p;
     scope__options parse = { .cmd = "efficiency", .help = efficiency_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts, .profile = &p };
+                              .shortopts = ":h", .longopts = opts, .profile = &p,
+                              .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'c':
             cpus = 1;
-            break;
-        case 'f':
-            if ((k = scope__parse_format("efficiency", optarg, &format)) != 0)
-                return k;
             break;
         }
     }

@@ -89,7 +89,8 @@ int scope_cmd_events(int argc, char **argv)
     }
     scope_profile *p;
     scope__options parse = { .cmd = "events", .help = events_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts, .profile = &p };
+                              .shortopts = ":h", .longopts = opts, .profile = &p,
+                              .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'i':
@@ -133,10 +134,6 @@ int scope_cmd_events(int argc, char **argv)
             break;
         case 'I':
             io = 1;
-            break;
-        case 'f':
-            if (scope__parse_format("events", optarg, &format) != 0)
-                goto fail_args;
             break;
         }
     }

@@ -514,6 +514,19 @@ static void print_table(struct view *v)
         printf("  - %s\n", f[i].text);
 }
 
+/* `], "key": [` and the records of x[0..n) on the files --file kept. */
+static void json_records(const char *key, const scope_io_record *x, int64_t n,
+                         const uint8_t *keep)
+{
+    printf("], \"%s\": [", key);
+    int first = 1;
+    for (int64_t i = 0; i < n; i++)
+        if (keep[x[i].file]) {
+            json_record(&x[i], first);
+            first = 0;
+        }
+}
+
 static void print_json(const struct view *v)
 {
     const scope_io_report *r = v->r;
@@ -535,20 +548,8 @@ static void print_json(const struct view *v)
                (long long)f->bytes_written, v->keep[i] ? "true" : "false");
         first = 0;
     }
-    fputs("], \"records\": [", stdout);
-    first = 1;
-    for (int64_t i = 0; i < r->nrecords; i++)
-        if (v->keep[r->records[i].file]) {
-            json_record(&r->records[i], first);
-            first = 0;
-        }
-    fputs("], \"datasets\": [", stdout);
-    first = 1;
-    for (int64_t i = 0; i < r->ndatasets; i++)
-        if (v->keep[r->datasets[i].file]) {
-            json_record(&r->datasets[i], first);
-            first = 0;
-        }
+    json_records("records", r->records, r->nrecords, v->keep);
+    json_records("datasets", r->datasets, r->ndatasets, v->keep);
     fputs("], \"spreads\": [", stdout);
     first = 1;
     for (int32_t i = 0; i < r->nspreads; i++) {
@@ -625,7 +626,7 @@ int scope_cmd_io(int argc, char **argv)
     scope_io_options o = { 0 };
     int64_t top = 20;
     scope__options parse = { .cmd = "io", .help = io_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts };
+                              .shortopts = ":h", .longopts = opts, .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'l':
@@ -643,12 +644,6 @@ int scope_cmd_io(int argc, char **argv)
             break;
         case 'F':
             file_re = optarg;
-            break;
-        case 'f':
-            if (scope__parse_format("io", optarg, &format)) {
-                free(ranks);
-                return 2;
-            }
             break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0) {

@@ -539,11 +539,12 @@ int scope_cmd_omp(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    int c, k, format = FMT_TABLE, wide = 0, threads = 0, rank = -1;
+    int c, format = FMT_TABLE, wide = 0, threads = 0, rank = -1;
     int64_t top = -1, v;
     scope_profile *p;
     scope__options parse = { .cmd = "omp", .help = omp_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts, .profile = &p };
+                              .shortopts = ":h", .longopts = opts, .profile = &p,
+                              .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'T':
@@ -561,10 +562,6 @@ int scope_cmd_omp(int argc, char **argv)
                 return scope__usage_error("omp", "--rank needs a rank number, not '%s'",
                                           optarg);
             rank = (int)v;
-            break;
-        case 'f':
-            if ((k = scope__parse_format("omp", optarg, &format)) != 0)
-                return k;
             break;
         }
     }

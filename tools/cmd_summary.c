@@ -415,7 +415,7 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
                                          "name", NULL };
     int c, k;
     scope__options parse = { .cmd = "summary", .help = summary_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts };
+                              .shortopts = ":h", .longopts = opts, .format = &pr->format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
@@ -429,10 +429,6 @@ static int parse_options(int argc, char **argv, printer *pr, summary_opts *o)
             break;
         case 'W':
             o->want_waits = 1;
-            break;
-        case 'f':
-            if ((k = scope__parse_format("summary", optarg, &pr->format)))
-                return k;
             break;
         case 's':
             if ((k = scope__parse_choice("summary", "sort key", optarg, sorts, &sort_key)))

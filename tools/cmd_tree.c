@@ -133,11 +133,12 @@ int scope_cmd_tree(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    int c, k, format = 0, wide = 0, compensate = 0, want_waits = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
+    int c, format = 0, wide = 0, compensate = 0, want_waits = 0, rank = SCOPE_ALL_RANKS, thread = SCOPE_ALL_THREADS;
     int64_t v;
     scope_profile *p;
     scope__options parse = { .cmd = "tree", .help = tree_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts, .profile = &p };
+                              .shortopts = ":h", .longopts = opts, .profile = &p,
+                              .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
         case 'r':
@@ -156,10 +157,6 @@ int scope_cmd_tree(int argc, char **argv)
             break;
         case 'W':
             want_waits = 1;
-            break;
-        case 'f':
-            if ((k = scope__parse_format("tree", optarg, &format)) != 0)
-                return k;
             break;
         }
     }

@@ -555,19 +555,16 @@ int scope_cmd_waits(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    int format = FMT_TABLE, list = LIST_ROWS, wide = 0, c, k;
+    int format = FMT_TABLE, list = LIST_ROWS, wide = 0, c;
     int64_t top = 10;
     uint64_t memory = 0;
     size_t bad;
     scope_profile *p;
     scope__options parse = { .cmd = "waits", .help = waits_help, .argc = argc, .argv = argv,
-                              .shortopts = ":h", .longopts = opts, .profile = &p };
+                              .shortopts = ":h", .longopts = opts, .profile = &p,
+                              .format = &format };
     while ((c = scope__next_option(&parse)) > 0) {
         switch (c) {
-        case 'f':
-            if ((k = scope__parse_format("waits", optarg, &format)) != 0)
-                return k;
-            break;
         case 't':
             if (scope__parse_i64(optarg, &top) < 0 || top < 0)
                 return scope__usage_error("waits", "--top takes a whole number, not '%s'", optarg);

@@ -209,6 +209,25 @@ static int put_io(FILE *out, const scope_event *ev, int format, scope__io_cache 
     return 0;
 }
 
+/* A CSV row's or JSON object's separator before the field `key` (CSV
+ * rows name no keys: the header does). */
+static void put_key(FILE *out, int csv, const char *key)
+{
+    if (csv)
+        fputc(',', out);
+    else
+        fprintf(out, ", \"%s\": ", key);
+}
+
+/* Text as a CSV field (quoted when needed) or a JSON string. */
+static void put_text(FILE *out, int csv, const char *s)
+{
+    if (csv)
+        scope__put_csv_field(out, s);
+    else
+        scope__put_json_string(out, s);
+}
+
 /* site: the callsite cell, or NULL when the listing has no such column;
  * ic: the I/O columns' cache, NULL when the listing has none. */
 static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
@@ -224,41 +243,38 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
     scope__fmt_seconds_i64(st, sizeof st, ev->start_ns);
     scope__fmt_seconds_i64(en, sizeof en, ev->end_ns);
     scope__fmt_seconds_i64(du, sizeof du, ev->end_ns - ev->start_ns);
-    if (format == SCOPE__EV_CSV) {
-        scope__put_csv_field(out, name);
-        fprintf(out, ",%d,%lld,%s,%s,%s", ev->rank, (long long)ev->call_index, st, en, du);
-        if (ids)
-            fprintf(out, ",%lld,%lld", (long long)ev->call_id,
-                    (long long)ev->parent_id);
-        fprintf(out, ",%d", ev->thread);
+    if (format != SCOPE__EV_TABLE) {
+        int csv = format == SCOPE__EV_CSV;
+        if (!csv)
+            fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
+        put_text(out, csv, name);
+        put_key(out, csv, "rank");
+        fprintf(out, "%d", ev->rank);
+        put_key(out, csv, "call_index");
+        fprintf(out, "%lld", (long long)ev->call_index);
+        put_key(out, csv, "start");
+        fputs(st, out);
+        put_key(out, csv, "end");
+        fputs(en, out);
+        put_key(out, csv, "duration");
+        fputs(du, out);
+        if (ids) {
+            put_key(out, csv, "call_id");
+            fprintf(out, "%lld", (long long)ev->call_id);
+            put_key(out, csv, "parent_id");
+            fprintf(out, "%lld", (long long)ev->parent_id);
+        }
+        put_key(out, csv, "thread");
+        fprintf(out, "%d", ev->thread);
         if (site) {
-            fputc(',', out);
-            scope__put_csv_field(out, site);
+            put_key(out, csv, "callsite");
+            put_text(out, csv, site);
         }
         if (mc->on && put_moved(out, p, ev, format, mc) < 0)
             return -2;
         if (ic && (rc = put_io(out, ev, format, ic)) < 0)
             return rc == -1 ? -2 : -1;
-        fputc('\n', out);
-    } else if (format == SCOPE__EV_JSON) {
-        fputs(nrow ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
-        scope__put_json_string(out, name);
-        fprintf(out, ", \"rank\": %d, \"call_index\": %lld, \"start\": %s, "
-                "\"end\": %s, \"duration\": %s", ev->rank,
-                (long long)ev->call_index, st, en, du);
-        if (ids)
-            fprintf(out, ", \"call_id\": %lld, \"parent_id\": %lld",
-                    (long long)ev->call_id, (long long)ev->parent_id);
-        fprintf(out, ", \"thread\": %d", ev->thread);
-        if (site) {
-            fputs(", \"callsite\": ", out);
-            scope__put_json_string(out, site);
-        }
-        if (mc->on && put_moved(out, p, ev, format, mc) < 0)
-            return -2;
-        if (ic && (rc = put_io(out, ev, format, ic)) < 0)
-            return rc == -1 ? -2 : -1;
-        fputc('}', out);
+        fputc(csv ? '\n' : '}', out);
     } else {
         int tw = lay->timew;
         fprintf(out, "%s%*s  %4d  %10lld  %*s  %*s  %*s", name,

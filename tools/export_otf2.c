@@ -341,26 +341,26 @@ static int unwound(otf2x *x, int region, int64_t call)
 
 static const scope_requests *cmp_rq;
 
+/* Orders requests i and j by (region, call) of one end, then by index. */
+static int cmp_end(const int32_t *region, const int64_t *call, int64_t i, int64_t j)
+{
+    if (region[i] != region[j])
+        return region[i] < region[j] ? -1 : 1;
+    if (call[i] != call[j])
+        return call[i] < call[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
 static int cmp_post(const void *a, const void *b)
 {
-    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
-    const scope_requests *q = cmp_rq;
-    if (q->post_region[i] != q->post_region[j])
-        return q->post_region[i] < q->post_region[j] ? -1 : 1;
-    if (q->post_call[i] != q->post_call[j])
-        return q->post_call[i] < q->post_call[j] ? -1 : 1;
-    return (i > j) - (i < j);
+    return cmp_end(cmp_rq->post_region, cmp_rq->post_call, *(const int64_t *)a,
+                   *(const int64_t *)b);
 }
 
 static int cmp_done(const void *a, const void *b)
 {
-    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
-    const scope_requests *q = cmp_rq;
-    if (q->done_region[i] != q->done_region[j])
-        return q->done_region[i] < q->done_region[j] ? -1 : 1;
-    if (q->done_call[i] != q->done_call[j])
-        return q->done_call[i] < q->done_call[j] ? -1 : 1;
-    return (i > j) - (i < j);
+    return cmp_end(cmp_rq->done_region, cmp_rq->done_call, *(const int64_t *)a,
+                   *(const int64_t *)b);
 }
 
 static int load_requests(otf2x *x)

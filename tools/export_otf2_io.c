@@ -225,18 +225,29 @@ static int op_mode(int cls)
            : cls == SCOPE_CC_IO_SYNC ? OTF2_IO_OPERATION_MODE_FLUSH : -1;
 }
 
-/* What call c's I/O records need: its operation mode (-1 for none), its
- * handle and bytes. Returns 1 to write them; 0 when it gets none (not an
- * operation, nor with open_close an open or a close; or no handle, as
- * call_handle says); -1 on error (said). */
-static int io_call(otf2x *x, const scope_call *c, int open_close, int *mode, uint32_t *h,
-                   uint64_t *bytes)
+/* What call c's I/O records need. */
+struct io_op {
+    int mode;                   /* its operation mode, -1 for none */
+    uint32_t h;                 /* its handle */
+    uint64_t bytes;
+    uint64_t id;                /* of the call on its location: its index in the
+                                   region's calls, which Complete at its Leave
+                                   finds again */
+};
+
+/* Fills *o for call c. Returns 1 to write its records; 0 when it gets
+ * none (not an operation, nor with open_close an open or a close; or no
+ * handle, as call_handle says); -1 on error (said). */
+static int io_call(otf2x *x, const scope_call *c, int open_close, struct io_op *o)
 {
     int cls = x->ri[c->region].io_cls;
-    *mode = op_mode(cls);
-    if (*mode < 0 && !(open_close && (cls == SCOPE_CC_IO_OPEN || cls == SCOPE_CC_IO_CLOSE)))
+    o->mode = op_mode(cls);
+    o->h = 0;
+    o->bytes = 0;
+    o->id = ((uint64_t)c->region << 40) | (uint64_t)c->call_index;
+    if (o->mode < 0 && !(open_close && (cls == SCOPE_CC_IO_OPEN || cls == SCOPE_CC_IO_CLOSE)))
         return 0;
-    int rc = call_handle(x, c->region, c->call_index, h, bytes);
+    int rc = call_handle(x, c->region, c->call_index, &o->h, &o->bytes);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     x->io->any = 1;
@@ -245,40 +256,32 @@ static int io_call(otf2x *x, const scope_call *c, int open_close, int *mode, uin
 
 int scope__otf2_io_enter(otf2x *x, const scope_call *c, uint64_t t)
 {
-    const region_info *ri = &x->ri[c->region];
-    int mode = -1;
-    uint32_t h = 0;
-    uint64_t bytes = 0;
-    int rc = io_call(x, c, 0, &mode, &h, &bytes);
+    struct io_op o;
+    int rc = io_call(x, c, 0, &o);
     if (rc <= 0)
         return rc;
-    /* the id of the call on its location: its index in the region's
-     * calls, which Complete at its Leave finds again */
     return scope__otf2_event(x, "IoOperationBegin", OTF2_EvtWriter_IoOperationBegin(x->w, NULL,
-                                t, h, (OTF2_IoOperationMode)mode,
-                                (OTF2_IoOperationFlag)ri->io_flags, bytes,
-                                ((uint64_t)c->region << 40) | (uint64_t)c->call_index));
+                                t, o.h, (OTF2_IoOperationMode)o.mode,
+                                (OTF2_IoOperationFlag)x->ri[c->region].io_flags, o.bytes,
+                                o.id));
 }
 
 int scope__otf2_io_leave(otf2x *x, const scope_call *c, uint64_t t)
 {
-    const region_info *ri = &x->ri[c->region];
-    int mode = -1;
-    uint32_t h = 0;
-    uint64_t bytes = 0;
-    int rc = io_call(x, c, 1, &mode, &h, &bytes);
+    struct io_op o;
+    int rc = io_call(x, c, 1, &o);
     if (rc <= 0)
         return rc;
-    if (mode >= 0)
+    if (o.mode >= 0)
         return scope__otf2_event(x, "IoOperationComplete",
-                                 OTF2_EvtWriter_IoOperationComplete(x->w, NULL, t, h, bytes,
-                                     ((uint64_t)c->region << 40) | (uint64_t)c->call_index));
-    if (ri->io_cls == SCOPE_CC_IO_OPEN)
+                                 OTF2_EvtWriter_IoOperationComplete(x->w, NULL, t, o.h, o.bytes,
+                                                                    o.id));
+    if (x->ri[c->region].io_cls == SCOPE_CC_IO_OPEN)
         return scope__otf2_event(x, "IoCreateHandle", OTF2_EvtWriter_IoCreateHandle(x->w, NULL,
-                                    t, h, OTF2_IO_ACCESS_MODE_READ_WRITE,
+                                    t, o.h, OTF2_IO_ACCESS_MODE_READ_WRITE,
                                     OTF2_IO_CREATION_FLAG_NONE, OTF2_IO_STATUS_FLAG_NONE));
     return scope__otf2_event(x, "IoDestroyHandle",
-                             OTF2_EvtWriter_IoDestroyHandle(x->w, NULL, t, h));
+                             OTF2_EvtWriter_IoDestroyHandle(x->w, NULL, t, o.h));
 }
 
 int scope__otf2_io_defs(otf2x *x, OTF2_GlobalDefWriter *g)

@@ -44,6 +44,37 @@ struct otf2_omp {
     int par_region, it_region;
 };
 
+/* The OTF2 role of each OpenMP event kind; 0 (OTF2_REGION_ROLE_UNKNOWN):
+ * none of its own. */
+static const OTF2_RegionRole role_of[SCOPE_OMP_EVENTS] = {
+    [SCOPE_OMP_PARALLEL] = OTF2_REGION_ROLE_PARALLEL,
+    /* a thread's part: OpenMP's implicit task */
+    [SCOPE_OMP_IMPLICIT_TASK] = OTF2_REGION_ROLE_TASK,
+    [SCOPE_OMP_TASK] = OTF2_REGION_ROLE_TASK,
+    [SCOPE_OMP_LOOP] = OTF2_REGION_ROLE_LOOP,
+    [SCOPE_OMP_DISTRIBUTE] = OTF2_REGION_ROLE_LOOP,
+    [SCOPE_OMP_TASKLOOP] = OTF2_REGION_ROLE_LOOP,
+    [SCOPE_OMP_SECTIONS] = OTF2_REGION_ROLE_SECTIONS,
+    [SCOPE_OMP_SINGLE] = OTF2_REGION_ROLE_SINGLE,
+    [SCOPE_OMP_WORKSHARE] = OTF2_REGION_ROLE_WORKSHARE,
+    [SCOPE_OMP_IMPLICIT_BARRIER] = OTF2_REGION_ROLE_IMPLICIT_BARRIER,
+    [SCOPE_OMP_IMPLICIT_BARRIER_WAIT] = OTF2_REGION_ROLE_IMPLICIT_BARRIER,
+    [SCOPE_OMP_BARRIER] = OTF2_REGION_ROLE_BARRIER,
+    [SCOPE_OMP_BARRIER_WAIT] = OTF2_REGION_ROLE_BARRIER,
+    [SCOPE_OMP_TASKWAIT] = OTF2_REGION_ROLE_TASK_WAIT,
+    [SCOPE_OMP_TASKWAIT_WAIT] = OTF2_REGION_ROLE_TASK_WAIT,
+    [SCOPE_OMP_TASKGROUP] = OTF2_REGION_ROLE_TASK_WAIT,
+    [SCOPE_OMP_TASKGROUP_WAIT] = OTF2_REGION_ROLE_TASK_WAIT,
+    [SCOPE_OMP_CRITICAL_WAIT] = OTF2_REGION_ROLE_CRITICAL,
+    [SCOPE_OMP_ORDERED_WAIT] = OTF2_REGION_ROLE_ORDERED,
+    [SCOPE_OMP_ATOMIC_WAIT] = OTF2_REGION_ROLE_ATOMIC,
+    /* marks */
+    [SCOPE_OMP_THREAD_BEGIN_INITIAL] = OTF2_REGION_ROLE_ARTIFICIAL,
+    [SCOPE_OMP_THREAD_BEGIN_WORKER] = OTF2_REGION_ROLE_ARTIFICIAL,
+    [SCOPE_OMP_THREAD_BEGIN_OTHER] = OTF2_REGION_ROLE_ARTIFICIAL,
+    [SCOPE_OMP_THREAD_END] = OTF2_REGION_ROLE_ARTIFICIAL,
+};
+
 int scope__otf2_omp_classify(const char *name, region_info *ri)
 {
     int ev = scope_omp_event_of(name);
@@ -53,33 +84,8 @@ int scope__otf2_omp_classify(const char *name, region_info *ri)
     ri->kind = MK_NONE;
     ri->paradigm = OTF2_PARADIGM_OPENMP;
     ri->omp = scope_omp_event_at(ev)->cls;
-    switch (ev) {
-    case SCOPE_OMP_PARALLEL: ri->role = OTF2_REGION_ROLE_PARALLEL; break;
-    case SCOPE_OMP_IMPLICIT_TASK:       /* a thread's part: OpenMP's implicit task */
-    case SCOPE_OMP_TASK: ri->role = OTF2_REGION_ROLE_TASK; break;
-    case SCOPE_OMP_LOOP:
-    case SCOPE_OMP_DISTRIBUTE:
-    case SCOPE_OMP_TASKLOOP: ri->role = OTF2_REGION_ROLE_LOOP; break;
-    case SCOPE_OMP_SECTIONS: ri->role = OTF2_REGION_ROLE_SECTIONS; break;
-    case SCOPE_OMP_SINGLE: ri->role = OTF2_REGION_ROLE_SINGLE; break;
-    case SCOPE_OMP_WORKSHARE: ri->role = OTF2_REGION_ROLE_WORKSHARE; break;
-    case SCOPE_OMP_IMPLICIT_BARRIER:
-    case SCOPE_OMP_IMPLICIT_BARRIER_WAIT: ri->role = OTF2_REGION_ROLE_IMPLICIT_BARRIER; break;
-    case SCOPE_OMP_BARRIER:
-    case SCOPE_OMP_BARRIER_WAIT: ri->role = OTF2_REGION_ROLE_BARRIER; break;
-    case SCOPE_OMP_TASKWAIT:
-    case SCOPE_OMP_TASKWAIT_WAIT:
-    case SCOPE_OMP_TASKGROUP:
-    case SCOPE_OMP_TASKGROUP_WAIT: ri->role = OTF2_REGION_ROLE_TASK_WAIT; break;
-    case SCOPE_OMP_CRITICAL_WAIT: ri->role = OTF2_REGION_ROLE_CRITICAL; break;
-    case SCOPE_OMP_ORDERED_WAIT: ri->role = OTF2_REGION_ROLE_ORDERED; break;
-    case SCOPE_OMP_ATOMIC_WAIT: ri->role = OTF2_REGION_ROLE_ATOMIC; break;
-    case SCOPE_OMP_THREAD_BEGIN_INITIAL:
-    case SCOPE_OMP_THREAD_BEGIN_WORKER:
-    case SCOPE_OMP_THREAD_BEGIN_OTHER:
-    case SCOPE_OMP_THREAD_END: ri->role = OTF2_REGION_ROLE_ARTIFICIAL; break;   /* marks */
-    default: ri->role = OTF2_REGION_ROLE_FUNCTION; break;  /* reductions, lock waits */
-    }
+    /* unlisted (reductions, lock waits): a plain function */
+    ri->role = role_of[ev] ? role_of[ev] : OTF2_REGION_ROLE_FUNCTION;
     return 1;
 }
 

@@ -37,7 +37,6 @@
 #include "arch_patch.h"
 
 #include <elf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -66,16 +65,6 @@
 #define GNU_PROPERTY_AARCH64_FEATURE_1_AND_ 0xc0000000u
 #define GNU_PROPERTY_AARCH64_FEATURE_1_BTI_ 1u
 
-static void say(char *why, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (why && len)
-        vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
 
 int scope__arch_patch_load(char *why, size_t whylen)
 {
@@ -190,7 +179,7 @@ size_t scope__arch_relocate_one(uint32_t insn, uintptr_t pc, uint8_t *out, size_
                                 char *why, size_t whylen)
 {
     if (room < RELOC_MAX) {
-        say(why, whylen, "the relocated entry does not fit in a stub");
+        scope__arch_say(why, whylen, "the relocated entry does not fit in a stub");
         return 0;
     }
     uintptr_t t;
@@ -200,7 +189,7 @@ size_t scope__arch_relocate_one(uint32_t insn, uintptr_t pc, uint8_t *out, size_
     case K_OTHER:
         return (size_t)(put(o, insn) - out);
     case K_EXCL:
-        say(why, whylen, "an exclusive load/store at the entry (its monitor sequence "
+        scope__arch_say(why, whylen, "an exclusive load/store at the entry (its monitor sequence "
             "cannot be split)");
         return 0;
     case K_B:
@@ -246,7 +235,7 @@ size_t scope__arch_relocate_one(uint32_t insn, uintptr_t pc, uint8_t *out, size_
         };
         uint32_t ld = v ? fpr[opc] : gpr[opc];
         if (!ld) {
-            say(why, whylen, "an unallocated literal load at the entry (0x%08x)", insn);
+            scope__arch_say(why, whylen, "an unallocated literal load at the entry (0x%08x)", insn);
             return 0;
         }
         o = put_load_const(o, X17, t);
@@ -279,11 +268,11 @@ int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t
                            char *why, size_t whylen)
 {
     if (size == 0) {
-        say(why, whylen, "symbol has no size, the body cannot be checked");
+        scope__arch_say(why, whylen, "symbol has no size, the body cannot be checked");
         return -1;
     }
     if (addr & 3) {
-        say(why, whylen, "the entry is not 4-byte aligned");
+        scope__arch_say(why, whylen, "the entry is not 4-byte aligned");
         return -1;
     }
     uintptr_t end = addr + (size & ~(uint64_t)3);
@@ -296,7 +285,7 @@ int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t
         at += 4;
     }
     if (at + 4 > end) {
-        say(why, whylen, "function is %llu byte%s, shorter than the %s4-byte patch",
+        scope__arch_say(why, whylen, "function is %llu byte%s, shorter than the %s4-byte patch",
             (unsigned long long)size, size == 1 ? "" : "s",
             at == addr ? "" : "landing pad + ");
         return -1;
@@ -304,8 +293,8 @@ int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t
     uint32_t insn = word_at(at);
     uintptr_t t;
     if (classify(insn, at, &t) == K_EXCL) {
-        say(why, whylen, "an exclusive load/store at +0x%lx (its monitor sequence cannot "
-            "be split)", (unsigned long)(at - addr));
+        scope__arch_say(why, whylen, "an exclusive load/store at +0x%lx (its monitor "
+                        "sequence cannot be split)", (unsigned long)(at - addr));
         return -1;
     }
     /* A branch or address in the body to the displaced instruction: it
@@ -317,7 +306,7 @@ int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t
         if (k == K_OTHER || k == K_EXCL || k == K_LDRLIT || k == K_ADRP)
             continue;
         if (t == at && !(k == K_BL && at == addr)) {
-            say(why, whylen, "a branch at +0x%lx jumps back into the patched bytes",
+            scope__arch_say(why, whylen, "a branch at +0x%lx jumps back into the patched bytes",
                 (unsigned long)(p - addr));
             return -1;
         }
@@ -338,7 +327,7 @@ size_t scope__arch_entry_relocate(const struct scope__arch_entry *e, uint8_t *ou
         room -= 4;
     }
     if (room < RELOC_MAX + JUMP_MAX) {
-        say(why, whylen, "the relocated entry does not fit in a stub");
+        scope__arch_say(why, whylen, "the relocated entry does not fit in a stub");
         return 0;
     }
     size_t n = scope__arch_relocate_one(e->insn, e->at, o, room - JUMP_MAX, why, whylen);

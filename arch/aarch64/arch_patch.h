@@ -40,55 +40,15 @@ struct scope__arch_entry {
     uint32_t pac;               /* the paciasp/pacibsp before it, else 0 */
 };
 
-/* Nothing to load on aarch64. Returns 1. */
-int scope__arch_patch_load(char *why, size_t whylen);
-
-/* 0: the preload loads no helper library for decoding here. */
-uintptr_t scope__arch_patch_helper_bias(void);
-
-/* Reads the entry of the function at addr (size bytes, from its symbol):
- * skips the landing pads, and refuses what cannot be moved safely: a
- * function too short, an exclusive load/store (its monitor), a branch in
- * the body back into the displaced instruction. Returns 0, or -1 with a
- * one-line reason in why. Cost: one read of every word of the body. */
-int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t size,
-                           char *why, size_t whylen);
-
-/* Writes the displaced instruction, rewritten for its new address `out`
- * (preceded by the paciasp/pacibsp it followed), and a branch back to
- * e->at + 4, in at most `room` bytes. Returns the bytes written, or 0 with
- * a reason. */
-size_t scope__arch_entry_relocate(const struct scope__arch_entry *e, uint8_t *out, size_t room,
-                                  char *why, size_t whylen);
-
-/* Writes a stub's way into the trampoline at `code` (SCOPE_ARCH_STUB_HEAD
- * bytes): a `bti c`, the authentication of x30 when the function signed it
- * at its entry (e->pac; e is NULL for a GOT stub), x16 = `record`, and
- * `br x17` to `tramp` (x16/x17: the intra-procedure-call scratch
- * registers, free at any function's entry). */
-void scope__arch_stub_head(uint8_t *code, uintptr_t record, uintptr_t tramp,
-                           const struct scope__arch_entry *e);
-
-/* Encodes the entry branch at `at` to `to` into buf. Returns 4. */
-size_t scope__arch_entry_jump(uint8_t *buf, uintptr_t at, uintptr_t to);
-
-/* Writes the branch (one aligned 32-bit store, single-copy atomic) and
- * cleans/invalidates the caches for it (dc cvau, ic ivau, dsb, isb). */
-void scope__arch_entry_write(uint8_t *at, const uint8_t *jmp, size_t n, int atomic);
-
-/* Makes code just written at [p, p+n) visible to instruction fetch. */
-void scope__arch_code_written(void *p, size_t n);
-
-/* Where the entry branch of the function at `addr` leads (looking past its
- * landing pads), or 0 when there is none. */
-uintptr_t scope__arch_entry_target(uintptr_t addr);
-
-/* PROT_BTI when the object `info` is BTI-marked (its GNU property note)
- * and the kernel guards pages, else 0. */
-int scope__arch_exec_prot(const struct dl_phdr_info *info);
-
-/* 1 when addr is 4-byte aligned from `from`: every instruction is 4 bytes. */
-int scope__arch_at_boundary(uintptr_t from, uintptr_t addr);
+/* The functions every CPU provides (scope__arch_entry_plan, ...). On
+ * aarch64: nothing to load (1, helper bias 0); the plan skips the landing
+ * pads and displaces one instruction (its paciasp/pacibsp kept in e->pac);
+ * the stub head is a `bti c`, the authentication of x30 when the function
+ * signed it, x16 = `record` and `br x17` (the intra-procedure-call scratch
+ * registers, free at any function's entry); the entry jump is one B (4
+ * bytes), written by one aligned 32-bit store and made visible by dc
+ * cvau, ic ivau, dsb, isb; every 4-byte-aligned address is a boundary. */
+#include "arch_patch_common.h"
 
 /* The instruction encoders and the relocator, for the tests: `insn` read
  * at `pc`, moved to `out`; returns bytes written (not counting the branch

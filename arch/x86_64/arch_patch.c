@@ -26,7 +26,6 @@
 #include <Zydis/Zydis.h>
 #include <dlfcn.h>
 #include <link.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,16 +49,6 @@ static struct {
     __typeof__(ZydisMnemonicGetString) *name;
 } ZY;
 
-static void say(char *why, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (why && len)
-        vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
 
 /* The load biases of the objects loaded now, to tell afterwards whether
  * an object was among them. */
@@ -111,7 +100,7 @@ int scope__arch_patch_load(char *why, size_t whylen)
                 ZYAN_SUCCESS(init(&ZY.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64));
     }
     if (!ZY.ok)
-        say(why, whylen, "the disassembler " SCOPE_ZYDIS_SONAME " cannot be loaded");
+        scope__arch_say(why, whylen, "the disassembler " SCOPE_ZYDIS_SONAME " cannot be loaded");
     return ZY.ok;
 }
 
@@ -191,11 +180,11 @@ int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t
     if (size >= 4 && memcmp(code, endbr64, 4) == 0)
         start += 4;
     if (size == 0) {
-        say(why, whylen, "symbol has no size, the body cannot be checked");
+        scope__arch_say(why, whylen, "symbol has no size, the body cannot be checked");
         return -1;
     }
     if (addr + size < start + PATCH_LEN) {
-        say(why, whylen, "function is %llu byte%s, shorter than the %s%u-byte patch",
+        scope__arch_say(why, whylen, "function is %llu byte%s, shorter than the %s%u-byte patch",
             (unsigned long long)size, size == 1 ? "" : "s", start != addr ? "endbr64 + " : "",
             PATCH_LEN);
         return -1;
@@ -205,7 +194,7 @@ int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t
     while (covered < PATCH_LEN) {
         size_t n = decode(start + covered, addr + size - (start + covered), &e->ins[n_ins], 1);
         if (!n) {
-            say(why, whylen, "cannot decode the instruction at +0x%lx",
+            scope__arch_say(why, whylen, "cannot decode the instruction at +0x%lx",
                 (unsigned long)(start + covered - addr));
             return -1;
         }
@@ -214,7 +203,7 @@ int scope__arch_entry_plan(struct scope__arch_entry *e, uintptr_t addr, uint64_t
     }
     uintptr_t where;
     if (body_branches_into(start, addr + size, start, start + covered, &where)) {
-        say(why, whylen, "a branch at +0x%lx jumps back into the patched bytes",
+        scope__arch_say(why, whylen, "a branch at +0x%lx jumps back into the patched bytes",
             (unsigned long)(where - addr));
         return -1;
     }
@@ -259,11 +248,11 @@ static size_t relocate(const struct scope__arch_insn *in, uint8_t *out, uintptr_
     uintptr_t target = in->target;
     if (target) {
         if (target > lo && target < hi) {
-            say(why, whylen, "a branch in the patched bytes targets the patched bytes");
+            scope__arch_say(why, whylen, "a branch in the patched bytes targets the patched bytes");
             return 0;
         }
         if (!near(target, out_ip)) {
-            say(why, whylen, "branch target out of rel32 reach of the stub");
+            scope__arch_say(why, whylen, "branch target out of rel32 reach of the stub");
             return 0;
         }
         size_t op; int cc, wide;
@@ -293,8 +282,9 @@ static size_t relocate(const struct scope__arch_insn *in, uint8_t *out, uintptr_
             put_rel32(out + 2, out_ip + 6, target);
             return 6;
         }
-        say(why, whylen, "cannot relocate '%s' (loop, jrcxz or xbegin in the patched bytes)",
-            ZY.name((ZydisMnemonic)in->mnemonic));
+        scope__arch_say(why, whylen,
+                        "cannot relocate '%s' (loop, jrcxz or xbegin in the patched bytes)",
+                        ZY.name((ZydisMnemonic)in->mnemonic));
         return 0;
     }
     memcpy(out, b, n);
@@ -306,12 +296,12 @@ static size_t relocate(const struct scope__arch_insn *in, uint8_t *out, uintptr_
     if (at + 4 <= n)
         memcpy(&old, b + at, 4);
     if (at + 4 > n || old != in->rip_disp) {
-        say(why, whylen, "cannot locate the displacement of '%s'",
+        scope__arch_say(why, whylen, "cannot locate the displacement of '%s'",
             ZY.name((ZydisMnemonic)in->mnemonic));
         return 0;
     }
     if (!near(t, out_ip + n)) {
-        say(why, whylen, "RIP-relative operand out of reach of the stub");
+        scope__arch_say(why, whylen, "RIP-relative operand out of reach of the stub");
         return 0;
     }
     put_rel32(out + at, out_ip + n, t);
@@ -325,7 +315,7 @@ size_t scope__arch_entry_relocate(const struct scope__arch_entry *e, uint8_t *ou
     uint8_t *o = out;
     for (size_t i = 0; i < e->n_ins; i++) {
         if ((size_t)(o - out) + 25 + 5 > room) {
-            say(why, whylen, "the relocated entry does not fit in a stub");
+            scope__arch_say(why, whylen, "the relocated entry does not fit in a stub");
             return 0;
         }
         size_t w = relocate(&e->ins[i], o, lo, hi, why, whylen);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "load_segments.h"
 #include "log.h"
 #include "proc_self.h"
 #include "scope_internal.h"
@@ -114,23 +115,18 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct where *w = arg;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type != PT_LOAD || w->addr - lo >= ph->p_memsz)
-            continue;
-        /* the main program has an empty name */
-        const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
-                                                                 : scope__self_exe();
-        snprintf(w->object, sizeof w->object, "%s", name);
-        build_id_of(info, w->build_id);
-        /* the load bias: offsets are then the file's own addresses, what
-         * DWARF and the symbol table use, in every process alike */
-        w->offset = w->addr - info->dlpi_addr;
-        w->found = 1;
-        return 1;
-    }
-    return 0;
+    if (!scope__load_segment_of(info, w->addr))
+        return 0;
+    /* the main program has an empty name */
+    const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+                                                             : scope__self_exe();
+    snprintf(w->object, sizeof w->object, "%s", name);
+    build_id_of(info, w->build_id);
+    /* the load bias: offsets are then the file's own addresses, what
+     * DWARF and the symbol table use, in every process alike */
+    w->offset = w->addr - info->dlpi_addr;
+    w->found = 1;
+    return 1;
 }
 
 static void locate(struct where *w, uintptr_t addr)

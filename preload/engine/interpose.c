@@ -58,6 +58,7 @@
 #include "proc_self.h"
 #include "scope_internal.h"
 #include "callsites.h"
+#include "load_segments.h"
 #include "log.h"
 #include "shadow_stack.h"
 #include "symbol_index.h"
@@ -163,17 +164,8 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
         return 0;
     /* no access() first: the filter's open says as much, and an executable
      * deleted since its start is still readable as /proc/self/exe */
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo)
-            lo = a;
-        if (a + ph->p_memsz > hi)
-            hi = a + ph->p_memsz;
-    }
+    uintptr_t lo, hi;
+    scope__load_range(info, &lo, &hi);
     E.seen[E.n_seen] = strdup(name);
     E.seen_lo[E.n_seen] = lo;
     E.seen_hi[E.n_seen] = hi;

@@ -36,7 +36,6 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +44,7 @@
 
 #include "arch_patch.h"
 #include "arch_trampoline.h"
+#include "load_segments.h"
 #include "scope_error.h"
 #include "self.h"
 #include "settings.h"
@@ -79,16 +79,6 @@ static struct {
     size_t n_mprotect;          /* mprotect calls made for code and stubs */
 } P;
 
-static void say(char *why, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (why && len)
-        vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
 
 int scope__patch_disassembler(void)
 {
@@ -252,19 +242,15 @@ static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct seg_query *q = arg;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type != PT_LOAD || q->addr < a || q->addr >= a + ph->p_memsz)
-            continue;
-        q->lo = a;
-        q->hi = a + ph->p_memsz;
-        q->prot = (ph->p_flags & PF_R ? PROT_READ : 0) | (ph->p_flags & PF_W ? PROT_WRITE : 0) |
-                  (ph->p_flags & PF_X ? PROT_EXEC | scope__arch_exec_prot(info) : 0);
-        q->found = 1;
-        return 1;
-    }
-    return 0;
+    const ElfW(Phdr) *ph = scope__load_segment_of(info, q->addr);
+    if (!ph)
+        return 0;
+    q->lo = info->dlpi_addr + ph->p_vaddr;
+    q->hi = q->lo + ph->p_memsz;
+    q->prot = (ph->p_flags & PF_R ? PROT_READ : 0) | (ph->p_flags & PF_W ? PROT_WRITE : 0) |
+              (ph->p_flags & PF_X ? PROT_EXEC | scope__arch_exec_prot(info) : 0);
+    q->found = 1;
+    return 1;
 }
 
 /* The protection of the code page at `lo` as it was loaded: read+execute,
@@ -451,11 +437,11 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
     struct pool *pool;
     uint8_t *stub = stub_alloc(addr, &pool);
     if (!stub) {
-        say(why, whylen, "no free address within reach of the function for the stub");
+        scope__arch_say(why, whylen, "no free address within reach of the function for the stub");
         return SCOPE_ENOMEM;
     }
     if (code_writable(stub, STUB_SIZE, 1) < 0) {
-        say(why, whylen, "cannot make stub memory writable: %s", strerror(errno));
+        scope__arch_say(why, whylen, "cannot make stub memory writable: %s", strerror(errno));
         return SCOPE_EACCES;
     }
     uint8_t *reloc = stub + STUB_CODE + STUB_HEAD;
@@ -471,7 +457,7 @@ int scope__patch_inline(uintptr_t addr, uint64_t size, int32_t id, uint32_t flag
     uint8_t jmp[16];
     size_t len = scope__arch_entry_jump(jmp, e.at, (uintptr_t)stub + STUB_CODE);
     if (code_writable((void *)e.at, len, 1) < 0) {
-        say(why, whylen, "cannot make the code writable: %s", strerror(errno));
+        scope__arch_say(why, whylen, "cannot make the code writable: %s", strerror(errno));
         return SCOPE_EACCES;    /* the stub slot is used but harmless */
     }
     scope__arch_entry_write((uint8_t *)e.at, jmp, len, atomic);

@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "self.h"
+#include "load_segments.h"
 
 uintptr_t scope__self_lo, scope__self_len;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -20,19 +21,10 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    uintptr_t me = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
-    int mine = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
-        mine |= me - a < ph->p_memsz;
-    }
-    if (!mine)
+    uintptr_t lo, hi;
+    if (!scope__load_segment_of(info, (uintptr_t)arg))
         return 0;
+    scope__load_range(info, &lo, &hi);
     scope__self_lo = lo;
     scope__self_len = hi - lo;
     return 1;

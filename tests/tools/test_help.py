@@ -67,7 +67,10 @@ def accepted(source):
             longs.add(opt[2:])
         elif len(opt) == 2 and opt != "--":
             shorts.add(opt[1])
-    tables = text + (read("tools", "args.c") if "scope__parse_format(" in text else "")
+    # --format's values are args.c's: asked directly, or read by the option
+    # loop (scope__options.format)
+    reads_format = "scope__parse_format(" in text or re.search(r"\.format = &", text)
+    tables = text + (read("tools", "args.c") if reads_format else "")
     for _, body in re.findall(r"static const char \*const (formats|kinds|sorts)\[\] = \{([^}]*)\}",
                               tables):
         values |= set(re.findall(r'"([^"]+)"', body))
