@@ -106,26 +106,25 @@ static int build_ids(scope_events *it, int i)
     return 0;
 }
 
-/* Selected rank indices, ascending and without repeats. */
-static int select_ranks(scope_events *it, const scope_event_query *q)
+int scope__query_ranks(scope_profile *p, const scope_event_query *q, int **ranks, int *nranks)
 {
-    scope_profile *p = it->p;
     int n = q->ranks ? q->nranks : p->nranks;
-    it->ranks = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *it->ranks);
-    if (!it->ranks)
+    int *r = *ranks = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *r);
+    if (!r)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     for (int i = 0; i < n; i++) {
         int k = q->ranks ? scope__rank_index(p, q->ranks[i]) : i;
         if (k < 0)
             return k;
-        it->ranks[i] = k;
+        r[i] = k;
     }
     if (n > 1)
-        qsort(it->ranks, (size_t)n, sizeof *it->ranks, scope__cmp_int);
-    it->nranks = 0;
+        qsort(r, (size_t)n, sizeof *r, scope__cmp_int);
+    int m = 0;
     for (int i = 0; i < n; i++)
-        if (i == 0 || it->ranks[i] != it->ranks[i - 1])
-            it->ranks[it->nranks++] = it->ranks[i];
+        if (i == 0 || r[i] != r[i - 1])
+            r[m++] = r[i];
+    *nranks = m;
     return 0;
 }
 
@@ -172,7 +171,7 @@ int scope_profile_events_open(scope_profile *p, const scope_event_query *q,
                                            it->regions)) < 0)
         goto fail_open;
     it->nregions = rc;
-    if ((rc = select_ranks(it, q)) < 0)
+    if ((rc = scope__query_ranks(p, q, &it->ranks, &it->nranks)) < 0)
         goto fail_open;
     for (int i = 0; i < it->nregions; i++)
         for (int j = 0; j < it->nranks; j++) {

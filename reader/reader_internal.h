@@ -386,6 +386,12 @@ int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int 
 int scope__each_collective_share(scope_profile *p, int region, int rank,
                                  void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx);
 
+/* The rank indices q selects (every rank when q names none), ascending and
+ * without repeats, into *ranks (malloc'd, the caller frees it, even on
+ * error) and *nranks. q->nranks is checked by the caller. 0,
+ * SCOPE_ENOTFOUND (a rank not in the run) or SCOPE_ENOMEM; O(n log n). */
+int scope__query_ranks(scope_profile *p, const scope_event_query *q, int **ranks, int *nranks);
+
 /* qsort's order of ints (rank lists). */
 static inline int scope__cmp_int(const void *a, const void *b)
 {
