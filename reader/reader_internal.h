@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <hdf5.h>
 
@@ -391,6 +392,21 @@ int scope__each_collective_share(scope_profile *p, int region, int rank,
  * error) and *nranks. q->nranks is checked by the caller. 0,
  * SCOPE_ENOTFOUND (a rank not in the run) or SCOPE_ENOMEM; O(n log n). */
 int scope__query_ranks(scope_profile *p, const scope_event_query *q, int **ranks, int *nranks);
+
+/* Room for one more element in an array v of n used of *cap (elem bytes
+ * each): v itself while there is room, else v realloc'd to twice *cap
+ * (first when *cap is 0), *cap updated. NULL when out of memory (v and
+ * *cap untouched; no message). Amortised O(1). */
+static inline void *scope__grow(void *v, int64_t n, int64_t *cap, size_t elem, int64_t first)
+{
+    if (n < *cap)
+        return v;
+    int64_t c = *cap ? 2 * *cap : first;
+    void *more = realloc(v, (size_t)c * elem);
+    if (more)
+        *cap = c;
+    return more;
+}
 
 /* qsort's order of ints (rank lists). */
 static inline int scope__cmp_int(const void *a, const void *b)

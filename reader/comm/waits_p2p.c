@@ -173,14 +173,10 @@ static int recv_wild(const struct scope__p2p *e)
 
 static int add_msg(struct scope_waits *w, const scope_message *m)
 {
-    if (w->nmsgs == w->capmsgs) {
-        int64_t cap = w->capmsgs ? 2 * w->capmsgs : 1024;
-        scope_message *v = realloc(w->msgs, (size_t)cap * sizeof *v);
-        if (!v)
-            return SCOPE_ENOMEM;
-        w->msgs = v;
-        w->capmsgs = cap;
-    }
+    scope_message *v = scope__grow(w->msgs, w->nmsgs, &w->capmsgs, sizeof *v, 1024);
+    if (!v)
+        return SCOPE_ENOMEM;
+    w->msgs = v;
     w->msgs[w->nmsgs++] = *m;
     return 0;
 }
