@@ -408,6 +408,13 @@ static inline void *scope__grow(void *v, int64_t n, int64_t *cap, size_t elem, i
     return more;
 }
 
+/* The order of two integers for qsort comparators: -1, 0 or 1. Comparators
+ * of several keys chain it: the first key that differs decides. */
+static inline int scope__cmp_i64(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
+
 /* qsort's order of ints (rank lists). */
 static inline int scope__cmp_int(const void *a, const void *b)
 {
