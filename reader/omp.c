@@ -625,14 +625,12 @@ int scope_profile_omp_columns(scope_profile *p, int region, int rank, int64_t **
     *parallel = *count = NULL;
     *thread = NULL;
     *n = 0;
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *cell = scope__cell_at(p, region, k);
-    if (!cell)
-        return 0;
+    scope__cell *cell;
+    int rc = scope__cell_get(p, region, rank, &cell);
+    if (rc < 0 || !cell)
+        return rc;
     char *path = NULL;
-    int rc = scope__cell_read_column(p, cell, SCOPE_D_OMP_PARALLEL, parallel, &path);
+    rc = scope__cell_read_column(p, cell, SCOPE_D_OMP_PARALLEL, parallel, &path);
     free(path);
     path = NULL;
     if (rc == 0)

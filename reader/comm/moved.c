@@ -119,13 +119,11 @@ int scope_profile_moved(scope_profile *p, int region, int rank, scope_moved *out
 int scope__moved_self(scope_profile *p, int region, int rank, const int64_t **self)
 {
     *self = NULL;
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *c = scope__cell_at(p, region, k);
-    if (!c)
-        return 0;
-    int rc = scope__cell_moved(p, c);
+    scope__cell *c;
+    int rc = scope__cell_get(p, region, rank, &c);
+    if (rc < 0 || !c)
+        return rc;
+    rc = scope__cell_moved(p, c);
     if (rc == 0 && c->moved)
         *self = c->moved->self;
     return rc;
