@@ -53,14 +53,8 @@ void scope__rank_tables_free(struct scope__rank_tables *t)
     free(t->remote_size);
     free(t->members);
     free(t->members_start);
-    if (t->names)
-        for (int i = 0; i < t->ncomm; i++)
-            free(t->names[i]);
-    free(t->names);
-    if (t->creators)
-        for (int i = 0; i < t->ncomm; i++)
-            free(t->creators[i]);
-    free(t->creators);
+    scope__free_strings(t->names, t->ncomm);
+    scope__free_strings(t->creators, t->ncomm);
     free(t);
 }
 

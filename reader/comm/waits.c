@@ -90,22 +90,16 @@ void scope_waits_free(scope_waits *w)
         return;
     free(w->rows);
     free(w->rows_io);
-    for (int32_t i = 0; w->io_files && i < w->nio_files; i++)
-        free(w->io_files[i]);
-    free(w->io_files);
+    scope__free_strings(w->io_files, w->nio_files);
     free(w->calls);
     free(w->msgs);
     free(w->unmatched);
-    for (int i = 0; i < w->ncomms; i++)
-        free(w->comm_names[i]);
-    free(w->comm_names);
+    scope__free_strings(w->comm_names, w->ncomms);
     free(w->rank_of);
     free(w->err_ns);
     free(w->host);
     free(w->aligned);
-    for (int i = 0; w->hostname && i < w->nranks; i++)
-        free(w->hostname[i]);
-    free(w->hostname);
+    scope__free_strings(w->hostname, w->nranks);
     free(w->index_of);
     free(w);
 }
