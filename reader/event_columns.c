@@ -91,20 +91,7 @@ void scope_event_columns_free(scope_event_columns *c)
 static int plan_make(plan *pl, const scope_event_query *q)
 {
     scope_profile *p = pl->p;
-    int rc = 0;
-    switch (q->time_mode) {
-    case SCOPE_TIME_RELATIVE:
-        if ((rc = scope_profile_time_origin_ns(p, &pl->shift)) == SCOPE_ENOTFOUND)
-            rc = 0, pl->shift = 0;  /* no calls at all: nothing to shift */
-        break;
-    case SCOPE_TIME_ABSOLUTE:
-        break;
-    case SCOPE_TIME_ORIGIN:
-        pl->shift = q->origin_ns;
-        break;
-    default:
-        rc = scope__fail(SCOPE_EINVAL, "unknown time mode %d", q->time_mode);
-    }
+    int rc = scope__query_shift(p, q, &pl->shift);
     if (rc < 0)
         return rc;
     size_t nr = (size_t)p->nregions + 1;

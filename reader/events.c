@@ -106,6 +106,27 @@ static int build_ids(scope_events *it, int i)
     return 0;
 }
 
+int scope__query_shift(scope_profile *p, const scope_event_query *q, int64_t *shift)
+{
+    switch (q->time_mode) {
+    case SCOPE_TIME_RELATIVE: {
+        int rc = scope_profile_time_origin_ns(p, shift);
+        if (rc == SCOPE_ENOTFOUND) { /* no calls at all: nothing to shift */
+            *shift = 0;
+            return 0;
+        }
+        return rc;
+    }
+    case SCOPE_TIME_ABSOLUTE:
+        return 0;
+    case SCOPE_TIME_ORIGIN:
+        *shift = q->origin_ns;
+        return 0;
+    default:
+        return scope__fail(SCOPE_EINVAL, "unknown time mode %d", q->time_mode);
+    }
+}
+
 int scope__query_ranks(scope_profile *p, const scope_event_query *q, int **ranks, int *nranks)
 {
     int n = q->ranks ? q->nranks : p->nranks;
@@ -144,22 +165,7 @@ int scope_profile_events_open(scope_profile *p, const scope_event_query *q,
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     it->p = p;
     it->want_sites = q->call_sites != 0;
-    int rc;
-    switch (q->time_mode) {
-    case SCOPE_TIME_RELATIVE:
-        if ((rc = scope_profile_time_origin_ns(p, &it->shift)) == SCOPE_ENOTFOUND)
-            rc = 0, it->shift = 0;  /* no calls at all: nothing to shift */
-        break;
-    case SCOPE_TIME_ABSOLUTE:
-        rc = 0;
-        break;
-    case SCOPE_TIME_ORIGIN:
-        it->shift = q->origin_ns;
-        rc = 0;
-        break;
-    default:
-        rc = scope__fail(SCOPE_EINVAL, "unknown time mode %d", q->time_mode);
-    }
+    int rc = scope__query_shift(p, q, &it->shift);
     if (rc < 0)
         goto fail_open;
     if (!(it->regions = malloc(((size_t)p->nregions + 1) * sizeof(int)))) {

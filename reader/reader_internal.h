@@ -387,6 +387,11 @@ int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int 
 int scope__each_collective_share(scope_profile *p, int region, int rank,
                                  void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx);
 
+/* What q's time mode subtracts from every time into *shift (untouched for
+ * SCOPE_TIME_ABSOLUTE; 0 when the profile has no calls to take a run
+ * start from). 0, SCOPE_EINVAL (unknown mode) or the time origin's error. */
+int scope__query_shift(scope_profile *p, const scope_event_query *q, int64_t *shift);
+
 /* The rank indices q selects (every rank when q names none), ascending and
  * without repeats, into *ranks (malloc'd, the caller frees it, even on
  * error) and *nranks. q->nranks is checked by the caller. 0,
