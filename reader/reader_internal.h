@@ -152,6 +152,12 @@ void scope__moved_free(struct scope__moved *m);
  * for a cell without them (moved.c). Returns 0 or an error. */
 int scope__cell_moved(scope_profile *p, scope__cell *c);
 
+/* Calls f(ctx, world rank, cell) for each cell of `region` on `rank` (or
+ * SCOPE_ALL_RANKS) that has data columns, loading them (moved.c). 0, or
+ * the error of the region/rank check or of a load. */
+int scope__each_moved_cell(scope_profile *p, int region, int rank,
+                           void (*f)(void *ctx, int rank, const scope__cell *c), void *ctx);
+
 /* The bytes_to_self column of (region, rank) into *self: NULL where the
  * region has none (docs/format.md; moved.c). Returns 0 or an error. */
 int scope__moved_self(scope_profile *p, int region, int rank, const int64_t **self);
