@@ -358,6 +358,11 @@ static inline scope__cell *scope__cell_at(const scope_profile *p, int region,
 }
 /* The open HDF5 file of source `s` (reopened on demand; profile_data.c). */
 int scope__source_file(scope_profile *p, int s, hid_t *out);
+/* The open file of source s into *f and the path "group/name" into *path
+ * (malloc'd; NULL when the file has no such link, so nothing to read;
+ * profile_data.c). 0 or the error of opening or of memory. */
+int scope__source_link(scope_profile *p, int s, const char *group, const char *name, hid_t *f,
+                       char **path);
 /* The index of `rank` in p->ranks, or SCOPE_ENOTFOUND (message set). */
 int scope__rank_index(const scope_profile *p, int rank);
 /* 0 when `region` is an index of p's regions, else SCOPE_ENOTFOUND with
