@@ -750,14 +750,10 @@ static inline int nest_one(lanes *L, int32_t lane, int64_t start, int64_t end, i
     if (at >= 0) {
         L->free_list = L->pool[at].under;
     } else {
-        if (L->npool == L->cap) {
-            int64_t cap = L->cap ? 2 * L->cap : 64;
-            open_call *more = realloc(L->pool, (size_t)cap * sizeof *more);
-            if (!more)
-                return scope__fail(SCOPE_ENOMEM, "out of memory");
-            L->pool = more;
-            L->cap = cap;
-        }
+        open_call *more = scope__grow(L->pool, L->npool, &L->cap, sizeof *more, 64);
+        if (!more)
+            return scope__fail(SCOPE_ENOMEM, "out of memory");
+        L->pool = more;
         at = L->npool++;
     }
     *parent = j >= 0 ? L->pool[j].id : -1;

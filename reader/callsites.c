@@ -105,17 +105,10 @@ static int load_rank(scope_profile *p, int k, path **paths, int *n, int *cap,
     if (src->layout != SCOPE__LAYOUT_GROUPS || !rk->group)
         return 0;
     hid_t f;
-    int rc = scope__source_file(p, rk->source, &f);
-    if (rc < 0)
-        return rc;
     char *dpath = NULL;
-    if (asprintf(&dpath, "%s/callsites", rk->group) < 0)
-        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
-    if (H5Lexists(f, dpath, H5P_DEFAULT) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        free(dpath);
-        return 0;
-    }
+    int rc = scope__source_link(p, rk->source, rk->group, "callsites", &f, &dpath);
+    if (rc < 0 || !dpath)
+        return rc;
     hid_t d = H5Dopen2(f, dpath, H5P_DEFAULT);
     hid_t ftype = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
     hid_t space = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;

@@ -655,9 +655,7 @@ void scope_compare_free(scope_compare_result *r)
 {
     if (!r)
         return;
-    for (int64_t i = 0; i < r->n; i++)
-        free(r->names[i]);
-    free(r->names);
+    scope__free_strings(r->names, r->n);
     free(r->rows);
     free(r);
 }

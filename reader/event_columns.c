@@ -87,48 +87,11 @@ void scope_event_columns_free(scope_event_columns *c)
     memset(c, 0, sizeof *c);
 }
 
-/* The plan's rank indices from q (every rank when q names none):
- * ascending, without repeats. 0 or SCOPE_ENOTFOUND / SCOPE_ENOMEM. */
-static int plan_ranks(plan *pl, const scope_event_query *q)
-{
-    scope_profile *p = pl->p;
-    int n = q->ranks ? q->nranks : p->nranks;
-    pl->ranks = malloc(((size_t)n + 1) * sizeof *pl->ranks);
-    if (!pl->ranks)
-        return scope__fail(SCOPE_ENOMEM, "out of memory");
-    for (int i = 0; i < n; i++) {
-        int k = q->ranks ? scope__rank_index(p, q->ranks[i]) : i;
-        if (k < 0)
-            return k;
-        pl->ranks[i] = k;
-    }
-    if (n > 1)
-        qsort(pl->ranks, (size_t)n, sizeof *pl->ranks, scope__cmp_int);
-    pl->nranks = 0;
-    for (int i = 0; i < n; i++)
-        if (i == 0 || pl->ranks[i] != pl->ranks[i - 1])
-            pl->ranks[pl->nranks++] = pl->ranks[i];
-    return 0;
-}
-
 /* Regions, ranks, shift and every cell's first row. 0 or SCOPE_E*. */
 static int plan_make(plan *pl, const scope_event_query *q)
 {
     scope_profile *p = pl->p;
-    int rc = 0;
-    switch (q->time_mode) {
-    case SCOPE_TIME_RELATIVE:
-        if ((rc = scope_profile_time_origin_ns(p, &pl->shift)) == SCOPE_ENOTFOUND)
-            rc = 0, pl->shift = 0;  /* no calls at all: nothing to shift */
-        break;
-    case SCOPE_TIME_ABSOLUTE:
-        break;
-    case SCOPE_TIME_ORIGIN:
-        pl->shift = q->origin_ns;
-        break;
-    default:
-        rc = scope__fail(SCOPE_EINVAL, "unknown time mode %d", q->time_mode);
-    }
+    int rc = scope__query_shift(p, q, &pl->shift);
     if (rc < 0)
         return rc;
     size_t nr = (size_t)p->nregions + 1;
@@ -144,7 +107,7 @@ static int plan_make(plan *pl, const scope_event_query *q)
         pl->sel_of[r] = -1;
     for (int i = 0; i < pl->nregions; i++)
         pl->sel_of[pl->regions[i]] = i;
-    if ((rc = plan_ranks(pl, q)) < 0)
+    if ((rc = scope__query_ranks(pl->p, q, &pl->ranks, &pl->nranks)) < 0)
         return rc;
     size_t ncells = (size_t)pl->nregions * (size_t)pl->nranks;
     pl->cell_row = malloc((ncells + 1) * sizeof *pl->cell_row);

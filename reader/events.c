@@ -106,26 +106,46 @@ static int build_ids(scope_events *it, int i)
     return 0;
 }
 
-/* Selected rank indices, ascending and without repeats. */
-static int select_ranks(scope_events *it, const scope_event_query *q)
+int scope__query_shift(scope_profile *p, const scope_event_query *q, int64_t *shift)
 {
-    scope_profile *p = it->p;
+    switch (q->time_mode) {
+    case SCOPE_TIME_RELATIVE: {
+        int rc = scope_profile_time_origin_ns(p, shift);
+        if (rc == SCOPE_ENOTFOUND) { /* no calls at all: nothing to shift */
+            *shift = 0;
+            return 0;
+        }
+        return rc;
+    }
+    case SCOPE_TIME_ABSOLUTE:
+        return 0;
+    case SCOPE_TIME_ORIGIN:
+        *shift = q->origin_ns;
+        return 0;
+    default:
+        return scope__fail(SCOPE_EINVAL, "unknown time mode %d", q->time_mode);
+    }
+}
+
+int scope__query_ranks(scope_profile *p, const scope_event_query *q, int **ranks, int *nranks)
+{
     int n = q->ranks ? q->nranks : p->nranks;
-    it->ranks = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *it->ranks);
-    if (!it->ranks)
+    int *r = *ranks = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *r);
+    if (!r)
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     for (int i = 0; i < n; i++) {
         int k = q->ranks ? scope__rank_index(p, q->ranks[i]) : i;
         if (k < 0)
             return k;
-        it->ranks[i] = k;
+        r[i] = k;
     }
     if (n > 1)
-        qsort(it->ranks, (size_t)n, sizeof *it->ranks, scope__cmp_int);
-    it->nranks = 0;
+        qsort(r, (size_t)n, sizeof *r, scope__cmp_int);
+    int m = 0;
     for (int i = 0; i < n; i++)
-        if (i == 0 || it->ranks[i] != it->ranks[i - 1])
-            it->ranks[it->nranks++] = it->ranks[i];
+        if (i == 0 || r[i] != r[i - 1])
+            r[m++] = r[i];
+    *nranks = m;
     return 0;
 }
 
@@ -145,22 +165,7 @@ int scope_profile_events_open(scope_profile *p, const scope_event_query *q,
         return scope__fail(SCOPE_ENOMEM, "out of memory");
     it->p = p;
     it->want_sites = q->call_sites != 0;
-    int rc;
-    switch (q->time_mode) {
-    case SCOPE_TIME_RELATIVE:
-        if ((rc = scope_profile_time_origin_ns(p, &it->shift)) == SCOPE_ENOTFOUND)
-            rc = 0, it->shift = 0;  /* no calls at all: nothing to shift */
-        break;
-    case SCOPE_TIME_ABSOLUTE:
-        rc = 0;
-        break;
-    case SCOPE_TIME_ORIGIN:
-        it->shift = q->origin_ns;
-        rc = 0;
-        break;
-    default:
-        rc = scope__fail(SCOPE_EINVAL, "unknown time mode %d", q->time_mode);
-    }
+    int rc = scope__query_shift(p, q, &it->shift);
     if (rc < 0)
         goto fail_open;
     if (!(it->regions = malloc(((size_t)p->nregions + 1) * sizeof(int)))) {
@@ -172,7 +177,7 @@ int scope_profile_events_open(scope_profile *p, const scope_event_query *q,
                                            it->regions)) < 0)
         goto fail_open;
     it->nregions = rc;
-    if ((rc = select_ranks(it, q)) < 0)
+    if ((rc = scope__query_ranks(p, q, &it->ranks, &it->nranks)) < 0)
         goto fail_open;
     for (int i = 0; i < it->nregions; i++)
         for (int j = 0; j < it->nranks; j++) {

@@ -369,6 +369,17 @@ void scope__free_strings(char **s, int64_t n)
     free(s);
 }
 
+/* Reads all of string dataset d as memory type mt into buf (NULL: its
+ * allocation failed). 0 or the error; the caller frees buf either way
+ * (freeing it here would leave the caller's pointer dangling). */
+static int read_whole(hid_t d, hid_t mt, void *buf, const char *fpath)
+{
+    if (buf && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+        return 0;
+    return buf ? scope__h5_fail(SCOPE_EHDF5, fpath, "cannot read a string dataset")
+               : scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+}
+
 /* Reads a 1-D string dataset (variable or fixed length) into a malloc'd
  * array of malloc'd strings; free with scope__free_strings(). */
 int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
@@ -404,10 +415,7 @@ int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
         char **raw = calloc((size_t)n, sizeof *raw);
         H5Tset_size(mt, H5T_VARIABLE);
         H5Tset_cset(mt, H5Tget_cset(t));
-        if (!raw || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
-            rc = raw ? scope__h5_fail(SCOPE_EHDF5, fpath, "cannot read "
-                                      "a string dataset")
-                     : scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        if ((rc = read_whole(d, mt, raw, fpath)) < 0) {
             free(raw);
             goto fail_type;
         }
@@ -421,10 +429,7 @@ int scope__h5_read_strings(hid_t loc, const char *dset, const char *fpath,
         char *buf = calloc((size_t)n, sz + 1);
         H5Tset_size(mt, sz + 1);
         H5Tset_strpad(mt, H5T_STR_NULLTERM);
-        if (!buf || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-            rc = buf ? scope__h5_fail(SCOPE_EHDF5, fpath, "cannot read "
-                                      "a string dataset")
-                     : scope__fail(SCOPE_ENOMEM, "%s: out of memory", fpath);
+        if ((rc = read_whole(d, mt, buf, fpath)) < 0) {
             free(buf);
             goto fail_type;
         }

@@ -27,9 +27,7 @@ void scope_io_calls_free(scope_io_calls *c)
     free(c->end_ns);
     free(c->bytes);
     free(c->offset);
-    for (int32_t i = 0; c->file_names && i < c->nfiles; i++)
-        free(c->file_names[i]);
-    free(c->file_names);
+    scope__free_strings(c->file_names, c->nfiles);
     memset(c, 0, sizeof *c);
 }
 

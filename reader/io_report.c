@@ -450,11 +450,10 @@ static int rank_pass(struct build *b, int k, int ri, struct accs *files, struct 
 static int cmp_record(const void *a, const void *b)
 {
     const scope_io_record *x = a, *y = b;
-    if (x->file != y->file)
-        return x->file < y->file ? -1 : 1;
-    if (x->layer != y->layer)
-        return x->layer < y->layer ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    int c = scope__cmp_i64(x->file, y->file);
+    if (!c)
+        c = scope__cmp_i64(x->layer, y->layer);
+    return c ? c : scope__cmp_i64(x->rank, y->rank);
 }
 
 static double rec_time(const scope_io_record *r)

@@ -520,27 +520,24 @@ out:
 static int cmp_region(const void *a, const void *b)
 {
     const scope_omp_region *x = a, *y = b;
-    if (x->construct != y->construct)
-        return x->construct < y->construct ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    int c = scope__cmp_i64(x->construct, y->construct);
+    return c ? c : scope__cmp_i64(x->rank, y->rank);
 }
 
 static int cmp_thread(const void *a, const void *b)
 {
     const scope_omp_thread *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->lane > y->lane) - (x->lane < y->lane);
+    int c = scope__cmp_i64(x->rank, y->rank);
+    return c ? c : scope__cmp_i64(x->lane, y->lane);
 }
 
 static int cmp_row(const void *a, const void *b)
 {
     const scope_omp_row *x = a, *y = b;
-    if (x->construct != y->construct)
-        return x->construct < y->construct ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->thread > y->thread) - (x->thread < y->thread);
+    int c = scope__cmp_i64(x->construct, y->construct);
+    if (!c)
+        c = scope__cmp_i64(x->rank, y->rank);
+    return c ? c : scope__cmp_i64(x->thread, y->thread);
 }
 
 int scope_profile_omp(scope_profile *p, scope_omp **out)
@@ -628,14 +625,12 @@ int scope_profile_omp_columns(scope_profile *p, int region, int rank, int64_t **
     *parallel = *count = NULL;
     *thread = NULL;
     *n = 0;
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *cell = scope__cell_at(p, region, k);
-    if (!cell)
-        return 0;
+    scope__cell *cell;
+    int rc = scope__cell_get(p, region, rank, &cell);
+    if (rc < 0 || !cell)
+        return rc;
     char *path = NULL;
-    int rc = scope__cell_read_column(p, cell, SCOPE_D_OMP_PARALLEL, parallel, &path);
+    rc = scope__cell_read_column(p, cell, SCOPE_D_OMP_PARALLEL, parallel, &path);
     free(path);
     path = NULL;
     if (rc == 0)

@@ -263,17 +263,10 @@ static int read_column(scope_profile *p, scope__cell *c, const char *name, size_
     if (src->layout != SCOPE__LAYOUT_GROUPS || c->n == 0)
         return 0;
     hid_t f;
-    int rc = scope__source_file(p, c->source, &f);
-    if (rc < 0)
-        return rc;
     char *dpath = NULL;
-    if (asprintf(&dpath, "%s/%s", c->group, name) < 0)
-        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
-    if (H5Lexists(f, dpath, H5P_DEFAULT) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        free(dpath);
-        return 0;
-    }
+    int rc = scope__source_link(p, c->source, c->group, name, &f, &dpath);
+    if (rc < 0 || !dpath)
+        return rc;
     int64_t n;
     void *v = NULL;
     if ((rc = scope__h5_len(f, dpath, src->path, &n)) < 0)

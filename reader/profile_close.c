@@ -15,9 +15,7 @@ void scope_profile_close(scope_profile *p)
     if (!p)
         return;
     scope__call_stack_spare_release();
-    for (int i = 0; i < p->nmissing; i++)
-        free(p->missing_files[i]);
-    free(p->missing_files);
+    scope__free_strings(p->missing_files, p->nmissing);
     free(p->missing);
     for (int i = 0; i < p->nsources; i++) {
         if (p->sources[i].file >= 0)

@@ -183,6 +183,25 @@ int scope__source_file(scope_profile *p, int s, hid_t *out)
     return 0;
 }
 
+int scope__source_link(scope_profile *p, int s, const char *group, const char *name, hid_t *f,
+                       char **path)
+{
+    *path = NULL;
+    int rc = scope__source_file(p, s, f);
+    if (rc < 0)
+        return rc;
+    char *dpath = NULL;
+    if (asprintf(&dpath, "%s/%s", group, name) < 0)
+        return scope__fail(SCOPE_ENOMEM, "%s: out of memory", p->sources[s].path);
+    if (H5Lexists(*f, dpath, H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        free(dpath);
+        return 0;
+    }
+    *path = dpath;
+    return 0;
+}
+
 /* Every later computation (durations, sums, origins) relies on sane
  * times: a damaged file must fail here, not overflow there. Times stay
  * within +-2^61 ns (73 years) and a call lasts 0 to 2^56 ns. */

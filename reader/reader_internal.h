@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <hdf5.h>
 
@@ -150,6 +151,12 @@ void scope__moved_free(struct scope__moved *m);
 /* Reads (once) the data columns of cell c into c->moved, which stays NULL
  * for a cell without them (moved.c). Returns 0 or an error. */
 int scope__cell_moved(scope_profile *p, scope__cell *c);
+
+/* Calls f(ctx, world rank, cell) for each cell of `region` on `rank` (or
+ * SCOPE_ALL_RANKS) that has data columns, loading them (moved.c). 0, or
+ * the error of the region/rank check or of a load. */
+int scope__each_moved_cell(scope_profile *p, int region, int rank,
+                           void (*f)(void *ctx, int rank, const scope__cell *c), void *ctx);
 
 /* The bytes_to_self column of (region, rank) into *self: NULL where the
  * region has none (docs/format.md; moved.c). Returns 0 or an error. */
@@ -351,6 +358,11 @@ static inline scope__cell *scope__cell_at(const scope_profile *p, int region,
 }
 /* The open HDF5 file of source `s` (reopened on demand; profile_data.c). */
 int scope__source_file(scope_profile *p, int s, hid_t *out);
+/* The open file of source s into *f and the path "group/name" into *path
+ * (malloc'd; NULL when the file has no such link, so nothing to read;
+ * profile_data.c). 0 or the error of opening or of memory. */
+int scope__source_link(scope_profile *p, int s, const char *group, const char *name, hid_t *f,
+                       char **path);
 /* The index of `rank` in p->ranks, or SCOPE_ENOTFOUND (message set). */
 int scope__rank_index(const scope_profile *p, int rank);
 /* 0 when `region` is an index of p's regions, else SCOPE_ENOTFOUND with
@@ -385,6 +397,39 @@ int scope__cell_span(const scope_profile *p, int region, int rank, int *k0, int 
  * or an error. */
 int scope__each_collective_share(scope_profile *p, int region, int rank,
                                  void (*f)(void *ctx, int s, int d, int64_t bytes), void *ctx);
+
+/* What q's time mode subtracts from every time into *shift (untouched for
+ * SCOPE_TIME_ABSOLUTE; 0 when the profile has no calls to take a run
+ * start from). 0, SCOPE_EINVAL (unknown mode) or the time origin's error. */
+int scope__query_shift(scope_profile *p, const scope_event_query *q, int64_t *shift);
+
+/* The rank indices q selects (every rank when q names none), ascending and
+ * without repeats, into *ranks (malloc'd, the caller frees it, even on
+ * error) and *nranks. q->nranks is checked by the caller. 0,
+ * SCOPE_ENOTFOUND (a rank not in the run) or SCOPE_ENOMEM; O(n log n). */
+int scope__query_ranks(scope_profile *p, const scope_event_query *q, int **ranks, int *nranks);
+
+/* Room for one more element in an array v of n used of *cap (elem bytes
+ * each): v itself while there is room, else v realloc'd to twice *cap
+ * (first when *cap is 0), *cap updated. NULL when out of memory (v and
+ * *cap untouched; no message). Amortised O(1). */
+static inline void *scope__grow(void *v, int64_t n, int64_t *cap, size_t elem, int64_t first)
+{
+    if (n < *cap)
+        return v;
+    int64_t c = *cap ? 2 * *cap : first;
+    void *more = realloc(v, (size_t)c * elem);
+    if (more)
+        *cap = c;
+    return more;
+}
+
+/* The order of two integers for qsort comparators: -1, 0 or 1. Comparators
+ * of several keys chain it: the first key that differs decides. */
+static inline int scope__cmp_i64(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
 
 /* qsort's order of ints (rank lists). */
 static inline int scope__cmp_int(const void *a, const void *b)

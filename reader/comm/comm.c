@@ -45,19 +45,9 @@ static int each_of_kind(scope_profile *p, int kind, int region, int rank,
     for (int r = r0; r < r1; r++) {
         if (region == SCOPE_COMM_ALL_REGIONS && !is_kind(scope__region_call(p, r)))
             continue;
-        int k0, k1;
-        int rc = scope__cell_span(p, r, rank, &k0, &k1);
+        int rc = scope__each_moved_cell(p, r, rank, f, ctx);
         if (rc < 0)
             return rc;
-        for (int k = k0; k < k1; k++) {
-            scope__cell *c = scope__cell_at(p, r, k);
-            if (!c)
-                continue;
-            if ((rc = scope__cell_moved(p, c)) < 0)
-                return rc;
-            if (c->moved)
-                f(ctx, p->ranks[k].rank, c);
-        }
     }
     return 0;
 }

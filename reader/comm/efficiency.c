@@ -97,11 +97,10 @@ struct rank_ctx {
 static int cmp_wait(const void *a, const void *b)
 {
     const scope_wait_call *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->region != y->region)
-        return x->region < y->region ? -1 : 1;
-    return (x->call > y->call) - (x->call < y->call);
+    int c = scope__cmp_i64(x->rank, y->rank);
+    if (!c)
+        c = scope__cmp_i64(x->region, y->region);
+    return c ? c : scope__cmp_i64(x->call, y->call);
 }
 
 /* The wait-state time of call `call` of `region`: 0 when it did not wait
@@ -288,11 +287,10 @@ out:
 static int cmp_cpu(const void *a, const void *b)
 {
     const scope_efficiency_cpu *x = a, *y = b;
-    if (x->region != y->region)
-        return x->region < y->region ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->thread > y->thread) - (x->thread < y->thread);
+    int c = scope__cmp_i64(x->region, y->region);
+    if (!c)
+        c = scope__cmp_i64(x->rank, y->rank);
+    return c ? c : scope__cmp_i64(x->thread, y->thread);
 }
 
 static double ratio(double a, double b)

@@ -119,23 +119,19 @@ int scope_profile_moved(scope_profile *p, int region, int rank, scope_moved *out
 int scope__moved_self(scope_profile *p, int region, int rank, const int64_t **self)
 {
     *self = NULL;
-    int k = scope__cell_index(p, region, rank);
-    if (k < 0)
-        return k;
-    scope__cell *c = scope__cell_at(p, region, k);
-    if (!c)
-        return 0;
-    int rc = scope__cell_moved(p, c);
+    scope__cell *c;
+    int rc = scope__cell_get(p, region, rank, &c);
+    if (rc < 0 || !c)
+        return rc;
+    rc = scope__cell_moved(p, c);
     if (rc == 0 && c->moved)
         *self = c->moved->self;
     return rc;
 }
 
-int scope_profile_bytes(scope_profile *p, int region, int rank, int64_t *sent, int64_t *received)
+int scope__each_moved_cell(scope_profile *p, int region, int rank,
+                           void (*f)(void *ctx, int rank, const scope__cell *c), void *ctx)
 {
-    if (!p || !sent || !received)
-        return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    *sent = *received = 0;
     int k0, k1;
     int rc = scope__cell_span(p, region, rank, &k0, &k1);
     if (rc < 0)
@@ -146,12 +142,33 @@ int scope_profile_bytes(scope_profile *p, int region, int rank, int64_t *sent, i
             continue;
         if ((rc = scope__cell_moved(p, c)) < 0)
             return rc;
-        for (int64_t i = 0; c->moved && i < c->n; i++) {
-            *sent += c->moved->sent[i];
-            *received += c->moved->received[i];
-        }
+        if (c->moved)
+            f(ctx, p->ranks[k].rank, c);
     }
     return 0;
+}
+
+struct byte_sums {
+    int64_t *sent, *received;
+};
+
+static void add_bytes(void *ctx, int rank, const scope__cell *c)
+{
+    struct byte_sums *b = ctx;
+    (void)rank;
+    for (int64_t i = 0; i < c->n; i++) {
+        *b->sent += c->moved->sent[i];
+        *b->received += c->moved->received[i];
+    }
+}
+
+int scope_profile_bytes(scope_profile *p, int region, int rank, int64_t *sent, int64_t *received)
+{
+    if (!p || !sent || !received)
+        return scope__fail(SCOPE_EINVAL, "no profile or no output");
+    *sent = *received = 0;
+    struct byte_sums b = { sent, received };
+    return scope__each_moved_cell(p, region, rank, add_bytes, &b);
 }
 
 int scope_profile_has_moved(scope_profile *p)

@@ -53,14 +53,8 @@ void scope__rank_tables_free(struct scope__rank_tables *t)
     free(t->remote_size);
     free(t->members);
     free(t->members_start);
-    if (t->names)
-        for (int i = 0; i < t->ncomm; i++)
-            free(t->names[i]);
-    free(t->names);
-    if (t->creators)
-        for (int i = 0; i < t->ncomm; i++)
-            free(t->creators[i]);
-    free(t->creators);
+    scope__free_strings(t->names, t->ncomm);
+    scope__free_strings(t->creators, t->ncomm);
     free(t);
 }
 
@@ -217,13 +211,21 @@ static int loaded(scope_profile *p, int rank, int comms, struct scope__rank_tabl
     return comms ? load_comms(p, rk, f, grp) : load_requests(p, rk, f, grp);
 }
 
-int scope_profile_requests(scope_profile *p, int rank, scope_requests *out)
+/* What both public views check first: p and out given, out cleared (size
+ * bytes), then the tables loaded(). 0 or SCOPE_E*. */
+static int public_tables(scope_profile *p, int rank, int comms, void *out, size_t size,
+                         struct scope__rank_tables **t)
 {
     if (!p || !out)
         return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    memset(out, 0, sizeof *out);
-    struct scope__rank_tables *t;
-    int rc = loaded(p, rank, 0, &t);
+    memset(out, 0, size);
+    return loaded(p, rank, comms, t);
+}
+
+int scope_profile_requests(scope_profile *p, int rank, scope_requests *out)
+{
+    struct scope__rank_tables *t = NULL;
+    int rc = public_tables(p, rank, 0, out, sizeof *out, &t);
     if (rc < 0)
         return rc;
     out->n = t->nreq;
@@ -301,11 +303,8 @@ out:
 
 int scope_profile_communicators(scope_profile *p, int rank, scope_communicators *out)
 {
-    if (!p || !out)
-        return scope__fail(SCOPE_EINVAL, "no profile or no output");
-    memset(out, 0, sizeof *out);
-    struct scope__rank_tables *t;
-    int rc = loaded(p, rank, 1, &t);
+    struct scope__rank_tables *t = NULL;
+    int rc = public_tables(p, rank, 1, out, sizeof *out, &t);
     if (rc < 0)
         return rc;
     out->n = t->ncomm;

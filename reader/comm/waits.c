@@ -90,22 +90,16 @@ void scope_waits_free(scope_waits *w)
         return;
     free(w->rows);
     free(w->rows_io);
-    for (int32_t i = 0; w->io_files && i < w->nio_files; i++)
-        free(w->io_files[i]);
-    free(w->io_files);
+    scope__free_strings(w->io_files, w->nio_files);
     free(w->calls);
     free(w->msgs);
     free(w->unmatched);
-    for (int i = 0; i < w->ncomms; i++)
-        free(w->comm_names[i]);
-    free(w->comm_names);
+    scope__free_strings(w->comm_names, w->ncomms);
     free(w->rank_of);
     free(w->err_ns);
     free(w->host);
     free(w->aligned);
-    for (int i = 0; w->hostname && i < w->nranks; i++)
-        free(w->hostname[i]);
-    free(w->hostname);
+    scope__free_strings(w->hostname, w->nranks);
     free(w->index_of);
     free(w);
 }
@@ -158,9 +152,8 @@ struct req_ix {
 static int cmp_req(const void *x, const void *y)
 {
     const struct req_ix *a = x, *b = y;
-    if (a->region != b->region)
-        return a->region < b->region ? -1 : 1;
-    return a->call < b->call ? -1 : a->call > b->call;
+    int c = scope__cmp_i64(a->region, b->region);
+    return c ? c : scope__cmp_i64(a->call, b->call);
 }
 
 static int req_slot(int32_t region, int nreg)
@@ -551,13 +544,12 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg, i
 static int cmp_row_key(const void *x, const void *y)
 {
     const scope_wait_row *a = x, *b = y;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->region != b->region)
-        return a->region < b->region ? -1 : 1;
-    if (a->pattern != b->pattern)
-        return a->pattern < b->pattern ? -1 : 1;
-    return a->waited_for < b->waited_for ? -1 : a->waited_for > b->waited_for;
+    int c = scope__cmp_i64(a->rank, b->rank);
+    if (!c)
+        c = scope__cmp_i64(a->region, b->region);
+    if (!c)
+        c = scope__cmp_i64(a->pattern, b->pattern);
+    return c ? c : scope__cmp_i64(a->waited_for, b->waited_for);
 }
 
 /* A row with its I/O share, sorted as one (the row first). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader_internal.h"
 #include "scope_error.h"
 #include "waits_internal.h"
 
@@ -25,14 +26,10 @@ int scope__cand_add(struct scope__cand_list *l, const struct scope__cand *c)
         l->v[*b] = *c;
         return 0;
     }
-    if (l->n == l->cap) {
-        int64_t cap = l->cap ? 2 * l->cap : 1024;
-        struct scope__cand *v = realloc(l->v, (size_t)cap * sizeof *v);
-        if (!v)
-            return SCOPE_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    struct scope__cand *v = scope__grow(l->v, l->n, &l->cap, sizeof *v, 1024);
+    if (!v)
+        return SCOPE_ENOMEM;
+    l->v = v;
     *b = (int32_t)l->n;
     l->v[l->n++] = *c;
     return 0;

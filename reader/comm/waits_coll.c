@@ -14,19 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader_internal.h"
 #include "scope_error.h"
 #include "waits_internal.h"
 
 static int cmp_coll(const void *x, const void *y)
 {
     const struct scope__coll *a = x, *b = y;
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->call < b->call ? -1 : a->call > b->call;
+    int c = scope__cmp_i64(a->comm, b->comm);
+    if (!c)
+        c = scope__cmp_i64(a->rank, b->rank);
+    if (!c)
+        c = scope__cmp_i64(a->start, b->start);
+    return c ? c : scope__cmp_i64(a->call, b->call);
 }
 
 /* Call c waited for `waited_for` until `until`: the part of its waiting

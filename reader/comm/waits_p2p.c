@@ -173,15 +173,27 @@ static int recv_wild(const struct scope__p2p *e)
 
 static int add_msg(struct scope_waits *w, const scope_message *m)
 {
-    if (w->nmsgs == w->capmsgs) {
-        int64_t cap = w->capmsgs ? 2 * w->capmsgs : 1024;
-        scope_message *v = realloc(w->msgs, (size_t)cap * sizeof *v);
-        if (!v)
-            return SCOPE_ENOMEM;
-        w->msgs = v;
-        w->capmsgs = cap;
-    }
+    scope_message *v = scope__grow(w->msgs, w->nmsgs, &w->capmsgs, sizeof *v, 1024);
+    if (!v)
+        return SCOPE_ENOMEM;
+    w->msgs = v;
     w->msgs[w->nmsgs++] = *m;
+    return 0;
+}
+
+/* A wait c of the message m (none when c->wait_ns <= 0) added to the
+ * candidates; m keeps the longest of its waits (m->wait_ns starts at 0, so
+ * the first wait found is kept). 0 or SCOPE_ENOMEM. */
+static int note_wait(struct scope__cand_list *cands, const struct scope__cand *c, scope_message *m)
+{
+    if (c->wait_ns <= 0)
+        return 0;
+    if (scope__cand_add(cands, c) < 0)
+        return SCOPE_ENOMEM;
+    if (c->wait_ns > m->wait_ns) {
+        m->wait_ns = c->wait_ns;
+        m->pattern = c->pattern;
+    }
     return 0;
 }
 
@@ -206,12 +218,8 @@ static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *
         int64_t end = s->post < r->done_end ? s->post : r->done_end;
         struct scope__cand c = { r->r, r->done_region, r->done_call, SCOPE_WAIT_LATE_SENDER,
                                  s->s, end - r->done_start, bound };
-        if (c.wait_ns > 0) {
-            if (scope__cand_add(cands, &c) < 0)
-                return SCOPE_ENOMEM;
-            m.wait_ns = c.wait_ns;
-            m.pattern = SCOPE_WAIT_LATE_SENDER;
-        }
+        if (note_wait(cands, &c, &m) < 0)
+            return SCOPE_ENOMEM;
     }
     /* late receiver: a send that could complete only once the receive was
      * posted: a synchronous one always, a standard one (rendezvous) when it
@@ -222,14 +230,8 @@ static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *
         int64_t end = r->post < s->done_end ? r->post : s->done_end;
         struct scope__cand c = { s->s, s->done_region, s->done_call, SCOPE_WAIT_LATE_RECEIVER,
                                  s->r, end - s->done_start, bound };
-        if (c.wait_ns > 0) {
-            if (scope__cand_add(cands, &c) < 0)
-                return SCOPE_ENOMEM;
-            if (c.wait_ns > m.wait_ns) {
-                m.wait_ns = c.wait_ns;
-                m.pattern = SCOPE_WAIT_LATE_RECEIVER;
-            }
-        }
+        if (note_wait(cands, &c, &m) < 0)
+            return SCOPE_ENOMEM;
     }
     if (!(w->flags & SCOPE_WAITS_NO_MESSAGES))
         return add_msg(w, &m);
