@@ -11,13 +11,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A program header of this machine's ELF class (a name of our own: a
+ * function returning ElfW(...) reads, to a tag parser, as a definition
+ * of ElfW). */
+typedef ElfW(Phdr) scope__phdr;
+
 /* The PT_LOAD segment of `info` whose memory holds `addr`, or NULL.
  * Cost: a pass over the program headers. */
-static inline const ElfW(Phdr) *scope__load_segment_of(const struct dl_phdr_info *info,
+static inline const scope__phdr *scope__load_segment_of(const struct dl_phdr_info *info,
                                                         uintptr_t addr)
 {
     for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const scope__phdr *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
             return ph;
     }
@@ -32,7 +37,7 @@ static inline void scope__load_range(const struct dl_phdr_info *info, uintptr_t 
     *lo = UINTPTR_MAX;
     *hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const scope__phdr *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD)
             continue;
         uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
