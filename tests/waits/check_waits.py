@@ -138,18 +138,21 @@ def close(got_s, want_ns, bound_s, what):
               f"(bound {bound_s * 1e3:.3f} ms)", file=sys.stderr)
 
 
+def rank_file(prof, r):
+    """The file that holds /rank<r> of the profile at `prof`: its rank file
+    in the ranks folder, or the index itself (a merged profile)."""
+    path = os.path.join(os.path.splitext(prof)[0] + ".ranks", f"rank{r}.h5")
+    return path if os.path.exists(path) else prof
+
+
 def oracle(prof):
     """The designed waits recomputed from the rank files' raw times with
     h5py, independently of the reader: {(rank, region, call): wait s}.
     Calls of one region are in start order in the file (docs/format.md)."""
     import h5py
-    base, _ = os.path.splitext(prof)
     starts, ends = {}, {}
     for r in range(N):
-        path = os.path.join(base + ".ranks", f"rank{r}.h5")
-        if not os.path.exists(path):
-            path = prof
-        with h5py.File(path, "r") as f:
+        with h5py.File(rank_file(prof, r), "r") as f:
             g = f[f"rank{r}/regions"]
             for link in g:
                 name = g[link].attrs.get("name", link)

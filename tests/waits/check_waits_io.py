@@ -67,13 +67,9 @@ def oracle(prof):
     (stored times are aligned: docs/format.md), and rank 1's outermost
     I/O calls as (start, end, file name)."""
     import h5py
-    base, _ = os.path.splitext(prof)
     starts, ends, iocalls = {}, {}, []
     for r in range(N):
-        path = os.path.join(base + ".ranks", f"rank{r}.h5")
-        if not os.path.exists(path):
-            path = prof
-        with h5py.File(path, "r") as f:
+        with h5py.File(check_waits.rank_file(prof, r), "r") as f:
             g = f[f"rank{r}/regions"]
             files = []
             if "files" in f[f"rank{r}"]:
