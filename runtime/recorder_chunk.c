@@ -112,9 +112,10 @@ void *scope__rec_map_chunk(uint64_t idx)
         return NULL;
     }
     void *p = mmap(NULL, scope__rec.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
-    /* Not prefaulted: a staging chunk is reused, so each page faults in
-     * once per thread (and again only after the kernel writes it back),
-     * and a short-lived thread pays only for the pages it touches. */
+    /* Not prefaulted whole: the slow path makes a staging chunk present a
+     * window at a time ahead of the records (recorder_journal.c,
+     * ready_window), so a short-lived thread pays only for the windows it
+     * reaches; a chunk is reused, so that happens once per thread. */
     if (p == MAP_FAILED) {
         scope__rec_storage_stop(errno, "cannot map the journal");
         return NULL;

@@ -218,14 +218,52 @@ static int flush_staging(struct scope__rec_thread *t, uint64_t first)
     return 0;
 }
 
-/* Makes room for the calling thread's next record: flushes its staging
- * chunk, or maps one on the thread's first event (within the budget).
- * Lock-free (see the file comment). Returns 1 when the thread may record,
- * 0 when the event must be dropped. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23      /* Linux 5.14; older kernels say EINVAL */
+#endif
+#define READY_WINDOW (64u << 10)    /* a staging chunk made present this much at a time */
+
+/* Makes the next window of the thread's staging chunk present, from
+ * `from` (a record slot) to the next multiple of READY_WINDOW from the
+ * chunk's start, and returns where the hot path must stop next. Why: a
+ * thread's first pass through its staging chunk otherwise takes a page
+ * fault every 256 records, inside whichever event crosses the page (for
+ * an OpenMP team, on the path of the next fork or join); one madvise for
+ * 16 pages in the slow path maps them at once. On the AMD EPYC VM a fresh
+ * page cost 10-15 us at its first write, and 1-2 us in the madvise plus
+ * about 7 us at the first write once populated (the host backs a guest's
+ * page only when it is written: bench/README.md "OpenMP"). Later passes
+ * reuse the same pages (flush_staging clears them in place), so this runs
+ * only on the first. A refusal (an old kernel, or a page the storage
+ * cannot provide) changes nothing: the pages fault in as before, and a
+ * lost page is the SIGBUS handler's (journal_storage.c). One madvise; no
+ * lock. */
+static struct scope_rec *ready_window(struct scope__rec_thread *t, struct scope_rec *from)
+{
+    char *c = (char *)t->chunk, *end = c + scope__rec.chunk_size;
+    char *to = c + ((size_t)((char *)from - c) / READY_WINDOW + 1) * READY_WINDOW;
+    if (to > end)
+        to = end;
+    uintptr_t page = (uintptr_t)from & ~(uintptr_t)4095;
+    if ((char *)page < to)
+        madvise((void *)page, (size_t)(to - (char *)page), MADV_POPULATE_WRITE);
+    return (struct scope_rec *)to;
+}
+
+/* Makes room for the calling thread's next record: the next window of its
+ * staging chunk on the first pass through it, else flushes the chunk, or
+ * maps one on the thread's first event (within the budget). Lock-free
+ * (see the file comment). Returns 1 when the thread may record, 0 when
+ * the event must be dropped. */
 int scope__rec_next_chunk(struct scope__rec_thread *t, uint64_t ticks)
 {
-    if (t->chunk)
+    if (t->chunk) {
+        if ((char *)t->end < (char *)t->chunk + scope__rec.chunk_size) {
+            t->end = ready_window(t, t->end);
+            return 1;
+        }
         return flush_staging(t, ticks) == 0;
+    }
     uint32_t live = atomic_load(&scope__rec.live);
     do {
         if (live >= scope__rec.max_live)
@@ -254,7 +292,7 @@ int scope__rec_next_chunk(struct scope__rec_thread *t, uint64_t ticks)
     __atomic_store_n(&c->magic, SCOPE_CHUNK_MAGIC, __ATOMIC_RELEASE);
     t->chunk = c;
     t->cur = (struct scope_rec *)((char *)c + CHUNK_HDR);
-    t->end = (struct scope_rec *)((char *)c + scope__rec.chunk_size);
+    t->end = ready_window(t, t->cur);
     if (!t->key_set) {
         pthread_setspecific(scope__rec.key, t);
         t->key_set = 1;
