@@ -594,7 +594,8 @@ int scope__conv_merge_events(struct conv *c)
             if (region_ok(c, id)) {
                 int64_t ns = scope__jr_ns(&c->jr, th->rec.ticks);
                 if (th->rec.word & SCOPE_REC_END) {
-                    rc = on_end(c, best, id, ns, (th->rec.aux & SCOPE_REC_UNWOUND) != 0);
+                    int64_t end_ns = c->reg[id].omp ? scope__conv_omp_clip_end(c, th, ns) : ns;
+                    rc = on_end(c, best, id, end_ns, (th->rec.aux & SCOPE_REC_UNWOUND) != 0);
                     if (rc == 0 && c->reg[id].omp && th->has_closed && th->closed.region == id)
                         rc = scope__conv_omp_end(c, th->closed, th->rec.aux, ns);
                 } else if (th->rec.word & SCOPE_REC_COMPLETE) {
@@ -602,6 +603,8 @@ int scope__conv_merge_events(struct conv *c)
                     rc = on_complete(c, best, id, ns, end_ns);
                     if (rc == 1) {
                         rc = on_begin(c, best, id, ns, 0);
+                        if (rc == 0 && c->reg[id].omp)
+                            end_ns = scope__conv_omp_clip_end(c, th, end_ns);
                         if (rc == 0)
                             rc = on_end(c, best, id, end_ns, 0);
                     }

@@ -174,6 +174,11 @@ int scope__conv_omp_begin(struct conv *c, struct region_out *o, uint64_t i, uint
                           uint32_t *frame_tag);
 int scope__conv_omp_end(struct conv *c, struct frame f, uint32_t aux, int64_t ns);
 int64_t scope__conv_omp_task_end(const struct conv *c, struct frame f);
+/* `ns`, or earlier: the end of the parallel region of the innermost
+ * implicit task open on thread `th` when that region ended before `ns`
+ * (a worker's late end, docs/openmp.md). For ends of OpenMP regions only;
+ * costs a walk of the thread's open calls. */
+int64_t scope__conv_omp_clip_end(const struct conv *c, const struct thread_in *th, int64_t ns);
 int scope__conv_omp_datasets(struct region_out *o, hid_t g);
 int scope__conv_omp_flush(struct region_out *o, uint64_t n);
 void scope__conv_omp_close(struct region_out *o);

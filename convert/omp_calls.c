@@ -13,13 +13,15 @@
  * instances gives each task its region's call index at its begin, and
  * the region's end time once it ended.
  *
- * That end time closes what LLVM's runtime reports late: a worker's
+ * That end time fixes what LLVM's runtime reports late: a worker's
  * implicit task and its implicit barrier end when the worker is released
- * for the next parallel region (the tool clips them to the region's end,
- * preload/omp/), so the workers of the last region before the process
- * stopped recording never reported theirs. They are closed at their
- * region's end, not counted as unterminated: the region's end is when
- * they ended.
+ * for the next parallel region, and the tool records them then
+ * (preload/omp/): an OpenMP end on a thread whose innermost implicit task
+ * belongs to a region that ended earlier is put at the region's end
+ * (scope__conv_omp_clip_end), merged in time order after it. The workers
+ * of the last region before the process stopped recording never reported
+ * theirs: they are closed at their region's end, not counted as
+ * unterminated, since the region's end is when they ended.
  *
  * Apart from calls.c because only profiles of OpenMP programs have them;
  * the columns follow calls.c's windows as call_data.c's do.
@@ -200,6 +202,16 @@ int64_t scope__conv_omp_task_end(const struct conv *c, struct frame f)
         return INT64_MIN;
     const struct ring_entry *e = &c->omp->ring[f.tag % RING];
     return e->instance && (e->instance & SCOPE_OMP_INSTANCE_MASK) == f.tag ? e->end_ns : INT64_MIN;
+}
+
+int64_t scope__conv_omp_clip_end(const struct conv *c, const struct thread_in *th, int64_t ns)
+{
+    for (size_t k = th->depth; k > 0; k--) {
+        int64_t at = scope__conv_omp_task_end(c, th->stack[k - 1]);
+        if (at != INT64_MIN)
+            return at < ns ? at : ns;
+    }
+    return ns;
 }
 
 int scope__conv_omp_datasets(struct region_out *o, hid_t g)

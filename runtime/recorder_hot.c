@@ -178,12 +178,6 @@ static inline uint64_t not_before_last(uint64_t ticks)
     return ticks;
 }
 
-void scope__end_by(int32_t id, uint64_t ticks)
-{
-    uint64_t now = scope__ticks();
-    end_at(id, ticks < now ? not_before_last(ticks) : now);
-}
-
 uint64_t scope__end_aux(int32_t id, uint32_t aux)
 {
     /* never completes the begin in place: the aux is the end's own */

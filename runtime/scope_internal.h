@@ -136,13 +136,6 @@ SCOPE_API void scope__begin_site(int32_t id, int32_t site);
  * Same cost as scope_begin(). */
 SCOPE_API void scope__begin_aux(int32_t id, uint32_t aux);
 
-/* scope_end() of region `id` at clock `ticks` (scope__ticks()) when that
- * is earlier than now, but not before the end of the thread's latest
- * record: an end the caller learnt of late (an OpenMP worker's part of a
- * parallel region, reported when the worker is released for the next
- * one) is put where it happened. Same cost as scope_end(). */
-SCOPE_API void scope__end_by(int32_t id, uint64_t ticks);
-
 /* scope_end() of region `id` as a record of its own whose aux carries
  * `aux` (bit 0, SCOPE_REC_UNWOUND, cleared): an OpenMP region's value
  * (format/journal.h). Returns the end's clock (scope__ticks()), read

@@ -29,12 +29,13 @@
  * LLVM's runtime reports the end of a worker's implicit task, and of the
  * implicit barrier wait at its end, only when the worker is released for
  * the next parallel region (or at exit): its wait would contain all the
- * serial time between the two regions. The thread that ends a parallel
- * region publishes when it ended (a table of the latest instances, no
- * lock: a release store of the instance after its time), and a worker's
- * late ends are put at that moment (scope__end_by). Those of the last
- * region before recording stopped never come; the converter closes them
- * at the region's end (convert/omp_calls.c).
+ * serial time between the two regions. They are recorded when reported,
+ * and the converter puts them at their region's end (convert/omp_calls.c),
+ * which it knows from the region's own end record: no thread here reads
+ * what another wrote (a table of the regions' ends that the workers read
+ * cost each of them a cache miss per region, on the path of the next
+ * fork). Those of the last region before recording stopped never come;
+ * the converter closes them there too.
  *
  * The state a construct needs from its begin to its end lives in the
  * ompt_data_t the runtime keeps for it (parallel_data, task_data), else
@@ -66,7 +67,6 @@
 #define TASK_STARTED (1ull << 61)       /*   its run's begin is recorded */
 #define IT_MARK (1ull << 62)            /* an implicit task's data: recorded */
 #define INSTANCE_MAX 0x7fffffffu        /* instances 1 .. 2^31 - 1 */
-#define ENDED_SLOTS 1024u               /* parallel regions' ends kept */
 #define WORK_DEPTH 16u                  /* work-sharing constructs open at once
                                            (one per level of nested parallelism) */
 
@@ -74,15 +74,13 @@ static volatile int recording;          /* on_lifecycle */
 static _Atomic int tool_started;        /* a runtime called initialize */
 static _Atomic int ids_ready;
 static int32_t ids[SCOPE_OMP_EVENTS];   /* recorder region of each event */
-static _Atomic uint32_t next_instance;
-static _Atomic uint32_t next_tag;
+/* Written by the thread that starts a parallel region (or a task's first
+ * run), read by nobody else on the hot path: each on a line of its own,
+ * since the flags and ids above are read by every thread at every event
+ * (sharing their line, each parallel region's fetch_add cost the workers a
+ * cache miss per event). */
+static struct { _Alignas(64) _Atomic uint32_t v; } next_instance_line, next_tag_line;
 static const char *runtime_version;
-
-/* When each of the latest parallel regions ended (see the head comment). */
-static struct ended {
-    _Atomic uint32_t instance;
-    _Atomic uint64_t ticks;
-} ended[ENDED_SLOTS];
 
 /* A work-sharing construct open on this thread (recorded). */
 struct work_open {
@@ -172,46 +170,11 @@ static inline int pop(void)
     return d < 64 && (tls.recorded >> d & 1);
 }
 
-/* --- late ends ------------------------------------------------------------- */
-
-static void publish_end(uint32_t instance, uint64_t ticks)
+/* The thread number in its team of the implicit task whose task_data
+ * this tool marked (0: the region's primary thread, or not marked). */
+static inline uint32_t task_thread(const scope_ompt_data *td)
 {
-    struct ended *e = &ended[instance % ENDED_SLOTS];
-    atomic_store_explicit(&e->ticks, ticks, memory_order_relaxed);
-    atomic_store_explicit(&e->instance, instance, memory_order_release);
-}
-
-/* When parallel region `instance` ended, if it did (and its slot still
- * says so): 1 and *ticks, else 0. */
-static inline int ended_at(uint32_t instance, uint64_t *ticks)
-{
-    struct ended *e = &ended[instance % ENDED_SLOTS];
-    if (!instance || atomic_load_explicit(&e->instance, memory_order_acquire) != instance)
-        return 0;
-    *ticks = atomic_load_explicit(&e->ticks, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    return atomic_load_explicit(&e->instance, memory_order_relaxed) == instance;
-}
-
-/* Ends region `id` of a thread's part of parallel region `instance`: at
- * the region's end less `before` ticks when it ended already (a worker's
- * late end: the implicit barrier's wait, its synchronisation region and
- * the implicit task end in that order, the task with the region), else
- * now. */
-static inline void end_part(int32_t id, uint32_t instance, uint64_t before)
-{
-    uint64_t t;
-    if (ended_at(instance, &t))
-        scope__end_by(id, t - before);
-    else
-        scope_end(id);
-}
-
-/* The instance of the parallel region a task belongs to, from the data
- * this tool keeps in its implicit task's task_data; 0 when none. */
-static inline uint32_t task_instance(const scope_ompt_data *td)
-{
-    return td && (td->value & IT_MARK) ? (uint32_t)td->value : 0;
+    return td && (td->value & IT_MARK) ? (uint32_t)(td->value >> 32) & 0x3fffffffu : 0;
 }
 
 /* Ends the work-sharing construct open in implicit task `task`, if one
@@ -264,7 +227,7 @@ static void on_parallel_begin(scope_ompt_data *task, const scope_ompt_frame *fra
     parallel->value = 0;
     if ((flags & SCOPE_OMPT_PARALLEL_LEAGUE) || !on())
         return;
-    uint32_t inst = atomic_fetch_add_explicit(&next_instance, 1, memory_order_relaxed) %
+    uint32_t inst = atomic_fetch_add_explicit(&next_instance_line.v, 1, memory_order_relaxed) %
                     INSTANCE_MAX + 1;
     uint32_t site = site_of(codeptr);
     parallel->value = PAR_MARK | (uint64_t)(site & 0x7fffffffu) << 32 | inst;
@@ -279,9 +242,7 @@ static void on_parallel_end(scope_ompt_data *parallel, scope_ompt_data *task, in
     if (!(v & PAR_MARK))
         return;
     parallel->value = 0;
-    /* one clock read: the region's end is when its workers' late ends go */
-    publish_end((uint32_t)v, scope__end_aux(ids[SCOPE_OMP_PARALLEL],
-                                            scope_omp_end_aux((v >> 32) & 0x7fffffffu)));
+    scope__end_aux(ids[SCOPE_OMP_PARALLEL], scope_omp_end_aux((v >> 32) & 0x7fffffffu));
 }
 
 static void on_implicit_task(int endpoint, scope_ompt_data *parallel, scope_ompt_data *task,
@@ -303,9 +264,8 @@ static void on_implicit_task(int endpoint, scope_ompt_data *parallel, scope_ompt
     if (!task || !(task->value & IT_MARK))
         return;
     close_work(task);
-    uint32_t inst = (uint32_t)task->value;
     task->value = 0;
-    end_part(ids[SCOPE_OMP_IMPLICIT_TASK], inst, 0);
+    scope_end(ids[SCOPE_OMP_IMPLICIT_TASK]);
 }
 
 static int work_event(int wstype)
@@ -369,8 +329,7 @@ static int sync_event(int kind, int wait)
     }
 }
 
-static inline void sync_scope(int ev, int endpoint, scope_ompt_data *task, const void *codeptr,
-                              uint64_t before)
+static inline void sync_scope(int ev, int endpoint, scope_ompt_data *task, const void *codeptr)
 {
     if (!ev)
         return;
@@ -384,22 +343,30 @@ static inline void sync_scope(int ev, int endpoint, scope_ompt_data *task, const
             scope__begin_aux(ids[ev], site_of(codeptr));
         return;
     }
-    if (pop())
-        end_part(ids[ev], task_instance(task), before);
+    if (!pop())
+        return;
+    /* A worker's implicit barrier wait may end late (the head comment): as
+     * a record of its own, never completing its begin in place, since the
+     * converter merges a completed record at its begin, before the
+     * region's end it is to be put at. */
+    if (ev == SCOPE_OMP_IMPLICIT_BARRIER_WAIT && task_thread(task))
+        scope__end_aux(ids[ev], 0);
+    else
+        scope_end(ids[ev]);
 }
 
 static void on_sync_region(int kind, int endpoint, scope_ompt_data *parallel,
                            scope_ompt_data *task, const void *codeptr)
 {
     (void)parallel;
-    sync_scope(sync_event(kind, 0), endpoint, task, codeptr, 1);
+    sync_scope(sync_event(kind, 0), endpoint, task, codeptr);
 }
 
 static void on_sync_wait(int kind, int endpoint, scope_ompt_data *parallel, scope_ompt_data *task,
                          const void *codeptr)
 {
     (void)parallel;
-    sync_scope(sync_event(kind, 1), endpoint, task, codeptr, 2);
+    sync_scope(sync_event(kind, 1), endpoint, task, codeptr);
 }
 
 static int mutex_event(int kind)
@@ -460,7 +427,7 @@ static void on_task_create(scope_ompt_data *task, const scope_ompt_frame *frame,
 static inline uint32_t thread_tag(void)
 {
     if (__builtin_expect(!tls.tag, 0))
-        tls.tag = (atomic_fetch_add_explicit(&next_tag, 1, memory_order_relaxed) & 0x0fffffffu) + 1;
+        tls.tag = (atomic_fetch_add_explicit(&next_tag_line.v, 1, memory_order_relaxed) & 0x0fffffffu) + 1;
     return tls.tag;
 }
 

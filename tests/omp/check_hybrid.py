@@ -136,6 +136,24 @@ def check_rank(rank, path):
     expect_eq(np.bincount(cols["omp implicit task"]["omp_parallel"]).tolist(), [2] * STEPS,
               f"rank {rank}: implicit tasks per parallel region")
     expect_eq(len({c.lane for c in IT}), 2, f"rank {rank}: the team's two threads")
+    # LLVM reports the ends of a worker's implicit task, implicit barrier and
+    # its wait when the worker is released for the next region, after the
+    # main thread's 1-3 ms of serial work: each is put at its region's end
+    # (docs/openmp.md, "LLVM's late ends"), none holds the serial time
+    region_of = {c.index: c for c in P}
+    late = 0
+    for c in IT:
+        p = region_of[int(cols["omp implicit task"]["omp_parallel"][c.index])]
+        expect(p.start <= c.start and c.end <= p.end,
+               f"rank {rank}: implicit task {c.index} within its parallel region {p.index}")
+    for name in ("omp implicit barrier", "omp implicit barrier wait"):
+        for c in by[name]:
+            t = enclosing(c, "omp implicit task")
+            p = region_of[int(cols["omp implicit task"]["omp_parallel"][t.index])]
+            expect(c.end <= p.end, f"rank {rank}: {name} {c.index} ends by its region's end")
+            late += c.lane != main and c.end == p.end
+    # the workers' ends are the late ones: their barrier and wait end with the region
+    expect(late >= STEPS, f"rank {rank}: {late} worker barrier ends put at their region's end")
     for c in IT:
         expect_eq(c.lane == main, it_thread[c.index] == 0,
                   f"rank {rank}: thread 0 of each team is the main thread")
