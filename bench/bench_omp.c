@@ -29,6 +29,7 @@
 #define OUTERREPS 20
 #define DELAY_US 0.1          /* EPCC's default delay */
 #define TARGET_US 1000.0      /* each measurement lasts about this long */
+#define WARM_US 100000.0      /* runs of the test discarded before the measurements */
 
 static int delay_len;
 
@@ -140,6 +141,14 @@ static void measure(test_fn fn, double *mean, double *sd, double *min, int *inne
             break;
         reps *= 2;
     }
+    /* EPCC discards its first outer rep; this discards WARM_US of them, so
+     * that one-time costs stay out of the overhead: a profiler's first
+     * pass through its per-thread buffers (bench/README.md: a fresh page
+     * costs 7-15 us on first touch on the AMD EPYC VM, and a thread's
+     * first 1 MiB of records touches 256 of them) */
+    double warm0 = omp_get_wtime();
+    while ((omp_get_wtime() - warm0) * 1e6 < WARM_US)
+        fn(reps);
     double sum = 0, sum2 = 0, lo = INFINITY;
     for (int k = 0; k < OUTERREPS; k++) {
         double t0 = omp_get_wtime();
