@@ -17,7 +17,7 @@
 static const char events_help[] =
     "usage: scope events [--include RE]... [--exclude RE]... [--ranks LIST]\n"
     "                    [--absolute | --origin NS] [--no-call-ids]\n"
-    "                    [--no-call-sites] [--io]\n"
+    "                    [--no-call-sites] [--no-io]\n"
     "                    [--format table|csv|json] [--wide] PATH...\n"
     "\n"
     "One row per recorded call, with the names and column order of the\n"
@@ -34,12 +34,13 @@ static const char events_help[] =
     "calls moved, csv and json add bytes_sent, bytes_received, dest,\n"
     "source, tag, comm (docs/format.md; to_events_dataframe() has them\n"
     "too): empty cells (csv) or no keys (json) for calls of other regions,\n"
-    "an empty cell or null for a tag of none. With --io, csv and json add\n"
-    "what each I/O call did (docs/io.md): io_layer (posix, stdio, mpiio,\n"
-    "hdf5), io_file (the file's resolved name, as `scope io`), io_bytes,\n"
-    "io_offset (bytes for POSIX and stdio, etypes of the view for MPI-IO):\n"
-    "empty cells (csv) or no keys (json) for other calls and for an offset\n"
-    "of none.\n"
+    "an empty cell or null for a tag of none. When the run recorded I/O\n"
+    "calls, csv and json add what each did (docs/io.md): io_layer (posix,\n"
+    "stdio, mpiio, hdf5), io_file (the file's resolved name, as `scope\n"
+    "io`), io_bytes, io_offset (bytes for POSIX and stdio, etypes of the\n"
+    "view for MPI-IO): empty cells (csv) or no keys (json) for other calls\n"
+    "and for an offset of none; the table shows the same in an io column\n"
+    "(\"stdio 4096 B /path @0\").\n"
     "\n"
     "options:\n"
     "  --include RE   only regions whose name matches RE (POSIX extended\n"
@@ -54,8 +55,8 @@ static const char events_help[] =
     "  --no-call-ids  leave out call_id and parent_id (faster; needed when\n"
     "                 calls overlap partially and nesting cannot be built)\n"
     "  --no-call-sites  leave out the callsite column\n"
-    "  --io           csv, json: the I/O columns (io_layer, io_file,\n"
-    "                 io_bytes, io_offset)\n"
+    "  --no-io        leave out the I/O columns (--io: keep them even for a\n"
+    "                 run that recorded no I/O call)\n"
     "  --format F     table (default), csv or json ({\"events\": [...]})\n"
     SCOPE__HELP_WIDE_AND_HELP;
 
@@ -72,6 +73,7 @@ int scope_cmd_events(int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "wide", no_argument, NULL, 'w' },
         { "io", no_argument, NULL, 'I' },
+        { "no-io", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -134,6 +136,9 @@ int scope_cmd_events(int argc, char **argv)
             break;
         case 'I':
             io = 1;
+            break;
+        case 'N':
+            io = -1;
             break;
         }
     }

@@ -209,6 +209,40 @@ static int put_io(FILE *out, const scope_event *ev, int format, scope__io_cache 
     return 0;
 }
 
+#define IO_CELL_W 40     /* the table's io column, elided to fit */
+
+/* The table's io cell of an event: "<layer> <bytes> B <file>[ @<offset>]"
+ * for an I/O call, the file's name cut at its start to fit IO_CELL_W (a
+ * path's end says most), padded; blank for other calls. 0, or as put_io. */
+static int put_io_table(FILE *out, const scope_event *ev, scope__io_cache *ic)
+{
+    scope__io_cell c;
+    int rc = scope__io_cell_of(ic, ev->region, ev->rank, ev->call_index, &c);
+    if (rc <= 0) {
+        if (rc == 0)
+            fprintf(out, "  %*s", IO_CELL_W, "");
+        return rc;
+    }
+    char head[64], off[32] = "";
+    snprintf(head, sizeof head, "%s %lld B ", scope_io_layer_name(c.layer), (long long)c.bytes);
+    if (c.offset >= 0)
+        snprintf(off, sizeof off, " @%lld", (long long)c.offset);
+    int room = IO_CELL_W - (int)strlen(head) - (int)strlen(off);
+    const char *file = c.file_name, *mark = "";
+    int fw = (int)scope__text_width(file);
+    if (room > 1 && fw > room) {
+        /* the last room - 1 characters (whole UTF-8 ones) after a "…" */
+        for (int drop = fw - (room - 1); drop > 0; drop--)
+            while ((unsigned char)*++file >= 0x80 && (unsigned char)*file < 0xc0)
+                ;
+        mark = "\xe2\x80\xa6";
+        fw = room;
+    }
+    int w = (int)strlen(head) + fw + (int)strlen(off);
+    fprintf(out, "  %s%s%s%s%*s", head, mark, file, off, w < IO_CELL_W ? IO_CELL_W - w : 0, "");
+    return 0;
+}
+
 /* A CSV row's or JSON object's separator before the field `key` (CSV
  * rows name no keys: the header does). */
 static void put_key(FILE *out, int csv, const char *key)
@@ -284,6 +318,8 @@ static int put_row(FILE *out, scope_profile *p, const scope_event *ev,
             fprintf(out, "  %7lld  %9lld", (long long)ev->call_id,
                     (long long)ev->parent_id);
         fprintf(out, "  %6d", ev->thread);
+        if (ic && (rc = put_io_table(out, ev, ic)) < 0)
+            return rc == -1 ? -2 : -1;
         if (site && lay->sitew > 0 && width(site) > lay->sitew) {
             char *cut = scope__elide(site, lay->sitew);
             if (!cut)
@@ -368,7 +404,10 @@ int scope__write_events(FILE *out, scope_profile *p,
     /* likewise the data columns, in csv and json, for profiles that record
      * what MPI calls moved */
     moved_cache mc = { format != SCOPE__EV_TABLE && scope_profile_has_moved(p), -1, -1, { 0 } };
-    scope__io_cache *icp = io && format != SCOPE__EV_TABLE ? &ic : NULL;
+    /* and the I/O columns for profiles that record I/O calls (io: -1
+     * never, 1 even when the profile says it has none) */
+    int has_io = io > 0 || (io == 0 && scope_profile_has_io(p) > 0);
+    scope__io_cache *icp = has_io ? &ic : NULL;
     if (format == SCOPE__EV_CSV) {
         fputs(ids ? "name,rank,call_index,start,end,duration,call_id,parent_id,thread"
                   : "name,rank,call_index,start,end,duration,thread", out);
@@ -382,7 +421,10 @@ int scope__write_events(FILE *out, scope_profile *p,
                 lay.timew, "start", lay.timew, "end", lay.timew, "duration");
         if (ids)
             fputs("  call_id  parent_id", out);
-        fputs(with_sites ? "  thread  callsite\n" : "  thread\n", out);
+        fputs("  thread", out);
+        if (icp)
+            fprintf(out, "  %-*s", IO_CELL_W, "io");
+        fputs(with_sites ? "  callsite\n" : "\n", out);
     }
     int64_t got, done = 0, total = scope_events_count(it);
     while ((got = scope_events_read(it, buf, BATCH)) > 0) {

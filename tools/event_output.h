@@ -22,10 +22,12 @@ enum { SCOPE__EV_TABLE, SCOPE__EV_CSV, SCOPE__EV_JSON };
  * site), then, in csv and json of a profile that records what MPI calls
  * moved, bytes_sent, bytes_received, dest, source, tag, comm (empty cells,
  * absent keys, for calls of other regions; a tag of none is empty or
- * null), then, in csv and json with `io` set, io_layer, io_file,
- * io_bytes, io_offset: what each I/O call did (layer name, the file's name
- * as resolved, else as given, bytes, offset; empty cells or absent keys for
- * other calls and for an offset of none). The table fits max_width
+ * null), then, in csv and json of a profile that records I/O calls
+ * (`io` 0; -1 never, 1 always), io_layer, io_file, io_bytes, io_offset:
+ * what each I/O call did (layer name, the file's name as resolved, else as
+ * given, bytes, offset; empty cells or absent keys for other calls and for
+ * an offset of none); the table has them in one io column before the
+ * callsite ("stdio 4096 B /path @0", elided to 40). The table fits max_width
  * characters (0: no limit; see scope__out_width) by eliding long names.
  * Prints a one-line error and returns 1 on failure, 0 on success. Memory:
  * one batch of events. */

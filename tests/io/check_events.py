@@ -82,8 +82,9 @@ def main():
     if (calls["layer"] == "posix").sum() == 0:
         fail("no POSIX call recorded under MPI-IO")
 
-    # csv: the four columns last, empty for calls that are no I/O call
-    text = scope(res, "events", "--io", "--no-call-ids", "--format", "csv", res.out)
+    # csv: the four columns last, empty for calls that are no I/O call; by
+    # default, since the run recorded I/O calls
+    text = scope(res, "events", "--no-call-ids", "--format", "csv", res.out)
     rows = list(csv.DictReader(io.StringIO(text)))
     expect(text.split("\n", 1)[0].split(",")[-4:], ["io_layer", "io_file", "io_bytes", "io_offset"],
            "csv header's last columns")
@@ -94,13 +95,28 @@ def main():
     if not mpi or any(x["io_file"] or x["io_bytes"] for x in mpi):
         fail(f"csv: MPI calls with I/O cells: {mpi[:2]}")
     check("events csv", ior, calls, shared)
-    # without --io: the columns of before
-    head = scope(res, "events", "--no-call-ids", "--format", "csv", res.out).split("\n", 1)[0]
+    # --no-io: the columns of a run without I/O; --io (the default here) the same text
+    head = scope(res, "events", "--no-io", "--no-call-ids", "--format", "csv",
+                 res.out).split("\n", 1)[0]
     if "io_bytes" in head:
-        fail(f"csv without --io has the I/O columns: {head}")
+        fail(f"csv with --no-io has the I/O columns: {head}")
+    expect(scope(res, "events", "--io", "--no-call-ids", "--format", "csv", res.out), text,
+           "csv with --io")
+
+    # the table: an io column (before the callsite), "<layer> <bytes> B <file>"
+    table = scope(res, "events", "--no-call-ids", "--wide", res.out).splitlines()
+    expect(table[0].split()[-2:] in (["io"], ["io", "callsite"]) or
+           table[0].split()[-1] == "io", True, "table header's io column")
+    ncol = table[0].index("  io") + 2
+    tio = [ln[ncol:ncol + 40].split() for ln in table[1:] if ln[ncol:ncol + 40].strip()]
+    expect(len(tio), len(ior), "table: rows with an io cell")
+    want = sorted((x["layer"], x["bytes"]) for x in ior)
+    expect(sorted((c[0], c[1]) for c in tio), want, "table: each I/O call's layer and bytes")
+    if any(c[2] != "B" for c in tio):
+        fail(f"table: an io cell not '<layer> <bytes> B <file>': {tio[:2]}")
 
     # json: the keys on I/O calls only
-    ev = json.loads(scope(res, "events", "--io", "--no-call-ids", "--format", "json",
+    ev = json.loads(scope(res, "events", "--no-call-ids", "--format", "json",
                           res.out))["events"]
     ioj = [dict(rank=x["rank"], name=x["name"], layer=x["io_layer"], file=x["io_file"],
                 bytes=x["io_bytes"], offset=x.get("io_offset")) for x in ev if "io_layer" in x]
