@@ -5,7 +5,10 @@ time per rep less the delay it runs, bench_omp.c) on 2 threads, bare and
 under the profiler, in one run, alternating the variants ROUNDS times
 (default 5) and printing min / median / max over the rounds:
 
-  clang (LLVM's libomp):  bare, and under the preload (its OMPT tool);
+  clang (LLVM's libomp):  bare, under an OMPT tool whose callbacks do
+                          nothing (omp_null_tool.c: the runtime's own cost
+                          of a tool, the floor under any), and under the
+                          preload (its OMPT tool);
   gcc (libgomp):          bare, on LLVM's libomp without the profiler
                           (LD_PRELOAD=libomp.so.5), and under
                           `scope run --openmp` (the preload and libomp).
@@ -98,7 +101,10 @@ def main():
         clang = os.path.join(BUILD, "bench", "bench_omp_clang")
         gcc = os.path.join(BUILD, "bench", "bench_omp_gcc")
         scoped = profiled_env(base, os.path.join(tmp, "p.h5"))
-        variants = [("clang bare", clang, base), ("clang scope", clang, scoped)]
+        null_tool = os.path.join(BUILD, "bench", "libomp_null_tool.so")
+        variants = [("clang bare", clang, base), ("clang null tool", clang,
+                                                  dict(base, LD_PRELOAD=null_tool)),
+                    ("clang scope", clang, scoped)]
         if omp:
             variants += [("gcc bare (libgomp)", gcc, base),
                          ("gcc on libomp", gcc, dict(base, LD_PRELOAD=omp)),
@@ -132,7 +138,8 @@ def main():
           f"{stats(CLOCK)[0]:.1f} / {clock:.1f} / {stats(CLOCK)[2]:.1f} ns")
     print("\nratio to bare (2 threads, median overheads; target <= 1.25) and ns added per "
           "event (1 thread, median; target <= 30), in counter reads")
-    pairs = [("clang scope", "clang bare", ev)]
+    pairs = [("clang scope", "clang bare", ev), ("clang null tool", "clang bare", ev),
+             ("clang scope", "clang null tool", ev)]
     if omp:
         pairs += [("gcc scope --openmp", "gcc on libomp", evg),
                   ("gcc scope --openmp", "gcc bare (libgomp)", evg)]
