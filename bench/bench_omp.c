@@ -12,7 +12,7 @@
  * less the reference's. Each is measured `outerreps` times; the mean,
  * the standard deviation and the minimum are printed, in microseconds:
  *
- *     <test> <mean> <sd> <min> <innerreps>
+ *     <test> <mean> <sd> <min> <innerreps> <reps run in all>
  *
  * usage: bench_omp [TEST...]   (reference parallel for barrier reduction;
  * default all). OMP_NUM_THREADS sets the team. The first line says the
@@ -130,12 +130,15 @@ static void t_reduction(int reps)
 
 /* The time per rep of `fn` in microseconds: mean, sd, min over the outer
  * reps, and the inner reps chosen for about TARGET_US per measurement. */
-static void measure(test_fn fn, double *mean, double *sd, double *min, int *innerreps)
+static void measure(test_fn fn, double *mean, double *sd, double *min, int *innerreps,
+                    long long *all)
 {
     int reps = 1;
+    *all = 0;
     for (;;) {
         double t0 = omp_get_wtime();
         fn(reps);
+        *all += reps;
         double us = (omp_get_wtime() - t0) * 1e6;
         if (us >= TARGET_US || reps >= (1 << 24))
             break;
@@ -147,12 +150,15 @@ static void measure(test_fn fn, double *mean, double *sd, double *min, int *inne
      * costs 7-15 us on first touch on the AMD EPYC VM, and a thread's
      * first 1 MiB of records touches 256 of them) */
     double warm0 = omp_get_wtime();
-    while ((omp_get_wtime() - warm0) * 1e6 < WARM_US)
+    while ((omp_get_wtime() - warm0) * 1e6 < WARM_US) {
         fn(reps);
+        *all += reps;
+    }
     double sum = 0, sum2 = 0, lo = INFINITY;
     for (int k = 0; k < OUTERREPS; k++) {
         double t0 = omp_get_wtime();
         fn(reps);
+        *all += reps;
         double per = (omp_get_wtime() - t0) * 1e6 / reps;
         sum += per;
         sum2 += per * per;
@@ -189,8 +195,9 @@ int main(int argc, char **argv)
             continue;
         double mean, sd, min;
         int reps;
-        measure(tests[t].fn, &mean, &sd, &min, &reps);
-        printf("%s %.4f %.4f %.4f %d\n", tests[t].name, mean, sd, min, reps);
+        long long all;
+        measure(tests[t].fn, &mean, &sd, &min, &reps, &all);
+        printf("%s %.4f %.4f %.4f %d %lld\n", tests[t].name, mean, sd, min, reps, all);
     }
     return reduced < 0;
 }

@@ -53,8 +53,8 @@ def run(exe, env, args=()):
         f = ln.split()
         if f and f[0] == "threads":
             rows["counter_ns"] = float(f[5])
-        if len(f) == 5 and f[0] in ("reference",) + TESTS:
-            rows[f[0]] = (float(f[1]), int(f[4]))
+        if len(f) == 6 and f[0] in ("reference",) + TESTS:
+            rows[f[0]] = (float(f[1]), int(f[5]))
     return rows
 
 
@@ -69,11 +69,10 @@ def events_per_rep(exe, env, tmp, test):
     """OpenMP events recorded on thread 0 per rep of `test`: its run under
     the preload alone, the calls of kind omp on lane 0 (2 events each)
     less those of the start-up region, over the reps the benchmark ran
-    (the doubling to find innerreps, then 20 x innerreps)."""
+    (all it ran: the doubling, the warm-up and the measurements)."""
     out = os.path.join(tmp, f"ev_{test}.h5")
     rows = run(exe, dict(env, SCOPE_OUTPUT=out), ("reference", test))
-    reps = rows[test][1]
-    total = (2 * reps - 1) + 20 * reps
+    total = rows[test][1]
     calls = 0
     with h5py.File(os.path.join(tmp, f"ev_{test}.ranks", "rank0.h5")) as f:
         for name, g in f["rank0/regions"].items():
