@@ -109,13 +109,24 @@ struct gather {
     struct scope_waits *w;
     struct scope__spill sp;     /* the ends and collective calls, by bucket */
     uint8_t *op, *kind;         /* per region: classify(), once */
-    uint8_t *had;               /* per region, for the rank being gathered:
-                                   1 its times, 2 its data columns were
-                                   cached before (kept after) */
     int32_t *cls;
-    const int64_t **done_s, **done_e; /* per region: the times of the
-                                       * rank being gathered, once asked */
-    int64_t *done_n;
+    const int64_t **cur_s, **cur_e; /* per region: the times of the rank
+                                     * being gathered, once asked (NULL
+                                     * not yet) */
+    int64_t *cur_n;
+    /* The columns are read into buffers reused rank after rank, never
+     * kept with the cells: fresh pages for each rank's columns (their
+     * kernel zeroing and, on a virtual machine, the host backing each at
+     * its first write) were two thirds of the analysis's CPU time. Per
+     * region its times (a completing call's may be asked while another
+     * region is gathered), sized for the region's largest rank; one set
+     * of data columns, for the region being gathered. */
+    void **tbuf;                /* per region: starts then ends */
+    size_t *tcap;
+    int64_t *maxn;              /* per region: its most calls on a rank */
+    int64_t maxmoved;           /* the most of any gathered region */
+    void *mbuf[6];              /* sent, received, dest, source, tag, comm */
+    size_t mcap[6];
 };
 
 /* Memory per point-to-point end while its bucket is matched: the end
@@ -205,6 +216,77 @@ static void seek_row(const scope_requests *rq, const struct req_ix *ix, int64_t 
         (*cur)++;
 }
 
+/* The times of region r's calls on the rank being gathered (rank; *n of
+ * them, 0 when it has none): the cell's own when the caller had them
+ * loaded, else read into the region's reused buffer, once per rank.
+ * Returns 0 or a negative SCOPE_E*. */
+static int region_times(struct gather *g, int r, int rank, const int64_t **s,
+                        const int64_t **e, int64_t *n)
+{
+    if (!g->cur_s[r]) {
+        scope__cell *c;
+        int rc = scope__cell_get(g->p, r, rank, &c);
+        if (rc < 0)
+            return rc;
+        if (!c || c->n == 0) {
+            static const int64_t none[1];
+            g->cur_s[r] = g->cur_e[r] = none;
+            g->cur_n[r] = 0;
+        } else if (c->starts) {
+            g->cur_s[r] = c->starts;
+            g->cur_e[r] = c->ends;
+            g->cur_n[r] = c->n;
+        } else {
+            int64_t *b = scope__reuse(&g->tbuf[r], &g->tcap[r],
+                                      (size_t)g->maxn[r] * 2 * sizeof *b);
+            if (!b)
+                return SCOPE_ENOMEM;
+            scope_h5_quiet quiet;
+            scope_h5_quiet_begin(&quiet);
+            rc = scope__cell_load_into(g->p, c, b, b + g->maxn[r]);
+            scope_h5_quiet_end(&quiet);
+            if (rc < 0)
+                return rc;
+            g->cur_s[r] = b;
+            g->cur_e[r] = b + g->maxn[r];
+            g->cur_n[r] = c->n;
+        }
+    }
+    *s = g->cur_s[r];
+    *e = g->cur_e[r];
+    *n = g->cur_n[r];
+    return 0;
+}
+
+/* The data columns of region r's cell on rank (out->bytes_sent NULL: it
+ * has none): the cell's when loaded, else read into the reused set. */
+static int region_moved(struct gather *g, int r, int rank, scope_moved *out)
+{
+    memset(out, 0, sizeof *out);
+    scope__cell *c;
+    int rc = scope__cell_get(g->p, r, rank, &c);
+    if (rc < 0 || !c)
+        return rc;
+    /* every buffer sized once for the largest cell (growing them would
+     * fault in fresh pages again) */
+    size_t n = (size_t)(g->maxmoved > c->n ? g->maxmoved : c->n);
+    for (int i = 0; i < 6 && !c->moved_loaded; i++)
+        if (!scope__reuse(&g->mbuf[i], &g->mcap[i], n * (i < 2 ? 8 : 4)))
+            return SCOPE_ENOMEM;
+    struct scope__moved b = { .sent = g->mbuf[0], .received = g->mbuf[1], .dest = g->mbuf[2],
+                              .source = g->mbuf[3], .tag = g->mbuf[4], .comm = g->mbuf[5] }, v;
+    if ((rc = scope__cell_moved_view(g->p, c, &b, &v)) < 0)
+        return rc;
+    out->n = c->n;
+    out->bytes_sent = v.sent;
+    out->bytes_received = v.received;
+    out->dest = v.dest;
+    out->source = v.source;
+    out->tag = v.tag;
+    out->comm = v.comm;
+    return 0;
+}
+
 /* Fills the completion of end `e` from request row `row`: its completing
  * call, which blocked when it is an MPI_Wait*. Returns 0, 1 (never
  * completed, or not followed), 2 (cancelled), or a negative SCOPE_E*. */
@@ -216,15 +298,11 @@ static int done_of_row(struct gather *g, int rank, const scope_requests *rq, int
     if (row < 0 || rq->done_region[row] < 0 || rq->cancelled[row])
         return row < 0 ? 1 : 2;
     int32_t dr = rq->done_region[row];
-    if (!g->done_s[dr]) {
-        int64_t nn;
-        int rc = scope_profile_times(g->p, dr, rank, &g->done_s[dr], &g->done_e[dr], &nn);
-        if (rc < 0)
-            return rc;
-        g->done_n[dr] = nn;
-    }
-    const int64_t *s = g->done_s[dr], *en = g->done_e[dr];
-    int64_t n = g->done_n[dr];
+    const int64_t *s, *en;
+    int64_t n;
+    int rc = region_times(g, dr, rank, &s, &en, &n);
+    if (rc < 0)
+        return rc;
     int64_t k = rq->done_call[row];
     if (k < 0 || k >= n)
         return 1;
@@ -309,13 +387,13 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
     const int64_t *s, *e;
     int64_t n;
     scope_moved mv;
-    if ((rc = scope_profile_times(p, r, rank, &s, &e, &n)) < 0)
+    if ((rc = region_times(g, r, rank, &s, &e, &n)) < 0)
         return rc;
     for (int64_t i = 0; i < n; i++)
         w->totals.mpi_ns += e[i] - s[i];
     if (op == SCOPE__W_WAIT || op == SCOPE__W_TEST)
         return 0; /* reached through the requests they completed */
-    if ((rc = scope_profile_moved(p, r, rank, &mv)) < 0)
+    if ((rc = region_moved(g, r, rank, &mv)) < 0)
         return rc;
     if (!mv.bytes_sent) {
         w->totals.unanalysed_calls += n;
@@ -426,10 +504,6 @@ static int gather_rank(struct gather *g, int k)
     scope_requests rq;
     int had_tables = p->ranks[k].tables != NULL;
     int nreg = scope_profile_region_count(p);
-    for (int r = 0; r < nreg; r++) {
-        scope__cell *c = scope__cell_at(p, r, k);
-        g->had[r] = (uint8_t)(!c || c->starts ? 1 : 0) | (!c || c->moved_loaded ? 2 : 0);
-    }
     const int32_t *gid = NULL;
     int ngid = 0;
     struct req_ix *ix = NULL;
@@ -451,17 +525,12 @@ static int gather_rank(struct gather *g, int k)
     if ((rc = index_requests(&rq, nreg, ix)) < 0)
         goto out;
     int64_t cur = 0;
-    memset(g->done_s, 0, (size_t)nreg * sizeof *g->done_s);
+    memset(g->cur_s, 0, (size_t)nreg * sizeof *g->cur_s);
     for (int r = 0; r < nreg && rc == 0; r++)
         rc = gather_region(g, rank, r, &ct, gid, &rq, ix, &cur);
 out:
     free(ix);
-    /* one rank's columns at a time: drop what this pass loaded */
-    for (int r = 0; r < nreg; r++) {
-        scope__cell *c = scope__cell_at(p, r, k);
-        if (c)
-            scope__cell_forget(c, !(g->had[r] & 1), !(g->had[r] & 2));
-    }
+    /* one rank's tables at a time (its columns never stay: region_times) */
     if (!had_tables)
         scope__rank_tables_forget(p, k);
     return rc;
@@ -777,14 +846,26 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         g.op = calloc((size_t)nreg + 1, 1);
         g.kind = calloc((size_t)nreg + 1, 1);
         g.cls = calloc((size_t)nreg + 1, sizeof *g.cls);
-        g.had = calloc((size_t)nreg + 1, 1);
-        g.done_s = calloc((size_t)nreg + 1, sizeof *g.done_s);
-        g.done_e = calloc((size_t)nreg + 1, sizeof *g.done_e);
-        g.done_n = calloc((size_t)nreg + 1, sizeof *g.done_n);
-        if (!g.op || !g.kind || !g.cls || !g.had || !g.done_s || !g.done_e || !g.done_n)
+        g.cur_s = calloc((size_t)nreg + 1, sizeof *g.cur_s);
+        g.cur_e = calloc((size_t)nreg + 1, sizeof *g.cur_e);
+        g.cur_n = calloc((size_t)nreg + 1, sizeof *g.cur_n);
+        g.tbuf = calloc((size_t)nreg + 1, sizeof *g.tbuf);
+        g.tcap = calloc((size_t)nreg + 1, sizeof *g.tcap);
+        g.maxn = calloc((size_t)nreg + 1, sizeof *g.maxn);
+        if (!g.op || !g.kind || !g.cls || !g.cur_s || !g.cur_e || !g.cur_n || !g.tbuf ||
+            !g.tcap || !g.maxn)
             rc = SCOPE_ENOMEM;
-        for (int r = 0; rc == 0 && r < nreg; r++)
+        for (int r = 0; rc == 0 && r < nreg; r++) {
             g.op[r] = (uint8_t)classify(scope__region_call(p, r), &g.kind[r], &g.cls[r]);
+            for (int k = 0; k < scope_profile_rank_count(p); k++) {
+                scope__cell *c = scope__cell_at(p, r, k);
+                if (c && c->n > g.maxn[r])
+                    g.maxn[r] = c->n;
+            }
+            if (g.op[r] != SCOPE__W_NONE && g.op[r] != SCOPE__W_WAIT &&
+                g.op[r] != SCOPE__W_TEST && g.maxn[r] > g.maxmoved)
+                g.maxmoved = g.maxn[r];
+        }
     }
     int64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (rc == 0)
@@ -841,10 +922,16 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     free(g.op);
     free(g.kind);
     free(g.cls);
-    free(g.done_s);
-    free(g.done_e);
-    free(g.done_n);
-    free(g.had);
+    free(g.cur_s);
+    free(g.cur_e);
+    free(g.cur_n);
+    for (int r = 0; g.tbuf && r < nreg; r++)
+        free(g.tbuf[r]);
+    free(g.tbuf);
+    free(g.tcap);
+    free(g.maxn);
+    for (int i = 0; i < 6; i++)
+        free(g.mbuf[i]);
     scope__spill_free(&g.sp);
     free(cands.v);
     free(cands.best);
