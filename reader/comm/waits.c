@@ -130,10 +130,13 @@ struct gather {
 };
 
 /* Memory per point-to-point end while its bucket is matched: the end
- * (80 bytes), its share of the key table and group orders (waits_p2p.c).
- * Measured: a 4 M-call run peaks at about this times its ends. */
+ * (80 bytes when it was one struct; 56 now, 80 with its message part),
+ * its share of the key table and group orders (waits_p2p.c). Measured: a
+ * 4 M-call run peaked at about this times its ends. Kept at 160 when the
+ * end shrank, so that a budget makes the buckets it made. */
 #define WORK_PER_END 160
-/* At most this many buckets: three temporary files each. */
+/* At most this many buckets: three temporary files each (five with the
+ * messages). */
 #define MAX_BUCKETS 128
 /* The memory budget when the caller gives none: 1 GiB, or a quarter of
  * the machine's memory when that is less. */
@@ -317,12 +320,37 @@ static int done_of_row(struct gather *g, int rank, const scope_requests *rq, int
 /* Fills the completion of a nonblocking end from the request table (the
  * row of its posting call). Returns as done_of_row. */
 static int complete(struct gather *g, int rank, const scope_requests *rq, const struct req_ix *ix,
-                    int64_t *cur, struct scope__p2p *e)
+                    int64_t *cur, int32_t region, int64_t call, struct scope__p2p *e)
 {
-    seek_row(rq, ix, cur, e->region, e->call);
-    int64_t row = *cur < rq->n && ix[*cur].region == e->region && ix[*cur].call == e->call
+    seek_row(rq, ix, cur, region, call);
+    int64_t row = *cur < rq->n && ix[*cur].region == region && ix[*cur].call == call
                       ? ix[*cur].row : -1;
     return done_of_row(g, rank, rq, row, e);
+}
+
+/* Appends end e (posted by call `call` of region `region`, moving
+ * `bytes`) to the sends (send != 0) or receives of (sender, receiver)'s
+ * bucket, and its message part when the caller wants messages; *x: the
+ * end written, for the caller to finish. 0 or a negative SCOPE_E*. */
+static int put_end(struct gather *g, int send, int32_t sender, int32_t receiver,
+                   const struct scope__p2p *e, int32_t region, int64_t call, int64_t bytes,
+                   struct scope__p2p **x)
+{
+    int b = pair_bucket(g, sender, receiver);
+    int rc = scope__spill_slot(&g->sp, b, send ? SCOPE__S_SENDS : SCOPE__S_RECVS, (void **)x);
+    if (rc < 0)
+        return rc;
+    **x = *e;
+    (*x)->s = sender;
+    (*x)->r = receiver;
+    if (g->w->flags & SCOPE_WAITS_NO_MESSAGES)
+        return 0;
+    struct scope__p2p_msg *m;
+    if ((rc = scope__spill_slot(&g->sp, b, send ? SCOPE__S_SENDS_MSG : SCOPE__S_RECVS_MSG,
+                                (void **)&m)) < 0)
+        return rc;
+    *m = (struct scope__p2p_msg){ .call = call, .bytes = bytes, .region = region };
+    return 0;
 }
 
 /* The messages of one MPI_Startall call (`base`: its times and
@@ -331,12 +359,12 @@ static int complete(struct gather *g, int rank, const scope_requests *rq, const 
  * status said). Requests never completed, cancelled, or collective are
  * not messages. Returns the ends gathered, or a negative SCOPE_E*. */
 static int gather_started(struct gather *g, int rank, const scope_requests *rq,
-                          const struct req_ix *ix, int64_t *cur, const struct scope__p2p *base)
+                          const struct req_ix *ix, int64_t *cur, const struct scope__p2p *base,
+                          int32_t region, int64_t call)
 {
     int got = 0;
-    seek_row(rq, ix, cur, base->region, base->call);
-    for (int64_t k = *cur; k < rq->n && ix[k].region == base->region && ix[k].call == base->call;
-         k++) {
+    seek_row(rq, ix, cur, region, call);
+    for (int64_t k = *cur; k < rq->n && ix[k].region == region && ix[k].call == call; k++) {
         int64_t row = ix[k].row;
         int send = rq->dest && rq->dest[row] >= 0 && rq->dest[row] < g->w->world;
         int recv = !send && rq->source[row] >= 0 && rq->source[row] < g->w->world;
@@ -350,18 +378,14 @@ static int gather_started(struct gather *g, int rank, const scope_requests *rq,
             continue;
         int peer = send ? rq->dest[row] : rq->source[row];
         struct scope__p2p *x;
-        int rc = send ? scope__spill_slot(&g->sp, pair_bucket(g, rank, peer), SCOPE__S_SENDS,
-                                          (void **)&x)
-                      : scope__spill_slot(&g->sp, pair_bucket(g, peer, rank), SCOPE__S_RECVS,
-                                          (void **)&x);
+        int64_t bytes = send ? (rq->bytes_sent ? rq->bytes_sent[row] : 0)
+                             : rq->bytes_received[row];
+        int rc = put_end(g, send, send ? rank : peer, send ? peer : rank, &e1, region, call,
+                         bytes, &x);
         if (rc < 0)
             return rc;
-        *x = e1;
-        x->s = send ? rank : peer;
-        x->r = send ? peer : rank;
         x->tag = rq->tag[row];
         x->kind = SCOPE__K_STD;
-        x->bytes = send ? (rq->bytes_sent ? rq->bytes_sent[row] : 0) : rq->bytes_received[row];
         got++;
     }
     return got;
@@ -407,12 +431,12 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             continue;
         }
         struct scope__p2p base = {
-            .comm = gid[c], .region = r, .call = i, .post = s[i],
+            .comm = gid[c], .post = s[i],
             .done_start = s[i], .done_end = e[i], .done_region = r, .done_call = i,
             .blocks = 1, .kind = kind,
         };
         if (op == SCOPE__W_STARTALL) {
-            int got = gather_started(g, rank, rq, ix, cur, &base);
+            int got = gather_started(g, rank, rq, ix, cur, &base, r, i);
             if (got < 0)
                 rc = got;
             else if (got == 0)
@@ -432,7 +456,7 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             };
             if (kind == SCOPE__K_NONBLOCKING_COLL) {
                 struct scope__p2p at = base;
-                int done = complete(g, rank, rq, ix, cur, &at);
+                int done = complete(g, rank, rq, ix, cur, r, i, &at);
                 if (done < 0) {
                     rc = done;
                     break;
@@ -455,7 +479,7 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
                           op == SCOPE__W_ISENDRECV || op == SCOPE__W_START;
         struct scope__p2p e1 = base;
         if (nonblocking) {
-            int done = complete(g, rank, rq, ix, cur, &e1);
+            int done = complete(g, rank, rq, ix, cur, r, i, &e1);
             if (done < 0) {
                 rc = done;
                 break;
@@ -469,28 +493,19 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             continue;
         if (is_send) {
             struct scope__p2p *x;
-            if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, rank, mv.dest[i]),
-                                        SCOPE__S_SENDS, (void **)&x)) < 0)
+            if ((rc = put_end(g, 1, rank, mv.dest[i], &e1, r, i, mv.bytes_sent[i], &x)) < 0)
                 break;
-            *x = e1;
-            x->s = rank;
-            x->r = mv.dest[i];
             x->tag = mv.tag[i];
-            x->bytes = mv.bytes_sent[i];
             if (op == SCOPE__W_START)
                 x->kind = SCOPE__K_STD;
         }
         if (is_recv) {
             struct scope__p2p *x;
-            if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, mv.source[i], rank),
-                                        SCOPE__S_RECVS, (void **)&x)) < 0)
+            if ((rc = put_end(g, 0, mv.source[i], rank, &e1, r, i, mv.bytes_received[i],
+                              &x)) < 0)
                 break;
-            *x = e1;
-            x->s = mv.source[i];
-            x->r = rank;
             x->tag = mv.tag[i];
             x->wild = both;     /* the file keeps the send's tag only */
-            x->bytes = mv.bytes_received[i];
         }
     }
     return rc;
@@ -605,8 +620,12 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg, i
     int64_t nb = est <= budget ? 1 : (2 * est + budget - 1) / budget;
     if (nb > MAX_BUCKETS)
         nb = MAX_BUCKETS;
-    int64_t counts[SCOPE__STREAMS] = { ns, nr, nc };
-    int64_t share = budget / 2 / (nb * SCOPE__STREAMS);
+    int msgs = !(g->w->flags & SCOPE_WAITS_NO_MESSAGES);
+    int64_t counts[SCOPE__STREAMS] = { ns, nr, nc, msgs ? ns : 0, msgs ? nr : 0 };
+    /* the memory share of each of the three streams every analysis fills
+     * (the message parts get as much, when wanted: a fifth of an end's
+     * share would write them out almost at once) */
+    int64_t share = budget / 2 / (nb * 3);
     return scope__spill_init(&g->sp, (int)nb, counts, share) < 0 ? SCOPE_ENOMEM : 0;
 }
 
@@ -783,14 +802,23 @@ static int clock_facts(scope_profile *p, struct scope_waits *w)
 static int match_bucket(struct gather *g, int b, const int32_t *const *members,
                         const int32_t *msize, int ncomms, struct scope__cand_list *cands)
 {
-    void *s = NULL, *r = NULL, *c = NULL;
+    void *s = NULL, *r = NULL, *c = NULL, *sm = NULL, *rm = NULL;
     int64_t ns = scope__spill_take(&g->sp, b, SCOPE__S_SENDS, &s);
     int64_t nr = ns < 0 ? ns : scope__spill_take(&g->sp, b, SCOPE__S_RECVS, &r);
-    int rc = nr < 0 ? (int)nr : 0;
+    /* the message parts, one per end (none without messages) */
+    int64_t nsm = nr < 0 ? nr : scope__spill_take(&g->sp, b, SCOPE__S_SENDS_MSG, &sm);
+    int64_t nrm = nsm < 0 ? nsm : scope__spill_take(&g->sp, b, SCOPE__S_RECVS_MSG, &rm);
+    int rc = nrm < 0 ? (int)nrm : 0;
+    int msgs = !(g->w->flags & SCOPE_WAITS_NO_MESSAGES);
+    if (rc == 0 && msgs && (nsm != ns || nrm != nr))
+        rc = scope__fail(SCOPE_EIO, "the temporary files of the matching lost ends");
     if (rc == 0 && ns + nr > 0)
-        rc = scope__waits_match_p2p(g->w, s, ns, r, nr, cands);
+        rc = scope__waits_match_p2p(g->w, s, msgs ? sm : NULL, ns, r, msgs ? rm : NULL, nr,
+                                    cands);
     free(s);
     free(r);
+    free(sm);
+    free(rm);
     int64_t nc = rc < 0 ? 0 : scope__spill_take(&g->sp, b, SCOPE__S_COLL, &c);
     if (nc < 0)
         rc = (int)nc;
