@@ -216,6 +216,11 @@ int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, in
                             const int32_t *const *members, const int32_t *msize, int ncomms,
                             struct scope__cand_list *cands);
 
+/* The calls' longest waits (l->best) folded into w->calls and w->rows,
+ * the rows' I/O shares (scope__waits_io) and their sort, longest first
+ * (waits_fold.c). Returns 0 or a negative SCOPE_E* code. */
+int scope__waits_fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile *p);
+
 /* Fills w->rows_io (zeroed, w->nrows of them, already allocated), the
  * I/O totals and the file list: for each waited-for rank, the time it
  * spent in its outermost I/O calls during the waits of each row
