@@ -511,6 +511,19 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
     return rc;
 }
 
+/* Frees the reused column buffers (gathering is over). */
+static void free_buffers(struct gather *g, int nreg)
+{
+    for (int r = 0; g->tbuf && r < nreg; r++) {
+        free(g->tbuf[r]);
+        g->tbuf[r] = NULL;
+    }
+    for (int i = 0; i < 6; i++) {
+        free(g->mbuf[i]);
+        g->mbuf[i] = NULL;
+    }
+}
+
 static int gather_rank(struct gather *g, int k)
 {
     scope_profile *p = g->p;
@@ -769,6 +782,10 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         rc = presize(&g, &cands, nreg, budget);
     for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
         rc = gather_rank(&g, k);
+    /* the column buffers back to the kernel before the matching's tables
+     * are made: pages it gives again cost their zeroing, not a fault the
+     * host must back */
+    free_buffers(&g, nreg);
     int64_t t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     /* the run's communicators (run_comms.c): an intercommunicator's
      * collectives are not analysed (size 0) */
@@ -822,13 +839,10 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     free(g.cur_s);
     free(g.cur_e);
     free(g.cur_n);
-    for (int r = 0; g.tbuf && r < nreg; r++)
-        free(g.tbuf[r]);
+    free_buffers(&g, nreg);
     free(g.tbuf);
     free(g.tcap);
     free(g.maxn);
-    for (int i = 0; i < 6; i++)
-        free(g.mbuf[i]);
     scope__spill_free(&g.sp);
     free(cands.v);
     free(cands.best);
