@@ -103,7 +103,8 @@ def write(path, n, steps):
 
 
 def run_child(cmd):
-    """Runs cmd; returns (stdout, wall s, CPU s, peak RSS MiB) of the child."""
+    """Runs cmd; returns (stdout, wall s, CPU s, peak RSS MiB, system s, minor page
+    faults) of the child."""
     t = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out = p.stdout.read()
@@ -112,7 +113,7 @@ def run_child(cmd):
     wall = time.monotonic() - t
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{' '.join(cmd)} failed: {err.decode()}")
-    return out, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+    return out, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, ru.ru_stime, ru.ru_minflt
 
 
 def main():
@@ -121,6 +122,10 @@ def main():
     ap.add_argument("--steps", type=int, default=48000)
     ap.add_argument("--memory", default="256M")
     ap.add_argument("--dir", default="/tmp/scope_waits_scale")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of scope waits; each is printed, the totals checked on the last "
+                         "(the system time varies run to run with the fresh pages the kernel "
+                         "must zero and the host must back)")
     a = ap.parse_args()
     n, steps = a.ranks, a.steps
     if n <= max(LATE_SENDER_RANK, LATE_COLL_RANK) + 1:
@@ -139,12 +144,14 @@ def main():
     print(f"CPU: {cpu}; load average {os.getloadavg()[0]:.1f}; {n} ranks, {calls:,} MPI calls, "
           f"{os.path.getsize(prof) / 2**30:.1f} GiB; scope waits --memory {a.memory}")
     scope = os.path.join(BUILD, "tools", "scope")
-    out, wall, cpu_s, rss = run_child([scope, "waits", "--format", "json", "--memory", a.memory,
-                                       prof])
-    t = json.loads(out)["totals"]
-    print(f"  wall {wall:.1f} s, CPU {cpu_s:.1f} s = {calls / cpu_s / 1e6:.1f} M calls/s of "
-          f"CPU; peak RSS {rss:.0f} MiB ({rss * 2**20 / calls:.1f} bytes per MPI call); "
-          f"{t['buckets']} buckets, spilled {t['spilled']}")
+    for _ in range(a.repeat):
+        out, wall, cpu_s, rss, sys_s, minflt = run_child(
+            [scope, "waits", "--format", "json", "--memory", a.memory, prof])
+        t = json.loads(out)["totals"]
+        print(f"  wall {wall:.1f} s, CPU {cpu_s:.2f} s (system {sys_s:.2f}) = "
+              f"{calls / cpu_s / 1e6:.1f} M calls/s of CPU; peak RSS {rss:.0f} MiB "
+              f"({rss * 2**20 / calls:.1f} bytes per MPI call), {minflt:,} minor faults; "
+              f"{t['buckets']} buckets, spilled {t['spilled']}; load {os.getloadavg()[0]:.1f}")
     c = t["cost"]
     print(f"  phases: gather {c['gather']:.1f} s (CPU {c['gather_cpu']:.1f}), match "
           f"{c['match']:.1f} s (CPU {c['match_cpu']:.1f}) = "

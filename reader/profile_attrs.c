@@ -253,9 +253,10 @@ int scope_profile_clock_resolution_ns(scope_profile *p, int rank, int64_t *out)
     return 0;
 }
 
-/* scope__cell_read_column in elements of `elem` bytes (8 or 4). */
+/* scope__cell_read_column in elements of `elem` bytes (8 or 4): into
+ * `into` when given (room for c->n), else into a new malloc'd array. */
 static int read_column(scope_profile *p, scope__cell *c, const char *name, size_t elem,
-                       void **out, char **path)
+                       void *into, void **out, char **path)
 {
     const scope__source *src = &p->sources[c->source];
     *out = NULL;
@@ -277,7 +278,7 @@ static int read_column(scope_profile *p, scope__cell *c, const char *name, size_
                          (long long)c->n);
         goto fail_read;
     }
-    if (!(v = malloc((size_t)n * elem))) {
+    if (!(v = into ? into : malloc((size_t)n * elem))) {
         rc = scope__fail(SCOPE_ENOMEM, "%s: out of memory", src->path);
         goto fail_read;
     }
@@ -288,7 +289,8 @@ static int read_column(scope_profile *p, scope__cell *c, const char *name, size_
     *path = dpath;
     return 0;
 fail_read:
-    free(v);
+    if (v != into)
+        free(v);
     free(dpath);
     return rc;
 }
@@ -296,13 +298,23 @@ fail_read:
 int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
                             int64_t **out, char **path)
 {
-    return read_column(p, c, name, sizeof **out, (void **)out, path);
+    return read_column(p, c, name, sizeof **out, NULL, (void **)out, path);
 }
 
 int scope__cell_read_column32(scope_profile *p, scope__cell *c, const char *name,
                               int32_t **out, char **path)
 {
-    return read_column(p, c, name, sizeof **out, (void **)out, path);
+    return read_column(p, c, name, sizeof **out, NULL, (void **)out, path);
+}
+
+int scope__cell_read_column_into(scope_profile *p, scope__cell *c, const char *name, size_t elem,
+                                 void *buf)
+{
+    void *out;
+    char *path;
+    int rc = read_column(p, c, name, elem, buf, &out, &path);
+    free(path);
+    return rc < 0 ? rc : out != NULL;
 }
 
 int scope__cell_load_narrow(scope_profile *p, scope__cell *c, const char *name, size_t size,

@@ -45,6 +45,18 @@ void *scope__malloc_big(size_t bytes)
     return m;
 }
 
+void *scope__reuse(void **buf, size_t *cap, size_t bytes)
+{
+    if (*buf && *cap >= bytes)
+        return *buf;
+    free(*buf);
+    *cap = 0;
+    if (!(*buf = scope__malloc_big(bytes ? bytes : 1)))
+        return NULL;
+    *cap = bytes;
+    return *buf;
+}
+
 int scope_profile_region_count(const scope_profile *p)
 {
     return p ? p->nregions : 0;

@@ -151,6 +151,13 @@ void scope__moved_free(struct scope__moved *m);
 /* Reads (once) the data columns of cell c into c->moved, which stays NULL
  * for a cell without them (moved.c). Returns 0 or an error. */
 int scope__cell_moved(scope_profile *p, scope__cell *c);
+/* Cell c's data columns without keeping them: *out views c->moved when
+ * the cell has them loaded already, else bufs' arrays (caller's, room for
+ * c->n each; its self is not read), filled; out->bytes_sent NULL when the
+ * region has none. For a pass over every rank that reuses its buffers.
+ * Returns 0 or an error. */
+int scope__cell_moved_view(scope_profile *p, scope__cell *c, const struct scope__moved *bufs,
+                           struct scope__moved *out);
 
 /* Calls f(ctx, world rank, cell) for each cell of `region` on `rank` (or
  * SCOPE_ALL_RANKS) that has data columns, loading them (moved.c). 0, or
@@ -285,6 +292,13 @@ char **scope__split_names(const int64_t *bytes, int64_t len, int64_t n);
  * stack's time, and most of the columns'). Freed with free(). Not
  * zeroed. */
 void *scope__malloc_big(size_t bytes);
+/* A buffer reused call after call (a column of rank after rank): *buf
+ * grown to at least `bytes` (scope__malloc_big, its old contents
+ * dropped), kept otherwise, so that its pages are faulted in once and not
+ * per rank (on a virtual machine a fresh 4 KiB page cost 10-15 us at its
+ * first write: most of the wait states' reading time). *cap is its size;
+ * free(*buf) at the end. Returns *buf, NULL when out of memory. */
+void *scope__reuse(void **buf, size_t *cap, size_t bytes);
 
 /* Opening (profile_open.c) and event loading (profile_data.c). */
 int scope__cell_load(scope_profile *p, scope__cell *c,
@@ -319,6 +333,12 @@ int scope__cell_read_column(scope_profile *p, scope__cell *c, const char *name,
  * in its own width. */
 int scope__cell_read_column32(scope_profile *p, scope__cell *c, const char *name,
                               int32_t **out, char **path);
+/* The same into the caller's buf (room for c->n elements of `elem`
+ * bytes, 8 or 4): a pass over every rank reuses one buffer instead of
+ * faulting in fresh pages per rank. 1 read, 0 the region has no such
+ * column, or a negative SCOPE_E*. */
+int scope__cell_read_column_into(scope_profile *p, scope__cell *c, const char *name, size_t elem,
+                                 void *buf);
 int scope__cell_load_tids(scope_profile *p, scope__cell *c, int32_t **tids);
 /* The calls of rank index k on lane `thread` (or SCOPE_ALL_THREADS) into
  * calls[] (room for every call of the rank), sorted and nested exactly as

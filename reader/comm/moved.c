@@ -35,53 +35,63 @@ void scope__moved_free(struct scope__moved *m)
     free(m);
 }
 
-/* Reads one int32 column in its own width. *out NULL when absent. */
-static int read_i32(scope_profile *p, scope__cell *c, const char *name, int32_t **out)
+/* Reads one column of `elem` bytes (8 or 4) in its own width: into buf
+ * when given (room for c->n), else into a new malloc'd array. *out NULL
+ * when absent. */
+static int read_col(scope_profile *p, scope__cell *c, const char *name, size_t elem, void *buf,
+                    void **out)
 {
+    if (buf) {
+        int rc = scope__cell_read_column_into(p, c, name, elem, buf);
+        *out = rc == 1 ? buf : NULL;
+        return rc < 0 ? rc : 0;
+    }
     char *path;
-    int rc = scope__cell_read_column32(p, c, name, out, &path);
+    int rc = elem == 8 ? scope__cell_read_column(p, c, name, (int64_t **)out, &path)
+                       : scope__cell_read_column32(p, c, name, (int32_t **)out, &path);
     free(path);
     return rc;
 }
 
-static int read_i64(scope_profile *p, scope__cell *c, const char *name, int64_t **out)
+/* Reads the cell's columns into m (bufs: the caller's arrays, NULL: new
+ * ones, with bytes_to_self); m->sent stays NULL when it has none (the
+ * bytes_sent column decides: the writer makes all six or none). */
+static int read_moved(scope_profile *p, scope__cell *c, const struct scope__moved *bufs,
+                      struct scope__moved *m)
 {
-    char *path;
-    int rc = scope__cell_read_column(p, c, name, out, &path);
-    free(path);
-    return rc;
-}
-
-/* Loads the cell's columns once; c->moved stays NULL when it has none
- * (the bytes_sent column decides: the writer makes all six or none). */
-int scope__cell_moved(scope_profile *p, scope__cell *c)
-{
-    if (c->moved_loaded)
-        return 0;
+    static const struct scope__moved none;
+    const struct scope__moved *b = bufs ? bufs : &none;
     scope_h5_quiet quiet;
     scope_h5_quiet_begin(&quiet);
-    struct scope__moved *m = calloc(1, sizeof *m);
-    int rc = m ? 0 : scope__fail(SCOPE_ENOMEM, "out of memory");
-    if (rc == 0)
-        rc = read_i64(p, c, SCOPE_D_BYTES_SENT, &m->sent);
+    int rc = read_col(p, c, SCOPE_D_BYTES_SENT, 8, b->sent, (void **)&m->sent);
     if (rc == 0 && m->sent) {
-        rc = read_i64(p, c, SCOPE_D_BYTES_RECEIVED, &m->received);
+        rc = read_col(p, c, SCOPE_D_BYTES_RECEIVED, 8, b->received, (void **)&m->received);
         if (rc == 0)
-            rc = read_i32(p, c, SCOPE_D_DEST, &m->dest);
+            rc = read_col(p, c, SCOPE_D_DEST, 4, b->dest, (void **)&m->dest);
         if (rc == 0)
-            rc = read_i32(p, c, SCOPE_D_SOURCE, &m->source);
+            rc = read_col(p, c, SCOPE_D_SOURCE, 4, b->source, (void **)&m->source);
         if (rc == 0)
-            rc = read_i32(p, c, SCOPE_D_TAG, &m->tag);
+            rc = read_col(p, c, SCOPE_D_TAG, 4, b->tag, (void **)&m->tag);
         if (rc == 0)
-            rc = read_i32(p, c, SCOPE_D_COMM, &m->comm);
-        if (rc == 0)
-            rc = read_i64(p, c, SCOPE_D_BYTES_SELF, &m->self);     /* optional */
+            rc = read_col(p, c, SCOPE_D_COMM, 4, b->comm, (void **)&m->comm);
+        if (rc == 0 && !bufs)   /* optional */
+            rc = read_col(p, c, SCOPE_D_BYTES_SELF, 8, NULL, (void **)&m->self);
         if (rc == 0 && (!m->received || !m->dest || !m->source || !m->tag || !m->comm))
             rc = scope__fail(SCOPE_EFORMAT, "%s: %s has %s but not every column of docs/format.md "
                              "\"What MPI calls moved\"", p->sources[c->source].path, c->group,
                              SCOPE_D_BYTES_SENT);
     }
     scope_h5_quiet_end(&quiet);
+    return rc;
+}
+
+/* Loads the cell's columns once; c->moved stays NULL when it has none. */
+int scope__cell_moved(scope_profile *p, scope__cell *c)
+{
+    if (c->moved_loaded)
+        return 0;
+    struct scope__moved *m = calloc(1, sizeof *m);
+    int rc = m ? read_moved(p, c, NULL, m) : scope__fail(SCOPE_ENOMEM, "out of memory");
     if (rc < 0) {
         scope__moved_free(m);
         return rc;
@@ -93,6 +103,21 @@ int scope__cell_moved(scope_profile *p, scope__cell *c)
     c->moved = m;
     c->moved_loaded = 1;
     return 0;
+}
+
+int scope__cell_moved_view(scope_profile *p, scope__cell *c, const struct scope__moved *bufs,
+                           struct scope__moved *out)
+{
+    memset(out, 0, sizeof *out);
+    if (c->moved_loaded) {
+        if (c->moved)
+            *out = *c->moved;
+        return 0;
+    }
+    int rc = read_moved(p, c, bufs, out);
+    if (rc < 0 || !out->sent)
+        memset(out, 0, sizeof *out);
+    return rc;
 }
 
 int scope_profile_moved(scope_profile *p, int region, int rank, scope_moved *out)

@@ -109,20 +109,34 @@ struct gather {
     struct scope_waits *w;
     struct scope__spill sp;     /* the ends and collective calls, by bucket */
     uint8_t *op, *kind;         /* per region: classify(), once */
-    uint8_t *had;               /* per region, for the rank being gathered:
-                                   1 its times, 2 its data columns were
-                                   cached before (kept after) */
     int32_t *cls;
-    const int64_t **done_s, **done_e; /* per region: the times of the
-                                       * rank being gathered, once asked */
-    int64_t *done_n;
+    const int64_t **cur_s, **cur_e; /* per region: the times of the rank
+                                     * being gathered, once asked (NULL
+                                     * not yet) */
+    int64_t *cur_n;
+    /* The columns are read into buffers reused rank after rank, never
+     * kept with the cells: fresh pages for each rank's columns (their
+     * kernel zeroing and, on a virtual machine, the host backing each at
+     * its first write) were two thirds of the analysis's CPU time. Per
+     * region its times (a completing call's may be asked while another
+     * region is gathered), sized for the region's largest rank; one set
+     * of data columns, for the region being gathered. */
+    void **tbuf;                /* per region: starts then ends */
+    size_t *tcap;
+    int64_t *maxn;              /* per region: its most calls on a rank */
+    int64_t maxmoved;           /* the most of any gathered region */
+    void *mbuf[6];              /* sent, received, dest, source, tag, comm */
+    size_t mcap[6];
 };
 
 /* Memory per point-to-point end while its bucket is matched: the end
- * (80 bytes), its share of the key table and group orders (waits_p2p.c).
- * Measured: a 4 M-call run peaks at about this times its ends. */
+ * (80 bytes when it was one struct; 56 now, 80 with its message part),
+ * its share of the key table and group orders (waits_p2p.c). Measured: a
+ * 4 M-call run peaked at about this times its ends. Kept at 160 when the
+ * end shrank, so that a budget makes the buckets it made. */
 #define WORK_PER_END 160
-/* At most this many buckets: three temporary files each. */
+/* At most this many buckets: three temporary files each (five with the
+ * messages). */
 #define MAX_BUCKETS 128
 /* The memory budget when the caller gives none: 1 GiB, or a quarter of
  * the machine's memory when that is less. */
@@ -205,6 +219,77 @@ static void seek_row(const scope_requests *rq, const struct req_ix *ix, int64_t 
         (*cur)++;
 }
 
+/* The times of region r's calls on the rank being gathered (rank; *n of
+ * them, 0 when it has none): the cell's own when the caller had them
+ * loaded, else read into the region's reused buffer, once per rank.
+ * Returns 0 or a negative SCOPE_E*. */
+static int region_times(struct gather *g, int r, int rank, const int64_t **s,
+                        const int64_t **e, int64_t *n)
+{
+    if (!g->cur_s[r]) {
+        scope__cell *c;
+        int rc = scope__cell_get(g->p, r, rank, &c);
+        if (rc < 0)
+            return rc;
+        if (!c || c->n == 0) {
+            static const int64_t none[1];
+            g->cur_s[r] = g->cur_e[r] = none;
+            g->cur_n[r] = 0;
+        } else if (c->starts) {
+            g->cur_s[r] = c->starts;
+            g->cur_e[r] = c->ends;
+            g->cur_n[r] = c->n;
+        } else {
+            int64_t *b = scope__reuse(&g->tbuf[r], &g->tcap[r],
+                                      (size_t)g->maxn[r] * 2 * sizeof *b);
+            if (!b)
+                return SCOPE_ENOMEM;
+            scope_h5_quiet quiet;
+            scope_h5_quiet_begin(&quiet);
+            rc = scope__cell_load_into(g->p, c, b, b + g->maxn[r]);
+            scope_h5_quiet_end(&quiet);
+            if (rc < 0)
+                return rc;
+            g->cur_s[r] = b;
+            g->cur_e[r] = b + g->maxn[r];
+            g->cur_n[r] = c->n;
+        }
+    }
+    *s = g->cur_s[r];
+    *e = g->cur_e[r];
+    *n = g->cur_n[r];
+    return 0;
+}
+
+/* The data columns of region r's cell on rank (out->bytes_sent NULL: it
+ * has none): the cell's when loaded, else read into the reused set. */
+static int region_moved(struct gather *g, int r, int rank, scope_moved *out)
+{
+    memset(out, 0, sizeof *out);
+    scope__cell *c;
+    int rc = scope__cell_get(g->p, r, rank, &c);
+    if (rc < 0 || !c)
+        return rc;
+    /* every buffer sized once for the largest cell (growing them would
+     * fault in fresh pages again) */
+    size_t n = (size_t)(g->maxmoved > c->n ? g->maxmoved : c->n);
+    for (int i = 0; i < 6 && !c->moved_loaded; i++)
+        if (!scope__reuse(&g->mbuf[i], &g->mcap[i], n * (i < 2 ? 8 : 4)))
+            return SCOPE_ENOMEM;
+    struct scope__moved b = { .sent = g->mbuf[0], .received = g->mbuf[1], .dest = g->mbuf[2],
+                              .source = g->mbuf[3], .tag = g->mbuf[4], .comm = g->mbuf[5] }, v;
+    if ((rc = scope__cell_moved_view(g->p, c, &b, &v)) < 0)
+        return rc;
+    out->n = c->n;
+    out->bytes_sent = v.sent;
+    out->bytes_received = v.received;
+    out->dest = v.dest;
+    out->source = v.source;
+    out->tag = v.tag;
+    out->comm = v.comm;
+    return 0;
+}
+
 /* Fills the completion of end `e` from request row `row`: its completing
  * call, which blocked when it is an MPI_Wait*. Returns 0, 1 (never
  * completed, or not followed), 2 (cancelled), or a negative SCOPE_E*. */
@@ -216,15 +301,11 @@ static int done_of_row(struct gather *g, int rank, const scope_requests *rq, int
     if (row < 0 || rq->done_region[row] < 0 || rq->cancelled[row])
         return row < 0 ? 1 : 2;
     int32_t dr = rq->done_region[row];
-    if (!g->done_s[dr]) {
-        int64_t nn;
-        int rc = scope_profile_times(g->p, dr, rank, &g->done_s[dr], &g->done_e[dr], &nn);
-        if (rc < 0)
-            return rc;
-        g->done_n[dr] = nn;
-    }
-    const int64_t *s = g->done_s[dr], *en = g->done_e[dr];
-    int64_t n = g->done_n[dr];
+    const int64_t *s, *en;
+    int64_t n;
+    int rc = region_times(g, dr, rank, &s, &en, &n);
+    if (rc < 0)
+        return rc;
     int64_t k = rq->done_call[row];
     if (k < 0 || k >= n)
         return 1;
@@ -239,12 +320,37 @@ static int done_of_row(struct gather *g, int rank, const scope_requests *rq, int
 /* Fills the completion of a nonblocking end from the request table (the
  * row of its posting call). Returns as done_of_row. */
 static int complete(struct gather *g, int rank, const scope_requests *rq, const struct req_ix *ix,
-                    int64_t *cur, struct scope__p2p *e)
+                    int64_t *cur, int32_t region, int64_t call, struct scope__p2p *e)
 {
-    seek_row(rq, ix, cur, e->region, e->call);
-    int64_t row = *cur < rq->n && ix[*cur].region == e->region && ix[*cur].call == e->call
+    seek_row(rq, ix, cur, region, call);
+    int64_t row = *cur < rq->n && ix[*cur].region == region && ix[*cur].call == call
                       ? ix[*cur].row : -1;
     return done_of_row(g, rank, rq, row, e);
+}
+
+/* Appends end e (posted by call `call` of region `region`, moving
+ * `bytes`) to the sends (send != 0) or receives of (sender, receiver)'s
+ * bucket, and its message part when the caller wants messages; *x: the
+ * end written, for the caller to finish. 0 or a negative SCOPE_E*. */
+static int put_end(struct gather *g, int send, int32_t sender, int32_t receiver,
+                   const struct scope__p2p *e, int32_t region, int64_t call, int64_t bytes,
+                   struct scope__p2p **x)
+{
+    int b = pair_bucket(g, sender, receiver);
+    int rc = scope__spill_slot(&g->sp, b, send ? SCOPE__S_SENDS : SCOPE__S_RECVS, (void **)x);
+    if (rc < 0)
+        return rc;
+    **x = *e;
+    (*x)->s = sender;
+    (*x)->r = receiver;
+    if (g->w->flags & SCOPE_WAITS_NO_MESSAGES)
+        return 0;
+    struct scope__p2p_msg *m;
+    if ((rc = scope__spill_slot(&g->sp, b, send ? SCOPE__S_SENDS_MSG : SCOPE__S_RECVS_MSG,
+                                (void **)&m)) < 0)
+        return rc;
+    *m = (struct scope__p2p_msg){ .call = call, .bytes = bytes, .region = region };
+    return 0;
 }
 
 /* The messages of one MPI_Startall call (`base`: its times and
@@ -253,12 +359,12 @@ static int complete(struct gather *g, int rank, const scope_requests *rq, const 
  * status said). Requests never completed, cancelled, or collective are
  * not messages. Returns the ends gathered, or a negative SCOPE_E*. */
 static int gather_started(struct gather *g, int rank, const scope_requests *rq,
-                          const struct req_ix *ix, int64_t *cur, const struct scope__p2p *base)
+                          const struct req_ix *ix, int64_t *cur, const struct scope__p2p *base,
+                          int32_t region, int64_t call)
 {
     int got = 0;
-    seek_row(rq, ix, cur, base->region, base->call);
-    for (int64_t k = *cur; k < rq->n && ix[k].region == base->region && ix[k].call == base->call;
-         k++) {
+    seek_row(rq, ix, cur, region, call);
+    for (int64_t k = *cur; k < rq->n && ix[k].region == region && ix[k].call == call; k++) {
         int64_t row = ix[k].row;
         int send = rq->dest && rq->dest[row] >= 0 && rq->dest[row] < g->w->world;
         int recv = !send && rq->source[row] >= 0 && rq->source[row] < g->w->world;
@@ -272,18 +378,14 @@ static int gather_started(struct gather *g, int rank, const scope_requests *rq,
             continue;
         int peer = send ? rq->dest[row] : rq->source[row];
         struct scope__p2p *x;
-        int rc = send ? scope__spill_slot(&g->sp, pair_bucket(g, rank, peer), SCOPE__S_SENDS,
-                                          (void **)&x)
-                      : scope__spill_slot(&g->sp, pair_bucket(g, peer, rank), SCOPE__S_RECVS,
-                                          (void **)&x);
+        int64_t bytes = send ? (rq->bytes_sent ? rq->bytes_sent[row] : 0)
+                             : rq->bytes_received[row];
+        int rc = put_end(g, send, send ? rank : peer, send ? peer : rank, &e1, region, call,
+                         bytes, &x);
         if (rc < 0)
             return rc;
-        *x = e1;
-        x->s = send ? rank : peer;
-        x->r = send ? peer : rank;
         x->tag = rq->tag[row];
         x->kind = SCOPE__K_STD;
-        x->bytes = send ? (rq->bytes_sent ? rq->bytes_sent[row] : 0) : rq->bytes_received[row];
         got++;
     }
     return got;
@@ -309,13 +411,13 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
     const int64_t *s, *e;
     int64_t n;
     scope_moved mv;
-    if ((rc = scope_profile_times(p, r, rank, &s, &e, &n)) < 0)
+    if ((rc = region_times(g, r, rank, &s, &e, &n)) < 0)
         return rc;
     for (int64_t i = 0; i < n; i++)
         w->totals.mpi_ns += e[i] - s[i];
     if (op == SCOPE__W_WAIT || op == SCOPE__W_TEST)
         return 0; /* reached through the requests they completed */
-    if ((rc = scope_profile_moved(p, r, rank, &mv)) < 0)
+    if ((rc = region_moved(g, r, rank, &mv)) < 0)
         return rc;
     if (!mv.bytes_sent) {
         w->totals.unanalysed_calls += n;
@@ -329,12 +431,12 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             continue;
         }
         struct scope__p2p base = {
-            .comm = gid[c], .region = r, .call = i, .post = s[i],
+            .comm = gid[c], .post = s[i],
             .done_start = s[i], .done_end = e[i], .done_region = r, .done_call = i,
             .blocks = 1, .kind = kind,
         };
         if (op == SCOPE__W_STARTALL) {
-            int got = gather_started(g, rank, rq, ix, cur, &base);
+            int got = gather_started(g, rank, rq, ix, cur, &base, r, i);
             if (got < 0)
                 rc = got;
             else if (got == 0)
@@ -354,7 +456,7 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             };
             if (kind == SCOPE__K_NONBLOCKING_COLL) {
                 struct scope__p2p at = base;
-                int done = complete(g, rank, rq, ix, cur, &at);
+                int done = complete(g, rank, rq, ix, cur, r, i, &at);
                 if (done < 0) {
                     rc = done;
                     break;
@@ -377,7 +479,7 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
                           op == SCOPE__W_ISENDRECV || op == SCOPE__W_START;
         struct scope__p2p e1 = base;
         if (nonblocking) {
-            int done = complete(g, rank, rq, ix, cur, &e1);
+            int done = complete(g, rank, rq, ix, cur, r, i, &e1);
             if (done < 0) {
                 rc = done;
                 break;
@@ -391,31 +493,35 @@ static int gather_region(struct gather *g, int rank, int r, const scope_communic
             continue;
         if (is_send) {
             struct scope__p2p *x;
-            if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, rank, mv.dest[i]),
-                                        SCOPE__S_SENDS, (void **)&x)) < 0)
+            if ((rc = put_end(g, 1, rank, mv.dest[i], &e1, r, i, mv.bytes_sent[i], &x)) < 0)
                 break;
-            *x = e1;
-            x->s = rank;
-            x->r = mv.dest[i];
             x->tag = mv.tag[i];
-            x->bytes = mv.bytes_sent[i];
             if (op == SCOPE__W_START)
                 x->kind = SCOPE__K_STD;
         }
         if (is_recv) {
             struct scope__p2p *x;
-            if ((rc = scope__spill_slot(&g->sp, pair_bucket(g, mv.source[i], rank),
-                                        SCOPE__S_RECVS, (void **)&x)) < 0)
+            if ((rc = put_end(g, 0, mv.source[i], rank, &e1, r, i, mv.bytes_received[i],
+                              &x)) < 0)
                 break;
-            *x = e1;
-            x->s = mv.source[i];
-            x->r = rank;
             x->tag = mv.tag[i];
             x->wild = both;     /* the file keeps the send's tag only */
-            x->bytes = mv.bytes_received[i];
         }
     }
     return rc;
+}
+
+/* Frees the reused column buffers (gathering is over). */
+static void free_buffers(struct gather *g, int nreg)
+{
+    for (int r = 0; g->tbuf && r < nreg; r++) {
+        free(g->tbuf[r]);
+        g->tbuf[r] = NULL;
+    }
+    for (int i = 0; i < 6; i++) {
+        free(g->mbuf[i]);
+        g->mbuf[i] = NULL;
+    }
 }
 
 static int gather_rank(struct gather *g, int k)
@@ -426,10 +532,6 @@ static int gather_rank(struct gather *g, int k)
     scope_requests rq;
     int had_tables = p->ranks[k].tables != NULL;
     int nreg = scope_profile_region_count(p);
-    for (int r = 0; r < nreg; r++) {
-        scope__cell *c = scope__cell_at(p, r, k);
-        g->had[r] = (uint8_t)(!c || c->starts ? 1 : 0) | (!c || c->moved_loaded ? 2 : 0);
-    }
     const int32_t *gid = NULL;
     int ngid = 0;
     struct req_ix *ix = NULL;
@@ -451,17 +553,12 @@ static int gather_rank(struct gather *g, int k)
     if ((rc = index_requests(&rq, nreg, ix)) < 0)
         goto out;
     int64_t cur = 0;
-    memset(g->done_s, 0, (size_t)nreg * sizeof *g->done_s);
+    memset(g->cur_s, 0, (size_t)nreg * sizeof *g->cur_s);
     for (int r = 0; r < nreg && rc == 0; r++)
         rc = gather_region(g, rank, r, &ct, gid, &rq, ix, &cur);
 out:
     free(ix);
-    /* one rank's columns at a time: drop what this pass loaded */
-    for (int r = 0; r < nreg; r++) {
-        scope__cell *c = scope__cell_at(p, r, k);
-        if (c)
-            scope__cell_forget(c, !(g->had[r] & 1), !(g->had[r] & 2));
-    }
+    /* one rank's tables at a time (its columns never stay: region_times) */
     if (!had_tables)
         scope__rank_tables_forget(p, k);
     return rc;
@@ -536,140 +633,13 @@ static int presize(struct gather *g, struct scope__cand_list *cands, int nreg, i
     int64_t nb = est <= budget ? 1 : (2 * est + budget - 1) / budget;
     if (nb > MAX_BUCKETS)
         nb = MAX_BUCKETS;
-    int64_t counts[SCOPE__STREAMS] = { ns, nr, nc };
-    int64_t share = budget / 2 / (nb * SCOPE__STREAMS);
+    int msgs = !(g->w->flags & SCOPE_WAITS_NO_MESSAGES);
+    int64_t counts[SCOPE__STREAMS] = { ns, nr, nc, msgs ? ns : 0, msgs ? nr : 0 };
+    /* the memory share of each of the three streams every analysis fills
+     * (the message parts get as much, when wanted: a fifth of an end's
+     * share would write them out almost at once) */
+    int64_t share = budget / 2 / (nb * 3);
     return scope__spill_init(&g->sp, (int)nb, counts, share) < 0 ? SCOPE_ENOMEM : 0;
-}
-
-static int cmp_row_key(const void *x, const void *y)
-{
-    const scope_wait_row *a = x, *b = y;
-    int c = scope__cmp_i64(a->rank, b->rank);
-    if (!c)
-        c = scope__cmp_i64(a->region, b->region);
-    if (!c)
-        c = scope__cmp_i64(a->pattern, b->pattern);
-    return c ? c : scope__cmp_i64(a->waited_for, b->waited_for);
-}
-
-/* A row with its I/O share, sorted as one (the row first). */
-struct row_pair {
-    scope_wait_row row;
-    scope_wait_io io;
-};
-
-static int cmp_row_time(const void *x, const void *y)
-{
-    const scope_wait_row *a = &((const struct row_pair *)x)->row,
-                         *b = &((const struct row_pair *)y)->row;
-    if (a->time_ns != b->time_ns)
-        return a->time_ns > b->time_ns ? -1 : 1;
-    if (a->within_bound != b->within_bound)
-        return a->within_bound > b->within_bound ? -1 : 1;
-    return cmp_row_key(a, b);
-}
-
-/* Walks the calls in (rank, region, call) order through best[] and adds
- * their waits up per (rank, region, pattern, waited-for): the rows of one
- * (rank, region) are few, so they are gathered in a small list per cell. */
-static int fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile *p)
-{
-    int nranks = scope_profile_rank_count(p);
-    w->calls = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *w->calls);
-    int64_t caprows = 64, nspans = 0;
-    w->rows = malloc((size_t)caprows * sizeof *w->rows);
-    if (!w->calls || !w->rows)
-        return SCOPE_ENOMEM;
-    /* the waits' intervals, for their share in I/O (waits_io.c): only
-     * when the profile has I/O, so a run without costs nothing more */
-    struct scope__wait_span *spans = NULL;
-    if (scope_profile_has_io(p) &&
-        !(spans = scope__malloc_big((size_t)(l->n ? l->n : 1) * sizeof *spans)))
-        return SCOPE_ENOMEM;
-    for (int k = 0; k < nranks; k++)
-        for (int r = 0; r < l->nreg; r++) {
-            int64_t off = l->off[(int64_t)k * l->nreg + r];
-            if (off < 0)
-                continue;
-            int rank = scope_profile_rank(p, k);
-            int64_t n = scope_profile_calls(p, r, rank), first = w->nrows;
-            /* with I/O, the waits' starts: the calls' own (read again
-             * here, dropped after unless the caller had them) */
-            const int64_t *st = NULL, *en;
-            int64_t nst = 0;
-            scope__cell *cell = scope__cell_at(p, r, k);
-            int had = !cell || cell->starts;
-            for (int64_t i = 0; i < n; i++) {
-                int32_t b = l->best[off + i];
-                if (b < 0)
-                    continue;
-                const struct scope__cand *c = &l->v[b];
-                if (spans && !st && c->wait_ns > c->bound_ns) {
-                    int rc = scope_profile_times(p, r, rank, &st, &en, &nst);
-                    if (rc < 0) {
-                        free(spans);
-                        return rc;
-                    }
-                }
-                w->calls[w->ncalls++] = (scope_wait_call){ c->rank, c->region, c->call,
-                                                           c->pattern, c->waited_for,
-                                                           c->wait_ns, c->bound_ns };
-                int above = c->wait_ns > c->bound_ns;
-                if (above) {
-                    w->totals.instances[c->pattern]++;
-                    w->totals.waiting_ns[c->pattern] += c->wait_ns;
-                    w->totals.waiting_total_ns += c->wait_ns;
-                } else {
-                    w->totals.within_bound[c->pattern]++;
-                }
-                int64_t j = first;
-                while (j < w->nrows && !(w->rows[j].pattern == c->pattern &&
-                                         w->rows[j].waited_for == c->waited_for))
-                    j++;
-                if (j == w->nrows) {
-                    if (w->nrows == caprows) {
-                        scope_wait_row *q = realloc(w->rows, (size_t)caprows * 2 * sizeof *q);
-                        if (!q) {
-                            free(spans);
-                            return SCOPE_ENOMEM;
-                        }
-                        w->rows = q;
-                        caprows *= 2;
-                    }
-                    w->rows[w->nrows++] = (scope_wait_row){ c->rank, c->region, c->pattern,
-                                                            c->waited_for, 0, 0, 0 };
-                }
-                if (above) {
-                    w->rows[j].instances++;
-                    w->rows[j].time_ns += c->wait_ns;
-                    if (spans && c->call < nst)
-                        spans[nspans++] = (struct scope__wait_span){ st[c->call],
-                                                                    st[c->call] + c->wait_ns, j };
-                } else {
-                    w->rows[j].within_bound++;
-                }
-            }
-            if (st && !had)
-                scope__cell_forget(cell, 1, 0);
-        }
-    w->rows_io = malloc((size_t)(w->nrows ? w->nrows : 1) * sizeof *w->rows_io);
-    int rc = w->rows_io ? scope__waits_io(w, p, spans, nspans) : SCOPE_ENOMEM;
-    free(spans);
-    if (rc < 0)
-        return rc;
-    /* the rows and their I/O sorted together */
-    struct row_pair *both = malloc((size_t)(w->nrows ? w->nrows : 1) * sizeof *both);
-    if (!both)
-        return SCOPE_ENOMEM;
-    for (int64_t i = 0; i < w->nrows; i++)
-        both[i] = (struct row_pair){ w->rows[i], w->rows_io[i] };
-    qsort(both, (size_t)w->nrows, sizeof *both, cmp_row_time);
-    for (int64_t i = 0; i < w->nrows; i++) {
-        w->rows[i] = both[i].row;
-        w->rows_io[i] = both[i].io;
-    }
-    free(both);
-    return 0;
 }
 
 static int clock_facts(scope_profile *p, struct scope_waits *w)
@@ -714,14 +684,23 @@ static int clock_facts(scope_profile *p, struct scope_waits *w)
 static int match_bucket(struct gather *g, int b, const int32_t *const *members,
                         const int32_t *msize, int ncomms, struct scope__cand_list *cands)
 {
-    void *s = NULL, *r = NULL, *c = NULL;
+    void *s = NULL, *r = NULL, *c = NULL, *sm = NULL, *rm = NULL;
     int64_t ns = scope__spill_take(&g->sp, b, SCOPE__S_SENDS, &s);
     int64_t nr = ns < 0 ? ns : scope__spill_take(&g->sp, b, SCOPE__S_RECVS, &r);
-    int rc = nr < 0 ? (int)nr : 0;
+    /* the message parts, one per end (none without messages) */
+    int64_t nsm = nr < 0 ? nr : scope__spill_take(&g->sp, b, SCOPE__S_SENDS_MSG, &sm);
+    int64_t nrm = nsm < 0 ? nsm : scope__spill_take(&g->sp, b, SCOPE__S_RECVS_MSG, &rm);
+    int rc = nrm < 0 ? (int)nrm : 0;
+    int msgs = !(g->w->flags & SCOPE_WAITS_NO_MESSAGES);
+    if (rc == 0 && msgs && (nsm != ns || nrm != nr))
+        rc = scope__fail(SCOPE_EIO, "the temporary files of the matching lost ends");
     if (rc == 0 && ns + nr > 0)
-        rc = scope__waits_match_p2p(g->w, s, ns, r, nr, cands);
+        rc = scope__waits_match_p2p(g->w, s, msgs ? sm : NULL, ns, r, msgs ? rm : NULL, nr,
+                                    cands);
     free(s);
     free(r);
+    free(sm);
+    free(rm);
     int64_t nc = rc < 0 ? 0 : scope__spill_take(&g->sp, b, SCOPE__S_COLL, &c);
     if (nc < 0)
         rc = (int)nc;
@@ -777,20 +756,36 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         g.op = calloc((size_t)nreg + 1, 1);
         g.kind = calloc((size_t)nreg + 1, 1);
         g.cls = calloc((size_t)nreg + 1, sizeof *g.cls);
-        g.had = calloc((size_t)nreg + 1, 1);
-        g.done_s = calloc((size_t)nreg + 1, sizeof *g.done_s);
-        g.done_e = calloc((size_t)nreg + 1, sizeof *g.done_e);
-        g.done_n = calloc((size_t)nreg + 1, sizeof *g.done_n);
-        if (!g.op || !g.kind || !g.cls || !g.had || !g.done_s || !g.done_e || !g.done_n)
+        g.cur_s = calloc((size_t)nreg + 1, sizeof *g.cur_s);
+        g.cur_e = calloc((size_t)nreg + 1, sizeof *g.cur_e);
+        g.cur_n = calloc((size_t)nreg + 1, sizeof *g.cur_n);
+        g.tbuf = calloc((size_t)nreg + 1, sizeof *g.tbuf);
+        g.tcap = calloc((size_t)nreg + 1, sizeof *g.tcap);
+        g.maxn = calloc((size_t)nreg + 1, sizeof *g.maxn);
+        if (!g.op || !g.kind || !g.cls || !g.cur_s || !g.cur_e || !g.cur_n || !g.tbuf ||
+            !g.tcap || !g.maxn)
             rc = SCOPE_ENOMEM;
-        for (int r = 0; rc == 0 && r < nreg; r++)
+        for (int r = 0; rc == 0 && r < nreg; r++) {
             g.op[r] = (uint8_t)classify(scope__region_call(p, r), &g.kind[r], &g.cls[r]);
+            for (int k = 0; k < scope_profile_rank_count(p); k++) {
+                scope__cell *c = scope__cell_at(p, r, k);
+                if (c && c->n > g.maxn[r])
+                    g.maxn[r] = c->n;
+            }
+            if (g.op[r] != SCOPE__W_NONE && g.op[r] != SCOPE__W_WAIT &&
+                g.op[r] != SCOPE__W_TEST && g.maxn[r] > g.maxmoved)
+                g.maxmoved = g.maxn[r];
+        }
     }
     int64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (rc == 0)
         rc = presize(&g, &cands, nreg, budget);
     for (int k = 0; rc == 0 && k < scope_profile_rank_count(p); k++)
         rc = gather_rank(&g, k);
+    /* the column buffers back to the kernel before the matching's tables
+     * are made: pages it gives again cost their zeroing, not a fault the
+     * host must back */
+    free_buffers(&g, nreg);
     int64_t t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     /* the run's communicators (run_comms.c): an intercommunicator's
      * collectives are not analysed (size 0) */
@@ -815,7 +810,7 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
         w->totals.spilled = scope__spill_spilled(&g.sp);
     }
     if (rc == 0)
-        rc = fold(w, &cands, p);
+        rc = scope__waits_fold(w, &cands, p);
     if (rc == 0) {
         w->totals.gather_ns = t1 - t0;
         w->totals.gather_cpu_ns = c1 - c0;
@@ -841,10 +836,13 @@ int scope_profile_waits_budget(scope_profile *p, int flags, int64_t memory_bytes
     free(g.op);
     free(g.kind);
     free(g.cls);
-    free(g.done_s);
-    free(g.done_e);
-    free(g.done_n);
-    free(g.had);
+    free(g.cur_s);
+    free(g.cur_e);
+    free(g.cur_n);
+    free_buffers(&g, nreg);
+    free(g.tbuf);
+    free(g.tcap);
+    free(g.maxn);
     scope__spill_free(&g.sp);
     free(cands.v);
     free(cands.best);

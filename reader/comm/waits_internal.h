@@ -45,26 +45,33 @@ enum scope__wop {
 enum scope__send_kind { SCOPE__K_STD = 0, SCOPE__K_SYNC, SCOPE__K_BUF, SCOPE__K_READY,
                         SCOPE__K_COMBINED };
 
-/* One end of a point-to-point message: 80 bytes, since a run has millions
- * and each is written once and read a few times (their volume, zeroed by
- * the kernel on first touch, was a third of the matching's time). */
+/* One end of a point-to-point message, what matching and the waits need:
+ * 56 bytes, since a run has millions and each is written once and read a
+ * few times (their volume, zeroed by the kernel on first touch and on a
+ * virtual machine backed by the host at its first write, is most of the
+ * analysis's system time). No padding: ends go to temporary files. */
 struct scope__p2p {
-    int64_t call;               /* the posting call: index in its region */
-    int64_t post;               /* its start */
+    int64_t post;               /* the posting call's start */
     int64_t done_call;          /* the call that completed it (the posting
                                    call itself for a blocking one) */
     int64_t done_start, done_end;
-    int64_t bytes;
     int32_t s, r, comm, tag;    /* sender, receiver (world), run's comm id, tag */
-    int32_t region;             /* of the posting call */
     int32_t done_region;        /* of the completing call, -1 none */
     uint8_t kind;               /* scope__send_kind (sends) */
     uint8_t wild;               /* a receive whose tag is unknown (Sendrecv) */
     uint8_t matched;
     uint8_t blocks;             /* the completing call blocked for it (a
                                    blocking call, or an MPI_Wait*) */
-    uint8_t pad[4];             /* named, so that initialisers zero it:
-                                   ends are written to temporary files */
+};
+
+/* What only a message row needs of an end: gathered, in a stream of its
+ * own parallel to the ends', only when the caller asked for the messages
+ * (most callers do not: 24 bytes less per end to fault in). */
+struct scope__p2p_msg {
+    int64_t call;               /* the posting call: index in its region */
+    int64_t bytes;
+    int32_t region;             /* of the posting call */
+    uint8_t pad[4];             /* named, so that initialisers zero it */
 };
 
 /* One collective call: 80 bytes, no padding the initialisers leave
@@ -145,10 +152,13 @@ struct scope__wait_span {
     int64_t row;                /* index into w->rows */
 };
 
-/* The buckets of gathered ends (waits_spill.c): per bucket, three
- * streams (sends, receives, collective calls), each in memory up to its
+/* The buckets of gathered ends (waits_spill.c): per bucket, five
+ * streams (sends, receives, collective calls, and the sends' and
+ * receives' message parts, element i of one the end i's; empty without
+ * messages), each in memory up to its
  * capacity and beyond it appended to an unlinked temporary file. */
-enum { SCOPE__S_SENDS, SCOPE__S_RECVS, SCOPE__S_COLL, SCOPE__STREAMS };
+enum { SCOPE__S_SENDS, SCOPE__S_RECVS, SCOPE__S_COLL, SCOPE__S_SENDS_MSG, SCOPE__S_RECVS_MSG,
+       SCOPE__STREAMS };
 
 struct scope__stream {
     void *buf;
@@ -189,11 +199,14 @@ int64_t scope__waits_bound(struct scope_waits *w, int32_t a, int32_t b);
 int scope__cand_add(struct scope__cand_list *l, const struct scope__cand *c);
 
 /* Matches sends to receives (waits_p2p.c): sorts both arrays, marks the
- * matched ones, adds the messages to w (unless SCOPE_WAITS_NO_MESSAGES),
- * the unmatched counts, and the late-sender / late-receiver candidates.
+ * matched ones, adds the messages to w (unless SCOPE_WAITS_NO_MESSAGES;
+ * then smsg and rmsg, the ends' message parts, may be NULL), the
+ * unmatched counts, and the late-sender / late-receiver candidates.
  * Returns 0 or SCOPE_ENOMEM. */
-int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
-                           struct scope__p2p *recvs, int64_t nr, struct scope__cand_list *cands);
+int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends,
+                           const struct scope__p2p_msg *smsg, int64_t ns,
+                           struct scope__p2p *recvs, const struct scope__p2p_msg *rmsg,
+                           int64_t nr, struct scope__cand_list *cands);
 
 /* Matches the collective calls of every communicator by order
  * (waits_coll.c); members[c] lists communicator c's world ranks
@@ -202,6 +215,11 @@ int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int6
 int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, int64_t n,
                             const int32_t *const *members, const int32_t *msize, int ncomms,
                             struct scope__cand_list *cands);
+
+/* The calls' longest waits (l->best) folded into w->calls and w->rows,
+ * the rows' I/O shares (scope__waits_io) and their sort, longest first
+ * (waits_fold.c). Returns 0 or a negative SCOPE_E* code. */
+int scope__waits_fold(struct scope_waits *w, struct scope__cand_list *l, scope_profile *p);
 
 /* Fills w->rows_io (zeroed, w->nrows of them, already allocated), the
  * I/O totals and the file list: for each waited-for rank, the time it
@@ -212,7 +230,8 @@ int scope__waits_match_coll(struct scope_waits *w, struct scope__coll *calls, in
 int scope__waits_io(struct scope_waits *w, scope_profile *p, struct scope__wait_span *spans,
                     int64_t n);
 
-_Static_assert(sizeof(struct scope__p2p) == 80, "an end has no hidden padding");
+_Static_assert(sizeof(struct scope__p2p) == 56, "an end has no hidden padding");
+_Static_assert(sizeof(struct scope__p2p_msg) == 24, "a message part has no hidden padding");
 _Static_assert(sizeof(struct scope__coll) == 80, "a collective call has no hidden padding");
 
 #endif /* SCOPE_WAITS_INTERNAL_H */

@@ -198,21 +198,28 @@ static int note_wait(struct scope__cand_list *cands, const struct scope__cand *c
 }
 
 /* The waits of one pair, and its message row. */
-static int pair(struct scope_waits *w, struct scope__p2p *s, struct scope__p2p *r,
+static int pair(struct scope_waits *w, struct scope__p2p *s, const struct scope__p2p_msg *sm,
+                struct scope__p2p *r, const struct scope__p2p_msg *rm,
                 struct scope__cand_list *cands)
 {
     s->matched = r->matched = 1;
     w->totals.messages++;
     int64_t bound = scope__waits_bound(w, s->s, s->r);
     scope_message m = {
-        .sender = s->s, .receiver = s->r, .tag = s->tag, .comm = s->comm, .bytes = s->bytes,
-        .send_region = s->region, .recv_region = r->region, .recv_done_region = r->done_region,
-        .send_call = s->call, .recv_call = r->call, .recv_done_call = r->done_call,
+        .sender = s->s, .receiver = s->r, .tag = s->tag, .comm = s->comm,
+        .recv_done_region = r->done_region, .recv_done_call = r->done_call,
         .send_start_ns = s->post, .send_end_ns = s->done_end, .recv_start_ns = r->post,
         .recv_end_ns = r->done_end, .wait_ns = 0, .pattern = -1,
     };
-    if (r->bytes > m.bytes)
-        m.bytes = r->bytes; /* a send refused its size (none): the status's */
+    if (sm && rm) {
+        m.bytes = sm->bytes;
+        if (rm->bytes > m.bytes)
+            m.bytes = rm->bytes; /* a send refused its size (none): the status's */
+        m.send_region = sm->region;
+        m.recv_region = rm->region;
+        m.send_call = sm->call;
+        m.recv_call = rm->call;
+    }
     /* late sender: the receive blocked from done_start; the send began later */
     if (r->blocks && s->post > r->done_start) {
         int64_t end = s->post < r->done_end ? s->post : r->done_end;
@@ -268,8 +275,9 @@ static int count_unmatched(struct scope_waits *w, const struct scope__p2p *v, in
 
 /* One pass: the open sends against the receives `take` admits; the
  * i-th send of a key went to the i-th receive of that key. */
-static int pass(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
-                struct scope__p2p *recvs, int64_t nr, int with_tag,
+static int pass(struct scope_waits *w, struct scope__p2p *sends,
+                const struct scope__p2p_msg *smsg, int64_t ns, struct scope__p2p *recvs,
+                const struct scope__p2p_msg *rmsg, int64_t nr, int with_tag,
                 int (*take)(const struct scope__p2p *), struct scope__cand_list *cands)
 {
     int64_t nk = 0;
@@ -301,7 +309,8 @@ static int pass(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
     rc = 0;
     for (int32_t k = 0; k < g.n && rc == 0; k++)
         for (int64_t i = ss[k], j = sr[k]; i < ss[k + 1] && j < sr[k + 1] && rc == 0; i++, j++)
-            rc = pair(w, &sends[os[i]], &recvs[orr[j]], cands);
+            rc = pair(w, &sends[os[i]], smsg ? &smsg[os[i]] : NULL, &recvs[orr[j]],
+                      rmsg ? &rmsg[orr[j]] : NULL, cands);
 out:
     free(g.slot);
     free(g.gid_of_slot);
@@ -314,13 +323,15 @@ out:
     return rc;
 }
 
-int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends, int64_t ns,
-                           struct scope__p2p *recvs, int64_t nr, struct scope__cand_list *cands)
+int scope__waits_match_p2p(struct scope_waits *w, struct scope__p2p *sends,
+                           const struct scope__p2p_msg *smsg, int64_t ns,
+                           struct scope__p2p *recvs, const struct scope__p2p_msg *rmsg,
+                           int64_t nr, struct scope__cand_list *cands)
 {
-    int rc = pass(w, sends, ns, recvs, nr, 1, recv_tagged, cands);
+    int rc = pass(w, sends, smsg, ns, recvs, rmsg, nr, 1, recv_tagged, cands);
     /* second pass: receives of unknown tag against what is left */
     if (rc == 0)
-        rc = pass(w, sends, ns, recvs, nr, 0, recv_wild, cands);
+        rc = pass(w, sends, smsg, ns, recvs, rmsg, nr, 0, recv_wild, cands);
     if (rc == 0)
         rc = count_unmatched(w, sends, ns, 1);
     if (rc == 0)

@@ -81,7 +81,9 @@ int scope__spill_init(struct scope__spill *sp, int nbuckets, const int64_t *pres
 {
     static const size_t elem[SCOPE__STREAMS] = { sizeof(struct scope__p2p),
                                                  sizeof(struct scope__p2p),
-                                                 sizeof(struct scope__coll) };
+                                                 sizeof(struct scope__coll),
+                                                 sizeof(struct scope__p2p_msg),
+                                                 sizeof(struct scope__p2p_msg) };
     memset(sp, 0, sizeof *sp);
     sp->nbuckets = nbuckets;
     sp->b = calloc((size_t)nbuckets * SCOPE__STREAMS, sizeof *sp->b);
