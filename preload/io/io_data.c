@@ -165,7 +165,10 @@ void scope__io_stdio_data_exit(uint64_t ret)
     if (bytes >= 0)
         scope__io_set_pos((const struct scope__io_fd *)(uintptr_t)f->b, 1,
                           offset >= 0 ? offset + bytes : SCOPE_IO_POS_UNKNOWN);
-    scope__io_data_record(f->row, bytes, offset, issuer, bytes < 0);
+    int32_t row = f->row;
+    if (row < 0)
+        __builtin_unreachable();        /* a data path's frame has a file */
+    scope__io_data_record(row, bytes, offset, issuer, bytes < 0);
 }
 
 /* --- POSIX ------------------------------------------------------------ */
@@ -222,5 +225,8 @@ void scope__io_posix_data_exit(uint64_t ret)
         if ((aux >> 8) == SCOPE_CC_IO_READ && issuer == SCOPE_PARADIGM_STDIO)
             scope__io_stdio_inner(f->fd, bytes);
     }
-    scope__io_data_record(f->row, bytes, offset, issuer, failed);
+    int32_t row = f->row;
+    if (row < 0)
+        __builtin_unreachable();        /* a data path's frame has a file */
+    scope__io_data_record(row, bytes, offset, issuer, failed);
 }
