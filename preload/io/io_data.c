@@ -1,14 +1,15 @@
 /*
  * io_data.c - the data calls' path of their own (issue 46, "Cost"): the
- * reads and writes of a stdio stream (fwrite, fputc, fprintf, fgets, ...,
- * but the scans) and of a POSIX descriptor (write, pread, writev, ...),
- * the calls a program makes millions of. The general path (io_hook.c,
- * io_stdio.c, io_posix.c) asks the row what kind of call it is at entry
- * and again at exit, fills every field of the frame, looks the descriptor
- * up at both ends; here the claim has said once which path the function
- * takes (its op, SCOPE_IO_OP_DATA_*: io_data.h), the entry checks what is
- * common and keeps in the frame what the exit needs (the descriptor's
- * entry, the row's rule), and the exit writes the data record straight.
+ * reads and writes of a stdio stream (fwrite, fputc, fprintf, fread, ...,
+ * but fgets and the scans) and of a POSIX descriptor (write, pread,
+ * writev, ...), the calls a program makes millions of. The general path
+ * (io_hook.c, io_stdio.c, io_posix.c) asks the row what kind of call it
+ * is at entry and again at exit, fills every field of the frame, looks
+ * the descriptor up at both ends; here the claim has said once which path
+ * the function takes (its op, SCOPE_IO_OP_DATA_*: io_data.h), the entry
+ * checks what is common and keeps in the frame what the exit needs (the
+ * descriptor's entry, the row's rule), and the exit writes the data
+ * record straight.
  *
  * What is recorded is the general path's, value for value: the same
  * checks in the same order (a descriptor's first use, which asks the
@@ -29,6 +30,7 @@
 #include "io_files.h"
 #include "io_state.h"
 
+/* The long form, two records (io_data.h). */
 void scope__io_data_record_long(int32_t row, int64_t bytes, int64_t offset, int issuer,
                                 int failed)
 {
@@ -101,7 +103,8 @@ static inline __attribute__((always_inline)) int stdio_enter(uint32_t op, uint64
     if (rule == SCOPE_IOB_RET_NMEMB) {
         n = (int64_t)scope__io_role(call, SCOPE_ARG_size, saved, slot, 0);
     } else if (slow && (rule == SCOPE_IOB_STRLEN || rule == SCOPE_IOB_STRLEN_NL)) {
-        const char *s = (const char *)(uintptr_t)scope__io_role(call, SCOPE_ARG_str, saved, slot, 0);
+        const char *s =
+            (const char *)(uintptr_t)scope__io_role(call, SCOPE_ARG_str, saved, slot, 0);
         n = s ? (int64_t)strlen(s) + (rule == SCOPE_IOB_STRLEN_NL) : 0;
     }
     uint32_t depth = t->depth;

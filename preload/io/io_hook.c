@@ -153,7 +153,8 @@ static int enter_general(uint32_t op, uint64_t *saved, uintptr_t *slot)
         return SCOPE_CAPTURE_SKIP;      /* a call of one layer inside another of it */
     if (layer == SCOPE_PARADIGM_POSIX || layer == SCOPE_PARADIGM_STDIO) {
         /* the MPI library's own files and streams (not MPI-IO's) */
-        if (scope__io_in_mpi(t) && (layer == SCOPE_PARADIGM_STDIO || mpi_library_call(call, saved, slot)))
+        if (scope__io_in_mpi(t) &&
+            (layer == SCOPE_PARADIGM_STDIO || mpi_library_call(call, saved, slot)))
             return SCOPE_CAPTURE_SKIP;
         return layer == SCOPE_PARADIGM_POSIX ? scope__io_posix_enter(call, saved, slot)
                                              : scope__io_stdio_enter(call, saved, slot);
