@@ -10,8 +10,7 @@ divided by the extra calls: the marginal instructions of one call,
 start-up excluded. For each call: what the call itself costs bare, what
 recording it adds in all, and of that what the I/O capture's hot path
 executes (the inclusive count of its enter and exit, io_hook.c, the data
-record's writing included), the record's writing alone
-(scope__record_data_recs). The calls: a 1-byte fwrite, fputc and
+record's writing included). The calls: a 1-byte fwrite, fputc and
 fprintf("%d") into a stream's 1 MiB buffer, and a 1-byte pwrite and
 write to a file of a temporary folder. The recorded run at the shorter
 length is read back with `scope summary`: it must hold every call, or the
@@ -29,15 +28,14 @@ from benchlib import BUILD, PRELOAD, bare_env, cpu_model
 
 SHORT, LONG = 2000, 6000          # calls per loop; the child runs 3 loops
 CALLS = ("fwrite", "fputc", "fprintf", "pwrite", "write")
-# the capture's entry points as the engine calls them (io_hook.c), and the
-# writer of its data record (runtime/recorder_hot.c)
+# the capture's entry points as the engine calls them (io_hook.c; `enter`
+# in builds before the data path)
 CAPTURE = ("enter", "io_enter", "io_exit")
-RECORD = ("scope__record_data_recs", "scope__record_data_raw")
 
 
 def run(exe, env, call, calls, tmp):
-    """Instructions of one child run under callgrind: (total, capture,
-    record), the last two inclusive."""
+    """Instructions of one child run under callgrind: (total, capture),
+    the capture's inclusive."""
     out = os.path.join(tmp, "cg.out")
     r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
                         exe, "--child-" + call, str(calls), tmp], env=env,
@@ -58,9 +56,7 @@ def run(exe, env, call, calls, tmp):
         if f:
             fn = f.group(3)
             most[fn] = max(most.get(fn, 0), int(f.group(1).replace(",", "")))
-    capture = sum(most.get(fn, 0) for fn in CAPTURE)
-    record = sum(most.get(fn, 0) for fn in RECORD)
-    return int(m.group(1)), capture, record
+    return int(m.group(1)), sum(most.get(fn, 0) for fn in CAPTURE)
 
 
 def recorded_calls(profile, call):
@@ -84,7 +80,7 @@ def main():
     base = bare_env()
     print(f"CPU: {cpu_model()}\npreload {preload}\ninstructions per call (callgrind, "
           f"marginal over {3 * (LONG - SHORT)} calls)")
-    print(f"{'call':8s} {'bare':>7s} {'added':>7s} {'capture':>8s} {'record':>7s}")
+    print(f"{'call':8s} {'bare':>7s} {'added':>7s} {'capture':>8s}")
     with tempfile.TemporaryDirectory() as tmp:
         conf = os.path.join(tmp, "c.conf")
         with open(conf, "w") as f:
@@ -93,17 +89,17 @@ def main():
             profile = os.path.join(tmp, "p.h5")
             env = dict(base, LD_PRELOAD=preload, SCOPE_CONFIG=conf, SCOPE_OUTPUT=profile,
                        SCOPE_MEMORY_BUDGET="1G")
-            b0, _, _ = run(exe, base, call, SHORT, tmp)
-            b1, _, _ = run(exe, base, call, LONG, tmp)
-            r0, c0, d0 = run(exe, env, call, SHORT, tmp)
+            b0, _ = run(exe, base, call, SHORT, tmp)
+            b1, _ = run(exe, base, call, LONG, tmp)
+            r0, c0 = run(exe, env, call, SHORT, tmp)
             got = recorded_calls(profile, call)
             if got != 3 * SHORT:
                 sys.exit(f"{call}: the recorded run kept {got} calls, not {3 * SHORT}")
-            r1, c1, d1 = run(exe, env, call, LONG, tmp)
+            r1, c1 = run(exe, env, call, LONG, tmp)
             k = 3 * (LONG - SHORT)
             bare = (b1 - b0) / k
-            print(f"{call:8s} {bare:7.1f} {(r1 - r0) / k - bare:7.1f} {(c1 - c0) / k:8.1f} "
-                  f"{(d1 - d0) / k:7.1f}", flush=True)
+            print(f"{call:8s} {bare:7.1f} {(r1 - r0) / k - bare:7.1f} {(c1 - c0) / k:8.1f}",
+                  flush=True)
 
 
 if __name__ == "__main__":
