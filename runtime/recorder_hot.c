@@ -77,9 +77,10 @@ static __attribute__((noinline)) void record_slow(uint64_t ticks, uint32_t word,
                                                   int now)
 {
     struct scope__rec_thread *t = &tls;
-    if (!slow_room(t, ticks))
+    /* now < 0: a data record, whose ticks is payload, never a chunk's stamp */
+    if (!slow_room(t, now < 0 ? scope__ticks() : ticks))
         return;
-    if (now) {
+    if (now > 0) {
         uint64_t later = scope__ticks();
         if (later > ticks)
             ticks = later;
@@ -217,31 +218,19 @@ void scope__end_unwound_at(int32_t id, uint64_t ticks)
     record_aux(scope_rec_region_word(id) | SCOPE_REC_END, ticks, SCOPE_REC_UNWOUND, 0);
 }
 
-/* A data record's slot: like record_aux, but its `ticks` is payload, so a
- * chunk set up for it is stamped with the clock, never with the payload. */
-static void record_data_rec(const struct scope_rec *d)
+/* A data record's slot, as record_aux's: its `ticks` is payload, so a
+ * chunk set up for it is stamped with the clock (record_slow). */
+static inline __attribute__((always_inline)) void record_data_rec(uint64_t ticks, uint32_t word,
+                                                                   uint32_t aux)
 {
-    struct scope__rec_thread *t = &tls;
-    struct scope_rec *r = t->cur;
-    if (__builtin_expect(!(r < t->end && scope__hot.on), 0)) {
-        if (!slow_room(t, scope__ticks()))
-            return;
-        r = t->cur;
-    }
-    t->cur = r + 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    r->word = d->word;
-    r->aux = d->aux;
-    /* published by its ticks, as in record_aux() */
-    __atomic_store_n(&r->ticks, d->ticks, __ATOMIC_RELEASE);
+    record_aux(word, ticks, aux, -1);
 }
 
 void scope__record_data_raw(uint64_t ticks, uint32_t word, uint32_t aux)
 {
     if (!scope_rec_is_data(word))
         return;     /* only data records: never a begin or an end */
-    struct scope_rec r = { SCOPE_REC_DATA_MARK | ticks, word, aux };
-    record_data_rec(&r);
+    record_data_rec(SCOPE_REC_DATA_MARK | ticks, word, aux);
 }
 
 void scope__record_data_recs(const struct scope_rec *r, unsigned n)
@@ -249,10 +238,8 @@ void scope__record_data_recs(const struct scope_rec *r, unsigned n)
     struct scope__rec_thread *t = &tls;
     struct scope_rec *w = t->cur;
     if (n == 1) {   /* most calls: record_data_rec's checks, no loops */
-        if (scope_rec_is_data(r->word)) {
-            struct scope_rec one = { SCOPE_REC_DATA_MARK | r->ticks, r->word, r->aux };
-            record_data_rec(&one);
-        }
+        if (scope_rec_is_data(r->word))
+            record_data_rec(SCOPE_REC_DATA_MARK | r->ticks, r->word, r->aux);
         return;
     }
     uint32_t all = SCOPE_REC_DATA;
@@ -281,7 +268,7 @@ void scope__record_data(const struct scope_call_data *d)
     struct scope_rec out[2];
     int n = scope_data_pack(d, out);
     for (int i = 0; i < n; i++)
-        record_data_rec(&out[i]);
+        record_data_rec(out[i].ticks, out[i].word, out[i].aux);
 }
 
 void scope__swap_records(struct scope_rec **cur, struct scope_rec **end)

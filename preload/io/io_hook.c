@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "io_data.h"
 #include "io_files.h"
 #include "io_state.h"
 #include "lent.h"
@@ -116,7 +117,8 @@ static int claim(const char *symbol, struct scope__claim *c)
     if (!id || !scope_paradigm_is_io(row->paradigm) || nm.profiling)
         return 0;
     c->kind = SCOPE_KIND_IO;
-    c->op = (uint32_t)id | (nm.fortran ? SCOPE_IO_OP_FORTRAN : 0) | (nm.big ? SCOPE_IO_OP_BIG : 0);
+    c->op = (uint32_t)id | scope__io_data_path(row) | (nm.fortran ? SCOPE_IO_OP_FORTRAN : 0) |
+            (nm.big ? SCOPE_IO_OP_BIG : 0);
     /* a Fortran binding under its C name, so that C and Fortran programs
      * give the same regions (the MPI capture does the same) */
     if (!c->named && nm.fortran)
@@ -126,25 +128,17 @@ static int claim(const char *symbol, struct scope__claim *c)
 
 /* --- the hot path --------------------------------------------------------- */
 
-/* 1 when POSIX call `call`, made while an MPI call other than MPI-IO's
- * runs on the thread, is the MPI library's own business: every call but
- * those on a descriptor MPI-IO opened (ROMIO completes a nonblocking
- * MPI_File_iwrite_all inside MPI_Wait, Open MPI on its own thread) and
- * close_range/closefrom, which the descriptor table must always see. */
+/* 1 when POSIX call `call` is the MPI library's own business
+ * (scope__io_mpi_library_call). */
 static int mpi_library_call(int call, uint64_t *saved, uintptr_t *slot)
 {
     const struct scope_call_row *c = &scope_calls[call];
-    if (c->cls == SCOPE_CC_IO_FDS)
-        return 0;
     int i = scope_call_arg(c, SCOPE_ARG_fd);
-    if (i < 0)
-        return 1;
-    struct scope__io_fd *e = scope__io_fd((int64_t)(int32_t)scope__io_arg(saved, slot, i));
-    return !e || atomic_load_explicit(&e->state, memory_order_relaxed) < SCOPE_IO_FD_ROW0 ||
-           atomic_load_explicit(&e->opener, memory_order_relaxed) != SCOPE_PARADIGM_MPIIO;
+    return scope__io_mpi_library_call(
+        c, i >= 0, i < 0 ? -1 : (int64_t)(int32_t)scope__io_arg(saved, slot, i));
 }
 
-static int enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
+static int enter_general(uint32_t op, uint64_t *saved, uintptr_t *slot)
 {
     if (!atomic_load_explicit(&scope__io_live, memory_order_relaxed))
         return SCOPE_CAPTURE_SKIP;
@@ -159,7 +153,7 @@ static int enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
         return SCOPE_CAPTURE_SKIP;      /* a call of one layer inside another of it */
     if (layer == SCOPE_PARADIGM_POSIX || layer == SCOPE_PARADIGM_STDIO) {
         /* the MPI library's own files and streams (not MPI-IO's) */
-        if (!t->open[SCOPE_PARADIGM_MPIIO] && scope__mpi_lent && scope__mpi_lent->busy() &&
+        if (scope__io_in_mpi(t) &&
             (layer == SCOPE_PARADIGM_STDIO || mpi_library_call(call, saved, slot)))
             return SCOPE_CAPTURE_SKIP;
         return layer == SCOPE_PARADIGM_POSIX ? scope__io_posix_enter(call, saved, slot)
@@ -168,10 +162,28 @@ static int enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     return scope__io_hdf5_enter(call, saved, slot);
 }
 
+/* The data calls take a path of their own (io_data.c), each a jump. */
+static int io_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
+{
+    if (op & SCOPE_IO_OP_DATA_STDIO)
+        return scope__io_stdio_data_enter(op, saved, slot);
+    if (op & SCOPE_IO_OP_DATA_POSIX)
+        return scope__io_posix_data_enter(op, saved, slot);
+    return enter_general(op, saved, slot);
+}
+
 static void io_exit(uint32_t op, uint64_t ret, int followed)
 {
-    (void)op;
     (void)followed;
+    /* the data paths' calls: their enter pushed the newest frame */
+    if (op & SCOPE_IO_OP_DATA_STDIO) {
+        scope__io_stdio_data_exit(ret);
+        return;
+    }
+    if (op & SCOPE_IO_OP_DATA_POSIX) {
+        scope__io_posix_data_exit(ret);
+        return;
+    }
     struct scope__io_tls *t = &scope__io_tls;
     if (!t->depth)
         return;
@@ -209,7 +221,7 @@ static const struct scope__capture io_capture = {
     .name = "io",
     .defaults = defaults,
     .claim = claim,
-    .enter = enter,
+    .enter = io_enter,
     .exit = io_exit,
     .drop = drop,
 };

@@ -12,12 +12,16 @@
  * The bytes are what the call returned, summed by the reader in 64 bits:
  * a write of 3 GiB is counted as the 2 GiB - 4 KiB Linux writes at most
  * per call, and the rest as the calls that write it.
+ *
+ * The reads and writes of a descriptor take a path of their own,
+ * io_data.h, with the same rules.
  */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "io_data.h"
 #include "io_files.h"
 #include "io_state.h"
 
@@ -159,19 +163,6 @@ int scope__io_posix_enter(int call, uint64_t *saved, uintptr_t *slot)
     return 1;
 }
 
-/* The layer a call on descriptor fd was issued by: the outermost layer
- * above POSIX open now, else the one that opened the descriptor (a
- * stream's buffer written by exit's flush is stdio's). */
-static int issuer_of(int fd)
-{
-    int i = scope__io_issuer();
-    if (i)
-        return i;
-    struct scope__io_fd *e = scope__io_fd(fd);
-    int o = e ? atomic_load_explicit(&e->opener, memory_order_relaxed) : 0;
-    return o == SCOPE_PARADIGM_POSIX ? 0 : o;
-}
-
 void scope__io_posix_exit(uint64_t ret)
 {
     struct scope__io_frame *f = scope__io_top();
@@ -187,7 +178,7 @@ void scope__io_posix_exit(uint64_t ret)
     struct scope__io_fd *e = scope__io_fd(f->fd);
     /* issued by: decided before this frame leaves (an open inside fopen) */
     scope__io_pop();
-    int issuer = issuer_of(f->fd);
+    int issuer = scope__io_posix_issuer(f->fd);
     switch (c->cls) {
     case SCOPE_CC_IO_READ:
     case SCOPE_CC_IO_WRITE:

@@ -21,9 +21,12 @@
 #include "scope_calls.h"
 #include "scope_internal.h"
 
-/* An op (capture.h: 16 bits): the row of the vocabulary, and what the
- * symbol's spelling said. */
+/* An op (capture.h: 16 bits): the row of the vocabulary, the path of its
+ * own a data call takes (io_data.h, set by the claim from the row), and
+ * what the symbol's spelling said. */
 #define SCOPE_IO_OP_ROW 0x3ffu
+#define SCOPE_IO_OP_DATA_STDIO (1u << 10)   /* a stream's read or write */
+#define SCOPE_IO_OP_DATA_POSIX (1u << 11)   /* a descriptor's read or write */
 #define SCOPE_IO_OP_FORTRAN (1u << 13)  /* an MPI-IO Fortran binding */
 #define SCOPE_IO_OP_BIG (1u << 14)      /* an MPI-IO large-count _c form */
 _Static_assert(SCOPE_CALLS <= SCOPE_IO_OP_ROW, "the rows fit the op");
@@ -141,6 +144,13 @@ int scope__io_mpiio_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
 void scope__io_mpiio_exit(uint64_t ret);
 int scope__io_hdf5_enter(int call, uint64_t *saved, uintptr_t *slot);
 void scope__io_hdf5_exit(uint64_t ret);
+/* The data calls' path of their own (io_data.c), for the ops the claim
+ * marked SCOPE_IO_OP_DATA_STDIO and _POSIX: the same verdicts and records
+ * as the general path's. */
+int scope__io_stdio_data_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
+void scope__io_stdio_data_exit(uint64_t ret);
+int scope__io_posix_data_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
+void scope__io_posix_data_exit(uint64_t ret);
 /* A POSIX read inside a stdio scan adds what it read (io_stdio.c). */
 void scope__io_stdio_inner(int fd, int64_t bytes);
 

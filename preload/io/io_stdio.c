@@ -14,10 +14,15 @@
  * one exit's flush makes (io_posix.c: the stream's descriptor was opened
  * by fopen). fclose's own close(2) is not a call of close (glibc closes
  * inside), so the descriptor is forgotten here.
+ *
+ * The reads and writes (but the scans) take a path of their own,
+ * io_data.h (where the rules both paths share are); this file is every
+ * other call's.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "io_data.h"
 #include "io_files.h"
 #include "io_state.h"
 
@@ -103,15 +108,6 @@ void scope__io_stdio_inner(int fd, int64_t bytes)
 static int64_t moved(const struct scope_call_row *c, struct scope__io_frame *f, uint64_t ret)
 {
     switch (c->bytes) {
-    case SCOPE_IOB_RET:
-        return (int32_t)ret < 0 ? -1 : (int32_t)ret;
-    case SCOPE_IOB_RET_NMEMB:
-        return (int64_t)(size_t)ret * f->n;
-    case SCOPE_IOB_CHAR:
-        return (int32_t)ret == EOF ? (c->cls == SCOPE_CC_IO_WRITE ? -1 : 0) : 1;
-    case SCOPE_IOB_STRLEN:
-    case SCOPE_IOB_STRLEN_NL:
-        return (int32_t)ret == EOF ? -1 : f->n;
     case SCOPE_IOB_STRLEN_RET:
         return ret ? (int64_t)strlen((const char *)(uintptr_t)ret) : 0;
     case SCOPE_IOB_SCANNED: {
@@ -121,7 +117,7 @@ static int64_t moved(const struct scope_call_row *c, struct scope__io_frame *f, 
         return b < 0 ? 0 : b;
     }
     default:
-        return 0;
+        return scope__io_stdio_bytes(c->bytes, c->cls, f->n, ret);
     }
 }
 
