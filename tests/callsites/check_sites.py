@@ -215,9 +215,16 @@ def check_tools(preload, prog, src_dir, outdir, want, rows_a):
     ev = [r for r in ev if r["name"] not in io_calls]
     if [r["callsite"] for r in ev] != seq:
         fail(f"events json callsites: {ev}")
+    # the program's printf, an I/O call, adds the four I/O columns at the end
+    # (docs/cli.md)
     head = scope("events", "--no-call-sites", "--format", "csv", h5).stdout.splitlines()[0]
-    if head != "name,rank,call_index,start,end,duration,call_id,parent_id,thread":
+    if head != ("name,rank,call_index,start,end,duration,call_id,parent_id,thread,"
+                "io_layer,io_file,io_bytes,io_offset"):
         fail(f"--no-call-sites header: {head!r}")
+    head = scope("events", "--no-call-sites", "--no-io", "--format", "csv",
+                 h5).stdout.splitlines()[0]
+    if head != "name,rank,call_index,start,end,duration,call_id,parent_id,thread":
+        fail(f"--no-call-sites --no-io header: {head!r}")
     trace = os.path.join(outdir, "trace.json")
     scope("export", h5, "--to", "chrome-trace", "-o", trace)
     with open(trace) as f:
