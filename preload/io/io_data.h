@@ -52,6 +52,23 @@ static inline int scope__io_posix_issuer(int fd)
     return o == SCOPE_PARADIGM_POSIX ? 0 : o;
 }
 
+/* A POSIX read on descriptor `fd` inside a stdio call adds what it read to
+ * the innermost stdio frame (a scan counts what its stream took in), when
+ * that frame is on the same descriptor. Cost: a walk of the thread's open
+ * I/O frames. */
+static inline void scope__io_stdio_inner(int fd, int64_t bytes)
+{
+    struct scope__io_tls *t = &scope__io_tls;
+    for (uint32_t i = t->depth; i > 0; i--) {
+        struct scope__io_frame *f = &t->f[i - 1];
+        if (f->layer == SCOPE_PARADIGM_STDIO) {
+            if (f->fd == fd)
+                f->inner += bytes;
+            return;
+        }
+    }
+}
+
 /* The bytes a stdio call moved by its row's rule `rule` (enum
  * scope_io_bytes) and class `cls`, from what it returned and `n` (the size
  * argument, the string's length), for the rules that need nothing else:

@@ -151,8 +151,6 @@ int scope__io_stdio_data_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
 void scope__io_stdio_data_exit(uint64_t ret);
 int scope__io_posix_data_enter(uint32_t op, uint64_t *saved, uintptr_t *slot);
 void scope__io_posix_data_exit(uint64_t ret);
-/* A POSIX read inside a stdio scan adds what it read (io_stdio.c). */
-void scope__io_stdio_inner(int fd, int64_t bytes);
 
 /* Argument i of a call (capture.h: saved registers, then the stack). */
 static inline uint64_t scope__io_arg(uint64_t *saved, uintptr_t *slot, int i)

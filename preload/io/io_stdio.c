@@ -90,19 +90,6 @@ int scope__io_stdio_enter(int call, uint64_t *saved, uintptr_t *slot)
     return 1;
 }
 
-void scope__io_stdio_inner(int fd, int64_t bytes)
-{
-    struct scope__io_tls *t = &scope__io_tls;
-    for (uint32_t i = t->depth; i > 0; i--) {
-        struct scope__io_frame *f = &t->f[i - 1];
-        if (f->layer == SCOPE_PARADIGM_STDIO) {
-            if (f->fd == fd)
-                f->inner += bytes;
-            return;
-        }
-    }
-}
-
 /* The bytes a call moved by its row's rule, from what it returned; -1
  * for a failure. */
 static int64_t moved(const struct scope_call_row *c, struct scope__io_frame *f, uint64_t ret)
