@@ -228,18 +228,12 @@ static int put_io_table(FILE *out, const scope_event *ev, scope__io_cache *ic)
     if (c.offset >= 0)
         snprintf(off, sizeof off, " @%lld", (long long)c.offset);
     int room = IO_CELL_W - (int)strlen(head) - (int)strlen(off);
-    const char *file = c.file_name, *mark = "";
-    int fw = (int)scope__text_width(file);
-    if (room > 1 && fw > room) {
-        /* the last room - 1 characters (whole UTF-8 ones) after a "…" */
-        for (int drop = fw - (room - 1); drop > 0; drop--)
-            while ((unsigned char)*++file >= 0x80 && (unsigned char)*file < 0xc0)
-                ;
-        mark = "\xe2\x80\xa6";
-        fw = room;
-    }
-    int w = (int)strlen(head) + fw + (int)strlen(off);
-    fprintf(out, "  %s%s%s%s%*s", head, mark, file, off, w < IO_CELL_W ? IO_CELL_W - w : 0, "");
+    char *file = scope__elide_start(c.file_name, room);
+    if (!file)
+        return -2;
+    int w = (int)strlen(head) + (int)scope__text_width(file) + (int)strlen(off);
+    fprintf(out, "  %s%s%s%*s", head, file, off, w < IO_CELL_W ? IO_CELL_W - w : 0, "");
+    free(file);
     return 0;
 }
 

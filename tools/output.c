@@ -270,6 +270,18 @@ static void put_bytes(char *buf, size_t *o, const char *s, size_t from, size_t t
     *o += to - from;
 }
 
+char *scope__elide_start(const char *s, int w)
+{
+    size_t len = strlen(s), n = chars_in(s, 0, len);
+    if (w < 2 || n <= (size_t)w)
+        return strdup(s);
+    size_t from = back_chars(s, 0, len, (size_t)w - 1);
+    char *buf = malloc(sizeof ELLIPSIS + len - from);
+    if (buf)
+        sprintf(buf, "%s%s", ELLIPSIS, s + from);
+    return buf;
+}
+
 char *scope__elide(const char *s, int w)
 {
     size_t len = strlen(s), n = chars_in(s, 0, len), o = 0;

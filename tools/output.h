@@ -46,6 +46,12 @@ int scope__out_width(FILE *out, int wide);
  * Returns NULL when out of memory. Cost: O(strlen(s)). */
 char *scope__elide(const char *s, int w);
 
+/* s shortened to at most w characters (w >= 2) by cutting its start, "…"
+ * marking the cut, for text whose end says most (a file's path); s
+ * unchanged when it fits. malloc'd; NULL when out of memory. Cost:
+ * O(strlen(s)). */
+char *scope__elide_start(const char *s, int w);
+
 /* Display width of a UTF-8 string: characters, not bytes. */
 size_t scope__text_width(const char *s);
 
