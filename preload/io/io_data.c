@@ -40,21 +40,6 @@ void scope__io_data_record_long(int32_t row, int64_t bytes, int64_t offset, int 
     scope__record_data_recs(r, (unsigned)scope_iodata_pack(&d, r));
 }
 
-/* Pushes frame f (t's next) of a call of `layer`, as scope__io_push. */
-static inline void push(struct scope__io_tls *t, struct scope__io_frame *f, uint32_t depth,
-                        int call, int layer)
-{
-    f->call = (uint16_t)call;
-    f->layer = (uint8_t)layer;
-    f->flags = 0;
-    t->open[layer]++;
-    if (layer != SCOPE_PARADIGM_POSIX && !t->outer) {
-        t->outer = (uint8_t)layer;
-        t->outer_at = (uint8_t)depth;
-    }
-    t->depth = depth + 1;
-}
-
 /* --- stdio ------------------------------------------------------------ */
 
 /* The row of descriptor fd (>= 0), or a verdict (< 0): SKIP_CALL, not a
@@ -116,7 +101,7 @@ static inline __attribute__((always_inline)) int stdio_enter(uint32_t op, uint64
     f->aux = (int32_t)(rule | (uint32_t)c->cls << 8);
     f->fd = fd;
     f->row = row;
-    push(t, f, depth, call, SCOPE_PARADIGM_STDIO);
+    scope__io_push_at(t, f, depth, call, SCOPE_PARADIGM_STDIO, 0);
     return SCOPE_CAPTURE_RECORD;
 }
 
@@ -200,7 +185,7 @@ int scope__io_posix_data_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     f->aux = (int32_t)(c->io | (uint32_t)c->cls << 8);
     f->fd = (int32_t)fd;
     f->row = row;
-    push(t, f, depth, call, SCOPE_PARADIGM_POSIX);
+    scope__io_push_at(t, f, depth, call, SCOPE_PARADIGM_POSIX, 0);
     return SCOPE_CAPTURE_RECORD;
 }
 

@@ -74,20 +74,28 @@ static inline struct scope__io_frame *scope__io_next(void)
     return &t->f[t->depth];
 }
 
-/* Takes the call the layer's enter filled into scope__io_next(). */
-static inline void scope__io_push(int call, int layer, unsigned flags)
+/* Takes the call filled into frame f = &t->f[depth], depth = t->depth
+ * (a caller that holds them already, as the data path does, passes them:
+ * nothing is loaded again). */
+static inline void scope__io_push_at(struct scope__io_tls *t, struct scope__io_frame *f,
+                                     uint32_t depth, int call, int layer, unsigned flags)
 {
-    struct scope__io_tls *t = &scope__io_tls;
-    struct scope__io_frame *f = &t->f[t->depth];
     f->call = (uint16_t)call;
     f->layer = (uint8_t)layer;
     f->flags = (uint8_t)flags;
     t->open[layer]++;
     if (layer != SCOPE_PARADIGM_POSIX && !t->outer && !(flags & SCOPE_IO_F_FOLLOWED)) {
         t->outer = (uint8_t)layer;
-        t->outer_at = (uint8_t)t->depth;
+        t->outer_at = (uint8_t)depth;
     }
-    t->depth++;
+    t->depth = depth + 1;
+}
+
+/* Takes the call the layer's enter filled into scope__io_next(). */
+static inline void scope__io_push(int call, int layer, unsigned flags)
+{
+    struct scope__io_tls *t = &scope__io_tls;
+    scope__io_push_at(t, &t->f[t->depth], t->depth, call, layer, flags);
 }
 
 /* The frame of the call leaving (the newest). */
