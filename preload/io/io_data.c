@@ -126,20 +126,13 @@ int scope__io_stdio_data_enter(uint32_t op, uint64_t *saved, uintptr_t *slot)
     return stdio_enter_fast(op, saved, slot);
 }
 
-/* Takes the newest frame (of `layer`) off the thread's stack, as
- * scope__io_pop, and returns it (still readable: the next push overwrites
- * it); NULL when the stack is empty. */
+/* Takes the newest frame (of `layer`) off the thread's stack and returns
+ * it; NULL when the stack is empty. */
 static inline const struct scope__io_frame *pop(int layer)
 {
     struct scope__io_tls *t = &scope__io_tls;
     uint32_t depth = t->depth;
-    if (!depth)
-        return NULL;
-    t->depth = --depth;
-    t->open[layer]--;
-    if (t->outer && t->outer_at == depth)
-        t->outer = 0;
-    return &t->f[depth];
+    return depth ? scope__io_pop_at(t, depth - 1, layer) : NULL;
 }
 
 void scope__io_stdio_data_exit(uint64_t ret)
@@ -199,13 +192,10 @@ void scope__io_posix_data_exit(uint64_t ret)
     int64_t bytes = failed ? 0 : r, offset = f->offset;
     uint32_t aux = (uint32_t)f->aux;
     const struct scope__io_fd *e = (const struct scope__io_fd *)(uintptr_t)f->b;
+    /* scope__io_posix_issuer, with the descriptor's entry at hand */
     int issuer = scope__io_issuer();
-    if (!issuer) {
-        /* the layer that opened it: a stream's buffer written by exit's
-         * flush is stdio's (scope__io_posix_issuer) */
-        int o = atomic_load_explicit(&e->opener, memory_order_relaxed);
-        issuer = o == SCOPE_PARADIGM_POSIX ? 0 : o;
-    }
+    if (!issuer)
+        issuer = scope__io_opener_issuer(e);
     if (!failed) {
         /* an append goes to the end: where the writes so far left it */
         if (!(aux & SCOPE_IOF_AT))

@@ -41,15 +41,21 @@ static inline int scope__io_in_mpi(const struct scope__io_tls *t)
 
 /* The layer a POSIX call on descriptor fd was issued by: the outermost
  * layer above POSIX open now, else the one that opened the descriptor (a
- * stream's buffer written by exit's flush is stdio's). */
+ * stream's buffer written by exit's flush is stdio's): _opener_issuer is
+ * the latter, from the descriptor's entry e (not NULL). */
+static inline int scope__io_opener_issuer(const struct scope__io_fd *e)
+{
+    int o = atomic_load_explicit(&e->opener, memory_order_relaxed);
+    return o == SCOPE_PARADIGM_POSIX ? 0 : o;
+}
+
 static inline int scope__io_posix_issuer(int fd)
 {
     int i = scope__io_issuer();
     if (i)
         return i;
-    struct scope__io_fd *e = scope__io_fd(fd);
-    int o = e ? atomic_load_explicit(&e->opener, memory_order_relaxed) : 0;
-    return o == SCOPE_PARADIGM_POSIX ? 0 : o;
+    const struct scope__io_fd *e = scope__io_fd(fd);
+    return e ? scope__io_opener_issuer(e) : 0;
 }
 
 /* A POSIX read on descriptor `fd` inside a stdio call adds what it read to

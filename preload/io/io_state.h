@@ -105,13 +105,23 @@ static inline struct scope__io_frame *scope__io_top(void)
     return &t->f[t->depth - 1];
 }
 
+/* Takes frame `depth` (the newest, a call of `layer`) off t's stack and
+ * returns it (still readable: the next push overwrites it). */
+static inline const struct scope__io_frame *scope__io_pop_at(struct scope__io_tls *t,
+                                                            uint32_t depth, int layer)
+{
+    t->depth = depth;
+    t->open[layer]--;
+    if (t->outer && t->outer_at == depth)
+        t->outer = 0;
+    return &t->f[depth];
+}
+
 static inline void scope__io_pop(void)
 {
     struct scope__io_tls *t = &scope__io_tls;
-    struct scope__io_frame *f = &t->f[--t->depth];
-    t->open[f->layer]--;
-    if (t->outer && t->outer_at == t->depth)
-        t->outer = 0;
+    uint32_t depth = t->depth - 1;
+    scope__io_pop_at(t, depth, t->f[depth].layer);
 }
 
 /* The issuer of a call entering now: the outermost layer above POSIX open
