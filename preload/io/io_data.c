@@ -42,22 +42,6 @@ void scope__io_data_record_long(int32_t row, int64_t bytes, int64_t offset, int 
 
 /* --- stdio ------------------------------------------------------------ */
 
-/* The row of descriptor fd (>= 0), or a verdict (< 0): SKIP_CALL, not a
- * file followed; FIRST_USE, not met yet (its first use asks the system,
- * io_files.c: the slow variant's). Never asks the system itself. */
-#define SKIP_CALL (-1)
-#define FIRST_USE (-2)
-static inline int32_t known_row(int64_t fd)
-{
-    struct scope__io_fd *e = scope__io_fd(fd);
-    if (!e)
-        return SKIP_CALL;
-    uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
-    if (__builtin_expect(st < SCOPE_IO_FD_ROW0, 0))
-        return st == SCOPE_IO_FD_UNKNOWN ? FIRST_USE : SKIP_CALL;
-    return (int32_t)(st - SCOPE_IO_FD_ROW0);
-}
-
 static int stdio_enter_slow(uint32_t op, uint64_t *saved, uintptr_t *slot);
 
 /* The entry past the checks that need no argument: the stream, its
@@ -78,8 +62,9 @@ static inline __attribute__((always_inline)) int stdio_enter(uint32_t op, uint64
         return SCOPE_CAPTURE_SKIP;
     int fd = fp->_fileno;
     unsigned rule = c->bytes;
-    int32_t row = slow ? scope__io_fd_row(fd) : known_row(fd);
-    if (!slow && (row == FIRST_USE || rule == SCOPE_IOB_STRLEN || rule == SCOPE_IOB_STRLEN_NL))
+    int32_t row = slow ? scope__io_fd_row(fd) : scope__io_fd_known_row(fd);
+    if (!slow && (row == SCOPE_IO_ROW_FIRST_USE || rule == SCOPE_IOB_STRLEN ||
+                  rule == SCOPE_IOB_STRLEN_NL))
         return stdio_enter_slow(op, saved, slot);
     if (row < 0)
         return SCOPE_CAPTURE_SKIP;      /* a memory stream, a pipe, a socket */

@@ -87,16 +87,27 @@ static inline struct scope__io_fd *scope__io_fd(int64_t fd)
  * path, once per descriptor. */
 int32_t scope__io_fd_probe(int fd);
 
-/* The row of `fd` (probed at its first use), -1 when not followed. Hot. */
-static inline int32_t scope__io_fd_row(int64_t fd)
+#define SCOPE_IO_ROW_FIRST_USE (-2)   /* scope__io_fd_known_row: not met yet */
+
+/* As scope__io_fd_row, but never asking the system: the row, -1, or
+ * SCOPE_IO_ROW_FIRST_USE for a descriptor not met yet (whose first use
+ * scope__io_fd_row probes). */
+static inline int32_t scope__io_fd_known_row(int64_t fd)
 {
     struct scope__io_fd *e = scope__io_fd(fd);
     if (!e)
         return -1;
     uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
-    if (__builtin_expect(st == SCOPE_IO_FD_UNKNOWN, 0))
-        return scope__io_fd_probe((int)fd);
-    return st >= SCOPE_IO_FD_ROW0 ? (int32_t)(st - SCOPE_IO_FD_ROW0) : -1;
+    if (__builtin_expect(st < SCOPE_IO_FD_ROW0, 0))
+        return st == SCOPE_IO_FD_UNKNOWN ? SCOPE_IO_ROW_FIRST_USE : -1;
+    return (int32_t)(st - SCOPE_IO_FD_ROW0);
+}
+
+/* The row of `fd` (probed at its first use), -1 when not followed. Hot. */
+static inline int32_t scope__io_fd_row(int64_t fd)
+{
+    int32_t row = scope__io_fd_known_row(fd);
+    return __builtin_expect(row == SCOPE_IO_ROW_FIRST_USE, 0) ? scope__io_fd_probe((int)fd) : row;
 }
 
 /* A call opened `fd` (open, mkstemp, dup of an unknown one, ...) on the
