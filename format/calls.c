@@ -6,8 +6,11 @@
  * The positions of a row's roles are computed by the preprocessor from
  * the order its .def line lists them in, so a row reads like the
  * standard's binding and costs nothing at run time. libc only, no
- * allocation: linked into the recorder's preload as into the reader.
+ * allocation (the parser's name tables are static): linked into the
+ * recorder's preload as into the reader.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -117,14 +120,60 @@ int scope_call_is_mpi_fortran(const char *symbol)
     return 1;
 }
 
+/* The rows by name, for the parser: every object's symbols are parsed at
+ * start-up (each capture asks of each candidate), and a pass over the
+ * ~400 rows per name was most of the preload's start-up. Two open-
+ * addressing tables of row ids, built once: MPI and MPI-IO rows keyed by
+ * the name after "MPI_" in lower case (the Fortran bindings are matched
+ * in any case), the other I/O rows by their exact name. Static storage,
+ * no allocation. */
+#define NAME_SLOTS 1024u        /* a power of two, over twice the rows */
+_Static_assert(SCOPE_CALLS < NAME_SLOTS / 2, "the name tables need room");
+static uint16_t mpi_slots[NAME_SLOTS], io_slots[NAME_SLOTS];
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static uint32_t name_hash(const char *s, size_t n, int fold)
+{
+    uint32_t h = 2166136261u;                   /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (fold && c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c - 'A' + 'a');
+        h = (h ^ c) * 16777619u;
+    }
+    return h;
+}
+
+static void slot_put(uint16_t *slots, uint32_t h, int id)
+{
+    uint32_t s = h & (NAME_SLOTS - 1);
+    while (slots[s])
+        s = (s + 1) & (NAME_SLOTS - 1);
+    slots[s] = (uint16_t)id;
+}
+
+/* in id order, so that of rows equal in a lookup's terms the first found
+ * is the lowest id, as a pass over the rows would find */
+static void slots_build(void)
+{
+    for (int id = 1; id < SCOPE_CALLS; id++) {
+        const char *name = scope_calls[id].name;
+        int par = scope_calls[id].paradigm;
+        if (par == SCOPE_PARADIGM_MPI || par == SCOPE_PARADIGM_MPIIO)
+            slot_put(mpi_slots, name_hash(name + 4, strlen(name + 4), 1), id);
+        else if (scope_paradigm_is_io(par))
+            slot_put(io_slots, name_hash(name, strlen(name), 0), id);
+    }
+}
+
 /* The row of an MPI name (MPI and MPI-IO rows) whose name after "MPI_" is
  * body[0..n), case-sensitively or not; 0 when none. */
 static int find(const char *body, size_t n, int any_case)
 {
-    for (int id = 1; id < SCOPE_CALLS; id++) {
-        int par = scope_calls[id].paradigm;
-        if (par != SCOPE_PARADIGM_MPI && par != SCOPE_PARADIGM_MPIIO)
-            continue;
+    pthread_once(&slots_once, slots_build);
+    for (uint32_t s = name_hash(body, n, 1) & (NAME_SLOTS - 1); mpi_slots[s];
+         s = (s + 1) & (NAME_SLOTS - 1)) {
+        int id = mpi_slots[s];
         const char *name = scope_calls[id].name + 4;
         if (strlen(name) == n && (any_case ? strncasecmp(body, name, n) : strncmp(body, name, n)) == 0)
             return id;
@@ -142,12 +191,11 @@ static int ends_with(const char *s, size_t n, const char *suffix)
  * none. */
 static int find_io(const char *symbol)
 {
-    for (int id = 1; id < SCOPE_CALLS; id++) {
-        int par = scope_calls[id].paradigm;
-        if (scope_paradigm_is_io(par) && par != SCOPE_PARADIGM_MPIIO &&
-            strcmp(scope_calls[id].name, symbol) == 0)
-            return id;
-    }
+    pthread_once(&slots_once, slots_build);
+    for (uint32_t s = name_hash(symbol, strlen(symbol), 0) & (NAME_SLOTS - 1); io_slots[s];
+         s = (s + 1) & (NAME_SLOTS - 1))
+        if (strcmp(scope_calls[io_slots[s]].name, symbol) == 0)
+            return io_slots[s];
     return 0;
 }
 

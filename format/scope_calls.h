@@ -266,7 +266,8 @@ struct scope_call_name {
  * *out and returns its id (0 when the name is no row's: out->id 0, the
  * flags what the spelling says). A C name must have the standard's case
  * (MPI_Send, not MPI_send); a Fortran name is all lower or all upper
- * case. Cost: one pass over the rows of the name's first letter; pure. */
+ * case. Cost: a hash lookup (the tables are built at the first call,
+ * thread-safely); pure. */
 int scope_call_parse(const char *symbol, struct scope_call_name *out);
 
 /* The id of `symbol` (scope_call_parse without the flags), 0 if none. */

@@ -71,6 +71,7 @@
 struct timing {
     double index, match, patch, got, disasm;    /* seconds */
     size_t objects, unread, symbols, demangled; /* unread: no name can match */
+    size_t partial;             /* of objects: only the captures' names (symbols.h) */
     size_t dflt, dflt_inline, dflt_got, dflt_refused; /* the captures' defaults */
 };
 
@@ -137,6 +138,7 @@ struct unread {
 struct collect {
     struct loaded *list;
     size_t n, cap;              /* cap: room kept to read the unread ones */
+    size_t n_partial;           /* of list: objects given in part (symbols.h) */
     struct unread *unread;
     size_t n_unread;
     int unread_done;            /* they were read (for suggestions) */
@@ -170,7 +172,9 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
     E.seen_lo[E.n_seen] = lo;
     E.seen_hi[E.n_seen] = hi;
     E.seen_bias[E.n_seen++] = info->dlpi_addr;
-    if (!scope__objfilter_may_match(E.filter, info, name, is_main)) {
+    struct scope__object partial;
+    int look = scope__objfilter_look(E.filter, info, name, is_main, &partial);
+    if (look == SCOPE_OBJFILTER_SKIP) {
         struct unread *u = realloc(c->unread, (c->n_unread + 1) * sizeof *u);
         if (!u)
             return 1;
@@ -180,35 +184,53 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
         return 0;
     }
     struct loaded *l = realloc(c->list, (c->n + 1) * sizeof *l);
-    if (!l)
+    if (!l) {
+        if (look == SCOPE_OBJFILTER_PARTIAL)
+            scope__object_close(&partial);
         return 1;
+    }
     c->list = l;
     c->cap = c->n + 1;
     memset(&l[c->n], 0, sizeof *l);
-    if (scope__object_read(&l[c->n].o, name, info->dlpi_addr, is_main) == 0)
+    if (look == SCOPE_OBJFILTER_PARTIAL) {
+        l[c->n++].o = partial;
+        c->n_partial++;
+    } else if (scope__object_read(&l[c->n].o, name, info->dlpi_addr, is_main) == 0) {
         c->n++;
+    }
     return 0;
 }
 
-/* Reads and indexes the objects the filter passed over, into the room
- * run() kept for them, once: only a "did you mean" for an exact name that
- * matched nothing looks at every loaded name. */
+/* Reads and indexes the objects the filter passed over, and the whole of
+ * those it gave in part, into the room run() kept for them, once: only a
+ * "did you mean" for an exact name that matched nothing looks at every
+ * loaded name. A partial object stays as it is (the matches point into
+ * it); its whole read is an object of its own, which only the
+ * suggestions look at. */
+static void read_one(struct collect *c, const char *path, uintptr_t bias, int is_main)
+{
+    if (c->n >= c->cap)
+        return;
+    struct loaded *l = &c->list[c->n];
+    memset(l, 0, sizeof *l);
+    if (scope__object_read(&l->o, path, bias, is_main) < 0)
+        return;
+    if (scope__symindex_build(&l->ix, &l->o) == 0)
+        c->n++;
+    else
+        scope__object_close(&l->o);
+}
+
 static void read_unread(struct collect *c)
 {
     if (c->unread_done)
         return;
     c->unread_done = 1;
-    for (size_t i = 0; i < c->n_unread && c->n < c->cap; i++) {
-        struct loaded *l = &c->list[c->n];
-        memset(l, 0, sizeof *l);
-        if (scope__object_read(&l->o, c->unread[i].path, c->unread[i].bias,
-                               c->unread[i].is_main) < 0)
-            continue;
-        if (scope__symindex_build(&l->ix, &l->o) == 0)
-            c->n++;
-        else
-            scope__object_close(&l->o);
-    }
+    for (size_t i = 0, n = c->n; i < n; i++)
+        if (c->list[i].o.partial)
+            read_one(c, c->list[i].o.path, c->list[i].o.bias, c->list[i].o.is_main);
+    for (size_t i = 0; i < c->n_unread; i++)
+        read_one(c, c->unread[i].path, c->unread[i].bias, c->unread[i].is_main);
 }
 
 static void free_objects(struct loaded *list, size_t n)
@@ -653,11 +675,11 @@ static int run(int atomic, int startup)
     memset(&E.t, 0, sizeof E.t);
     struct collect c = { 0 };
     dl_iterate_phdr(collect_object, &c);
-    if (startup && c.n_unread) {    /* room to read them for a "did you mean" */
-        struct loaded *l = realloc(c.list, (c.n + c.n_unread) * sizeof *l);
+    if (startup && c.n_unread + c.n_partial) {  /* room to read them for a "did you mean" */
+        struct loaded *l = realloc(c.list, (c.n + c.n_unread + c.n_partial) * sizeof *l);
         if (l) {
             c.list = l;
-            c.cap = c.n + c.n_unread;
+            c.cap = c.n + c.n_unread + c.n_partial;
         }
     }
     /* indexed once the list stops moving: an index points at its object */
@@ -672,6 +694,7 @@ static int run(int atomic, int startup)
     }
     c.n = k;
     E.t.objects = c.n;
+    E.t.partial = c.n_partial;
     E.t.unread = c.n_unread;
     E.t.index = now_s() - t0;
     scope__patch_batch_begin();
@@ -706,14 +729,14 @@ static int run(int atomic, int startup)
                            "%zu refused", E.t.dflt_inline, E.t.dflt_got, E.t.dflt_refused);
     if (verbose && E.rank0 && (startup || n > 0))
         scope__preload_say("%s: %.1f ms (%.1f ms CPU) for %d functions%s%.0zu%s (index %.1f ms: "
-                "%zu objects read, %zu skipped, "
+                "%zu objects read, %zu skipped, %zu in part, "
                 "%zu symbols; match %.1f ms: %zu demangled; disassembler load %.1f ms; "
                 "patch %.1f ms; GOT %.1f ms; "
                 "%zu mprotect calls)", startup ? "start-up" : "dlopen",
                 1e3 * (now_s() - t0), 1e3 * (cpu_s() - c0),
                 n > (int)E.t.dflt ? n - (int)E.t.dflt : 0, E.t.dflt ? " and " : "", E.t.dflt,
                 E.t.dflt ? " of the captures' own" : "", 1e3 * E.t.index,
-                E.t.objects, E.t.unread, E.t.symbols, 1e3 * E.t.match, E.t.demangled,
+                E.t.objects, E.t.unread, E.t.partial, E.t.symbols, 1e3 * E.t.match, E.t.demangled,
                 1e3 * E.t.disasm, 1e3 * E.t.patch, 1e3 * E.t.got,
                 scope__patch_mprotects() - mprotects);
     return n;

@@ -79,6 +79,8 @@ struct scope__objfilter {
     const char **exact;         /* the captures' defaults: names looked up */
     uint32_t *exact_hash;       /* in the GNU hash table; their hashes */
     size_t n_exact;
+    uint32_t *exact_slots;      /* k + 1 of exact[k], open addressing by hash */
+    uint32_t exact_mask;        /* slots - 1 */
 };
 
 /* A capture's default entry (interpose.c: line -1, an exact name, no
@@ -131,6 +133,7 @@ void scope__objfilter_free(struct scope__objfilter *f)
     free(f->v);
     free(f->exact);
     free(f->exact_hash);
+    free(f->exact_slots);
     free(f);
 }
 
@@ -191,11 +194,24 @@ int scope__objfilter_build(struct scope__objfilter **out, const scope_config *cf
         scope__objfilter_free(f);
         return SCOPE_ENOMEM;
     }
+    size_t slots = 16;
+    while (slots < 2 * n_exact)
+        slots *= 2;
+    if (n_exact && !(f->exact_slots = calloc(slots, sizeof *f->exact_slots))) {
+        scope__objfilter_free(f);
+        return SCOPE_ENOMEM;
+    }
+    f->exact_mask = (uint32_t)(slots - 1);
     for (size_t k = 0; k < cfg->n_entries; k++) {
         const scope_config_entry *e = &cfg->entries[k];
         if (is_default(e)) {
+            uint32_t h = gnu_hash(e->pattern);
+            uint32_t at = h & f->exact_mask;
+            while (f->exact_slots[at])
+                at = (at + 1) & f->exact_mask;
+            f->exact_slots[at] = (uint32_t)f->n_exact + 1;
             f->exact[f->n_exact] = e->pattern;
-            f->exact_hash[f->n_exact++] = gnu_hash(e->pattern);
+            f->exact_hash[f->n_exact++] = h;
             continue;
         }
         struct need *nd = &f->v[f->n];
@@ -434,62 +450,262 @@ out:
     return rc;
 }
 
-/* Whether the object defines one of f's exact names (the captures'
- * defaults), by its GNU hash table: the bloom filter rejects nearly every
- * name the object lacks at one load; a name that passes walks one bucket's
- * chain. 1 also when unsure (a table out of shape). Cost: a few
- * nanoseconds per name. */
-static int defines_exact(const struct scope__objfilter *f, const struct dyn *d)
+/* An object's mapped GNU hash table, its parts checked against the
+ * symbol table's size (gnu_open). */
+struct gnu {
+    uint32_t nbuckets, symoffset, bloom_size, shift;
+    const uint64_t *bloom;
+    const uint32_t *buckets, *chain;
+};
+
+/* Fills *g from d's table: 1, or 0 when the table is empty (defines
+ * nothing), -1 when it is out of shape (unsure). */
+static int gnu_open(const struct dyn *d, struct gnu *g)
 {
     const uint32_t *w = d->gnu;
     if (d->gnu_words < 4)
-        return 1;
-    uint32_t nbuckets = w[0], symoffset = w[1], bloom_size = w[2], shift = w[3];
-    if (nbuckets == 0)
-        return 0;                       /* an empty table: defines nothing */
-    if (bloom_size == 0 || shift >= 32)
-        return 1;
-    size_t head = 4 + 2 * (size_t)bloom_size + nbuckets;
-    if (head > d->gnu_words || symoffset > d->n_syms ||
-        d->gnu_words - head < d->n_syms - symoffset)
-        return 1;
-    const uint64_t *bloom = (const uint64_t *)(w + 4);
-    const uint32_t *buckets = w + 4 + 2 * (size_t)bloom_size;
-    const uint32_t *chain = buckets + nbuckets;
-    for (size_t k = 0; k < f->n_exact; k++) {
-        uint32_t h = f->exact_hash[k];
-        uint64_t word = bloom[(h / 64) % bloom_size];
-        uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> shift) % 64));
+        return -1;
+    *g = (struct gnu){ .nbuckets = w[0], .symoffset = w[1], .bloom_size = w[2], .shift = w[3] };
+    if (g->nbuckets == 0)
+        return 0;
+    /* a power of two, as the loader's own lookups assume (it masks) */
+    if (g->bloom_size == 0 || (g->bloom_size & (g->bloom_size - 1)) || g->shift >= 32)
+        return -1;
+    size_t head = 4 + 2 * (size_t)g->bloom_size + g->nbuckets;
+    if (head > d->gnu_words || g->symoffset > d->n_syms ||
+        d->gnu_words - head < d->n_syms - g->symoffset)
+        return -1;
+    g->bloom = (const uint64_t *)(w + 4);
+    g->buckets = w + 4 + 2 * (size_t)g->bloom_size;
+    g->chain = g->buckets + g->nbuckets;
+    return 1;
+}
+
+/* The next symbol after index *at (start: *at = 0) that is defined and
+ * named `name` (hash h), by the bloom filter and one bucket's chain: its
+ * index, or 0 when there is no more. The bloom filter rejects nearly
+ * every name the object lacks at one load. */
+static uint32_t gnu_next(const struct gnu *g, const struct dyn *d, const char *name, uint32_t h,
+                         uint32_t *at)
+{
+    uint32_t i = *at;
+    if (i == 0) {
+        uint64_t word = g->bloom[(h / 64) & (g->bloom_size - 1)];
+        uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> g->shift) % 64));
         if ((word & mask) != mask)
-            continue;
-        for (uint32_t i = buckets[h % nbuckets]; i >= symoffset && i < d->n_syms; i++) {
-            uint32_t h2 = chain[i - symoffset];
-            const Elf64_Sym *s = &d->syms[i];
-            if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_name < d->len &&
-                strncmp(d->tab + s->st_name, f->exact[k], d->len - s->st_name) == 0)
-                return 1;
-            if (h2 & 1)
-                break;
-        }
+            return 0;
+        i = g->buckets[h % g->nbuckets];
+    } else if (g->chain[i - g->symoffset] & 1) {
+        return 0;                       /* *at ended the chain */
+    } else {
+        i++;
+    }
+    for (; i >= g->symoffset && i < d->n_syms; i++) {
+        uint32_t h2 = g->chain[i - g->symoffset];
+        const Elf64_Sym *s = &d->syms[i];
+        if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_name < d->len &&
+            strncmp(d->tab + s->st_name, name, d->len - s->st_name) == 0)
+            return *at = i;
+        if (h2 & 1)
+            break;
     }
     return 0;
 }
 
-int scope__objfilter_may_match(const struct scope__objfilter *f, const struct dl_phdr_info *info,
-                               const char *path, int is_main)
+/* Symbol i of d (h: the hash its GNU table keeps) when it is defined and
+ * named one of f's exact names: that name's index, else -1. */
+static long exact_name_of(const struct scope__objfilter *f, const struct dyn *d, uint32_t i,
+                          uint32_t h)
+{
+    const Elf64_Sym *s = &d->syms[i];
+    if (s->st_shndx == SHN_UNDEF || s->st_name >= d->len)
+        return -1;
+    for (uint32_t at = (h | 1) & f->exact_mask; f->exact_slots[at]; at = (at + 1) & f->exact_mask) {
+        uint32_t k = f->exact_slots[at] - 1;
+        if ((f->exact_hash[k] | 1) == (h | 1) &&
+            strncmp(d->tab + s->st_name, f->exact[k], d->len - s->st_name) == 0)
+            return k;
+    }
+    return -1;
+}
+
+/* The symbols of d that define one of f's exact names, into out[0..cap)
+ * (symbol indices; NULL: stop at the first): how many there are. Walks
+ * whichever is shorter: f's names, each looked up in the object's GNU hash
+ * table (a bloom filter test rejects nearly every name the object lacks),
+ * or the object's defined symbols, each looked up among f's names by the
+ * hash its table keeps (an Open MPI component defines a few symbols, and
+ * each MPI_Init looks at ~50 of them for ~530 names). */
+static size_t exact_defined(const struct scope__objfilter *f, const struct dyn *d,
+                            const struct gnu *g, uint32_t *out, size_t cap)
+{
+    size_t n = 0;
+    if (d->n_syms - g->symoffset < f->n_exact) {
+        for (uint32_t i = g->symoffset; i < d->n_syms; i++) {
+            uint32_t h = g->chain[i - g->symoffset];
+            if (exact_name_of(f, d, i, h) < 0)
+                continue;
+            if (!out)
+                return 1;
+            if (n < cap)
+                out[n] = i;
+            n++;
+        }
+        return n;
+    }
+    for (size_t k = 0; k < f->n_exact; k++) {
+        for (uint32_t i = 0; gnu_next(g, d, f->exact[k], f->exact_hash[k], &i);) {
+            if (!out)
+                return 1;
+            if (n < cap)
+                out[n] = i;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Whether the object defines one of f's exact names (the captures'
+ * defaults). 1 also when unsure (a table out of shape). */
+static int defines_exact(const struct scope__objfilter *f, const struct dyn *d)
+{
+    struct gnu g;
+    int rc = gnu_open(d, &g);
+    return rc <= 0 ? rc < 0 : exact_defined(f, d, &g, NULL, 0) > 0;
+}
+
+/* A function symbol as scope__object_read keeps one (symbols.c). */
+static int is_function(const Elf64_Sym *s)
+{
+    int type = ELF64_ST_TYPE(s->st_info);
+    return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
+           s->st_value != 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The first of v[0..n) (sorted) at or above x: n when none. */
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Makes *o the partial object (symbols.h) of an object in which only f's
+ * exact names can match: the functions of those names, every symbol at
+ * one of their addresses (aliases: what unpatchable.c and the choice of a
+ * name look at) and every symbol whose body contains one (what the
+ * engine's enclosing() looks at), in symbol-table order: what a read of
+ * the file would give those lookups, without libelf, the file's mapping
+ * and a sort and index of every symbol (libc: ~2,800 symbols, about half
+ * of what the I/O calls added to a start-up). Returns 1, 0 when it
+ * defines none of the names as a function, -1 when the object must be
+ * read (an IFUNC among them, whose implementation's neighbours only a
+ * read lists; a table out of shape; no memory). */
+static int partial_object(const struct scope__objfilter *f, const struct dl_phdr_info *info,
+                          const char *path, int is_main, const char *soname, const struct dyn *d,
+                          struct scope__object *o)
+{
+    struct gnu g;
+    int rc = gnu_open(d, &g);
+    if (rc <= 0)
+        return rc;
+    uint64_t *at = NULL;
+    uint32_t *hit = NULL;
+    struct scope__sym *syms = NULL;
+    char *names = NULL;
+    size_t n_at = 0;
+    rc = -1;
+    uint32_t count_only;
+    size_t n_hit = exact_defined(f, d, &g, &count_only, 0);
+    if (n_hit && (!(hit = malloc(n_hit * sizeof *hit)) || !(at = malloc(n_hit * sizeof *at))))
+        goto out;
+    exact_defined(f, d, &g, hit, n_hit);
+    for (size_t j = 0; j < n_hit; j++) {
+        const Elf64_Sym *s = &d->syms[hit[j]];
+        if (!is_function(s))
+            continue;
+        if (ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC)
+            goto out;
+        at[n_at++] = s->st_value;
+    }
+    if (n_at == 0) {
+        rc = 0;
+        goto out;
+    }
+    qsort(at, n_at, sizeof *at, cmp_u64);
+    /* one pass over the table: the symbols at or around those addresses
+     * (a few per name: room for them on the stack, else a second pass) */
+    uint32_t near_v[512];
+    size_t n = 0, bytes = 0;
+    for (size_t i = 0; i < d->n_syms; i++) {
+        const Elf64_Sym *s = &d->syms[i];
+        if (!is_function(s) || s->st_name >= d->len || s->st_value + s->st_size < at[0] ||
+            s->st_value > at[n_at - 1])
+            continue;
+        size_t j = lower_bound(at, n_at, s->st_value);
+        if (j == n_at || (at[j] != s->st_value && at[j] - s->st_value >= s->st_size))
+            continue;
+        const char *nm = d->tab + s->st_name;
+        size_t len = strnlen(nm, d->len - s->st_name);
+        if (len == 0 || len == d->len - s->st_name || strstr(nm, ".cold"))
+            continue;                   /* as scope__object_read skips them */
+        if (n < sizeof near_v / sizeof *near_v)
+            near_v[n] = (uint32_t)i;
+        n++;
+        bytes += len + 1;
+    }
+    if (n > sizeof near_v / sizeof *near_v)
+        goto out;                       /* unusual: read the file */
+    if (!(syms = malloc(n * sizeof *syms)) || !(names = malloc(bytes)))
+        goto out;
+    char *w = names;
+    for (size_t k = 0; k < n; k++) {
+        const Elf64_Sym *s = &d->syms[near_v[k]];
+        size_t len = strlen(d->tab + s->st_name);
+        memcpy(w, d->tab + s->st_name, len + 1);
+        syms[k] = (struct scope__sym){ .name = w, .addr = info->dlpi_addr + s->st_value,
+                                       .size = s->st_size,
+                                       .bind = (uint8_t)ELF64_ST_BIND(s->st_info) };
+        w += len + 1;
+    }
+    /* the object's names are copied: it could be unloaded while the
+     * engine still matches (another thread's dlclose) */
+    rc = scope__object_adopt(o, path, info->dlpi_addr, is_main, soname, syms, n, names) < 0 ? -1 : 1;
+    syms = NULL;
+    names = NULL;
+out:
+    free(hit);
+    free(at);
+    free(syms);
+    free(names);
+    return rc;
+}
+
+int scope__objfilter_look(const struct scope__objfilter *f, const struct dl_phdr_info *info,
+                         const char *path, int is_main, struct scope__object *partial)
 {
     if (!f)
-        return 1;
+        return SCOPE_OBJFILTER_READ;
     struct dyn d;
     int found = find_dynstr(info, path, is_main, &d);
     if (found < 0)
-        return 1;
-    if (found && f->n_exact && (!d.gnu || defines_exact(f, &d)))
-        return 1;
+        return SCOPE_OBJFILTER_READ;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     const char *soname = NULL;
-    if (f->any_qualified && found) {
+    if ((f->any_qualified || (partial && f->n_exact)) && found) {
         long off = soname_offset(info);
         if (off >= 0 && (size_t)off < d.len && memchr(d.tab + off, 0, d.len - (size_t)off))
             soname = d.tab + off;
@@ -500,7 +716,14 @@ int scope__objfilter_may_match(const struct scope__objfilter *f, const struct dl
             continue;
         if (nd->e->object || (found && need_met(nd, d.tab, d.len) &&
                               (!d.syms || defined_meets(nd, d.tab, d.len, d.syms, d.n_syms))))
-            return 1;
+            return SCOPE_OBJFILTER_READ;
     }
-    return 0;
+    if (!found || !f->n_exact)
+        return SCOPE_OBJFILTER_SKIP;
+    if (!d.gnu)
+        return SCOPE_OBJFILTER_READ;
+    if (!partial)
+        return defines_exact(f, &d) ? SCOPE_OBJFILTER_READ : SCOPE_OBJFILTER_SKIP;
+    int rc = partial_object(f, info, path, is_main, soname, &d, partial);
+    return rc < 0 ? SCOPE_OBJFILTER_READ : rc ? SCOPE_OBJFILTER_PARTIAL : SCOPE_OBJFILTER_SKIP;
 }

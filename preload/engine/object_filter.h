@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "scope_config.h"
+#include "symbols.h"
 
 struct scope__objfilter;
 
@@ -28,15 +29,27 @@ int scope__objfilter_build(struct scope__objfilter **out, const scope_config *cf
 
 void scope__objfilter_free(struct scope__objfilter *f);
 
-/* 0 when no function of the object at `path` (as loaded: info) can match
- * an entry, so it need not be read; 1 when it must be read: a name may
- * match, the object has a .symtab (file-local functions the in-memory
- * tables do not list), an entry's object qualifier names it, or anything
- * is unclear. f NULL: 1. Cost: open + two preads of the ELF and section
- * headers, then a hash lookup per default name (a bloom filter test,
- * nanoseconds) and a memmem per needle over the .dynstr already mapped. */
-int scope__objfilter_may_match(const struct scope__objfilter *f, const struct dl_phdr_info *info,
-                               const char *path, int is_main);
+/* What the engine does with a loaded object (scope__objfilter_look). */
+enum {
+    SCOPE_OBJFILTER_SKIP = 0,   /* no function of it can match an entry */
+    SCOPE_OBJFILTER_READ = 1,   /* read it (scope__object_read) */
+    SCOPE_OBJFILTER_PARTIAL = 2 /* only the captures' exact names can match
+                                   there: *partial holds them (symbols.h) */
+};
+
+/* Whether the object at `path` (as loaded: info) must be read: READ when
+ * a name may match an entry, the object has a .symtab (file-local
+ * functions the in-memory tables do not list), an entry's object
+ * qualifier names it, or anything is unclear; PARTIAL when only the
+ * captures' exact names can match and it defines some (with partial
+ * non-NULL: *partial is filled from the mapped tables, not read from the
+ * file; NULL: READ instead); SKIP otherwise. f NULL: READ. Cost: open +
+ * two preads of the ELF and section headers, a hash lookup per default
+ * name (a bloom filter test, nanoseconds) and a memmem per needle over
+ * the .dynstr already mapped; PARTIAL adds one pass over the mapped
+ * .dynsym. */
+int scope__objfilter_look(const struct scope__objfilter *f, const struct dl_phdr_info *info,
+                          const char *path, int is_main, struct scope__object *partial);
 
 /* Whether entry e's object qualifier (none: any object) names the object
  * with this path, basename and soname (NULL: none). */

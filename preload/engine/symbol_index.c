@@ -155,7 +155,13 @@ static int ident_char(char c)
 /* An uppercase letter the demangler never prints on its own (file comment). */
 static int source_only_upper(char c)
 {
-    return c && strchr("EHKMPQRUWXYZ", c) != NULL;
+    switch (c) {
+    case 'E': case 'H': case 'K': case 'M': case 'P': case 'Q':
+    case 'R': case 'U': case 'W': case 'X': case 'Y': case 'Z':
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 static int add_word(struct scope__namepat *np, const char *w, size_t len)

@@ -238,8 +238,31 @@ fail_open:
     return rc;
 }
 
+int scope__object_adopt(struct scope__object *o, const char *path, uintptr_t bias, int is_main,
+                        const char *soname, struct scope__sym *syms, size_t n, char *names)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->syms = syms;
+    o->n_syms = n;
+    o->names = names;
+    o->partial = 1;
+    o->bias = bias;
+    o->is_main = is_main;
+    if (!(o->path = strdup(path)) || (soname && !(o->soname = strdup(soname))) ||
+        sort_syms(syms, n) < 0) {
+        scope__object_close(o);
+        return SCOPE_ENOMEM;
+    }
+    const char *slash = strrchr(o->path, '/');
+    o->base = slash ? slash + 1 : o->path;
+    return 0;
+}
+
 void scope__object_close(struct scope__object *o)
 {
+    free(o->names);
+    o->names = NULL;
     free(o->syms);
     o->syms = NULL;
     o->n_syms = 0;

@@ -30,10 +30,14 @@ struct scope__object {
     uintptr_t bias;         /* load bias (l_addr) */
     int is_main;
     int from_symtab;        /* 1: .symtab was read, 0: only .dynsym */
+    int partial;            /* 1: not every function, only some names' and
+                               the symbols at or around them
+                               (scope__object_adopt) */
     struct scope__sym *syms;    /* sorted by address */
     size_t n_syms;
     void *elf;              /* private: the open Elf while names are in use */
     int fd;
+    char *names;            /* private: a partial object's names */
 };
 
 /* Reads the function symbols of the object at `path` loaded with bias
@@ -44,7 +48,17 @@ struct scope__object {
 int scope__object_read(struct scope__object *o, const char *path, uintptr_t bias,
                        int is_main);
 
-/* Releases what scope__object_read took; names become invalid. */
+/* Makes *o a partial object (o->partial) of the object at `path` from
+ * symbols found without reading the file (object_filter.c looks a few
+ * names up in the object's mapped hash table): syms[0..n) in symbol-table
+ * order, their names in the block `names`; *o takes both (malloc'd) and
+ * sorts syms as scope__object_read does. soname may be NULL. Returns 0 or
+ * SCOPE_ENOMEM (syms and names freed). Cost: the sort of n symbols. */
+int scope__object_adopt(struct scope__object *o, const char *path, uintptr_t bias, int is_main,
+                        const char *soname, struct scope__sym *syms, size_t n, char *names);
+
+/* Releases what scope__object_read or scope__object_adopt took; names
+ * become invalid. */
 void scope__object_close(struct scope__object *o);
 
 /* The index of the first symbol (by address) at `addr` or after it:

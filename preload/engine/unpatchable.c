@@ -115,8 +115,8 @@ const char *scope__unpatchable_name(const char *name)
     static const char prefix[] = "__libunwind";
     if (strncmp(name, prefix, sizeof prefix - 1) == 0 && name[sizeof prefix - 1] == '_')
         name += sizeof prefix - 1;
-    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
-        if (strcmp(name, table[i].name) == 0)
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)    /* a call per name is */
+        if (name[0] == table[i].name[0] && strcmp(name, table[i].name) == 0)  /* start-up time */
             return table[i].why;
     return NULL;
 }

@@ -57,7 +57,7 @@ static void on_lifecycle(enum scope__lifecycle_event ev)
  * returns 0 or -1 (out of memory). */
 static int mpiio_spellings(const char *name, int has_count, const char **v, size_t *n)
 {
-    char low[96], up[96], buf[112];
+    char low[96], up[96];
     size_t l = strlen(name);
     if (l >= sizeof low)
         return 0;
@@ -65,14 +65,17 @@ static int mpiio_spellings(const char *name, int has_count, const char **v, size
         low[i] = (char)tolower((unsigned char)name[i]);
         up[i] = (char)toupper((unsigned char)name[i]);
     }
-    const char *forms[] = { "%s", "%s_c", "%s_", "%s__", "%s", "%s_f08", "%s_f08ts_", "%s_c_" };
+    static const char *const suffix[] = { "", "_c", "_", "__", "", "_f08", "_f08ts_", "_c_" };
     const char *base[] = { name, name, low, low, up, low, low, low };
     for (int k = 0; k < 8; k++) {
         if (!has_count && (k == 1 || k == 7))
             continue;
-        snprintf(buf, sizeof buf, forms[k], base[k]);
-        if (!(v[(*n)++] = strdup(buf)))
+        size_t sl = strlen(suffix[k]);
+        char *s = malloc(l + sl + 1);
+        if (!(v[(*n)++] = s))
             return -1;
+        memcpy(s, base[k], l);
+        memcpy(s + l, suffix[k], sl + 1);
     }
     return 0;
 }

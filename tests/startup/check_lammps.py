@@ -19,7 +19,10 @@ defines none, so the object filter must not read its 16,000 symbols (the
 start-up line says 2 objects read: libmpi and libc, whose I/O calls are
 looked up in its hash table, not scanned for; with `io = off`, 1: libmpi;
 `lmp` itself is stripped), and every MPI_* function is still found: the
-same functions, all in libmpi, and MPI_Init recorded once."""
+same functions, all in libmpi, and MPI_Init recorded once. libc is taken
+in part (its I/O functions and the symbols at and around them, from its
+mapped tables, not its file): the I/O functions instrumented, and how,
+must be exactly those of a run whose config makes libc be read whole."""
 import collections
 import os
 import re
@@ -124,12 +127,22 @@ def check_default_config(lmp, env, out, preload):
     exactly libmpi and, for the I/O calls, libc (2 objects; 1 with io =
     off), not the 56 objects it read when the I/O defaults were past its
     bound of 64 patterns."""
-    check_objects_read(lmp, env, out, preload, "default", "MPI_*\n", 2,
-                       "libmpi and libc (the I/O calls)")
-    check_objects_read(lmp, env, out, preload, "io-off", "MPI_*\nio = off\n", 1, "libmpi")
+    part = check_objects_read(lmp, env, out, preload, "default", "MPI_*\n", 2,
+                              "libmpi and libc (the I/O calls)", 1)
+    # an entry qualified by libc's name makes the filter read libc whole
+    whole = check_objects_read(lmp, env, out, preload, "libc-whole",
+                               "MPI_*\nlibc.so.6:scope_no_such_function\n", 2,
+                               "libmpi and libc, whole", 0)
+    if part != whole:
+        fail("the I/O functions instrumented from libc taken in part differ from those of "
+             f"libc read whole: only in part {sorted(part - whole)[:5]}, only whole "
+             f"{sorted(whole - part)[:5]}")
+    check_objects_read(lmp, env, out, preload, "io-off", "MPI_*\nio = off\n", 1, "libmpi", 0)
 
 
-def check_objects_read(lmp, env, out, preload, name, text, want, which):
+def check_objects_read(lmp, env, out, preload, name, text, want, which, want_part):
+    """Runs lmp alone with config `text`: `want` objects read, `want_part`
+    of them in part; returns the set of the [io] interposition rows."""
     conf = os.path.join(out, name + ".conf")
     with open(conf, "w") as f:
         f.write(text)
@@ -142,10 +155,10 @@ def check_objects_read(lmp, env, out, preload, name, text, want, which):
         fail(f"lmp with {name}: exit status {p.returncode}:\n{err[-3000:]}")
     line = next((l for l in err.splitlines() if "start-up:" in l), "")
     sys.stderr.write(line[:300] + "\n")
-    m = re.search(r"(\d+) objects read, (\d+) skipped", line)
-    if not m or m.group(1) != str(want):
-        fail(f"{name} on lmp: want {want} objects read ({which}; liblammps.so only imports "
-             f"MPI_* and the I/O calls): {line!r}")
+    m = re.search(r"(\d+) objects read, (\d+) skipped, (\d+) in part", line)
+    if not m or m.group(1) != str(want) or m.group(3) != str(want_part):
+        fail(f"{name} on lmp: want {want} objects read, {want_part} of them in part ({which}; "
+             f"liblammps.so only imports MPI_* and the I/O calls): {line!r}")
     with h5py.File(h5, "r") as f:
         names, rows = calls_and_rows(f["rank0"])
     mine = [r for r in rows if r[0] == "MPI_*"]
@@ -159,6 +172,7 @@ def check_objects_read(lmp, env, out, preload, name, text, want, which):
         fail(f"{name} on lmp: I/O calls instrumented with io = off: {sorted(io)}")
     if names.get("MPI_Init") != 1:
         fail(f"{name} on lmp: MPI_Init recorded {names.get('MPI_Init')} times, want 1")
+    return {r for r in rows if r[0].startswith("[io]")}
 
 
 if __name__ == "__main__":
