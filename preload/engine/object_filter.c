@@ -540,29 +540,31 @@ static size_t exact_defined(const struct scope__objfilter *f, const struct dyn *
                             const struct gnu *g, uint32_t *out, size_t cap)
 {
     size_t n = 0;
-    if (d->n_syms - g->symoffset < f->n_exact) {
-        for (uint32_t i = g->symoffset; i < d->n_syms; i++) {
-            uint32_t h = g->chain[i - g->symoffset];
-            if (exact_name_of(f, d, i, h) < 0)
-                continue;
-            if (!out)
-                return 1;
-            if (n < cap)
-                out[n] = i;
-            n++;
+    int by_symbol = d->n_syms - g->symoffset < f->n_exact;
+    size_t k = 0;
+    uint32_t i = by_symbol ? g->symoffset : 0;
+    for (;;) {
+        /* the next symbol that defines one of the names */
+        if (by_symbol) {
+            while (i < d->n_syms && exact_name_of(f, d, i, g->chain[i - g->symoffset]) < 0)
+                i++;
+            if (i >= d->n_syms)
+                return n;
+        } else {
+            while (k < f->n_exact && !gnu_next(g, d, f->exact[k], f->exact_hash[k], &i)) {
+                k++;
+                i = 0;
+            }
+            if (k >= f->n_exact)
+                return n;
         }
-        return n;
+        if (!out)
+            return 1;
+        if (n < cap)
+            out[n] = i;
+        n++;
+        i += by_symbol;     /* gnu_next moves on from i itself */
     }
-    for (size_t k = 0; k < f->n_exact; k++) {
-        for (uint32_t i = 0; gnu_next(g, d, f->exact[k], f->exact_hash[k], &i);) {
-            if (!out)
-                return 1;
-            if (n < cap)
-                out[n] = i;
-            n++;
-        }
-    }
-    return n;
 }
 
 /* Whether the object defines one of f's exact names (the captures'
