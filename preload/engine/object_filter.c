@@ -206,7 +206,9 @@ int scope__objfilter_build(struct scope__objfilter **out, const scope_config *cf
         const scope_config_entry *e = &cfg->entries[k];
         if (is_default(e)) {
             uint32_t h = gnu_hash(e->pattern);
-            uint32_t at = h & f->exact_mask;
+            /* by the hash with its lowest bit set, as a GNU hash table's
+             * chain keeps it (the bit marks a chain's end): exact_name_of */
+            uint32_t at = (h | 1) & f->exact_mask;
             while (f->exact_slots[at])
                 at = (at + 1) & f->exact_mask;
             f->exact_slots[at] = (uint32_t)f->n_exact + 1;
