@@ -284,6 +284,7 @@ struct report {
     char text[1024];
     size_t off;
     int shown;
+    int quiet;                  /* a capture's default: its text is never shown */
     size_t inline_n, got_n, refused_n, already_n;
 };
 
@@ -291,7 +292,7 @@ static void report_add(struct report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void report_add(struct report *r, const char *fmt, ...)
 {
-    if (r->shown >= 6 || r->off >= sizeof r->text - 1)
+    if (r->quiet || r->shown >= 6 || r->off >= sizeof r->text - 1)
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -355,12 +356,10 @@ static int refuse(const char *label, const struct match *pick, const char *shown
 }
 
 /* Instruments one function (all the aliases `m[0..n)` at one address) for
- * entry e. Returns 1 when instrumented. */
-static int instrument(const scope_config_entry *e, const struct match *m, size_t n,
-                      int atomic, struct report *rep)
+ * entry e, whose entry_label() is `label`. Returns 1 when instrumented. */
+static int instrument(const scope_config_entry *e, const char *label, const struct match *m,
+                      size_t n, int atomic, struct report *rep)
 {
-    char label[700];
-    entry_label(e, label, sizeof label);
     const struct match *pick = &m[0];       /* sorted: the best name first */
     const struct scope__sym *s = pick->sym;
     const char *obj = pick->obj->o.path;
@@ -411,7 +410,9 @@ static int instrument(const scope_config_entry *e, const struct match *m, size_t
         rc = scope__patch_inline(pick->addr, pick->size, id, flags, atomic, why, sizeof why);
     }
     if (rc == 0) {
-        snprintf(reason, sizeof reason, n > 1 ? "%zu aliases at one address" : "", n);
+        reason[0] = 0;
+        if (n > 1)
+            snprintf(reason, sizeof reason, "%zu aliases at one address", n);
         scope__note_interposition(label, s->name, obj, "inline", "patched", reason);
         rep->inline_n++;
         report_add(rep, "%s%s in %s (inline)", rep->shown ? ", " : "", shown,
@@ -546,14 +547,14 @@ static int apply_to(struct collect *c, int atomic, int startup)
         free(E.pending[k]);     /* "matched nothing at start" no longer holds */
         E.pending[k] = NULL;
         qsort(m, nm, sizeof *m, cmp_match);
-        struct report rep = { .off = 0 };
+        struct report rep = { .quiet = e->line < 0 };
         size_t done = 0;
         double t0 = now_s();
         for (size_t i = 0; i < nm;) {
             size_t j = i + 1;
             while (j < nm && m[j].addr == m[i].addr)
                 j++;
-            done += (size_t)instrument(e, &m[i], j - i, atomic, &rep);
+            done += (size_t)instrument(e, label, &m[i], j - i, atomic, &rep);
             i = j;
         }
         t_instr += now_s() - t0;

@@ -229,7 +229,9 @@ int scope__namepat_compile(struct scope__namepat *np, const char *pattern, int i
     np->demangled_only = demangled_only;
     if (is_glob)
         np->prefix_len = strcspn(pattern, "*?[\\");
-    if (collect_words(np, pattern, is_glob) < 0) {
+    /* only a demangled match tests the words, and an exact mangled name
+     * has none: a config's ~530 exact names (the I/O calls) skip this */
+    if ((is_glob || demangled_only) && collect_words(np, pattern, is_glob) < 0) {
         scope__namepat_free(np);
         return SCOPE_ENOMEM;
     }

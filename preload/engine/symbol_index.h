@@ -52,7 +52,8 @@ struct scope__namepat {
     size_t prefix_len;          /* glob: literal characters before the first
                                    wildcard, which a mangled match must start with */
     char **words;               /* literal words every demangled match's
-                                   mangled name contains (see symbol_index.c) */
+                                   mangled name contains (see symbol_index.c);
+                                   none for an exact mangled name */
     size_t n_words;
 };
 
