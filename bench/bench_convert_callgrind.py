@@ -17,6 +17,7 @@ start, HDF5's and the file's, taken out), and the functions that grew
 most per call (self instructions). SCOPE_BUILD: the build folder (a
 release build: `meson setup build-rel --buildtype=release -Ddebug=true`).
 Not a test."""
+import argparse
 import os
 import re
 import subprocess
@@ -93,7 +94,12 @@ def convert(tmp, journal, name):
 
 
 def main():
-    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 16000
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("steps", nargs="?", type=int, default=16000,
+                    help="exit_prog's steps in the long run (default 16000)")
+    steps = ap.parse_args().steps
+    if steps < 3:
+        ap.error("steps: at least 3 (the short run has 2)")
     print(f"CPU: {cpu_model()}; build {BUILD}")
     with tempfile.TemporaryDirectory() as tmp:
         big, small = record(tmp, steps), record(tmp, 2)
