@@ -134,6 +134,7 @@ int scope__conv_count_calls(struct conv *c)
         struct scope_jr_cursor cur;
         if (scope__jr_cursor_init(&cur, jr, t) < 0)
             return SCOPE_ENOMEM;
+        cur.skim = 1;   /* this pass reads no call's data, only whether it has some */
         struct scope_rec r;
         int rc, any = 0;
         uint64_t prev = 0, first = 0, last = 0;
@@ -171,8 +172,9 @@ int scope__conv_count_calls(struct conv *c)
                 continue;
             }
             struct region_out *o = &reg[id];
-            if ((!complete && r.aux && scope__conv_omp_site_aux(o)) ||
-                scope__conv_omp_carries_site(o))
+            /* (the OpenMP tests out of line only for an OpenMP region) */
+            if ((!complete && r.aux && (!o->omp || scope__conv_omp_site_aux(o))) ||
+                (o->omp && scope__conv_omp_carries_site(o)))
                 o->has_sites = 1;
             if (o->count == 0)
                 o->first_thread = t;

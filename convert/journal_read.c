@@ -708,6 +708,11 @@ int scope__jr_cursor_next_general(struct scope_jr_cursor *c, struct scope_rec *o
         return cursor_next_slow(c, out);
     c->n_req = 0;
     c->has_data = data != 0;
+    if (c->skim) {
+        *out = b[p];
+        c->pos = j;
+        return 1;
+    }
     if (data && scope_rec_is_postdata(b[data].word)) {
         struct scope_rec post;
         scope_postdata_unpack(&b[data], &c->data, &post);

@@ -139,6 +139,10 @@ struct scope_jr_cursor {
      * completions of a call that completed requests). */
     struct scope_rec *req;
     size_t n_req, cap_req;
+    /* Set by a caller that reads only has_data, has_self and has_io (the
+     * first pass counts calls): the fast paths then leave data and req
+     * unfilled (n_req 0). */
+    int skim;
 };
 
 int scope__jr_cursor_init(struct scope_jr_cursor *c, const struct scope_jr *jr, uint32_t thread);
@@ -186,7 +190,8 @@ static inline int scope__jr_cursor_next(struct scope_jr_cursor *c, struct scope_
                 c->has_self = 0;
                 c->self_bytes = 0;
                 c->has_io = 0;
-                scope_data_unpack(&b[1], NULL, &c->data);
+                if (!c->skim)
+                    scope_data_unpack(&b[1], NULL, &c->data);
                 c->has_data = 1;
                 *out = b[0];
                 c->pos += 2;
