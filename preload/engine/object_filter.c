@@ -483,6 +483,15 @@ static int gnu_open(const struct dyn *d, struct gnu *g)
     return 1;
 }
 
+/* Whether symbol s of d (h2: the hash its GNU table keeps) is defined and
+ * named `name` (hash h): the rule of every lookup below. */
+static inline int defines(const struct dyn *d, const Elf64_Sym *s, uint32_t h2, const char *name,
+                          uint32_t h)
+{
+    return (h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_name < d->len &&
+           strncmp(d->tab + s->st_name, name, d->len - s->st_name) == 0;
+}
+
 /* The next symbol after index *at (start: *at = 0) that is defined and
  * named `name` (hash h), by the bloom filter and one bucket's chain: its
  * index, or 0 when there is no more. The bloom filter rejects nearly
@@ -504,9 +513,7 @@ static uint32_t gnu_next(const struct gnu *g, const struct dyn *d, const char *n
     }
     for (; i >= g->symoffset && i < d->n_syms; i++) {
         uint32_t h2 = g->chain[i - g->symoffset];
-        const Elf64_Sym *s = &d->syms[i];
-        if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_name < d->len &&
-            strncmp(d->tab + s->st_name, name, d->len - s->st_name) == 0)
+        if (defines(d, &d->syms[i], h2, name, h))
             return *at = i;
         if (h2 & 1)
             break;
@@ -520,12 +527,11 @@ static long exact_name_of(const struct scope__objfilter *f, const struct dyn *d,
                           uint32_t h)
 {
     const Elf64_Sym *s = &d->syms[i];
-    if (s->st_shndx == SHN_UNDEF || s->st_name >= d->len)
-        return -1;
+    if (s->st_shndx == SHN_UNDEF)
+        return -1;                      /* most of a small object's table */
     for (uint32_t at = (h | 1) & f->exact_mask; f->exact_slots[at]; at = (at + 1) & f->exact_mask) {
         uint32_t k = f->exact_slots[at] - 1;
-        if ((f->exact_hash[k] | 1) == (h | 1) &&
-            strncmp(d->tab + s->st_name, f->exact[k], d->len - s->st_name) == 0)
+        if (defines(d, s, h, f->exact[k], f->exact_hash[k]))
             return k;
     }
     return -1;
@@ -578,14 +584,6 @@ static int defines_exact(const struct scope__objfilter *f, const struct dyn *d)
     return rc <= 0 ? rc < 0 : exact_defined(f, d, &g, NULL, 0) > 0;
 }
 
-/* A function symbol as scope__object_read keeps one (symbols.c). */
-static int is_function(const Elf64_Sym *s)
-{
-    int type = ELF64_ST_TYPE(s->st_info);
-    return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
-           s->st_value != 0;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -625,20 +623,22 @@ static int partial_object(const struct scope__objfilter *f, const struct dl_phdr
     int rc = gnu_open(d, &g);
     if (rc <= 0)
         return rc;
-    uint64_t *at = NULL;
-    uint32_t *hit = NULL;
     struct scope__sym *syms = NULL;
     char *names = NULL;
     size_t n_at = 0;
     rc = -1;
-    uint32_t count_only;
-    size_t n_hit = exact_defined(f, d, &g, &count_only, 0);
-    if (n_hit && (!(hit = malloc(n_hit * sizeof *hit)) || !(at = malloc(n_hit * sizeof *at))))
+    /* room for a few versions of each name; more: read the file */
+    size_t cap = 2 * f->n_exact + 16;
+    uint32_t *hit = malloc(cap * sizeof *hit);
+    uint64_t *at = malloc(cap * sizeof *at);
+    if (!hit || !at)
         goto out;
-    exact_defined(f, d, &g, hit, n_hit);
+    size_t n_hit = exact_defined(f, d, &g, hit, cap);
+    if (n_hit > cap)
+        goto out;
     for (size_t j = 0; j < n_hit; j++) {
         const Elf64_Sym *s = &d->syms[hit[j]];
-        if (!is_function(s))
+        if (!scope__sym_is_function(s))
             continue;
         if (ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC)
             goto out;
@@ -650,12 +650,12 @@ static int partial_object(const struct scope__objfilter *f, const struct dl_phdr
     }
     qsort(at, n_at, sizeof *at, cmp_u64);
     /* one pass over the table: the symbols at or around those addresses
-     * (a few per name: room for them on the stack, else a second pass) */
+     * (a few per name: room for them on the stack; more: read the file) */
     uint32_t near_v[512];
     size_t n = 0, bytes = 0;
     for (size_t i = 0; i < d->n_syms; i++) {
         const Elf64_Sym *s = &d->syms[i];
-        if (!is_function(s) || s->st_name >= d->len || s->st_value + s->st_size < at[0] ||
+        if (!scope__sym_is_function(s) || s->st_name >= d->len || s->st_value + s->st_size < at[0] ||
             s->st_value > at[n_at - 1])
             continue;
         size_t j = lower_bound(at, n_at, s->st_value);
@@ -663,8 +663,8 @@ static int partial_object(const struct scope__objfilter *f, const struct dl_phdr
             continue;
         const char *nm = d->tab + s->st_name;
         size_t len = strnlen(nm, d->len - s->st_name);
-        if (len == 0 || len == d->len - s->st_name || strstr(nm, ".cold"))
-            continue;                   /* as scope__object_read skips them */
+        if (len == d->len - s->st_name || !scope__sym_name_kept(nm))
+            continue;                   /* unterminated; or as scope__object_read skips it */
         if (n < sizeof near_v / sizeof *near_v)
             near_v[n] = (uint32_t)i;
         n++;

@@ -198,20 +198,16 @@ int scope__object_read(struct scope__object *o, const char *path, uintptr_t bias
             s = raw[i];
         else if (!gelf_getsym(d, (int)i, &s))
             break;
-        int type = GELF_ST_TYPE(s.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-            s.st_value == 0)
+        if (!scope__sym_is_function(&s))
             continue;
         const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-        /* GCC's hot/cold split: "f.cold" is a part of f reached by jumps,
-         * never a function entry, so it is never a candidate */
-        if (!name || !*name || strstr(name, ".cold"))
+        if (!scope__sym_name_kept(name))
             continue;
         struct scope__sym *y = &o->syms[o->n_syms++];
         y->name = name;
         y->addr = bias + s.st_value;
         y->size = s.st_size;
-        y->ifunc = type == STT_GNU_IFUNC;
+        y->ifunc = GELF_ST_TYPE(s.st_info) == STT_GNU_IFUNC;
         y->bind = GELF_ST_BIND(s.st_info);
     }
     if (sort_syms(o->syms, o->n_syms) < 0) {

@@ -10,8 +10,10 @@
 #ifndef SCOPE_SYMBOLS_H
 #define SCOPE_SYMBOLS_H
 
+#include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* One function symbol of an object. `name` points into the object's
  * string table and lives as long as the scope__object it came from. */
@@ -39,6 +41,23 @@ struct scope__object {
     int fd;
     char *names;            /* private: a partial object's names */
 };
+
+/* Whether a symbol-table entry is a function scope__object_read keeps: a
+ * defined FUNC or IFUNC at a nonzero address. (GElf_Sym is Elf64_Sym.) */
+static inline int scope__sym_is_function(const Elf64_Sym *s)
+{
+    int type = ELF64_ST_TYPE(s->st_info);
+    return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
+           s->st_value != 0;
+}
+
+/* Whether such a function's name is kept: not empty, and not a part GCC's
+ * hot/cold split made ("f.cold": reached by jumps, never a function
+ * entry, so never a candidate). */
+static inline int scope__sym_name_kept(const char *name)
+{
+    return name && *name && !strstr(name, ".cold");
+}
 
 /* Reads the function symbols of the object at `path` loaded with bias
  * `bias` (.symtab when the file has one, else .dynsym; undefined and

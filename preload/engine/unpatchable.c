@@ -37,6 +37,8 @@
  * alias __vfork, or __libunwind_Unwind_Resume), and comes before both the
  * entry patch and the GOT stub, which share the trampoline.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
 
@@ -98,29 +100,32 @@ static const struct {
     { "dlclose", wrapped },
 };
 
-/* Whether a name starting with c can be one of the names below (with or
- * without their leading underscores): most names a config matches
- * (MPI_*, the I/O calls) are rejected at one test, at every alias of every
- * function a start-up instruments. */
-static int may_be_listed(char c)
+/* GCC's rule (special_function_p): one or two leading underscores
+ * stripped, then these names return twice */
+static const char *const twice[] = { "setjmp", "sigsetjmp", "savectx", "vfork", "getcontext" };
+
+/* The first letters of the names above and of the table (and '_', which
+ * the stripped, prefixed and ld.so names start with), made once from them:
+ * most names a config matches (MPI_*, the I/O calls) are rejected at one
+ * load, at every alias of every function a start-up instruments. */
+static uint8_t listed_first[256];
+static pthread_once_t listed_once = PTHREAD_ONCE_INIT;
+
+static void note_first_letters(void)
 {
-    switch (c) {
-    case '_': case 's': case 'b': case 'u': case 'd': case 'l': case 'p': case 'v': case 'g':
-        return 1;
-    default:
-        return 0;
-    }
+    listed_first['_'] = 1;
+    for (size_t i = 0; i < sizeof twice / sizeof *twice; i++)
+        listed_first[(unsigned char)twice[i][0]] = 1;
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        listed_first[(unsigned char)table[i].name[0]] = 1;
 }
 
 const char *scope__unpatchable_name(const char *name)
 {
-    if (!may_be_listed(name[0]))
+    pthread_once(&listed_once, note_first_letters);
+    if (!listed_first[(unsigned char)name[0]])
         return NULL;
-    /* GCC's rule (special_function_p): one or two leading underscores
-     * stripped, then these names return twice */
     const char *t = name[0] == '_' ? name + (name[1] == '_' ? 2 : 1) : name;
-    static const char *const twice[] = { "setjmp", "sigsetjmp", "savectx", "vfork",
-                                         "getcontext" };
     for (size_t i = 0; i < sizeof twice / sizeof *twice; i++)
         if (strcmp(t, twice[i]) == 0)
             return returns_twice;
@@ -131,8 +136,10 @@ const char *scope__unpatchable_name(const char *name)
     static const char prefix[] = "__libunwind";
     if (strncmp(name, prefix, sizeof prefix - 1) == 0 && name[sizeof prefix - 1] == '_')
         name += sizeof prefix - 1;
-    for (size_t i = 0; i < sizeof table / sizeof *table; i++)    /* a call per name is */
-        if (name[0] == table[i].name[0] && strcmp(name, table[i].name) == 0)  /* start-up time */
+    /* the first letter before the call: a strcmp per entry and alias was
+     * start-up time */
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (name[0] == table[i].name[0] && strcmp(name, table[i].name) == 0)
             return table[i].why;
     return NULL;
 }
