@@ -26,7 +26,7 @@ import tempfile
 
 import h5py
 
-from benchlib import BUILD as BUILD_DIR, bare_env, cpu_model
+from benchlib import BUILD as BUILD_DIR, bare_env, cpu_model, journal_keeper
 
 BUILD = os.path.abspath(BUILD_DIR)
 
@@ -35,14 +35,7 @@ def record(tmp, steps):
     """Rank 0's journal of an exit_prog run of `steps` steps."""
     keep = os.path.join(tmp, f"keep{steps}")
     os.makedirs(keep)
-    writer = os.path.join(BUILD, "convert", "scope-h5write")
-    wrapper = os.path.join(tmp, "keep-writer.sh")
-    with open(wrapper, "w") as f:
-        f.write(f"""#!/bin/sh
-for a in "$@"; do case "$a" in */journal.*) cp "$a" "$SCOPE_BENCH_KEEP/" ;; esac; done
-exec '{writer}' "$@"
-""")
-    os.chmod(wrapper, 0o755)
+    wrapper = journal_keeper(BUILD, tmp)
     env = bare_env("SCOPE")
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", SCOPE_BENCH_KEEP=keep,

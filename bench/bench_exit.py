@@ -45,7 +45,7 @@ import time
 
 import h5py
 
-from benchlib import bare_env, cpu_model, load, mmm
+from benchlib import bare_env, cpu_model, journal_keeper, load, mmm
 
 CALLS_PER_STEP = 10 + 1 / 4 + 1 / 16  # exit_prog.c: 10 a step, a Bcast every 4, a Barrier every 16
 
@@ -134,19 +134,14 @@ def convert_bench(build, tmp, steps, work, rounds):
     a 2-step run; returns (cpu big, cpu small, calls big, calls small)."""
     keep = os.path.join(tmp, "keep")
     writer = os.path.join(build, "convert", "scope-h5write")
-    wrapper = os.path.join(tmp, "keep-writer.sh")
-    with open(wrapper, "w") as f:
-        f.write(f"""#!/bin/sh
-for a in "$@"; do case "$a" in */journal.*) cp "$a" '{keep}/' ;; esac; done
-exec '{writer}' "$@"
-""")
-    os.chmod(wrapper, 0o755)
+    wrapper = journal_keeper(build, tmp)
     res = []
     for n in (steps, 2):
         shutil.rmtree(keep, ignore_errors=True)
         os.makedirs(keep)
         _, calls = run(build, tmp, n, work, True,
-                       {"SCOPE_H5WRITER": wrapper, "SCOPE_FINALIZE_WAIT": "1"})
+                       {"SCOPE_H5WRITER": wrapper, "SCOPE_FINALIZE_WAIT": "1",
+                        "SCOPE_BENCH_KEEP": keep})
         journals = sorted(os.listdir(keep))
         if len(journals) != 2:
             sys.exit(f"kept {journals}")

@@ -84,3 +84,19 @@ def c_call_stacks(m, res):
         n += m._cs_count(cs)
         m._cs_free(cs)
     return n
+
+
+def journal_keeper(build, tmp):
+    """A SCOPE_H5WRITER for a profiled run whose journals are wanted: a
+    script in tmp that copies each journal it is handed into the folder
+    named by SCOPE_BENCH_KEEP (set it in the run's environment), then runs
+    build's scope-h5write as the recorder asked. Returns its path."""
+    writer = os.path.join(os.path.abspath(build), "convert", "scope-h5write")
+    wrapper = os.path.join(tmp, "keep-writer.sh")
+    with open(wrapper, "w") as f:
+        f.write(f"""#!/bin/sh
+for a in "$@"; do case "$a" in */journal.*) cp "$a" "$SCOPE_BENCH_KEEP/" ;; esac; done
+exec '{writer}' "$@"
+""")
+    os.chmod(wrapper, 0o755)
+    return wrapper
