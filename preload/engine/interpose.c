@@ -201,12 +201,8 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* Reads and indexes the objects the filter passed over, and the whole of
- * those it gave in part, into the room run() kept for them, once: only a
- * "did you mean" for an exact name that matched nothing looks at every
- * loaded name. A partial object stays as it is (the matches point into
- * it); its whole read is an object of its own, which only the
- * suggestions look at. */
+/* Reads and indexes the object at path into the next room run() kept,
+ * if there is room left. */
 static void read_one(struct collect *c, const char *path, uintptr_t bias, int is_main)
 {
     if (c->n >= c->cap)
@@ -221,6 +217,12 @@ static void read_one(struct collect *c, const char *path, uintptr_t bias, int is
         scope__object_close(&l->o);
 }
 
+/* Reads and indexes the objects the filter passed over, and the whole of
+ * those it gave in part, into the room run() kept for them, once: only a
+ * "did you mean" for an exact name that matched nothing looks at every
+ * loaded name. A partial object stays as it is (the matches point into
+ * it); its whole read is an object of its own, which only the
+ * suggestions look at. */
 static void read_unread(struct collect *c)
 {
     if (c->unread_done)
